@@ -1,0 +1,124 @@
+/*===- dlc/model_format.h - The model.so descriptor ---------------*- C -*-===//
+ *
+ * The contract between the dlc compiler (which writes it as C source into
+ * every model.so) and libdlcrt (which reads it). A model.so exports exactly
+ * one symbol, DLC_MODEL_QUERY_SYMBOL; calling it returns a read-only
+ * descriptor. Everything the runtime needs is reachable from there: the
+ * signature, the weights, the arena size, the kernels and the plan.
+ *
+ * Plain C so that the generated code compiles with any C compiler and the
+ * runtime never needs LLVM or MLIR. Bump DLC_MODEL_ABI_VERSION on any layout
+ * change; the runtime refuses descriptors of another version.
+ *===----------------------------------------------------------------------===*/
+#ifndef DLC_MODEL_FORMAT_H
+#define DLC_MODEL_FORMAT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DLC_MODEL_ABI_VERSION 1u
+#define DLC_MODEL_QUERY_SYMBOL "dlc_model_query"
+
+/* Element types; the values match onnx.TensorProto.DataType. */
+typedef enum dlc_dtype {
+  DLC_DTYPE_FLOAT32 = 1,
+  DLC_DTYPE_UINT8 = 2,
+  DLC_DTYPE_INT8 = 3,
+  DLC_DTYPE_INT32 = 6,
+  DLC_DTYPE_INT64 = 7,
+  DLC_DTYPE_BOOL = 9,
+  DLC_DTYPE_FLOAT16 = 10,
+  DLC_DTYPE_FLOAT64 = 11,
+  DLC_DTYPE_BFLOAT16 = 16,
+} dlc_dtype;
+
+typedef enum dlc_target {
+  DLC_TARGET_CPU = 0,
+  DLC_TARGET_CUDA = 1,
+} dlc_target;
+
+/* One model input or output. */
+typedef struct dlc_tensor_desc {
+  const char *name;
+  int32_t dtype; /* dlc_dtype */
+  int32_t rank;
+  const int64_t *shape; /* rank entries, all static */
+  uint64_t size_bytes;
+} dlc_tensor_desc;
+
+/* Where a kernel argument or copy operand lives. */
+typedef enum dlc_buffer_kind {
+  DLC_BUFFER_ARENA = 0,  /* arena + offset */
+  DLC_BUFFER_WEIGHT = 1, /* weights blob + offset (read-only) */
+  DLC_BUFFER_INPUT = 2,  /* model input #index (+ offset) */
+  DLC_BUFFER_OUTPUT = 3, /* model output #index (+ offset) */
+} dlc_buffer_kind;
+
+typedef struct dlc_buffer_ref {
+  int32_t kind; /* dlc_buffer_kind */
+  int32_t index;
+  uint64_t offset;
+  uint64_t size_bytes;
+} dlc_buffer_ref;
+
+/* Host kernels: the compiler wraps each generated function so that it takes
+ * its pointer arguments as an array and a half-open range of "blocks" (the
+ * linearized iteration space of the kernel). The runtime splits
+ * [0, num_blocks) over its thread pool. */
+typedef void (*dlc_host_kernel_fn)(void *const *args, int64_t begin,
+                                   int64_t end);
+
+typedef struct dlc_kernel_desc {
+  const char *name;           /* entry name in the PTX / cubin (cuda) */
+  dlc_host_kernel_fn host_fn; /* cpu target only, else NULL */
+} dlc_kernel_desc;
+
+typedef enum dlc_step_kind {
+  DLC_STEP_LAUNCH = 0, /* run kernels[kernel] with args */
+  DLC_STEP_COPY = 1,   /* args[0] -> args[1], args[1].size_bytes bytes */
+} dlc_step_kind;
+
+/* One step of the execution plan, run in order on one stream. */
+typedef struct dlc_step {
+  int32_t kind; /* dlc_step_kind */
+  int32_t kernel;
+  uint32_t grid[3];  /* cuda: grid dims; cpu: grid[0] = num_blocks */
+  uint32_t block[3]; /* cuda: block dims; cpu: unused (1) */
+  uint32_t shared_mem_bytes;
+  int32_t num_args;
+  const dlc_buffer_ref *args;
+} dlc_step;
+
+typedef struct dlc_model_desc {
+  uint32_t abi_version; /* DLC_MODEL_ABI_VERSION */
+  int32_t target;       /* dlc_target */
+  const char *arch;     /* "sm_90", "x86-64" */
+  int32_t num_inputs;
+  const dlc_tensor_desc *inputs;
+  int32_t num_outputs;
+  const dlc_tensor_desc *outputs;
+  const uint8_t *weights; /* 64-byte aligned */
+  uint64_t weights_size;
+  uint64_t arena_size;
+  int32_t num_kernels;
+  const dlc_kernel_desc *kernels;
+  const char *ptx; /* NUL-terminated PTX of all kernels (cuda) or NULL */
+  uint64_t ptx_size;
+  const uint8_t *cubin; /* cubin for `arch` (cuda) or NULL */
+  uint64_t cubin_size;
+  int32_t num_steps;
+  const dlc_step *steps;
+  const char *manifest; /* JSON: dlc version, options, source model hash */
+} dlc_model_desc;
+
+/* The one symbol a model.so exports. */
+typedef const dlc_model_desc *(*dlc_model_query_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DLC_MODEL_FORMAT_H */

@@ -1,0 +1,187 @@
+/*===- dlc_runtime.h - The dlc runtime C API -----------------------*- C -*-===//
+ *
+ * libdlcrt loads a model.so written by the dlc compiler and runs it on the
+ * host CPU or an NVIDIA GPU.
+ *
+ *   dlc_model_t model;
+ *   if (dlc_model_load("model.so", DLC_DEVICE_AUTO, 0, &model) != DLC_OK)
+ *     fprintf(stderr, "%s\n", dlc_last_error());
+ *   dlc_context_t ctx;
+ *   dlc_context_create(model, &ctx);
+ *   dlc_context_run(ctx, inputs, input_sizes, 1, outputs, output_sizes, 1);
+ *   dlc_context_free(ctx);
+ *   dlc_model_free(model);
+ *
+ * Errors: every function that can fail returns a dlc_status; DLC_OK (0) is
+ * success. A failing call also stores a message, naming what was wrong, in a
+ * thread-local slot read with dlc_last_error(). Successful calls leave that
+ * slot unchanged (like errno), so cleanup calls do not erase a message.
+ *
+ * Threads: a dlc_model_t is immutable after loading and may be used from any
+ * number of threads at once. A dlc_context_t holds the per-run state (arena,
+ * stream) and runs one inference at a time; use one context per thread.
+ * A context keeps its model alive: the two may be freed in any order.
+ *===----------------------------------------------------------------------===*/
+#ifndef DLC_RUNTIME_H
+#define DLC_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dlc/model_format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define DLC_API __attribute__((visibility("default")))
+#else
+#define DLC_API
+#endif
+
+/// Result of every fallible call.
+typedef int32_t dlc_status;
+
+/// Status codes. New codes may be added; treat unknown ones as errors.
+enum {
+  DLC_OK = 0,
+  /// A null handle or pointer, an index out of range, a bad option.
+  DLC_ERROR_INVALID_ARGUMENT = 1,
+  /// The model file does not exist or cannot be read.
+  DLC_ERROR_NOT_FOUND = 2,
+  /// The file is not a model.so or its descriptor is malformed.
+  DLC_ERROR_INVALID_MODEL = 3,
+  /// The model was written for another descriptor ABI version.
+  DLC_ERROR_ABI_MISMATCH = 4,
+  /// The model's target does not match the requested device.
+  DLC_ERROR_TARGET_MISMATCH = 5,
+  /// The requested device (driver, GPU) is not available.
+  DLC_ERROR_DEVICE_UNAVAILABLE = 6,
+  /// The device reported an error (CUDA driver call failed).
+  DLC_ERROR_DEVICE = 7,
+  /// Host or device memory could not be allocated.
+  DLC_ERROR_OUT_OF_MEMORY = 8,
+  /// A bug in the runtime.
+  DLC_ERROR_INTERNAL = 9,
+};
+
+/// Where a model runs.
+typedef enum dlc_device {
+  DLC_DEVICE_AUTO = 0, ///< The device the model was compiled for.
+  DLC_DEVICE_CPU = 1,
+  DLC_DEVICE_CUDA = 2,
+} dlc_device;
+
+/// A loaded model (opaque).
+typedef struct dlc_model_s *dlc_model_t;
+/// Per-inference state of a model: arena, I/O buffers, stream (opaque).
+typedef struct dlc_context_s *dlc_context_t;
+
+/// One model input or output. Pointers stay valid while the model lives.
+typedef struct dlc_tensor_info {
+  const char *name;
+  int32_t dtype; ///< dlc_dtype
+  int32_t rank;
+  const int64_t *shape; ///< rank entries
+  uint64_t size_bytes;
+} dlc_tensor_info;
+
+/// Short name of a status code, e.g. "DLC_ERROR_NOT_FOUND".
+DLC_API const char *dlc_status_name(dlc_status status);
+
+/// Message of the most recent failing call on this thread ("" if none).
+/// Valid until the next failing call on this thread.
+DLC_API const char *dlc_last_error(void);
+
+/// Version of libdlcrt, e.g. "0.1.0".
+DLC_API const char *dlc_runtime_version(void);
+
+/// Descriptor ABI version this runtime loads (DLC_MODEL_ABI_VERSION).
+DLC_API uint32_t dlc_runtime_abi_version(void);
+
+/// Name of an element type ("float32", "int64", ...) or "unknown".
+DLC_API const char *dlc_dtype_name(int32_t dtype);
+
+/// Bytes per element of an element type, 0 if unknown.
+DLC_API size_t dlc_dtype_size(int32_t dtype);
+
+/// Loads a model.so. `device` must match the model's target (or be
+/// DLC_DEVICE_AUTO); `device_ordinal` selects the GPU for CUDA models and is
+/// ignored on the CPU. On CUDA the weights are uploaded here, once.
+DLC_API dlc_status dlc_model_load(const char *path, dlc_device device,
+                                  int device_ordinal, dlc_model_t *model);
+
+/// Releases the caller's reference to a model; NULL is a no-op. The model
+/// is destroyed once its last context is freed too.
+DLC_API dlc_status dlc_model_free(dlc_model_t model);
+
+DLC_API dlc_status dlc_model_num_inputs(dlc_model_t model, int32_t *count);
+DLC_API dlc_status dlc_model_num_outputs(dlc_model_t model, int32_t *count);
+
+/// Describes input #index.
+DLC_API dlc_status dlc_model_input_info(dlc_model_t model, int32_t index,
+                                        dlc_tensor_info *info);
+/// Describes output #index.
+DLC_API dlc_status dlc_model_output_info(dlc_model_t model, int32_t index,
+                                         dlc_tensor_info *info);
+
+/// Index of the input called `name`; DLC_ERROR_INVALID_ARGUMENT listing the
+/// model's inputs if there is none.
+DLC_API dlc_status dlc_model_find_input(dlc_model_t model, const char *name,
+                                        int32_t *index);
+/// Index of the output called `name`.
+DLC_API dlc_status dlc_model_find_output(dlc_model_t model, const char *name,
+                                         int32_t *index);
+
+/// Checks that a tensor of `dtype` and `shape` fits input #index; the error
+/// names the input and gives the expected and actual types.
+DLC_API dlc_status dlc_model_check_input(dlc_model_t model, int32_t index,
+                                         int32_t dtype, int32_t rank,
+                                         const int64_t *shape);
+
+/// The model's target (dlc_target) and architecture ("sm_90", "x86-64").
+DLC_API dlc_status dlc_model_target(dlc_model_t model, int32_t *target,
+                                    const char **arch);
+
+/// Bytes of scratch memory (the arena) each context allocates.
+DLC_API dlc_status dlc_model_arena_size(dlc_model_t model, uint64_t *bytes);
+
+/// Bytes of the weights blob (on CUDA, device memory held by the model).
+DLC_API dlc_status dlc_model_weights_size(dlc_model_t model, uint64_t *bytes);
+
+/// The compiler's manifest (JSON: dlc version, options, source model hash).
+DLC_API dlc_status dlc_model_manifest(dlc_model_t model,
+                                      const char **manifest);
+
+/// Creates a context: allocates the arena and, on CUDA, device I/O buffers
+/// and a stream.
+DLC_API dlc_status dlc_context_create(dlc_model_t model,
+                                      dlc_context_t *context);
+
+/// Destroys a context; NULL is a no-op.
+DLC_API dlc_status dlc_context_free(dlc_context_t context);
+
+/// Runs the model once and waits for it to finish. inputs[i] and outputs[i]
+/// are host buffers of input_sizes[i] / output_sizes[i] bytes, in the
+/// model's order; each size must equal the tensor's size_bytes. Buffers must
+/// not overlap and need only the alignment of their element type. A wrong
+/// count, a null buffer or a wrong size is an error naming the tensor.
+/// Fails with DLC_ERROR_INVALID_ARGUMENT if the context is already running
+/// on another thread.
+DLC_API dlc_status dlc_context_run(dlc_context_t context,
+                                   const void *const *inputs,
+                                   const size_t *input_sizes, int n_inputs,
+                                   void *const *outputs,
+                                   const size_t *output_sizes, int n_outputs);
+
+/// Memory this context holds on its device: arena plus, on CUDA, the device
+/// input/output buffers. Host contexts report their arena.
+DLC_API dlc_status dlc_context_device_memory_bytes(dlc_context_t context,
+                                                   uint64_t *bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DLC_RUNTIME_H */

@@ -1,0 +1,355 @@
+//===- cuda_device.cpp - Running CUDA models through the driver API -------===//
+//
+// A CudaModel holds the module (cubin when it matches the GPU, else PTX JIT)
+// and the weights in device memory; both are shared by all its contexts. A
+// CudaContext owns one device allocation (arena + inputs + outputs) and a
+// stream. Every argument address is fixed per context, so the first run
+// captures the whole plan into a CUDA graph and later runs replay it between
+// the input and output copies.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cuda_driver.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace dlc {
+namespace {
+
+constexpr uint64_t kDeviceAlign = 256;
+/// Above this much dynamic shared memory a kernel must opt in.
+constexpr uint32_t kDefaultSharedMemLimit = 48 * 1024;
+
+uint64_t alignUp(uint64_t v) { return (v + kDeviceAlign - 1) & ~(kDeviceAlign - 1); }
+
+/// Whether a cubin built for `arch` ("sm_90", "sm_90a") runs on a device of
+/// compute capability major.minor: same major and no newer minor; "a"
+/// (architecture-specific) cubins need the exact device.
+bool cubinMatches(const char *arch, int major, int minor) {
+  if (!arch || std::strncmp(arch, "sm_", 3) != 0)
+    return false;
+  char *end = nullptr;
+  long n = std::strtol(arch + 3, &end, 10);
+  if (end == arch + 3 || n < 10)
+    return false;
+  int cubinMajor = int(n / 10), cubinMinor = int(n % 10);
+  if (*end == 'a')
+    return cubinMajor == major && cubinMinor == minor;
+  return *end == '\0' && cubinMajor == major && cubinMinor <= minor;
+}
+
+class CudaModel final : public DeviceModel {
+public:
+  CudaModel(const dlc_model_desc &desc, const cu::Driver &drv)
+      : desc(desc), drv(drv) {}
+
+  ~CudaModel() override {
+    if (!ctx)
+      return;
+    {
+      cu::ScopedContext scope(drv, ctx);
+      if (module)
+        drv.moduleUnload(module);
+      if (weights)
+        drv.memFree(weights);
+    }
+    drv.primaryCtxRelease(device);
+  }
+
+  Error init(int ordinal) {
+    int count = 0;
+    if (cu::Result r = drv.deviceGetCount(&count); r != cu::kSuccess)
+      return drv.error(r, "cuDeviceGetCount");
+    if (ordinal < 0 || ordinal >= count)
+      return makeError(DLC_ERROR_INVALID_ARGUMENT, "CUDA device ordinal ",
+                       ordinal, " out of range: ", count, " device(s)");
+    if (cu::Result r = drv.deviceGet(&device, ordinal); r != cu::kSuccess)
+      return drv.error(r, "cuDeviceGet");
+    if (cu::Result r = drv.primaryCtxRetain(&ctx, device); r != cu::kSuccess) {
+      ctx = nullptr;
+      return drv.error(r, "cuDevicePrimaryCtxRetain");
+    }
+    cu::ScopedContext scope(drv, ctx);
+    if (!scope.ok())
+      return makeError(DLC_ERROR_DEVICE, "cannot make the CUDA context current");
+    if (Error e = loadModule(); !e.ok())
+      return e;
+    if (Error e = loadFunctions(); !e.ok())
+      return e;
+    if (desc.weights_size) {
+      if (cu::Result r = drv.memAlloc(&weights, desc.weights_size);
+          r != cu::kSuccess)
+        return drv.error(r, cat("cuMemAlloc of ", desc.weights_size,
+                                " bytes of weights").c_str());
+      if (cu::Result r = drv.memcpyHtoD(weights, desc.weights,
+                                        desc.weights_size);
+          r != cu::kSuccess)
+        return drv.error(r, "cuMemcpyHtoD of the weights");
+    }
+    return Error::success();
+  }
+
+  Error createContext(std::unique_ptr<DeviceContext> *out) const override;
+
+  const dlc_model_desc &desc;
+  const cu::Driver &drv;
+  cu::Device device = 0;
+  cu::Context ctx = nullptr;
+  cu::Module module = nullptr;
+  std::vector<cu::Function> functions;
+  cu::DevicePtr weights = 0;
+
+private:
+  Error loadModule() {
+    int major = 0, minor = 0;
+    drv.deviceGetAttribute(&major, cu::kAttrComputeCapabilityMajor, device);
+    drv.deviceGetAttribute(&minor, cu::kAttrComputeCapabilityMinor, device);
+    std::string cubinError;
+    if (desc.cubin && desc.cubin_size) {
+      if (cubinMatches(desc.arch, major, minor)) {
+        cu::Result r = drv.moduleLoadData(&module, desc.cubin);
+        if (r == cu::kSuccess)
+          return Error::success();
+        module = nullptr;
+        cubinError = drv.error(r, "cuModuleLoadData (cubin)").message;
+      } else {
+        cubinError = cat("cubin is for ", desc.arch ? desc.arch : "?",
+                         ", device is sm_", major, minor);
+      }
+    }
+    if (!desc.ptx || !desc.ptx_size)
+      return makeError(DLC_ERROR_DEVICE, "cannot load the kernels: ",
+                       cubinError, " and the model carries no PTX");
+    // A private, certainly NUL-terminated copy for the JIT.
+    std::string ptx(desc.ptx, desc.ptx_size);
+    while (!ptx.empty() && ptx.back() == '\0')
+      ptx.pop_back();
+    char log[4096] = {0};
+    int options[] = {cu::kJitErrorLogBuffer, cu::kJitErrorLogBufferSizeBytes};
+    void *values[] = {log, reinterpret_cast<void *>(uintptr_t(sizeof(log)))};
+    cu::Result r =
+        drv.moduleLoadDataEx(&module, ptx.c_str(), 2, options, values);
+    if (r != cu::kSuccess) {
+      module = nullptr;
+      Error e = drv.error(r, cat("JIT of the PTX for sm_", major, minor).c_str());
+      if (!cubinError.empty())
+        e.message += cat(" (after: ", cubinError, ")");
+      if (log[0])
+        e.message += cat(":\n", log);
+      return e;
+    }
+    return Error::success();
+  }
+
+  Error loadFunctions() {
+    functions.resize(desc.num_kernels);
+    std::vector<uint32_t> sharedMem(desc.num_kernels, 0);
+    for (int32_t s = 0; s < desc.num_steps; ++s)
+      if (desc.steps[s].kind == DLC_STEP_LAUNCH)
+        sharedMem[desc.steps[s].kernel] =
+            std::max(sharedMem[desc.steps[s].kernel],
+                     desc.steps[s].shared_mem_bytes);
+    for (int32_t k = 0; k < desc.num_kernels; ++k) {
+      const char *name = desc.kernels[k].name;
+      if (cu::Result r = drv.moduleGetFunction(&functions[k], module, name);
+          r != cu::kSuccess)
+        return drv.error(r, cat("cuModuleGetFunction('", name, "')").c_str());
+      if (sharedMem[k] > kDefaultSharedMemLimit)
+        if (cu::Result r = drv.funcSetAttribute(
+                functions[k], cu::kFuncAttrMaxDynamicSharedSizeBytes,
+                int(sharedMem[k]));
+            r != cu::kSuccess)
+          return drv.error(r, cat("cuFuncSetAttribute('", name, "', ",
+                                  sharedMem[k], " bytes of shared memory)")
+                                  .c_str());
+    }
+    return Error::success();
+  }
+};
+
+class CudaContext final : public DeviceContext {
+public:
+  explicit CudaContext(const CudaModel &model)
+      : model(model), desc(model.desc), drv(model.drv) {}
+
+  ~CudaContext() override {
+    cu::ScopedContext scope(drv, model.ctx);
+    if (exec)
+      drv.graphExecDestroy(exec);
+    if (graph)
+      drv.graphDestroy(graph);
+    if (stream)
+      drv.streamDestroy(stream);
+    if (memory)
+      drv.memFree(memory);
+  }
+
+  Error init() {
+    cu::ScopedContext scope(drv, model.ctx);
+    if (!scope.ok())
+      return makeError(DLC_ERROR_DEVICE, "cannot make the CUDA context current");
+    if (cu::Result r = drv.streamCreate(&stream, cu::kStreamNonBlocking);
+        r != cu::kSuccess) {
+      stream = nullptr;
+      return drv.error(r, "cuStreamCreate");
+    }
+    // One allocation carved into arena, inputs and outputs.
+    uint64_t arenaOffset = 0;
+    bytes = alignUp(desc.arena_size);
+    std::vector<uint64_t> inOffsets, outOffsets;
+    for (int32_t i = 0; i < desc.num_inputs; ++i) {
+      inOffsets.push_back(bytes);
+      bytes += alignUp(desc.inputs[i].size_bytes);
+    }
+    for (int32_t i = 0; i < desc.num_outputs; ++i) {
+      outOffsets.push_back(bytes);
+      bytes += alignUp(desc.outputs[i].size_bytes);
+    }
+    if (bytes) {
+      if (cu::Result r = drv.memAlloc(&memory, bytes); r != cu::kSuccess) {
+        memory = 0;
+        return drv.error(r, cat("cuMemAlloc of a ", bytes,
+                                 "-byte context").c_str());
+      }
+    }
+    arena = memory + arenaOffset;
+    for (uint64_t off : inOffsets)
+      inputs.push_back(memory + off);
+    for (uint64_t off : outOffsets)
+      outputs.push_back(memory + off);
+
+    // Device addresses never change, so every kernel argument is final now.
+    for (int32_t s = 0; s < desc.num_steps; ++s)
+      for (int32_t a = 0; a < desc.steps[s].num_args; ++a)
+        args.push_back(resolveRef<cu::DevicePtr>(
+            desc.steps[s].args[a], arena, model.weights, inputs.data(),
+            outputs.data()));
+    return Error::success();
+  }
+
+  Error run(const void *const *in, void *const *out) override {
+    cu::ScopedContext scope(drv, model.ctx);
+    if (!scope.ok())
+      return makeError(DLC_ERROR_DEVICE, "cannot make the CUDA context current");
+    if (!exec && desc.num_steps > 0)
+      if (Error e = capture(); !e.ok())
+        return e;
+    for (int32_t i = 0; i < desc.num_inputs; ++i)
+      if (cu::Result r = drv.memcpyHtoDAsync(
+              inputs[i], in[i], desc.inputs[i].size_bytes, stream);
+          r != cu::kSuccess)
+        return drv.error(r, cat("cuMemcpyHtoDAsync of input '",
+                                desc.inputs[i].name, "'").c_str());
+    if (exec)
+      if (cu::Result r = drv.graphLaunch(exec, stream); r != cu::kSuccess)
+        return drv.error(r, "cuGraphLaunch");
+    for (int32_t i = 0; i < desc.num_outputs; ++i)
+      if (cu::Result r = drv.memcpyDtoHAsync(
+              out[i], outputs[i], desc.outputs[i].size_bytes, stream);
+          r != cu::kSuccess)
+        return drv.error(r, cat("cuMemcpyDtoHAsync of output '",
+                                desc.outputs[i].name, "'").c_str());
+    // The API promises finished results, and kernel faults surface here.
+    if (cu::Result r = drv.streamSynchronize(stream); r != cu::kSuccess)
+      return drv.error(r, "cuStreamSynchronize after the model's kernels");
+    return Error::success();
+  }
+
+  uint64_t deviceMemoryBytes() const override { return bytes; }
+
+private:
+  /// Records every step on the stream into a graph and instantiates it.
+  Error capture() {
+    if (cu::Result r =
+            drv.streamBeginCapture(stream, cu::kCaptureModeThreadLocal);
+        r != cu::kSuccess)
+      return drv.error(r, "cuStreamBeginCapture");
+    Error err = enqueuePlan();
+    // End the capture even after an error so the stream is usable again.
+    cu::Result r = drv.streamEndCapture(stream, &graph);
+    if (err.ok() && r != cu::kSuccess)
+      err = drv.error(r, "cuStreamEndCapture");
+    if (err.ok()) {
+      r = drv.graphInstantiate(&exec, graph, 0);
+      if (r != cu::kSuccess) {
+        exec = nullptr;
+        err = drv.error(r, "cuGraphInstantiate");
+      }
+    }
+    if (!err.ok() && graph) {
+      drv.graphDestroy(graph);
+      graph = nullptr;
+    }
+    return err;
+  }
+
+  Error enqueuePlan() {
+    std::vector<void *> params;
+    const cu::DevicePtr *stepArgs = args.data();
+    for (int32_t s = 0; s < desc.num_steps; ++s) {
+      const dlc_step &step = desc.steps[s];
+      if (step.kind == DLC_STEP_LAUNCH) {
+        // cuLaunchKernel reads each parameter through a pointer to it.
+        params.clear();
+        for (int32_t a = 0; a < step.num_args; ++a)
+          params.push_back(const_cast<cu::DevicePtr *>(stepArgs + a));
+        cu::Result r = drv.launchKernel(
+            model.functions[step.kernel], step.grid[0], step.grid[1],
+            step.grid[2], step.block[0], step.block[1], step.block[2],
+            step.shared_mem_bytes, stream, params.data(), nullptr);
+        if (r != cu::kSuccess)
+          return drv.error(r, cat("cuLaunchKernel of step ", s, " ('",
+                                  desc.kernels[step.kernel].name, "')")
+                                  .c_str());
+      } else {
+        cu::Result r = drv.memcpyDtoDAsync(stepArgs[1], stepArgs[0],
+                                           step.args[1].size_bytes, stream);
+        if (r != cu::kSuccess)
+          return drv.error(r, cat("cuMemcpyDtoDAsync of step ", s).c_str());
+      }
+      stepArgs += step.num_args;
+    }
+    return Error::success();
+  }
+
+  const CudaModel &model;
+  const dlc_model_desc &desc;
+  const cu::Driver &drv;
+  cu::Stream stream = nullptr;
+  cu::DevicePtr memory = 0;
+  uint64_t bytes = 0;
+  cu::DevicePtr arena = 0;
+  std::vector<cu::DevicePtr> inputs, outputs;
+  /// Resolved device addresses of all step arguments, back to back.
+  std::vector<cu::DevicePtr> args;
+  cu::Graph graph = nullptr;
+  cu::GraphExec exec = nullptr;
+};
+
+Error CudaModel::createContext(std::unique_ptr<DeviceContext> *out) const {
+  auto c = std::make_unique<CudaContext>(*this);
+  if (Error e = c->init(); !e.ok())
+    return e;
+  *out = std::move(c);
+  return Error::success();
+}
+
+} // namespace
+
+Error createCudaModel(const dlc_model_desc &desc, int ordinal,
+                      std::unique_ptr<DeviceModel> *out) {
+  const cu::Driver *drv = nullptr;
+  if (Error e = cu::loadDriver(&drv); !e.ok())
+    return e;
+  auto model = std::make_unique<CudaModel>(desc, *drv);
+  if (Error e = model->init(ordinal); !e.ok())
+    return e;
+  *out = std::move(model);
+  return Error::success();
+}
+
+} // namespace dlc

@@ -1,0 +1,253 @@
+//===- loader.cpp - Opening model.so files and checking descriptors -------===//
+
+#include "internal.h"
+
+#include <cerrno>
+#include <cstring>
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+namespace dlc {
+
+const char *targetName(int32_t target) {
+  switch (target) {
+  case DLC_TARGET_CPU:
+    return "cpu";
+  case DLC_TARGET_CUDA:
+    return "cuda";
+  default:
+    return "unknown";
+  }
+}
+
+std::string describeTensor(int32_t dtype, int32_t rank, const int64_t *shape) {
+  std::string s = dlc_dtype_name(dtype);
+  s += '[';
+  for (int32_t i = 0; i < rank; ++i)
+    s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + ']';
+}
+
+LoadedModel::~LoadedModel() {
+  // Device state may point into the .so (weights), so it goes first.
+  device.reset();
+  if (handle)
+    dlclose(handle);
+}
+
+namespace {
+
+/// a + b <= limit without overflow.
+bool fits(uint64_t offset, uint64_t size, uint64_t limit) {
+  return offset <= limit && size <= limit - offset;
+}
+
+Error checkTensors(const char *what, int32_t count,
+                   const dlc_tensor_desc *tensors) {
+  if (count < 0 || (count > 0 && !tensors))
+    return makeError(DLC_ERROR_INVALID_MODEL, "invalid ", what, " table");
+  for (int32_t i = 0; i < count; ++i) {
+    const dlc_tensor_desc &t = tensors[i];
+    if (!t.name)
+      return makeError(DLC_ERROR_INVALID_MODEL, what, " #", i, " has no name");
+    size_t elemSize = dlc_dtype_size(t.dtype);
+    if (!elemSize)
+      return makeError(DLC_ERROR_INVALID_MODEL, what, " '", t.name,
+                       "' has unknown dtype ", t.dtype);
+    if (t.rank < 0 || t.rank > 64 || (t.rank > 0 && !t.shape))
+      return makeError(DLC_ERROR_INVALID_MODEL, what, " '", t.name,
+                       "' has an invalid rank ", t.rank);
+    uint64_t bytes = elemSize;
+    for (int32_t d = 0; d < t.rank; ++d) {
+      if (t.shape[d] < 0)
+        return makeError(DLC_ERROR_INVALID_MODEL, what, " '", t.name,
+                         "' has a dynamic or negative dim ", d);
+      if (t.shape[d] && bytes > UINT64_MAX / uint64_t(t.shape[d]))
+        return makeError(DLC_ERROR_INVALID_MODEL, what, " '", t.name,
+                         "' is too large");
+      bytes *= uint64_t(t.shape[d]);
+    }
+    if (bytes != t.size_bytes)
+      return makeError(DLC_ERROR_INVALID_MODEL, what, " '", t.name,
+                       "': size_bytes ", t.size_bytes, " does not match ",
+                       describeTensor(t), " (", bytes, " bytes)");
+  }
+  return Error::success();
+}
+
+Error checkRef(const dlc_model_desc &desc, const dlc_buffer_ref &ref,
+               uint64_t size, const std::string &where) {
+  auto range = [&](const char *buffer, uint64_t limit) -> Error {
+    if (fits(ref.offset, size, limit))
+      return Error::success();
+    return makeError(DLC_ERROR_INVALID_MODEL, where, ": ", buffer, " range [",
+                     ref.offset, ", ", ref.offset + size, ") exceeds its size ",
+                     limit);
+  };
+  switch (ref.kind) {
+  case DLC_BUFFER_ARENA:
+    return range("arena", desc.arena_size);
+  case DLC_BUFFER_WEIGHT:
+    return range("weights", desc.weights_size);
+  case DLC_BUFFER_INPUT:
+  case DLC_BUFFER_OUTPUT: {
+    bool in = ref.kind == DLC_BUFFER_INPUT;
+    int32_t n = in ? desc.num_inputs : desc.num_outputs;
+    if (ref.index < 0 || ref.index >= n)
+      return makeError(DLC_ERROR_INVALID_MODEL, where, ": ",
+                       in ? "input" : "output", " index ", ref.index,
+                       " out of range (", n, ")");
+    const dlc_tensor_desc &t =
+        in ? desc.inputs[ref.index] : desc.outputs[ref.index];
+    return range(in ? "input" : "output", t.size_bytes);
+  }
+  default:
+    return makeError(DLC_ERROR_INVALID_MODEL, where, ": unknown buffer kind ",
+                     ref.kind);
+  }
+}
+
+} // namespace
+
+Error validateDescriptor(const dlc_model_desc &desc) {
+  if (desc.abi_version != DLC_MODEL_ABI_VERSION)
+    return makeError(DLC_ERROR_ABI_MISMATCH, "model ABI version ",
+                     desc.abi_version, " but this runtime loads version ",
+                     DLC_MODEL_ABI_VERSION,
+                     "; recompile the model with a matching dlc");
+  if (desc.target != DLC_TARGET_CPU && desc.target != DLC_TARGET_CUDA)
+    return makeError(DLC_ERROR_INVALID_MODEL, "unknown target ", desc.target);
+  bool cuda = desc.target == DLC_TARGET_CUDA;
+  if (Error e = checkTensors("input", desc.num_inputs, desc.inputs); !e.ok())
+    return e;
+  if (Error e = checkTensors("output", desc.num_outputs, desc.outputs); !e.ok())
+    return e;
+  if (desc.weights_size && !desc.weights)
+    return makeError(DLC_ERROR_INVALID_MODEL, "weights_size is ",
+                     desc.weights_size, " but there is no weights blob");
+
+  if (desc.num_kernels < 0 || (desc.num_kernels > 0 && !desc.kernels))
+    return makeError(DLC_ERROR_INVALID_MODEL, "invalid kernel table");
+  for (int32_t i = 0; i < desc.num_kernels; ++i) {
+    const dlc_kernel_desc &k = desc.kernels[i];
+    if (cuda && !k.name)
+      return makeError(DLC_ERROR_INVALID_MODEL, "kernel #", i, " has no name");
+    if (!cuda && !k.host_fn)
+      return makeError(DLC_ERROR_INVALID_MODEL, "kernel #", i, " ('",
+                       k.name ? k.name : "?", "') has no host function");
+  }
+  if (cuda && desc.num_kernels > 0 && !(desc.ptx && desc.ptx_size) &&
+      !(desc.cubin && desc.cubin_size))
+    return makeError(DLC_ERROR_INVALID_MODEL,
+                     "CUDA model carries neither PTX nor a cubin");
+
+  if (desc.num_steps < 0 || (desc.num_steps > 0 && !desc.steps))
+    return makeError(DLC_ERROR_INVALID_MODEL, "invalid step table");
+  for (int32_t s = 0; s < desc.num_steps; ++s) {
+    const dlc_step &step = desc.steps[s];
+    std::string where = cat("step ", s);
+    if (step.num_args < 0 || (step.num_args > 0 && !step.args))
+      return makeError(DLC_ERROR_INVALID_MODEL, where, ": invalid arguments");
+    if (step.kind == DLC_STEP_LAUNCH) {
+      if (step.kernel < 0 || step.kernel >= desc.num_kernels)
+        return makeError(DLC_ERROR_INVALID_MODEL, where, ": kernel index ",
+                         step.kernel, " out of range (", desc.num_kernels,
+                         " kernels)");
+      const char *name = desc.kernels[step.kernel].name;
+      where += cat(" (kernel '", name ? name : "?", "')");
+      if (cuda && (!step.grid[0] || !step.grid[1] || !step.grid[2] ||
+                   !step.block[0] || !step.block[1] || !step.block[2]))
+        return makeError(DLC_ERROR_INVALID_MODEL, where,
+                         ": zero grid or block dimension");
+      for (int32_t a = 0; a < step.num_args; ++a)
+        if (Error e = checkRef(desc, step.args[a], step.args[a].size_bytes,
+                               cat(where, ", arg ", a));
+            !e.ok())
+          return e;
+    } else if (step.kind == DLC_STEP_COPY) {
+      if (step.num_args != 2)
+        return makeError(DLC_ERROR_INVALID_MODEL, where, ": copy takes 2 "
+                         "arguments, not ", step.num_args);
+      int32_t dstKind = step.args[1].kind;
+      if (dstKind == DLC_BUFFER_WEIGHT || dstKind == DLC_BUFFER_INPUT)
+        return makeError(DLC_ERROR_INVALID_MODEL, where,
+                         ": copy into read-only weights or inputs");
+      uint64_t bytes = step.args[1].size_bytes;
+      if (Error e = checkRef(desc, step.args[0], bytes, where + ", source");
+          !e.ok())
+        return e;
+      if (Error e = checkRef(desc, step.args[1], bytes, where + ", dest");
+          !e.ok())
+        return e;
+    } else {
+      return makeError(DLC_ERROR_INVALID_MODEL, where, ": unknown step kind ",
+                       step.kind);
+    }
+  }
+  return Error::success();
+}
+
+Error loadModel(const char *path, dlc_device device, int ordinal,
+                std::shared_ptr<LoadedModel> *out) {
+  if (!path || !*path)
+    return makeError(DLC_ERROR_INVALID_ARGUMENT, "model path is empty");
+  if (device != DLC_DEVICE_AUTO && device != DLC_DEVICE_CPU &&
+      device != DLC_DEVICE_CUDA)
+    return makeError(DLC_ERROR_INVALID_ARGUMENT, "unknown device ",
+                     int(device));
+  struct stat st;
+  if (stat(path, &st) != 0)
+    return makeError(DLC_ERROR_NOT_FOUND, "cannot open model '", path,
+                     "': ", std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    return makeError(DLC_ERROR_NOT_FOUND, "cannot open model '", path,
+                     "': not a regular file");
+
+  auto model = std::make_shared<LoadedModel>();
+  model->path = path;
+  // Without a slash dlopen would search the library path instead of using
+  // the file the caller named.
+  std::string file = std::strchr(path, '/') ? path : cat("./", path);
+  // RTLD_LOCAL: two models must not resolve each other's symbols.
+  model->handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!model->handle) {
+    const char *err = dlerror();
+    return makeError(DLC_ERROR_INVALID_MODEL, "cannot load '", path,
+                     "' as a shared library: ", err ? err : "unknown error");
+  }
+  dlerror();
+  void *sym = dlsym(model->handle, DLC_MODEL_QUERY_SYMBOL);
+  if (!sym)
+    return makeError(DLC_ERROR_INVALID_MODEL, "'", path,
+                     "' is not a dlc model: it does not export ",
+                     DLC_MODEL_QUERY_SYMBOL);
+  auto query = reinterpret_cast<dlc_model_query_fn>(sym);
+  model->desc = query();
+  if (!model->desc)
+    return makeError(DLC_ERROR_INVALID_MODEL, "'", path, "': ",
+                     DLC_MODEL_QUERY_SYMBOL, " returned no descriptor");
+  if (Error e = validateDescriptor(*model->desc); !e.ok()) {
+    e.message = cat("'", path, "': ", e.message);
+    return e;
+  }
+
+  const dlc_model_desc &desc = *model->desc;
+  bool wantCuda = device == DLC_DEVICE_CUDA ||
+                  (device == DLC_DEVICE_AUTO && desc.target == DLC_TARGET_CUDA);
+  bool isCuda = desc.target == DLC_TARGET_CUDA;
+  if (wantCuda != isCuda)
+    return makeError(DLC_ERROR_TARGET_MISMATCH, "'", path,
+                     "' was compiled for target ", targetName(desc.target),
+                     " (", desc.arch ? desc.arch : "?", ") but device ",
+                     wantCuda ? "cuda" : "cpu",
+                     " was requested; recompile with --target=",
+                     wantCuda ? "cuda" : "cpu");
+  Error e = isCuda ? createCudaModel(desc, ordinal, &model->device)
+                   : createHostModel(desc, &model->device);
+  if (!e.ok())
+    return e;
+  *out = std::move(model);
+  return Error::success();
+}
+
+} // namespace dlc

@@ -1,0 +1,160 @@
+//===- cuda_mock_test.cpp - The CUDA device against a mock driver ---------===//
+//
+// Runs with LD_LIBRARY_PATH pointing at the mock libcuda.so.1 (see
+// mock_cuda/), so libdlcrt's dlopen finds it: module loading, weight upload,
+// context buffers, graph capture/replay and cleanup run for real on the host.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dlc_runtime.h"
+#include "test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <dlfcn.h>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+bool mockHasDevices() {
+  const char *env = std::getenv("DLC_MOCK_CUDA_DEVICES");
+  return !env || std::atoi(env) > 0;
+}
+
+/// A counter exported by the mock driver (loaded by libdlcrt).
+int mockCounter(const char *name) {
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (!lib)
+    return -1;
+  auto fn = reinterpret_cast<int (*)()>(dlsym(lib, name));
+  int v = fn ? fn() : -1;
+  dlclose(lib);
+  return v;
+}
+
+bool runAdd(dlc_context_t ctx, float offset) {
+  float a[8], b[8], c[8] = {0};
+  for (int i = 0; i < 8; ++i) {
+    a[i] = float(i) + offset;
+    b[i] = 2.0f * float(i);
+  }
+  const void *in[] = {a, b};
+  size_t sizes[] = {32, 32};
+  void *out[] = {c};
+  if (dlc_context_run(ctx, in, sizes, 2, out, sizes, 1) != DLC_OK) {
+    ADD_FAILURE() << dlc_last_error();
+    return false;
+  }
+  for (int i = 0; i < 8; ++i)
+    if (c[i] != a[i] + b[i]) {
+      ADD_FAILURE() << "c[" << i << "] = " << c[i];
+      return false;
+    }
+  return true;
+}
+
+class CudaMock : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!mockHasDevices())
+      GTEST_SKIP() << "DLC_MOCK_CUDA_DEVICES=0";
+  }
+};
+
+TEST_F(CudaMock, CapturesOnceAndReplays) {
+  dlc_model_t model = nullptr;
+  ASSERT_EQ(dlc_model_load(FAKE_CUDA_SO, DLC_DEVICE_AUTO, 0, &model), DLC_OK)
+      << dlc_last_error();
+  int captures = mockCounter("mock_captures");
+  int launches = mockCounter("mock_graph_launches");
+  dlc_context_t ctx1 = nullptr, ctx2 = nullptr;
+  ASSERT_EQ(dlc_context_create(model, &ctx1), DLC_OK) << dlc_last_error();
+  ASSERT_EQ(dlc_context_create(model, &ctx2), DLC_OK) << dlc_last_error();
+  uint64_t bytes = 0;
+  EXPECT_EQ(dlc_context_device_memory_bytes(ctx1, &bytes), DLC_OK);
+  EXPECT_EQ(bytes, 3u * 256); // a, b, c, each 256-byte aligned; no arena
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_TRUE(runAdd(ctx1, float(round)));
+    EXPECT_TRUE(runAdd(ctx2, float(10 * round)));
+  }
+  EXPECT_EQ(mockCounter("mock_captures") - captures, 2);
+  EXPECT_EQ(mockCounter("mock_graph_launches") - launches, 6);
+  dlc_model_free(model); // contexts keep it alive
+  EXPECT_TRUE(runAdd(ctx1, 5));
+  dlc_context_free(ctx1);
+  dlc_context_free(ctx2);
+  EXPECT_EQ(mockCounter("mock_live_allocations"), 0);
+  EXPECT_EQ(mockCounter("mock_retained_contexts"), 0);
+}
+
+TEST_F(CudaMock, ContextsOnManyThreads) {
+  dlc_model_t model = nullptr;
+  ASSERT_EQ(dlc_model_load(FAKE_CUDA_SO, DLC_DEVICE_CUDA, 0, &model), DLC_OK)
+      << dlc_last_error();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([model, t] {
+      dlc_context_t ctx = nullptr;
+      ASSERT_EQ(dlc_context_create(model, &ctx), DLC_OK) << dlc_last_error();
+      for (int r = 0; r < 50; ++r)
+        if (!runAdd(ctx, float(t * 100 + r)))
+          break;
+      dlc_context_free(ctx);
+    });
+  for (std::thread &t : threads)
+    t.join();
+  dlc_model_free(model);
+  EXPECT_EQ(mockCounter("mock_live_allocations"), 0);
+}
+
+TEST_F(CudaMock, CubinPreferredWhenArchMatches) {
+  dlc_model_t model = nullptr;
+  ASSERT_EQ(dlc_model_load(FAKE_CUDA_SO, DLC_DEVICE_CUDA, 0, &model), DLC_OK)
+      << dlc_last_error();
+  dlc_model_free(model);
+  int cubins = mockCounter("mock_cubin_loads");
+  int ptxs = mockCounter("mock_ptx_loads");
+  ASSERT_EQ(dlc_model_load(FAKE_CUDA_CUBIN_SO, DLC_DEVICE_CUDA, 0, &model),
+            DLC_OK)
+      << dlc_last_error();
+  EXPECT_EQ(mockCounter("mock_cubin_loads") - cubins, 1);
+  EXPECT_EQ(mockCounter("mock_ptx_loads") - ptxs, 0);
+  dlc_context_t ctx = nullptr;
+  ASSERT_EQ(dlc_context_create(model, &ctx), DLC_OK);
+  EXPECT_TRUE(runAdd(ctx, 1));
+  dlc_context_free(ctx);
+  dlc_model_free(model);
+}
+
+TEST_F(CudaMock, JitErrorCarriesTheLog) {
+  dlc_model_t model = nullptr;
+  EXPECT_EQ(dlc_model_load(FAKE_CUDA_BAD_PTX_SO, DLC_DEVICE_CUDA, 0, &model),
+            DLC_ERROR_DEVICE);
+  EXPECT_CONTAINS(dlc_last_error(), "JIT of the PTX for sm_90 failed: "
+                                    "CUDA_ERROR_INVALID_PTX");
+  EXPECT_CONTAINS(dlc_last_error(), "ptxas: mock error");
+  EXPECT_EQ(mockCounter("mock_retained_contexts"), 0);
+}
+
+TEST_F(CudaMock, OrdinalOutOfRange) {
+  dlc_model_t model = nullptr;
+  EXPECT_EQ(dlc_model_load(FAKE_CUDA_SO, DLC_DEVICE_CUDA, 3, &model),
+            DLC_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(dlc_last_error(),
+                  "CUDA device ordinal 3 out of range: 1 device(s)");
+}
+
+// Run by ctest with DLC_MOCK_CUDA_DEVICES=0.
+TEST(CudaMockNoDevice, ClearError) {
+  if (mockHasDevices())
+    GTEST_SKIP() << "needs DLC_MOCK_CUDA_DEVICES=0";
+  dlc_model_t model = nullptr;
+  EXPECT_EQ(dlc_model_load(FAKE_CUDA_SO, DLC_DEVICE_AUTO, 0, &model),
+            DLC_ERROR_DEVICE_UNAVAILABLE);
+  EXPECT_CONTAINS(dlc_last_error(), "there is no CUDA device");
+}
+
+} // namespace
