@@ -1,4 +1,4 @@
-/*===- dlc_runtime.h - The dlc runtime C API -----------------------*- C -*-===//
+/*===- dlc_runtime.h - The dlc runtime C API --------------------*- C -*-===//
  *
  * libdlcrt loads a model.so written by the dlc compiler and runs it on the
  * host CPU or an NVIDIA GPU.
@@ -71,6 +71,9 @@ typedef enum dlc_device {
   DLC_DEVICE_AUTO = 0, ///< The device the model was compiled for.
   DLC_DEVICE_CPU = 1,
   DLC_DEVICE_CUDA = 2,
+  /// Not a device: makes every int32 value a valid dlc_device, so a bad
+  /// value from C is a reported error rather than undefined behaviour.
+  DLC_DEVICE_MAX_ENUM = 0x7fffffff,
 } dlc_device;
 
 /// A loaded model (opaque).
@@ -151,8 +154,7 @@ DLC_API dlc_status dlc_model_arena_size(dlc_model_t model, uint64_t *bytes);
 DLC_API dlc_status dlc_model_weights_size(dlc_model_t model, uint64_t *bytes);
 
 /// The compiler's manifest (JSON: dlc version, options, source model hash).
-DLC_API dlc_status dlc_model_manifest(dlc_model_t model,
-                                      const char **manifest);
+DLC_API dlc_status dlc_model_manifest(dlc_model_t model, const char **manifest);
 
 /// Creates a context: allocates the arena and, on CUDA, device I/O buffers
 /// and a stream.

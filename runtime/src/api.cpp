@@ -66,8 +66,8 @@ dlc_status tensorInfo(dlc_model_t model, int32_t index, dlc_tensor_info *info,
   DLC_CHECK_ARG(model && info, "null model or info pointer");
   const dlc_model_desc &d = descOf(model);
   int32_t n = input ? d.num_inputs : d.num_outputs;
-  DLC_CHECK_ARG(index >= 0 && index < n, input ? "input" : "output",
-                " index ", index, " out of range: the model has ", n);
+  DLC_CHECK_ARG(index >= 0 && index < n, input ? "input" : "output", " index ",
+                index, " out of range: the model has ", n);
   const dlc_tensor_desc &t = input ? d.inputs[index] : d.outputs[index];
   *info = {t.name, t.dtype, t.rank, t.shape, t.size_bytes};
   return DLC_OK;
@@ -251,12 +251,14 @@ dlc_status dlc_model_output_info(dlc_model_t model, int32_t index,
 
 dlc_status dlc_model_find_input(dlc_model_t model, const char *name,
                                 int32_t *index) {
-  return guarded([&]() -> dlc_status { return findTensor(model, name, index, true); });
+  return guarded(
+      [&]() -> dlc_status { return findTensor(model, name, index, true); });
 }
 
 dlc_status dlc_model_find_output(dlc_model_t model, const char *name,
                                  int32_t *index) {
-  return guarded([&]() -> dlc_status { return findTensor(model, name, index, false); });
+  return guarded(
+      [&]() -> dlc_status { return findTensor(model, name, index, false); });
 }
 
 dlc_status dlc_model_check_input(dlc_model_t model, int32_t index,
@@ -345,8 +347,8 @@ dlc_status dlc_context_run(dlc_context_t context, const void *const *inputs,
     if (dlc_status s = checkBuffers("input", d.num_inputs, d.inputs, inputs,
                                     input_sizes, n_inputs))
       return s;
-    if (dlc_status s = checkBuffers("output", d.num_outputs, d.outputs,
-                                    outputs, output_sizes, n_outputs))
+    if (dlc_status s = checkBuffers("output", d.num_outputs, d.outputs, outputs,
+                                    output_sizes, n_outputs))
       return s;
     std::unique_lock<std::mutex> lock(context->busy, std::try_to_lock);
     DLC_CHECK_ARG(lock.owns_lock(), "context is already running on another "

@@ -24,7 +24,9 @@ constexpr uint64_t kDeviceAlign = 256;
 /// Above this much dynamic shared memory a kernel must opt in.
 constexpr uint32_t kDefaultSharedMemLimit = 48 * 1024;
 
-uint64_t alignUp(uint64_t v) { return (v + kDeviceAlign - 1) & ~(kDeviceAlign - 1); }
+uint64_t alignUp(uint64_t v) {
+  return (v + kDeviceAlign - 1) & ~(kDeviceAlign - 1);
+}
 
 /// Whether a cubin built for `arch` ("sm_90", "sm_90a") runs on a device of
 /// compute capability major.minor: same major and no newer minor; "a"
@@ -75,7 +77,8 @@ public:
     }
     cu::ScopedContext scope(drv, ctx);
     if (!scope.ok())
-      return makeError(DLC_ERROR_DEVICE, "cannot make the CUDA context current");
+      return makeError(DLC_ERROR_DEVICE,
+                       "cannot make the CUDA context current");
     if (Error e = loadModule(); !e.ok())
       return e;
     if (Error e = loadFunctions(); !e.ok())
@@ -83,10 +86,11 @@ public:
     if (desc.weights_size) {
       if (cu::Result r = drv.memAlloc(&weights, desc.weights_size);
           r != cu::kSuccess)
-        return drv.error(r, cat("cuMemAlloc of ", desc.weights_size,
-                                " bytes of weights").c_str());
-      if (cu::Result r = drv.memcpyHtoD(weights, desc.weights,
-                                        desc.weights_size);
+        return drv.error(
+            r, cat("cuMemAlloc of ", desc.weights_size, " bytes of weights")
+                   .c_str());
+      if (cu::Result r =
+              drv.memcpyHtoD(weights, desc.weights, desc.weights_size);
           r != cu::kSuccess)
         return drv.error(r, "cuMemcpyHtoD of the weights");
     }
@@ -122,8 +126,9 @@ private:
       }
     }
     if (!desc.ptx || !desc.ptx_size)
-      return makeError(DLC_ERROR_DEVICE, "cannot load the kernels: ",
-                       cubinError, " and the model carries no PTX");
+      return makeError(DLC_ERROR_DEVICE,
+                       "cannot load the kernels: ", cubinError,
+                       " and the model carries no PTX");
     // A private, certainly NUL-terminated copy for the JIT.
     std::string ptx(desc.ptx, desc.ptx_size);
     while (!ptx.empty() && ptx.back() == '\0')
@@ -135,7 +140,8 @@ private:
         drv.moduleLoadDataEx(&module, ptx.c_str(), 2, options, values);
     if (r != cu::kSuccess) {
       module = nullptr;
-      Error e = drv.error(r, cat("JIT of the PTX for sm_", major, minor).c_str());
+      Error e =
+          drv.error(r, cat("JIT of the PTX for sm_", major, minor).c_str());
       if (!cubinError.empty())
         e.message += cat(" (after: ", cubinError, ")");
       if (log[0])
@@ -150,9 +156,8 @@ private:
     std::vector<uint32_t> sharedMem(desc.num_kernels, 0);
     for (int32_t s = 0; s < desc.num_steps; ++s)
       if (desc.steps[s].kind == DLC_STEP_LAUNCH)
-        sharedMem[desc.steps[s].kernel] =
-            std::max(sharedMem[desc.steps[s].kernel],
-                     desc.steps[s].shared_mem_bytes);
+        sharedMem[desc.steps[s].kernel] = std::max(
+            sharedMem[desc.steps[s].kernel], desc.steps[s].shared_mem_bytes);
     for (int32_t k = 0; k < desc.num_kernels; ++k) {
       const char *name = desc.kernels[k].name;
       if (cu::Result r = drv.moduleGetFunction(&functions[k], module, name);
@@ -191,7 +196,8 @@ public:
   Error init() {
     cu::ScopedContext scope(drv, model.ctx);
     if (!scope.ok())
-      return makeError(DLC_ERROR_DEVICE, "cannot make the CUDA context current");
+      return makeError(DLC_ERROR_DEVICE,
+                       "cannot make the CUDA context current");
     if (cu::Result r = drv.streamCreate(&stream, cu::kStreamNonBlocking);
         r != cu::kSuccess) {
       stream = nullptr;
@@ -212,8 +218,8 @@ public:
     if (bytes) {
       if (cu::Result r = drv.memAlloc(&memory, bytes); r != cu::kSuccess) {
         memory = 0;
-        return drv.error(r, cat("cuMemAlloc of a ", bytes,
-                                 "-byte context").c_str());
+        return drv.error(
+            r, cat("cuMemAlloc of a ", bytes, "-byte context").c_str());
       }
     }
     arena = memory + arenaOffset;
@@ -225,25 +231,27 @@ public:
     // Device addresses never change, so every kernel argument is final now.
     for (int32_t s = 0; s < desc.num_steps; ++s)
       for (int32_t a = 0; a < desc.steps[s].num_args; ++a)
-        args.push_back(resolveRef<cu::DevicePtr>(
-            desc.steps[s].args[a], arena, model.weights, inputs.data(),
-            outputs.data()));
+        args.push_back(resolveRef<cu::DevicePtr>(desc.steps[s].args[a], arena,
+                                                 model.weights, inputs.data(),
+                                                 outputs.data()));
     return Error::success();
   }
 
   Error run(const void *const *in, void *const *out) override {
     cu::ScopedContext scope(drv, model.ctx);
     if (!scope.ok())
-      return makeError(DLC_ERROR_DEVICE, "cannot make the CUDA context current");
+      return makeError(DLC_ERROR_DEVICE,
+                       "cannot make the CUDA context current");
     if (!exec && desc.num_steps > 0)
       if (Error e = capture(); !e.ok())
         return e;
     for (int32_t i = 0; i < desc.num_inputs; ++i)
-      if (cu::Result r = drv.memcpyHtoDAsync(
-              inputs[i], in[i], desc.inputs[i].size_bytes, stream);
+      if (cu::Result r = drv.memcpyHtoDAsync(inputs[i], in[i],
+                                             desc.inputs[i].size_bytes, stream);
           r != cu::kSuccess)
-        return drv.error(r, cat("cuMemcpyHtoDAsync of input '",
-                                desc.inputs[i].name, "'").c_str());
+        return drv.error(
+            r, cat("cuMemcpyHtoDAsync of input '", desc.inputs[i].name, "'")
+                   .c_str());
     if (exec)
       if (cu::Result r = drv.graphLaunch(exec, stream); r != cu::kSuccess)
         return drv.error(r, "cuGraphLaunch");
@@ -251,8 +259,9 @@ public:
       if (cu::Result r = drv.memcpyDtoHAsync(
               out[i], outputs[i], desc.outputs[i].size_bytes, stream);
           r != cu::kSuccess)
-        return drv.error(r, cat("cuMemcpyDtoHAsync of output '",
-                                desc.outputs[i].name, "'").c_str());
+        return drv.error(
+            r, cat("cuMemcpyDtoHAsync of output '", desc.outputs[i].name, "'")
+                   .c_str());
     // The API promises finished results, and kernel faults surface here.
     if (cu::Result r = drv.streamSynchronize(stream); r != cu::kSuccess)
       return drv.error(r, "cuStreamSynchronize after the model's kernels");

@@ -18,8 +18,8 @@ Error Driver::error(Result r, const char *call) const {
   dlc_status code = r == 2 /*CUDA_ERROR_OUT_OF_MEMORY*/
                         ? DLC_ERROR_OUT_OF_MEMORY
                         : DLC_ERROR_DEVICE;
-  return makeError(code, call, " failed: ", name ? name : "CUDA error",
-                   " (", text ? text : cat("code ", r), ")");
+  return makeError(code, call, " failed: ", name ? name : "CUDA error", " (",
+                   text ? text : cat("code ", r), ")");
 }
 
 namespace {

@@ -1,4 +1,5 @@
-//===- cuda_driver.h - The CUDA driver API, loaded at run time ---*- C++ -*-===//
+//===- cuda_driver.h - The CUDA driver API, loaded at run time ---*- C++
+//-*-===//
 //
 // libdlcrt never links libcuda: it dlopens libcuda.so.1 on the first CUDA
 // model, so the runtime builds without a CUDA toolkit and runs on machines
@@ -50,8 +51,7 @@ struct Driver {
   Result (*ctxPushCurrent)(Context);
   Result (*ctxPopCurrent)(Context *);
   Result (*moduleLoadData)(Module *, const void *);
-  Result (*moduleLoadDataEx)(Module *, const void *, unsigned, int *,
-                             void **);
+  Result (*moduleLoadDataEx)(Module *, const void *, unsigned, int *, void **);
   Result (*moduleUnload)(Module);
   Result (*moduleGetFunction)(Function *, Module, const char *);
   Result (*funcSetAttribute)(Function, int, int);

@@ -1,4 +1,5 @@
-//===- internal.h - Shared pieces of libdlcrt --------------------*- C++ -*-===//
+//===- internal.h - Shared pieces of libdlcrt --------------------*- C++
+//-*-===//
 //
 // Not installed: the types behind the opaque C handles and the interface
 // each device (host, CUDA) implements.
@@ -88,7 +89,7 @@ Error createCudaModel(const dlc_model_desc &desc, int ordinal,
 /// Base is a host byte pointer or a device address; the ref was validated.
 template <typename Base>
 Base resolveRef(const dlc_buffer_ref &ref, Base arena, Base weights,
-               const Base *inputs, const Base *outputs) {
+                const Base *inputs, const Base *outputs) {
   Base base = arena;
   switch (ref.kind) {
   case DLC_BUFFER_WEIGHT:

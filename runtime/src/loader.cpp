@@ -166,8 +166,10 @@ Error validateDescriptor(const dlc_model_desc &desc) {
           return e;
     } else if (step.kind == DLC_STEP_COPY) {
       if (step.num_args != 2)
-        return makeError(DLC_ERROR_INVALID_MODEL, where, ": copy takes 2 "
-                         "arguments, not ", step.num_args);
+        return makeError(DLC_ERROR_INVALID_MODEL, where,
+                         ": copy takes 2 "
+                         "arguments, not ",
+                         step.num_args);
       int32_t dstKind = step.args[1].kind;
       if (dstKind == DLC_BUFFER_WEIGHT || dstKind == DLC_BUFFER_INPUT)
         return makeError(DLC_ERROR_INVALID_MODEL, where,
@@ -224,8 +226,8 @@ Error loadModel(const char *path, dlc_device device, int ordinal,
   auto query = reinterpret_cast<dlc_model_query_fn>(sym);
   model->desc = query();
   if (!model->desc)
-    return makeError(DLC_ERROR_INVALID_MODEL, "'", path, "': ",
-                     DLC_MODEL_QUERY_SYMBOL, " returned no descriptor");
+    return makeError(DLC_ERROR_INVALID_MODEL, "'", path,
+                     "': ", DLC_MODEL_QUERY_SYMBOL, " returned no descriptor");
   if (Error e = validateDescriptor(*model->desc); !e.ok()) {
     e.message = cat("'", path, "': ", e.message);
     return e;
@@ -236,12 +238,11 @@ Error loadModel(const char *path, dlc_device device, int ordinal,
                   (device == DLC_DEVICE_AUTO && desc.target == DLC_TARGET_CUDA);
   bool isCuda = desc.target == DLC_TARGET_CUDA;
   if (wantCuda != isCuda)
-    return makeError(DLC_ERROR_TARGET_MISMATCH, "'", path,
-                     "' was compiled for target ", targetName(desc.target),
-                     " (", desc.arch ? desc.arch : "?", ") but device ",
-                     wantCuda ? "cuda" : "cpu",
-                     " was requested; recompile with --target=",
-                     wantCuda ? "cuda" : "cpu");
+    return makeError(
+        DLC_ERROR_TARGET_MISMATCH, "'", path, "' was compiled for target ",
+        targetName(desc.target), " (", desc.arch ? desc.arch : "?",
+        ") but device ", wantCuda ? "cuda" : "cpu",
+        " was requested; recompile with --target=", wantCuda ? "cuda" : "cpu");
   Error e = isCuda ? createCudaModel(desc, ordinal, &model->device)
                    : createHostModel(desc, &model->device);
   if (!e.ok())

@@ -1,4 +1,5 @@
-//===- thread_pool.h - Persistent workers for host kernels -------*- C++ -*-===//
+//===- thread_pool.h - Persistent workers for host kernels -------*- C++
+//-*-===//
 //
 // Host kernels take a range of blocks; parallelFor splits [0, n) into chunks
 // and runs them on persistent workers plus the calling thread. Several
@@ -33,7 +34,8 @@ public:
   /// Calls fn(begin, end) on disjoint sub-ranges covering [0, n) exactly once
   /// and returns when all calls have returned. fn must not throw.
   template <typename Fn> void parallelFor(int64_t n, Fn &&fn) {
-    run(n, [](void *f, int64_t b, int64_t e) { (*static_cast<Fn *>(f))(b, e); },
+    run(
+        n, [](void *f, int64_t b, int64_t e) { (*static_cast<Fn *>(f))(b, e); },
         static_cast<void *>(&fn));
   }
 

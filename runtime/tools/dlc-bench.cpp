@@ -65,8 +65,9 @@ void fillRandom(const dlc::TensorInfo &info, uint64_t seed,
     case DLC_DTYPE_FLOAT16:
     case DLC_DTYPE_BFLOAT16: {
       float v = real(rng);
-      uint16_t h = info.dtype == DLC_DTYPE_FLOAT16 ? dlc::io::floatToHalf(v)
-                                                    : dlc::io::floatToBfloat16(v);
+      uint16_t h = info.dtype == DLC_DTYPE_FLOAT16
+                       ? dlc::io::floatToHalf(v)
+                       : dlc::io::floatToBfloat16(v);
       std::memcpy(p, &h, 2);
       break;
     }
@@ -180,7 +181,8 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  dlc::Expected<dlc::Model> model = dlc::Model::load(modelPath, device, deviceId);
+  dlc::Expected<dlc::Model> model =
+      dlc::Model::load(modelPath, device, deviceId);
   if (!model)
     return fail(model.status().message());
   const std::vector<dlc::TensorInfo> &infos = model->inputs();
@@ -208,7 +210,8 @@ int main(int argc, char **argv) {
     if (!dlc::io::readTensorFile(file, &t, &error))
       return fail("input '" + infos[index].name + "': " + error);
     if (dlc_model_check_input(model->handle(), index, t.dtype,
-                              int32_t(t.shape.size()), t.shape.data()) != DLC_OK)
+                              int32_t(t.shape.size()),
+                              t.shape.data()) != DLC_OK)
       return fail(std::string(dlc_last_error()) + " from '" + file + "'");
     inputs[index] = std::move(t.data);
     given[index] = true;
@@ -237,10 +240,11 @@ int main(int argc, char **argv) {
   std::vector<double> ms;
   Clock::time_point start = Clock::now();
   for (long i = 0;; ++i) {
-    if (iters > 0 ? i >= iters
-                  : i >= 10 && std::chrono::duration<double>(Clock::now() -
-                                                             start)
-                                       .count() >= minTime)
+    if (iters > 0
+            ? i >= iters
+            : i >= 10 &&
+                  std::chrono::duration<double>(Clock::now() - start).count() >=
+                      minTime)
       break;
     Clock::time_point t0 = Clock::now();
     if (dlc::Status s = ctx->run(in, out); !s)
@@ -255,15 +259,16 @@ int main(int argc, char **argv) {
   for (double v : ms)
     mean += v;
   mean /= double(ms.size());
-  int64_t batch = !infos.empty() && !infos[0].shape.empty() ? infos[0].shape[0]
-                                                            : 1;
+  int64_t batch =
+      !infos.empty() && !infos[0].shape.empty() ? infos[0].shape[0] : 1;
   double throughput = mean > 0 ? double(batch) * 1000.0 / mean : 0;
   const char *target = model->target() == DLC_TARGET_CUDA ? "cuda" : "cpu";
   int threads = 0;
   if (model->target() == DLC_TARGET_CPU) {
     const char *env = std::getenv("DLC_NUM_THREADS");
-    threads = env && std::atoi(env) > 0 ? std::atoi(env)
-                                        : int(std::thread::hardware_concurrency());
+    threads = env && std::atoi(env) > 0
+                  ? std::atoi(env)
+                  : int(std::thread::hardware_concurrency());
   }
 
   if (json) {

@@ -107,7 +107,8 @@ int main(int argc, char **argv) {
     } else if (isFlag("--device-id")) {
       const char *v = value("--device-id");
       char *end = nullptr;
-      if (!v || (deviceId = int(std::strtol(v, &end, 10)), *end) || deviceId < 0)
+      if (!v || (deviceId = int(std::strtol(v, &end, 10)), *end) ||
+          deviceId < 0)
         return fail("--device-id needs a non-negative integer");
     } else if (arg.size() > 1 && arg[0] == '-') {
       return fail("unknown option '" + arg + "' (see --help)");
@@ -122,7 +123,8 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  dlc::Expected<dlc::Model> model = dlc::Model::load(modelPath, device, deviceId);
+  dlc::Expected<dlc::Model> model =
+      dlc::Model::load(modelPath, device, deviceId);
   if (!model)
     return fail(model.status().message());
   const std::vector<dlc::TensorInfo> &inputs = model->inputs();
@@ -142,8 +144,8 @@ int main(int argc, char **argv) {
         return fail("input '" + inputs[index].name + "' given twice");
       files[index] = a.text.substr(eq + 1);
       bound[index] = true;
-    } else if (struct stat st; eq != std::string::npos &&
-               stat(a.text.c_str(), &st) != 0) {
+    } else if (struct stat st;
+               eq != std::string::npos && stat(a.text.c_str(), &st) != 0) {
       // NAME=FILE with an unknown NAME: list the real names.
       dlc_model_find_input(model->handle(), a.text.substr(0, eq).c_str(),
                            &index);
@@ -166,8 +168,8 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < inputs.size(); ++i)
     if (!bound[i])
       return fail("missing input '" + inputs[i].name + "' (" +
-                  inputs[i].typeString() + "); pass --input " +
-                  inputs[i].name + "=FILE");
+                  inputs[i].typeString() + "); pass --input " + inputs[i].name +
+                  "=FILE");
 
   std::vector<dlc::io::Tensor> tensors(inputs.size());
   std::vector<dlc::ConstBuffer> inBufs;

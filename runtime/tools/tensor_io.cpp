@@ -221,8 +221,8 @@ bool parseNpy(const uint8_t *bytes, size_t size, Tensor *out,
   } else if (major == 2 || major == 3) {
     if (size < 12)
       return fail("truncated .npy header");
-    headerLen = bytes[8] | (size_t(bytes[9]) << 8) |
-                (size_t(bytes[10]) << 16) | (size_t(bytes[11]) << 24);
+    headerLen = bytes[8] | (size_t(bytes[9]) << 8) | (size_t(bytes[10]) << 16) |
+                (size_t(bytes[11]) << 24);
     start = 12;
   } else {
     return fail("unsupported .npy format version " + std::to_string(major));
@@ -325,7 +325,8 @@ std::vector<uint8_t> encodeNpy(const Tensor &t) {
   if (dtype == DLC_DTYPE_BFLOAT16) {
     widened.resize(t.data.size() * 2);
     for (size_t i = 0; i < t.data.size() / 2; ++i) {
-      float f = bfloat16ToFloat(uint16_t(t.data[2 * i] | t.data[2 * i + 1] << 8));
+      float f =
+          bfloat16ToFloat(uint16_t(t.data[2 * i] | t.data[2 * i + 1] << 8));
       std::memcpy(&widened[4 * i], &f, 4);
     }
     dtype = DLC_DTYPE_FLOAT32;
@@ -356,8 +357,8 @@ std::vector<uint8_t> encodeNpy(const Tensor &t) {
 bool writeNpy(const std::string &path, const Tensor &tensor,
               std::string *error) {
   if (!*npyDescr(tensor.dtype) && tensor.dtype != DLC_DTYPE_BFLOAT16) {
-    *error = std::string("cannot write dtype ") +
-             dlc_dtype_name(tensor.dtype) + " to .npy";
+    *error = std::string("cannot write dtype ") + dlc_dtype_name(tensor.dtype) +
+             " to .npy";
     return false;
   }
   std::vector<uint8_t> bytes = encodeNpy(tensor);
@@ -462,11 +463,10 @@ bool repeated(Wire &w, int wireType, int scalarType, std::vector<T> *out,
 }
 
 const char *onnxTypeName(int32_t t) {
-  static const char *names[] = {"undefined", "float",   "uint8",   "int8",
-                                "uint16",    "int16",   "int32",   "int64",
-                                "string",    "bool",    "float16", "double",
-                                "uint32",    "uint64",  "complex64",
-                                "complex128", "bfloat16"};
+  static const char *names[] = {
+      "undefined", "float",  "uint8",     "int8",       "uint16",  "int16",
+      "int32",     "int64",  "string",    "bool",       "float16", "double",
+      "uint32",    "uint64", "complex64", "complex128", "bfloat16"};
   return t >= 0 && t <= 16 ? names[t] : "unknown";
 }
 

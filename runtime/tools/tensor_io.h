@@ -1,4 +1,5 @@
-//===- tensor_io.h - .npy and ONNX TensorProto files -------------*- C++ -*-===//
+//===- tensor_io.h - .npy and ONNX TensorProto files -------------*- C++
+//-*-===//
 //
 // Reading and writing the tensor files dlc-run and dlc-bench take: NumPy
 // .npy (format versions 1-3, little-endian, C order) and ONNX TensorProto
@@ -19,7 +20,7 @@ namespace io {
 
 /// A dense, C-ordered host tensor.
 struct Tensor {
-  std::string name; ///< From a .pb file; empty for .npy.
+  std::string name;  ///< From a .pb file; empty for .npy.
   int32_t dtype = 0; ///< dlc_dtype
   std::vector<int64_t> shape;
   std::vector<uint8_t> data;

@@ -105,18 +105,18 @@ TEST(Runtime, WrongInputsNameTheTensor) {
   EXPECT_CONTAINS(s.message(), "expected 1 outputs");
 
   int64_t shape[] = {2, 3};
-  EXPECT_EQ(dlc_model_check_input(model->handle(), 1, DLC_DTYPE_FLOAT32, 2,
-                                  shape),
-            DLC_ERROR_INVALID_ARGUMENT);
-  EXPECT_CONTAINS(dlc_last_error(), "input 'b': expected float32[2,4], got float32[2,3]");
+  EXPECT_EQ(
+      dlc_model_check_input(model->handle(), 1, DLC_DTYPE_FLOAT32, 2, shape),
+      DLC_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(dlc_last_error(),
+                  "input 'b': expected float32[2,4], got float32[2,3]");
   int64_t good[] = {2, 4};
-  EXPECT_EQ(dlc_model_check_input(model->handle(), 0, DLC_DTYPE_INT64, 2,
-                                  good),
+  EXPECT_EQ(dlc_model_check_input(model->handle(), 0, DLC_DTYPE_INT64, 2, good),
             DLC_ERROR_INVALID_ARGUMENT);
   EXPECT_CONTAINS(dlc_last_error(), "got int64[2,4]");
-  EXPECT_EQ(dlc_model_check_input(model->handle(), 0, DLC_DTYPE_FLOAT32, 2,
-                                  good),
-            DLC_OK);
+  EXPECT_EQ(
+      dlc_model_check_input(model->handle(), 0, DLC_DTYPE_FLOAT32, 2, good),
+      DLC_OK);
 }
 
 TEST(Runtime, NullArgumentsAreErrors) {
@@ -193,10 +193,10 @@ TEST(Loader, OutOfRangePlans) {
 }
 
 TEST(Loader, TargetMismatch) {
-  std::string msg = loadError(FAKE_ADD_SO, DLC_ERROR_TARGET_MISMATCH,
-                              DLC_DEVICE_CUDA);
+  std::string msg =
+      loadError(FAKE_ADD_SO, DLC_ERROR_TARGET_MISMATCH, DLC_DEVICE_CUDA);
   EXPECT_CONTAINS(msg, "compiled for target cpu (x86-64) but device "
-                             "cuda was requested");
+                       "cuda was requested");
   msg = loadError(FAKE_CUDA_SO, DLC_ERROR_TARGET_MISMATCH, DLC_DEVICE_CPU);
   EXPECT_CONTAINS(msg, "compiled for target cuda (sm_90)");
 }

@@ -106,7 +106,8 @@ TEST(Npy, Version2And3Headers) {
   std::memcpy(data.data(), values, data.size());
   for (int major : {2, 3}) {
     std::vector<uint8_t> bytes = npyWithHeader(
-        major, "{\"descr\": \"<i8\", \"fortran_order\": False, \"shape\": (3L,)}",
+        major,
+        "{\"descr\": \"<i8\", \"fortran_order\": False, \"shape\": (3L,)}",
         data);
     Tensor t;
     std::string error;
@@ -169,7 +170,7 @@ TEST(TensorProto, FloatDataWithUnpackedDims) {
   std::vector<uint8_t> floats(24);
   float values[6] = {0.5f, -1, 2, 3, 4, 5};
   std::memcpy(floats.data(), values, 24);
-  bytesField(pb, 4, floats); // packed float_data
+  bytesField(pb, 4, floats);           // packed float_data
   bytesField(pb, 12, {'d', 'o', 'c'}); // doc_string: skipped
 
   Tensor t;

@@ -1,4 +1,5 @@
-//===- test_util.h - Helpers shared by the runtime unit tests ----*- C++ -*-===//
+//===- test_util.h - Helpers shared by the runtime unit tests ----*- C++
+//-*-===//
 #ifndef DLC_TEST_UNIT_TEST_UTIL_H
 #define DLC_TEST_UNIT_TEST_UTIL_H
 
@@ -25,8 +26,8 @@ inline ::testing::AssertionResult contains(const char *hayExpr,
 /// A directory for this process's scratch files, removed at exit.
 inline const std::string &scratchDir() {
   struct Dir {
-    std::string path = ::testing::TempDir() + "/dlc-unit-" +
-                       std::to_string(getpid());
+    std::string path =
+        ::testing::TempDir() + "/dlc-unit-" + std::to_string(getpid());
     Dir() { std::filesystem::create_directories(path); }
     ~Dir() {
       std::error_code ignored;
@@ -42,9 +43,9 @@ inline const std::string &scratchDir() {
 inline std::string tempPath(const std::string &name) {
   const ::testing::TestInfo *info =
       ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string test = info ? std::string(info->test_suite_name()) + "." +
-                                info->name()
-                          : "global";
+  std::string test =
+      info ? std::string(info->test_suite_name()) + "." + info->name()
+           : "global";
   return scratchDir() + "/" + test + "-" + name;
 }
 

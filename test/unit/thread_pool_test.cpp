@@ -6,9 +6,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <set>
-#include <memory>
 #include <thread>
 #include <vector>
 

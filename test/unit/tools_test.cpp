@@ -33,8 +33,7 @@ Result run(const std::string &command) {
   std::string out = dlc_test::tempPath("tool.out");
   std::string err = dlc_test::tempPath("tool.err");
   int status = std::system((command + " >" + out + " 2>" + err).c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out),
-          slurp(err)};
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
 }
 
 std::string writeInput(const std::string &name, std::vector<int64_t> shape,
@@ -52,8 +51,8 @@ std::string writeInput(const std::string &name, std::vector<int64_t> shape,
 
 /// A TensorProto .pb with float_data, written by hand.
 std::string writePb(const std::string &name, const std::vector<float> &values) {
-  std::vector<uint8_t> pb = {0x08, 2, 0x08, 4, 0x10, 1, 0x22,
-                             uint8_t(values.size() * 4)};
+  std::vector<uint8_t> pb = {0x08, 2, 0x08, 4,
+                             0x10, 1, 0x22, uint8_t(values.size() * 4)};
   const uint8_t *p = reinterpret_cast<const uint8_t *>(values.data());
   pb.insert(pb.end(), p, p + values.size() * 4);
   std::string path = dlc_test::tempPath("") + name;
@@ -86,8 +85,7 @@ TEST(DlcRun, ErrorsNameTheInput) {
   std::string bad = writeInput("bad.npy", {4, 2}, std::vector<float>(8));
   Result r = run(kRun + " " + kModel + " --input a=" + a + " --input b=" + bad);
   EXPECT_EQ(r.exitCode, 1);
-  EXPECT_CONTAINS(r.err,
-                  "input 'b': expected float32[2,4], got float32[4,2]");
+  EXPECT_CONTAINS(r.err, "input 'b': expected float32[2,4], got float32[4,2]");
 
   r = run(kRun + " " + kModel + " " + a);
   EXPECT_EQ(r.exitCode, 1);
@@ -118,9 +116,9 @@ TEST(DlcBench, Json) {
   Result r = run(std::string(DLC_BENCH_EXE) + " " + kModel +
                  " --warmup 2 --iters 7 --threads 2 --json");
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  for (const char *key : {"\"iters\": 7", "\"p50\":", "\"p90\":", "\"p99\":",
-                          "\"mean\":", "\"min\":", "\"batch\": 2",
-                          "\"throughput_per_s\":", "\"threads\": 2"})
+  for (const char *key :
+       {"\"iters\": 7", "\"p50\":", "\"p90\":", "\"p99\":", "\"mean\":",
+        "\"min\":", "\"batch\": 2", "\"throughput_per_s\":", "\"threads\": 2"})
     EXPECT_CONTAINS(r.out, key);
   EXPECT_EQ(r.out.front(), '{');
 

@@ -1,4 +1,5 @@
-//===- dlc/runtime.hpp - C++ wrapper of the dlc runtime ----------*- C++ -*-===//
+//===- dlc/runtime.hpp - C++ wrapper of the dlc runtime ----------*- C++
+//-*-===//
 //
 // Header-only RAII classes over dlc_runtime.h. Errors are values, never
 // exceptions: fallible calls return dlc::Status or dlc::Expected<T>.
@@ -116,7 +117,11 @@ struct TensorInfo {
   }
 };
 
-enum class Device { Auto = DLC_DEVICE_AUTO, Cpu = DLC_DEVICE_CPU, Cuda = DLC_DEVICE_CUDA };
+enum class Device {
+  Auto = DLC_DEVICE_AUTO,
+  Cpu = DLC_DEVICE_CPU,
+  Cuda = DLC_DEVICE_CUDA
+};
 
 class Context;
 
@@ -127,8 +132,8 @@ public:
   static Expected<Model> load(const std::string &path,
                               Device device = Device::Auto, int ordinal = 0) {
     dlc_model_t handle = nullptr;
-    dlc_status s = dlc_model_load(path.c_str(), dlc_device(device), ordinal,
-                                  &handle);
+    dlc_status s =
+        dlc_model_load(path.c_str(), dlc_device(device), ordinal, &handle);
     if (s != DLC_OK)
       return Status::fromC(s);
     return Model(handle);
@@ -136,8 +141,8 @@ public:
 
   Model(Model &&other) noexcept
       : handle_(std::exchange(other.handle_, nullptr)),
-        inputs_(std::move(other.inputs_)),
-        outputs_(std::move(other.outputs_)) {}
+        inputs_(std::move(other.inputs_)), outputs_(std::move(other.outputs_)) {
+  }
   Model &operator=(Model &&other) noexcept {
     std::swap(handle_, other.handle_);
     std::swap(inputs_, other.inputs_);
@@ -237,9 +242,9 @@ public:
       out.push_back(b.data);
       outSizes.push_back(b.sizeBytes);
     }
-    return Status::fromC(dlc_context_run(
-        handle_, in.data(), inSizes.data(), int(in.size()), out.data(),
-        outSizes.data(), int(out.size())));
+    return Status::fromC(dlc_context_run(handle_, in.data(), inSizes.data(),
+                                         int(in.size()), out.data(),
+                                         outSizes.data(), int(out.size())));
   }
 
   /// Device memory held by this context (arena + device I/O buffers).

@@ -61,8 +61,7 @@ int fakeFunction;
 
 std::mutex mu;
 std::set<void *> allocations;
-int retained = 0, captures = 0, graphLaunches = 0, cubinLoads = 0,
-    ptxLoads = 0;
+int retained = 0, captures = 0, graphLaunches = 0, cubinLoads = 0, ptxLoads = 0;
 thread_local std::vector<void *> ctxStack;
 
 bool current() { return !ctxStack.empty(); }
@@ -153,7 +152,10 @@ CUresult cuCtxPopCurrent_v2(void **ctx) {
 CUresult cuModuleLoadData(void **mod, const void *image) {
   if (!current())
     return kInvalidContext;
-  if (!image || std::memcmp(image, "\x7f" "ELF", 4) != 0)
+  if (!image || std::memcmp(image,
+                            "\x7f"
+                            "ELF",
+                            4) != 0)
     return kInvalidValue; // the runtime passes PTX through the JIT call
   ++cubinLoads;
   *mod = &fakeModule;
@@ -231,8 +233,7 @@ CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n,
   return cuMemcpyHtoD_v2(dst, src, n);
 }
 
-CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n,
-                              Stream *s) {
+CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, Stream *s) {
   if (!current() || !s)
     return kInvalidContext;
   if (s->capturing)

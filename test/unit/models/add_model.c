@@ -49,8 +49,8 @@ static const dlc_tensor_desc outputs[] = {
     {"out/c:0", DLC_DTYPE_FLOAT32, 2, shape, 32},
 };
 
-static const float weights[8] __attribute__((aligned(64))) = {
-    100, 200, 300, 400, 500, 600, 700, 800};
+static const float weights[8]
+    __attribute__((aligned(64))) = {100, 200, 300, 400, 500, 600, 700, 800};
 
 static const dlc_kernel_desc kernels[] = {{"add_f32", add_f32}};
 

@@ -22,8 +22,25 @@ static const dlc_step steps[] = {
     {DLC_STEP_LAUNCH, 0, {0, 1, 1}, {1, 1, 1}, 0, 1, args}, /* no blocks */
 };
 static const dlc_model_desc desc = {
-    DLC_MODEL_ABI_VERSION, DLC_TARGET_CPU, "x86-64", 0, 0, 1, outputs, 0, 0,
-    0, 1, kernels, 0, 0, 0, 0, 2, steps, "{}",
+    DLC_MODEL_ABI_VERSION,
+    DLC_TARGET_CPU,
+    "x86-64",
+    0,
+    0,
+    1,
+    outputs,
+    0,
+    0,
+    0,
+    1,
+    kernels,
+    0,
+    0,
+    0,
+    0,
+    2,
+    steps,
+    "{}",
 };
 
 __attribute__((visibility("default"))) const dlc_model_desc *
