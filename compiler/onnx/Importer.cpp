@@ -1,0 +1,623 @@
+//===- Importer.cpp - ONNX ModelProto to the dlc dialect --------*- C++ -*-===//
+//
+// Walks the graph in order: graph inputs become arguments of @main,
+// initializers and Constant nodes become arith.constant, every node goes
+// through the operator table (OpImporters.cpp). Problems are reported as
+// they are found and the walk goes on, so one run lists all of them; values
+// produced by failed nodes are poisoned and their users skipped silently.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/onnx/ImporterImpl.h"
+
+#include "dialects/dlc/DlcDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/xxhash.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::dlc;
+using namespace mlir::dlc::onnx_import;
+
+//===----------------------------------------------------------------------===//
+// Tensors
+//===----------------------------------------------------------------------===//
+
+Type onnx_import::getElementType(MLIRContext *ctx, int32_t dtype) {
+  Builder b(ctx);
+  switch (dtype) {
+  case onnx::TensorProto::FLOAT:
+    return b.getF32Type();
+  case onnx::TensorProto::DOUBLE:
+    return b.getF64Type();
+  case onnx::TensorProto::FLOAT16:
+    return b.getF16Type();
+  case onnx::TensorProto::BFLOAT16:
+    return b.getBF16Type();
+  case onnx::TensorProto::INT8:
+    return b.getIntegerType(8);
+  case onnx::TensorProto::INT32:
+    return b.getIntegerType(32);
+  case onnx::TensorProto::INT64:
+    return b.getIntegerType(64);
+  case onnx::TensorProto::BOOL:
+    return b.getI1Type();
+  default:
+    // uint8 as i8 would silently change values above 127; unsigned and
+    // string types need ops that know about them.
+    return {};
+  }
+}
+
+std::string onnx_import::getDtypeName(int32_t dtype) {
+  switch (dtype) {
+  case onnx::TensorProto::UNDEFINED:
+    return "undefined";
+  case onnx::TensorProto::FLOAT:
+    return "float";
+  case onnx::TensorProto::UINT8:
+    return "uint8";
+  case onnx::TensorProto::INT8:
+    return "int8";
+  case onnx::TensorProto::UINT16:
+    return "uint16";
+  case onnx::TensorProto::INT16:
+    return "int16";
+  case onnx::TensorProto::INT32:
+    return "int32";
+  case onnx::TensorProto::INT64:
+    return "int64";
+  case onnx::TensorProto::STRING:
+    return "string";
+  case onnx::TensorProto::BOOL:
+    return "bool";
+  case onnx::TensorProto::FLOAT16:
+    return "float16";
+  case onnx::TensorProto::DOUBLE:
+    return "double";
+  case onnx::TensorProto::UINT32:
+    return "uint32";
+  case onnx::TensorProto::UINT64:
+    return "uint64";
+  case onnx::TensorProto::COMPLEX64:
+    return "complex64";
+  case onnx::TensorProto::COMPLEX128:
+    return "complex128";
+  case onnx::TensorProto::BFLOAT16:
+    return "bfloat16";
+  default:
+    return "dtype " + std::to_string(dtype);
+  }
+}
+
+namespace {
+/// Storage bytes of one element as ONNX raw_data lays it out.
+int64_t getRawElementBytes(Type type) {
+  if (type.isInteger(1))
+    return 1;
+  return type.getIntOrFloatBitWidth() / 8;
+}
+
+/// Tensors up to this many elements stay inline so folders can read them.
+constexpr int64_t kMaxInlineElements = 8;
+
+/// Resource keys are printed as bare identifiers; keep them parseable.
+std::string sanitizeBlobName(StringRef name) {
+  std::string out = name.empty() ? "tensor" : name.str();
+  for (char &c : out)
+    if (!llvm::isAlnum(c) && c != '_' && c != '.')
+      c = '_';
+  if (llvm::isDigit(out.front()) || out.front() == '.')
+    out.insert(out.begin(), '_');
+  return out;
+}
+
+/// Appends the typed-field values of `t` to `bytes` in raw_data layout.
+/// Returns the number of values found.
+int64_t copyTypedData(const onnx::TensorProto &t, Type elementType,
+                      std::vector<char> &bytes) {
+  auto append = [&](const auto &values, auto convert) {
+    for (auto v : values) {
+      auto c = convert(v);
+      const char *p = reinterpret_cast<const char *>(&c);
+      bytes.insert(bytes.end(), p, p + sizeof(c));
+    }
+    return (int64_t)values.size();
+  };
+  auto same = [](auto v) { return v; };
+  switch (t.data_type()) {
+  case onnx::TensorProto::FLOAT:
+    return append(t.float_data(), same);
+  case onnx::TensorProto::DOUBLE:
+    return append(t.double_data(), same);
+  case onnx::TensorProto::INT64:
+    return append(t.int64_data(), same);
+  case onnx::TensorProto::INT32:
+    return append(t.int32_data(), same);
+  case onnx::TensorProto::INT8:
+    return append(t.int32_data(), [](int32_t v) { return (int8_t)v; });
+  case onnx::TensorProto::BOOL:
+    return append(t.int32_data(), [](int32_t v) { return (uint8_t)(v != 0); });
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+    // The 16 bits of each value are stored in an int32.
+    return append(t.int32_data(), [](int32_t v) { return (uint16_t)v; });
+  default:
+    return 0;
+  }
+}
+} // namespace
+
+TypedAttr
+onnx_import::convertTensor(MLIRContext *ctx, const onnx::TensorProto &t,
+                           StringRef blobName,
+                           llvm::function_ref<InFlightDiagnostic()> emitError) {
+  if (t.data_location() == onnx::TensorProto::EXTERNAL ||
+      t.external_data_size() > 0) {
+    emitError() << "external data is not supported";
+    return {};
+  }
+  if (t.has_segment()) {
+    emitError() << "segmented tensors are not supported";
+    return {};
+  }
+  Type elementType = getElementType(ctx, t.data_type());
+  if (!elementType) {
+    emitError() << "unsupported dtype '" << getDtypeName(t.data_type()) << "'";
+    return {};
+  }
+  SmallVector<int64_t> shape;
+  int64_t numElements = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0 || (d > 0 && numElements > std::numeric_limits<int64_t>::max() /
+                                             d / 8)) {
+      emitError() << "invalid dims";
+      return {};
+    }
+    shape.push_back(d);
+    numElements *= d;
+  }
+  auto type = RankedTensorType::get(shape, elementType);
+  int64_t elementBytes = getRawElementBytes(elementType);
+  int64_t expectedBytes = numElements * elementBytes;
+
+  std::vector<char> typed;
+  ArrayRef<char> raw;
+  if (t.has_raw_data()) {
+    raw = ArrayRef<char>(t.raw_data().data(), t.raw_data().size());
+    if ((int64_t)raw.size() != expectedBytes) {
+      emitError() << "raw_data has " << raw.size() << " bytes, expected "
+                  << expectedBytes << " for " << type;
+      return {};
+    }
+  } else {
+    int64_t count = copyTypedData(t, elementType, typed);
+    if (count != numElements) {
+      emitError() << "has " << count << " values, expected " << numElements
+                  << " for " << type;
+      return {};
+    }
+    raw = ArrayRef<char>(typed.data(), typed.size());
+  }
+
+  if (elementType.isInteger(1)) {
+    // i1 is bit-packed in MLIR attributes; booleans are never weights.
+    SmallVector<bool> values;
+    for (char c : raw)
+      values.push_back(c != 0);
+    return DenseElementsAttr::get(type, ArrayRef<bool>(values));
+  }
+  if (numElements <= kMaxInlineElements)
+    return DenseElementsAttr::getFromRawBuffer(type, raw);
+  // One copy into a heap blob owned by the context's resource manager; 64-byte
+  // alignment suits vector loads when the blob is later embedded.
+  AsmResourceBlob blob =
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, 64);
+  return DenseResourceElementsAttr::get(type, sanitizeBlobName(blobName),
+                                        std::move(blob));
+}
+
+//===----------------------------------------------------------------------===//
+// Graph
+//===----------------------------------------------------------------------===//
+
+namespace {
+class GraphImporter {
+public:
+  GraphImporter(MLIRContext &ctx, StringRef filename,
+                const ImportOptions &options)
+      : ctx(ctx), b(&ctx), options(options),
+        fileLoc(FileLineColLoc::get(&ctx, filename, 0, 0)) {}
+
+  /// Imports `model`; consumes the weights' raw data as it converts them.
+  OwningOpRef<ModuleOp> run(onnx::ModelProto &model, StringRef bytes);
+
+private:
+  Location nameLoc(StringRef name) {
+    return NameLoc::get(b.getStringAttr(name), fileLoc);
+  }
+  InFlightDiagnostic error(Location loc) {
+    hadError = true;
+    return mlir::emitError(loc);
+  }
+
+  LogicalResult readOpsets(const onnx::ModelProto &model);
+  void importInputs(const onnx::GraphProto &graph,
+                    SmallVectorImpl<Type> &argTypes,
+                    SmallVectorImpl<std::string> &argNames);
+  std::optional<RankedTensorType> getInputType(const onnx::ValueInfoProto &in);
+  void importNode(const onnx::NodeProto &node, int index);
+  /// The value named `name`, materializing initializers on first use.
+  /// Returns null for unknown or poisoned names.
+  Value lookup(StringRef name);
+
+  MLIRContext &ctx;
+  OpBuilder b;
+  const ImportOptions &options;
+  Location fileLoc;
+  bool hadError = false;
+  int64_t opset = 0;
+
+  /// Defined values by ONNX name.
+  llvm::StringMap<Value> values;
+  /// Converted initializers not yet materialized as constants.
+  llvm::StringMap<TypedAttr> initializers;
+  /// Names produced by failed nodes or inputs; users are skipped silently.
+  llvm::StringSet<> poisoned;
+  /// Node index producing each name, to diagnose out-of-order graphs.
+  llvm::StringMap<int> producers;
+  /// Names consumed by some node or by the graph outputs.
+  llvm::StringSet<> used;
+};
+} // namespace
+
+LogicalResult GraphImporter::readOpsets(const onnx::ModelProto &model) {
+  for (const auto &o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx")
+      opset = o.version();
+  // IR version 3 models may omit opset_import: they are opset 1 anyway.
+  if (opset == 0) {
+    error(fileLoc) << "model imports no version of the default ONNX domain";
+    return failure();
+  }
+  if (opset < 7) {
+    error(fileLoc) << "opset " << opset
+                   << " is not supported (dlc imports opsets 7 to 21)";
+    return failure();
+  }
+  if (opset > 21)
+    mlir::emitWarning(fileLoc)
+        << "opset " << opset << " is newer than the newest dlc was tested "
+        << "with (21); importing with opset 21 semantics";
+  return success();
+}
+
+std::optional<RankedTensorType>
+GraphImporter::getInputType(const onnx::ValueInfoProto &in) {
+  Location loc = nameLoc(in.name());
+  const std::string &name = in.name();
+  if (!in.type().has_tensor_type()) {
+    error(loc) << "input '" << name << "' is not a tensor";
+    return std::nullopt;
+  }
+  const auto &tt = in.type().tensor_type();
+  Type elementType = getElementType(&ctx, tt.elem_type());
+  if (!elementType) {
+    error(loc) << "input '" << name << "' has unsupported dtype '"
+               << getDtypeName(tt.elem_type()) << "'";
+    return std::nullopt;
+  }
+  auto binding = options.inputShapes.find(name);
+  bool bound = binding != options.inputShapes.end();
+  std::string bindHint = "bind it with --input-shape " + name + "=...";
+  if (!tt.has_shape()) {
+    if (!bound) {
+      error(loc) << "input '" << name << "' has an unknown rank; " << bindHint;
+      return std::nullopt;
+    }
+    return RankedTensorType::get(binding->second, elementType);
+  }
+  SmallVector<int64_t> shape;
+  SmallVector<std::string> dynamicDims;
+  for (const auto &dim : tt.shape().dim()) {
+    if (dim.has_dim_value() && dim.dim_value() >= 0) {
+      shape.push_back(dim.dim_value());
+      continue;
+    }
+    std::string what = std::to_string(shape.size());
+    if (dim.has_dim_param() && !dim.dim_param().empty())
+      what += " ('" + dim.dim_param() + "')";
+    dynamicDims.push_back(what);
+    shape.push_back(ShapedType::kDynamic);
+  }
+  if (bound) {
+    ArrayRef<int64_t> bind = binding->second;
+    if (bind.size() != shape.size()) {
+      error(loc) << "--input-shape " << name << " has rank " << bind.size()
+                 << " but input '" << name << "' has rank " << shape.size();
+      return std::nullopt;
+    }
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (bind[i] <= 0) {
+        error(loc) << "--input-shape " << name << ": dim " << i
+                   << " must be positive";
+        return std::nullopt;
+      }
+      if (!ShapedType::isDynamic(shape[i]) && shape[i] != bind[i]) {
+        error(loc) << "--input-shape " << name << ": dim " << i << " is "
+                   << bind[i] << " but input '" << name << "' has static dim "
+                   << shape[i];
+        return std::nullopt;
+      }
+    }
+    return RankedTensorType::get(bind, elementType);
+  }
+  if (!dynamicDims.empty()) {
+    error(loc) << "input '" << name << "' has dynamic dim"
+               << (dynamicDims.size() > 1 ? "s " : " ")
+               << llvm::join(dynamicDims, ", ") << "; "
+               << (dynamicDims.size() > 1 ? "bind them" : "bind it")
+               << " with --input-shape " << name << "=...";
+    return std::nullopt;
+  }
+  return RankedTensorType::get(shape, elementType);
+}
+
+void GraphImporter::importInputs(const onnx::GraphProto &graph,
+                                 SmallVectorImpl<Type> &argTypes,
+                                 SmallVectorImpl<std::string> &argNames) {
+  llvm::StringSet<> inputNames;
+  for (const onnx::ValueInfoProto &in : graph.input()) {
+    inputNames.insert(in.name());
+    // Before IR version 4 initializers were listed as inputs too; they are
+    // weights, not arguments.
+    if (initializers.count(in.name()))
+      continue;
+    std::optional<RankedTensorType> type = getInputType(in);
+    if (!type) {
+      poisoned.insert(in.name());
+      continue;
+    }
+    argTypes.push_back(*type);
+    argNames.push_back(in.name());
+  }
+  for (const auto &binding : options.inputShapes)
+    if (!inputNames.contains(binding.getKey()))
+      error(fileLoc) << "--input-shape names '" << binding.getKey()
+                     << "', which is not an input of the graph";
+}
+
+Value GraphImporter::lookup(StringRef name) {
+  auto it = values.find(name);
+  if (it != values.end())
+    return it->second;
+  auto init = initializers.find(name);
+  if (init == initializers.end())
+    return {};
+  // Constants are materialized where first used, keeping weights next to
+  // their users in the output.
+  Value v = b.create<arith::ConstantOp>(nameLoc(name), init->second);
+  values[name] = v;
+  initializers.erase(init);
+  return v;
+}
+
+void GraphImporter::importNode(const onnx::NodeProto &node, int index) {
+  std::string name = node.name().empty()
+                         ? node.op_type() + "_" + std::to_string(index)
+                         : node.name();
+  Location loc = nameLoc(name);
+  auto poisonOutputs = [&] {
+    for (const std::string &out : node.output())
+      if (!out.empty())
+        poisoned.insert(out);
+  };
+
+  // Operands first: a node after a failure is skipped without more noise.
+  SmallVector<Value> inputs;
+  bool inputsOk = true, skip = false;
+  for (const std::string &in : node.input()) {
+    if (in.empty()) {
+      inputs.push_back({});
+      continue;
+    }
+    if (poisoned.contains(in)) {
+      skip = true;
+      continue;
+    }
+    Value v = lookup(in);
+    if (!v) {
+      auto producer = producers.find(in);
+      InFlightDiagnostic d = error(loc);
+      d << "node '" << name << "' (" << node.op_type() << ", opset " << opset
+        << "): input '" << in << "' ";
+      if (producer != producers.end())
+        d << "is produced by a later node (the graph is not topologically "
+             "sorted or has a cycle)";
+      else
+        d << "is not defined";
+      inputsOk = false;
+      continue;
+    }
+    inputs.push_back(v);
+  }
+  // Support does not depend on operands: report unknown domains and
+  // operators even after a failure upstream, so one run lists them all.
+  if (!node.domain().empty() && node.domain() != "ai.onnx") {
+    error(loc) << "node '" << name << "' (" << node.op_type()
+               << "): unknown domain '" << node.domain() << "'";
+    return poisonOutputs();
+  }
+  OpImporter importer = lookupOpImporter(node.op_type());
+  if (!importer) {
+    error(loc) << "node '" << name << "' (" << node.op_type() << ", opset "
+               << opset << "): unsupported operator";
+    return poisonOutputs();
+  }
+  if (skip || !inputsOk)
+    return poisonOutputs();
+
+  NodeContext n(b, node, name, opset, loc, inputs);
+  SmallVector<Value> results;
+  if (failed(importer(n, results)) || n.hasFailed() ||
+      llvm::any_of(results, [](Value v) { return !v; })) {
+    if (!n.hasFailed())
+      (void)n.fail("import failed");
+    hadError = true;
+    return poisonOutputs();
+  }
+  for (int i = 0, e = node.output_size(); i < e; ++i) {
+    const std::string &out = node.output(i);
+    if (out.empty())
+      continue;
+    if (values.count(out) || initializers.count(out)) {
+      (void)n.fail("output '" + out + "' redefines an existing value");
+      hadError = true;
+      continue;
+    }
+    if (i < (int)results.size()) {
+      values[out] = results[i];
+      continue;
+    }
+    // Outputs the importer does not produce (MaxPool indices, BatchNorm
+    // running statistics, Dropout mask...) are fine as long as no one
+    // reads them.
+    if (used.contains(out)) {
+      (void)n.fail("output " + Twine(i) + " ('" + out + "') is used, but only " +
+             Twine(results.size()) + " output" +
+             (results.size() == 1 ? " is" : "s are") + " supported");
+      hadError = true;
+    }
+    poisoned.insert(out);
+  }
+}
+
+OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model,
+                                          StringRef bytes) {
+  if (!model.has_graph()) {
+    error(fileLoc) << "the model has no graph";
+    return {};
+  }
+  if (failed(readOpsets(model)))
+    return {};
+  onnx::GraphProto &graph = *model.mutable_graph();
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  module->getOperation()->setAttr("dlc.opset", b.getI64IntegerAttr(opset));
+  std::string producer = model.producer_name();
+  if (!model.producer_version().empty())
+    producer += (producer.empty() ? "" : " ") + model.producer_version();
+  module->getOperation()->setAttr("dlc.producer", b.getStringAttr(producer));
+  std::string hash;
+  llvm::raw_string_ostream(hash)
+      << llvm::format_hex_no_prefix(llvm::xxh3_64bits(bytes), 16);
+  module->getOperation()->setAttr("dlc.model_hash", b.getStringAttr(hash));
+
+  // Initializers: converted (and checked) up front, materialized lazily.
+  for (onnx::TensorProto &t : *graph.mutable_initializer()) {
+    Location loc = nameLoc(t.name());
+    if (t.name().empty()) {
+      error(loc) << "an initializer has no name";
+      continue;
+    }
+    TypedAttr value = convertTensor(&ctx, t, t.name(), [&] {
+      return error(loc) << "initializer '" << t.name() << "': ";
+    });
+    // The blob holds the data now; dropping protobuf's copy keeps the peak
+    // at about two copies of the weights (file bytes and blobs).
+    std::string().swap(*t.mutable_raw_data());
+    if (!value) {
+      poisoned.insert(t.name());
+      continue;
+    }
+    initializers[t.name()] = value;
+  }
+  if (graph.sparse_initializer_size() > 0)
+    error(fileLoc) << "sparse initializers are not supported";
+
+  SmallVector<Type> argTypes;
+  SmallVector<std::string> argNames;
+  importInputs(graph, argTypes, argNames);
+
+  for (int i = 0, e = graph.node_size(); i < e; ++i)
+    for (const std::string &out : graph.node(i).output())
+      if (!out.empty())
+        producers.try_emplace(out, i);
+  for (const onnx::NodeProto &node : graph.node())
+    for (const std::string &in : node.input())
+      used.insert(in);
+  for (const onnx::ValueInfoProto &out : graph.output())
+    used.insert(out.name());
+
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = b.create<func::FuncOp>(fileLoc, "main",
+                                     b.getFunctionType(argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  for (auto [i, name] : llvm::enumerate(argNames)) {
+    func.setArgAttr(i, "dlc.name", b.getStringAttr(name));
+    entry->getArgument(i).setLoc(nameLoc(name));
+    values[name] = entry->getArgument(i);
+  }
+  b.setInsertionPointToEnd(entry);
+
+  for (int i = 0, e = graph.node_size(); i < e; ++i)
+    importNode(graph.node(i), i);
+
+  SmallVector<Value> results;
+  SmallVector<std::string> resultNames;
+  for (const onnx::ValueInfoProto &out : graph.output()) {
+    if (poisoned.contains(out.name()))
+      continue;
+    Value v = lookup(out.name());
+    if (!v) {
+      error(nameLoc(out.name()))
+          << "graph output '" << out.name() << "' is not defined";
+      continue;
+    }
+    results.push_back(v);
+    resultNames.push_back(out.name());
+  }
+  if (hadError)
+    return {};
+
+  b.create<func::ReturnOp>(fileLoc, results);
+  // Folding leaves dead operands behind (shape-subgraph constants, Clip
+  // bounds turned into attributes); users come after producers, so one
+  // backward sweep removes whole dead chains.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*entry)))
+    if (isOpTriviallyDead(&op))
+      op.erase();
+  func.setType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  for (auto [i, name] : llvm::enumerate(resultNames))
+    func.setResultAttr(i, "dlc.name", b.getStringAttr(name));
+  if (failed(mlir::verify(*module)))
+    return {};
+  return module;
+}
+
+OwningOpRef<ModuleOp> mlir::dlc::importOnnxModel(MLIRContext &ctx,
+                                                 StringRef bytes,
+                                                 StringRef filename,
+                                                 const ImportOptions &options) {
+  ctx.loadDialect<DlcDialect, arith::ArithDialect, func::FuncDialect>();
+  onnx::ModelProto model;
+  if (bytes.size() > (size_t)std::numeric_limits<int>::max() ||
+      !model.ParseFromArray(bytes.data(), (int)bytes.size())) {
+    mlir::emitError(FileLineColLoc::get(&ctx, filename, 0, 0))
+        << "cannot parse '" << filename
+        << "' as an ONNX model (the file is truncated or not a ModelProto)";
+    return {};
+  }
+  return GraphImporter(ctx, filename, options).run(model, bytes);
+}

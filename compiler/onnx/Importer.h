@@ -1,0 +1,61 @@
+//===- Importer.h - ONNX model importer -------------------------*- C++ -*-===//
+//
+/// \file
+/// Imports a serialized ONNX ModelProto into the dlc dialect: one
+/// `func.func @main` whose arguments are the graph inputs and whose results
+/// are the graph outputs, with static shapes, weights as `dense_resource`
+/// constants and opset differences normalized.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DLC_COMPILER_ONNX_IMPORTER_H
+#define DLC_COMPILER_ONNX_IMPORTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace mlir {
+class MLIRContext;
+namespace dlc {
+
+/// Options of the ONNX importer.
+struct ImportOptions {
+  /// `--input-shape NAME=AxBxC` bindings: the full shape of graph input NAME.
+  /// A binding must have the input's rank and agree with its static dims; it
+  /// fixes the dynamic ones.
+  llvm::StringMap<llvm::SmallVector<int64_t>> inputShapes;
+  /// Only check support (a future `dlc --check`): report every problem. The
+  /// importer already reports every problem it finds; reserved for now.
+  bool checkOnly = false;
+};
+
+/// Parses `bytes` (a serialized onnx.ModelProto; `filename` names it in
+/// locations and diagnostics) and returns a module holding `func.func @main`
+/// with the graph. On failure, emits one diagnostic per problem through the
+/// context's diagnostic engine and returns null. Loads the dialects it uses
+/// (dlc, func, arith) into `ctx`.
+///
+/// Module attributes: `dlc.opset` (i64, default-domain opset),
+/// `dlc.producer` (string), `dlc.model_hash` (16 hex digits, xxh3 of `bytes`).
+OwningOpRef<ModuleOp> importOnnxModel(MLIRContext &ctx, llvm::StringRef bytes,
+                                      llvm::StringRef filename,
+                                      const ImportOptions &options);
+
+/// One entry of the importer's operator table.
+struct OnnxOpSupport {
+  /// ONNX op type in the default domain, e.g. "Conv".
+  llvm::StringRef opType;
+  /// What the importer accepts and how it maps the op, for support tables.
+  llvm::StringRef notes;
+};
+
+/// Every ONNX operator the importer handles, sorted by op type.
+llvm::SmallVector<OnnxOpSupport> getSupportedOnnxOps();
+
+} // namespace dlc
+} // namespace mlir
+
+#endif // DLC_COMPILER_ONNX_IMPORTER_H

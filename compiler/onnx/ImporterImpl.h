@@ -1,0 +1,172 @@
+//===- ImporterImpl.h - ONNX importer internals -----------------*- C++ -*-===//
+//
+// Shared between the graph walker (Importer.cpp) and the per-operator
+// handlers (OpImporters.cpp). Not a public header: it includes protobuf.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DLC_COMPILER_ONNX_IMPORTERIMPL_H
+#define DLC_COMPILER_ONNX_IMPORTERIMPL_H
+
+#include "compiler/onnx/Importer.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <optional>
+
+namespace mlir {
+namespace dlc {
+namespace onnx_import {
+
+/// Element type of an ONNX TensorProto.DataType, or null when dlc does not
+/// support it.
+Type getElementType(MLIRContext *ctx, int32_t dtype);
+/// The ONNX name of a dtype ("float", "uint8", ...), for diagnostics.
+std::string getDtypeName(int32_t dtype);
+
+/// Converts an ONNX tensor to a constant attribute: DenseElementsAttr for
+/// small tensors (so folders can evaluate them), DenseResourceElementsAttr
+/// otherwise, keyed `blobName`. `emitError` starts a diagnostic naming the
+/// tensor's owner.
+TypedAttr convertTensor(MLIRContext *ctx, const onnx::TensorProto &tensor,
+                        StringRef blobName,
+                        llvm::function_ref<InFlightDiagnostic()> emitError);
+
+/// One ONNX node being imported: its operands, attributes, diagnostics and
+/// op creation with shape inference checked before anything is built.
+class NodeContext {
+public:
+  NodeContext(OpBuilder &builder, const onnx::NodeProto &node,
+              std::string name, int64_t opset, Location loc,
+              ArrayRef<Value> inputs)
+      : b(builder), node(node), name(std::move(name)), opset(opset), loc(loc),
+        inputs(inputs) {}
+
+  OpBuilder &b;
+  const onnx::NodeProto &node;
+  /// The node's name, or "<op_type>_<index>" when it has none.
+  std::string name;
+  /// Version of the default ONNX domain.
+  int64_t opset;
+  Location loc;
+
+  //===--- Diagnostics ----------------------------------------------------===//
+
+  /// Starts an error "node 'NAME' (OP, opset N): " and marks the node failed.
+  InFlightDiagnostic emitError();
+  LogicalResult fail(const Twine &message) { return emitError() << message; }
+  /// True once any error was reported for this node.
+  bool hasFailed() const { return hadError; }
+
+  //===--- Operands -------------------------------------------------------===//
+
+  /// Number of inputs as written (absent optional inputs included).
+  unsigned getNumInputs() const { return inputs.size(); }
+  /// Input `i`, or null when absent (empty name or past the end).
+  Value input(unsigned i) const {
+    return i < inputs.size() ? inputs[i] : Value();
+  }
+  /// Checks the input count is in [min, max] and inputs [0, min) present.
+  LogicalResult checkInputs(unsigned min, unsigned max);
+
+  //===--- Attributes -----------------------------------------------------===//
+  // Getters report a wrong attribute type as an error on the node (see
+  // hasFailed()) and return the default.
+
+  const onnx::AttributeProto *getAttr(StringRef attrName) const;
+  bool hasAttr(StringRef attrName) const { return getAttr(attrName); }
+  int64_t getInt(StringRef attrName, int64_t defaultValue);
+  float getFloat(StringRef attrName, float defaultValue);
+  std::string getString(StringRef attrName, StringRef defaultValue);
+  /// Returns std::nullopt if absent (or ill-typed).
+  std::optional<SmallVector<int64_t>> getInts(StringRef attrName);
+  /// Reports every attribute not in `known` as an error.
+  LogicalResult checkKnownAttrs(ArrayRef<StringRef> known);
+
+  //===--- Constants ------------------------------------------------------===//
+
+  /// Integer values of a constant input (after folding); reports an error
+  /// naming `what` when the value is not a constant.
+  std::optional<SmallVector<int64_t>> getConstInts(Value v, StringRef what);
+  /// Scalar (one element) float or int constant as a double.
+  std::optional<double> getConstScalar(Value v, StringRef what);
+
+  //===--- Shapes ---------------------------------------------------------===//
+
+  static RankedTensorType getType(Value v) {
+    return cast<RankedTensorType>(v.getType());
+  }
+  static int64_t getRank(Value v) { return getType(v).getRank(); }
+  /// Maps `axis` in [-rank, rank) to [0, rank); reports `what` otherwise.
+  std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank,
+                                       StringRef what = "axis");
+
+  //===--- Op creation ----------------------------------------------------===//
+
+  /// Creates `OpTy` at the node's location and folds it. Without
+  /// `resultType` the op infers it; an inference or verifier failure is
+  /// reported on the node and nothing is created (returns null).
+  template <typename OpTy>
+  Value create(ValueRange operands, ArrayRef<NamedAttribute> attrs = {},
+               Type resultType = {}) {
+    return createOp(OpTy::getOperationName(), operands, attrs, resultType);
+  }
+  Value createOp(StringRef opName, ValueRange operands,
+                 ArrayRef<NamedAttribute> attrs, Type resultType);
+  /// dlc.reshape of `v` to `shape` (folded when `v` is a small constant).
+  Value reshape(Value v, ArrayRef<int64_t> shape);
+
+  NamedAttribute attr(StringRef attrName, Attribute value) {
+    return b.getNamedAttr(attrName, value);
+  }
+  NamedAttribute i64Array(StringRef attrName, ArrayRef<int64_t> v) {
+    return attr(attrName, b.getDenseI64ArrayAttr(v));
+  }
+  NamedAttribute i64(StringRef attrName, int64_t v) {
+    return attr(attrName, b.getI64IntegerAttr(v));
+  }
+  NamedAttribute f32(StringRef attrName, float v) {
+    return attr(attrName, b.getF32FloatAttr(v));
+  }
+  NamedAttribute f64(StringRef attrName, double v) {
+    return attr(attrName, b.getF64FloatAttr(v));
+  }
+  NamedAttribute boolean(StringRef attrName, bool v) {
+    return attr(attrName, b.getBoolAttr(v));
+  }
+
+private:
+  InFlightDiagnostic attrTypeError(const onnx::AttributeProto &a,
+                                   StringRef expected);
+
+  SmallVector<Value> inputs;
+  bool hadError = false;
+};
+
+/// Imports one node: appends one value per supported output to `results`.
+/// Outputs past `results` must be unused (the caller checks). Returns failure
+/// after reporting errors on `node`.
+using OpImporter = LogicalResult (*)(NodeContext &node,
+                                     SmallVectorImpl<Value> &results);
+
+struct OpTableEntry {
+  StringRef opType;
+  OpImporter importer;
+  StringRef notes;
+};
+
+/// The operator table, sorted by op type.
+ArrayRef<OpTableEntry> getOpTable();
+/// The importer for `opType` in the default domain, or null.
+OpImporter lookupOpImporter(StringRef opType);
+
+} // namespace onnx_import
+} // namespace dlc
+} // namespace mlir
+
+#endif // DLC_COMPILER_ONNX_IMPORTERIMPL_H

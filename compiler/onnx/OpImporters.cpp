@@ -1,0 +1,1080 @@
+//===- OpImporters.cpp - one importer per ONNX operator ---------*- C++ -*-===//
+//
+// Each importer maps one ONNX node to dlc ops, normalizing opset differences
+// (attributes that became inputs, negative axes, implicit defaults, auto_pad)
+// so that passes see one form per operator. The table at the end is the
+// single list of supported operators.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/onnx/ImporterImpl.h"
+
+#include "dialects/dlc/DlcDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+
+#include <algorithm>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::dlc;
+using namespace mlir::dlc::onnx_import;
+
+//===----------------------------------------------------------------------===//
+// NodeContext
+//===----------------------------------------------------------------------===//
+
+InFlightDiagnostic NodeContext::emitError() {
+  hadError = true;
+  InFlightDiagnostic d = mlir::emitError(loc);
+  d << "node '" << name << "' (" << node.op_type() << ", opset " << opset
+    << "): ";
+  return d;
+}
+
+LogicalResult NodeContext::checkInputs(unsigned min, unsigned max) {
+  unsigned n = getNumInputs();
+  if (n < min || n > max) {
+    InFlightDiagnostic d = emitError();
+    d << "expected ";
+    if (min == max)
+      d << min;
+    else if (max == std::numeric_limits<unsigned>::max())
+      d << "at least " << min;
+    else
+      d << min << " to " << max;
+    return d << " input" << (max == 1 ? "" : "s") << ", got " << n;
+  }
+  for (unsigned i = 0; i < min; ++i)
+    if (!inputs[i])
+      return fail("input " + Twine(i) + " is required");
+  return success();
+}
+
+const onnx::AttributeProto *NodeContext::getAttr(StringRef attrName) const {
+  for (const onnx::AttributeProto &a : node.attribute())
+    if (a.name() == attrName)
+      return &a;
+  return nullptr;
+}
+
+InFlightDiagnostic NodeContext::attrTypeError(const onnx::AttributeProto &a,
+                                              StringRef expected) {
+  return emitError() << "attribute '" << a.name() << "' must be " << expected;
+}
+
+// Old exporters leave AttributeProto.type unset; the populated field decides.
+int64_t NodeContext::getInt(StringRef attrName, int64_t defaultValue) {
+  const onnx::AttributeProto *a = getAttr(attrName);
+  if (!a)
+    return defaultValue;
+  if (a->type() == onnx::AttributeProto::INT ||
+      (a->type() == onnx::AttributeProto::UNDEFINED && a->has_i()))
+    return a->i();
+  attrTypeError(*a, "an int");
+  return defaultValue;
+}
+
+float NodeContext::getFloat(StringRef attrName, float defaultValue) {
+  const onnx::AttributeProto *a = getAttr(attrName);
+  if (!a)
+    return defaultValue;
+  if (a->type() == onnx::AttributeProto::FLOAT ||
+      (a->type() == onnx::AttributeProto::UNDEFINED && a->has_f()))
+    return a->f();
+  attrTypeError(*a, "a float");
+  return defaultValue;
+}
+
+std::string NodeContext::getString(StringRef attrName,
+                                   StringRef defaultValue) {
+  const onnx::AttributeProto *a = getAttr(attrName);
+  if (!a)
+    return defaultValue.str();
+  if (a->type() == onnx::AttributeProto::STRING ||
+      (a->type() == onnx::AttributeProto::UNDEFINED && a->has_s()))
+    return a->s();
+  attrTypeError(*a, "a string");
+  return defaultValue.str();
+}
+
+std::optional<SmallVector<int64_t>>
+NodeContext::getInts(StringRef attrName) {
+  const onnx::AttributeProto *a = getAttr(attrName);
+  if (!a)
+    return std::nullopt;
+  if (a->type() == onnx::AttributeProto::INTS ||
+      a->type() == onnx::AttributeProto::UNDEFINED)
+    return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
+  attrTypeError(*a, "a list of ints");
+  return std::nullopt;
+}
+
+LogicalResult NodeContext::checkKnownAttrs(ArrayRef<StringRef> known) {
+  bool ok = true;
+  for (const onnx::AttributeProto &a : node.attribute()) {
+    if (llvm::is_contained(known, a.name()))
+      continue;
+    emitError() << "unsupported attribute '" << a.name() << "'";
+    ok = false;
+  }
+  return success(ok);
+}
+
+std::optional<SmallVector<int64_t>> NodeContext::getConstInts(Value v,
+                                                              StringRef what) {
+  Attribute a;
+  if (matchPattern(v, m_Constant(&a))) {
+    if (auto dense = dyn_cast<DenseIntElementsAttr>(a)) {
+      SmallVector<int64_t> out;
+      for (const APInt &i : dense.getValues<APInt>())
+        out.push_back(i.getBitWidth() == 1 ? i.getZExtValue()
+                                           : i.getSExtValue());
+      return out;
+    }
+    if (auto r = dyn_cast<DenseI64ResourceElementsAttr>(a))
+      if (std::optional<ArrayRef<int64_t>> data = r.tryGetAsArrayRef())
+        return SmallVector<int64_t>(*data);
+    if (auto r = dyn_cast<DenseI32ResourceElementsAttr>(a))
+      if (std::optional<ArrayRef<int32_t>> data = r.tryGetAsArrayRef())
+        return SmallVector<int64_t>(data->begin(), data->end());
+  }
+  emitError() << "'" << what << "' must be a constant integer tensor";
+  return std::nullopt;
+}
+
+std::optional<double> NodeContext::getConstScalar(Value v, StringRef what) {
+  Attribute a;
+  if (matchPattern(v, m_Constant(&a))) {
+    auto dense = dyn_cast<DenseElementsAttr>(a);
+    if (dense && dense.getNumElements() == 1) {
+      if (auto fp = dyn_cast<DenseFPElementsAttr>(dense)) {
+        APFloat f = *fp.value_begin<APFloat>();
+        bool losesInfo;
+        f.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+        return f.convertToDouble();
+      }
+      if (auto i = dyn_cast<DenseIntElementsAttr>(dense))
+        return (double)(*i.value_begin<APInt>()).getSExtValue();
+    }
+  }
+  emitError() << "'" << what << "' must be a constant scalar";
+  return std::nullopt;
+}
+
+std::optional<int64_t> NodeContext::normalizeAxis(int64_t axis, int64_t rank,
+                                                  StringRef what) {
+  if (axis < -rank || axis >= rank) {
+    emitError() << what << " " << axis << " is out of range for rank " << rank;
+    return std::nullopt;
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+Value NodeContext::createOp(StringRef opName, ValueRange operands,
+                            ArrayRef<NamedAttribute> attrs, Type resultType) {
+  MLIRContext *ctx = b.getContext();
+  OperationName name(opName, ctx);
+  // Inference and verifier messages are re-emitted with the node's prefix.
+  SmallVector<std::string> messages;
+  Operation *op = nullptr;
+  {
+    ScopedDiagnosticHandler capture(ctx, [&](Diagnostic &d) {
+      if (d.getSeverity() == DiagnosticSeverity::Error)
+        messages.push_back(d.str());
+      return success();
+    });
+    SmallVector<Type> types;
+    if (resultType) {
+      types.push_back(resultType);
+    } else {
+      // Inference runs on an unlinked probe: the generated builders abort
+      // when inference fails, and a failing op must never be created.
+      OperationState probeState(loc, name);
+      probeState.addOperands(operands);
+      probeState.addAttributes(attrs);
+      Operation *probe = Operation::create(probeState);
+      auto infer = dyn_cast<InferTypeOpInterface>(probe);
+      LogicalResult inferred =
+          infer ? infer.inferReturnTypes(
+                      ctx, loc, probe->getOperands(),
+                      probe->getRawDictionaryAttrs(),
+                      probe->getPropertiesStorage(), probe->getRegions(), types)
+                : failure();
+      probe->destroy();
+      if (!infer)
+        messages.push_back(("cannot infer the result type of " + opName).str());
+      if (failed(inferred) && messages.empty())
+        messages.push_back(("cannot infer the result type of " + opName).str());
+    }
+    if (messages.empty()) {
+      OperationState state(loc, name);
+      state.addOperands(operands);
+      state.addAttributes(attrs);
+      state.addTypes(types);
+      op = b.create(state);
+      if (failed(mlir::verify(op))) {
+        op->erase();
+        op = nullptr;
+        if (messages.empty())
+          messages.push_back(("invalid " + opName).str());
+      }
+    }
+  }
+  if (!op) {
+    for (const std::string &m : messages)
+      emitError() << m;
+    return {};
+  }
+  SmallVector<Value, 1> folded;
+  if (succeeded(b.tryFold(op, folded)) && !folded.empty()) {
+    op->erase();
+    return folded.front();
+  }
+  return op->getResult(0);
+}
+
+Value NodeContext::reshape(Value v, ArrayRef<int64_t> shape) {
+  return create<ReshapeOp>(
+      v, {}, RankedTensorType::get(shape, getType(v).getElementType()));
+}
+
+//===----------------------------------------------------------------------===//
+// Operator importers
+//===----------------------------------------------------------------------===//
+
+namespace {
+using Results = SmallVectorImpl<Value>;
+
+int64_t product(ArrayRef<int64_t> dims) {
+  int64_t p = 1;
+  for (int64_t d : dims)
+    p *= d;
+  return p;
+}
+
+std::string formatList(ArrayRef<int64_t> v) {
+  std::string s = "[";
+  for (auto [i, x] : llvm::enumerate(v))
+    s += (i ? ", " : "") + std::to_string(x);
+  return s + "]";
+}
+
+template <typename OpTy>
+LogicalResult importUnary(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  Value x = n.input(0);
+  r.push_back(n.create<OpTy>(x, {}, x.getType()));
+  return success();
+}
+
+template <typename OpTy>
+LogicalResult importBinary(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  Value lhs = n.input(0), rhs = n.input(1);
+  if (n.getType(lhs).getElementType() != n.getType(rhs).getElementType())
+    return n.emitError() << "operands have different element types: "
+                         << lhs.getType() << " and " << rhs.getType();
+  r.push_back(n.create<OpTy>({lhs, rhs}));
+  return success();
+}
+
+LogicalResult importPow(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  Value base = n.input(0), exponent = n.input(1);
+  // ONNX lets the exponent have its own type (x ** 2 with an int64 2).
+  Type elementType = n.getType(base).getElementType();
+  if (n.getType(exponent).getElementType() != elementType)
+    exponent = n.create<CastOp>(
+        exponent, {},
+        n.getType(exponent).clone(elementType));
+  if (!exponent)
+    return failure();
+  r.push_back(n.create<PowOp>({base, exponent}));
+  return success();
+}
+
+LogicalResult importClip(NodeContext &n, Results &r) {
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+  if (n.opset < 11) {
+    if (failed(n.checkInputs(1, 1)) ||
+        failed(n.checkKnownAttrs({"min", "max"})))
+      return failure();
+    if (n.hasAttr("min"))
+      lo = n.getFloat("min", 0);
+    if (n.hasAttr("max"))
+      hi = n.getFloat("max", 0);
+  } else {
+    // Opset 11 turned the bounds into optional inputs.
+    if (failed(n.checkInputs(1, 3)) || failed(n.checkKnownAttrs({})))
+      return failure();
+    if (Value v = n.input(1)) {
+      std::optional<double> c = n.getConstScalar(v, "min");
+      if (!c)
+        return failure();
+      lo = *c;
+    }
+    if (Value v = n.input(2)) {
+      std::optional<double> c = n.getConstScalar(v, "max");
+      if (!c)
+        return failure();
+      hi = *c;
+    }
+  }
+  Value x = n.input(0);
+  r.push_back(n.create<ClipOp>(x, {n.f64("min", lo), n.f64("max", hi)},
+                               x.getType()));
+  return success();
+}
+
+LogicalResult importCast(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) ||
+      failed(n.checkKnownAttrs({"to", "saturate"})))
+    return failure();
+  if (!n.hasAttr("to"))
+    return n.fail("attribute 'to' is required");
+  int64_t to = n.getInt("to", 0);
+  Type elementType = getElementType(n.b.getContext(), to);
+  if (!elementType)
+    return n.emitError() << "unsupported target dtype '" << getDtypeName(to)
+                         << "'";
+  Value x = n.input(0);
+  r.push_back(n.create<CastOp>(x, {}, n.getType(x).clone(elementType)));
+  return success();
+}
+
+/// Window attributes of Conv and pooling with ONNX defaults applied and
+/// auto_pad resolved to explicit pads.
+struct Window {
+  SmallVector<int64_t> strides, pads, dilations;
+};
+
+LogicalResult readWindow(NodeContext &n, Value x, ArrayRef<int64_t> kernel,
+                         bool hasDilations, Window &w) {
+  ArrayRef<int64_t> shape = n.getType(x).getShape();
+  size_t spatial = shape.size() - 2;
+  SmallVector<int64_t> ones(spatial, 1);
+  w.strides = n.getInts("strides").value_or(ones);
+  w.dilations = hasDilations ? n.getInts("dilations").value_or(ones) : ones;
+  std::optional<SmallVector<int64_t>> pads = n.getInts("pads");
+  if (n.hasFailed())
+    return failure();
+  if (w.strides.size() != spatial)
+    return n.emitError() << "expected " << spatial << " strides, got "
+                         << w.strides.size();
+  if (w.dilations.size() != spatial)
+    return n.emitError() << "expected " << spatial << " dilations, got "
+                         << w.dilations.size();
+  if (pads && pads->size() != 2 * spatial)
+    return n.emitError() << "expected " << 2 * spatial << " pads, got "
+                         << pads->size();
+  for (size_t i = 0; i < spatial; ++i)
+    if (w.strides[i] <= 0 || w.dilations[i] <= 0)
+      return n.fail("strides and dilations must be positive");
+
+  std::string autoPad = n.getString("auto_pad", "NOTSET");
+  if (autoPad == "NOTSET") {
+    w.pads = pads.value_or(SmallVector<int64_t>(2 * spatial, 0));
+  } else if (autoPad == "VALID") {
+    w.pads.assign(2 * spatial, 0);
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    // Output = ceil(in / stride); the odd pad goes to the end for
+    // SAME_UPPER and to the beginning for SAME_LOWER.
+    w.pads.assign(2 * spatial, 0);
+    for (size_t i = 0; i < spatial; ++i) {
+      int64_t in = shape[2 + i], s = w.strides[i];
+      int64_t out = (in + s - 1) / s;
+      int64_t total = std::max<int64_t>(
+          0, (out - 1) * s + (kernel[i] - 1) * w.dilations[i] + 1 - in);
+      int64_t small = total / 2, big = total - small;
+      w.pads[i] = autoPad == "SAME_UPPER" ? small : big;
+      w.pads[spatial + i] = autoPad == "SAME_UPPER" ? big : small;
+    }
+  } else {
+    return n.emitError() << "unsupported auto_pad '" << autoPad << "'";
+  }
+  return success();
+}
+
+LogicalResult importConv(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 3)) ||
+      failed(n.checkKnownAttrs({"auto_pad", "dilations", "group",
+                                "kernel_shape", "pads", "strides"})))
+    return failure();
+  Value x = n.input(0), w = n.input(1), bias = n.input(2);
+  int64_t rank = n.getRank(x);
+  if (rank < 3)
+    return n.emitError() << "input must have rank >= 3, got " << x.getType();
+  if (n.getRank(w) != rank)
+    return n.emitError() << "weight " << w.getType()
+                         << " must have the input's rank " << rank;
+  SmallVector<int64_t> kernel(n.getType(w).getShape().drop_front(2));
+  if (std::optional<SmallVector<int64_t>> k = n.getInts("kernel_shape"))
+    if (*k != kernel)
+      return n.emitError() << "kernel_shape " << formatList(*k)
+                           << " does not match the weight's spatial dims "
+                           << formatList(kernel);
+  Window win;
+  if (failed(readWindow(n, x, kernel, /*hasDilations=*/true, win)))
+    return failure();
+  int64_t group = n.getInt("group", 1);
+  SmallVector<Value> operands{x, w};
+  if (bias)
+    operands.push_back(bias);
+  r.push_back(n.create<ConvOp>(
+      operands, {n.i64Array("strides", win.strides),
+                 n.i64Array("pads", win.pads),
+                 n.i64Array("dilations", win.dilations), n.i64("group", group)}));
+  return success();
+}
+
+LogicalResult importPool(NodeContext &n, Results &r, bool isMax) {
+  if (failed(n.checkInputs(1, 1)))
+    return failure();
+  if (isMax ? failed(n.checkKnownAttrs({"auto_pad", "ceil_mode", "dilations",
+                                        "kernel_shape", "pads",
+                                        "storage_order", "strides"}))
+            : failed(n.checkKnownAttrs({"auto_pad", "ceil_mode",
+                                        "count_include_pad", "dilations",
+                                        "kernel_shape", "pads", "strides"})))
+    return failure();
+  Value x = n.input(0);
+  int64_t rank = n.getRank(x);
+  if (rank < 3)
+    return n.emitError() << "input must have rank >= 3, got " << x.getType();
+  std::optional<SmallVector<int64_t>> kernel = n.getInts("kernel_shape");
+  if (!kernel)
+    return n.fail("attribute 'kernel_shape' is required");
+  if ((int64_t)kernel->size() != rank - 2)
+    return n.emitError() << "expected " << rank - 2
+                         << " kernel_shape entries, got " << kernel->size();
+  Window win;
+  if (failed(readWindow(n, x, *kernel, /*hasDilations=*/true, win)))
+    return failure();
+  bool ceilMode = n.getInt("ceil_mode", 0) != 0;
+  SmallVector<NamedAttribute> attrs{
+      n.i64Array("kernel_shape", *kernel), n.i64Array("strides", win.strides),
+      n.i64Array("pads", win.pads), n.i64Array("dilations", win.dilations),
+      n.boolean("ceil_mode", ceilMode)};
+  if (isMax) {
+    if (n.getInt("storage_order", 0) != 0)
+      return n.fail("storage_order=1 is not supported");
+    r.push_back(n.create<MaxPoolOp>(x, attrs));
+  } else {
+    attrs.push_back(
+        n.boolean("count_include_pad", n.getInt("count_include_pad", 0) != 0));
+    r.push_back(n.create<AveragePoolOp>(x, attrs));
+  }
+  return success();
+}
+
+LogicalResult importMaxPool(NodeContext &n, Results &r) {
+  return importPool(n, r, /*isMax=*/true);
+}
+
+LogicalResult importAveragePool(NodeContext &n, Results &r) {
+  return importPool(n, r, /*isMax=*/false);
+}
+
+LogicalResult importGlobalAveragePool(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  Value x = n.input(0);
+  int64_t rank = n.getRank(x);
+  if (rank < 3)
+    return n.emitError() << "input must have rank >= 3, got " << x.getType();
+  SmallVector<int64_t> axes;
+  for (int64_t i = 2; i < rank; ++i)
+    axes.push_back(i);
+  r.push_back(n.create<ReduceMeanOp>(
+      x, {n.i64Array("axes", axes), n.boolean("keepdims", true)}));
+  return success();
+}
+
+LogicalResult importGemm(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 3)) ||
+      failed(n.checkKnownAttrs({"alpha", "beta", "transA", "transB"})))
+    return failure();
+  SmallVector<Value> operands{n.input(0), n.input(1)};
+  if (Value c = n.input(2))
+    operands.push_back(c);
+  r.push_back(n.create<GemmOp>(
+      operands, {n.f32("alpha", n.getFloat("alpha", 1.0f)),
+                 n.f32("beta", n.getFloat("beta", 1.0f)),
+                 n.boolean("transA", n.getInt("transA", 0) != 0),
+                 n.boolean("transB", n.getInt("transB", 0) != 0)}));
+  return success();
+}
+
+LogicalResult importMatMul(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  Value lhs = n.input(0), rhs = n.input(1);
+  int64_t lhsRank = n.getRank(lhs), rhsRank = n.getRank(rhs);
+  if (lhsRank == 0 || rhsRank == 0)
+    return n.fail("operands must have rank >= 1");
+  // numpy.matmul: a 1-D lhs is a row vector, a 1-D rhs a column vector, and
+  // the added dim is removed from the result.
+  if (lhsRank == 1)
+    lhs = n.reshape(lhs, {1, n.getType(lhs).getDimSize(0)});
+  if (rhsRank == 1)
+    rhs = n.reshape(rhs, {n.getType(rhs).getDimSize(0), 1});
+  if (!lhs || !rhs)
+    return failure();
+  Value product = n.create<MatMulOp>({lhs, rhs});
+  if (!product)
+    return failure();
+  if (lhsRank == 1 || rhsRank == 1) {
+    ArrayRef<int64_t> shape = n.getType(product).getShape();
+    int64_t rank = shape.size();
+    SmallVector<int64_t> out;
+    for (int64_t i = 0; i < rank; ++i)
+      if (!(lhsRank == 1 && i == rank - 2) && !(rhsRank == 1 && i == rank - 1))
+        out.push_back(shape[i]);
+    product = n.reshape(product, out);
+  }
+  r.push_back(product);
+  return success();
+}
+
+LogicalResult importBatchNorm(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(5, 5)) ||
+      failed(n.checkKnownAttrs(
+          {"epsilon", "momentum", "training_mode", "spatial"})))
+    return failure();
+  if (n.getInt("training_mode", 0) != 0)
+    return n.fail("training_mode=1 is not supported (inference only)");
+  if (n.getInt("spatial", 1) != 1)
+    return n.fail("spatial=0 is not supported");
+  SmallVector<Value> operands;
+  for (unsigned i = 0; i < 5; ++i)
+    operands.push_back(n.input(i));
+  r.push_back(n.create<BatchNormOp>(
+      operands, {n.f32("epsilon", n.getFloat("epsilon", 1e-5f))}));
+  return success();
+}
+
+LogicalResult importLayerNorm(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 3)) ||
+      failed(n.checkKnownAttrs({"axis", "epsilon", "stash_type"})))
+    return failure();
+  Value x = n.input(0);
+  std::optional<int64_t> axis =
+      n.normalizeAxis(n.getInt("axis", -1), n.getRank(x));
+  if (!axis)
+    return failure();
+  SmallVector<Value> operands{x, n.input(1)};
+  if (Value bias = n.input(2))
+    operands.push_back(bias);
+  r.push_back(n.create<LayerNormOp>(
+      operands,
+      {n.i64("axis", *axis), n.f32("epsilon", n.getFloat("epsilon", 1e-5f))}));
+  return success();
+}
+
+LogicalResult importReduceMean(NodeContext &n, Results &r) {
+  if (failed(n.checkKnownAttrs({"axes", "keepdims", "noop_with_empty_axes"})))
+    return failure();
+  std::optional<SmallVector<int64_t>> axes;
+  if (n.opset < 18) {
+    if (failed(n.checkInputs(1, 1)))
+      return failure();
+    axes = n.getInts("axes");
+  } else {
+    // Opset 18 turned the axes into an optional input.
+    if (failed(n.checkInputs(1, 2)))
+      return failure();
+    if (Value v = n.input(1))
+      if (!(axes = n.getConstInts(v, "axes")))
+        return failure();
+  }
+  Value x = n.input(0);
+  int64_t rank = n.getRank(x);
+  SmallVector<int64_t> normalized;
+  if (!axes || axes->empty()) {
+    if (n.getInt("noop_with_empty_axes", 0) != 0) {
+      r.push_back(x);
+      return success();
+    }
+    for (int64_t i = 0; i < rank; ++i)
+      normalized.push_back(i);
+  } else {
+    for (int64_t a : *axes) {
+      std::optional<int64_t> axis = n.normalizeAxis(a, rank);
+      if (!axis)
+        return failure();
+      normalized.push_back(*axis);
+    }
+    llvm::sort(normalized);
+  }
+  r.push_back(n.create<ReduceMeanOp>(
+      x, {n.i64Array("axes", normalized),
+          n.boolean("keepdims", n.getInt("keepdims", 1) != 0)}));
+  return success();
+}
+
+LogicalResult importSoftmax(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({"axis"})))
+    return failure();
+  Value x = n.input(0);
+  auto type = n.getType(x);
+  int64_t rank = type.getRank();
+  std::optional<int64_t> axis =
+      n.normalizeAxis(n.getInt("axis", n.opset < 13 ? 1 : -1), rank);
+  if (!axis)
+    return failure();
+  // Before opset 13 Softmax flattened the input to 2-D at `axis` and
+  // normalized over everything after it; with axis = rank-1 both agree.
+  if (n.opset >= 13 || *axis == rank - 1) {
+    r.push_back(n.create<SoftmaxOp>(x, {n.i64("axis", *axis)}, type));
+    return success();
+  }
+  ArrayRef<int64_t> shape = type.getShape();
+  Value flat = n.reshape(x, {product(shape.take_front(*axis)),
+                             product(shape.drop_front(*axis))});
+  if (!flat)
+    return failure();
+  Value s = n.create<SoftmaxOp>(flat, {n.i64("axis", 1)}, flat.getType());
+  if (!s)
+    return failure();
+  r.push_back(n.reshape(s, shape));
+  return success();
+}
+
+LogicalResult importReshape(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({"allowzero"})))
+    return failure();
+  Value x = n.input(0);
+  std::optional<SmallVector<int64_t>> target =
+      n.getConstInts(n.input(1), "shape");
+  if (!target)
+    return failure();
+  bool allowZero = n.getInt("allowzero", 0) != 0;
+  ArrayRef<int64_t> inShape = n.getType(x).getShape();
+  SmallVector<int64_t> shape;
+  int64_t inferred = -1, known = 1;
+  for (auto [i, d] : llvm::enumerate(*target)) {
+    if (d == -1) {
+      if (inferred >= 0)
+        return n.emitError() << "shape " << formatList(*target)
+                             << " has more than one -1";
+      inferred = i;
+      shape.push_back(-1);
+      continue;
+    }
+    // 0 copies the input dim, unless allowzero makes it a real 0.
+    if (d == 0 && !allowZero) {
+      if (i >= inShape.size())
+        return n.emitError() << "shape " << formatList(*target)
+                             << " copies dim " << i << " (0) but the input "
+                             << x.getType() << " has rank " << inShape.size();
+      d = inShape[i];
+    }
+    if (d < 0)
+      return n.emitError() << "shape " << formatList(*target)
+                           << " has invalid dim " << d;
+    shape.push_back(d);
+    known *= d;
+  }
+  int64_t total = n.getType(x).getNumElements();
+  if (inferred >= 0) {
+    if (known == 0 || total % known != 0)
+      return n.emitError() << "cannot reshape " << x.getType() << " to "
+                           << formatList(*target);
+    shape[inferred] = total / known;
+  } else if (known != total) {
+    return n.emitError() << "cannot reshape " << x.getType() << " to "
+                         << formatList(*target);
+  }
+  r.push_back(n.reshape(x, shape));
+  return success();
+}
+
+LogicalResult importFlatten(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({"axis"})))
+    return failure();
+  Value x = n.input(0);
+  ArrayRef<int64_t> shape = n.getType(x).getShape();
+  int64_t rank = shape.size();
+  int64_t axis = n.getInt("axis", 1);
+  // Flatten's axis ranges over [-rank, rank]: rank gives [N, 1].
+  if (axis < -rank || axis > rank)
+    return n.emitError() << "axis " << axis << " is out of range for rank "
+                         << rank;
+  if (axis < 0)
+    axis += rank;
+  r.push_back(n.reshape(x, {product(shape.take_front(axis)),
+                            product(shape.drop_front(axis))}));
+  return success();
+}
+
+/// Axes of Squeeze/Unsqueeze: an attribute before opset 13, then an input.
+LogicalResult readSqueezeAxes(NodeContext &n,
+                              std::optional<SmallVector<int64_t>> &axes) {
+  if (n.opset < 13) {
+    if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({"axes"})))
+      return failure();
+    axes = n.getInts("axes");
+    return success(!n.hasFailed());
+  }
+  if (failed(n.checkInputs(1, 2)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  if (Value v = n.input(1))
+    if (!(axes = n.getConstInts(v, "axes")))
+      return failure();
+  return success();
+}
+
+LogicalResult importSqueeze(NodeContext &n, Results &r) {
+  std::optional<SmallVector<int64_t>> axes;
+  if (failed(readSqueezeAxes(n, axes)))
+    return failure();
+  Value x = n.input(0);
+  ArrayRef<int64_t> shape = n.getType(x).getShape();
+  int64_t rank = shape.size();
+  SmallVector<bool> drop(rank, false);
+  if (!axes) {
+    for (int64_t i = 0; i < rank; ++i)
+      drop[i] = shape[i] == 1;
+  } else {
+    for (int64_t a : *axes) {
+      std::optional<int64_t> axis = n.normalizeAxis(a, rank);
+      if (!axis)
+        return failure();
+      if (shape[*axis] != 1)
+        return n.emitError() << "cannot squeeze dim " << *axis << " of size "
+                             << shape[*axis];
+      drop[*axis] = true;
+    }
+  }
+  SmallVector<int64_t> out;
+  for (int64_t i = 0; i < rank; ++i)
+    if (!drop[i])
+      out.push_back(shape[i]);
+  r.push_back(n.reshape(x, out));
+  return success();
+}
+
+LogicalResult importUnsqueeze(NodeContext &n, Results &r) {
+  std::optional<SmallVector<int64_t>> axes;
+  if (failed(readSqueezeAxes(n, axes)))
+    return failure();
+  if (!axes)
+    return n.fail(n.opset < 13 ? "attribute 'axes' is required"
+                               : "input 1 (axes) is required");
+  Value x = n.input(0);
+  ArrayRef<int64_t> shape = n.getType(x).getShape();
+  // Axes index the output, whose rank includes the new dims.
+  int64_t outRank = shape.size() + axes->size();
+  SmallVector<bool> inserted(outRank, false);
+  for (int64_t a : *axes) {
+    std::optional<int64_t> axis = n.normalizeAxis(a, outRank);
+    if (!axis)
+      return failure();
+    if (inserted[*axis])
+      return n.emitError() << "axis " << a << " is repeated";
+    inserted[*axis] = true;
+  }
+  SmallVector<int64_t> out;
+  const int64_t *next = shape.begin();
+  for (int64_t i = 0; i < outRank; ++i)
+    out.push_back(inserted[i] ? 1 : *next++);
+  r.push_back(n.reshape(x, out));
+  return success();
+}
+
+LogicalResult importIdentity(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  r.push_back(n.input(0));
+  return success();
+}
+
+LogicalResult importDropout(NodeContext &n, Results &r) {
+  // Inference: Dropout is the identity. The mask output must stay unused.
+  if (failed(n.checkKnownAttrs({"ratio", "seed"})) ||
+      failed(n.checkInputs(1, n.opset < 12 ? 1 : 3)))
+    return failure();
+  if (Value training = n.input(2)) {
+    std::optional<SmallVector<int64_t>> mode =
+        n.getConstInts(training, "training_mode");
+    if (!mode)
+      return failure();
+    if (llvm::any_of(*mode, [](int64_t v) { return v != 0; }))
+      return n.fail("training_mode=true is not supported (inference only)");
+  }
+  r.push_back(n.input(0));
+  return success();
+}
+
+LogicalResult importShape(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) ||
+      failed(n.checkKnownAttrs({"start", "end"})))
+    return failure();
+  Value x = n.input(0);
+  int64_t rank = n.getRank(x);
+  // Opset 15 start/end: negative counts from the end, then clamp.
+  auto clampDim = [&](int64_t d) {
+    if (d < 0)
+      d += rank;
+    return std::clamp<int64_t>(d, 0, rank);
+  };
+  int64_t start = clampDim(n.getInt("start", 0));
+  int64_t end = std::max(start, clampDim(n.getInt("end", rank)));
+  r.push_back(n.create<ShapeOp>(x, {n.i64("start", start), n.i64("end", end)}));
+  return success();
+}
+
+LogicalResult importGather(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({"axis"})))
+    return failure();
+  Value data = n.input(0);
+  std::optional<int64_t> axis =
+      n.normalizeAxis(n.getInt("axis", 0), n.getRank(data));
+  if (!axis)
+    return failure();
+  r.push_back(n.create<GatherOp>({data, n.input(1)}, {n.i64("axis", *axis)}));
+  return success();
+}
+
+LogicalResult importConcat(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, std::numeric_limits<unsigned>::max())) ||
+      failed(n.checkKnownAttrs({"axis"})))
+    return failure();
+  SmallVector<Value> inputs;
+  for (unsigned i = 0; i < n.getNumInputs(); ++i) {
+    if (!n.input(i))
+      return n.emitError() << "input " << i << " is required";
+    inputs.push_back(n.input(i));
+  }
+  if (!n.hasAttr("axis"))
+    return n.fail("attribute 'axis' is required");
+  std::optional<int64_t> axis =
+      n.normalizeAxis(n.getInt("axis", 0), n.getRank(inputs.front()));
+  if (!axis)
+    return failure();
+  r.push_back(n.create<ConcatOp>(inputs, {n.i64("axis", *axis)}));
+  return success();
+}
+
+LogicalResult importTranspose(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({"perm"})))
+    return failure();
+  Value x = n.input(0);
+  int64_t rank = n.getRank(x);
+  SmallVector<int64_t> perm;
+  if (std::optional<SmallVector<int64_t>> p = n.getInts("perm"))
+    perm = *p;
+  else
+    for (int64_t i = rank - 1; i >= 0; --i)
+      perm.push_back(i);
+  r.push_back(n.create<TransposeOp>(x, {n.i64Array("perm", perm)}));
+  return success();
+}
+
+LogicalResult importSlice(NodeContext &n, Results &r) {
+  std::optional<SmallVector<int64_t>> starts, ends, axes, steps;
+  if (n.opset < 10) {
+    if (failed(n.checkInputs(1, 1)) ||
+        failed(n.checkKnownAttrs({"starts", "ends", "axes"})))
+      return failure();
+    starts = n.getInts("starts");
+    ends = n.getInts("ends");
+    axes = n.getInts("axes");
+    if (!starts || !ends)
+      return n.fail("attributes 'starts' and 'ends' are required");
+  } else {
+    // Opset 10 turned starts/ends/axes into inputs and added steps.
+    if (failed(n.checkInputs(3, 5)) || failed(n.checkKnownAttrs({})))
+      return failure();
+    if (!(starts = n.getConstInts(n.input(1), "starts")) ||
+        !(ends = n.getConstInts(n.input(2), "ends")))
+      return failure();
+    if (Value v = n.input(3))
+      if (!(axes = n.getConstInts(v, "axes")))
+        return failure();
+    if (Value v = n.input(4))
+      if (!(steps = n.getConstInts(v, "steps")))
+        return failure();
+  }
+  Value x = n.input(0);
+  ArrayRef<int64_t> shape = n.getType(x).getShape();
+  int64_t rank = shape.size();
+  size_t count = starts->size();
+  if (!axes) {
+    axes.emplace();
+    for (size_t i = 0; i < count; ++i)
+      axes->push_back(i);
+  }
+  if (!steps)
+    steps = SmallVector<int64_t>(count, 1);
+  if (ends->size() != count || axes->size() != count || steps->size() != count)
+    return n.emitError() << "starts, ends, axes and steps differ in length";
+
+  // One (start, end, step) per dim, clamped as ONNX specifies.
+  SmallVector<int64_t> outStarts(rank, 0), outEnds(shape), outSteps(rank, 1);
+  SmallVector<bool> seen(rank, false);
+  for (size_t k = 0; k < count; ++k) {
+    std::optional<int64_t> axis = n.normalizeAxis((*axes)[k], rank);
+    if (!axis)
+      return failure();
+    if (seen[*axis])
+      return n.emitError() << "axis " << (*axes)[k] << " is repeated";
+    seen[*axis] = true;
+    int64_t dim = shape[*axis], step = (*steps)[k];
+    int64_t start = (*starts)[k], end = (*ends)[k];
+    if (step == 0)
+      return n.fail("steps must be non-zero");
+    if (start < 0)
+      start += dim;
+    if (end < 0)
+      end += dim;
+    if (step > 0 || dim == 0) {
+      start = std::clamp<int64_t>(start, 0, dim);
+      end = std::clamp<int64_t>(end, 0, dim);
+      if (dim == 0)
+        step = 1;
+    } else {
+      // Going backwards, end -1 means "through index 0".
+      start = std::clamp<int64_t>(start, 0, dim - 1);
+      end = std::clamp<int64_t>(end, -1, dim - 1);
+    }
+    outStarts[*axis] = start;
+    outEnds[*axis] = end;
+    outSteps[*axis] = step;
+  }
+  r.push_back(n.create<SliceOp>(x, {n.i64Array("starts", outStarts),
+                                    n.i64Array("ends", outEnds),
+                                    n.i64Array("steps", outSteps)}));
+  return success();
+}
+
+LogicalResult importConstant(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(0, 0)))
+    return failure();
+  if (n.node.attribute_size() != 1)
+    return n.fail("expected exactly one attribute");
+  const onnx::AttributeProto &a = n.node.attribute(0);
+  MLIRContext *ctx = n.b.getContext();
+  TypedAttr value;
+  StringRef attrName = a.name();
+  if (attrName == "value") {
+    value = convertTensor(ctx, a.t(), n.node.output_size() ? n.node.output(0) : "",
+                          [&] { return n.emitError() << "attribute 'value': "; });
+    if (!value)
+      return failure();
+  } else if (attrName == "value_float") {
+    value = DenseElementsAttr::get(
+        RankedTensorType::get({}, n.b.getF32Type()), n.getFloat("value_float", 0));
+  } else if (attrName == "value_floats") {
+    SmallVector<float> v(a.floats().begin(), a.floats().end());
+    value = DenseElementsAttr::get(
+        RankedTensorType::get({(int64_t)v.size()}, n.b.getF32Type()),
+        ArrayRef<float>(v));
+  } else if (attrName == "value_int") {
+    value = DenseElementsAttr::get(
+        RankedTensorType::get({}, n.b.getI64Type()), n.getInt("value_int", 0));
+  } else if (attrName == "value_ints") {
+    SmallVector<int64_t> v(a.ints().begin(), a.ints().end());
+    value = DenseElementsAttr::get(
+        RankedTensorType::get({(int64_t)v.size()}, n.b.getI64Type()),
+        ArrayRef<int64_t>(v));
+  } else {
+    return n.emitError() << "unsupported attribute '" << attrName << "'";
+  }
+  if (n.hasFailed())
+    return failure();
+  r.push_back(n.b.create<arith::ConstantOp>(n.loc, value));
+  return success();
+}
+
+// Sorted by op type: lookupOpImporter does a binary search.
+const OpTableEntry kOpTable[] = {
+    {"Add", importBinary<AddOp>, "dlc.add; numpy broadcasting, same dtypes"},
+    {"AveragePool", importAveragePool,
+     "dlc.average_pool; auto_pad resolved, ceil_mode, count_include_pad"},
+    {"BatchNormalization", importBatchNorm,
+     "dlc.batch_norm; inference only (training_mode=0, statistics outputs "
+     "unused)"},
+    {"Cast", importCast, "dlc.cast; to f16/bf16/f32/f64/bool/int8/int32/int64"},
+    {"Clip", importClip,
+     "dlc.clip; min/max attributes (<11) or constant inputs, float only"},
+    {"Concat", importConcat, "dlc.concat; negative axis"},
+    {"Constant", importConstant,
+     "arith.constant; value, value_float(s), value_int(s)"},
+    {"Conv", importConv,
+     "dlc.conv; N-d, auto_pad resolved, group, kernel_shape from weight"},
+    {"Div", importBinary<DivOp>, "dlc.div; numpy broadcasting, same dtypes"},
+    {"Dropout", importDropout, "forwarded (inference); mask output unused"},
+    {"Erf", importUnary<ErfOp>, "dlc.erf"},
+    {"Exp", importUnary<ExpOp>, "dlc.exp"},
+    {"Flatten", importFlatten, "dlc.reshape; negative axis"},
+    {"Gather", importGather, "dlc.gather; negative axis"},
+    {"Gemm", importGemm, "dlc.gemm; alpha, beta, transA, transB, optional C"},
+    {"GlobalAveragePool", importGlobalAveragePool,
+     "dlc.reduce_mean over the spatial dims, keepdims"},
+    {"Identity", importIdentity, "forwarded"},
+    {"LayerNormalization", importLayerNorm,
+     "dlc.layer_norm; Mean/InvStdDev outputs unused"},
+    {"MatMul", importMatMul, "dlc.matmul; 1-D operands reshaped"},
+    {"MaxPool", importMaxPool,
+     "dlc.max_pool; auto_pad resolved, ceil_mode, storage_order=0, Indices "
+     "output unused"},
+    {"Mul", importBinary<MulOp>, "dlc.mul; numpy broadcasting, same dtypes"},
+    {"Pow", importPow, "dlc.pow; exponent cast to the base type"},
+    {"ReduceMean", importReduceMean,
+     "dlc.reduce_mean; axes attribute (<18) or constant input, keepdims, "
+     "noop_with_empty_axes"},
+    {"Relu", importUnary<ReluOp>, "dlc.relu"},
+    {"Reshape", importReshape,
+     "dlc.reshape; constant shape with 0 and -1, allowzero"},
+    {"Shape", importShape, "dlc.shape (folds to a constant); start/end"},
+    {"Sigmoid", importUnary<SigmoidOp>, "dlc.sigmoid"},
+    {"Slice", importSlice,
+     "dlc.slice; attributes (<10) or constant inputs, negative steps, "
+     "clamped"},
+    {"Softmax", importSoftmax,
+     "dlc.softmax; opset < 13 semantics via 2-D reshape"},
+    {"Sqrt", importUnary<SqrtOp>, "dlc.sqrt"},
+    {"Squeeze", importSqueeze,
+     "dlc.reshape; axes attribute (<13) or constant input"},
+    {"Sub", importBinary<SubOp>, "dlc.sub; numpy broadcasting, same dtypes"},
+    {"Tanh", importUnary<TanhOp>, "dlc.tanh"},
+    {"Transpose", importTranspose, "dlc.transpose; default perm reverses"},
+    {"Unsqueeze", importUnsqueeze,
+     "dlc.reshape; axes attribute (<13) or constant input"},
+};
+} // namespace
+
+ArrayRef<OpTableEntry> onnx_import::getOpTable() { return kOpTable; }
+
+OpImporter onnx_import::lookupOpImporter(StringRef opType) {
+  assert(llvm::is_sorted(kOpTable,
+                         [](const OpTableEntry &a, const OpTableEntry &b) {
+                           return a.opType < b.opType;
+                         }) &&
+         "kOpTable must be sorted");
+  auto *it = llvm::lower_bound(kOpTable, opType,
+                               [](const OpTableEntry &e, StringRef name) {
+                                 return e.opType < name;
+                               });
+  if (it != std::end(kOpTable) && it->opType == opType)
+    return it->importer;
+  return nullptr;
+}
+
+SmallVector<OnnxOpSupport> mlir::dlc::getSupportedOnnxOps() {
+  SmallVector<OnnxOpSupport> out;
+  for (const OpTableEntry &e : kOpTable)
+    out.push_back({e.opType, e.notes});
+  return out;
+}
