@@ -1,0 +1,139 @@
+//===- Pipeline.cpp - the ordered pass pipelines -----------------*- C++ -*-===//
+
+#include "compiler/pipeline/Pipeline.h"
+
+#include "passes/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+using namespace mlir;
+
+void dlc::buildFrontendPipeline(OpPassManager &pm,
+                                const CompileOptions &options) {
+  // Graph level: folding (shape subgraphs, identities) and cleanup.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // dlc -> linalg on tensors, one structured op per dlc op.
+  pm.addPass(createConvertDlcToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+
+  // Tensors -> buffers. Model inputs/outputs become identity-layout buffer
+  // arguments; the returned buffers become out-params written in place.
+  bufferization::OneShotBufferizationOptions bufferization;
+  bufferization.bufferizeFunctionBoundaries = true;
+  bufferization.setFunctionBoundaryTypeConversion(
+      bufferization::LayoutMapOption::IdentityLayoutMap);
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
+  bufferization::BufferResultsToOutParamsOpts outParams;
+  outParams.hoistStaticAllocs = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createCanonicalizerPass());
+
+  // One kernel per structured op, in the shared linearized form.
+  pm.addPass(dlc::createOutlineKernelsPass());
+  pm.addPass(dlc::createLinearizeKernelsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // The arena.
+  pm.addPass(dlc::createPlanMemoryPass({options.arenaAlignment}));
+}
+
+void dlc::buildCudaKernelPipeline(OpPassManager &pm,
+                                  const CompileOptions &options) {
+  pm.addPass(dlc::createMapKernelsToGpuPass({options.cudaBlockSize}));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertSCFToCFPass());
+  pm.addPass(createCanonicalizerPass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.indexBitwidth = 64;
+  nvvm.useBarePtrCallConv = true;
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(nvvm));
+  pm.addPass(createReconcileUnrealizedCastsPass());
+
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.arch;
+  // PTX 8.0 (CUDA 12.0) covers sm_90 and sm_80 and loads on current drivers.
+  target.features = "+ptx80";
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  binary.toolkitPath = findCudaToolkit(options);
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void dlc::buildHostKernelPipeline(OpPassManager &pm,
+                                  const CompileOptions &) {
+  pm.addPass(dlc::createMapKernelsToHostPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertSCFToCFPass());
+  pm.addPass(createCanonicalizerPass());
+  // Functions without an LLVM intrinsic (erf, tanh) call libm.
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  ConvertFuncToLLVMPassOptions func;
+  func.useBarePtrCallConv = true;
+  pm.addPass(createConvertFuncToLLVMPass(func));
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void dlc::registerPipelines() {
+  PassPipelineRegistration<>(
+      "dlc-frontend", "dlc module to outlined kernels and a planned model",
+      [](OpPassManager &pm) { buildFrontendPipeline(pm, {}); });
+  PassPipelineRegistration<>(
+      "dlc-cuda-kernels", "linearized kernels to a gpu.binary with PTX",
+      [](OpPassManager &pm) { buildCudaKernelPipeline(pm, {}); });
+  PassPipelineRegistration<>(
+      "dlc-host-kernels", "linearized kernels to the LLVM dialect",
+      [](OpPassManager &pm) { buildHostKernelPipeline(pm, {}); });
+}
+
+std::string dlc::findCudaToolkit(const CompileOptions &options) {
+  auto hasPtxas = [](StringRef root) {
+    SmallString<256> p(root);
+    llvm::sys::path::append(p, "bin", "ptxas");
+    return !root.empty() && llvm::sys::fs::can_execute(p);
+  };
+  if (hasPtxas(options.cudaToolkit))
+    return options.cudaToolkit;
+  if (const char *home = std::getenv("CUDA_HOME"); home && hasPtxas(home))
+    return home;
+  if (auto ptxas = llvm::sys::findProgramByName("ptxas")) {
+    StringRef root = llvm::sys::path::parent_path(
+        llvm::sys::path::parent_path(*ptxas));
+    if (hasPtxas(root))
+      return root.str();
+  }
+  if (hasPtxas("/usr/local/cuda"))
+    return "/usr/local/cuda";
+  return "";
+}

@@ -1,0 +1,57 @@
+//===- Pipeline.h - the ordered pass pipelines -------------------*- C++ -*-===//
+//
+/// \file
+/// Every pass order dlc runs, in one place. The frontend pipeline takes the
+/// imported dlc module to the execution plan (model function + kernels); the
+/// kernel pipelines take a module of kernels to PTX or to the LLVM dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DLC_COMPILER_PIPELINE_PIPELINE_H
+#define DLC_COMPILER_PIPELINE_PIPELINE_H
+
+#include <string>
+
+namespace mlir {
+class OpPassManager;
+namespace dlc {
+
+enum class Target { Cuda, Cpu };
+
+/// Options shared by the driver, the pipelines and the packager.
+struct CompileOptions {
+  Target target = Target::Cuda;
+  /// CUDA: sm_80, sm_90, ...
+  std::string arch = "sm_90";
+  /// Host: the x86-64 CPU level the code may assume.
+  std::string hostCpu = "x86-64-v2";
+  /// CUDA toolkit root (libdevice, ptxas); empty: found from PATH.
+  std::string cudaToolkit;
+  /// Threads per block of the generated CUDA kernels.
+  int64_t cudaBlockSize = 256;
+  /// Alignment of arena buffers (bytes).
+  int64_t arenaAlignment = 256;
+};
+
+/// dlc (tensors) -> linalg -> buffers -> outlined, linearized kernels and a
+/// planned model function.
+void buildFrontendPipeline(OpPassManager &pm, const CompileOptions &options);
+
+/// Device module of kernels -> gpu.module -> NVVM -> gpu.binary holding PTX.
+void buildCudaKernelPipeline(OpPassManager &pm, const CompileOptions &options);
+
+/// Host module of kernels -> LLVM dialect, ready for translation.
+void buildHostKernelPipeline(OpPassManager &pm, const CompileOptions &options);
+
+/// Registers the pipelines for dlc-opt: dlc-frontend, dlc-cuda-kernels,
+/// dlc-host-kernels.
+void registerPipelines();
+
+/// The CUDA toolkit root: `options.cudaToolkit`, $CUDA_HOME, the directory
+/// above `ptxas` on PATH, or /usr/local/cuda; empty if none has ptxas.
+std::string findCudaToolkit(const CompileOptions &options);
+
+} // namespace dlc
+} // namespace mlir
+
+#endif

@@ -1,0 +1,74 @@
+//===- Codegen.h - kernels to machine code, plan to model.so -----*- C++ -*-===//
+//
+/// \file
+/// The last stage: the kernels of a planned model module become PTX (+ a
+/// cubin from ptxas) or a host object file, and the model function becomes
+/// the execution plan of a model.so.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DLC_COMPILER_TARGET_CODEGEN_H
+#define DLC_COMPILER_TARGET_CODEGEN_H
+
+#include "compiler/pipeline/Pipeline.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LogicalResult.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::dlc {
+
+/// One model input or output, as the importer saw it.
+struct TensorSignature {
+  std::string name;
+  int32_t dtype = 0; ///< onnx.TensorProto.DataType
+  std::vector<int64_t> shape;
+};
+
+struct ModelSignature {
+  std::vector<TensorSignature> inputs, outputs;
+  std::string modelHash;
+};
+
+/// Reads the signature of `@main` (dlc.name attributes, tensor types).
+FailureOr<ModelSignature> readSignature(ModuleOp module);
+
+/// A new module holding copies of the `dlc.kernel` functions of `model`, in
+/// the order the plan numbers them.
+OwningOpRef<ModuleOp> cloneKernelModule(ModuleOp model);
+
+/// Runs `program` with `args`; on failure returns its output in `error`.
+LogicalResult runTool(llvm::StringRef program, llvm::ArrayRef<std::string> args,
+                      std::string &error);
+
+/// Machine code for the kernels of a planned model module.
+struct KernelCode {
+  std::string ptx;   ///< cuda: every kernel, one module
+  std::string cubin; ///< cuda: ptxas output for the arch (may be empty)
+  std::string hostObject; ///< cpu: ELF relocatable with every kernel
+};
+
+/// Lowers the `dlc.kernel` functions to PTX through NVVM and assembles it
+/// with ptxas when the toolkit is found.
+FailureOr<KernelCode> emitCudaKernels(ModuleOp model,
+                                      const CompileOptions &options);
+
+/// The PTX only (for --emit=ptx), without running ptxas.
+FailureOr<std::string> emitPtx(ModuleOp model, const CompileOptions &options);
+
+/// Lowers the `dlc.kernel` functions to an x86-64 object file.
+FailureOr<KernelCode> emitHostKernels(ModuleOp model,
+                                      const CompileOptions &options);
+
+/// Writes `outputPath` (model.so): descriptor, plan, weights and kernels.
+LogicalResult writeModelLibrary(ModuleOp model, const ModelSignature &signature,
+                                const KernelCode &code,
+                                const CompileOptions &options,
+                                llvm::StringRef optionsJson,
+                                llvm::StringRef outputPath);
+
+} // namespace mlir::dlc
+
+#endif

@@ -1,0 +1,87 @@
+//===- CudaCodegen.cpp - kernels to PTX and cubin ----------------*- C++ -*-===//
+
+#include "compiler/target/Codegen.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+FailureOr<std::string> dlc::emitPtx(ModuleOp model,
+                                    const CompileOptions &options) {
+  OwningOpRef<ModuleOp> device = cloneKernelModule(model);
+  PassManager pm(model.getContext());
+  buildCudaKernelPipeline(pm, options);
+  if (failed(pm.run(*device)))
+    return failure();
+  std::string ptx;
+  device->walk([&](gpu::BinaryOp binary) {
+    for (Attribute object : binary.getObjects())
+      ptx += cast<gpu::ObjectAttr>(object).getObject().getValue().str();
+  });
+  // The serializer's string ends with a NUL that ptxas rejects.
+  while (!ptx.empty() && ptx.back() == '\0')
+    ptx.pop_back();
+  if (ptx.empty() && !model.getOps<func::FuncOp>().empty()) {
+    bool anyKernel = false;
+    for (auto f : model.getOps<func::FuncOp>())
+      anyKernel |= f->hasAttr("dlc.kernel");
+    if (anyKernel)
+      return model.emitError("NVVM serialization produced no PTX");
+  }
+  return ptx;
+}
+
+FailureOr<KernelCode> dlc::emitCudaKernels(ModuleOp model,
+                                           const CompileOptions &options) {
+  FailureOr<std::string> ptx = emitPtx(model, options);
+  if (failed(ptx))
+    return failure();
+  KernelCode code;
+  code.ptx = std::move(*ptx);
+  if (code.ptx.empty())
+    return code;
+  std::string toolkit = findCudaToolkit(options);
+  if (toolkit.empty()) {
+    emitWarning(model.getLoc(), "ptxas not found (set CUDA_HOME or PATH); "
+                                "model.so carries PTX only, JIT-compiled at load");
+    return code;
+  }
+  SmallString<128> dir;
+  if (auto ec = llvm::sys::fs::createUniqueDirectory("dlc-ptxas", dir))
+    return model.emitError("cannot create a temporary directory: ")
+           << ec.message();
+  SmallString<128> ptxPath(dir), cubinPath(dir);
+  llvm::sys::path::append(ptxPath, "kernels.ptx");
+  llvm::sys::path::append(cubinPath, "kernels.cubin");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(ptxPath, ec);
+    if (ec)
+      return model.emitError("cannot write ") << ptxPath << ": " << ec.message();
+    os << code.ptx;
+  }
+  SmallString<128> ptxas(toolkit);
+  llvm::sys::path::append(ptxas, "bin", "ptxas");
+  std::string error;
+  LogicalResult ran = runTool(ptxas,
+                              {"-arch=" + options.arch, "-O3", "-o",
+                               cubinPath.str().str(), ptxPath.str().str()},
+                              error);
+  if (succeeded(ran)) {
+    auto buffer = llvm::MemoryBuffer::getFile(cubinPath);
+    if (buffer)
+      code.cubin = (*buffer)->getBuffer().str();
+  }
+  llvm::sys::fs::remove_directories(dir);
+  if (failed(ran))
+    return model.emitError("ptxas rejected the generated PTX:\n") << error;
+  return code;
+}

@@ -1,0 +1,86 @@
+//===- HostCodegen.cpp - kernels to an x86-64 object -------------*- C++ -*-===//
+
+#include "compiler/target/Codegen.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+namespace {
+void optimize(llvm::Module &module, llvm::TargetMachine &tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
+      .run(module, mam);
+}
+} // namespace
+
+FailureOr<KernelCode> dlc::emitHostKernels(ModuleOp model,
+                                           const CompileOptions &options) {
+  OwningOpRef<ModuleOp> host = cloneKernelModule(model);
+  PassManager pm(model.getContext());
+  buildHostKernelPipeline(pm, options);
+  if (failed(pm.run(*host)))
+    return failure();
+
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  const std::string triple = "x86_64-unknown-linux-gnu";
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return model.emitError("no x86-64 backend: ") << error;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, options.hostCpu, "", llvm::TargetOptions(), llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!tm)
+    return model.emitError("unknown host CPU '") << options.hostCpu << "'";
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> module =
+      translateModuleToLLVMIR(*host, llvmContext, "dlc_kernels");
+  if (!module)
+    return model.emitError("translation of the host kernels to LLVM IR failed");
+  module->setDataLayout(tm->createDataLayout());
+  module->setTargetTriple(triple);
+  for (llvm::Function &f : *module) {
+    if (f.isDeclaration())
+      continue;
+    // Only the descriptor is exported from model.so.
+    f.setVisibility(llvm::GlobalValue::HiddenVisibility);
+    f.addFnAttr("target-cpu", options.hostCpu);
+  }
+  optimize(*module, *tm);
+
+  KernelCode code;
+  {
+    llvm::raw_string_ostream os(code.hostObject);
+    llvm::buffer_ostream bos(os);
+    llvm::legacy::PassManager codegen;
+    if (tm->addPassesToEmitFile(codegen, bos, nullptr,
+                                llvm::CodeGenFileType::ObjectFile))
+      return model.emitError("the x86-64 backend cannot emit object files");
+    codegen.run(*module);
+  }
+  return code;
+}

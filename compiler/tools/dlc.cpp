@@ -1,0 +1,245 @@
+//===- dlc.cpp - the dlc compiler driver -------------------------*- C++ -*-===//
+//
+//   dlc model.onnx -o model.so [--target=cuda|cpu] [--arch=sm_90]
+//       [--input-shape NAME=AxBxC ...] [--emit=mlir|ptx|so]
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/onnx/Importer.h"
+#include "compiler/pipeline/Pipeline.h"
+#include "compiler/target/Codegen.h"
+#include "compiler/tools/Registration.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+namespace {
+cl::OptionCategory category("dlc options");
+
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"),
+                               cl::Required, cl::cat(category));
+cl::opt<std::string> outputFile("o", cl::desc("Output file (default model.so, "
+                                              "or stdout for --emit=mlir|ptx)"),
+                                cl::value_desc("file"), cl::init(""),
+                                cl::cat(category));
+cl::opt<std::string> targetName("target", cl::desc("cuda (default) or cpu"),
+                                cl::init("cuda"), cl::cat(category));
+cl::opt<std::string> arch("arch", cl::desc("CUDA architecture: sm_80, sm_90"),
+                          cl::init("sm_90"), cl::cat(category));
+cl::opt<std::string> hostCpu("cpu",
+                             cl::desc("Host CPU level for --target=cpu"),
+                             cl::init("x86-64-v2"), cl::cat(category));
+cl::list<std::string> inputShapes(
+    "input-shape", cl::desc("Bind an input's shape: NAME=AxBxC (repeatable)"),
+    cl::value_desc("NAME=AxBxC"), cl::cat(category));
+cl::opt<std::string> emit("emit", cl::desc("What to write: so (default), "
+                                           "mlir, ptx"),
+                          cl::init("so"), cl::cat(category));
+cl::opt<std::string> mlirStage(
+    "stage",
+    cl::desc("With --emit=mlir: import (default), plan (kernels and the "
+             "planned model function)"),
+    cl::init("import"), cl::cat(category));
+cl::opt<bool> verbose("v", cl::desc("Print progress and stage timings"),
+                      cl::init(false), cl::cat(category));
+
+constexpr const char *kArchs[] = {"sm_80", "sm_86", "sm_89", "sm_90"};
+
+/// Progress on stderr for long compiles.
+struct Progress {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  void operator()(llvm::StringRef stage) {
+    if (!verbose)
+      return;
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                             start)
+                   .count();
+    llvm::errs() << llvm::format("dlc: [%7.2fs] ", s) << stage << "\n";
+  }
+};
+
+LogicalResult parseShapes(dlc::ImportOptions &options) {
+  for (const std::string &spec : inputShapes) {
+    auto [name, dims] = llvm::StringRef(spec).rsplit('=');
+    if (name.empty() || dims.empty()) {
+      llvm::errs() << "dlc: error: --input-shape expects NAME=AxBxC, got '"
+                   << spec << "'\n";
+      return failure();
+    }
+    llvm::SmallVector<int64_t> shape;
+    llvm::SmallVector<llvm::StringRef> parts;
+    dims.split(parts, 'x');
+    for (llvm::StringRef p : parts) {
+      int64_t d;
+      if (p.getAsInteger(10, d) || d <= 0) {
+        llvm::errs() << "dlc: error: --input-shape " << spec
+                     << ": dims must be positive integers\n";
+        return failure();
+      }
+      shape.push_back(d);
+    }
+    options.inputShapes[name] = shape;
+  }
+  return success();
+}
+
+std::string optionsJson() {
+  std::string json;
+  llvm::raw_string_ostream os(json);
+  os << "{\"target\": \"" << targetName << "\", \"arch\": \"" << arch
+     << "\", \"cpu\": \"" << hostCpu << "\", \"input_shapes\": [";
+  for (size_t i = 0; i < inputShapes.size(); ++i)
+    os << (i ? ", " : "") << "\"" << inputShapes[i] << "\"";
+  os << "]}";
+  return json;
+}
+
+LogicalResult writeText(llvm::StringRef text) {
+  std::string path = outputFile.empty() ? "-" : outputFile.getValue();
+  std::string error;
+  auto out = openOutputFile(path, &error);
+  if (!out) {
+    llvm::errs() << "dlc: error: " << error << "\n";
+    return failure();
+  }
+  out->os() << text;
+  out->keep();
+  return success();
+}
+
+int run(MLIRContext &context) {
+  Progress progress;
+  dlc::CompileOptions options;
+  if (targetName == "cuda") {
+    options.target = dlc::Target::Cuda;
+  } else if (targetName == "cpu") {
+    options.target = dlc::Target::Cpu;
+  } else {
+    llvm::errs() << "dlc: error: unknown --target '" << targetName
+                 << "' (expected cuda or cpu)\n";
+    return 1;
+  }
+  if (!llvm::is_contained(kArchs, arch)) {
+    llvm::errs() << "dlc: error: unsupported --arch '" << arch
+                 << "' (expected sm_80, sm_86, sm_89 or sm_90)\n";
+    return 1;
+  }
+  options.arch = arch;
+  options.hostCpu = hostCpu;
+  if (emit != "so" && emit != "mlir" && emit != "ptx") {
+    llvm::errs() << "dlc: error: unknown --emit '" << emit
+                 << "' (expected so, mlir or ptx)\n";
+    return 1;
+  }
+  if (mlirStage != "import" && mlirStage != "plan") {
+    llvm::errs() << "dlc: error: unknown --stage '" << mlirStage
+                 << "' (expected import or plan)\n";
+    return 1;
+  }
+  dlc::ImportOptions importOptions;
+  if (failed(parseShapes(importOptions)))
+    return 1;
+
+  std::string error;
+  auto file = openInputFile(inputFile, &error);
+  if (!file) {
+    llvm::errs() << "dlc: error: " << error << "\n";
+    return 1;
+  }
+  progress("importing " + inputFile);
+  OwningOpRef<ModuleOp> module = dlc::importOnnxModel(
+      context, file->getBuffer(), inputFile, importOptions);
+  if (!module)
+    return 1;
+  if (emit == "mlir" && mlirStage == "import") {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os, OpPrintingFlags().elideLargeResourceString());
+    return failed(writeText(text)) ? 1 : 0;
+  }
+  FailureOr<dlc::ModelSignature> signature = dlc::readSignature(*module);
+  if (failed(signature))
+    return 1;
+
+  progress("lowering to kernels");
+  PassManager pm(&context);
+  if (failed(applyPassManagerCLOptions(pm)))
+    return 1;
+  dlc::buildFrontendPipeline(pm, options);
+  if (failed(pm.run(*module)))
+    return 1;
+  if (emit == "mlir") {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os, OpPrintingFlags().elideLargeResourceString());
+    return failed(writeText(text)) ? 1 : 0;
+  }
+
+  dlc::KernelCode code;
+  if (options.target == dlc::Target::Cuda) {
+    if (emit == "ptx") {
+      progress("generating PTX");
+      FailureOr<std::string> ptx = dlc::emitPtx(*module, options);
+      return failed(ptx) || failed(writeText(*ptx)) ? 1 : 0;
+    }
+    progress("generating PTX and running ptxas");
+    FailureOr<dlc::KernelCode> cuda = dlc::emitCudaKernels(*module, options);
+    if (failed(cuda))
+      return 1;
+    code = std::move(*cuda);
+  } else {
+    if (emit == "ptx") {
+      llvm::errs() << "dlc: error: --emit=ptx needs --target=cuda\n";
+      return 1;
+    }
+    progress("generating host code");
+    FailureOr<dlc::KernelCode> host = dlc::emitHostKernels(*module, options);
+    if (failed(host))
+      return 1;
+    code = std::move(*host);
+  }
+  std::string output = outputFile.empty() ? "model.so" : outputFile.getValue();
+  progress("writing " + output);
+  if (failed(dlc::writeModelLibrary(*module, *signature, code, options,
+                                    optionsJson(), output)))
+    return 1;
+  progress("done");
+  return 0;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  dlc::registerAllDlcPasses();
+  cl::HideUnrelatedOptions({&category, &cl::getGeneralCategory()});
+  cl::ParseCommandLineOptions(argc, argv,
+                              "dlc: ahead-of-time compiler from ONNX to a "
+                              "model.so for CUDA GPUs or the host CPU\n");
+  DialectRegistry registry;
+  dlc::registerDlcDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  return run(context);
+}

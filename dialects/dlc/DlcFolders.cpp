@@ -1,0 +1,245 @@
+//===- DlcFolders.cpp - constant folding of dlc ops -------------*- C++ -*-===//
+//
+// Exporters compute shapes at run time (Shape -> Gather -> Concat -> Reshape).
+// With static shapes these subgraphs are constant: the folders below evaluate
+// them on small constants so that the importer, which builds ops with
+// createOrFold, never emits them. Large tensors (weights) are never folded.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/dlc/DlcDialect.h"
+
+#include "mlir/Dialect/CommonFolders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+namespace {
+/// Only shape-sized constants are folded; weights stay resources.
+constexpr int64_t kMaxFoldElements = 4096;
+
+DenseElementsAttr smallConstant(Attribute attr) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
+  if (!dense || dense.getNumElements() > kMaxFoldElements)
+    return {};
+  return dense;
+}
+
+/// Row-major strides of `shape`.
+SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = (int64_t)shape.size() - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+/// Calls `fn(resultIndex, multiIndex)` for every element of `shape`.
+template <typename Fn> void forEachIndex(ArrayRef<int64_t> shape, Fn fn) {
+  int64_t total = 1;
+  for (int64_t d : shape)
+    total *= d;
+  SmallVector<int64_t> idx(shape.size(), 0);
+  for (int64_t linear = 0; linear < total; ++linear) {
+    fn(linear, ArrayRef<int64_t>(idx));
+    for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
+      if (++idx[d] < shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+}
+
+int64_t linearize(ArrayRef<int64_t> idx, ArrayRef<int64_t> strides) {
+  int64_t l = 0;
+  for (auto [i, s] : llvm::zip(idx, strides))
+    l += i * s;
+  return l;
+}
+
+/// Index of `resultIdx` in a broadcast operand of shape `shape`.
+int64_t broadcastIndex(ArrayRef<int64_t> resultIdx, ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> idx;
+  size_t offset = resultIdx.size() - shape.size();
+  for (size_t i = 0; i < shape.size(); ++i)
+    idx.push_back(shape[i] == 1 ? 0 : resultIdx[offset + i]);
+  return linearize(idx, stridesOf(shape));
+}
+
+/// Folds an integer binary op elementwise with broadcasting.
+template <typename Fn>
+OpFoldResult foldIntBinary(ArrayRef<Attribute> operands, RankedTensorType type,
+                           Fn fn) {
+  auto lhs = smallConstant(operands[0]), rhs = smallConstant(operands[1]);
+  if (!lhs || !rhs || !isa<IntegerType>(type.getElementType()))
+    return {};
+  auto lv = llvm::to_vector(lhs.getValues<APInt>());
+  auto rv = llvm::to_vector(rhs.getValues<APInt>());
+  auto ls = lhs.getType().getShape(), rs = rhs.getType().getShape();
+  SmallVector<APInt> out;
+  bool ok = true;
+  forEachIndex(type.getShape(), [&](int64_t, ArrayRef<int64_t> idx) {
+    std::optional<APInt> v =
+        fn(lv[broadcastIndex(idx, ls)], rv[broadcastIndex(idx, rs)]);
+    if (!v)
+      ok = false;
+    else
+      out.push_back(*v);
+  });
+  if (!ok)
+    return {};
+  return DenseElementsAttr::get(type, out);
+}
+} // namespace
+
+OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  return foldIntBinary(adaptor.getOperands(), getType(),
+                       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+                         return a + b;
+                       });
+}
+
+OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  return foldIntBinary(adaptor.getOperands(), getType(),
+                       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+                         return a - b;
+                       });
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  return foldIntBinary(adaptor.getOperands(), getType(),
+                       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+                         return a * b;
+                       });
+}
+
+OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  // ONNX integer Div truncates toward zero, as APInt::sdiv does.
+  return foldIntBinary(adaptor.getOperands(), getType(),
+                       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+                         if (b.isZero())
+                           return std::nullopt;
+                         return a.sdiv(b);
+                       });
+}
+
+OpFoldResult PowOp::fold(FoldAdaptor) { return {}; }
+
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  auto in = smallConstant(adaptor.getInput());
+  if (!in)
+    return {};
+  Type src = in.getElementType(), dst = getType().getElementType();
+  auto srcInt = dyn_cast<IntegerType>(src), dstInt = dyn_cast<IntegerType>(dst);
+  if (srcInt && dstInt) {
+    SmallVector<APInt> out;
+    for (APInt v : in.getValues<APInt>())
+      out.push_back(srcInt.getWidth() == 1 ? v.zextOrTrunc(dstInt.getWidth())
+                                           : v.sextOrTrunc(dstInt.getWidth()));
+    return DenseElementsAttr::get(getType(), out);
+  }
+  return {};
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  // reshape(reshape(x)) == reshape(x).
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  if (auto in = smallConstant(adaptor.getInput()))
+    return in.reshape(getType());
+  return {};
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
+  if (getInputs().size() == 1)
+    return getInputs().front();
+  SmallVector<DenseElementsAttr> ins;
+  for (Attribute a : adaptor.getInputs()) {
+    auto d = smallConstant(a);
+    if (!d)
+      return {};
+    ins.push_back(d);
+  }
+  int64_t axis = getAxis();
+  SmallVector<Attribute> out(getType().getNumElements());
+  auto outStrides = stridesOf(getType().getShape());
+  int64_t base = 0;
+  for (DenseElementsAttr in : ins) {
+    auto values = llvm::to_vector(in.getValues<Attribute>());
+    forEachIndex(in.getType().getShape(),
+                 [&](int64_t linear, ArrayRef<int64_t> idx) {
+                   SmallVector<int64_t> o(idx);
+                   o[axis] += base;
+                   out[linearize(o, outStrides)] = values[linear];
+                 });
+    base += in.getType().getDimSize(axis);
+  }
+  return DenseElementsAttr::get(getType(), out);
+}
+
+OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
+  auto data = smallConstant(adaptor.getData());
+  auto indices = smallConstant(adaptor.getIndices());
+  if (!data || !indices)
+    return {};
+  int64_t axis = getAxis();
+  auto dataShape = data.getType().getShape();
+  int64_t n = dataShape[axis];
+  auto idxValues = llvm::to_vector(indices.getValues<APInt>());
+  auto values = llvm::to_vector(data.getValues<Attribute>());
+  auto dataStrides = stridesOf(dataShape);
+  int64_t idxRank = indices.getType().getRank();
+  auto idxStrides = stridesOf(indices.getType().getShape());
+  SmallVector<Attribute> out;
+  bool ok = true;
+  forEachIndex(getType().getShape(), [&](int64_t, ArrayRef<int64_t> r) {
+    int64_t i =
+        idxValues[linearize(r.slice(axis, idxRank), idxStrides)].getSExtValue();
+    if (i < -n || i >= n) {
+      ok = false; // Left to the run-time policy.
+      return;
+    }
+    if (i < 0)
+      i += n;
+    SmallVector<int64_t> d(r.take_front(axis));
+    d.push_back(i);
+    llvm::append_range(d, r.drop_front(axis + idxRank));
+    out.push_back(values[linearize(d, dataStrides)]);
+  });
+  if (!ok)
+    return {};
+  return DenseElementsAttr::get(getType(), out);
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType() &&
+      llvm::all_of(getStarts(), [](int64_t s) { return s == 0; }) &&
+      llvm::all_of(getSteps(), [](int64_t s) { return s == 1; }))
+    return getInput();
+  auto in = smallConstant(adaptor.getInput());
+  if (!in)
+    return {};
+  auto values = llvm::to_vector(in.getValues<Attribute>());
+  auto inStrides = stridesOf(in.getType().getShape());
+  SmallVector<Attribute> out;
+  forEachIndex(getType().getShape(), [&](int64_t, ArrayRef<int64_t> r) {
+    SmallVector<int64_t> idx;
+    for (size_t d = 0; d < r.size(); ++d)
+      idx.push_back(getStarts()[d] + r[d] * getSteps()[d]);
+    out.push_back(values[linearize(idx, inStrides)]);
+  });
+  return DenseElementsAttr::get(getType(), out);
+}
+
+OpFoldResult ShapeOp::fold(FoldAdaptor) {
+  auto shape = cast<RankedTensorType>(getInput().getType())
+                   .getShape()
+                   .slice(getStart(), getEnd() - getStart());
+  return DenseElementsAttr::get(getType(), shape);
+}

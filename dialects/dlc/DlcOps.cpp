@@ -1,0 +1,429 @@
+//===- DlcOps.cpp - dlc op shape inference and verifiers --------*- C++ -*-===//
+//
+// Result types are inferred from operands and attributes (InferTypeOpAdaptor),
+// so the importer never computes shapes by hand and the generated verifier
+// checks every op's declared type against the inferred one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/dlc/DlcDialect.h"
+
+#include "mlir/Dialect/Traits.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+#define GET_OP_CLASSES
+#include "dialects/dlc/DlcOps.cpp.inc"
+
+namespace {
+LogicalResult failInference(std::optional<Location> loc, const Twine &msg) {
+  return emitOptionalError(loc, msg);
+}
+
+RankedTensorType rankedType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+/// Output extent of a sliding window (Conv, pooling) along one dim.
+int64_t windowOutput(int64_t in, int64_t k, int64_t stride, int64_t padBegin,
+                     int64_t padEnd, int64_t dilation, bool ceilMode) {
+  int64_t span = in + padBegin + padEnd - dilation * (k - 1) - 1;
+  if (span < 0)
+    return 0;
+  int64_t out = (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
+  // With ceil_mode the last window must start inside the input or the begin
+  // padding (PyTorch and ONNX Runtime agree on this).
+  if (ceilMode && (out - 1) * stride >= in + padBegin)
+    --out;
+  return out;
+}
+
+/// Checks the window attributes of Conv/pooling against `spatialRank`.
+LogicalResult checkWindowAttrs(std::optional<Location> loc, int64_t spatialRank,
+                               ArrayRef<int64_t> strides,
+                               ArrayRef<int64_t> pads,
+                               ArrayRef<int64_t> dilations) {
+  if ((int64_t)strides.size() != spatialRank ||
+      (int64_t)dilations.size() != spatialRank ||
+      (int64_t)pads.size() != 2 * spatialRank)
+    return failInference(loc, "expected " + Twine(spatialRank) +
+                                  " strides and dilations and " +
+                                  Twine(2 * spatialRank) + " pads");
+  for (int64_t s : strides)
+    if (s <= 0)
+      return failInference(loc, "strides must be positive");
+  for (int64_t d : dilations)
+    if (d <= 0)
+      return failInference(loc, "dilations must be positive");
+  for (int64_t p : pads)
+    if (p < 0)
+      return failInference(loc, "pads must be non-negative");
+  return success();
+}
+
+template <typename Adaptor>
+LogicalResult inferBinary(std::optional<Location> loc, Adaptor adaptor,
+                          SmallVectorImpl<Type> &types) {
+  auto lhs = rankedType(adaptor.getLhs());
+  auto rhs = rankedType(adaptor.getRhs());
+  if (lhs.getElementType() != rhs.getElementType())
+    return failInference(loc, "operand element types differ");
+  SmallVector<int64_t> shape;
+  if (!OpTrait::util::getBroadcastedShape(lhs.getShape(), rhs.getShape(),
+                                          shape))
+    return failInference(loc, "operand shapes are not broadcastable");
+  types.push_back(RankedTensorType::get(shape, lhs.getElementType()));
+  return success();
+}
+} // namespace
+
+#define DLC_BINARY_INFER(OP)                                                   \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> l, \
+                                     Adaptor a, SmallVectorImpl<Type> &t) {    \
+    return inferBinary(l, a, t);                                               \
+  }
+DLC_BINARY_INFER(AddOp)
+DLC_BINARY_INFER(SubOp)
+DLC_BINARY_INFER(MulOp)
+DLC_BINARY_INFER(DivOp)
+DLC_BINARY_INFER(PowOp)
+#undef DLC_BINARY_INFER
+
+LogicalResult ClipOp::verify() {
+  if (getMin().convertToDouble() > getMax().convertToDouble())
+    return emitOpError("min ") << getMin().convertToDouble() << " exceeds max "
+                               << getMax().convertToDouble();
+  return success();
+}
+
+LogicalResult CastOp::verify() {
+  if (rankedType(getInput()).getShape() != getType().getShape())
+    return emitOpError("result shape differs from the input shape");
+  return success();
+}
+
+LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  auto in = rankedType(adaptor.getInput());
+  auto w = rankedType(adaptor.getWeight());
+  int64_t rank = in.getRank();
+  if (rank < 3)
+    return failInference(loc, "input must have rank >= 3 (N, C, spatial...)");
+  if (w.getRank() != rank)
+    return failInference(loc, "weight rank differs from input rank");
+  int64_t spatial = rank - 2;
+  if (failed(checkWindowAttrs(loc, spatial, adaptor.getStrides(),
+                              adaptor.getPads(), adaptor.getDilations())))
+    return failure();
+  int64_t group = adaptor.getGroup();
+  int64_t c = in.getDimSize(1), m = w.getDimSize(0);
+  if (group <= 0 || c % group != 0 || m % group != 0)
+    return failInference(loc, "group " + Twine(group) +
+                                  " must divide input channels " + Twine(c) +
+                                  " and output channels " + Twine(m));
+  if (w.getDimSize(1) * group != c)
+    return failInference(loc, "weight has " + Twine(w.getDimSize(1)) +
+                                  " channels per group, input has " +
+                                  Twine(c / group));
+  if (Value bias = adaptor.getBias()) {
+    auto b = rankedType(bias);
+    if (b.getRank() != 1 || b.getDimSize(0) != m)
+      return failInference(loc, "bias must be 1-D with " + Twine(m) +
+                                    " elements");
+  }
+  SmallVector<int64_t> shape{in.getDimSize(0), m};
+  for (int64_t i = 0; i < spatial; ++i)
+    shape.push_back(windowOutput(in.getDimSize(2 + i), w.getDimSize(2 + i),
+                                 adaptor.getStrides()[i], adaptor.getPads()[i],
+                                 adaptor.getPads()[spatial + i],
+                                 adaptor.getDilations()[i], false));
+  types.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult GemmOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  auto a = rankedType(adaptor.getA());
+  auto b = rankedType(adaptor.getB());
+  if (a.getRank() != 2 || b.getRank() != 2)
+    return failInference(loc, "A and B must be 2-D");
+  int64_t m = adaptor.getTransA() ? a.getDimSize(1) : a.getDimSize(0);
+  int64_t ka = adaptor.getTransA() ? a.getDimSize(0) : a.getDimSize(1);
+  int64_t kb = adaptor.getTransB() ? b.getDimSize(1) : b.getDimSize(0);
+  int64_t n = adaptor.getTransB() ? b.getDimSize(0) : b.getDimSize(1);
+  if (ka != kb)
+    return failInference(loc, "inner dims differ: " + Twine(ka) + " vs " +
+                                  Twine(kb));
+  if (Value c = adaptor.getC()) {
+    SmallVector<int64_t> shape;
+    if (!OpTrait::util::getBroadcastedShape(rankedType(c).getShape(), {m, n},
+                                            shape) ||
+        shape != SmallVector<int64_t>{m, n})
+      return failInference(loc, "C does not broadcast to [M, N]");
+  }
+  types.push_back(RankedTensorType::get({m, n}, a.getElementType()));
+  return success();
+}
+
+LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto a = rankedType(adaptor.getLhs());
+  auto b = rankedType(adaptor.getRhs());
+  if (a.getRank() < 2 || b.getRank() < 2)
+    return failInference(loc, "operands must have rank >= 2");
+  if (a.getShape().back() != b.getDimSize(b.getRank() - 2))
+    return failInference(loc, "inner dims differ: " +
+                                  Twine(a.getShape().back()) + " vs " +
+                                  Twine(b.getDimSize(b.getRank() - 2)));
+  SmallVector<int64_t> batch;
+  if (!OpTrait::util::getBroadcastedShape(a.getShape().drop_back(2),
+                                          b.getShape().drop_back(2), batch))
+    return failInference(loc, "batch dims are not broadcastable");
+  batch.push_back(a.getDimSize(a.getRank() - 2));
+  batch.push_back(b.getShape().back());
+  types.push_back(RankedTensorType::get(batch, a.getElementType()));
+  return success();
+}
+
+LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto in = rankedType(adaptor.getInput());
+  if (in.getRank() < 2)
+    return failInference(loc, "input must have rank >= 2");
+  int64_t c = in.getDimSize(1);
+  for (Value v : {adaptor.getScale(), adaptor.getBias(), adaptor.getMean(),
+                  adaptor.getVariance()}) {
+    auto t = rankedType(v);
+    if (t.getRank() != 1 || t.getDimSize(0) != c)
+      return failInference(loc, "scale, bias, mean and variance must be 1-D "
+                                "with " +
+                                    Twine(c) + " elements");
+  }
+  types.push_back(in);
+  return success();
+}
+
+template <typename Adaptor>
+static LogicalResult inferPool(std::optional<Location> loc, Adaptor adaptor,
+                               SmallVectorImpl<Type> &types) {
+  auto in = rankedType(adaptor.getInput());
+  int64_t spatial = in.getRank() - 2;
+  if (spatial < 1)
+    return failInference(loc, "input must have rank >= 3");
+  ArrayRef<int64_t> k = adaptor.getKernelShape();
+  if ((int64_t)k.size() != spatial)
+    return failInference(loc, "expected " + Twine(spatial) +
+                                  " kernel_shape entries");
+  for (int64_t v : k)
+    if (v <= 0)
+      return failInference(loc, "kernel_shape must be positive");
+  if (failed(checkWindowAttrs(loc, spatial, adaptor.getStrides(),
+                              adaptor.getPads(), adaptor.getDilations())))
+    return failure();
+  SmallVector<int64_t> shape{in.getDimSize(0), in.getDimSize(1)};
+  for (int64_t i = 0; i < spatial; ++i) {
+    // A pad as large as the window would produce windows with no input.
+    if (adaptor.getPads()[i] >= k[i] * adaptor.getDilations()[i] ||
+        adaptor.getPads()[spatial + i] >= k[i] * adaptor.getDilations()[i])
+      return failInference(loc, "pads must be smaller than the window");
+    shape.push_back(windowOutput(in.getDimSize(2 + i), k[i],
+                                 adaptor.getStrides()[i], adaptor.getPads()[i],
+                                 adaptor.getPads()[spatial + i],
+                                 adaptor.getDilations()[i],
+                                 adaptor.getCeilMode()));
+  }
+  types.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  return inferPool(loc, adaptor, types);
+}
+
+LogicalResult AveragePoolOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &types) {
+  return inferPool(loc, adaptor, types);
+}
+
+LogicalResult ReduceMeanOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &types) {
+  auto in = rankedType(adaptor.getInput());
+  SmallVector<bool> reduced(in.getRank(), false);
+  for (int64_t axis : adaptor.getAxes()) {
+    if (axis < 0 || axis >= in.getRank())
+      return failInference(loc, "axis " + Twine(axis) + " out of range");
+    if (reduced[axis])
+      return failInference(loc, "axis " + Twine(axis) + " repeated");
+    reduced[axis] = true;
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < in.getRank(); ++i) {
+    if (!reduced[i])
+      shape.push_back(in.getDimSize(i));
+    else if (adaptor.getKeepdims())
+      shape.push_back(1);
+  }
+  types.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult SoftmaxOp::verify() {
+  if (getAxis() < 0 || getAxis() >= getType().getRank())
+    return emitOpError("axis ") << getAxis() << " out of range for rank "
+                                << getType().getRank();
+  return success();
+}
+
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto in = rankedType(adaptor.getInput());
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= in.getRank())
+    return failInference(loc, "axis " + Twine(axis) + " out of range");
+  ArrayRef<int64_t> normShape = in.getShape().drop_front(axis);
+  for (Value v : {adaptor.getScale(), adaptor.getBias()}) {
+    if (!v)
+      continue;
+    SmallVector<int64_t> shape;
+    if (!OpTrait::util::getBroadcastedShape(rankedType(v).getShape(),
+                                            normShape, shape) ||
+        ArrayRef<int64_t>(shape) != normShape)
+      return failInference(loc, "scale and bias must broadcast to the "
+                                "normalized dims");
+  }
+  types.push_back(in);
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto in = rankedType(getInput());
+  if (in.getElementType() != getType().getElementType())
+    return emitOpError("element type changes");
+  if (in.getNumElements() != getType().getNumElements())
+    return emitOpError("element count changes from ")
+           << in.getNumElements() << " to " << getType().getNumElements();
+  return success();
+}
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto in = rankedType(adaptor.getInput());
+  ArrayRef<int64_t> perm = adaptor.getPerm();
+  if ((int64_t)perm.size() != in.getRank())
+    return failInference(loc, "perm must have one entry per dim");
+  SmallVector<bool> seen(perm.size(), false);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= in.getRank() || seen[p])
+      return failInference(loc, "perm is not a permutation");
+    seen[p] = true;
+    shape.push_back(in.getDimSize(p));
+  }
+  types.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  if (adaptor.getInputs().empty())
+    return failInference(loc, "needs at least one input");
+  auto first = rankedType(adaptor.getInputs().front());
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= first.getRank())
+    return failInference(loc, "axis " + Twine(axis) + " out of range");
+  SmallVector<int64_t> shape(first.getShape());
+  shape[axis] = 0;
+  for (Value v : adaptor.getInputs()) {
+    auto t = rankedType(v);
+    if (t.getElementType() != first.getElementType() ||
+        t.getRank() != first.getRank())
+      return failInference(loc, "inputs differ in element type or rank");
+    for (int64_t i = 0; i < t.getRank(); ++i)
+      if (i != axis && t.getDimSize(i) != first.getDimSize(i))
+        return failInference(loc, "inputs differ in dim " + Twine(i));
+    shape[axis] += t.getDimSize(axis);
+  }
+  types.push_back(RankedTensorType::get(shape, first.getElementType()));
+  return success();
+}
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto data = rankedType(adaptor.getData());
+  auto indices = rankedType(adaptor.getIndices());
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= data.getRank())
+    return failInference(loc, "axis " + Twine(axis) + " out of range");
+  SmallVector<int64_t> shape(data.getShape().take_front(axis));
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, data.getShape().drop_front(axis + 1));
+  types.push_back(RankedTensorType::get(shape, data.getElementType()));
+  return success();
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  auto in = rankedType(adaptor.getInput());
+  ArrayRef<int64_t> starts = adaptor.getStarts(), ends = adaptor.getEnds(),
+                    steps = adaptor.getSteps();
+  if ((int64_t)starts.size() != in.getRank() || ends.size() != starts.size() ||
+      steps.size() != starts.size())
+    return failInference(loc, "starts, ends and steps need one entry per dim");
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < in.getRank(); ++i) {
+    int64_t n = in.getDimSize(i);
+    if (steps[i] == 0)
+      return failInference(loc, "step must be non-zero");
+    if (starts[i] < 0 || starts[i] > n || ends[i] < -1 || ends[i] > n)
+      return failInference(loc, "start/end of dim " + Twine(i) +
+                                    " not normalized");
+    int64_t len = steps[i] > 0
+                      ? (ends[i] - starts[i] + steps[i] - 1) / steps[i]
+                      : (starts[i] - ends[i] - steps[i] - 1) / -steps[i];
+    if (steps[i] < 0 && starts[i] == n)
+      return failInference(loc, "start of dim " + Twine(i) + " not normalized");
+    shape.push_back(std::max<int64_t>(len, 0));
+  }
+  types.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult ShapeOp::inferReturnTypes(MLIRContext *ctx,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  int64_t rank = rankedType(adaptor.getInput()).getRank();
+  int64_t start = adaptor.getStart(), end = adaptor.getEnd();
+  if (start < 0 || end > rank || start > end)
+    return failInference(loc, "dims [" + Twine(start) + ", " + Twine(end) +
+                                  ") out of range");
+  types.push_back(
+      RankedTensorType::get({end - start}, IntegerType::get(ctx, 64)));
+  return success();
+}

@@ -1,0 +1,235 @@
+//===- DlcOps.td - The dlc dialect ------------------------*- tablegen -*-===//
+//
+// ONNX-level operations on ranked, statically shaped tensors. The importer
+// normalizes opset differences (attributes that became inputs, negative axes,
+// implicit defaults) so that every pass sees one form per operator.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DLC_OPS_TD
+#define DLC_OPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+def Dlc_Dialect : Dialect {
+  let name = "dlc";
+  let cppNamespace = "::mlir::dlc";
+  let summary = "ONNX operators with normalized semantics";
+  let description = [{
+    The dlc dialect holds one operation per supported ONNX operator. Tensors
+    are ranked and statically shaped after import (dynamic dims are bound
+    with `--input-shape`). Attributes are normalized: axes are non-negative,
+    pads/strides/dilations are always present with one entry per spatial dim.
+  }];
+  let hasConstantMaterializer = 1;
+}
+
+class Dlc_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Dlc_Dialect, mnemonic, !listconcat(traits, [Pure])> {
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Dlc_AnyTensor : RankedTensorOf<[F16, BF16, F32, F64, I1, I8, I32, I64]>;
+def Dlc_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
+def Dlc_IndexTensor : RankedTensorOf<[I32, I64]>;
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+class Dlc_BinaryOp<string mnemonic, list<Trait> traits = []>
+    : Dlc_Op<mnemonic, !listconcat(traits, [InferTypeOpAdaptor])> {
+  let summary = "elementwise " # mnemonic # " with multidirectional broadcasting";
+  let arguments = (ins Dlc_AnyTensor:$lhs, Dlc_AnyTensor:$rhs);
+  let results = (outs Dlc_AnyTensor:$result);
+  let hasFolder = 1;
+}
+
+def Dlc_AddOp : Dlc_BinaryOp<"add", [Commutative]>;
+def Dlc_SubOp : Dlc_BinaryOp<"sub">;
+def Dlc_MulOp : Dlc_BinaryOp<"mul", [Commutative]>;
+def Dlc_DivOp : Dlc_BinaryOp<"div">;
+def Dlc_PowOp : Dlc_BinaryOp<"pow">;
+
+class Dlc_UnaryOp<string mnemonic, Type type = Dlc_FloatTensor>
+    : Dlc_Op<mnemonic, [SameOperandsAndResultType]> {
+  let summary = "elementwise " # mnemonic;
+  let arguments = (ins type:$input);
+  let results = (outs type:$result);
+}
+
+def Dlc_ReluOp : Dlc_UnaryOp<"relu">;
+def Dlc_SigmoidOp : Dlc_UnaryOp<"sigmoid">;
+def Dlc_TanhOp : Dlc_UnaryOp<"tanh">;
+def Dlc_ErfOp : Dlc_UnaryOp<"erf">;
+def Dlc_SqrtOp : Dlc_UnaryOp<"sqrt">;
+def Dlc_ExpOp : Dlc_UnaryOp<"exp">;
+
+def Dlc_ClipOp : Dlc_Op<"clip", [SameOperandsAndResultType]> {
+  let summary = "clamp to [min, max]";
+  let description = [{
+    ONNX Clip with its bounds normalized to attributes (opset 11+ passes them
+    as constant inputs; absent bounds become -inf/+inf).
+  }];
+  let arguments = (ins Dlc_FloatTensor:$input, F64Attr:$min, F64Attr:$max);
+  let results = (outs Dlc_FloatTensor:$result);
+  let hasVerifier = 1;
+}
+
+def Dlc_CastOp : Dlc_Op<"cast"> {
+  let summary = "elementwise conversion to the result's element type";
+  let arguments = (ins Dlc_AnyTensor:$input);
+  let results = (outs Dlc_AnyTensor:$result);
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+def Dlc_ConvOp : Dlc_Op<"conv", [InferTypeOpAdaptor]> {
+  let summary = "N-d convolution (ONNX Conv), NC[D]HW layout";
+  let description = [{
+    `pads` holds the begin pads of every spatial dim followed by the end pads,
+    as in ONNX. `group` splits channels: the weight is [M, C/group, k...].
+  }];
+  let arguments = (ins Dlc_FloatTensor:$input, Dlc_FloatTensor:$weight,
+                   Optional<Dlc_FloatTensor>:$bias,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                   DenseI64ArrayAttr:$dilations, I64Attr:$group);
+  let results = (outs Dlc_FloatTensor:$result);
+}
+
+def Dlc_GemmOp : Dlc_Op<"gemm", [InferTypeOpAdaptor]> {
+  let summary = "alpha * op(A) * op(B) + beta * C (ONNX Gemm)";
+  let arguments = (ins Dlc_FloatTensor:$a, Dlc_FloatTensor:$b,
+                   Optional<Dlc_FloatTensor>:$c, F32Attr:$alpha, F32Attr:$beta,
+                   BoolAttr:$transA, BoolAttr:$transB);
+  let results = (outs Dlc_FloatTensor:$result);
+}
+
+def Dlc_MatMulOp : Dlc_Op<"matmul", [InferTypeOpAdaptor]> {
+  let summary = "batched matrix product with broadcast batch dims";
+  let description = [{
+    Both operands have rank >= 2 (the importer reshapes ONNX's 1-D cases);
+    the leading batch dims broadcast as in numpy.matmul.
+  }];
+  let arguments = (ins Dlc_FloatTensor:$lhs, Dlc_FloatTensor:$rhs);
+  let results = (outs Dlc_FloatTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization, pooling, reductions
+//===----------------------------------------------------------------------===//
+
+def Dlc_BatchNormOp : Dlc_Op<"batch_norm", [InferTypeOpAdaptor]> {
+  let summary = "inference-mode batch normalization over dim 1";
+  let arguments = (ins Dlc_FloatTensor:$input, Dlc_FloatTensor:$scale,
+                   Dlc_FloatTensor:$bias, Dlc_FloatTensor:$mean,
+                   Dlc_FloatTensor:$variance, F32Attr:$epsilon);
+  let results = (outs Dlc_FloatTensor:$result);
+}
+
+class Dlc_PoolOp<string mnemonic> : Dlc_Op<mnemonic, [InferTypeOpAdaptor]> {
+  let results = (outs Dlc_FloatTensor:$result);
+}
+
+def Dlc_MaxPoolOp : Dlc_PoolOp<"max_pool"> {
+  let summary = "N-d max pooling (ONNX MaxPool, single output)";
+  let arguments = (ins Dlc_FloatTensor:$input, DenseI64ArrayAttr:$kernel_shape,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                   DenseI64ArrayAttr:$dilations, BoolAttr:$ceil_mode);
+}
+
+def Dlc_AveragePoolOp : Dlc_PoolOp<"average_pool"> {
+  let summary = "N-d average pooling (ONNX AveragePool)";
+  let arguments = (ins Dlc_FloatTensor:$input, DenseI64ArrayAttr:$kernel_shape,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                   DenseI64ArrayAttr:$dilations, BoolAttr:$ceil_mode,
+                   BoolAttr:$count_include_pad);
+}
+
+def Dlc_ReduceMeanOp : Dlc_Op<"reduce_mean", [InferTypeOpAdaptor]> {
+  let summary = "mean over `axes` (GlobalAveragePool imports as this too)";
+  let arguments = (ins Dlc_FloatTensor:$input, DenseI64ArrayAttr:$axes,
+                   BoolAttr:$keepdims);
+  let results = (outs Dlc_FloatTensor:$result);
+}
+
+def Dlc_SoftmaxOp : Dlc_Op<"softmax", [SameOperandsAndResultType]> {
+  let summary = "softmax along one axis (opset 13 semantics)";
+  let arguments = (ins Dlc_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs Dlc_FloatTensor:$result);
+  let hasVerifier = 1;
+}
+
+def Dlc_LayerNormOp : Dlc_Op<"layer_norm", [InferTypeOpAdaptor]> {
+  let summary = "layer normalization over dims [axis, rank)";
+  let arguments = (ins Dlc_FloatTensor:$input, Dlc_FloatTensor:$scale,
+                   Optional<Dlc_FloatTensor>:$bias, I64Attr:$axis,
+                   F32Attr:$epsilon);
+  let results = (outs Dlc_FloatTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Dlc_ReshapeOp : Dlc_Op<"reshape"> {
+  let summary = "reinterpret the shape (Reshape, Flatten, Squeeze, Unsqueeze)";
+  let arguments = (ins Dlc_AnyTensor:$input);
+  let results = (outs Dlc_AnyTensor:$result);
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Dlc_TransposeOp : Dlc_Op<"transpose", [InferTypeOpAdaptor]> {
+  let summary = "permute dims: result dim i is input dim perm[i]";
+  let arguments = (ins Dlc_AnyTensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs Dlc_AnyTensor:$result);
+}
+
+def Dlc_ConcatOp : Dlc_Op<"concat", [InferTypeOpAdaptor]> {
+  let summary = "concatenate along `axis`";
+  let arguments = (ins Variadic<Dlc_AnyTensor>:$inputs, I64Attr:$axis);
+  let results = (outs Dlc_AnyTensor:$result);
+  let hasFolder = 1;
+}
+
+def Dlc_GatherOp : Dlc_Op<"gather", [InferTypeOpAdaptor]> {
+  let summary = "ONNX Gather: take slices of `data` along `axis`";
+  let description = [{
+    Negative indices count from the end. Indices outside [-n, n) are clamped
+    into range at run time (see docs/ops.md for the policy).
+  }];
+  let arguments = (ins Dlc_AnyTensor:$data, Dlc_IndexTensor:$indices,
+                   I64Attr:$axis);
+  let results = (outs Dlc_AnyTensor:$result);
+  let hasFolder = 1;
+}
+
+def Dlc_SliceOp : Dlc_Op<"slice", [InferTypeOpAdaptor]> {
+  let summary = "strided slice with one (start, end, step) per dim";
+  let description = [{
+    Normalized by the importer: every dim has an entry, starts are clamped
+    into range, ends are exclusive and clamped (-1 allowed for negative
+    steps meaning "before index 0"), steps are non-zero.
+  }];
+  let arguments = (ins Dlc_AnyTensor:$input, DenseI64ArrayAttr:$starts,
+                   DenseI64ArrayAttr:$ends, DenseI64ArrayAttr:$steps);
+  let results = (outs Dlc_AnyTensor:$result);
+  let hasFolder = 1;
+}
+
+def Dlc_ShapeOp : Dlc_Op<"shape", [InferTypeOpAdaptor]> {
+  let summary = "the shape of a tensor as a 1-D i64 tensor (dims [start, end))";
+  let arguments = (ins Dlc_AnyTensor:$input, I64Attr:$start, I64Attr:$end);
+  let results = (outs 1DTensorOf<[I64]>:$result);
+  let hasFolder = 1;
+}
+
+#endif // DLC_OPS_TD

@@ -1,0 +1,64 @@
+//===- Passes.h - dlc passes ------------------------------------*- C++ -*-===//
+//
+/// \file
+/// Declarations of every dlc pass (generated from Passes.td) and the pattern
+/// sets that pipelines reuse.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DLC_PASSES_PASSES_H
+#define DLC_PASSES_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace mlir {
+class RewritePatternSet;
+class TypeConverter;
+namespace dlc {
+
+#define GEN_PASS_DECL
+#include "passes/Passes.h.inc"
+
+/// Patterns lowering dlc ops to linalg/tensor/arith/math on tensors.
+void populateDlcToLinalgPatterns(RewritePatternSet &patterns);
+
+/// Attribute names shared by the kernel passes and the packager.
+namespace attrs {
+/// On a kernel func: the number of independent work items ("blocks" on the
+/// host, threads on CUDA) of its linearized iteration space.
+constexpr const char kWorkItems[] = "dlc.work_items";
+/// On a kernel func / gpu.func: the CUDA launch shape.
+constexpr const char kGrid[] = "dlc.grid";
+constexpr const char kBlock[] = "dlc.block";
+/// On the model function's memref.alloc ops: the planned arena offset.
+constexpr const char kArenaOffset[] = "dlc.arena_offset";
+/// On the model function: planned arena size and the planner's figures.
+constexpr const char kArenaSize[] = "dlc.arena_size";
+constexpr const char kNaiveSize[] = "dlc.naive_bytes";
+constexpr const char kLowerBound[] = "dlc.lower_bound_bytes";
+/// Marks functions holding one kernel.
+constexpr const char kKernel[] = "dlc.kernel";
+} // namespace attrs
+
+/// The CUDA launch shape of a linearized kernel: one thread per work item in
+/// blocks of `blockSize` threads. Shared by dlc-map-kernels-to-gpu and the
+/// packager so the plan launches exactly what the kernel guards for.
+struct LaunchShape {
+  int64_t grid;
+  int64_t block;
+};
+inline LaunchShape cudaLaunchShape(int64_t workItems, int64_t blockSize) {
+  return {std::max<int64_t>(1, (workItems + blockSize - 1) / blockSize),
+          blockSize};
+}
+
+#define GEN_PASS_REGISTRATION
+#include "passes/Passes.h.inc"
+
+} // namespace dlc
+} // namespace mlir
+
+#endif // DLC_PASSES_PASSES_H

@@ -1,0 +1,193 @@
+//===- Passes.td - dlc passes ------------------------------*- tablegen -*-===//
+
+#ifndef DLC_PASSES_TD
+#define DLC_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// Lowering
+//===----------------------------------------------------------------------===//
+
+def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
+  let summary = "Lower dlc ops to linalg, tensor, arith and math on tensors";
+  let description = [{
+    Every dlc op becomes structured ops on tensors so that upstream
+    bufferization and loop generation apply. Ops that read their input at
+    computed positions (convolution with padding, pooling, gather, slice,
+    concat) become one `linalg.generic` over the output that reads the input
+    with `tensor.extract`, so that padding is a bounds check instead of a
+    padded copy and every op stays one kernel.
+
+    Before:
+    ```mlir
+    %0 = dlc.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    After:
+    ```mlir
+    %e = tensor.empty() : tensor<4xf32>
+    %0 = linalg.generic {...iterator_types = ["parallel"]}
+           ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+         ^bb0(%in: f32, %out: f32):
+           %m = arith.maximumf %in, %cst : f32
+           linalg.yield %m : f32
+         } -> tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def OutlineKernelsPass : Pass<"dlc-outline-kernels", "ModuleOp"> {
+  let summary = "Move each structured op of the model function into a kernel";
+  let description = [{
+    After bufferization, the model function is a sequence of structured ops
+    on memrefs. Each becomes a private `func.func` marked `dlc.kernel` whose
+    arguments are the whole buffers it touches (operands and buffers it
+    reads through captured values, e.g. the input of a gather), and the
+    model function calls it. The model function is then exactly the
+    execution plan: allocations, views, kernel calls and copies.
+
+    Before:
+    ```mlir
+    func.func @main(%a: memref<4xf32>, %b: memref<4xf32>) {
+      linalg.generic ... ins(%a : memref<4xf32>) outs(%b : memref<4xf32>) ...
+    }
+    ```
+    After:
+    ```mlir
+    func.func private @kernel_0(%a: memref<4xf32>, %b: memref<4xf32>)
+        attributes {dlc.kernel} { linalg.generic ... }
+    func.func @main(%a: memref<4xf32>, %b: memref<4xf32>) {
+      call @kernel_0(%a, %b) : (memref<4xf32>, memref<4xf32>) -> ()
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+def LinearizeKernelsPass : Pass<"dlc-linearize-kernels", "ModuleOp"> {
+  let summary = "Turn each kernel into one 1-D parallel loop over work items";
+  let description = [{
+    Lowers the structured op of every `dlc.kernel` function to loops and
+    collapses its parallel dims into a single `scf.parallel` from 0 to the
+    number of independent work items (one output element each); reduction
+    dims stay sequential `scf.for` loops inside. The work item count is
+    recorded as `dlc.work_items`. Both targets start from this form: CUDA
+    maps work items to threads of fixed-size blocks, the host splits them
+    over the runtime's thread pool.
+
+    Before:
+    ```mlir
+    func.func private @kernel_0(%a: memref<2x3xf32>, %b: memref<2x3xf32>)
+        attributes {dlc.kernel} { linalg.generic ... }
+    ```
+    After:
+    ```mlir
+    func.func private @kernel_0(%a: memref<2x3xf32>, %b: memref<2x3xf32>)
+        attributes {dlc.kernel, dlc.work_items = 6 : i64} {
+      scf.parallel (%i) = (%c0) to (%c6) step (%c1) {
+        %r:2 = affine.delinearize_index %i into (2, 3) ...
+      }
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::scf::SCFDialect", "::mlir::affine::AffineDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"
+  ];
+}
+
+def MapKernelsToGpuPass : Pass<"dlc-map-kernels-to-gpu", "ModuleOp"> {
+  let summary = "Turn linearized kernels into gpu.func kernels of one gpu.module";
+  let description = [{
+    Runs on the device module (a copy of the kernels, without the model
+    function). Each `dlc.kernel` function moves into `gpu.module @dlc_kernels`
+    as a `gpu.func` kernel; its work item loop becomes one thread per work
+    item in blocks of `block-size` threads, guarded against the tail. The
+    launch shape is recorded as `dlc.grid` / `dlc.block`.
+
+    Before:
+    ```mlir
+    func.func private @k0(%a: memref<1000xf32>) attributes {dlc.kernel,
+        dlc.work_items = 1000 : i64} {
+      scf.parallel (%i) = (%c0) to (%c1000) step (%c1) { ... }
+    }
+    ```
+    After:
+    ```mlir
+    gpu.module @dlc_kernels {
+      gpu.func @k0(%a: memref<1000xf32>) kernel attributes {dlc.block =
+          array<i32: 256, 1, 1>, dlc.grid = array<i32: 4, 1, 1>} {
+        %i = (block_id.x * 256 + thread_id.x)
+        scf.if (%i < 1000) { ... }
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block">,
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+    "::mlir::arith::ArithDialect"
+  ];
+}
+
+def MapKernelsToHostPass : Pass<"dlc-map-kernels-to-host", "ModuleOp"> {
+  let summary = "Give linearized kernels a work item range for the thread pool";
+  let description = [{
+    Each `dlc.kernel` function gets two trailing `index` arguments, the
+    half-open range of work items to run, and its work item loop becomes a
+    sequential `scf.for` over that range. The runtime calls it from its
+    thread pool with disjoint ranges covering `dlc.work_items`.
+
+    Before:
+    ```mlir
+    func.func private @k0(%a: memref<1000xf32>) attributes {dlc.kernel, ...} {
+      scf.parallel (%i) = (%c0) to (%c1000) step (%c1) { ... }
+    }
+    ```
+    After:
+    ```mlir
+    func.func @k0(%a: memref<1000xf32>, %begin: index, %end: index) ... {
+      scf.for %i = %begin to %end step %c1 { ... }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+def PlanMemoryPass : Pass<"dlc-plan-memory", "ModuleOp"> {
+  let summary = "Give every intermediate buffer an offset in one arena";
+  let description = [{
+    Computes the live range of every `memref.alloc` of the model function
+    (views such as expand/collapse_shape extend the range of their source)
+    and packs them into one arena with a greedy best-fit by size, so that
+    buffers live at the same time never overlap. Records the offset on each
+    alloc (`dlc.arena_offset`) and the arena size, the naive sum and the
+    lower bound (the largest total live at one point) on the module.
+
+    Before:
+    ```mlir
+    %0 = memref.alloc() : memref<256xf32>
+    ```
+    After:
+    ```mlir
+    %0 = memref.alloc() {dlc.arena_offset = 1024 : i64} : memref<256xf32>
+    ```
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"256",
+           "Alignment of every buffer in the arena, in bytes">,
+  ];
+}
+
+#endif // DLC_PASSES_TD

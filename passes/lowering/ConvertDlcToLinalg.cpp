@@ -1,0 +1,1038 @@
+//===- ConvertDlcToLinalg.cpp - dlc to linalg on tensors --------*- C++ -*-===//
+//
+// Every dlc op becomes one linalg.generic (plus the fill that initializes a
+// reduction), so each op is one kernel after outlining. Ops that read their
+// input at computed positions with bounds (padded windows, gather, concat)
+// read it with tensor.extract inside the generic; everything else is pure
+// indexing maps, which later passes can fuse and tile.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/dlc/DlcDialect.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::dlc {
+#define GEN_PASS_DEF_CONVERTDLCTOLINALGPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::dlc
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+namespace {
+using utils::IteratorType;
+using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+//===----------------------------------------------------------------------===//
+// Scalar helpers: one spelling for float and integer element types.
+//===----------------------------------------------------------------------===//
+
+Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
+  if (auto ft = dyn_cast<FloatType>(type))
+    return b.create<arith::ConstantOp>(loc, b.getFloatAttr(ft, value));
+  return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(type, (int64_t)value));
+}
+
+Value lowestValue(OpBuilder &b, Location loc, Type type) {
+  if (auto ft = dyn_cast<FloatType>(type))
+    return b.create<arith::ConstantOp>(
+        loc, b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(), true)));
+  return b.create<arith::ConstantOp>(
+      loc, b.getIntegerAttr(type, APInt::getSignedMinValue(
+                                      type.getIntOrFloatBitWidth())));
+}
+
+Value index(OpBuilder &b, Location loc, int64_t v) {
+  return b.create<arith::ConstantIndexOp>(loc, v);
+}
+
+Value add(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return b.create<arith::AddFOp>(loc, x, y);
+  return b.create<arith::AddIOp>(loc, x, y);
+}
+Value sub(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return b.create<arith::SubFOp>(loc, x, y);
+  return b.create<arith::SubIOp>(loc, x, y);
+}
+Value mul(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return b.create<arith::MulFOp>(loc, x, y);
+  return b.create<arith::MulIOp>(loc, x, y);
+}
+Value div(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return b.create<arith::DivFOp>(loc, x, y);
+  return b.create<arith::DivSIOp>(loc, x, y);
+}
+Value max(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return b.create<arith::MaximumFOp>(loc, x, y);
+  return b.create<arith::MaxSIOp>(loc, x, y);
+}
+Value min(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return b.create<arith::MinimumFOp>(loc, x, y);
+  return b.create<arith::MinSIOp>(loc, x, y);
+}
+
+/// Converts a scalar between element types with ONNX Cast semantics.
+Value castScalar(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  auto fromF = dyn_cast<FloatType>(from), toF = dyn_cast<FloatType>(to);
+  if (to.isInteger(1)) {
+    Value zero = scalarConstant(b, loc, from, 0);
+    if (fromF)
+      return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNE, v, zero);
+    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, v, zero);
+  }
+  if (fromF && toF)
+    return fromF.getWidth() < toF.getWidth()
+               ? b.create<arith::ExtFOp>(loc, to, v).getResult()
+               : b.create<arith::TruncFOp>(loc, to, v).getResult();
+  if (fromF)
+    return b.create<arith::FPToSIOp>(loc, to, v);
+  bool fromBool = from.isInteger(1);
+  if (toF)
+    return fromBool ? b.create<arith::UIToFPOp>(loc, to, v).getResult()
+                    : b.create<arith::SIToFPOp>(loc, to, v).getResult();
+  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+    return fromBool ? b.create<arith::ExtUIOp>(loc, to, v).getResult()
+                    : b.create<arith::ExtSIOp>(loc, to, v).getResult();
+  return b.create<arith::TruncIOp>(loc, to, v);
+}
+
+//===----------------------------------------------------------------------===//
+// Structured-op builders
+//===----------------------------------------------------------------------===//
+
+/// Map from an iteration space shaped like `outShape` to an operand of shape
+/// `inShape` that broadcasts to it (numpy rules: align right, size-1 dims
+/// read index 0).
+AffineMap broadcastMap(ArrayRef<int64_t> inShape, ArrayRef<int64_t> outShape,
+                       MLIRContext *ctx) {
+  SmallVector<AffineExpr> exprs;
+  size_t offset = outShape.size() - inShape.size();
+  for (size_t i = 0; i < inShape.size(); ++i)
+    exprs.push_back(inShape[i] == 1 && outShape[offset + i] != 1
+                        ? getAffineConstantExpr(0, ctx)
+                        : getAffineDimExpr(offset + i, ctx));
+  return AffineMap::get(outShape.size(), 0, exprs, ctx);
+}
+
+/// A parallel linalg.generic over `outType` whose inputs broadcast to it.
+Value elementwise(OpBuilder &b, Location loc, RankedTensorType outType,
+                  ValueRange inputs, BodyFn body) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps;
+  for (Value in : inputs)
+    maps.push_back(broadcastMap(tensorType(in).getShape(), outType.getShape(),
+                                ctx));
+  maps.push_back(AffineMap::getMultiDimIdentityMap(outType.getRank(), ctx));
+  Value init = b.create<tensor::EmptyOp>(loc, outType.getShape(),
+                                         outType.getElementType());
+  SmallVector<IteratorType> iters(outType.getRank(), IteratorType::parallel);
+  auto generic = b.create<linalg::GenericOp>(
+      loc, TypeRange{outType}, inputs, ValueRange{init}, maps, iters,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value r = body(nb, nloc, args.drop_back());
+        nb.create<linalg::YieldOp>(nloc, r);
+      });
+  return generic.getResult(0);
+}
+
+/// A tensor of `type` filled with `value`.
+Value filled(OpBuilder &b, Location loc, RankedTensorType type, Value value) {
+  Value init = b.create<tensor::EmptyOp>(loc, type.getShape(),
+                                         type.getElementType());
+  return b.create<linalg::FillOp>(loc, value, init).getResult(0);
+}
+
+/// Reads `source[indices]` where `indices` may fall outside the tensor
+/// (padding): returns `padValue` there. `mayBeOutside[i]` says which dims
+/// need the check, so unpadded dims cost nothing.
+Value readWithPadding(OpBuilder &b, Location loc, Value source,
+                      ArrayRef<Value> indices, ArrayRef<bool> mayBeOutside,
+                      Value padValue) {
+  auto shape = tensorType(source).getShape();
+  Value valid;
+  SmallVector<Value> clamped;
+  Value zero = index(b, loc, 0);
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (!mayBeOutside[i]) {
+      clamped.push_back(indices[i]);
+      continue;
+    }
+    Value upper = index(b, loc, shape[i]);
+    Value ge = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge,
+                                       indices[i], zero);
+    Value lt = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
+                                       indices[i], upper);
+    Value ok = b.create<arith::AndIOp>(loc, ge, lt);
+    valid = valid ? b.create<arith::AndIOp>(loc, valid, ok).getResult() : ok;
+    Value c = b.create<arith::MaxSIOp>(loc, indices[i], zero);
+    clamped.push_back(b.create<arith::MinSIOp>(loc, c, index(b, loc, shape[i] - 1)));
+  }
+  Value v = b.create<tensor::ExtractOp>(loc, source, clamped);
+  if (!valid)
+    return v;
+  return b.create<arith::SelectOp>(loc, valid, v, padValue);
+}
+
+/// Sliding-window geometry shared by Conv and pooling. The iteration space
+/// is [N, C_out, out_1..out_k | window dims...].
+struct Window {
+  ArrayRef<int64_t> inShape, outShape, kernel, strides, pads, dilations;
+
+  int64_t spatial() const { return kernel.size(); }
+
+  /// Whether positions along spatial dim `i` can leave the input.
+  bool mayLeave(int64_t i) const {
+    int64_t k = spatial();
+    int64_t last = (outShape[2 + i] - 1) * strides[i] - pads[i] +
+                   (kernel[i] - 1) * dilations[i];
+    return pads[i] > 0 || last >= inShape[2 + i];
+  }
+
+  /// Input position along spatial dim `i` for output `o` and window `r`.
+  Value position(OpBuilder &b, Location loc, int64_t i, Value o,
+                 Value r) const {
+    Value p = b.create<arith::MulIOp>(loc, o, index(b, loc, strides[i]));
+    Value q = b.create<arith::MulIOp>(loc, r, index(b, loc, dilations[i]));
+    Value s = b.create<arith::AddIOp>(loc, p, q);
+    return b.create<arith::SubIOp>(loc, s, index(b, loc, pads[i]));
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy>
+struct BinaryLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Value r = elementwise(
+        rewriter, op.getLoc(), op.getType(), {op.getLhs(), op.getRhs()},
+        [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
+          if constexpr (std::is_same_v<OpTy, AddOp>)
+            return add(b, loc, a[0], a[1]);
+          if constexpr (std::is_same_v<OpTy, SubOp>)
+            return sub(b, loc, a[0], a[1]);
+          if constexpr (std::is_same_v<OpTy, MulOp>)
+            return mul(b, loc, a[0], a[1]);
+          if constexpr (std::is_same_v<OpTy, DivOp>)
+            return div(b, loc, a[0], a[1]);
+          if constexpr (std::is_same_v<OpTy, PowOp>) {
+            if (isa<FloatType>(a[0].getType()))
+              return b.create<math::PowFOp>(loc, a[0], a[1]);
+            return b.create<math::IPowIOp>(loc, a[0], a[1]);
+          }
+          llvm_unreachable("unhandled binary op");
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+template <typename OpTy>
+struct UnaryLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Value r = elementwise(
+        rewriter, op.getLoc(), op.getType(), {op.getInput()},
+        [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
+          Value x = a[0];
+          Type t = x.getType();
+          if constexpr (std::is_same_v<OpTy, ReluOp>)
+            return b.create<arith::MaximumFOp>(loc, x,
+                                               scalarConstant(b, loc, t, 0));
+          if constexpr (std::is_same_v<OpTy, SigmoidOp>) {
+            Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x));
+            Value d = b.create<arith::AddFOp>(loc, scalarConstant(b, loc, t, 1), e);
+            return b.create<arith::DivFOp>(loc, scalarConstant(b, loc, t, 1), d);
+          }
+          if constexpr (std::is_same_v<OpTy, TanhOp>)
+            return b.create<math::TanhOp>(loc, x);
+          if constexpr (std::is_same_v<OpTy, ErfOp>)
+            return b.create<math::ErfOp>(loc, x);
+          if constexpr (std::is_same_v<OpTy, SqrtOp>)
+            return b.create<math::SqrtOp>(loc, x);
+          if constexpr (std::is_same_v<OpTy, ExpOp>)
+            return b.create<math::ExpOp>(loc, x);
+          if constexpr (std::is_same_v<OpTy, ClipOp>) {
+            // Bounds beyond the element type's range saturate to +-inf.
+            Value lo = b.create<arith::ConstantOp>(
+                loc, b.getFloatAttr(t, op.getMin().convertToDouble()));
+            Value hi = b.create<arith::ConstantOp>(
+                loc, b.getFloatAttr(t, op.getMax().convertToDouble()));
+            return b.create<arith::MinimumFOp>(
+                loc, b.create<arith::MaximumFOp>(loc, x, lo), hi);
+          }
+          llvm_unreachable("unhandled unary op");
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+struct CastLowering : OpRewritePattern<CastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CastOp op,
+                                PatternRewriter &rewriter) const override {
+    Type to = op.getType().getElementType();
+    rewriter.replaceOp(op, elementwise(rewriter, op.getLoc(), op.getType(),
+                                       {op.getInput()},
+                                       [&](OpBuilder &b, Location loc,
+                                           ValueRange a) {
+                                         return castScalar(b, loc, a[0], to);
+                                       }));
+    return success();
+  }
+};
+
+struct BatchNormLowering : OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BatchNormOp op,
+                                PatternRewriter &rewriter) const override {
+    // Per-channel operands broadcast along dim 1: view them as [C, 1, ...].
+    auto type = op.getType();
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t rank = type.getRank();
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    AffineMap channel = AffineMap::get(rank, 0, getAffineDimExpr(1, ctx));
+    SmallVector<AffineMap> maps{identity, channel, channel, channel, channel,
+                                identity};
+    Location loc = op.getLoc();
+    Value init = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
+                                                  type.getElementType());
+    double eps = op.getEpsilon().convertToDouble();
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{type},
+        ValueRange{op.getInput(), op.getScale(), op.getBias(), op.getMean(),
+                   op.getVariance()},
+        ValueRange{init}, maps,
+        SmallVector<IteratorType>(rank, IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Type t = a[0].getType();
+          Value v = b.create<arith::AddFOp>(l, a[4], scalarConstant(b, l, t, eps));
+          Value inv = b.create<arith::DivFOp>(l, a[1], b.create<math::SqrtOp>(l, v));
+          Value c = b.create<arith::SubFOp>(l, a[0], a[3]);
+          Value r = b.create<arith::AddFOp>(l, b.create<arith::MulFOp>(l, c, inv), a[2]);
+          b.create<linalg::YieldOp>(l, r);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct ConvLowering : OpRewritePattern<ConvOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto outType = op.getType();
+    auto inType = tensorType(op.getInput());
+    auto wType = tensorType(op.getWeight());
+    Type elt = outType.getElementType();
+    Window win{inType.getShape(), outType.getShape(), wType.getShape().drop_front(2),
+               op.getStrides(), op.getPads(), op.getDilations()};
+    int64_t k = win.spatial();
+    int64_t groups = op.getGroup();
+    int64_t outPerGroup = outType.getDimSize(1) / groups;
+    int64_t inPerGroup = wType.getDimSize(1);
+
+    // Output initialized with the bias (or zero); the generic accumulates.
+    Value init;
+    if (Value bias = op.getBias()) {
+      Value empty = rewriter.create<tensor::EmptyOp>(loc, outType.getShape(), elt);
+      int64_t rank = outType.getRank();
+      auto b = rewriter.create<linalg::GenericOp>(
+          loc, TypeRange{outType}, ValueRange{bias}, ValueRange{empty},
+          ArrayRef<AffineMap>{AffineMap::get(rank, 0, getAffineDimExpr(1, ctx)),
+                              AffineMap::getMultiDimIdentityMap(rank, ctx)},
+          SmallVector<IteratorType>(rank, IteratorType::parallel),
+          [](OpBuilder &nb, Location l, ValueRange a) {
+            nb.create<linalg::YieldOp>(l, a[0]);
+          });
+      init = b.getResult(0);
+    } else {
+      init = filled(rewriter, loc, outType, scalarConstant(rewriter, loc, elt, 0));
+    }
+
+    // Iteration space: n, m, o_1..o_k (parallel), c, r_1..r_k (reduction).
+    int64_t numDims = 2 + k + 1 + k;
+    auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    SmallVector<AffineExpr> wExprs{d(1), d(2 + k)};
+    for (int64_t i = 0; i < k; ++i)
+      wExprs.push_back(d(3 + k + i));
+    SmallVector<AffineExpr> outExprs;
+    for (int64_t i = 0; i < 2 + k; ++i)
+      outExprs.push_back(d(i));
+    SmallVector<IteratorType> iters(2 + k, IteratorType::parallel);
+    iters.append(1 + k, IteratorType::reduction);
+
+    bool padded = false;
+    for (int64_t i = 0; i < k; ++i)
+      padded |= win.mayLeave(i);
+    SmallVector<Value> inputs{op.getWeight()};
+    SmallVector<AffineMap> maps{AffineMap::get(numDims, 0, wExprs, ctx)};
+    AffineExpr channel = d(1).floorDiv(outPerGroup) * inPerGroup + d(2 + k);
+    if (!padded) {
+      // Every window is inside the input: pure indexing map.
+      SmallVector<AffineExpr> inExprs{d(0), channel};
+      for (int64_t i = 0; i < k; ++i)
+        inExprs.push_back(d(2 + i) * win.strides[i] +
+                          d(3 + k + i) * win.dilations[i]);
+      inputs.insert(inputs.begin(), op.getInput());
+      maps.insert(maps.begin(), AffineMap::get(numDims, 0, inExprs, ctx));
+    }
+    maps.push_back(AffineMap::get(numDims, 0, outExprs, ctx));
+    Value input = op.getInput();
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{outType}, inputs, ValueRange{init}, maps, iters,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value x, w;
+          if (!padded) {
+            x = a[0];
+            w = a[1];
+          } else {
+            w = a[0];
+            SmallVector<Value> dims;
+            for (int64_t i = 0; i < numDims; ++i)
+              dims.push_back(b.create<linalg::IndexOp>(l, i));
+            Value g = b.create<arith::DivUIOp>(l, dims[1], index(b, l, outPerGroup));
+            Value c = b.create<arith::AddIOp>(
+                l, b.create<arith::MulIOp>(l, g, index(b, l, inPerGroup)),
+                dims[2 + k]);
+            SmallVector<Value> idx{dims[0], c};
+            SmallVector<bool> check{false, false};
+            for (int64_t i = 0; i < k; ++i) {
+              idx.push_back(win.position(b, l, i, dims[2 + i], dims[3 + k + i]));
+              check.push_back(win.mayLeave(i));
+            }
+            x = readWithPadding(b, l, input, idx, check,
+                                scalarConstant(b, l, elt, 0));
+          }
+          Value r = b.create<arith::AddFOp>(l, a.back(),
+                                            b.create<arith::MulFOp>(l, x, w));
+          b.create<linalg::YieldOp>(l, r);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct GemmLowering : OpRewritePattern<GemmOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GemmOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    Type elt = type.getElementType();
+    double alpha = op.getAlpha().convertToDouble();
+    double beta = op.getBeta().convertToDouble();
+    Value init;
+    if (op.getC() && beta != 0.0) {
+      init = elementwise(rewriter, loc, type, {op.getC()},
+                         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                           if (beta == 1.0)
+                             return a[0];
+                           return b.create<arith::MulFOp>(
+                               l, a[0], scalarConstant(b, l, elt, beta));
+                         });
+    } else {
+      init = filled(rewriter, loc, type, scalarConstant(rewriter, loc, elt, 0));
+    }
+    AffineExpr m = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx),
+               kk = getAffineDimExpr(2, ctx);
+    SmallVector<AffineMap> maps{
+        AffineMap::get(3, 0, op.getTransA() ? ArrayRef<AffineExpr>{kk, m}
+                                            : ArrayRef<AffineExpr>{m, kk},
+                       ctx),
+        AffineMap::get(3, 0, op.getTransB() ? ArrayRef<AffineExpr>{n, kk}
+                                            : ArrayRef<AffineExpr>{kk, n},
+                       ctx),
+        AffineMap::get(3, 0, {m, n}, ctx)};
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{type}, ValueRange{op.getA(), op.getB()}, ValueRange{init},
+        maps,
+        ArrayRef<IteratorType>{IteratorType::parallel, IteratorType::parallel,
+                               IteratorType::reduction},
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value x = a[0];
+          if (alpha != 1.0)
+            x = b.create<arith::MulFOp>(l, x, scalarConstant(b, l, elt, alpha));
+          Value r = b.create<arith::AddFOp>(l, a[2],
+                                            b.create<arith::MulFOp>(l, x, a[1]));
+          b.create<linalg::YieldOp>(l, r);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct MatMulLowering : OpRewritePattern<MatMulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatMulOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    int64_t rank = type.getRank(), batch = rank - 2;
+    // Iteration space: batch..., m, n (parallel), k (reduction).
+    int64_t numDims = rank + 1;
+    auto operandMap = [&](Value v, AffineExpr row, AffineExpr col) {
+      auto shape = tensorType(v).getShape();
+      int64_t vb = shape.size() - 2;
+      SmallVector<AffineExpr> exprs;
+      for (int64_t i = 0; i < vb; ++i)
+        exprs.push_back(shape[i] == 1 && type.getDimSize(batch - vb + i) != 1
+                            ? getAffineConstantExpr(0, ctx)
+                            : getAffineDimExpr(batch - vb + i, ctx));
+      exprs.push_back(row);
+      exprs.push_back(col);
+      return AffineMap::get(numDims, 0, exprs, ctx);
+    };
+    AffineExpr m = getAffineDimExpr(batch, ctx),
+               n = getAffineDimExpr(batch + 1, ctx),
+               kk = getAffineDimExpr(batch + 2, ctx);
+    SmallVector<AffineMap> maps{operandMap(op.getLhs(), m, kk),
+                                operandMap(op.getRhs(), kk, n),
+                                AffineMap::getMinorIdentityMap(numDims, rank, ctx)};
+    maps.back() = AffineMap::getMultiDimIdentityMap(numDims, ctx).getMajorSubMap(rank);
+    SmallVector<IteratorType> iters(rank, IteratorType::parallel);
+    iters.push_back(IteratorType::reduction);
+    Value init = filled(rewriter, loc, type,
+                        scalarConstant(rewriter, loc, type.getElementType(), 0));
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{type}, ValueRange{op.getLhs(), op.getRhs()},
+        ValueRange{init}, maps, iters,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value r = b.create<arith::AddFOp>(
+              l, a[2], b.create<arith::MulFOp>(l, a[0], a[1]));
+          b.create<linalg::YieldOp>(l, r);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// A reduction of `input` over `axes` into a tensor shaped like the input
+/// with those dims kept as 1 (`keptType`). The iteration space lists the
+/// kept dims first so the loops come out parallel-outside. `body` gets
+/// (input element, accumulators...) and yields the new accumulators.
+SmallVector<Value> reduce(OpBuilder &b, Location loc, Value input,
+                          ArrayRef<int64_t> axes, ArrayRef<Value> inits,
+                          function_ref<SmallVector<Value>(OpBuilder &, Location,
+                                                          ValueRange)>
+                              body) {
+  MLIRContext *ctx = b.getContext();
+  auto inShape = tensorType(input).getShape();
+  int64_t rank = inShape.size();
+  SmallVector<bool> reduced(rank, false);
+  for (int64_t a : axes)
+    reduced[a] = true;
+  // Position of each input dim in the iteration space.
+  SmallVector<int64_t> pos(rank);
+  int64_t next = 0;
+  for (int64_t i = 0; i < rank; ++i)
+    if (!reduced[i])
+      pos[i] = next++;
+  for (int64_t i = 0; i < rank; ++i)
+    if (reduced[i])
+      pos[i] = next++;
+  SmallVector<AffineExpr> inExprs, outExprs;
+  for (int64_t i = 0; i < rank; ++i) {
+    inExprs.push_back(getAffineDimExpr(pos[i], ctx));
+    outExprs.push_back(reduced[i] ? getAffineConstantExpr(0, ctx)
+                                  : getAffineDimExpr(pos[i], ctx));
+  }
+  int64_t kept = rank - axes.size();
+  SmallVector<IteratorType> iters(kept, IteratorType::parallel);
+  iters.append(axes.size(), IteratorType::reduction);
+  SmallVector<AffineMap> maps{AffineMap::get(rank, 0, inExprs, ctx)};
+  SmallVector<Type> types;
+  for (Value init : inits) {
+    maps.push_back(AffineMap::get(rank, 0, outExprs, ctx));
+    types.push_back(init.getType());
+  }
+  auto generic = b.create<linalg::GenericOp>(
+      loc, types, ValueRange{input}, inits, maps, iters,
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        nb.create<linalg::YieldOp>(l, body(nb, l, a));
+      });
+  return SmallVector<Value>(generic.getResults());
+}
+
+RankedTensorType keptDimsType(RankedTensorType type, ArrayRef<int64_t> axes) {
+  SmallVector<int64_t> shape(type.getShape());
+  for (int64_t a : axes)
+    shape[a] = 1;
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+int64_t product(RankedTensorType type, ArrayRef<int64_t> axes) {
+  int64_t n = 1;
+  for (int64_t a : axes)
+    n *= type.getDimSize(a);
+  return n;
+}
+
+/// Reshape between static shapes with the same element count as a collapse
+/// to 1-D followed by an expand (both views after bufferization).
+Value reshapeTensor(OpBuilder &b, Location loc, Value input,
+                    RankedTensorType to) {
+  auto from = tensorType(input);
+  if (from == to)
+    return input;
+  auto reassoc = [](int64_t rank) {
+    SmallVector<ReassociationIndices> r;
+    if (rank > 0) {
+      r.emplace_back();
+      for (int64_t i = 0; i < rank; ++i)
+        r.back().push_back(i);
+    }
+    return r;
+  };
+  Value flat = input;
+  if (from.getRank() != 1)
+    flat = b.create<tensor::CollapseShapeOp>(loc, input, reassoc(from.getRank()));
+  if (to.getRank() == 1)
+    return flat;
+  return b.create<tensor::ExpandShapeOp>(loc, to, flat, reassoc(to.getRank()));
+}
+
+struct ReduceMeanLowering : OpRewritePattern<ReduceMeanOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceMeanOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto inType = tensorType(op.getInput());
+    auto keptType = keptDimsType(inType, op.getAxes());
+    Type elt = inType.getElementType();
+    double scale = 1.0 / (double)product(inType, op.getAxes());
+    Value init = filled(rewriter, loc, keptType, scalarConstant(rewriter, loc, elt, 0));
+    Value sum = reduce(rewriter, loc, op.getInput(), op.getAxes(), {init},
+                       [&](OpBuilder &b, Location l, ValueRange a) {
+                         Value s = b.create<arith::MulFOp>(
+                             l, a[0], scalarConstant(b, l, elt, scale));
+                         return SmallVector<Value>{
+                             b.create<arith::AddFOp>(l, a[1], s)};
+                       })[0];
+    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, sum, op.getType()));
+    return success();
+  }
+};
+
+struct SoftmaxLowering : OpRewritePattern<SoftmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    // One pass for max and sum with the online rescaling
+    //   m' = max(m, x), s' = s * exp(m - m') + exp(x - m'),
+    // then one pass to normalize.
+    Location loc = op.getLoc();
+    auto type = op.getType();
+    Type elt = type.getElementType();
+    int64_t axis = op.getAxis();
+    auto keptType = keptDimsType(type, {axis});
+    Value m0 = filled(rewriter, loc, keptType, lowestValue(rewriter, loc, elt));
+    Value s0 = filled(rewriter, loc, keptType, scalarConstant(rewriter, loc, elt, 0));
+    auto stats = reduce(
+        rewriter, loc, op.getInput(), {axis}, {m0, s0},
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value x = a[0], m = a[1], s = a[2];
+          Value mNew = b.create<arith::MaximumFOp>(l, m, x);
+          Value scaled = b.create<arith::MulFOp>(
+              l, s, b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, m, mNew)));
+          Value e = b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, x, mNew));
+          return SmallVector<Value>{mNew, b.create<arith::AddFOp>(l, scaled, e)};
+        });
+    Value r = elementwise(rewriter, loc, type, {op.getInput(), stats[0], stats[1]},
+                          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                            Value e = b.create<math::ExpOp>(
+                                l, b.create<arith::SubFOp>(l, a[0], a[1]));
+                            return b.create<arith::DivFOp>(l, e, a[2]);
+                          });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+struct LayerNormLowering : OpRewritePattern<LayerNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LayerNormOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = op.getType();
+    Type elt = type.getElementType();
+    SmallVector<int64_t> axes;
+    for (int64_t i = op.getAxis(); i < type.getRank(); ++i)
+      axes.push_back(i);
+    auto keptType = keptDimsType(type, axes);
+    double invN = 1.0 / (double)product(type, axes);
+    Value zero = scalarConstant(rewriter, loc, elt, 0);
+    Value mean = reduce(rewriter, loc, op.getInput(), axes,
+                        {filled(rewriter, loc, keptType, zero)},
+                        [&](OpBuilder &b, Location l, ValueRange a) {
+                          Value s = b.create<arith::MulFOp>(
+                              l, a[0], scalarConstant(b, l, elt, invN));
+                          return SmallVector<Value>{
+                              b.create<arith::AddFOp>(l, a[1], s)};
+                        })[0];
+    Value centered = elementwise(rewriter, loc, type, {op.getInput(), mean},
+                                 [&](OpBuilder &b, Location l, ValueRange a) {
+                                   return sub(b, l, a[0], a[1]);
+                                 });
+    Value var = reduce(rewriter, loc, centered, axes,
+                       {filled(rewriter, loc, keptType, zero)},
+                       [&](OpBuilder &b, Location l, ValueRange a) {
+                         Value sq = b.create<arith::MulFOp>(l, a[0], a[0]);
+                         Value s = b.create<arith::MulFOp>(
+                             l, sq, scalarConstant(b, l, elt, invN));
+                         return SmallVector<Value>{
+                             b.create<arith::AddFOp>(l, a[1], s)};
+                       })[0];
+    SmallVector<Value> ins{centered, var, op.getScale()};
+    if (op.getBias())
+      ins.push_back(op.getBias());
+    double eps = op.getEpsilon().convertToDouble();
+    Value r = elementwise(rewriter, loc, type, ins,
+                          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                            Value v = b.create<arith::AddFOp>(
+                                l, a[1], scalarConstant(b, l, elt, eps));
+                            Value inv = b.create<math::RsqrtOp>(l, v);
+                            Value y = b.create<arith::MulFOp>(
+                                l, b.create<arith::MulFOp>(l, a[0], inv), a[2]);
+                            if (a.size() > 3)
+                              y = b.create<arith::AddFOp>(l, y, a[3]);
+                            return y;
+                          });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+template <typename OpTy>
+struct PoolLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    constexpr bool isMax = std::is_same_v<OpTy, MaxPoolOp>;
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    auto inType = tensorType(op.getInput());
+    Type elt = type.getElementType();
+    Window win{inType.getShape(), type.getShape(), op.getKernelShape(),
+               op.getStrides(), op.getPads(), op.getDilations()};
+    int64_t k = win.spatial(), rank = type.getRank();
+    Value padValue = isMax ? lowestValue(rewriter, loc, elt)
+                           : scalarConstant(rewriter, loc, elt, 0);
+    Value init = filled(rewriter, loc, type, padValue);
+    // Iteration space: n, c, o_1..o_k (parallel), r_1..r_k (reduction). The
+    // window dims only size the loops: a tensor.empty of the kernel shape.
+    Value window = rewriter.create<tensor::EmptyOp>(loc, op.getKernelShape(), elt);
+    SmallVector<AffineExpr> wExprs, outExprs;
+    for (int64_t i = 0; i < k; ++i)
+      wExprs.push_back(getAffineDimExpr(rank + i, ctx));
+    for (int64_t i = 0; i < rank; ++i)
+      outExprs.push_back(getAffineDimExpr(i, ctx));
+    SmallVector<IteratorType> iters(rank, IteratorType::parallel);
+    iters.append(k, IteratorType::reduction);
+    Value input = op.getInput();
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{type}, ValueRange{window}, ValueRange{init},
+        ArrayRef<AffineMap>{AffineMap::get(rank + k, 0, wExprs, ctx),
+                            AffineMap::get(rank + k, 0, outExprs, ctx)},
+        iters, [&](OpBuilder &b, Location l, ValueRange a) {
+          SmallVector<Value> dims;
+          for (int64_t i = 0; i < rank + k; ++i)
+            dims.push_back(b.create<linalg::IndexOp>(l, i));
+          SmallVector<Value> idx{dims[0], dims[1]};
+          SmallVector<bool> check{false, false};
+          for (int64_t i = 0; i < k; ++i) {
+            idx.push_back(win.position(b, l, i, dims[2 + i], dims[rank + i]));
+            check.push_back(win.mayLeave(i));
+          }
+          Value pad = isMax ? lowestValue(b, l, elt) : scalarConstant(b, l, elt, 0);
+          Value x = readWithPadding(b, l, input, idx, check, pad);
+          Value r = isMax ? max(b, l, a.back(), x) : add(b, l, a.back(), x);
+          b.create<linalg::YieldOp>(l, r);
+        });
+    Value result = generic.getResult(0);
+    if constexpr (!isMax) {
+      // Divide by the number of window positions that count: inside the
+      // input, or also inside the pads with count_include_pad.
+      bool includePad = op.getCountIncludePad();
+      result = rewriter
+                   .create<linalg::GenericOp>(
+                       loc, TypeRange{type}, ValueRange{result},
+                       ValueRange{rewriter.create<tensor::EmptyOp>(
+                           loc, type.getShape(), elt)},
+                       ArrayRef<AffineMap>{
+                           AffineMap::getMultiDimIdentityMap(rank, ctx),
+                           AffineMap::getMultiDimIdentityMap(rank, ctx)},
+                       SmallVector<IteratorType>(rank, IteratorType::parallel),
+                       [&](OpBuilder &b, Location l, ValueRange a) {
+                         Value count = index(b, l, 1);
+                         for (int64_t i = 0; i < k; ++i) {
+                           int64_t lo = includePad ? -win.pads[i] : 0;
+                           int64_t hi = win.inShape[2 + i] +
+                                        (includePad ? win.pads[k + i] : 0);
+                           int64_t dil = win.dilations[i];
+                           Value o = b.create<linalg::IndexOp>(l, 2 + i);
+                           Value start = win.position(b, l, i, o, index(b, l, 0));
+                           // r in [ceil((lo-start)/d), floor((hi-1-start)/d)]
+                           Value rMin = b.create<arith::MaxSIOp>(
+                               l, index(b, l, 0),
+                               b.create<arith::CeilDivSIOp>(
+                                   l, b.create<arith::SubIOp>(l, index(b, l, lo), start),
+                                   index(b, l, dil)));
+                           Value rMax = b.create<arith::MinSIOp>(
+                               l, index(b, l, win.kernel[i] - 1),
+                               b.create<arith::FloorDivSIOp>(
+                                   l,
+                                   b.create<arith::SubIOp>(l, index(b, l, hi - 1), start),
+                                   index(b, l, dil)));
+                           Value n = b.create<arith::MaxSIOp>(
+                               l, index(b, l, 0),
+                               b.create<arith::AddIOp>(
+                                   l, b.create<arith::SubIOp>(l, rMax, rMin),
+                                   index(b, l, 1)));
+                           count = b.create<arith::MulIOp>(l, count, n);
+                         }
+                         Value c = b.create<arith::IndexCastOp>(l, b.getI64Type(), count);
+                         Value f = b.create<arith::SIToFPOp>(l, elt, c);
+                         b.create<linalg::YieldOp>(
+                             l, Value(b.create<arith::DivFOp>(l, a[0], f)));
+                       })
+                   .getResult(0);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct ReshapeLowering : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, reshapeTensor(rewriter, op.getLoc(), op.getInput(),
+                                         op.getType()));
+    return success();
+  }
+};
+
+/// Ops that are a pure gather through an affine map of the output index:
+/// Transpose and Slice.
+struct TransposeLowering : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    int64_t rank = type.getRank();
+    // Result dim i is input dim perm[i]: input dim perm[i] reads index d_i.
+    SmallVector<AffineExpr> exprs(rank);
+    for (int64_t i = 0; i < rank; ++i)
+      exprs[op.getPerm()[i]] = getAffineDimExpr(i, ctx);
+    rewriter.replaceOp(op, copyThroughMap(rewriter, op.getLoc(), op.getInput(),
+                                          type, AffineMap::get(rank, 0, exprs, ctx)));
+    return success();
+  }
+
+  static Value copyThroughMap(OpBuilder &b, Location loc, Value input,
+                              RankedTensorType type, AffineMap map) {
+    int64_t rank = type.getRank();
+    Value init = b.create<tensor::EmptyOp>(loc, type.getShape(),
+                                           type.getElementType());
+    return b
+        .create<linalg::GenericOp>(
+            loc, TypeRange{type}, ValueRange{input}, ValueRange{init},
+            ArrayRef<AffineMap>{map, AffineMap::getMultiDimIdentityMap(
+                                         rank, b.getContext())},
+            SmallVector<IteratorType>(rank, IteratorType::parallel),
+            [](OpBuilder &nb, Location l, ValueRange a) {
+              nb.create<linalg::YieldOp>(l, a[0]);
+            })
+        .getResult(0);
+  }
+};
+
+struct SliceLowering : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    int64_t rank = type.getRank();
+    SmallVector<AffineExpr> exprs;
+    for (int64_t i = 0; i < rank; ++i)
+      exprs.push_back(getAffineDimExpr(i, ctx) * op.getSteps()[i] +
+                      op.getStarts()[i]);
+    rewriter.replaceOp(op, TransposeLowering::copyThroughMap(
+                               rewriter, op.getLoc(), op.getInput(), type,
+                               AffineMap::get(rank, 0, exprs, ctx)));
+    return success();
+  }
+};
+
+struct ConcatLowering : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    // One pass over the output; each element reads the input that covers
+    // its position along the axis (select chain, inputs are few).
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    int64_t rank = type.getRank(), axis = op.getAxis();
+    Value init = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
+                                                  type.getElementType());
+    SmallVector<Value> inputs(op.getInputs());
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+        ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx)},
+        SmallVector<IteratorType>(rank, IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange) {
+          SmallVector<Value> idx;
+          for (int64_t i = 0; i < rank; ++i)
+            idx.push_back(b.create<linalg::IndexOp>(l, i));
+          Value pos = idx[axis];
+          Value result;
+          int64_t offset = 0;
+          for (Value in : inputs) {
+            int64_t size = tensorType(in).getDimSize(axis);
+            SmallVector<Value> at(idx);
+            Value local = b.create<arith::SubIOp>(l, pos, index(b, l, offset));
+            local = b.create<arith::MaxSIOp>(l, local, index(b, l, 0));
+            at[axis] = b.create<arith::MinSIOp>(l, local, index(b, l, size - 1));
+            Value v = b.create<tensor::ExtractOp>(l, in, at);
+            if (!result) {
+              result = v;
+            } else {
+              Value here = b.create<arith::CmpIOp>(
+                  l, arith::CmpIPredicate::sge, pos, index(b, l, offset));
+              result = b.create<arith::SelectOp>(l, here, v, result);
+            }
+            offset += size;
+          }
+          b.create<linalg::YieldOp>(l, result);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct GatherLowering : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    auto dataType = tensorType(op.getData());
+    int64_t rank = type.getRank(), axis = op.getAxis();
+    int64_t idxRank = tensorType(op.getIndices()).getRank();
+    int64_t n = dataType.getDimSize(axis);
+    SmallVector<AffineExpr> idxExprs;
+    for (int64_t i = 0; i < idxRank; ++i)
+      idxExprs.push_back(getAffineDimExpr(axis + i, ctx));
+    Value init = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
+                                                  type.getElementType());
+    Value data = op.getData();
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{type}, ValueRange{op.getIndices()}, ValueRange{init},
+        ArrayRef<AffineMap>{AffineMap::get(rank, 0, idxExprs, ctx),
+                            AffineMap::getMultiDimIdentityMap(rank, ctx)},
+        SmallVector<IteratorType>(rank, IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          // Negative indices count from the end; out-of-range indices are
+          // clamped (documented policy) so a bad index never faults.
+          Value i = b.create<arith::IndexCastOp>(l, b.getIndexType(), a[0]);
+          Value neg = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, i,
+                                              index(b, l, 0));
+          i = b.create<arith::SelectOp>(
+              l, neg, b.create<arith::AddIOp>(l, i, index(b, l, n)), i);
+          i = b.create<arith::MaxSIOp>(l, i, index(b, l, 0));
+          i = b.create<arith::MinSIOp>(l, i, index(b, l, n - 1));
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < axis; ++d)
+            at.push_back(b.create<linalg::IndexOp>(l, d));
+          at.push_back(i);
+          for (int64_t d = axis + idxRank; d < rank; ++d)
+            at.push_back(b.create<linalg::IndexOp>(l, d));
+          b.create<linalg::YieldOp>(
+              l, Value(b.create<tensor::ExtractOp>(l, data, at)));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct ShapeLowering : OpRewritePattern<ShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ShapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto shape = tensorType(op.getInput())
+                     .getShape()
+                     .slice(op.getStart(), op.getEnd() - op.getStart());
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, DenseElementsAttr::get(op.getType(), shape));
+    return success();
+  }
+};
+
+struct ConvertDlcToLinalgPass
+    : dlc::impl::ConvertDlcToLinalgPassBase<ConvertDlcToLinalgPass> {
+  void runOnOperation() override {
+    ConversionTarget target(getContext());
+    target.addIllegalDialect<DlcDialect>();
+    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                           math::MathDialect, tensor::TensorDialect,
+                           func::FuncDialect>();
+    RewritePatternSet patterns(&getContext());
+    populateDlcToLinalgPatterns(patterns);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+void mlir::dlc::populateDlcToLinalgPatterns(RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<BinaryLowering<AddOp>, BinaryLowering<SubOp>,
+               BinaryLowering<MulOp>, BinaryLowering<DivOp>,
+               BinaryLowering<PowOp>, UnaryLowering<ReluOp>,
+               UnaryLowering<SigmoidOp>, UnaryLowering<TanhOp>,
+               UnaryLowering<ErfOp>, UnaryLowering<SqrtOp>,
+               UnaryLowering<ExpOp>, UnaryLowering<ClipOp>, CastLowering,
+               BatchNormLowering, ConvLowering, GemmLowering, MatMulLowering,
+               ReduceMeanLowering, SoftmaxLowering, LayerNormLowering,
+               PoolLowering<MaxPoolOp>, PoolLowering<AveragePoolOp>,
+               ReshapeLowering, TransposeLowering, SliceLowering,
+               ConcatLowering, GatherLowering, ShapeLowering>(ctx);
+}

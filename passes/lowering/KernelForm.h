@@ -1,0 +1,36 @@
+//===- KernelForm.h - the shared linearized kernel form ----------*- C++ -*-===//
+//
+// Helpers for the kernel form that dlc-linearize-kernels produces and the
+// dlc-map-kernels-to-* passes consume: one scf.parallel over [0, work items).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DLC_PASSES_LOWERING_KERNELFORM_H
+#define DLC_PASSES_LOWERING_KERNELFORM_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::dlc {
+
+/// Wraps the whole body of `func` (but its terminator) in a one-iteration
+/// scf.parallel: the form of a kernel with a single work item.
+inline scf::ParallelOp wrapInSingleWorkItem(RewriterBase &rewriter,
+                                            func::FuncOp func) {
+  Block &body = func.getBody().front();
+  rewriter.setInsertionPointToStart(&body);
+  Value zero = rewriter.create<arith::ConstantIndexOp>(func.getLoc(), 0);
+  Value one = rewriter.create<arith::ConstantIndexOp>(func.getLoc(), 1);
+  auto loop = rewriter.create<scf::ParallelOp>(func.getLoc(), ValueRange{zero},
+                                               ValueRange{one}, ValueRange{one});
+  for (Operation &op : llvm::make_early_inc_range(
+           llvm::make_range(std::next(Block::iterator(loop)),
+                            Block::iterator(body.getTerminator()))))
+    op.moveBefore(loop.getBody()->getTerminator());
+  return loop;
+}
+
+} // namespace mlir::dlc
+
+#endif

@@ -1,0 +1,103 @@
+//===- LinearizeKernels.cpp - kernels as 1-D parallel loops ------*- C++ -*-===//
+//
+// Both targets share one kernel form: a single scf.parallel from 0 to the
+// number of work items, reductions sequential inside. CUDA maps it to
+// threads, the host to ranges on its thread pool.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+#include "passes/lowering/KernelForm.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::dlc {
+#define GEN_PASS_DEF_LINEARIZEKERNELSPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::dlc
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+namespace {
+std::optional<int64_t> constantIndex(Value v) {
+  if (auto c = v.getDefiningOp<arith::ConstantIndexOp>())
+    return c.value();
+  return std::nullopt;
+}
+
+struct LinearizeKernelsPass
+    : dlc::impl::LinearizeKernelsPassBase<LinearizeKernelsPass> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (func->hasAttr(attrs::kKernel) && failed(linearize(func)))
+        return signalPassFailure();
+  }
+
+  LogicalResult linearize(func::FuncOp func) {
+    IRRewriter rewriter(func.getContext());
+    SmallVector<linalg::LinalgOp> ops;
+    func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+    if (ops.size() != 1)
+      return func.emitOpError("expected exactly one structured op, found ")
+             << ops.size();
+    rewriter.setInsertionPoint(ops[0]);
+    if (failed(linalg::linalgOpToParallelLoops(rewriter, ops[0])))
+      return ops[0]->emitOpError("could not be lowered to loops");
+    rewriter.eraseOp(ops[0]);
+
+    Block &body = func.getBody().front();
+    auto parallels = llvm::to_vector(body.getOps<scf::ParallelOp>());
+    if (parallels.size() > 1)
+      return func.emitOpError("expected one parallel loop nest");
+    scf::ParallelOp loop;
+    int64_t workItems = 1;
+    if (parallels.empty()) {
+      // A full reduction: one work item runs the whole body.
+      loop = wrapInSingleWorkItem(rewriter, func);
+    } else {
+      loop = parallels.front();
+      for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
+                                           loop.getUpperBound(),
+                                           loop.getStep())) {
+        auto l = constantIndex(lb), u = constantIndex(ub),
+             s = constantIndex(step);
+        if (!l || !u || !s || *s <= 0)
+          return loop.emitOpError("expected static loop bounds");
+        workItems *= std::max<int64_t>(0, (*u - *l + *s - 1) / *s);
+      }
+      if (loop.getNumLoops() > 1) {
+        std::vector<unsigned> all(loop.getNumLoops());
+        std::iota(all.begin(), all.end(), 0);
+        rewriter.setInsertionPoint(loop);
+        collapseParallelLoops(rewriter, loop, {all});
+        loop = *body.getOps<scf::ParallelOp>().begin();
+      }
+    }
+    // Collapsing computes the bound with arith ops; pin it to the constant
+    // so that both targets read the work item count off the loop.
+    rewriter.setInsertionPoint(loop);
+    Value zero = rewriter.create<arith::ConstantIndexOp>(loop.getLoc(), 0);
+    Value one = rewriter.create<arith::ConstantIndexOp>(loop.getLoc(), 1);
+    Value count =
+        rewriter.create<arith::ConstantIndexOp>(loop.getLoc(), workItems);
+    auto lb = constantIndex(loop.getLowerBound()[0]);
+    auto step = constantIndex(loop.getStep()[0]);
+    if (!lb || !step || *lb != 0 || *step != 1)
+      return loop.emitOpError("expected a normalized loop");
+    loop.getLowerBoundMutable().assign(zero);
+    loop.getUpperBoundMutable().assign(count);
+    loop.getStepMutable().assign(one);
+    func->setAttr(attrs::kWorkItems, rewriter.getI64IntegerAttr(workItems));
+    return success();
+  }
+};
+} // namespace

@@ -1,0 +1,141 @@
+//===- PlanMemory.cpp - one arena for all intermediates ---------*- C++ -*-===//
+//
+// The model function after outlining is a straight-line plan. Every
+// memref.alloc in it lives from its definition to the last use of it or of
+// a view of it. Buffers are placed greedily by decreasing size at the lowest
+// offset that does not overlap a placed buffer with an intersecting live
+// range (best fit among the gaps), the strategy TFLite and others use: in
+// practice within a few percent of the lower bound.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace mlir::dlc {
+#define GEN_PASS_DEF_PLANMEMORYPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::dlc
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+namespace {
+struct Buffer {
+  memref::AllocOp alloc;
+  int64_t size = 0;
+  int64_t first = 0, last = 0; // Live range in op positions, inclusive.
+  int64_t offset = -1;
+};
+
+int64_t alignTo(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+bool isView(Operation *op) {
+  return isa<memref::ExpandShapeOp, memref::CollapseShapeOp,
+             memref::ReshapeOp, memref::CastOp, ViewLikeOpInterface>(op);
+}
+
+struct PlanMemoryPass : dlc::impl::PlanMemoryPassBase<PlanMemoryPass> {
+  using PlanMemoryPassBase::PlanMemoryPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func->hasAttr(attrs::kKernel) || func.isExternal())
+        continue;
+      if (failed(plan(func)))
+        return signalPassFailure();
+    }
+  }
+
+  LogicalResult plan(func::FuncOp func) {
+    if (!func.getBody().hasOneBlock())
+      return func.emitOpError("expected a straight-line model function");
+    DenseMap<Operation *, int64_t> position;
+    int64_t pos = 0;
+    for (Operation &op : func.getBody().front())
+      position[&op] = pos++;
+
+    SmallVector<Buffer> buffers;
+    for (auto alloc : func.getBody().front().getOps<memref::AllocOp>()) {
+      MemRefType type = alloc.getType();
+      if (!type.hasStaticShape())
+        return alloc.emitOpError("dynamic allocation in the model function");
+      Buffer buf;
+      buf.alloc = alloc;
+      int64_t bits = type.getElementTypeBitWidth();
+      buf.size = alignTo(
+          std::max<int64_t>(1, type.getNumElements() * ((bits + 7) / 8)),
+          alignment);
+      buf.first = buf.last = position[alloc];
+      // Uses through views extend the live range.
+      SmallVector<Value> worklist{alloc.getResult()};
+      while (!worklist.empty()) {
+        Value v = worklist.pop_back_val();
+        for (Operation *user : v.getUsers()) {
+          buf.last = std::max(buf.last, position.lookup(user));
+          if (isView(user))
+            llvm::append_range(worklist, user->getResults());
+        }
+      }
+      buffers.push_back(buf);
+    }
+
+    // Lower bound: the largest total of buffers live at one position.
+    int64_t lowerBound = 0, naive = 0;
+    for (int64_t p = 0; p < pos; ++p) {
+      int64_t live = 0;
+      for (const Buffer &b : buffers)
+        if (b.first <= p && p <= b.last)
+          live += b.size;
+      lowerBound = std::max(lowerBound, live);
+    }
+    for (const Buffer &b : buffers)
+      naive += b.size;
+
+    SmallVector<Buffer *> order;
+    for (Buffer &b : buffers)
+      order.push_back(&b);
+    llvm::stable_sort(order, [](Buffer *a, Buffer *b) {
+      if (a->size != b->size)
+        return a->size > b->size;
+      return a->first < b->first;
+    });
+    int64_t arena = 0;
+    SmallVector<Buffer *> placed;
+    for (Buffer *b : order) {
+      SmallVector<Buffer *> conflicts;
+      for (Buffer *p : placed)
+        if (p->first <= b->last && b->first <= p->last)
+          conflicts.push_back(p);
+      llvm::sort(conflicts,
+                 [](Buffer *x, Buffer *y) { return x->offset < y->offset; });
+      // Best fit: the smallest gap between conflicting buffers that holds b.
+      int64_t best = -1, bestGap = INT64_MAX, cursor = 0;
+      for (Buffer *c : conflicts) {
+        int64_t gap = c->offset - cursor;
+        if (gap >= b->size && gap < bestGap) {
+          best = cursor;
+          bestGap = gap;
+        }
+        cursor = std::max(cursor, c->offset + c->size);
+      }
+      b->offset = best >= 0 ? best : cursor;
+      arena = std::max(arena, b->offset + b->size);
+      placed.push_back(b);
+    }
+
+    OpBuilder builder(func.getContext());
+    for (const Buffer &b : buffers)
+      b.alloc->setAttr(attrs::kArenaOffset, builder.getI64IntegerAttr(b.offset));
+    func->setAttr(attrs::kArenaSize, builder.getI64IntegerAttr(arena));
+    func->setAttr(attrs::kNaiveSize, builder.getI64IntegerAttr(naive));
+    func->setAttr(attrs::kLowerBound, builder.getI64IntegerAttr(lowerBound));
+    return success();
+  }
+};
+} // namespace
