@@ -231,10 +231,16 @@ Value NodeContext::createOp(StringRef opName, ValueRange operands,
       emitError() << m;
     return {};
   }
-  SmallVector<Value, 1> folded;
-  if (succeeded(b.tryFold(op, folded)) && !folded.empty()) {
-    op->erase();
-    return folded.front();
+  // An in-place fold (reshape of reshape) may enable another one (the
+  // reshape becomes an identity), so fold until nothing changes.
+  for (int i = 0; i < 4; ++i) {
+    SmallVector<Value, 1> folded;
+    if (failed(b.tryFold(op, folded)))
+      break;
+    if (!folded.empty()) {
+      op->erase();
+      return folded.front();
+    }
   }
   return op->getResult(0);
 }
