@@ -3,7 +3,7 @@ import os
 import lit.formats
 
 config.name = "dlc"
-config.test_format = lit.formats.ShTest(not config.dlc_no_shell)
+config.test_format = lit.formats.ShTest()
 config.suffixes = [".mlir", ".onnxtxt", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.dlc_obj_root, "test")

@@ -284,8 +284,10 @@ LogicalResult ReduceMeanOp::inferReturnTypes(MLIRContext *,
 }
 
 LogicalResult SoftmaxOp::verify() {
-  if (getAxis() < 0 || getAxis() >= getType().getRank())
-    return emitOpError("axis ") << getAxis() << " out of range for rank "
+  // I64Attr getters return uint64_t: a negative axis shows up as huge.
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= getType().getRank())
+    return emitOpError("axis ") << axis << " out of range for rank "
                                 << getType().getRank();
   return success();
 }

@@ -1,0 +1,67 @@
+// RUN: dlc-opt %s --split-input-file --canonicalize | FileCheck %s
+
+// The shape subgraph exporters write folds to a constant reshape target.
+// CHECK-LABEL: func @shape_subgraph
+func.func @shape_subgraph(%x: tensor<2x3x4xf32>) -> tensor<2x12xf32> {
+  // CHECK-NOT: dlc.shape
+  // CHECK-NOT: dlc.gather
+  // CHECK: %[[R:.*]] = dlc.reshape %{{.*}} : (tensor<2x3x4xf32>) -> tensor<2x12xf32>
+  // CHECK: return %[[R]]
+  %s = dlc.shape %x {start = 0 : i64, end = 3 : i64} : (tensor<2x3x4xf32>) -> tensor<3xi64>
+  %i = arith.constant dense<0> : tensor<1xi64>
+  %n = dlc.gather %s, %i {axis = 0 : i64} : (tensor<3xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %m = arith.constant dense<12> : tensor<1xi64>
+  %c = dlc.concat %n, %m {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %r = dlc.reshape %x : (tensor<2x3x4xf32>) -> tensor<2x12xf32>
+  return %r : tensor<2x12xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @int_arith
+func.func @int_arith() -> tensor<2xi64> {
+  // CHECK: %[[C:.*]] = arith.constant dense<[7, 9]> : tensor<2xi64>
+  // CHECK: return %[[C]]
+  %a = arith.constant dense<[1, 2]> : tensor<2xi64>
+  %b = arith.constant dense<3> : tensor<1xi64>
+  %m = dlc.mul %a, %b : (tensor<2xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %c = arith.constant dense<[4, 3]> : tensor<2xi64>
+  %s = dlc.add %m, %c : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+  return %s : tensor<2xi64>
+}
+
+// -----
+
+// Integer division by zero is left to run time, not folded.
+// CHECK-LABEL: func @div_by_zero
+func.func @div_by_zero() -> tensor<1xi64> {
+  // CHECK: dlc.div
+  %a = arith.constant dense<1> : tensor<1xi64>
+  %b = arith.constant dense<0> : tensor<1xi64>
+  %d = dlc.div %a, %b : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  return %d : tensor<1xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func @reshape_chain
+func.func @reshape_chain(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  // CHECK-NEXT: %[[R:.*]] = dlc.reshape %arg0 : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  // CHECK-NEXT: return %[[R]]
+  %0 = dlc.reshape %x : (tensor<2x3xf32>) -> tensor<6xf32>
+  %1 = dlc.reshape %0 : (tensor<6xf32>) -> tensor<3x2xf32>
+  return %1 : tensor<3x2xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @slice_and_cast
+func.func @slice_and_cast() -> (tensor<2xi64>, tensor<2xi32>) {
+  // CHECK-DAG: arith.constant dense<[4, 2]> : tensor<2xi64>
+  // CHECK-DAG: arith.constant dense<[1, 3]> : tensor<2xi32>
+  %a = arith.constant dense<[1, 2, 3, 4]> : tensor<4xi64>
+  %s = dlc.slice %a {starts = array<i64: 3>, ends = array<i64: 0>, steps = array<i64: -2>} : (tensor<4xi64>) -> tensor<2xi64>
+  %t = dlc.slice %a {starts = array<i64: 0>, ends = array<i64: 4>, steps = array<i64: 2>} : (tensor<4xi64>) -> tensor<2xi64>
+  %c = dlc.cast %t : (tensor<2xi64>) -> tensor<2xi32>
+  return %s, %c : tensor<2xi64>, tensor<2xi32>
+}

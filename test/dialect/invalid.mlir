@@ -1,0 +1,184 @@
+// RUN: dlc-opt %s --split-input-file --verify-diagnostics
+
+func.func @broadcast_mismatch(%a: tensor<2x3xf32>, %b: tensor<4xf32>) -> tensor<2x3xf32> {
+  // expected-error @+2 {{operand shapes are not broadcastable}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.add %a, %b : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @wrong_result(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<3x3xf32> {
+  // expected-error @+2 {{inferred type(s) 'tensor<2x3xf32>' are incompatible with return type(s) of operation 'tensor<3x3xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.add %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<3x3xf32>
+  return %0 : tensor<3x3xf32>
+}
+
+// -----
+
+func.func @element_types(%a: tensor<2xf32>, %b: tensor<2xi64>) -> tensor<2xf32> {
+  // expected-error @+2 {{operand element types differ}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.mul %a, %b : (tensor<2xf32>, tensor<2xi64>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @clip_bounds(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{min 6.000000e+00 exceeds max 0.000000e+00}}
+  %0 = dlc.clip %a {min = 6.0 : f64, max = 0.0 : f64} : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @conv_groups(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32> {
+  // expected-error @+2 {{weight has 4 channels per group, input has 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 2 : i64} : (tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32>
+  return %0 : tensor<1x8x6x6xf32>
+}
+
+// -----
+
+func.func @conv_attrs(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32> {
+  // expected-error @+2 {{expected 2 strides and dilations and 4 pads}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.conv %x, %w {strides = array<i64: 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32>
+  return %0 : tensor<1x8x6x6xf32>
+}
+
+// -----
+
+func.func @conv_bias(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x8x6x6xf32> {
+  // expected-error @+2 {{bias must be 1-D with 8 elements}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.conv %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>, tensor<4xf32>) -> tensor<1x8x6x6xf32>
+  return %0 : tensor<1x8x6x6xf32>
+}
+
+// -----
+
+func.func @gemm_inner(%a: tensor<4x8xf32>, %b: tensor<7x16xf32>) -> tensor<4x16xf32> {
+  // expected-error @+2 {{inner dims differ: 8 vs 7}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.gemm %a, %b {alpha = 1.0 : f32, beta = 1.0 : f32, transA = false, transB = false} : (tensor<4x8xf32>, tensor<7x16xf32>) -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @matmul_batch(%a: tensor<2x4x8xf32>, %b: tensor<3x8x5xf32>) -> tensor<2x4x5xf32> {
+  // expected-error @+2 {{batch dims are not broadcastable}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.matmul %a, %b : (tensor<2x4x8xf32>, tensor<3x8x5xf32>) -> tensor<2x4x5xf32>
+  return %0 : tensor<2x4x5xf32>
+}
+
+// -----
+
+func.func @batch_norm_channels(%y: tensor<1x4x2x2xf32>, %c: tensor<3xf32>) -> tensor<1x4x2x2xf32> {
+  // expected-error @+2 {{scale, bias, mean and variance must be 1-D with 4 elements}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.batch_norm %y, %c, %c, %c, %c {epsilon = 1.0e-5 : f32} : (tensor<1x4x2x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<1x4x2x2xf32>
+  return %0 : tensor<1x4x2x2xf32>
+}
+
+// -----
+
+func.func @pool_pads(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> {
+  // expected-error @+2 {{pads must be smaller than the window}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.max_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 2, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = false} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
+  return %0 : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+func.func @reduce_axes(%x: tensor<1x2xf32>) -> tensor<1xf32> {
+  // expected-error @+2 {{axis 1 repeated}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.reduce_mean %x {axes = array<i64: 1, 1>, keepdims = false} : (tensor<1x2xf32>) -> tensor<1xf32>
+  return %0 : tensor<1xf32>
+}
+
+// -----
+
+func.func @softmax_axis(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{axis 2 out of range for rank 2}}
+  %0 = dlc.softmax %x {axis = 2 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @layer_norm_scale(%x: tensor<2x8xf32>, %s: tensor<4xf32>) -> tensor<2x8xf32> {
+  // expected-error @+2 {{scale and bias must broadcast to the normalized dims}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.layer_norm %x, %s {axis = 1 : i64, epsilon = 1.0e-5 : f32} : (tensor<2x8xf32>, tensor<4xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @reshape_count(%x: tensor<2x3xf32>) -> tensor<7xf32> {
+  // expected-error @+1 {{element count changes from 6 to 7}}
+  %0 = dlc.reshape %x : (tensor<2x3xf32>) -> tensor<7xf32>
+  return %0 : tensor<7xf32>
+}
+
+// -----
+
+func.func @cast_shape(%x: tensor<2x3xf32>) -> tensor<6xi64> {
+  // expected-error @+1 {{result shape differs from the input shape}}
+  %0 = dlc.cast %x : (tensor<2x3xf32>) -> tensor<6xi64>
+  return %0 : tensor<6xi64>
+}
+
+// -----
+
+func.func @transpose_perm(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  // expected-error @+2 {{perm is not a permutation}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.transpose %x {perm = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @concat_dims(%a: tensor<2x3xf32>, %b: tensor<3x3xf32>) -> tensor<2x6xf32> {
+  // expected-error @+2 {{inputs differ in dim 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.concat %a, %b {axis = 1 : i64} : (tensor<2x3xf32>, tensor<3x3xf32>) -> tensor<2x6xf32>
+  return %0 : tensor<2x6xf32>
+}
+
+// -----
+
+func.func @gather_axis(%x: tensor<2x3xf32>, %i: tensor<2xi64>) -> tensor<2x3xf32> {
+  // expected-error @+2 {{axis 2 out of range}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.gather %x, %i {axis = 2 : i64} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @slice_step(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{step must be non-zero}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.slice %x {starts = array<i64: 0>, ends = array<i64: 4>, steps = array<i64: 0>} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @shape_range(%x: tensor<4x2xf32>) -> tensor<3xi64> {
+  // expected-error @+2 {{dims [0, 3) out of range}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.shape %x {start = 0 : i64, end = 3 : i64} : (tensor<4x2xf32>) -> tensor<3xi64>
+  return %0 : tensor<3xi64>
+}

@@ -1,0 +1,73 @@
+// RUN: dlc-opt %s --split-input-file | dlc-opt --split-input-file | FileCheck %s
+
+// CHECK-LABEL: func @elementwise
+func.func @elementwise(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
+  // CHECK: dlc.add %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %0 = dlc.add %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // CHECK: dlc.relu
+  %1 = dlc.relu %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: dlc.clip {{.*}} {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64}
+  %2 = dlc.clip %1 {min = 0.0 : f64, max = 6.0 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %2 : tensor<2x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @conv
+func.func @conv(%x: tensor<1x4x8x8xf32>, %w: tensor<8x2x3x3xf32>, %b: tensor<8xf32>) -> tensor<1x8x4x4xf32> {
+  // CHECK: dlc.conv {{.*}} {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}
+  %0 = dlc.conv %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 2 : i64} : (tensor<1x4x8x8xf32>, tensor<8x2x3x3xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>
+  return %0 : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @linear
+func.func @linear(%a: tensor<4x8xf32>, %b: tensor<16x8xf32>, %m: tensor<2x4x8xf32>, %n: tensor<8x5xf32>) -> (tensor<4x16xf32>, tensor<2x4x5xf32>) {
+  // CHECK: dlc.gemm
+  %0 = dlc.gemm %a, %b {alpha = 1.0 : f32, beta = 1.0 : f32, transA = false, transB = true} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+  // CHECK: dlc.matmul
+  %1 = dlc.matmul %m, %n : (tensor<2x4x8xf32>, tensor<8x5xf32>) -> tensor<2x4x5xf32>
+  return %0, %1 : tensor<4x16xf32>, tensor<2x4x5xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @pool_reduce
+func.func @pool_reduce(%x: tensor<1x2x5x5xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x1x1xf32>) {
+  // CHECK: dlc.max_pool
+  %0 = dlc.max_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = true} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
+  // CHECK: dlc.reduce_mean
+  %1 = dlc.reduce_mean %x {axes = array<i64: 2, 3>, keepdims = true} : (tensor<1x2x5x5xf32>) -> tensor<1x2x1x1xf32>
+  return %0, %1 : tensor<1x2x3x3xf32>, tensor<1x2x1x1xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @data_movement
+func.func @data_movement(%x: tensor<2x3x4xf32>, %i: tensor<5xi64>) -> (tensor<4x2x3xf32>, tensor<2x5x4xf32>, tensor<2x6x4xf32>, tensor<24xf32>, tensor<1x3x2xf32>) {
+  // CHECK: dlc.transpose
+  %0 = dlc.transpose %x {perm = array<i64: 2, 0, 1>} : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+  // CHECK: dlc.gather
+  %1 = dlc.gather %x, %i {axis = 1 : i64} : (tensor<2x3x4xf32>, tensor<5xi64>) -> tensor<2x5x4xf32>
+  // CHECK: dlc.concat
+  %2 = dlc.concat %x, %x {axis = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x6x4xf32>
+  // CHECK: dlc.reshape
+  %3 = dlc.reshape %x : (tensor<2x3x4xf32>) -> tensor<24xf32>
+  // CHECK: dlc.slice
+  %4 = dlc.slice %x {starts = array<i64: 1, 0, 3>, ends = array<i64: 2, 3, -1>, steps = array<i64: 1, 1, -2>} : (tensor<2x3x4xf32>) -> tensor<1x3x2xf32>
+  return %0, %1, %2, %3, %4 : tensor<4x2x3xf32>, tensor<2x5x4xf32>, tensor<2x6x4xf32>, tensor<24xf32>, tensor<1x3x2xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @norms
+func.func @norms(%x: tensor<2x8xf32>, %s: tensor<8xf32>, %c: tensor<4xf32>, %y: tensor<1x4x2x2xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>, tensor<1x4x2x2xf32>) {
+  // CHECK: dlc.softmax
+  %0 = dlc.softmax %x {axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK: dlc.layer_norm
+  %1 = dlc.layer_norm %x, %s, %s {axis = 1 : i64, epsilon = 1.0e-5 : f32} : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  // CHECK: dlc.batch_norm
+  %2 = dlc.batch_norm %y, %c, %c, %c, %c {epsilon = 1.0e-5 : f32} : (tensor<1x4x2x2xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x2x2xf32>
+  return %0, %1, %2 : tensor<2x8xf32>, tensor<2x8xf32>, tensor<1x4x2x2xf32>
+}

@@ -1,0 +1,209 @@
+// RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg | FileCheck %s
+
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func @add_broadcast
+func.func @add_broadcast(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
+  // CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ID]]], iterator_types = ["parallel", "parallel"]}
+  // CHECK: arith.addf
+  // CHECK-NOT: dlc.
+  %0 = dlc.add %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @relu
+func.func @relu(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: linalg.generic
+  // CHECK: arith.maximumf
+  %0 = dlc.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// An unpadded grouped convolution is pure indexing: the group picks the
+// input channel block, stride 2 scales the output position.
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d1 floordiv 4) * 2 + d4, d2 * 2 + d5, d3 * 2 + d6)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>
+// CHECK-LABEL: func @conv_grouped
+func.func @conv_grouped(%x: tensor<1x4x8x8xf32>, %w: tensor<8x2x3x3xf32>) -> tensor<1x8x3x3xf32> {
+  // CHECK: %[[INIT:.*]] = linalg.fill
+  // CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[W]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+  // CHECK-SAME: outs(%[[INIT]]
+  // CHECK-NOT: tensor.extract
+  %0 = dlc.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 2 : i64} : (tensor<1x4x8x8xf32>, tensor<8x2x3x3xf32>) -> tensor<1x8x3x3xf32>
+  return %0 : tensor<1x8x3x3xf32>
+}
+
+// -----
+
+// Padding is a bounds check on the read, not a padded copy; the bias
+// initializes the output.
+// CHECK-LABEL: func @conv_padded_bias
+func.func @conv_padded_bias(%x: tensor<1x1x4x4xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor<2xf32>) -> tensor<1x2x4x4xf32> {
+  // CHECK-NOT: tensor.pad
+  // CHECK: %[[INIT:.*]] = linalg.generic {{.*}} ins(%arg2 : tensor<2xf32>)
+  // CHECK: linalg.generic {{.*}} ins(%arg1 : tensor<2x1x3x3xf32>) outs(%[[INIT]]
+  // CHECK: arith.cmpi sge
+  // CHECK: tensor.extract %arg0
+  // CHECK: arith.select
+  %0 = dlc.conv %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x1x4x4xf32>, tensor<2x1x3x3xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  return %0 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-LABEL: func @gemm_transposed
+func.func @gemm_transposed(%a: tensor<8x4xf32>, %b: tensor<16x8xf32>, %c: tensor<16xf32>) -> tensor<4x16xf32> {
+  // CHECK: %[[INIT:.*]] = linalg.generic {{.*}} ins(%arg2 : tensor<16xf32>)
+  // CHECK: arith.mulf
+  // CHECK: linalg.generic {indexing_maps = [#[[A]], #[[B]], {{.*}}], iterator_types = ["parallel", "parallel", "reduction"]}
+  %0 = dlc.gemm %a, %b, %c {alpha = 1.0 : f32, beta = 0.5 : f32, transA = true, transB = true} : (tensor<8x4xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+// Batch dims broadcast: the rhs has no batch dim.
+// CHECK-DAG: #[[L:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[R:.*]] = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
+// CHECK-DAG: #[[O:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func @matmul_broadcast
+func.func @matmul_broadcast(%a: tensor<2x4x8xf32>, %b: tensor<8x5xf32>) -> tensor<2x4x5xf32> {
+  // CHECK: linalg.generic {indexing_maps = [#[[L]], #[[R]], #[[O]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+  %0 = dlc.matmul %a, %b : (tensor<2x4x8xf32>, tensor<8x5xf32>) -> tensor<2x4x5xf32>
+  return %0 : tensor<2x4x5xf32>
+}
+
+// -----
+
+// Softmax: one pass for the running max and rescaled sum, one to normalize.
+// CHECK-LABEL: func @softmax
+func.func @softmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // CHECK: %[[STATS:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+  // CHECK: arith.maximumf
+  // CHECK: math.exp
+  // CHECK: linalg.generic {{.*}} ins(%arg0, %[[STATS]]#0, %[[STATS]]#1
+  // CHECK: arith.divf
+  %0 = dlc.softmax %x {axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @max_pool_ceil
+func.func @max_pool_ceil(%x: tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32> {
+  // The last window overhangs (ceil_mode): reads are bounds-checked.
+  // CHECK: linalg.fill ins(%{{.*}} : f32)
+  // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
+  // CHECK: tensor.extract
+  // CHECK: arith.maximumf
+  %0 = dlc.max_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = true} : (tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32>
+  return %0 : tensor<1x1x3x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @average_pool
+func.func @average_pool(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32> {
+  // CHECK: linalg.generic {{.*}} "reduction", "reduction"
+  // CHECK: arith.addf
+  // Second pass: divide by the counted window positions.
+  // CHECK: linalg.generic
+  // CHECK: arith.ceildivsi
+  // CHECK: arith.divf
+  %0 = dlc.average_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, ceil_mode = false, count_include_pad = false} : (tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32>
+  return %0 : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @reshape
+func.func @reshape(%x: tensor<2x3x4xf32>) -> tensor<6x4xf32> {
+  // CHECK: tensor.collapse_shape %arg0 {{\[}}[0, 1, 2]] : tensor<2x3x4xf32> into tensor<24xf32>
+  // CHECK: tensor.expand_shape {{.*}} into tensor<6x4xf32>
+  %0 = dlc.reshape %x : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+  return %0 : tensor<6x4xf32>
+}
+
+// -----
+
+// CHECK-DAG: #[[P:.*]] = affine_map<(d0, d1, d2) -> (d1, d2, d0)>
+// CHECK-LABEL: func @transpose
+func.func @transpose(%x: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
+  // CHECK: linalg.generic {indexing_maps = [#[[P]], {{.*}}]
+  %0 = dlc.transpose %x {perm = array<i64: 2, 0, 1>} : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+  return %0 : tensor<4x2x3xf32>
+}
+
+// -----
+
+// CHECK-DAG: #[[S:.*]] = affine_map<(d0) -> (d0 * -2 + 3)>
+// CHECK-LABEL: func @slice_negative_step
+func.func @slice_negative_step(%x: tensor<4xf32>) -> tensor<2xf32> {
+  // CHECK: linalg.generic {indexing_maps = [#[[S]], {{.*}}]
+  %0 = dlc.slice %x {starts = array<i64: 3>, ends = array<i64: 0>, steps = array<i64: -2>} : (tensor<4xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @concat
+func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x1xf32>) -> tensor<2x4xf32> {
+  // CHECK: linalg.generic
+  // CHECK: tensor.extract %arg0
+  // CHECK: tensor.extract %arg1
+  // CHECK: arith.select
+  %0 = dlc.concat %a, %b {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// Negative indices wrap, out-of-range ones clamp: a bad index never faults.
+// CHECK-LABEL: func @gather
+func.func @gather(%x: tensor<5x3xf32>, %i: tensor<2xi64>) -> tensor<2x3xf32> {
+  // CHECK: linalg.generic {{.*}} ins(%arg1 : tensor<2xi64>)
+  // CHECK: arith.index_cast
+  // CHECK: arith.addi
+  // CHECK: arith.maxsi
+  // CHECK: arith.minsi
+  // CHECK: tensor.extract %arg0
+  %0 = dlc.gather %x, %i {axis = 0 : i64} : (tensor<5x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @layer_norm
+func.func @layer_norm(%x: tensor<2x8xf32>, %s: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x8xf32> {
+  // mean, centered, variance, normalize
+  // CHECK-COUNT-4: linalg.generic
+  // CHECK: math.rsqrt
+  %0 = dlc.layer_norm %x, %s, %b {axis = 1 : i64, epsilon = 1.0e-5 : f32} : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @cast_to_bool
+func.func @cast_to_bool(%x: tensor<3xf32>) -> tensor<3xi1> {
+  // CHECK: arith.cmpf une
+  %0 = dlc.cast %x : (tensor<3xf32>) -> tensor<3xi1>
+  return %0 : tensor<3xi1>
+}
+
+// -----
+
+// CHECK-LABEL: func @reduce_mean
+func.func @reduce_mean(%x: tensor<1x4x2x2xf32>) -> tensor<1x4xf32> {
+  // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+  // CHECK: arith.constant 2.500000e-01
+  // CHECK: tensor.collapse_shape
+  %0 = dlc.reduce_mean %x {axes = array<i64: 2, 3>, keepdims = false} : (tensor<1x4x2x2xf32>) -> tensor<1x4xf32>
+  return %0 : tensor<1x4xf32>
+}
