@@ -1,0 +1,49 @@
+// RUN: dlc-opt %s --split-input-file --dlc-map-kernels-to-gpu=block-size=128 | FileCheck %s --check-prefix=GPU
+// RUN: dlc-opt %s --split-input-file --dlc-map-kernels-to-host | FileCheck %s --check-prefix=HOST
+
+// 1000 work items in blocks of 128 threads: 8 blocks, the tail guarded.
+// GPU: module attributes {gpu.container_module}
+// GPU: gpu.module @dlc_kernels
+// GPU-LABEL: gpu.func @k0(
+// GPU-SAME: kernel
+// GPU-SAME: dlc.block = array<i32: 128, 1, 1>
+// GPU-SAME: dlc.grid = array<i32: 8, 1, 1>
+// GPU: %[[B:.*]] = gpu.block_id x
+// GPU: %[[T:.*]] = gpu.thread_id x
+// GPU: %[[M:.*]] = arith.muli %[[B]]
+// GPU: %[[ID:.*]] = arith.addi %[[M]], %[[T]]
+// GPU: %[[OK:.*]] = arith.cmpi ult, %[[ID]]
+// GPU: scf.if %[[OK]]
+// GPU: memref.load %{{.*}}[%[[ID]]]
+// GPU: gpu.return
+
+// The host form takes the range of work items to run.
+// HOST-LABEL: func.func @k0(
+// HOST-SAME: %{{.*}}: memref<1000xf32>, %{{.*}}: memref<1000xf32>, %[[BEGIN:.*]]: index, %[[END:.*]]: index)
+// HOST: scf.for %[[I:.*]] = %[[BEGIN]] to %[[END]]
+// HOST: memref.load %{{.*}}[%[[I]]]
+func.func private @k0(%a: memref<1000xf32>, %b: memref<1000xf32>) attributes {dlc.kernel, dlc.work_items = 1000 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1000 = arith.constant 1000 : index
+  scf.parallel (%i) = (%c0) to (%c1000) step (%c1) {
+    %v = memref.load %a[%i] : memref<1000xf32>
+    memref.store %v, %b[%i] : memref<1000xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A single work item whose loop canonicalization removed.
+// GPU-LABEL: gpu.func @k0(
+// GPU-SAME: dlc.grid = array<i32: 1, 1, 1>
+// GPU: scf.if
+// HOST-LABEL: func.func @k0(
+// HOST: scf.for
+func.func private @k0(%a: memref<f32>) attributes {dlc.kernel, dlc.work_items = 1 : i64} {
+  %cst = arith.constant 1.0 : f32
+  memref.store %cst, %a[] : memref<f32>
+  return
+}

@@ -1,0 +1,57 @@
+// RUN: dlc-opt %s --split-input-file --dlc-plan-memory | FileCheck %s
+
+func.func private @k(%a: memref<64xf32>, %b: memref<64xf32>) attributes {dlc.kernel, dlc.work_items = 64 : i64}
+
+// A chain: %c reuses the slot of %a, which died before %c was born.
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: dlc.arena_size = 512 : i64
+// CHECK-SAME: dlc.lower_bound_bytes = 512 : i64
+// CHECK-SAME: dlc.naive_bytes = 768 : i64
+// CHECK: %[[A:.*]] = memref.alloc() {dlc.arena_offset = [[OA:[0-9]+]] : i64}
+// CHECK: %[[B:.*]] = memref.alloc() {dlc.arena_offset = [[OB:[0-9]+]] : i64}
+// CHECK: %[[C:.*]] = memref.alloc() {dlc.arena_offset = [[OA]] : i64}
+func.func @main(%in: memref<64xf32>, %out: memref<64xf32>) {
+  %a = memref.alloc() : memref<64xf32>
+  call @k(%in, %a) : (memref<64xf32>, memref<64xf32>) -> ()
+  %b = memref.alloc() : memref<64xf32>
+  call @k(%a, %b) : (memref<64xf32>, memref<64xf32>) -> ()
+  %c = memref.alloc() : memref<64xf32>
+  call @k(%b, %c) : (memref<64xf32>, memref<64xf32>) -> ()
+  call @k(%c, %out) : (memref<64xf32>, memref<64xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func private @k(%a: memref<64xf32>, %b: memref<64xf32>) attributes {dlc.kernel, dlc.work_items = 64 : i64}
+func.func private @k2(%a: memref<8x8xf32>, %b: memref<64xf32>) attributes {dlc.kernel, dlc.work_items = 64 : i64}
+
+// A view keeps its source alive: %a is still read through %v when %b is
+// written, so they must not share memory.
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: dlc.arena_size = 512 : i64
+// CHECK: memref.alloc() {dlc.arena_offset = [[OA:[0-9]+]] : i64}
+// CHECK-NOT: dlc.arena_offset = [[OA]] :
+func.func @main(%in: memref<64xf32>, %out: memref<64xf32>) {
+  %a = memref.alloc() : memref<64xf32>
+  call @k(%in, %a) : (memref<64xf32>, memref<64xf32>) -> ()
+  %v = memref.expand_shape %a [[0, 1]] output_shape [8, 8] : memref<64xf32> into memref<8x8xf32>
+  %b = memref.alloc() : memref<64xf32>
+  call @k(%in, %b) : (memref<64xf32>, memref<64xf32>) -> ()
+  call @k2(%v, %out) : (memref<8x8xf32>, memref<64xf32>) -> ()
+  call @k(%b, %out) : (memref<64xf32>, memref<64xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func private @k(%a: memref<3xi8>) attributes {dlc.kernel, dlc.work_items = 3 : i64}
+
+// Sizes round up to the alignment option.
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: dlc.arena_size = 256 : i64
+func.func @main() {
+  %a = memref.alloc() : memref<3xi8>
+  call @k(%a) : (memref<3xi8>) -> ()
+  return
+}

@@ -1,0 +1,23 @@
+// RUN: dlc-opt %s --dlc-host-kernels | FileCheck %s
+
+// The host form in the LLVM dialect: bare pointers for buffers, then the
+// [begin, end) work item range the runtime's thread pool hands out; erf has
+// no LLVM intrinsic and calls libm.
+// CHECK: llvm.func @erff(f32) -> f32
+// CHECK-LABEL: llvm.func @k0(
+// CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[B:.*]]: i64, %[[E:.*]]: i64)
+// CHECK: llvm.icmp "slt"
+// CHECK: llvm.call @erff
+// CHECK-NOT: scf.
+func.func private @k0(%a: memref<1000xf32>, %b: memref<1000xf32>) attributes {dlc.kernel, dlc.work_items = 1000 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1000 = arith.constant 1000 : index
+  scf.parallel (%i) = (%c0) to (%c1000) step (%c1) {
+    %v = memref.load %a[%i] : memref<1000xf32>
+    %e = math.erf %v : f32
+    memref.store %e, %b[%i] : memref<1000xf32>
+    scf.reduce
+  }
+  return
+}
