@@ -1,0 +1,399 @@
+#!/usr/bin/env python3
+"""Per-op end-to-end checks: a small ONNX model per case, ONNX Runtime as the
+reference, dlc + dlc-run as the system under test.
+
+    test_ops.py --bin-dir build/bin [--target cpu|cuda] [-k REGEX] [-j N]
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness  # noqa: E402
+
+F32 = np.float32
+I64 = np.int64
+
+# Known compiler bugs (minimal repros in test/e2e/README.md): {target: reason}.
+BOTH = ("cpu", "cuda")
+BUG_ALIAS = {t: "dlc segfaults in promoteBufferResultsToOutParams when a graph output is, "
+                "or is computed in place into, a graph input" for t in BOTH}
+BUG_RANK0 = {t: "rank-0 output: invalid tensor.expand_shape tensor<1xf32> -> tensor<f32>"
+             for t in BOTH}
+BUG_RSQRT = {"cpu": "--target=cpu: math.rsqrt is not legalized (LayerNormalization)"}
+BUG_AVGPOOL_DILATIONS = {t: "AveragePool with dilations: unrealized_conversion_cast left at "
+                            "LLVM translation" for t in BOTH}
+
+
+@dataclass
+class Case:
+    model: onnx.ModelProto
+    feeds: dict
+    rtol: float = 1e-3
+    atol: float = 1e-5
+    xfail: dict = field(default_factory=dict)  # {target: reason} for known compiler bugs
+
+
+@dataclass
+class Table:
+    """The case table; every case draws its data from one seeded generator."""
+    rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
+    cases: dict = field(default_factory=dict)
+
+    def rand(self, *shape, lo=-1.0, hi=1.0):
+        return self.rng.uniform(lo, hi, size=shape).astype(F32)
+
+    def add(self, name, nodes, feeds, outputs=("y",), consts=None, opset=17, **kw):
+        assert name not in self.cases, name
+        model = harness.make_model(nodes, feeds, list(outputs), consts, opset=opset)
+        self.cases[name] = Case(model, feeds, **kw)
+
+    def op(self, name, op_type, feeds, consts=None, order=None, opset=17, attrs=None, **kw):
+        """A one-node case; the node's inputs are `order` (names, '' for an
+        omitted optional input) or the feeds followed by the consts."""
+        consts = consts or {}
+        inputs = order if order is not None else list(feeds) + list(consts)
+        node = helper.make_node(op_type, inputs, ["y"], **(attrs or {}))
+        self.add(name, [node], feeds, consts=consts, opset=opset, **kw)
+
+
+def conv_cases(t):
+    t.op("conv2d", "Conv", {"x": t.rand(1, 3, 8, 8)},
+         {"w": t.rand(4, 3, 3, 3), "b": t.rand(4)})
+    t.op("conv2d_nobias_batch2", "Conv", {"x": t.rand(2, 3, 6, 7)}, {"w": t.rand(5, 3, 2, 3)})
+    t.op("conv2d_pads_strides", "Conv", {"x": t.rand(1, 3, 9, 8)},
+         {"w": t.rand(4, 3, 3, 3), "b": t.rand(4)},
+         attrs=dict(pads=[1, 2, 0, 1], strides=[2, 3]))
+    t.op("conv2d_dilations", "Conv", {"x": t.rand(1, 2, 10, 10)},
+         {"w": t.rand(3, 2, 3, 3), "b": t.rand(3)}, attrs=dict(dilations=[2, 3], pads=[1, 1, 1, 1]))
+    t.op("conv2d_groups2", "Conv", {"x": t.rand(1, 4, 7, 7)},
+         {"w": t.rand(6, 2, 3, 3), "b": t.rand(6)}, attrs=dict(group=2))
+    t.op("conv2d_depthwise", "Conv", {"x": t.rand(1, 8, 9, 9)},
+         {"w": t.rand(8, 1, 3, 3), "b": t.rand(8)}, attrs=dict(group=8, pads=[1, 1, 1, 1]))
+    t.op("conv2d_depthwise_stride2_mult2", "Conv", {"x": t.rand(1, 4, 8, 8)},
+         {"w": t.rand(8, 1, 3, 3)}, attrs=dict(group=4, pads=[1, 1, 1, 1], strides=[2, 2]))
+    t.op("conv2d_1x1", "Conv", {"x": t.rand(1, 16, 5, 5)}, {"w": t.rand(8, 16, 1, 1), "b": t.rand(8)})
+    t.op("conv2d_same_upper", "Conv", {"x": t.rand(1, 2, 7, 6)}, {"w": t.rand(3, 2, 3, 3)},
+         attrs=dict(auto_pad="SAME_UPPER", strides=[2, 2]))
+    t.op("conv2d_weight_input", "Conv", {"x": t.rand(1, 3, 6, 6), "w": t.rand(2, 3, 3, 3)})
+    t.op("conv1d", "Conv", {"x": t.rand(2, 3, 10)}, {"w": t.rand(5, 3, 3), "b": t.rand(5)},
+         attrs=dict(strides=[2], pads=[1, 1]))
+    t.op("conv1d_groups_dilations", "Conv", {"x": t.rand(1, 4, 12)}, {"w": t.rand(4, 2, 3)},
+         attrs=dict(group=2, dilations=[2], pads=[2, 0]))
+
+
+def gemm_matmul_cases(t):
+    t.op("gemm", "Gemm", {"a": t.rand(3, 4)}, {"b": t.rand(4, 5), "c": t.rand(5)})
+    t.op("gemm_transA_transB_alpha_beta", "Gemm", {"a": t.rand(4, 3), "b": t.rand(5, 4)},
+         {"c": t.rand(3, 5)}, attrs=dict(transA=1, transB=1, alpha=0.5, beta=2.0))
+    t.op("gemm_c_col", "Gemm", {"a": t.rand(3, 4)}, {"b": t.rand(4, 5), "c": t.rand(3, 1)})
+    t.op("gemm_c_scalar", "Gemm", {"a": t.rand(3, 4), "b": t.rand(4, 5)}, {"c": t.rand(1)},
+         attrs=dict(beta=0.25))
+    t.op("gemm_no_c", "Gemm", {"a": t.rand(2, 6)}, {"b": t.rand(7, 6)}, attrs=dict(transB=1))
+    t.op("gemm_c_input", "Gemm", {"a": t.rand(3, 4), "b": t.rand(4, 5), "c": t.rand(3, 5)},
+         attrs=dict(alpha=-1.5), xfail=BUG_ALIAS)
+    t.op("matmul_2d", "MatMul", {"a": t.rand(3, 4), "b": t.rand(4, 5)})
+    t.op("matmul_2d_const_b", "MatMul", {"a": t.rand(7, 16)}, {"b": t.rand(16, 9)})
+    t.op("matmul_batched", "MatMul", {"a": t.rand(2, 3, 4), "b": t.rand(2, 4, 5)})
+    t.op("matmul_broadcast_4d", "MatMul", {"a": t.rand(2, 1, 3, 4), "b": t.rand(3, 4, 5)})
+    t.op("matmul_broadcast_2d_3d", "MatMul", {"a": t.rand(3, 4), "b": t.rand(2, 4, 5)})
+    t.op("matmul_broadcast_3d_2d", "MatMul", {"a": t.rand(2, 3, 4)}, {"b": t.rand(4, 5)})
+    t.op("matmul_1d_2d", "MatMul", {"a": t.rand(4), "b": t.rand(4, 5)})
+    t.op("matmul_3d_1d", "MatMul", {"a": t.rand(2, 3, 4), "b": t.rand(4)})
+    t.op("matmul_1d_1d", "MatMul", {"a": t.rand(4), "b": t.rand(4)}, xfail=BUG_RANK0)
+
+
+def elementwise_cases(t):
+    for op in ("Add", "Sub", "Mul", "Div"):
+        lo = 0.5 if op == "Div" else -1.0
+        low = op.lower()
+        t.op(f"{low}_same_shape", op, {"a": t.rand(2, 3, 4), "b": t.rand(2, 3, 4, lo=lo)})
+        t.op(f"{low}_bcast_last", op, {"a": t.rand(2, 3, 4), "b": t.rand(4, lo=lo)})
+        t.op(f"{low}_bcast_both", op, {"a": t.rand(2, 1, 4), "b": t.rand(3, 1, lo=lo)})
+        t.op(f"{low}_scalar_const", op, {"a": t.rand(3, 5)}, {"b": np.array(1.5, F32)})
+        t.op(f"{low}_const_lhs", op, {"b": t.rand(2, 3, lo=lo)}, {"a": t.rand(2, 1)}, order=["a", "b"])
+    t.op("add_int64", "Add", {"a": np.arange(6, dtype=I64).reshape(2, 3)}, {"b": np.array([10, -20, 30], I64)})
+    t.op("mul_int64", "Mul", {"a": np.arange(-3, 3, dtype=I64)}, {"b": np.array(7, I64)})
+    t.op("relu", "Relu", {"x": t.rand(2, 3, 4)})
+    t.op("sigmoid", "Sigmoid", {"x": t.rand(3, 7, lo=-8, hi=8)})
+    t.op("tanh", "Tanh", {"x": t.rand(3, 7, lo=-4, hi=4)})
+    t.op("erf", "Erf", {"x": t.rand(4, 5, lo=-3, hi=3)})
+    t.op("sqrt", "Sqrt", {"x": t.rand(4, 5, lo=0.0, hi=9.0)})
+    t.op("exp", "Exp", {"x": t.rand(4, 5, lo=-5, hi=5)})
+    t.op("pow_scalar_2", "Pow", {"x": t.rand(3, 4)}, {"p": np.array(2.0, F32)})
+    t.op("pow_scalar_half", "Pow", {"x": t.rand(3, 4, lo=0.1, hi=4)}, {"p": np.array(0.5, F32)})
+    t.op("pow_tensor_bcast", "Pow", {"x": t.rand(2, 3, lo=0.1, hi=2), "p": t.rand(3, lo=-2, hi=3)})
+    # Clip: opset 11+ takes min/max as (optional) inputs, opset 6 as attributes.
+    x = t.rand(3, 8, lo=-3, hi=3)
+    lo, hi = np.array(-0.5, F32), np.array(1.25, F32)
+    t.op("clip_min_max", "Clip", {"x": x}, {"lo": lo, "hi": hi})
+    t.op("clip_min_only", "Clip", {"x": x}, {"lo": lo})
+    t.op("clip_max_only", "Clip", {"x": x}, {"hi": hi}, order=["x", "", "hi"])
+    t.op("clip_none", "Clip", {"x": x}, xfail=BUG_ALIAS)
+    t.op("clip_opset11_relu6", "Clip", {"x": x}, {"lo": np.array(0, F32), "hi": np.array(6, F32)},
+         opset=11)
+    # Clip-6 (attributes) is the Clip of opsets 6 to 10; dlc imports opsets >= 7.
+    t.op("clip_opset6_attrs", "Clip", {"x": x}, opset=10, attrs=dict(min=-1.0, max=0.5))
+    t.op("clip_opset6_default_max", "Clip", {"x": x}, opset=7, attrs=dict(min=0.0))
+
+
+def normalization_cases(t):
+    x = t.rand(2, 3, 4, 5, lo=-3, hi=3)
+    for opset in (17, 11):
+        for axis in (1, -1, 0):
+            t.op(f"softmax_opset{opset}_axis{axis}", "Softmax", {"x": x}, opset=opset,
+                 attrs=dict(axis=axis))
+        t.op(f"softmax_opset{opset}_default", "Softmax", {"x": x}, opset=opset)
+    bn = {"scale": t.rand(3, lo=0.5, hi=1.5), "b": t.rand(3), "mean": t.rand(3),
+          "var": t.rand(3, lo=0.1, hi=2.0)}
+    t.op("batchnorm", "BatchNormalization", {"x": x}, bn, attrs=dict(epsilon=1e-3))
+    t.op("batchnorm_opset9_2d", "BatchNormalization", {"x": t.rand(4, 3)}, bn, opset=9)
+    t.op("batchnorm_3d", "BatchNormalization", {"x": t.rand(2, 3, 6)}, bn)
+    t.op("layernorm_last", "LayerNormalization", {"x": t.rand(2, 3, 8)},
+         {"g": t.rand(8), "b": t.rand(8)}, xfail=BUG_RSQRT)
+    t.op("layernorm_axis1_nobias", "LayerNormalization", {"x": t.rand(2, 3, 4)}, {"g": t.rand(3, 4)},
+         attrs=dict(axis=1, epsilon=1e-3), xfail=BUG_RSQRT)
+    t.op("layernorm_axis_neg2", "LayerNormalization", {"x": t.rand(2, 5, 3, 4)},
+         {"g": t.rand(3, 4), "b": t.rand(3, 4)}, attrs=dict(axis=-2), xfail=BUG_RSQRT)
+    xr = t.rand(2, 3, 4, 5)
+    t.op("reducemean_keepdims", "ReduceMean", {"x": xr}, opset=13, attrs=dict(axes=[1]))
+    t.op("reducemean_no_keepdims", "ReduceMean", {"x": xr}, opset=13, attrs=dict(axes=[1, -1], keepdims=0))
+    t.op("reducemean_all", "ReduceMean", {"x": xr}, opset=13, attrs=dict(keepdims=0), xfail=BUG_RANK0)
+    t.op("reducemean_opset18_input", "ReduceMean", {"x": xr}, {"axes": np.array([2, 3], I64)}, opset=18)
+    t.op("reducemean_opset18_no_keepdims", "ReduceMean", {"x": xr}, {"axes": np.array([-1], I64)},
+         opset=18, attrs=dict(keepdims=0))
+    t.op("reducemean_opset18_no_axes", "ReduceMean", {"x": xr}, opset=18)
+
+
+def pool_cases(t):
+    x = t.rand(1, 2, 9, 9)
+    t.op("maxpool_k2s2", "MaxPool", {"x": x}, attrs=dict(kernel_shape=[2, 2], strides=[2, 2]))
+    t.op("maxpool_k3s2_pads", "MaxPool", {"x": x}, attrs=dict(kernel_shape=[3, 3], strides=[2, 2],
+                                                             pads=[1, 1, 1, 1]))
+    t.op("maxpool_ceil", "MaxPool", {"x": t.rand(1, 2, 8, 8)},
+         attrs=dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1))
+    t.op("maxpool_dilations", "MaxPool", {"x": x}, attrs=dict(kernel_shape=[2, 2], dilations=[2, 2]))
+    t.op("maxpool_asym_pads", "MaxPool", {"x": x}, attrs=dict(kernel_shape=[3, 2], pads=[0, 1, 2, 0]))
+    t.op("maxpool_1d", "MaxPool", {"x": t.rand(2, 3, 11)}, attrs=dict(kernel_shape=[3], strides=[2]))
+    t.op("maxpool_negative_only", "MaxPool", {"x": t.rand(1, 1, 4, 4, lo=-2, hi=-1)},
+         attrs=dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
+    t.op("avgpool_k2s2", "AveragePool", {"x": x}, attrs=dict(kernel_shape=[2, 2], strides=[2, 2]))
+    for cip in (0, 1):
+        t.op(f"avgpool_pads_count_include_pad{cip}", "AveragePool", {"x": x},
+             attrs=dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], count_include_pad=cip))
+    t.op("avgpool_ceil", "AveragePool", {"x": t.rand(1, 2, 8, 8)},
+         attrs=dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1))
+    t.op("avgpool_dilations", "AveragePool", {"x": x}, opset=19,
+         attrs=dict(kernel_shape=[2, 2], dilations=[2, 2]), xfail=BUG_AVGPOOL_DILATIONS)
+    t.op("avgpool_1d", "AveragePool", {"x": t.rand(2, 3, 10)}, attrs=dict(kernel_shape=[4], strides=[3]))
+    t.op("globalavgpool", "GlobalAveragePool", {"x": t.rand(2, 3, 5, 5)})
+    t.op("globalavgpool_1d", "GlobalAveragePool", {"x": t.rand(2, 3, 7)})
+
+
+def shape_cases(t):
+    x = t.rand(2, 3, 4)
+    for axis in (0, 1, 2, -1):
+        t.op(f"flatten_axis{axis}", "Flatten", {"x": x}, attrs=dict(axis=axis))
+    t.op("reshape_zero_minus1", "Reshape", {"x": x}, {"s": np.array([0, -1], I64)})
+    t.op("reshape_minus1_front", "Reshape", {"x": x}, {"s": np.array([-1, 3, 2, 2], I64)})
+    t.op("reshape_zero_middle_opset7", "Reshape", {"x": x}, {"s": np.array([4, 0, 2], I64)}, opset=7)
+    t.op("transpose_perm", "Transpose", {"x": x}, attrs=dict(perm=[1, 2, 0]))
+    t.op("transpose_default", "Transpose", {"x": x})
+    t.op("transpose_4d_nchw_nhwc", "Transpose", {"x": t.rand(1, 3, 4, 5)}, attrs=dict(perm=[0, 2, 3, 1]))
+    t.op("concat_axis1", "Concat", {"a": t.rand(2, 1, 4), "b": t.rand(2, 3, 4), "c": t.rand(2, 2, 4)},
+         attrs=dict(axis=1))
+    t.op("concat_axis_neg1_const", "Concat", {"a": x}, {"b": t.rand(2, 3, 2)}, attrs=dict(axis=-1))
+    t.op("concat_int64", "Concat", {"a": np.array([1, 2], I64)}, {"b": np.array([-1], I64)},
+         attrs=dict(axis=0))
+    t.op("identity", "Identity", {"x": x}, xfail=BUG_ALIAS)
+    t.add("constant_tensor", [
+        helper.make_node("Constant", [], ["c"], value=helper.make_tensor(
+            "v", TensorProto.FLOAT, [3, 1], [1.0, -2.0, 0.5])),
+        helper.make_node("Add", ["x", "c"], ["y"])], {"x": t.rand(2, 3, 4)})
+    t.add("constant_value_float_ints", [
+        helper.make_node("Constant", [], ["s"], value_float=3.0),
+        helper.make_node("Constant", [], ["shape"], value_ints=[4, 6]),
+        helper.make_node("Mul", ["x", "s"], ["m"]),
+        helper.make_node("Reshape", ["m", "shape"], ["y"])], {"x": x})
+    t.add("identity_chain", [helper.make_node("Identity", ["x"], ["i"]),
+                             helper.make_node("Relu", ["i"], ["y"])], {"x": x})
+
+    data = t.rand(5, 4, 3)
+    t.op("gather_axis0", "Gather", {"x": data}, {"i": np.array([0, 4, 2], I64)})
+    t.op("gather_negative_indices", "Gather", {"x": data}, {"i": np.array([-1, 0, -5], I64)})
+    t.op("gather_axis1_2d_indices", "Gather", {"x": data}, {"i": np.array([[0, 3], [-2, 1]], I64)},
+         attrs=dict(axis=1))
+    t.op("gather_axis_neg1_scalar", "Gather", {"x": data}, {"i": np.array(-1, I64)}, attrs=dict(axis=-1))
+    t.op("gather_int32_indices", "Gather", {"x": data}, {"i": np.array([1, -1], np.int32)})
+    t.op("gather_runtime_indices", "Gather", {"x": data, "i": np.array([[4, -1, 0]], I64)})
+    t.op("gather_int64_data", "Gather", {"x": np.arange(12, dtype=I64).reshape(4, 3)},
+         {"i": np.array([3, -4], I64)})
+
+    t.op("shape", "Shape", {"x": x})
+    t.op("shape_start_end", "Shape", {"x": t.rand(2, 3, 4, 5)}, opset=15, attrs=dict(start=1, end=-1))
+    t.add("shape_subgraph_reshape", [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+        helper.make_node("Unsqueeze", ["n", "axes0"], ["n1"]),
+        helper.make_node("Concat", ["n1", "minus1"], ["newshape"], axis=0),
+        helper.make_node("Reshape", ["x", "newshape"], ["y"])],
+        {"x": t.rand(2, 3, 4, 5)},
+        consts={"zero": np.array(0, I64), "axes0": np.array([0], I64), "minus1": np.array([-1], I64)})
+
+    t.op("unsqueeze_opset13", "Unsqueeze", {"x": x}, {"axes": np.array([0, 4], I64)})
+    t.op("unsqueeze_negative", "Unsqueeze", {"x": x}, {"axes": np.array([-1, 1], I64)})
+    t.op("unsqueeze_opset11_attr", "Unsqueeze", {"x": x}, opset=11, attrs=dict(axes=[1]))
+    x1 = t.rand(1, 3, 1, 4)
+    t.op("squeeze_opset13_axes", "Squeeze", {"x": x1}, {"axes": np.array([2], I64)})
+    t.op("squeeze_all", "Squeeze", {"x": x1})
+    t.op("squeeze_negative", "Squeeze", {"x": x1}, {"axes": np.array([-2, 0], I64)})
+    t.op("squeeze_opset11_attr", "Squeeze", {"x": x1}, opset=11, attrs=dict(axes=[0]))
+
+    s = t.rand(6, 5, 4)
+    big = np.iinfo(np.int64).max
+
+    def slice_case(name, starts, ends, axes=None, steps=None, opset=13):
+        consts = {"starts": np.array(starts, I64), "ends": np.array(ends, I64)}
+        order = ["x", "starts", "ends"]
+        if axes is not None:
+            consts["axes"] = np.array(axes, I64)
+            order.append("axes")
+        if steps is not None:
+            if axes is None:
+                order.append("")
+            consts["steps"] = np.array(steps, I64)
+            order.append("steps")
+        t.op(name, "Slice", {"x": s}, consts, order=order, opset=opset)
+
+    slice_case("slice_basic", [1, 0, 1], [4, 5, 3])
+    slice_case("slice_axes", [1], [-1], axes=[1])
+    slice_case("slice_negative_axes", [-3], [big], axes=[-1])
+    slice_case("slice_steps", [0, 1], [6, 5], axes=[0, 1], steps=[2, 3])
+    slice_case("slice_negative_step", [-1], [-big], axes=[0], steps=[-1])
+    slice_case("slice_negative_step2_clamped", [100, 3], [0, -100], axes=[2, 1], steps=[-2, -1])
+    slice_case("slice_steps_no_axes", [0, 0, 3], [6, 5, 0], steps=[1, 2, -1])
+    slice_case("slice_opset10", [1, 2], [5, 4], axes=[0, 2], opset=10)
+    t.op("slice_opset9_attrs", "Slice", {"x": s}, opset=9, attrs=dict(starts=[1, -3], ends=[3, 100], axes=[0, 1]))
+
+    xc = np.array([[-2.7, -1.0, -0.3, 0.0], [0.4, 1.0, 2.9, 100.25]], F32)
+    t.op("cast_float_to_int64", "Cast", {"x": xc}, attrs=dict(to=TensorProto.INT64))
+    t.op("cast_float_to_int32", "Cast", {"x": xc}, attrs=dict(to=TensorProto.INT32))
+    t.op("cast_float_to_bool", "Cast", {"x": xc}, attrs=dict(to=TensorProto.BOOL))
+    t.op("cast_int64_to_float", "Cast", {"x": np.array([[-5, 0, 7, 1 << 20]], I64)},
+         attrs=dict(to=TensorProto.FLOAT))
+    t.op("cast_int32_to_float", "Cast", {"x": np.array([-3, 0, 9], np.int32)}, attrs=dict(to=TensorProto.FLOAT))
+    t.op("cast_bool_to_float", "Cast", {"x": np.array([True, False, True])}, attrs=dict(to=TensorProto.FLOAT))
+    t.op("cast_int64_to_int32", "Cast", {"x": np.array([-5, 0, 7], I64)}, attrs=dict(to=TensorProto.INT32))
+    t.op("cast_float_to_float", "Cast", {"x": xc}, attrs=dict(to=TensorProto.FLOAT), xfail=BUG_ALIAS)
+
+
+def graph_cases(t):
+    """A few multi-op graphs, so fusion and memory planning see real patterns."""
+    t.add("conv_bn_relu_pool", [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["c", "s", "bb", "m", "v"], ["n"]),
+        helper.make_node("Relu", ["n"], ["r"]),
+        helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("GlobalAveragePool", ["p"], ["g"]),
+        helper.make_node("Flatten", ["g"], ["y"])],
+        {"x": t.rand(1, 3, 8, 8)},
+        consts={"w": t.rand(6, 3, 3, 3), "b": t.rand(6), "s": t.rand(6, lo=0.5, hi=1.5),
+                "bb": t.rand(6), "m": t.rand(6), "v": t.rand(6, lo=0.5, hi=1.0)})
+    t.add("residual_block", [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("Conv", ["r1", "w2"], ["c2"], pads=[1, 1, 1, 1]),
+        helper.make_node("Add", ["c2", "x"], ["s"]),
+        helper.make_node("Relu", ["s"], ["y"])],
+        {"x": t.rand(1, 4, 6, 6)}, consts={"w1": t.rand(4, 4, 3, 3), "w2": t.rand(4, 4, 3, 3)})
+    t.add("mlp_gelu", [
+        helper.make_node("MatMul", ["x", "w1"], ["h"]),
+        helper.make_node("Add", ["h", "b1"], ["hb"]),
+        helper.make_node("Div", ["hb", "sqrt2"], ["hd"]),
+        helper.make_node("Erf", ["hd"], ["e"]),
+        helper.make_node("Add", ["e", "one"], ["e1"]),
+        helper.make_node("Mul", ["hb", "e1"], ["m"]),
+        helper.make_node("Mul", ["m", "half"], ["g"]),
+        helper.make_node("MatMul", ["g", "w2"], ["y"])],
+        {"x": t.rand(2, 4, 8)},
+        consts={"w1": t.rand(8, 16), "b1": t.rand(16), "w2": t.rand(16, 8),
+                "sqrt2": np.array(np.sqrt(2), F32), "one": np.array(1, F32), "half": np.array(0.5, F32)})
+    t.add("attention", [
+        helper.make_node("MatMul", ["q", "kt"], ["s"]),
+        helper.make_node("Mul", ["s", "scale"], ["ss"]),
+        helper.make_node("Softmax", ["ss"], ["p"], axis=-1),
+        helper.make_node("MatMul", ["p", "v"], ["y"])],
+        {"q": t.rand(1, 2, 5, 8), "kt": t.rand(1, 2, 8, 5), "v": t.rand(1, 2, 5, 8)},
+        consts={"scale": np.array(1 / np.sqrt(8), F32)})
+    t.add("layernorm_residual_tanh", [
+        helper.make_node("Add", ["x", "r"], ["s"]),
+        helper.make_node("LayerNormalization", ["s", "g", "b"], ["n"], axis=-1),
+        helper.make_node("Tanh", ["n"], ["y"])],
+        {"x": t.rand(3, 16), "r": t.rand(3, 16)}, consts={"g": t.rand(16), "b": t.rand(16)},
+        xfail=BUG_RSQRT)
+    t.add("two_outputs", [
+        helper.make_node("Sigmoid", ["x"], ["a"]),
+        helper.make_node("Exp", ["x"], ["b"]),
+        helper.make_node("Sub", ["a", "b"], ["y"])],
+        {"x": t.rand(4, 4)}, outputs=("y", "a"))
+
+
+def build_table():
+    t = Table()
+    for fn in (conv_cases, gemm_matmul_cases, elementwise_cases, normalization_cases, pool_cases,
+               shape_cases, graph_cases):
+        fn(t)
+    return t.cases
+
+
+def check_case(case, d, dlc, target, device):
+    model_path = d / "model.onnx"
+    onnx.save(case.model, model_path)
+    ref = harness.run_ort(model_path, case.feeds)
+    dlc.compile(model_path, d / "model.so", target=target)
+    got = dlc.run(d / "model.so", harness.save_inputs(case.feeds, d), d / "out", list(ref), device=device)
+    for name, r in ref.items():
+        harness.compare(name, got[name], r, rtol=case.rtol, atol=case.atol)
+
+
+def main():
+    p = harness.common_args(__doc__)
+    p.add_argument("--target", choices=["cpu", "cuda"], default="cpu")
+    p.add_argument("--list", action="store_true", help="list the case names and exit")
+    args = p.parse_args()
+    device = "cuda" if args.target == "cuda" else "cpu"
+    if device == "cuda":
+        harness.skip_without_gpu()
+    cases = build_table()
+    if args.list:
+        print("\n".join(cases))
+        return 0
+    dlc = harness.Dlc(args.bin_dir)
+    print(f"dlc ops suite: target {args.target}, onnx {onnx.__version__}, {len(cases)} cases")
+
+    def check(name, d):
+        case = cases[name]
+        xfail = case.xfail.get(args.target)
+        try:
+            check_case(case, d, dlc, args.target, device)
+        except harness.Failure as e:
+            if device == "cuda" and harness.is_no_cuda_error(str(e)):
+                raise harness.NoDevice(str(e))
+            if xfail:
+                raise harness.ExpectedFailure(f"{xfail} [{str(e).splitlines()[0][:200]}]")
+            raise
+        if xfail:
+            raise harness.UnexpectedPass(f"marked expected-fail ({xfail}) but passed")
+
+    results = harness.run_cases(list(cases), check, args)
+    return harness.finish("ops", results)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
