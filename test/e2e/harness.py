@@ -156,6 +156,15 @@ def cuda_unavailable():
     return None
 
 
+def first_error(message, limit=200):
+    """The first diagnostic ('error: ...') of a failure message, else its first line."""
+    lines = message.splitlines() or [""]
+    for line in lines:
+        if "error:" in line:
+            return line[line.index("error:"):][:limit]
+    return lines[0][:limit]
+
+
 def is_no_cuda_error(message):
     """dlc-run's error when CUDA was asked for and there is no device."""
     return "CUDA requested but" in message

@@ -386,7 +386,7 @@ def main():
             if device == "cuda" and harness.is_no_cuda_error(str(e)):
                 raise harness.NoDevice(str(e))
             if xfail:
-                raise harness.ExpectedFailure(f"{xfail} [{str(e).splitlines()[0][:200]}]")
+                raise harness.ExpectedFailure(f"{xfail} [{harness.first_error(str(e))}]")
             raise
         if xfail:
             raise harness.UnexpectedPass(f"marked expected-fail ({xfail}) but passed")

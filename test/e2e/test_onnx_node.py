@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""The ONNX backend node tests (onnx/backend/test/data/node) whose models use
+only ops dlc supports: compile with dlc, run with dlc-run on
+test_data_set_0/input_*.pb, compare with output_*.pb.
+
+Tests listed in the expected-failures file (`name  # reason`) must fail; any
+other failure, and any listed test that passes, fails the run.  Installed onnx
+wheels may lack the data: it is then generated from onnx's own test-case
+scripts into --cache-dir once per onnx version.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness  # noqa: E402
+
+SUPPORTED_OPS = frozenset("""
+    Conv Gemm MatMul Add Sub Mul Div Relu Clip Sigmoid Tanh Erf Sqrt Pow Exp Softmax
+    BatchNormalization MaxPool AveragePool GlobalAveragePool Flatten Reshape Transpose Concat
+    Constant Identity Gather Shape Unsqueeze Squeeze Slice Cast ReduceMean LayerNormalization
+""".split())
+
+
+def supported(model):
+    return all(n.op_type in SUPPORTED_OPS and n.domain in ("", "ai.onnx") for n in model.graph.node)
+
+
+def installed_node_dir():
+    d = Path(onnx.__file__).parent / "backend" / "test" / "data" / "node"
+    return d if d.is_dir() and any(d.iterdir()) else None
+
+
+def generate_node_data(cache_dir):
+    """Write the node tests of the supported ops from onnx's test-case scripts
+    (the layout of onnx/backend/test/data/node), once per onnx version."""
+    out = Path(cache_dir) / f"onnx-{onnx.__version__}" / "node"
+    if (out / ".complete").is_file():
+        return out
+    import onnx.backend.test.case.node as node_cases
+    import warnings
+
+    print(f"generating ONNX node test data into {out}", flush=True)
+    tmp = out.with_name(f"node.tmp{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cases = node_cases.collect_testcases()
+    for case in cases:
+        if not supported(case.model) or not case.data_sets:
+            continue
+        d = tmp / case.name
+        (d / "test_data_set_0").mkdir(parents=True)
+        (d / "model.onnx").write_bytes(case.model.SerializeToString())
+        inputs, outputs = case.data_sets[0]
+        for kind, values, infos in (("input", inputs, case.model.graph.input),
+                                    ("output", outputs, case.model.graph.output)):
+            for j, (value, info) in enumerate(zip(values, infos)):
+                (d / "test_data_set_0" / f"{kind}_{j}.pb").write_bytes(serialize(value, info))
+    (tmp / ".complete").write_text(onnx.__version__ + "\n")
+    shutil.rmtree(out, ignore_errors=True)
+    tmp.rename(out)
+    return out
+
+
+def serialize(value, info):
+    """A test value as onnx's generate-data writes it (tensor, sequence or optional)."""
+    if isinstance(value, onnx.TensorProto):
+        return value.SerializeToString()
+    kind = info.type.WhichOneof("value")
+    if kind == "sequence_type":
+        return numpy_helper.from_list(value, info.name).SerializeToString()
+    if kind == "optional_type":
+        return numpy_helper.from_optional(value, info.name).SerializeToString()
+    if kind == "map_type":
+        return numpy_helper.from_dict(value, info.name).SerializeToString()
+    return numpy_helper.from_array(np.asarray(value), info.name).SerializeToString()
+
+
+def read_expected(path):
+    """{test name: reason} from `name  # reason` lines."""
+    expected = {}
+    for line in Path(path).read_text().splitlines():
+        name, _, reason = line.partition("#")
+        name = name.strip()
+        if name:
+            expected[name] = reason.strip() or "(no reason given)"
+    return expected
+
+
+def write_expected(path, results, old):
+    """Rewrite the list from this run: keep the reasons already there, mark
+    new entries TODO with the first line of the error."""
+    lines = [line for line in Path(path).read_text().splitlines() if line.startswith("#")]
+    for r in sorted(results, key=lambda r: r.name):
+        if r.status in ("FAIL", "XFAIL"):
+            reason = old.get(r.name) or "TODO: " + harness.first_error(r.message, 160)
+            lines.append(f"{r.name}  # {reason}")
+    Path(path).write_text("\n".join(lines) + "\n")
+    print(f"wrote {path}")
+
+
+def load_tensor(path):
+    t = onnx.TensorProto()
+    t.ParseFromString(Path(path).read_bytes())
+    return numpy_helper.to_array(t)
+
+
+def static_shape(value_info):
+    dims = value_info.type.tensor_type.shape.dim
+    return all(d.HasField("dim_value") for d in dims)
+
+
+def check_node_test(test_dir, work, dlc):
+    model = onnx.load(test_dir / "model.onnx", load_external_data=False)
+    data = test_dir / "test_data_set_0"
+    inits = {i.name for i in model.graph.initializer}
+    inputs = [i for i in model.graph.input if i.name not in inits]
+    feeds, shapes = {}, {}
+    for j, info in enumerate(inputs):
+        feeds[info.name] = data / f"input_{j}.pb"
+        if not static_shape(info):
+            shapes[info.name] = load_tensor(feeds[info.name]).shape
+    dlc.compile(test_dir / "model.onnx", work / "model.so", target="cpu", input_shapes=shapes)
+    names = [o.name for o in model.graph.output]
+    got = dlc.run(work / "model.so", feeds, work / "out", names)
+    for j, name in enumerate(names):
+        harness.compare(name, got[name], load_tensor(data / f"output_{j}.pb"), rtol=1e-3, atol=1e-5)
+
+
+def main():
+    p = harness.common_args(__doc__)
+    p.add_argument("--expected-failures", required=True, help="the list of tests expected to fail")
+    p.add_argument("--data-dir", help="the node test folder (default: onnx's, else generated)")
+    p.add_argument("--cache-dir", default=".", help="where to generate the data when onnx lacks it")
+    p.add_argument("--update-expected", action="store_true",
+                   help="rewrite --expected-failures from this run's failures")
+    args = p.parse_args()
+    dlc = harness.Dlc(args.bin_dir)
+
+    data_dir = Path(args.data_dir) if args.data_dir else installed_node_dir() or generate_node_data(args.cache_dir)
+    tests = {}
+    for d in sorted(data_dir.glob("test_*")):
+        if (d / "model.onnx").is_file() and supported(onnx.load(d / "model.onnx", load_external_data=False)):
+            tests[d.name] = d
+    expected = read_expected(args.expected_failures)
+    print(f"onnx {onnx.__version__}: {len(tests)} node tests use only supported ops ({data_dir})")
+    for name in sorted(set(expected) - set(tests)):
+        print(f"warning: {name} is in {args.expected_failures} but not among the selected tests")
+
+    def check(name, work):
+        try:
+            check_node_test(tests[name], work, dlc)
+        except harness.Failure as e:
+            if name in expected:
+                raise harness.ExpectedFailure(f"{expected[name]} [{harness.first_error(str(e))}]")
+            raise
+        if name in expected:
+            raise harness.UnexpectedPass(f"listed as expected to fail ({expected[name]}) but passed;"
+                                         f" remove it from {Path(args.expected_failures).name}")
+
+    results = harness.run_cases(list(tests), check, args)
+    if args.update_expected:
+        write_expected(args.expected_failures, results, expected)
+    code = harness.finish(f"onnx-node (onnx {onnx.__version__})", results)
+    return 0 if args.update_expected and code == 1 else code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
