@@ -25,6 +25,10 @@ namespace dlc {
 /// Patterns lowering dlc ops to linalg/tensor/arith/math on tensors.
 void populateDlcToLinalgPatterns(RewritePatternSet &patterns);
 
+/// dlc's elementwise fusion: upstream's linalg patterns with the control
+/// that refuses fusions recomputing the producer per consumer element.
+void populateDlcElementwiseFusionPatterns(RewritePatternSet &patterns);
+
 /// Attribute names shared by the kernel passes and the packager.
 namespace attrs {
 /// On a kernel func: the number of independent work items ("blocks" on the
@@ -39,6 +43,8 @@ constexpr const char kArenaOffset[] = "dlc.arena_offset";
 constexpr const char kArenaSize[] = "dlc.arena_size";
 constexpr const char kNaiveSize[] = "dlc.naive_bytes";
 constexpr const char kLowerBound[] = "dlc.lower_bound_bytes";
+/// On kernel funcs: the ONNX node names the kernel computes.
+constexpr const char kNodes[] = "dlc.nodes";
 /// Marks functions holding one kernel.
 constexpr const char kKernel[] = "dlc.kernel";
 } // namespace attrs

@@ -162,6 +162,61 @@ def MapKernelsToHostPass : Pass<"dlc-map-kernels-to-host", "ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Fusion
+//===----------------------------------------------------------------------===//
+
+def FuseElementwisePass : Pass<"dlc-fuse-elementwise", "ModuleOp"> {
+  let summary = "Fuse elementwise producers into their consumers on tensors";
+  let description = [{
+    Producer-consumer fusion of `linalg.generic` ops on tensors (upstream's
+    elementwise fusion), so that chains of elementwise ops -- with the
+    broadcasts, transposes and slices the lowering expressed as indexing maps
+    -- become one op and their intermediates never reach memory. A producer
+    is fused when it has one use and the consumer reads each of its elements
+    exactly once (the consumer's indexing map for it is a permutation):
+    fusing into a convolution or a broadcast would recompute the producer
+    many times per element.
+
+    Before:
+    ```mlir
+    %0 = linalg.generic {...} ins(%x, %b) outs(%e0) { addf }  // bias add
+    %1 = linalg.generic {...} ins(%0) outs(%e1) { maximumf }  // relu
+    ```
+    After:
+    ```mlir
+    %1 = linalg.generic {...} ins(%x, %b) outs(%e1) { addf; maximumf }
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def FuseKernelsPass : Pass<"dlc-fuse-kernels", "ModuleOp"> {
+  let summary = "Merge consecutive kernels whose work items line up";
+  let description = [{
+    Runs after outlining, on buffers. Two consecutive kernel calls merge into
+    one kernel when their loop nests fuse into a single parallel loop: the
+    same parallel iteration space, and each reads what the other writes only
+    at the element its own work item writes (upstream's parallel loop fusion decides,
+    on a trial copy). This puts the initialization of a reduction (fill or
+    bias broadcast) and its elementwise epilogue (activation, residual add)
+    into the kernel of the Conv/Gemm/MatMul or reduction itself. The ONNX
+    nodes of every kernel accumulate in `dlc.nodes` for reports.
+
+    Before:
+    ```mlir
+    call @k0_conv(%b, %t)       // bias broadcast into %t
+    call @k1_conv(%w, %t, %x)   // accumulate the convolution into %t
+    call @k2_relu(%t, %y)
+    ```
+    After:
+    ```mlir
+    call @k0_conv(%b, %t, %w, %x, %y)  // one kernel, one work item per output
+    ```
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::func::FuncDialect"];
+}
+
+//===----------------------------------------------------------------------===//
 // Memory
 //===----------------------------------------------------------------------===//
 

@@ -39,6 +39,8 @@ void dlc::buildFrontendPipeline(OpPassManager &pm,
   // dlc -> linalg on tensors, one structured op per dlc op.
   pm.addPass(createConvertDlcToLinalgPass());
   pm.addPass(createCanonicalizerPass());
+  if (options.fuseElementwise)
+    pm.addPass(dlc::createFuseElementwisePass());
 
   // Tensors -> buffers. Model inputs/outputs become identity-layout buffer
   // arguments; the returned buffers become out-params written in place.
@@ -54,6 +56,8 @@ void dlc::buildFrontendPipeline(OpPassManager &pm,
 
   // One kernel per structured op, in the shared linearized form.
   pm.addPass(dlc::createOutlineKernelsPass());
+  if (options.fuseKernels)
+    pm.addPass(dlc::createFuseKernelsPass());
   pm.addPass(dlc::createLinearizeKernelsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

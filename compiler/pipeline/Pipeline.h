@@ -31,6 +31,9 @@ struct CompileOptions {
   int64_t cudaBlockSize = 256;
   /// Alignment of arena buffers (bytes).
   int64_t arenaAlignment = 256;
+  /// Fusion passes, on by default; off for bisection.
+  bool fuseElementwise = true;
+  bool fuseKernels = true;
 };
 
 /// dlc (tensors) -> linalg -> buffers -> outlined, linearized kernels and a

@@ -62,6 +62,12 @@ FailureOr<std::string> emitPtx(ModuleOp model, const CompileOptions &options);
 FailureOr<KernelCode> emitHostKernels(ModuleOp model,
                                       const CompileOptions &options);
 
+/// Writes the compile report of a planned model module as JSON: every
+/// kernel with the ONNX nodes it computes and its work items, the kernel
+/// count, and the arena figures (arena, naive sum, lower bound).
+LogicalResult writeReport(ModuleOp model, const ModelSignature &signature,
+                          llvm::StringRef path);
+
 /// Writes `outputPath` (model.so): descriptor, plan, weights and kernels.
 LogicalResult writeModelLibrary(ModuleOp model, const ModelSignature &signature,
                                 const KernelCode &code,

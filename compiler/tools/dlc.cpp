@@ -62,6 +62,21 @@ cl::opt<bool> printOpTable(
     cl::desc("Print the supported ONNX operators as markdown (docs/ops.md) "
              "and exit"),
     cl::init(false), cl::cat(category));
+cl::opt<bool> fuseElementwise(
+    "fuse-elementwise",
+    cl::desc("Fuse elementwise chains on tensors (default on; "
+             "--fuse-elementwise=false to bisect)"),
+    cl::init(true), cl::cat(category));
+cl::opt<bool> fuseKernels(
+    "fuse-kernels",
+    cl::desc("Merge reduction inits and epilogues into their kernels "
+             "(default on; --fuse-kernels=false to bisect)"),
+    cl::init(true), cl::cat(category));
+cl::opt<std::string> reportJson(
+    "report-json",
+    cl::desc("Write the kernels (with their ONNX nodes) and the arena "
+             "figures as JSON"),
+    cl::value_desc("file"), cl::init(""), cl::cat(category));
 cl::opt<bool> verbose("v", cl::desc("Print progress and stage timings"),
                       cl::init(false), cl::cat(category));
 
@@ -109,7 +124,10 @@ std::string optionsJson() {
   std::string json;
   llvm::raw_string_ostream os(json);
   os << "{\"target\": \"" << targetName << "\", \"arch\": \"" << arch
-     << "\", \"cpu\": \"" << hostCpu << "\", \"input_shapes\": [";
+     << "\", \"cpu\": \"" << hostCpu
+     << "\", \"fuse_elementwise\": " << (fuseElementwise ? "true" : "false")
+     << ", \"fuse_kernels\": " << (fuseKernels ? "true" : "false")
+     << ", \"input_shapes\": [";
   for (size_t i = 0; i < inputShapes.size(); ++i)
     os << (i ? ", " : "") << "\"" << inputShapes[i] << "\"";
   os << "]}";
@@ -171,6 +189,8 @@ int run(MLIRContext &context) {
   }
   options.arch = arch;
   options.hostCpu = hostCpu;
+  options.fuseElementwise = fuseElementwise;
+  options.fuseKernels = fuseKernels;
   if (emit != "so" && emit != "mlir" && emit != "ptx") {
     llvm::errs() << "dlc: error: unknown --emit '" << emit
                  << "' (expected so, mlir or ptx)\n";
@@ -212,6 +232,9 @@ int run(MLIRContext &context) {
     return 1;
   dlc::buildFrontendPipeline(pm, options);
   if (failed(pm.run(*module)))
+    return 1;
+  if (!reportJson.empty() &&
+      failed(dlc::writeReport(*module, *signature, reportJson)))
     return 1;
   if (emit == "mlir") {
     std::string text;
@@ -255,10 +278,11 @@ int run(MLIRContext &context) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // Passes first: --mlir-print-ir-after=<pass> parses against the registry.
+  dlc::registerAllDlcPasses();
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
-  dlc::registerAllDlcPasses();
   cl::HideUnrelatedOptions({&category, &cl::getGeneralCategory()});
   cl::ParseCommandLineOptions(argc, argv,
                               "dlc: ahead-of-time compiler from ONNX to a "

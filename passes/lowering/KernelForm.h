@@ -31,6 +31,14 @@ inline scf::ParallelOp wrapInSingleWorkItem(RewriterBase &rewriter,
   return loop;
 }
 
+/// Lowers every structured op of kernel `func` to loops and fuses their
+/// parallel loop nests (upstream parallel loop fusion; distinct kernel
+/// arguments never alias). Returns the one parallel loop nest the kernel is
+/// made of, or failure when the ops do not fuse into one (no diagnostic:
+/// dlc-fuse-kernels uses this as its legality trial).
+FailureOr<scf::ParallelOp> lowerKernelToLoopNest(RewriterBase &rewriter,
+                                                 func::FuncOp func);
+
 } // namespace mlir::dlc
 
 #endif

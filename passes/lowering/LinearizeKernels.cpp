@@ -44,43 +44,29 @@ struct LinearizeKernelsPass
 
   LogicalResult linearize(func::FuncOp func) {
     IRRewriter rewriter(func.getContext());
-    SmallVector<linalg::LinalgOp> ops;
-    func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
-    if (ops.size() != 1)
-      return func.emitOpError("expected exactly one structured op, found ")
-             << ops.size();
-    rewriter.setInsertionPoint(ops[0]);
-    if (failed(linalg::linalgOpToParallelLoops(rewriter, ops[0])))
-      return ops[0]->emitOpError("could not be lowered to loops");
-    rewriter.eraseOp(ops[0]);
-
+    unsigned numOps = 0;
+    func.walk([&](linalg::LinalgOp) { ++numOps; });
+    if (numOps == 0)
+      return func.emitOpError("expected structured ops in a kernel");
+    FailureOr<scf::ParallelOp> nest = lowerKernelToLoopNest(rewriter, func);
+    if (failed(nest))
+      return func.emitOpError("ops do not fuse into one parallel loop nest");
     Block &body = func.getBody().front();
-    auto parallels = llvm::to_vector(body.getOps<scf::ParallelOp>());
-    if (parallels.size() > 1)
-      return func.emitOpError("expected one parallel loop nest");
-    scf::ParallelOp loop;
+    scf::ParallelOp loop = *nest;
     int64_t workItems = 1;
-    if (parallels.empty()) {
-      // A full reduction: one work item runs the whole body.
-      loop = wrapInSingleWorkItem(rewriter, func);
-    } else {
-      loop = parallels.front();
-      for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
-                                           loop.getUpperBound(),
-                                           loop.getStep())) {
-        auto l = constantIndex(lb), u = constantIndex(ub),
-             s = constantIndex(step);
-        if (!l || !u || !s || *s <= 0)
-          return loop.emitOpError("expected static loop bounds");
-        workItems *= std::max<int64_t>(0, (*u - *l + *s - 1) / *s);
-      }
-      if (loop.getNumLoops() > 1) {
-        std::vector<unsigned> all(loop.getNumLoops());
-        std::iota(all.begin(), all.end(), 0);
-        rewriter.setInsertionPoint(loop);
-        collapseParallelLoops(rewriter, loop, {all});
-        loop = *body.getOps<scf::ParallelOp>().begin();
-      }
+    for (auto [lb, ub, step] : llvm::zip(
+             loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+      auto l = constantIndex(lb), u = constantIndex(ub), s = constantIndex(step);
+      if (!l || !u || !s || *s <= 0)
+        return loop.emitOpError("expected static loop bounds");
+      workItems *= std::max<int64_t>(0, (*u - *l + *s - 1) / *s);
+    }
+    if (loop.getNumLoops() > 1) {
+      std::vector<unsigned> all(loop.getNumLoops());
+      std::iota(all.begin(), all.end(), 0);
+      rewriter.setInsertionPoint(loop);
+      collapseParallelLoops(rewriter, loop, {all});
+      loop = *body.getOps<scf::ParallelOp>().begin();
     }
     // Collapsing computes the bound with arith ops; pin it to the constant
     // so that both targets read the work item count off the loop.

@@ -27,24 +27,24 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 namespace {
-/// The ONNX node name carried by the op's location, if any.
-std::string nodeName(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
+/// The ONNX node names carried by a (possibly fused) location.
+void collectNodeNames(Location loc, llvm::SetVector<StringRef> &names) {
+  if (auto name = dyn_cast<NameLoc>(loc)) {
+    names.insert(name.getName().strref());
+    return;
+  }
   if (auto fused = dyn_cast<FusedLoc>(loc))
     for (Location l : fused.getLocations())
-      if (std::string n = nodeName(l); !n.empty())
-        return n;
-  return "";
+      collectNodeNames(l, names);
 }
 
 /// A readable, unique, C-identifier kernel name: k<index>_<node name>.
-std::string kernelName(unsigned index, Location loc) {
+std::string kernelName(unsigned index, ArrayRef<StringRef> nodes) {
   std::string name = "k" + std::to_string(index);
-  std::string node = nodeName(loc);
-  if (!node.empty()) {
+  if (!nodes.empty()) {
+    StringRef node = nodes.back();
     name += "_";
-    for (char c : node.substr(0, 40))
+    for (char c : node.take_back(40))
       name += std::isalnum((unsigned char)c) ? c : '_';
   }
   return name;
@@ -106,10 +106,13 @@ struct OutlineKernelsPass
     OpBuilder b(op->getParentOfType<func::FuncOp>());
     auto type =
         b.getFunctionType(TypeRange(ValueRange(args.getArrayRef())), {});
-    auto kernel =
-        b.create<func::FuncOp>(op.getLoc(), kernelName(index, op.getLoc()), type);
+    llvm::SetVector<StringRef> nodes;
+    collectNodeNames(op.getLoc(), nodes);
+    auto kernel = b.create<func::FuncOp>(
+        op.getLoc(), kernelName(index, nodes.getArrayRef()), type);
     kernel.setPrivate();
     kernel->setAttr(attrs::kKernel, b.getUnitAttr());
+    kernel->setAttr(attrs::kNodes, b.getStrArrayAttr(nodes.getArrayRef()));
     symbols.insert(kernel);
     Block *entry = kernel.addEntryBlock();
     b.setInsertionPointToStart(entry);

@@ -44,7 +44,7 @@ func.func private @k0(%a: memref<16xf32>, %b: memref<f32>) attributes {dlc.kerne
 
 // -----
 
-// expected-error @+1 {{expected exactly one structured op, found 0}}
+// expected-error @+1 {{expected structured ops in a kernel}}
 func.func private @k0(%a: memref<16xf32>) attributes {dlc.kernel} {
   return
 }

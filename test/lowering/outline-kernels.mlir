@@ -5,11 +5,11 @@
 // Each structured op becomes a private kernel taking whole buffers; scalar
 // constants are cloned in, the model function keeps allocs and calls.
 // CHECK-LABEL: func.func private @k0_relu(
-// CHECK-SAME: %{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>) attributes {dlc.kernel}
+// CHECK-SAME: %{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>) attributes {dlc.kernel, dlc.nodes = ["relu"]}
 // CHECK: arith.constant 0.0
 // CHECK: linalg.generic
 // CHECK-LABEL: func.func private @k1_fill(
-// CHECK-SAME: memref<4xf32>) attributes {dlc.kernel}
+// CHECK-SAME: memref<4xf32>) attributes {dlc.kernel, dlc.nodes = ["fill"]}
 // CHECK: linalg.fill
 // CHECK-LABEL: func.func @main
 // CHECK: %[[T:.*]] = memref.alloc
@@ -35,7 +35,7 @@ func.func @main(%arg0: memref<4xf32>, %arg1: memref<4xf32>) {
 
 // A buffer read through memref.load in the body (a gather) is an argument.
 // CHECK-LABEL: func.func private @k0(
-// CHECK-SAME: %{{.*}}: memref<2xindex>, %{{.*}}: memref<2xf32>, %{{.*}}: memref<8xf32>) attributes {dlc.kernel}
+// CHECK-SAME: %{{.*}}: memref<2xindex>, %{{.*}}: memref<2xf32>, %{{.*}}: memref<8xf32>) attributes {dlc.kernel, dlc.nodes = []}
 // CHECK: memref.load
 // CHECK-LABEL: func.func @main
 // CHECK: call @k0(%arg1, %arg2, %arg0)

@@ -1,0 +1,186 @@
+//===- FuseKernels.cpp - merge kernels whose work items line up --*- C++ -*-===//
+//
+// Consecutive kernel calls of the model function merge when the ops of both
+// fuse into one parallel loop nest (see KernelForm.h): the reduction's
+// initialization and epilogue join the reduction, so a Conv + bias + Relu is
+// one kernel. Legality is decided on a trial copy by the same code that
+// dlc-linearize-kernels runs later, so a merged kernel always linearizes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+#include "passes/lowering/KernelForm.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace mlir::dlc {
+#define GEN_PASS_DEF_FUSEKERNELSPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::dlc
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+namespace {
+/// The allocation (or argument, or global) a buffer is a view of.
+Value rootBuffer(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+      v = view.getViewSource();
+    else if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
+      v = def->getOperand(0);
+    else
+      break;
+  }
+  return v;
+}
+
+/// Ops that may sit between two calls without ordering them: they define
+/// buffers or views but touch no data.
+bool isDataFree(Operation &op) {
+  return isa<memref::AllocOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
+             memref::GetGlobalOp>(op) ||
+         (isMemoryEffectFree(&op) && op.getNumRegions() == 0);
+}
+
+struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<func::FuncOp> models;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (!func->hasAttr(attrs::kKernel) && !func.isExternal())
+        models.push_back(func);
+    for (func::FuncOp model : models) {
+      func::CallOp current;
+      for (Operation &op : llvm::make_early_inc_range(model.getBody().front())) {
+        auto call = dyn_cast<func::CallOp>(op);
+        auto callee =
+            call ? symbols.lookup<func::FuncOp>(call.getCallee()) : nullptr;
+        if (!callee || !callee->hasAttr(attrs::kKernel)) {
+          if (!isDataFree(op))
+            current = nullptr;
+          continue;
+        }
+        if (current)
+          if (func::CallOp merged = tryMerge(current, call, symbols)) {
+            current = merged;
+            continue;
+          }
+        current = call;
+      }
+    }
+    // Kernels that were merged away.
+    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+      if (func->hasAttr(attrs::kKernel) && func.isPrivate() &&
+          SymbolTable::symbolKnownUseEmpty(func, module))
+        func.erase();
+    renameKernels(module);
+  }
+
+  /// Merged kernels carry suffixed names; number them again in plan order
+  /// as k<index>_<last ONNX node>, the form outlining gives.
+  void renameKernels(ModuleOp module) {
+    SmallVector<func::FuncOp> kernels;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func->hasAttr(attrs::kKernel))
+        kernels.push_back(func);
+    auto rename = [&](func::FuncOp f, StringRef name) {
+      auto attr = StringAttr::get(module.getContext(), name);
+      if (failed(SymbolTable::replaceAllSymbolUses(f, attr, module)))
+        return false;
+      SymbolTable::setSymbolName(f, attr);
+      return true;
+    };
+    for (auto [i, f] : llvm::enumerate(kernels))
+      if (!rename(f, ("__dlc_kernel_" + Twine(i)).str()))
+        return signalPassFailure();
+    for (auto [i, f] : llvm::enumerate(kernels)) {
+      std::string name = "k" + std::to_string(i);
+      if (auto nodes = f->getAttrOfType<ArrayAttr>(attrs::kNodes);
+          nodes && !nodes.empty()) {
+        name += "_";
+        for (char c : cast<StringAttr>(nodes[nodes.size() - 1]).strref().take_back(40))
+          name += std::isalnum((unsigned char)c) ? c : '_';
+      }
+      if (!rename(f, name))
+        return signalPassFailure();
+    }
+  }
+
+  /// Merges `second` into `first` when their ops fuse into one loop nest;
+  /// returns the call of the merged kernel, or null.
+  func::CallOp tryMerge(func::CallOp first, func::CallOp second,
+                        SymbolTable &symbols) {
+    // Independent kernels over the same work items merge too (the two
+    // initializations of a softmax's statistics): one launch instead of two.
+    llvm::SetVector<Value> args(first.getOperands().begin(),
+                                first.getOperands().end());
+    args.insert(second.getOperands().begin(), second.getOperands().end());
+    // Distinct arguments must be distinct memory for the fusion check.
+    llvm::SmallPtrSet<Value, 8> roots;
+    for (Value v : args)
+      if (!roots.insert(rootBuffer(v)).second)
+        return nullptr;
+
+    auto f1 = symbols.lookup<func::FuncOp>(first.getCallee());
+    auto f2 = symbols.lookup<func::FuncOp>(second.getCallee());
+    func::FuncOp merged = buildMerged(f1, first, f2, second, args);
+    {
+      // The trial: the same lowering dlc-linearize-kernels will run.
+      OpBuilder b(merged);
+      auto trial = cast<func::FuncOp>(b.clone(*merged));
+      IRRewriter rewriter(trial.getContext());
+      bool ok = succeeded(lowerKernelToLoopNest(rewriter, trial));
+      trial.erase();
+      if (!ok) {
+        merged.erase();
+        return nullptr;
+      }
+    }
+    symbols.insert(merged);
+    OpBuilder b(second);
+    auto call = b.create<func::CallOp>(second.getLoc(), merged,
+                                       args.getArrayRef());
+    first.erase();
+    second.erase();
+    return call;
+  }
+
+  /// A kernel running the ops of `f1` then those of `f2` over `args`.
+  func::FuncOp buildMerged(func::FuncOp f1, func::CallOp c1, func::FuncOp f2,
+                           func::CallOp c2, const llvm::SetVector<Value> &args) {
+    OpBuilder b(f2);
+    auto type = b.getFunctionType(TypeRange(ValueRange(args.getArrayRef())), {});
+    auto merged = b.create<func::FuncOp>(
+        b.getFusedLoc({f1.getLoc(), f2.getLoc()}), f1.getName(), type);
+    merged.setPrivate();
+    merged->setAttr(attrs::kKernel, b.getUnitAttr());
+    SmallVector<Attribute> nodes;
+    for (func::FuncOp f : {f1, f2})
+      if (auto n = f->getAttrOfType<ArrayAttr>(attrs::kNodes))
+        for (Attribute a : n)
+          if (!llvm::is_contained(nodes, a))
+            nodes.push_back(a);
+    merged->setAttr(attrs::kNodes, b.getArrayAttr(nodes));
+    Block *entry = merged.addEntryBlock();
+    b.setInsertionPointToStart(entry);
+    for (auto [f, call] : {std::make_pair(f1, c1), std::make_pair(f2, c2)}) {
+      IRMapping mapping;
+      for (auto [operand, arg] :
+           llvm::zip(call.getOperands(), f.getArguments()))
+        mapping.map(arg, entry->getArgument(llvm::find(args, operand) -
+                                            args.begin()));
+      for (Operation &op : f.getBody().front().without_terminator())
+        b.clone(op, mapping);
+    }
+    b.create<func::ReturnOp>(merged.getLoc());
+    return merged;
+  }
+};
+} // namespace

@@ -1,0 +1,66 @@
+// RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg --dlc-fuse-elementwise | FileCheck %s
+
+// A bias add (broadcast folded into the indexing) and a Relu become one op.
+// CHECK-LABEL: func @chain
+func.func @chain(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
+  // CHECK: linalg.generic
+  // CHECK: arith.addf
+  // CHECK: arith.maximumf
+  // CHECK-NOT: linalg.generic
+  %0 = dlc.add %x, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %1 = dlc.relu %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %1 : tensor<2x3xf32>
+}
+
+// -----
+
+// The transpose is folded into the consumer's indexing map.
+// CHECK-DAG: #[[T:.*]] = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-LABEL: func @transpose_into_add
+func.func @transpose_into_add(%x: tensor<3x2xf32>, %y: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK: linalg.generic {indexing_maps = [#[[T]],
+  // CHECK-NOT: linalg.generic
+  %0 = dlc.transpose %x {perm = array<i64: 1, 0>} : (tensor<3x2xf32>) -> tensor<2x3xf32>
+  %1 = dlc.add %0, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %1 : tensor<2x3xf32>
+}
+
+// -----
+
+// Two uses: the producer stays (fusing would compute it twice).
+// CHECK-LABEL: func @shared_producer
+func.func @shared_producer(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  // CHECK-COUNT-3: linalg.generic
+  %0 = dlc.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = dlc.relu %0 : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = dlc.sqrt %0 : (tensor<4xf32>) -> tensor<4xf32>
+  return %1, %2 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// A producer read through a broadcast would be recomputed per element of
+// the consumer: not fused.
+// CHECK-LABEL: func @broadcast_read
+func.func @broadcast_read(%x: tensor<3xf32>, %y: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  // CHECK: %[[E:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<3xf32>)
+  // CHECK: math.exp
+  // CHECK: linalg.generic {{.*}} ins(%[[E]], %arg1
+  %0 = dlc.exp %x : (tensor<3xf32>) -> tensor<3xf32>
+  %1 = dlc.mul %0, %y : (tensor<3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %1 : tensor<4x3xf32>
+}
+
+// -----
+
+// Convolution windows reuse their input: an elementwise producer is not
+// fused into the convolution.
+// CHECK-LABEL: func @no_fusion_into_conv
+func.func @no_fusion_into_conv(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32> {
+  // CHECK: math.exp
+  // CHECK: linalg.generic {{.*}} "reduction"
+  // CHECK-NOT: math.exp
+  %0 = dlc.exp %x : (tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32>
+  %1 = dlc.conv %0, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32>
+  return %1 : tensor<1x1x2x2xf32>
+}

@@ -1,0 +1,123 @@
+// RUN: dlc-opt %s --split-input-file --dlc-fuse-kernels | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlc-fuse-kernels --dlc-linearize-kernels | FileCheck %s --check-prefix=LIN
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+func.func private @init(%bias: memref<8xf32>, %t: memref<4x8xf32>) attributes {dlc.kernel, dlc.nodes = ["fc"]} {
+  linalg.generic {indexing_maps = [#row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : memref<8xf32>) outs(%t : memref<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}
+func.func private @gemm(%x: memref<4x16xf32>, %w: memref<16x8xf32>, %t: memref<4x8xf32>) attributes {dlc.kernel, dlc.nodes = ["fc"]} {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<4x16xf32>, memref<16x8xf32>) outs(%t : memref<4x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+func.func private @relu(%t: memref<4x8xf32>, %y: memref<4x8xf32>) attributes {dlc.kernel, dlc.nodes = ["act"]} {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<4x8xf32>) outs(%y : memref<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// Bias init, GEMM and activation: one kernel, one work item per output.
+// CHECK-LABEL: func.func private @k0_act(
+// CHECK-SAME: dlc.nodes = ["fc", "act"]
+// CHECK-COUNT-3: linalg.generic
+// CHECK-NOT: func.func private
+// CHECK-LABEL: func.func @main
+// CHECK-NEXT: %[[T:.*]] = memref.alloc
+// CHECK-NEXT: call @k0_act(
+// CHECK-NEXT: return
+// LIN: dlc.work_items = 32 : i64
+// LIN: scf.parallel
+// LIN-NOT: scf.parallel
+func.func @main(%bias: memref<8xf32>, %x: memref<4x16xf32>, %w: memref<16x8xf32>, %y: memref<4x8xf32>) {
+  %t = memref.alloc() : memref<4x8xf32>
+  call @init(%bias, %t) : (memref<8xf32>, memref<4x8xf32>) -> ()
+  call @gemm(%x, %w, %t) : (memref<4x16xf32>, memref<16x8xf32>, memref<4x8xf32>) -> ()
+  call @relu(%t, %y) : (memref<4x8xf32>, memref<4x8xf32>) -> ()
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+func.func private @relu(%t: memref<4x4xf32>, %y: memref<4x4xf32>) attributes {dlc.kernel, dlc.nodes = ["act"]} {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<4x4xf32>) outs(%y : memref<4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+func.func private @matmul(%x: memref<4x4xf32>, %w: memref<4x4xf32>, %t: memref<4x4xf32>) attributes {dlc.kernel, dlc.nodes = ["mm"]} {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<4x4xf32>, memref<4x4xf32>) outs(%t : memref<4x4xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// The MatMul reads a whole row of the Relu's output: work item (i, j) needs
+// results of other work items, so the two stay separate kernels.
+// CHECK-LABEL: func.func @main
+// CHECK: call @k0_act(
+// CHECK: call @k1_mm(
+func.func @main(%x: memref<4x4xf32>, %w: memref<4x4xf32>, %y: memref<4x4xf32>) {
+  %t = memref.alloc() : memref<4x4xf32>
+  call @relu(%x, %t) : (memref<4x4xf32>, memref<4x4xf32>) -> ()
+  call @matmul(%t, %w, %y) : (memref<4x4xf32>, memref<4x4xf32>, memref<4x4xf32>) -> ()
+  return
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+func.func private @copy(%a: memref<8xf32>, %b: memref<8xf32>) attributes {dlc.kernel, dlc.nodes = ["c"]} {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : memref<8xf32>) outs(%b : memref<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}
+
+// A copy step between two kernels orders them: no merge across it.
+// CHECK-LABEL: func.func @main
+// CHECK: call @k0_c(
+// CHECK: memref.copy
+// CHECK: call @k0_c(
+func.func @main(%x: memref<8xf32>, %y: memref<8xf32>) {
+  %t = memref.alloc() : memref<8xf32>
+  %u = memref.alloc() : memref<8xf32>
+  call @copy(%x, %t) : (memref<8xf32>, memref<8xf32>) -> ()
+  memref.copy %t, %u : memref<8xf32> to memref<8xf32>
+  call @copy(%u, %y) : (memref<8xf32>, memref<8xf32>) -> ()
+  return
+}
