@@ -45,9 +45,11 @@ func.func private @relu(%t: memref<4x8xf32>, %y: memref<4x8xf32>) attributes {dl
 // CHECK-NEXT: %[[T:.*]] = memref.alloc
 // CHECK-NEXT: call @k0_act(
 // CHECK-NEXT: return
-// LIN: dlc.work_items = 32 : i64
+// LIN-LABEL: func.func private @k0_act(
+// LIN-SAME: dlc.work_items = 32 : i64
 // LIN: scf.parallel
 // LIN-NOT: scf.parallel
+// LIN-LABEL: func.func @main
 func.func @main(%bias: memref<8xf32>, %x: memref<4x16xf32>, %w: memref<16x8xf32>, %y: memref<4x8xf32>) {
   %t = memref.alloc() : memref<4x8xf32>
   call @init(%bias, %t) : (memref<8xf32>, memref<4x8xf32>) -> ()
