@@ -19,11 +19,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
-import numpy as np
-import onnx
-from onnx import helper, numpy_helper
-
 SKIP = 77  # ctest SKIP_RETURN_CODE for every suite
+
+
+def require(*modules):
+    """Skip the suite (exit 77) when a Python package it needs is missing."""
+    import importlib.util
+
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        print(f"skipped: Python package(s) {', '.join(missing)} not installed (pip install {' '.join(missing)})")
+        sys.exit(SKIP)
+
+
+require("numpy", "onnx")
+import numpy as np  # noqa: E402
+import onnx  # noqa: E402
+from onnx import helper, numpy_helper  # noqa: E402
 
 
 class Failure(Exception):
@@ -225,13 +237,16 @@ class Result:
     seconds: float = 0.0
 
 
-def common_args(description):
-    p = argparse.ArgumentParser(description=description)
+def common_args(description, cases=True):
+    """The options every suite takes; `cases` adds those of run_cases."""
+    p = argparse.ArgumentParser(description=description,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bin-dir", required=True, help="directory holding dlc and dlc-run")
-    p.add_argument("--work-dir", help="keep per-case files here (default: a temp dir, removed)")
-    p.add_argument("-j", "--jobs", type=int, default=1, help="cases run at once")
-    p.add_argument("-k", "--filter", default="", help="run only cases whose name matches this regex")
-    p.add_argument("-v", "--verbose", action="store_true", help="print the full failure messages")
+    p.add_argument("--work-dir", help="keep the files made here (default: a temp dir, removed)")
+    if cases:
+        p.add_argument("-j", "--jobs", type=int, default=1, help="cases run at once")
+        p.add_argument("-k", "--filter", default="", help="run only cases whose name matches this regex")
+        p.add_argument("-v", "--verbose", action="store_true", help="print the full failure messages")
     return p
 
 

@@ -367,6 +367,7 @@ def main():
     p.add_argument("--target", choices=["cpu", "cuda"], default="cpu")
     p.add_argument("--list", action="store_true", help="list the case names and exit")
     args = p.parse_args()
+    harness.require("onnxruntime")
     device = "cuda" if args.target == "cuda" else "cpu"
     if device == "cuda":
         harness.skip_without_gpu()

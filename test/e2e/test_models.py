@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Model-zoo check for one model of ../shared/models: restore its weights
+(cached), compile it with dlc, run it on the *.ref.npz inputs and compare with
+the ONNX Runtime outputs stored there; then compile it for CUDA and check
+model.so (and, with --ptxas, the PTX) for each --cuda-arch.
+
+    test_models.py --bin-dir build/bin --models-dir ../shared/models \\
+        --tools-dir ../shared/tools --cache-dir build/test/e2e resnet50
+
+With --device cuda the model is compiled for the GPU found and run there
+(exit 77 without one).
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness  # noqa: E402
+
+SKIP = harness.SKIP
+
+
+def restore_weights(name, models_dir, tools_dir, cache_dir):
+    """cache_dir/NAME.onnx from NAME.skel.onnx, written only when missing."""
+    out = Path(cache_dir) / f"{name}.onnx"
+    if out.is_file():
+        return out
+    skel = Path(models_dir) / f"{name}.skel.onnx"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f"{out.name}.tmp{os.getpid()}")
+    t0 = time.monotonic()
+    p = subprocess.run([sys.executable, str(Path(tools_dir) / "fill_weights.py"), str(skel), str(tmp)],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        tmp.unlink(missing_ok=True)
+        raise harness.Failure(f"fill_weights.py {skel} failed:\n{p.stderr.strip()}")
+    tmp.replace(out)
+    print(f"restored {out} in {time.monotonic() - t0:.1f} s")
+    return out
+
+
+def load_reference(path):
+    """({input name: array}, {output name: array}) from the `in:`/`out:` keys."""
+    with np.load(path) as z:
+        ins = {k[3:]: z[k] for k in z.files if k.startswith("in:")}
+        outs = {k[4:]: z[k] for k in z.files if k.startswith("out:")}
+    return ins, outs
+
+
+def timed(what, fn, *a, **kw):
+    t0 = time.monotonic()
+    fn(*a, **kw)
+    dt = time.monotonic() - t0
+    print(f"  {what}: {dt:.2f} s", flush=True)
+    return dt
+
+
+def run_and_compare(dlc, so, feeds, ref, work, device, rtol, atol_rel):
+    inputs = harness.save_inputs(feeds, work)
+    got = {}
+    timed(f"run ({device})", lambda: got.update(dlc.run(so, inputs, work / f"out-{device}", list(ref),
+                                                        device=device)))
+    for name, r in ref.items():
+        maxabs = float(np.abs(r).max())
+        harness.compare(name, got[name], r, rtol=rtol, atol=atol_rel * maxabs, scale_atol=False)
+        err = float(np.abs(got[name].astype(np.float64) - r).max())
+        print(f"  output '{name}' {list(r.shape)}: max|err| {err:.3g}, max|ref| {maxabs:.3g}")
+
+
+def check_ptx(dlc, model, work, arch, ptxas):
+    """dlc --emit=ptx, then ptxas on the result: every kernel must assemble."""
+    ptx = work / f"kernels.{arch}.ptx"
+    dlc.compile(model, ptx, target="cuda", arch=arch, emit="ptx")
+    kernels = len(re.findall(r"^\.visible \.entry ", ptx.read_text(), re.M))
+    p = subprocess.run([ptxas, f"-arch={arch}", str(ptx), "-o", os.devnull], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise harness.Failure(f"ptxas -arch={arch} rejected {ptx}:\n{p.stderr.strip()[:2000]}")
+    print(f"  ptxas -arch={arch}: {kernels} kernels OK")
+
+
+def gpu_arch():
+    """sm_90 or sm_80 from the GPU's compute capability (dlc targets those two)."""
+    p = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
+                       capture_output=True, text=True)
+    try:
+        major = int(p.stdout.split()[0].split(".")[0])
+    except (IndexError, ValueError):
+        major = 9
+    return "sm_90" if major >= 9 else "sm_80"
+
+
+def main():
+    p = harness.common_args(__doc__, cases=False)
+    p.add_argument("model", help="model name, e.g. resnet50")
+    p.add_argument("--models-dir", required=True)
+    p.add_argument("--tools-dir", required=True)
+    p.add_argument("--cache-dir", required=True, help="where restored models are kept")
+    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    p.add_argument("--cuda-arch", action="append", default=[],
+                   help="also compile for CUDA with this arch and check model.so (repeatable)")
+    p.add_argument("--ptxas", help="check dlc --emit=ptx for the first --cuda-arch with this ptxas")
+    p.add_argument("--rtol", type=float, default=1e-3)
+    p.add_argument("--atol-rel", type=float, default=1e-4, help="atol as a fraction of max|ref|")
+    args = p.parse_args()
+
+    models_dir = Path(args.models_dir)
+    if not models_dir.is_dir():
+        print(f"skipped: ../shared/models not found ({models_dir})")
+        return SKIP
+    if args.device == "cuda":
+        harness.skip_without_gpu()
+    dlc = harness.Dlc(args.bin_dir)
+    work = Path(args.work_dir or tempfile.mkdtemp(prefix=f"dlc-e2e-{args.model}-"))
+    work.mkdir(parents=True, exist_ok=True)
+    print(f"model {args.model} (device {args.device})")
+    try:
+        model = restore_weights(args.model, models_dir, args.tools_dir, args.cache_dir)
+        feeds, ref = load_reference(models_dir / f"{args.model}.ref.npz")
+        target = args.device
+        arch = gpu_arch() if target == "cuda" else None
+        so = work / f"{args.model}.{target}.so"
+        timed(f"compile ({target}{' ' + arch if arch else ''})", dlc.compile, model, so, target=target, arch=arch)
+        try:
+            run_and_compare(dlc, so, feeds, ref, work, args.device, args.rtol, args.atol_rel)
+        except harness.Failure as e:
+            if args.device == "cuda" and harness.is_no_cuda_error(str(e)):
+                print(f"skipped: no CUDA GPU ({harness.first_error(str(e))})")
+                return SKIP
+            raise
+        for arch in args.cuda_arch:
+            so = work / f"{args.model}.cuda.{arch}.so"
+            timed(f"compile (cuda {arch})", dlc.compile, model, so, target="cuda", arch=arch)
+            print(f"  model.so for {arch}: {so.stat().st_size / 1e6:.1f} MB")
+        if args.ptxas and args.cuda_arch:
+            check_ptx(dlc, model, work, args.cuda_arch[0], args.ptxas)
+    except harness.Failure as e:
+        print(f"FAIL  {args.model}: {e}")
+        return 1
+    finally:
+        if not args.work_dir:
+            shutil.rmtree(work, ignore_errors=True)
+    print(f"PASS  {args.model}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
