@@ -17,7 +17,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Iterable
 
 SKIP = 77  # ctest SKIP_RETURN_CODE for every suite
 
@@ -28,7 +28,8 @@ def require(*modules):
 
     missing = [m for m in modules if importlib.util.find_spec(m) is None]
     if missing:
-        print(f"skipped: Python package(s) {', '.join(missing)} not installed (pip install {' '.join(missing)})")
+        print(f"skipped: Python package(s) {', '.join(missing)} not installed"
+              f" (pip install {' '.join(missing)})")
         sys.exit(SKIP)
 
 

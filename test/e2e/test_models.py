@@ -89,11 +89,11 @@ def check_ptx(dlc, model, work, arch, ptxas):
 
 def gpu_arch():
     """sm_90 or sm_80 from the GPU's compute capability (dlc targets those two)."""
-    p = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
-                       capture_output=True, text=True)
     try:
+        p = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
+                           capture_output=True, text=True, timeout=60)
         major = int(p.stdout.split()[0].split(".")[0])
-    except (IndexError, ValueError):
+    except (OSError, subprocess.TimeoutExpired, IndexError, ValueError):
         major = 9
     return "sm_90" if major >= 9 else "sm_80"
 
@@ -128,7 +128,8 @@ def main():
         target = args.device
         arch = gpu_arch() if target == "cuda" else None
         so = work / f"{args.model}.{target}.so"
-        timed(f"compile ({target}{' ' + arch if arch else ''})", dlc.compile, model, so, target=target, arch=arch)
+        timed(f"compile ({target}{' ' + arch if arch else ''})", dlc.compile, model, so,
+              target=target, arch=arch)
         try:
             run_and_compare(dlc, so, feeds, ref, work, args.device, args.rtol, args.atol_rel)
         except harness.Failure as e:

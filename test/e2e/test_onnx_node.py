@@ -145,7 +145,8 @@ def main():
     args = p.parse_args()
     dlc = harness.Dlc(args.bin_dir)
 
-    data_dir = Path(args.data_dir) if args.data_dir else installed_node_dir() or generate_node_data(args.cache_dir)
+    data_dir = (Path(args.data_dir) if args.data_dir
+                else installed_node_dir() or generate_node_data(args.cache_dir))
     tests = {}
     for d in sorted(data_dir.glob("test_*")):
         if (d / "model.onnx").is_file() and supported(onnx.load(d / "model.onnx", load_external_data=False)):

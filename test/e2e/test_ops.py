@@ -118,7 +118,8 @@ def elementwise_cases(t):
         t.op(f"{low}_bcast_both", op, {"a": t.rand(2, 1, 4), "b": t.rand(3, 1, lo=lo)})
         t.op(f"{low}_scalar_const", op, {"a": t.rand(3, 5)}, {"b": np.array(1.5, F32)})
         t.op(f"{low}_const_lhs", op, {"b": t.rand(2, 3, lo=lo)}, {"a": t.rand(2, 1)}, order=["a", "b"])
-    t.op("add_int64", "Add", {"a": np.arange(6, dtype=I64).reshape(2, 3)}, {"b": np.array([10, -20, 30], I64)})
+    t.op("add_int64", "Add", {"a": np.arange(6, dtype=I64).reshape(2, 3)},
+         {"b": np.array([10, -20, 30], I64)})
     t.op("mul_int64", "Mul", {"a": np.arange(-3, 3, dtype=I64)}, {"b": np.array(7, I64)})
     t.op("relu", "Relu", {"x": t.rand(2, 3, 4)})
     t.op("sigmoid", "Sigmoid", {"x": t.rand(3, 7, lo=-8, hi=8)})
@@ -279,7 +280,8 @@ def shape_cases(t):
     slice_case("slice_negative_step2_clamped", [100, 3], [0, -100], axes=[2, 1], steps=[-2, -1])
     slice_case("slice_steps_no_axes", [0, 0, 3], [6, 5, 0], steps=[1, 2, -1])
     slice_case("slice_opset10", [1, 2], [5, 4], axes=[0, 2], opset=10)
-    t.op("slice_opset9_attrs", "Slice", {"x": s}, opset=9, attrs=dict(starts=[1, -3], ends=[3, 100], axes=[0, 1]))
+    t.op("slice_opset9_attrs", "Slice", {"x": s}, opset=9,
+         attrs=dict(starts=[1, -3], ends=[3, 100], axes=[0, 1]))
 
     xc = np.array([[-2.7, -1.0, -0.3, 0.0], [0.4, 1.0, 2.9, 100.25]], F32)
     t.op("cast_float_to_int64", "Cast", {"x": xc}, attrs=dict(to=TensorProto.INT64))
@@ -287,8 +289,10 @@ def shape_cases(t):
     t.op("cast_float_to_bool", "Cast", {"x": xc}, attrs=dict(to=TensorProto.BOOL))
     t.op("cast_int64_to_float", "Cast", {"x": np.array([[-5, 0, 7, 1 << 20]], I64)},
          attrs=dict(to=TensorProto.FLOAT))
-    t.op("cast_int32_to_float", "Cast", {"x": np.array([-3, 0, 9], np.int32)}, attrs=dict(to=TensorProto.FLOAT))
-    t.op("cast_bool_to_float", "Cast", {"x": np.array([True, False, True])}, attrs=dict(to=TensorProto.FLOAT))
+    t.op("cast_int32_to_float", "Cast", {"x": np.array([-3, 0, 9], np.int32)},
+         attrs=dict(to=TensorProto.FLOAT))
+    t.op("cast_bool_to_float", "Cast", {"x": np.array([True, False, True])},
+         attrs=dict(to=TensorProto.FLOAT))
     t.op("cast_int64_to_int32", "Cast", {"x": np.array([-5, 0, 7], I64)}, attrs=dict(to=TensorProto.INT32))
     t.op("cast_float_to_float", "Cast", {"x": xc}, attrs=dict(to=TensorProto.FLOAT), xfail=BUG_ALIAS)
 
