@@ -39,6 +39,9 @@ constexpr const char kGrid[] = "dlc.grid";
 constexpr const char kBlock[] = "dlc.block";
 /// On the model function's memref.alloc ops: the planned arena offset.
 constexpr const char kArenaOffset[] = "dlc.arena_offset";
+/// On the model function's memref.alloc ops: [first, last] op positions
+/// of the live range the planner used (for reports and checkers).
+constexpr const char kLiveRange[] = "dlc.live_range";
 /// On the model function: planned arena size and the planner's figures.
 constexpr const char kArenaSize[] = "dlc.arena_size";
 constexpr const char kNaiveSize[] = "dlc.naive_bytes";

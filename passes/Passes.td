@@ -40,6 +40,46 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
   ];
 }
 
+def IsolateOutputsPass : Pass<"dlc-isolate-outputs", "ModuleOp"> {
+  let summary = "Keep model inputs read-only and give every output its own buffer";
+  let description = [{
+    Runs on tensors right before bufferization. Model inputs belong to the
+    caller: they are marked `bufferization.writable = false` so no kernel
+    writes into them. A model output that is an input, a constant, or the
+    same value as another output (Identity graphs, folded Casts) becomes a
+    fresh tensor copied from it, so every output is written into its own
+    caller buffer (a copy step in the plan).
+
+    Before:
+    ```mlir
+    func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+      return %x : tensor<4xf32>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @main(%x: tensor<4xf32> {bufferization.writable = false})
+        -> tensor<4xf32> {
+      %0 = bufferization.alloc_tensor() copy(%x) : tensor<4xf32>
+      return %0 : tensor<4xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
+def ExpandMathPass : Pass<"dlc-expand-math", "ModuleOp"> {
+  let summary = "Expand math ops the host backend has no lowering for";
+  let description = [{
+    `math.rsqrt` becomes `1 / sqrt(x)` so that the host lowering (math to
+    LLVM intrinsics and libm) handles it; the CUDA path keeps it (libdevice).
+
+    Before: `%r = math.rsqrt %x : f32`
+    After:  `%s = math.sqrt %x : f32` and `%r = arith.divf %one, %s : f32`
+  }];
+  let dependentDialects = ["::mlir::math::MathDialect", "::mlir::arith::ArithDialect"];
+}
+
 def OutlineKernelsPass : Pass<"dlc-outline-kernels", "ModuleOp"> {
   let summary = "Move each structured op of the model function into a kernel";
   let description = [{

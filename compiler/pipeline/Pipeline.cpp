@@ -15,6 +15,8 @@
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/MathToFuncs/MathToFuncs.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -44,6 +46,7 @@ void dlc::buildFrontendPipeline(OpPassManager &pm,
 
   // Tensors -> buffers. Model inputs/outputs become identity-layout buffer
   // arguments; the returned buffers become out-params written in place.
+  pm.addPass(dlc::createIsolateOutputsPass());
   bufferization::OneShotBufferizationOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;
   bufferization.setFunctionBoundaryTypeConversion(
@@ -70,6 +73,7 @@ void dlc::buildCudaKernelPipeline(OpPassManager &pm,
                                   const CompileOptions &options) {
   pm.addPass(dlc::createMapKernelsToGpuPass({options.cudaBlockSize}));
   pm.addPass(createLowerAffinePass());
+  pm.addPass(arith::createArithExpandOpsPass());
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(createCanonicalizerPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
@@ -94,6 +98,12 @@ void dlc::buildHostKernelPipeline(OpPassManager &pm,
                                   const CompileOptions &) {
   pm.addPass(dlc::createMapKernelsToHostPass());
   pm.addPass(createLowerAffinePass());
+  // ceildivsi/floordivsi, and bf16 conversions (no soft-float helpers in
+  // the toolchain's libgcc) become plain integer arithmetic.
+  pm.addPass(arith::createArithExpandOpsPass({/*includeBf16=*/true}));
+  pm.addPass(dlc::createExpandMathPass());
+  // Integer powers become a generated loop.
+  pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(createCanonicalizerPass());
   // Functions without an LLVM intrinsic (erf, tanh) call libm.

@@ -5,6 +5,7 @@
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -35,6 +36,22 @@ LogicalResult dlc::writeReport(ModuleOp model, const ModelSignature &signature,
       auto a = f->getAttrOfType<IntegerAttr>(name);
       return a ? a.getInt() : 0;
     };
+    // Every arena buffer with its live range, so tools can check the plan.
+    llvm::json::Array buffers;
+    f.walk([&](memref::AllocOp alloc) {
+      auto offset = alloc->getAttrOfType<IntegerAttr>(attrs::kArenaOffset);
+      auto range = alloc->getAttrOfType<DenseI64ArrayAttr>(attrs::kLiveRange);
+      if (!offset || !range || range.size() != 2)
+        return;
+      MemRefType type = alloc.getType();
+      int64_t bytes =
+          type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+      buffers.push_back(llvm::json::Object{{"offset", offset.getInt()},
+                                           {"bytes", bytes},
+                                           {"first", range[0]},
+                                           {"last", range[1]}});
+    });
+    memory["buffers"] = std::move(buffers);
     memory["arena_bytes"] = get(attrs::kArenaSize);
     memory["naive_bytes"] = get(attrs::kNaiveSize);
     memory["lower_bound_bytes"] = get(attrs::kLowerBound);

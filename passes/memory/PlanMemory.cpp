@@ -129,9 +129,25 @@ struct PlanMemoryPass : dlc::impl::PlanMemoryPassBase<PlanMemoryPass> {
       placed.push_back(b);
     }
 
+    // The plan's invariant, checked on every compile: buffers live at the
+    // same time never share a byte.
+    for (size_t i = 0; i < buffers.size(); ++i)
+      for (size_t j = i + 1; j < buffers.size(); ++j) {
+        Buffer &x = buffers[i], &y = buffers[j];
+        bool liveTogether = x.first <= y.last && y.first <= x.last;
+        bool overlap =
+            x.offset < y.offset + y.size && y.offset < x.offset + x.size;
+        if (liveTogether && overlap)
+          return x.alloc.emitOpError("arena plan overlaps a buffer live at "
+                                     "the same time (planner bug)");
+      }
+
     OpBuilder builder(func.getContext());
-    for (const Buffer &b : buffers)
+    for (Buffer &b : buffers) {
       b.alloc->setAttr(attrs::kArenaOffset, builder.getI64IntegerAttr(b.offset));
+      b.alloc->setAttr(attrs::kLiveRange,
+                       builder.getDenseI64ArrayAttr({b.first, b.last}));
+    }
     func->setAttr(attrs::kArenaSize, builder.getI64IntegerAttr(arena));
     func->setAttr(attrs::kNaiveSize, builder.getI64IntegerAttr(naive));
     func->setAttr(attrs::kLowerBound, builder.getI64IntegerAttr(lowerBound));

@@ -115,8 +115,8 @@ class Dlc:
         return p
 
     def compile(self, model, out, target="cpu", arch=None, input_shapes=None, emit=None,
-                timeout=600):
-        cmd = [self.dlc, model, "-o", out, f"--target={target}"]
+                timeout=600, extra=()):
+        cmd = [self.dlc, model, "-o", out, f"--target={target}", *extra]
         if arch:
             cmd.append(f"--arch={arch}")
         if emit:
@@ -324,3 +324,22 @@ def finish(suite, results):
         print(f"{suite}: {len(bad)} unexpected: {' '.join(bad)}")
         return 1
     return 0
+
+
+def check_plan(report):
+    """The arena plan's invariant, checked from outside the compiler: buffers
+    whose live ranges intersect never share a byte, and every buffer fits the
+    arena. Returns a list of problems (empty when the plan is sound)."""
+    problems = []
+    bufs = sorted(report.get("buffers", []), key=lambda b: b["offset"])
+    arena = report["arena_bytes"]
+    for b in bufs:
+        if b["offset"] < 0 or b["offset"] + b["bytes"] > arena:
+            problems.append(f"buffer {b} leaves the arena of {arena} bytes")
+    for i, x in enumerate(bufs):
+        for y in bufs[i + 1:]:
+            if y["offset"] >= x["offset"] + x["bytes"]:
+                break
+            if x["first"] <= y["last"] and y["first"] <= x["last"]:
+                problems.append(f"buffers {x} and {y} overlap while both are live")
+    return problems

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import json
 import shutil
 import subprocess
 import sys
@@ -87,6 +88,33 @@ def check_ptx(dlc, model, work, arch, ptxas):
     print(f"  ptxas -arch={arch}: {kernels} kernels OK")
 
 
+def check_fusion_and_plan(dlc, model, work):
+    """Compiles with and without fusion and checks the reports: fused has at
+    most half the kernels, the arena plan is sound and within 5% of the lower
+    bound (the most bytes live at one point)."""
+    reports = {}
+    for fused in (True, False):
+        flag = "true" if fused else "false"
+        path = work / f"report-{flag}.json"
+        dlc.compile(model, work / f"plan-{flag}.so", target="cpu", emit="mlir",
+                    extra=[f"--fuse-elementwise={flag}", f"--fuse-kernels={flag}",
+                           f"--report-json={path}", "--stage=plan"])
+        reports[fused] = json.loads(path.read_text())
+    for fused, r in reports.items():
+        problems = harness.check_plan(r)
+        if problems:
+            raise harness.Failure("arena plan: " + "; ".join(problems[:3]))
+        if r["arena_bytes"] > 1.05 * r["lower_bound_bytes"]:
+            raise harness.Failure(f"arena {r['arena_bytes']} B exceeds the lower bound "
+                                  f"{r['lower_bound_bytes']} B by more than 5%")
+        print(f"  fusion {'on ' if fused else 'off'}: {r['kernel_count']} kernels, arena "
+              f"{r['arena_bytes'] / 2**20:.1f} MiB (lower bound "
+              f"{r['lower_bound_bytes'] / 2**20:.1f} MiB, naive {r['naive_bytes'] / 2**20:.1f} MiB)")
+    if 2 * reports[True]["kernel_count"] > reports[False]["kernel_count"]:
+        raise harness.Failure(f"fusion left {reports[True]['kernel_count']} of "
+                              f"{reports[False]['kernel_count']} kernels (want at most half)")
+
+
 def gpu_arch():
     """sm_90 or sm_80 from the GPU's compute capability (dlc targets those two)."""
     try:
@@ -108,6 +136,9 @@ def main():
     p.add_argument("--cuda-arch", action="append", default=[],
                    help="also compile for CUDA with this arch and check model.so (repeatable)")
     p.add_argument("--ptxas", help="check dlc --emit=ptx for the first --cuda-arch with this ptxas")
+    p.add_argument("--check-plan", action="store_true",
+                   help="check the arena plan (no overlap, within 5%% of the lower bound) and that "
+                        "fusion at least halves the kernel count")
     p.add_argument("--rtol", type=float, default=1e-3)
     p.add_argument("--atol-rel", type=float, default=1e-4, help="atol as a fraction of max|ref|")
     args = p.parse_args()
@@ -137,6 +168,8 @@ def main():
                 print(f"skipped: no CUDA GPU ({harness.first_error(str(e))})")
                 return SKIP
             raise
+        if args.check_plan:
+            check_fusion_and_plan(dlc, model, work)
         for arch in args.cuda_arch:
             so = work / f"{args.model}.cuda.{arch}.so"
             timed(f"compile (cuda {arch})", dlc.compile, model, so, target="cuda", arch=arch)

@@ -7,9 +7,9 @@ func.func private @k(%a: memref<64xf32>, %b: memref<64xf32>) attributes {dlc.ker
 // CHECK-SAME: dlc.arena_size = 512 : i64
 // CHECK-SAME: dlc.lower_bound_bytes = 512 : i64
 // CHECK-SAME: dlc.naive_bytes = 768 : i64
-// CHECK: %[[A:.*]] = memref.alloc() {dlc.arena_offset = [[OA:[0-9]+]] : i64}
-// CHECK: %[[B:.*]] = memref.alloc() {dlc.arena_offset = [[OB:[0-9]+]] : i64}
-// CHECK: %[[C:.*]] = memref.alloc() {dlc.arena_offset = [[OA]] : i64}
+// CHECK: %[[A:.*]] = memref.alloc() {dlc.arena_offset = [[OA:[0-9]+]] : i64, dlc.live_range = array<i64: 0, 3>}
+// CHECK: %[[B:.*]] = memref.alloc() {dlc.arena_offset = [[OB:[0-9]+]] : i64, dlc.live_range = array<i64: 2, 5>}
+// CHECK: %[[C:.*]] = memref.alloc() {dlc.arena_offset = [[OA]] : i64, dlc.live_range = array<i64: 4, 6>}
 func.func @main(%in: memref<64xf32>, %out: memref<64xf32>) {
   %a = memref.alloc() : memref<64xf32>
   call @k(%in, %a) : (memref<64xf32>, memref<64xf32>) -> ()
@@ -30,7 +30,7 @@ func.func private @k2(%a: memref<8x8xf32>, %b: memref<64xf32>) attributes {dlc.k
 // written, so they must not share memory.
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: dlc.arena_size = 512 : i64
-// CHECK: memref.alloc() {dlc.arena_offset = [[OA:[0-9]+]] : i64}
+// CHECK: memref.alloc() {dlc.arena_offset = [[OA:[0-9]+]] : i64, dlc.live_range = array<i64: 0, 5>}
 // CHECK-NOT: dlc.arena_offset = [[OA]] :
 func.func @main(%in: memref<64xf32>, %out: memref<64xf32>) {
   %a = memref.alloc() : memref<64xf32>
