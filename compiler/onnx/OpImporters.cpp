@@ -292,6 +292,77 @@ LogicalResult importBinary(NodeContext &n, Results &r) {
   return success();
 }
 
+/// Equal, Less, Greater, LessOrEqual, GreaterOrEqual: bool result.
+template <typename OpTy>
+LogicalResult importCompare(NodeContext &n, Results &r) {
+  return importBinary<OpTy>(n, r);
+}
+
+/// And, Or, Xor: bool operands.
+template <typename OpTy>
+LogicalResult importLogical(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  Value lhs = n.input(0), rhs = n.input(1);
+  if (!n.getType(lhs).getElementType().isInteger(1) ||
+      !n.getType(rhs).getElementType().isInteger(1))
+    return n.emitError() << "operands must be bool, got " << lhs.getType()
+                         << " and " << rhs.getType();
+  r.push_back(n.create<OpTy>({lhs, rhs}));
+  return success();
+}
+
+LogicalResult importNot(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  Value x = n.input(0);
+  if (!n.getType(x).getElementType().isInteger(1))
+    return n.emitError() << "operand must be bool, got " << x.getType();
+  r.push_back(n.create<NotOp>(x, {}, x.getType()));
+  return success();
+}
+
+LogicalResult importWhere(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(3, 3)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  Value c = n.input(0), x = n.input(1), y = n.input(2);
+  if (!n.getType(c).getElementType().isInteger(1))
+    return n.emitError() << "condition must be bool, got " << c.getType();
+  if (n.getType(x).getElementType() != n.getType(y).getElementType())
+    return n.emitError() << "X and Y have different element types: "
+                         << x.getType() << " and " << y.getType();
+  r.push_back(n.create<WhereOp>({c, x, y}));
+  return success();
+}
+
+/// IsNaN and IsInf accept float inputs only.
+LogicalResult checkFloatInput(NodeContext &n, Value x) {
+  if (!isa<FloatType>(n.getType(x).getElementType()))
+    return n.emitError() << "input must be a float tensor, got "
+                         << x.getType();
+  return success();
+}
+
+LogicalResult importIsNaN(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({})) ||
+      failed(checkFloatInput(n, n.input(0))))
+    return failure();
+  r.push_back(n.create<IsNaNOp>(n.input(0)));
+  return success();
+}
+
+LogicalResult importIsInf(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) ||
+      failed(n.checkKnownAttrs({"detect_negative", "detect_positive"})) ||
+      failed(checkFloatInput(n, n.input(0))))
+    return failure();
+  r.push_back(n.create<IsInfOp>(
+      n.input(0),
+      {n.boolean("detect_negative", n.getInt("detect_negative", 1) != 0),
+       n.boolean("detect_positive", n.getInt("detect_positive", 1) != 0)}));
+  return success();
+}
+
 LogicalResult importPow(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({})))
     return failure();
@@ -964,6 +1035,63 @@ LogicalResult importSlice(NodeContext &n, Results &r) {
   return success();
 }
 
+LogicalResult importConstantOfShape(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({"value"})))
+    return failure();
+  std::optional<SmallVector<int64_t>> shape =
+      n.getConstInts(n.input(0), "shape");
+  if (!shape)
+    return failure();
+  for (int64_t d : *shape)
+    if (d < 0)
+      return n.emitError() << "shape " << formatList(*shape)
+                           << " has a negative dim";
+  // The value defaults to a float 0; otherwise it is a one-element tensor.
+  Attribute element = n.b.getF32FloatAttr(0);
+  if (const onnx::AttributeProto *a = n.getAttr("value")) {
+    if (a->type() != onnx::AttributeProto::TENSOR &&
+        !(a->type() == onnx::AttributeProto::UNDEFINED && a->has_t()))
+      return n.fail("attribute 'value' must be a tensor");
+    TypedAttr value = convertTensor(n.b.getContext(), a->t(), "", [&] {
+      return n.emitError() << "attribute 'value': ";
+    });
+    if (!value)
+      return failure();
+    auto dense = dyn_cast<DenseElementsAttr>(value);
+    if (!dense || dense.getNumElements() != 1)
+      return n.fail("attribute 'value' must hold exactly one element");
+    element = *dense.value_begin<Attribute>();
+  }
+  auto type = RankedTensorType::get(*shape, cast<TypedAttr>(element).getType());
+  r.push_back(n.b.create<arith::ConstantOp>(
+      n.loc, DenseElementsAttr::get(type, element)));
+  return success();
+}
+
+LogicalResult importExpand(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  std::optional<SmallVector<int64_t>> shape =
+      n.getConstInts(n.input(1), "shape");
+  if (!shape)
+    return failure();
+  r.push_back(n.create<ExpandOp>(n.input(0), {n.i64Array("shape", *shape)}));
+  return success();
+}
+
+LogicalResult importGatherElements(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({"axis"})))
+    return failure();
+  Value data = n.input(0);
+  std::optional<int64_t> axis =
+      n.normalizeAxis(n.getInt("axis", 0), n.getRank(data));
+  if (!axis)
+    return failure();
+  r.push_back(
+      n.create<GatherElementsOp>({data, n.input(1)}, {n.i64("axis", *axis)}));
+  return success();
+}
+
 LogicalResult importConstant(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(0, 0)))
     return failure();
@@ -1006,6 +1134,7 @@ LogicalResult importConstant(NodeContext &n, Results &r) {
 // Sorted by op type: lookupOpImporter does a binary search.
 const OpTableEntry kOpTable[] = {
     {"Add", importBinary<AddOp>, "dlc.add; numpy broadcasting, same dtypes"},
+    {"And", importLogical<AndOp>, "dlc.and; bool operands, broadcasting"},
     {"AveragePool", importAveragePool,
      "dlc.average_pool; auto_pad resolved, ceil_mode, count_include_pad"},
     {"BatchNormalization", importBatchNorm,
@@ -1017,25 +1146,41 @@ const OpTableEntry kOpTable[] = {
     {"Concat", importConcat, "dlc.concat; negative axis"},
     {"Constant", importConstant,
      "arith.constant; value, value_float(s), value_int(s)"},
+    {"ConstantOfShape", importConstantOfShape,
+     "arith.constant splat; constant shape input, value (default float 0)"},
     {"Conv", importConv,
      "dlc.conv; N-d, auto_pad resolved, group, kernel_shape from weight"},
     {"Div", importBinary<DivOp>, "dlc.div; numpy broadcasting, same dtypes"},
     {"Dropout", importDropout, "forwarded (inference); mask output unused"},
+    {"Equal", importCompare<EqualOp>, "dlc.equal; broadcasting, bool result"},
     {"Erf", importUnary<ErfOp>, "dlc.erf"},
     {"Exp", importUnary<ExpOp>, "dlc.exp"},
+    {"Expand", importExpand, "dlc.expand; constant shape input"},
     {"Flatten", importFlatten, "dlc.reshape; negative axis"},
     {"Gather", importGather, "dlc.gather; negative axis"},
+    {"GatherElements", importGatherElements,
+     "dlc.gather_elements; negative axis and indices"},
     {"Gemm", importGemm, "dlc.gemm; alpha, beta, transA, transB, optional C"},
     {"GlobalAveragePool", importGlobalAveragePool,
      "dlc.reduce_mean over the spatial dims, keepdims"},
+    {"Greater", importCompare<GreaterOp>, "dlc.greater; broadcasting, bool result"},
+    {"GreaterOrEqual", importCompare<GreaterOrEqualOp>,
+     "dlc.greater_or_equal; broadcasting, bool result"},
     {"Identity", importIdentity, "forwarded"},
+    {"IsInf", importIsInf, "dlc.is_inf; detect_negative, detect_positive"},
+    {"IsNaN", importIsNaN, "dlc.is_nan"},
     {"LayerNormalization", importLayerNorm,
      "dlc.layer_norm; Mean/InvStdDev outputs unused"},
+    {"Less", importCompare<LessOp>, "dlc.less; broadcasting, bool result"},
+    {"LessOrEqual", importCompare<LessOrEqualOp>,
+     "dlc.less_or_equal; broadcasting, bool result"},
     {"MatMul", importMatMul, "dlc.matmul; 1-D operands reshaped"},
     {"MaxPool", importMaxPool,
      "dlc.max_pool; auto_pad resolved, ceil_mode, storage_order=0, Indices "
      "output unused"},
     {"Mul", importBinary<MulOp>, "dlc.mul; numpy broadcasting, same dtypes"},
+    {"Not", importNot, "dlc.not"},
+    {"Or", importLogical<OrOp>, "dlc.or; bool operands, broadcasting"},
     {"Pow", importPow, "dlc.pow; exponent cast to the base type"},
     {"ReduceMean", importReduceMean,
      "dlc.reduce_mean; axes attribute (<18) or constant input, keepdims, "
@@ -1058,6 +1203,8 @@ const OpTableEntry kOpTable[] = {
     {"Transpose", importTranspose, "dlc.transpose; default perm reverses"},
     {"Unsqueeze", importUnsqueeze,
      "dlc.reshape; axes attribute (<13) or constant input"},
+    {"Where", importWhere, "dlc.where; three-way broadcasting"},
+    {"Xor", importLogical<XorOp>, "dlc.xor; bool operands, broadcasting"},
 };
 } // namespace
 

@@ -90,7 +90,147 @@ OpFoldResult foldIntBinary(ArrayRef<Attribute> operands, RankedTensorType type,
     return {};
   return DenseElementsAttr::get(type, out);
 }
+
+/// Folds an elementwise op over small constant operands that broadcast to
+/// `type`. `fn` maps one element of each operand (IntegerAttr or FloatAttr)
+/// to the result element as an APInt or APFloat wrapped in an Attribute of
+/// the result element type, or null to give up.
+template <typename Fn>
+OpFoldResult foldElementwise(ArrayRef<Attribute> operands,
+                             RankedTensorType type, Fn fn) {
+  SmallVector<SmallVector<Attribute>> values;
+  SmallVector<ArrayRef<int64_t>> shapes;
+  for (Attribute a : operands) {
+    auto dense = smallConstant(a);
+    if (!dense)
+      return {};
+    values.push_back(llvm::to_vector(dense.getValues<Attribute>()));
+    shapes.push_back(dense.getType().getShape());
+  }
+  if (type.getNumElements() > kMaxFoldElements)
+    return {};
+  SmallVector<Attribute> out;
+  bool ok = true;
+  forEachIndex(type.getShape(), [&](int64_t, ArrayRef<int64_t> idx) {
+    if (!ok)
+      return;
+    SmallVector<Attribute> args;
+    for (size_t i = 0; i < values.size(); ++i)
+      args.push_back(values[i][broadcastIndex(idx, shapes[i])]);
+    Attribute r = fn(args);
+    if (!r)
+      ok = false;
+    else
+      out.push_back(r);
+  });
+  if (!ok)
+    return {};
+  return DenseElementsAttr::get(type, out);
+}
+
+/// Folds a comparison; `pred` gets the ordering of the two elements
+/// (-1, 0, 1) or std::nullopt when they are unordered (NaN).
+template <typename Pred>
+OpFoldResult foldCompare(ArrayRef<Attribute> operands, RankedTensorType type,
+                         Pred pred) {
+  Builder b(type.getContext());
+  return foldElementwise(operands, type, [&](ArrayRef<Attribute> a) {
+    std::optional<int> order;
+    if (auto lf = dyn_cast<FloatAttr>(a[0])) {
+      APFloat::cmpResult c =
+          lf.getValue().compare(cast<FloatAttr>(a[1]).getValue());
+      if (c != APFloat::cmpUnordered)
+        order = c == APFloat::cmpLessThan ? -1
+                : c == APFloat::cmpEqual  ? 0
+                                          : 1;
+    } else {
+      const APInt &l = cast<IntegerAttr>(a[0]).getValue();
+      const APInt &r = cast<IntegerAttr>(a[1]).getValue();
+      bool isBool = l.getBitWidth() == 1;
+      bool less = isBool ? l.ult(r) : l.slt(r);
+      order = l == r ? 0 : less ? -1 : 1;
+    }
+    return Attribute(b.getBoolAttr(order && pred(*order)));
+  });
+}
+
+/// Folds a logical op on bool constants.
+template <typename Fn>
+OpFoldResult foldLogical(ArrayRef<Attribute> operands, RankedTensorType type,
+                         Fn fn) {
+  Builder b(type.getContext());
+  return foldElementwise(operands, type, [&](ArrayRef<Attribute> a) {
+    SmallVector<bool> v;
+    for (Attribute x : a)
+      v.push_back(!cast<IntegerAttr>(x).getValue().isZero());
+    return Attribute(b.getBoolAttr(fn(v)));
+  });
+}
 } // namespace
+
+OpFoldResult EqualOp::fold(FoldAdaptor adaptor) {
+  return foldCompare(adaptor.getOperands(), getType(),
+                     [](int order) { return order == 0; });
+}
+
+OpFoldResult LessOp::fold(FoldAdaptor adaptor) {
+  return foldCompare(adaptor.getOperands(), getType(),
+                     [](int order) { return order < 0; });
+}
+
+OpFoldResult LessOrEqualOp::fold(FoldAdaptor adaptor) {
+  return foldCompare(adaptor.getOperands(), getType(),
+                     [](int order) { return order <= 0; });
+}
+
+OpFoldResult GreaterOp::fold(FoldAdaptor adaptor) {
+  return foldCompare(adaptor.getOperands(), getType(),
+                     [](int order) { return order > 0; });
+}
+
+OpFoldResult GreaterOrEqualOp::fold(FoldAdaptor adaptor) {
+  return foldCompare(adaptor.getOperands(), getType(),
+                     [](int order) { return order >= 0; });
+}
+
+OpFoldResult AndOp::fold(FoldAdaptor adaptor) {
+  return foldLogical(adaptor.getOperands(), getType(),
+                     [](ArrayRef<bool> v) { return v[0] && v[1]; });
+}
+
+OpFoldResult OrOp::fold(FoldAdaptor adaptor) {
+  return foldLogical(adaptor.getOperands(), getType(),
+                     [](ArrayRef<bool> v) { return v[0] || v[1]; });
+}
+
+OpFoldResult XorOp::fold(FoldAdaptor adaptor) {
+  return foldLogical(adaptor.getOperands(), getType(),
+                     [](ArrayRef<bool> v) { return v[0] != v[1]; });
+}
+
+OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
+  return foldLogical(adaptor.getOperands(), getType(),
+                     [](ArrayRef<bool> v) { return !v[0]; });
+}
+
+OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
+  // where(c, x, x) == x when no broadcast is involved.
+  if (getX() == getY() && getX().getType() == getType())
+    return getX();
+  return foldElementwise(adaptor.getOperands(), getType(),
+                         [](ArrayRef<Attribute> a) {
+                           return cast<IntegerAttr>(a[0]).getValue().isZero()
+                                      ? a[2]
+                                      : a[1];
+                         });
+}
+
+OpFoldResult ExpandOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return foldElementwise(adaptor.getOperands(), getType(),
+                         [](ArrayRef<Attribute> a) { return a[0]; });
+}
 
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
   return foldIntBinary(adaptor.getOperands(), getType(),

@@ -78,6 +78,33 @@ LogicalResult inferBinary(std::optional<Location> loc, Adaptor adaptor,
   types.push_back(RankedTensorType::get(shape, lhs.getElementType()));
   return success();
 }
+
+/// The numpy broadcast of the shapes of `operands`, with element type
+/// `elementType`.
+LogicalResult inferBroadcast(std::optional<Location> loc, ValueRange operands,
+                             Type elementType, SmallVectorImpl<Type> &types) {
+  SmallVector<int64_t> shape;
+  for (Value v : operands) {
+    SmallVector<int64_t> next;
+    if (!OpTrait::util::getBroadcastedShape(shape, rankedType(v).getShape(),
+                                            next))
+      return failInference(loc, "operand shapes are not broadcastable");
+    shape = std::move(next);
+  }
+  types.push_back(RankedTensorType::get(shape, elementType));
+  return success();
+}
+
+/// Comparisons: same operand element types, broadcast shape, i1 result.
+template <typename Adaptor>
+LogicalResult inferCompare(MLIRContext *ctx, std::optional<Location> loc,
+                           Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  if (rankedType(adaptor.getLhs()).getElementType() !=
+      rankedType(adaptor.getRhs()).getElementType())
+    return failInference(loc, "operand element types differ");
+  return inferBroadcast(loc, {adaptor.getLhs(), adaptor.getRhs()},
+                        IntegerType::get(ctx, 1), types);
+}
 } // namespace
 
 #define DLC_BINARY_INFER(OP)                                                   \
@@ -91,6 +118,52 @@ DLC_BINARY_INFER(MulOp)
 DLC_BINARY_INFER(DivOp)
 DLC_BINARY_INFER(PowOp)
 #undef DLC_BINARY_INFER
+
+#define DLC_COMPARE_INFER(OP)                                                  \
+  LogicalResult OP::inferReturnTypes(MLIRContext *ctx,                         \
+                                     std::optional<Location> l, Adaptor a,     \
+                                     SmallVectorImpl<Type> &t) {               \
+    return inferCompare(ctx, l, a, t);                                         \
+  }
+DLC_COMPARE_INFER(EqualOp)
+DLC_COMPARE_INFER(LessOp)
+DLC_COMPARE_INFER(LessOrEqualOp)
+DLC_COMPARE_INFER(GreaterOp)
+DLC_COMPARE_INFER(GreaterOrEqualOp)
+DLC_COMPARE_INFER(AndOp)
+DLC_COMPARE_INFER(OrOp)
+DLC_COMPARE_INFER(XorOp)
+#undef DLC_COMPARE_INFER
+
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  Type elementType = rankedType(adaptor.getX()).getElementType();
+  if (rankedType(adaptor.getY()).getElementType() != elementType)
+    return failInference(loc, "x and y element types differ");
+  return inferBroadcast(
+      loc, {adaptor.getCondition(), adaptor.getX(), adaptor.getY()},
+      elementType, types);
+}
+
+LogicalResult IsNaNOp::inferReturnTypes(MLIRContext *ctx,
+                                        std::optional<Location>,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  types.push_back(
+      rankedType(adaptor.getInput()).clone(IntegerType::get(ctx, 1)));
+  return success();
+}
+
+LogicalResult IsInfOp::inferReturnTypes(MLIRContext *ctx,
+                                        std::optional<Location>,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  types.push_back(
+      rankedType(adaptor.getInput()).clone(IntegerType::get(ctx, 1)));
+  return success();
+}
 
 LogicalResult ClipOp::verify() {
   if (getMin().convertToDouble() > getMax().convertToDouble())
@@ -427,5 +500,41 @@ LogicalResult ShapeOp::inferReturnTypes(MLIRContext *ctx,
                                   ") out of range");
   types.push_back(
       RankedTensorType::get({end - start}, IntegerType::get(ctx, 64)));
+  return success();
+}
+
+LogicalResult ExpandOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto in = rankedType(adaptor.getInput());
+  for (int64_t d : adaptor.getShape())
+    if (d < 0)
+      return failInference(loc, "shape has a negative dim " + Twine(d));
+  SmallVector<int64_t> shape;
+  if (!OpTrait::util::getBroadcastedShape(in.getShape(), adaptor.getShape(),
+                                          shape))
+    return failInference(loc, "input shape does not broadcast to the shape");
+  types.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *,
+                                                 std::optional<Location> loc,
+                                                 Adaptor adaptor,
+                                                 SmallVectorImpl<Type> &types) {
+  auto data = rankedType(adaptor.getData());
+  auto indices = rankedType(adaptor.getIndices());
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= data.getRank())
+    return failInference(loc, "axis " + Twine(axis) + " out of range");
+  if (indices.getRank() != data.getRank())
+    return failInference(loc, "indices rank differs from data rank");
+  for (int64_t i = 0; i < data.getRank(); ++i)
+    if (i != axis && indices.getDimSize(i) > data.getDimSize(i))
+      return failInference(loc, "indices dim " + Twine(i) +
+                                    " exceeds the data dim");
+  types.push_back(
+      RankedTensorType::get(indices.getShape(), data.getElementType()));
   return success();
 }

@@ -88,6 +88,74 @@ def Dlc_CastOp : Dlc_Op<"cast"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Comparison and logic
+//===----------------------------------------------------------------------===//
+
+def Dlc_BoolTensor : RankedTensorOf<[I1]>;
+
+class Dlc_CompareOp<string mnemonic, list<Trait> traits = []>
+    : Dlc_Op<mnemonic, !listconcat(traits, [InferTypeOpAdaptor])> {
+  let summary = "elementwise " # mnemonic # " with broadcasting, bool result";
+  let description = [{
+    Floats compare as IEEE ordered predicates (NaN compares false), integers
+    as signed values, bools as 0 and 1.
+  }];
+  let arguments = (ins Dlc_AnyTensor:$lhs, Dlc_AnyTensor:$rhs);
+  let results = (outs Dlc_BoolTensor:$result);
+  let hasFolder = 1;
+}
+
+def Dlc_EqualOp : Dlc_CompareOp<"equal", [Commutative]>;
+def Dlc_LessOp : Dlc_CompareOp<"less">;
+def Dlc_LessOrEqualOp : Dlc_CompareOp<"less_or_equal">;
+def Dlc_GreaterOp : Dlc_CompareOp<"greater">;
+def Dlc_GreaterOrEqualOp : Dlc_CompareOp<"greater_or_equal">;
+
+class Dlc_LogicalOp<string mnemonic>
+    : Dlc_Op<mnemonic, [Commutative, InferTypeOpAdaptor]> {
+  let summary = "elementwise logical " # mnemonic # " with broadcasting";
+  let arguments = (ins Dlc_BoolTensor:$lhs, Dlc_BoolTensor:$rhs);
+  let results = (outs Dlc_BoolTensor:$result);
+  let hasFolder = 1;
+}
+
+def Dlc_AndOp : Dlc_LogicalOp<"and">;
+def Dlc_OrOp : Dlc_LogicalOp<"or">;
+def Dlc_XorOp : Dlc_LogicalOp<"xor">;
+
+def Dlc_NotOp : Dlc_Op<"not", [SameOperandsAndResultType]> {
+  let summary = "elementwise logical not";
+  let arguments = (ins Dlc_BoolTensor:$input);
+  let results = (outs Dlc_BoolTensor:$result);
+  let hasFolder = 1;
+}
+
+def Dlc_WhereOp : Dlc_Op<"where", [InferTypeOpAdaptor]> {
+  let summary = "select `x` where `condition` holds, else `y`";
+  let description = [{
+    ONNX Where: the three operands broadcast together (numpy rules); `x` and
+    `y` share their element type.
+  }];
+  let arguments = (ins Dlc_BoolTensor:$condition, Dlc_AnyTensor:$x,
+                   Dlc_AnyTensor:$y);
+  let results = (outs Dlc_AnyTensor:$result);
+  let hasFolder = 1;
+}
+
+def Dlc_IsNaNOp : Dlc_Op<"is_nan", [InferTypeOpAdaptor]> {
+  let summary = "elementwise test for NaN";
+  let arguments = (ins Dlc_FloatTensor:$input);
+  let results = (outs Dlc_BoolTensor:$result);
+}
+
+def Dlc_IsInfOp : Dlc_Op<"is_inf", [InferTypeOpAdaptor]> {
+  let summary = "elementwise test for +inf and/or -inf";
+  let arguments = (ins Dlc_FloatTensor:$input, BoolAttr:$detect_negative,
+                   BoolAttr:$detect_positive);
+  let results = (outs Dlc_BoolTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
@@ -223,6 +291,30 @@ def Dlc_SliceOp : Dlc_Op<"slice", [InferTypeOpAdaptor]> {
                    DenseI64ArrayAttr:$ends, DenseI64ArrayAttr:$steps);
   let results = (outs Dlc_AnyTensor:$result);
   let hasFolder = 1;
+}
+
+def Dlc_ExpandOp : Dlc_Op<"expand", [InferTypeOpAdaptor]> {
+  let summary = "broadcast the input to `shape` (ONNX Expand)";
+  let description = [{
+    The result shape is the numpy broadcast of the input shape and `shape`,
+    so a 1 in `shape` keeps the input dim and the rank may grow.
+  }];
+  let arguments = (ins Dlc_AnyTensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs Dlc_AnyTensor:$result);
+  let hasFolder = 1;
+}
+
+def Dlc_GatherElementsOp : Dlc_Op<"gather_elements", [InferTypeOpAdaptor]> {
+  let summary = "ONNX GatherElements: index `data` along `axis` per element";
+  let description = [{
+    The result has the shape of `indices` (same rank as `data`); element
+    `i` reads `data` at `i` with dim `axis` replaced by `indices[i]`.
+    Negative indices count from the end; out-of-range indices are clamped
+    as for dlc.gather.
+  }];
+  let arguments = (ins Dlc_AnyTensor:$data, Dlc_IndexTensor:$indices,
+                   I64Attr:$axis);
+  let results = (outs Dlc_AnyTensor:$result);
 }
 
 def Dlc_ShapeOp : Dlc_Op<"shape", [InferTypeOpAdaptor]> {

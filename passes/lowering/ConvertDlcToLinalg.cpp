@@ -294,6 +294,145 @@ struct UnaryLowering : OpRewritePattern<OpTy> {
   }
 };
 
+/// Comparisons: ordered float predicates (NaN compares false), signed
+/// integers, bools as unsigned 0/1.
+template <typename OpTy>
+struct CompareLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto [fPred, iPred, bPred] = predicates();
+    Value r = elementwise(
+        rewriter, op.getLoc(), op.getType(), {op.getLhs(), op.getRhs()},
+        [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
+          Type t = a[0].getType();
+          if (isa<FloatType>(t))
+            return b.create<arith::CmpFOp>(loc, fPred, a[0], a[1]);
+          return b.create<arith::CmpIOp>(loc, t.isInteger(1) ? bPred : iPred,
+                                         a[0], a[1]);
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+
+  static std::tuple<arith::CmpFPredicate, arith::CmpIPredicate,
+                    arith::CmpIPredicate>
+  predicates() {
+    using F = arith::CmpFPredicate;
+    using I = arith::CmpIPredicate;
+    if constexpr (std::is_same_v<OpTy, EqualOp>)
+      return {F::OEQ, I::eq, I::eq};
+    if constexpr (std::is_same_v<OpTy, LessOp>)
+      return {F::OLT, I::slt, I::ult};
+    if constexpr (std::is_same_v<OpTy, LessOrEqualOp>)
+      return {F::OLE, I::sle, I::ule};
+    if constexpr (std::is_same_v<OpTy, GreaterOp>)
+      return {F::OGT, I::sgt, I::ugt};
+    if constexpr (std::is_same_v<OpTy, GreaterOrEqualOp>)
+      return {F::OGE, I::sge, I::uge};
+    llvm_unreachable("unhandled comparison");
+  }
+};
+
+/// And, Or, Xor on i1 (broadcasting) and Not.
+template <typename OpTy>
+struct LogicalLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Value r = elementwise(
+        rewriter, op.getLoc(), op.getType(), op->getOperands(),
+        [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
+          if constexpr (std::is_same_v<OpTy, AndOp>)
+            return b.create<arith::AndIOp>(loc, a[0], a[1]);
+          if constexpr (std::is_same_v<OpTy, OrOp>)
+            return b.create<arith::OrIOp>(loc, a[0], a[1]);
+          if constexpr (std::is_same_v<OpTy, XorOp>)
+            return b.create<arith::XOrIOp>(loc, a[0], a[1]);
+          if constexpr (std::is_same_v<OpTy, NotOp>)
+            return b.create<arith::XOrIOp>(
+                loc, a[0],
+                b.create<arith::ConstantOp>(loc, b.getBoolAttr(true)));
+          llvm_unreachable("unhandled logical op");
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+struct WhereLowering : OpRewritePattern<WhereOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WhereOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(
+        op, elementwise(rewriter, op.getLoc(), op.getType(),
+                        {op.getCondition(), op.getX(), op.getY()},
+                        [](OpBuilder &b, Location loc, ValueRange a) -> Value {
+                          return b.create<arith::SelectOp>(loc, a[0], a[1],
+                                                           a[2]);
+                        }));
+    return success();
+  }
+};
+
+struct IsNaNLowering : OpRewritePattern<IsNaNOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(IsNaNOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(
+        op, elementwise(rewriter, op.getLoc(), op.getType(), {op.getInput()},
+                        [](OpBuilder &b, Location loc, ValueRange a) -> Value {
+                          return b.create<arith::CmpFOp>(
+                              loc, arith::CmpFPredicate::UNO, a[0], a[0]);
+                        }));
+    return success();
+  }
+};
+
+struct IsInfLowering : OpRewritePattern<IsInfOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(IsInfOp op,
+                                PatternRewriter &rewriter) const override {
+    bool neg = op.getDetectNegative(), pos = op.getDetectPositive();
+    rewriter.replaceOp(
+        op, elementwise(
+                rewriter, op.getLoc(), op.getType(), {op.getInput()},
+                [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
+                  auto ft = cast<FloatType>(a[0].getType());
+                  auto inf = [&](bool negative) -> Value {
+                    Value c = b.create<arith::ConstantOp>(
+                        loc, b.getFloatAttr(
+                                 ft, APFloat::getInf(ft.getFloatSemantics(),
+                                                     negative)));
+                    return b.create<arith::CmpFOp>(
+                        loc, arith::CmpFPredicate::OEQ, a[0], c);
+                  };
+                  Value r = b.create<arith::ConstantOp>(loc,
+                                                        b.getBoolAttr(false));
+                  if (pos)
+                    r = b.create<arith::OrIOp>(loc, r, inf(false));
+                  if (neg)
+                    r = b.create<arith::OrIOp>(loc, r, inf(true));
+                  return r;
+                }));
+    return success();
+  }
+};
+
+/// Expand is a broadcast copy: the input's indexing map does it all.
+struct ExpandLowering : OpRewritePattern<ExpandOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ExpandOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(
+        op, elementwise(rewriter, op.getLoc(), op.getType(), {op.getInput()},
+                        [](OpBuilder &, Location, ValueRange a) -> Value {
+                          return a[0];
+                        }));
+    return success();
+  }
+};
+
 struct CastLowering : OpRewritePattern<CastOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(CastOp op,
@@ -992,6 +1131,48 @@ struct GatherLowering : OpRewritePattern<GatherOp> {
   }
 };
 
+/// Wraps a negative index `i` (any integer type) once and clamps it into
+/// [0, n), the dlc policy for out-of-range indices.
+Value normalizeIndex(OpBuilder &b, Location l, Value i, int64_t n) {
+  i = b.create<arith::IndexCastOp>(l, b.getIndexType(), i);
+  Value neg = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, i,
+                                      index(b, l, 0));
+  i = b.create<arith::SelectOp>(
+      l, neg, b.create<arith::AddIOp>(l, i, index(b, l, n)), i);
+  i = b.create<arith::MaxSIOp>(l, i, index(b, l, 0));
+  return b.create<arith::MinSIOp>(l, i, index(b, l, n - 1));
+}
+
+struct GatherElementsLowering : OpRewritePattern<GatherElementsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherElementsOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    int64_t rank = type.getRank(), axis = op.getAxis();
+    int64_t n = tensorType(op.getData()).getDimSize(axis);
+    Value data = op.getData();
+    Value init = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
+                                                  type.getElementType());
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{type}, ValueRange{op.getIndices()}, ValueRange{init},
+        ArrayRef<AffineMap>{id, id},
+        SmallVector<IteratorType>(rank, IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < rank; ++d)
+            at.push_back(d == axis ? normalizeIndex(b, l, a[0], n)
+                                   : b.create<linalg::IndexOp>(l, d));
+          b.create<linalg::YieldOp>(
+              l, Value(b.create<tensor::ExtractOp>(l, data, at)));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 struct ShapeLowering : OpRewritePattern<ShapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ShapeOp op,
@@ -1035,4 +1216,10 @@ void mlir::dlc::populateDlcToLinalgPatterns(RewritePatternSet &patterns) {
                PoolLowering<MaxPoolOp>, PoolLowering<AveragePoolOp>,
                ReshapeLowering, TransposeLowering, SliceLowering,
                ConcatLowering, GatherLowering, ShapeLowering>(ctx);
+  patterns.add<CompareLowering<EqualOp>, CompareLowering<LessOp>,
+               CompareLowering<LessOrEqualOp>, CompareLowering<GreaterOp>,
+               CompareLowering<GreaterOrEqualOp>, LogicalLowering<AndOp>,
+               LogicalLowering<OrOp>, LogicalLowering<XorOp>,
+               LogicalLowering<NotOp>, WhereLowering, IsNaNLowering,
+               IsInfLowering, ExpandLowering, GatherElementsLowering>(ctx);
 }

@@ -182,3 +182,38 @@ func.func @shape_range(%x: tensor<4x2xf32>) -> tensor<3xi64> {
   %0 = dlc.shape %x {start = 0 : i64, end = 3 : i64} : (tensor<4x2xf32>) -> tensor<3xi64>
   return %0 : tensor<3xi64>
 }
+
+// -----
+
+func.func @where_types(%c: tensor<2xi1>, %a: tensor<2xf32>, %b: tensor<2xf16>) -> tensor<2xf32> {
+  // expected-error @+2 {{x and y element types differ}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.where %c, %a, %b : (tensor<2xi1>, tensor<2xf32>, tensor<2xf16>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @compare_result(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{result #0 must be ranked tensor of 1-bit signless integer values}}
+  %0 = dlc.less %a, %b : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @expand_shape(%a: tensor<3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+2 {{input shape does not broadcast to the shape}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.expand %a {shape = array<i64: 2, 4>} : (tensor<3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @gather_elements_rank(%a: tensor<3x4xf32>, %i: tensor<2xi64>) -> tensor<2xf32> {
+  // expected-error @+2 {{indices rank differs from data rank}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.gather_elements %a, %i {axis = 0 : i64} : (tensor<3x4xf32>, tensor<2xi64>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}

@@ -71,3 +71,35 @@ func.func @norms(%x: tensor<2x8xf32>, %s: tensor<8xf32>, %c: tensor<4xf32>, %y: 
   %2 = dlc.batch_norm %y, %c, %c, %c, %c {epsilon = 1.0e-5 : f32} : (tensor<1x4x2x2xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x2x2xf32>
   return %0, %1, %2 : tensor<2x8xf32>, tensor<2x8xf32>, tensor<1x4x2x2xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @compare_logic
+func.func @compare_logic(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %c: tensor<2x1xi1>) -> (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xi1>) {
+  // CHECK: dlc.equal {{.*}} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  %0 = dlc.equal %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  // CHECK: dlc.less_or_equal
+  %1 = dlc.less_or_equal %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  // CHECK: dlc.xor {{.*}} : (tensor<2x3xi1>, tensor<2x1xi1>) -> tensor<2x3xi1>
+  %2 = dlc.xor %1, %c : (tensor<2x3xi1>, tensor<2x1xi1>) -> tensor<2x3xi1>
+  // CHECK: dlc.not
+  %3 = dlc.not %2 : (tensor<2x3xi1>) -> tensor<2x3xi1>
+  // CHECK: dlc.where {{.*}} : (tensor<2x1xi1>, tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %4 = dlc.where %c, %b, %a : (tensor<2x1xi1>, tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: dlc.is_inf {{.*}} {detect_negative = true, detect_positive = false}
+  %5 = dlc.is_inf %4 {detect_negative = true, detect_positive = false} : (tensor<2x3xf32>) -> tensor<2x3xi1>
+  %6 = dlc.and %5, %3 : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
+  return %0, %4, %6 : tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xi1>
+}
+
+// -----
+
+// CHECK-LABEL: func @expand_gather_elements
+func.func @expand_gather_elements(%x: tensor<3x1xf32>, %i: tensor<2x4xi64>) -> (tensor<2x3x4xf32>, tensor<2x4xf32>) {
+  // CHECK: dlc.expand {{.*}} {shape = array<i64: 2, 1, 4>} : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
+  %0 = dlc.expand %x {shape = array<i64: 2, 1, 4>} : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
+  %1 = dlc.reshape %0 : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+  // CHECK: dlc.gather_elements {{.*}} {axis = 0 : i64} : (tensor<6x4xf32>, tensor<2x4xi64>) -> tensor<2x4xf32>
+  %2 = dlc.gather_elements %1, %i {axis = 0 : i64} : (tensor<6x4xf32>, tensor<2x4xi64>) -> tensor<2x4xf32>
+  return %0, %2 : tensor<2x3x4xf32>, tensor<2x4xf32>
+}

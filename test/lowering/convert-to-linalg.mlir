@@ -207,3 +207,49 @@ func.func @reduce_mean(%x: tensor<1x4x2x2xf32>) -> tensor<1x4xf32> {
   %0 = dlc.reduce_mean %x {axes = array<i64: 2, 3>, keepdims = false} : (tensor<1x4x2x2xf32>) -> tensor<1x4xf32>
   return %0 : tensor<1x4xf32>
 }
+
+// -----
+
+// Comparisons yield i1 from ordered float predicates; Where selects with
+// three broadcast operands.
+// CHECK-DAG: #[[ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[COL:.*]] = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-DAG: #[[ROW2:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func @compare_where
+func.func @compare_where(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %c: tensor<2x1xi1>) -> tensor<2x3xf32> {
+  // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x3xi1>)
+  // CHECK: arith.cmpf olt
+  %0 = dlc.less %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  // CHECK: linalg.generic
+  // CHECK: arith.cmpf uno
+  %1 = dlc.is_nan %a : (tensor<2x3xf32>) -> tensor<2x3xi1>
+  // CHECK: linalg.generic
+  // CHECK: arith.xori
+  %2 = dlc.xor %0, %1 : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
+  // CHECK: linalg.generic
+  // CHECK: arith.andi
+  %3 = dlc.and %2, %c : (tensor<2x3xi1>, tensor<2x1xi1>) -> tensor<2x3xi1>
+  // CHECK: linalg.generic {indexing_maps = [#[[COL]], #[[ROW2]], #[[ID2]], #[[ID2]]]
+  // CHECK: arith.select
+  %4 = dlc.where %c, %b, %a : (tensor<2x1xi1>, tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %5 = dlc.where %3, %4, %a : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %5 : tensor<2x3xf32>
+}
+
+// -----
+
+// Expand reads the broadcast dims at index 0; GatherElements reads the data
+// with tensor.extract at the wrapped, clamped index along the axis.
+// CHECK-DAG: #[[EXP_IN:.*]] = affine_map<(d0, d1, d2) -> (d1, 0)>
+// CHECK-LABEL: func @expand_gather_elements
+func.func @expand_gather_elements(%x: tensor<3x1xf32>, %d: tensor<3x4xf32>, %i: tensor<2x4xi64>) -> (tensor<2x3x4xf32>, tensor<2x4xf32>) {
+  // CHECK: linalg.generic {indexing_maps = [#[[EXP_IN]], {{.*}}]
+  %0 = dlc.expand %x {shape = array<i64: 2, 1, 4>} : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
+  // CHECK: linalg.generic {{.*}} ins(%arg2 : tensor<2x4xi64>)
+  // CHECK: arith.index_cast
+  // CHECK: arith.minsi
+  // CHECK: %[[J:.*]] = linalg.index 1
+  // CHECK: tensor.extract %arg1[%{{.*}}, %[[J]]]
+  %1 = dlc.gather_elements %d, %i {axis = 0 : i64} : (tensor<3x4xf32>, tensor<2x4xi64>) -> tensor<2x4xf32>
+  return %0, %1 : tensor<2x3x4xf32>, tensor<2x4xf32>
+}
