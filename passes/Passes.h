@@ -48,6 +48,8 @@ constexpr const char kNaiveSize[] = "dlc.naive_bytes";
 constexpr const char kLowerBound[] = "dlc.lower_bound_bytes";
 /// On kernel funcs: the ONNX node names the kernel computes.
 constexpr const char kNodes[] = "dlc.nodes";
+/// On kernel funcs: no two buffer arguments alias (distinct allocations).
+constexpr const char kDistinctArgs[] = "dlc.distinct_args";
 /// Marks functions holding one kernel.
 constexpr const char kKernel[] = "dlc.kernel";
 } // namespace attrs

@@ -27,19 +27,6 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 namespace {
-/// The allocation (or argument, or global) a buffer is a view of.
-Value rootBuffer(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def))
-      v = view.getViewSource();
-    else if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
-      v = def->getOperand(0);
-    else
-      break;
-  }
-  return v;
-}
-
 /// Ops that may sit between two calls without ordering them: they define
 /// buffers or views but touch no data.
 bool isDataFree(Operation &op) {
@@ -161,6 +148,7 @@ struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
         b.getFusedLoc({f1.getLoc(), f2.getLoc()}), f1.getName(), type);
     merged.setPrivate();
     merged->setAttr(attrs::kKernel, b.getUnitAttr());
+    merged->setAttr(attrs::kDistinctArgs, b.getUnitAttr());
     SmallVector<Attribute> nodes;
     for (func::FuncOp f : {f1, f2})
       if (auto n = f->getAttrOfType<ArrayAttr>(attrs::kNodes))

@@ -9,6 +9,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "passes/Passes.h"
 
 using namespace mlir;
 
@@ -145,6 +147,27 @@ bool fuseInto(RewriterBase &rewriter, scf::ParallelOp first,
   return true;
 }
 } // namespace
+
+Value mlir::dlc::rootBuffer(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+      v = view.getViewSource();
+    else if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
+      v = def->getOperand(0);
+    else
+      break;
+  }
+  return v;
+}
+
+void mlir::dlc::markNoAliasArguments(FunctionOpInterface kernel) {
+  if (!kernel->hasAttr(attrs::kDistinctArgs))
+    return;
+  UnitAttr unit = UnitAttr::get(kernel->getContext());
+  for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
+    if (isa<MemRefType>(kernel.getArgument(i).getType()))
+      kernel.setArgAttr(i, "llvm.noalias", unit);
+}
 
 FailureOr<scf::ParallelOp>
 mlir::dlc::lowerKernelToLoopNest(RewriterBase &rewriter, func::FuncOp func) {

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir::dlc {
 
@@ -38,6 +39,15 @@ inline scf::ParallelOp wrapInSingleWorkItem(RewriterBase &rewriter,
 /// dlc-fuse-kernels uses this as its legality trial).
 FailureOr<scf::ParallelOp> lowerKernelToLoopNest(RewriterBase &rewriter,
                                                  func::FuncOp func);
+
+/// The buffer a memref value is a view of (through expand/collapse_shape
+/// and view-like ops): two kernel arguments with the same root alias.
+Value rootBuffer(Value v);
+
+/// Marks `kernel`'s buffer arguments `llvm.noalias` when the kernel was
+/// built from distinct buffers (`dlc.distinct_args`), so LLVM keeps
+/// accumulators in registers and uses the read-only data path on CUDA.
+void markNoAliasArguments(FunctionOpInterface kernel);
 
 } // namespace mlir::dlc
 

@@ -92,6 +92,9 @@ struct MapKernelsToGpuPass
       kernel->setAttr(attrs::kBlock,
                       b.getDenseI32ArrayAttr({(int32_t)blockSize, 1, 1}));
       kernel->setAttr(attrs::kWorkItems, func->getAttr(attrs::kWorkItems));
+      if (func->hasAttr(attrs::kDistinctArgs))
+        kernel->setAttr(attrs::kDistinctArgs, UnitAttr::get(ctx));
+      markNoAliasArguments(kernel);
       kernel->setAttr(kernel.getKnownBlockSizeAttrName(),
                       b.getDenseI32ArrayAttr({(int32_t)blockSize, 1, 1}));
 
@@ -140,6 +143,7 @@ struct MapKernelsToHostPass
                            {func.getLoc(), func.getLoc()});
       Value begin = func.getArgument(n), end = func.getArgument(n + 1);
       func.setPublic();
+      markNoAliasArguments(func);
 
       rewriter.setInsertionPoint(*loop);
       Value one = rewriter.create<arith::ConstantIndexOp>(loop->getLoc(), 1);

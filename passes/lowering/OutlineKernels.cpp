@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/lowering/KernelForm.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -113,6 +114,9 @@ struct OutlineKernelsPass
     kernel.setPrivate();
     kernel->setAttr(attrs::kKernel, b.getUnitAttr());
     kernel->setAttr(attrs::kNodes, b.getStrArrayAttr(nodes.getArrayRef()));
+    llvm::SmallPtrSet<Value, 8> roots;
+    if (llvm::all_of(args, [&](Value v) { return roots.insert(rootBuffer(v)).second; }))
+      kernel->setAttr(attrs::kDistinctArgs, b.getUnitAttr());
     symbols.insert(kernel);
     Block *entry = kernel.addEntryBlock();
     b.setInsertionPointToStart(entry);

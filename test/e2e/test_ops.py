@@ -22,13 +22,8 @@ I64 = np.int64
 
 # Known compiler bugs (minimal repros in test/e2e/README.md): {target: reason}.
 BOTH = ("cpu", "cuda")
-BUG_ALIAS = {t: "dlc segfaults in promoteBufferResultsToOutParams when a graph output is, "
-                "or is computed in place into, a graph input" for t in BOTH}
 BUG_RANK0 = {t: "rank-0 output: invalid tensor.expand_shape tensor<1xf32> -> tensor<f32>"
              for t in BOTH}
-BUG_RSQRT = {"cpu": "--target=cpu: math.rsqrt is not legalized (LayerNormalization)"}
-BUG_AVGPOOL_DILATIONS = {t: "AveragePool with dilations: unrealized_conversion_cast left at "
-                            "LLVM translation" for t in BOTH}
 
 
 @dataclass
@@ -97,7 +92,7 @@ def gemm_matmul_cases(t):
          attrs=dict(beta=0.25))
     t.op("gemm_no_c", "Gemm", {"a": t.rand(2, 6)}, {"b": t.rand(7, 6)}, attrs=dict(transB=1))
     t.op("gemm_c_input", "Gemm", {"a": t.rand(3, 4), "b": t.rand(4, 5), "c": t.rand(3, 5)},
-         attrs=dict(alpha=-1.5), xfail=BUG_ALIAS)
+         attrs=dict(alpha=-1.5))
     t.op("matmul_2d", "MatMul", {"a": t.rand(3, 4), "b": t.rand(4, 5)})
     t.op("matmul_2d_const_b", "MatMul", {"a": t.rand(7, 16)}, {"b": t.rand(16, 9)})
     t.op("matmul_batched", "MatMul", {"a": t.rand(2, 3, 4), "b": t.rand(2, 4, 5)})
@@ -136,7 +131,7 @@ def elementwise_cases(t):
     t.op("clip_min_max", "Clip", {"x": x}, {"lo": lo, "hi": hi})
     t.op("clip_min_only", "Clip", {"x": x}, {"lo": lo})
     t.op("clip_max_only", "Clip", {"x": x}, {"hi": hi}, order=["x", "", "hi"])
-    t.op("clip_none", "Clip", {"x": x}, xfail=BUG_ALIAS)
+    t.op("clip_none", "Clip", {"x": x})
     t.op("clip_opset11_relu6", "Clip", {"x": x}, {"lo": np.array(0, F32), "hi": np.array(6, F32)},
          opset=11)
     # Clip-6 (attributes) is the Clip of opsets 6 to 10; dlc imports opsets >= 7.
@@ -157,11 +152,11 @@ def normalization_cases(t):
     t.op("batchnorm_opset9_2d", "BatchNormalization", {"x": t.rand(4, 3)}, bn, opset=9)
     t.op("batchnorm_3d", "BatchNormalization", {"x": t.rand(2, 3, 6)}, bn)
     t.op("layernorm_last", "LayerNormalization", {"x": t.rand(2, 3, 8)},
-         {"g": t.rand(8), "b": t.rand(8)}, xfail=BUG_RSQRT)
+         {"g": t.rand(8), "b": t.rand(8)})
     t.op("layernorm_axis1_nobias", "LayerNormalization", {"x": t.rand(2, 3, 4)}, {"g": t.rand(3, 4)},
-         attrs=dict(axis=1, epsilon=1e-3), xfail=BUG_RSQRT)
+         attrs=dict(axis=1, epsilon=1e-3))
     t.op("layernorm_axis_neg2", "LayerNormalization", {"x": t.rand(2, 5, 3, 4)},
-         {"g": t.rand(3, 4), "b": t.rand(3, 4)}, attrs=dict(axis=-2), xfail=BUG_RSQRT)
+         {"g": t.rand(3, 4), "b": t.rand(3, 4)}, attrs=dict(axis=-2))
     xr = t.rand(2, 3, 4, 5)
     t.op("reducemean_keepdims", "ReduceMean", {"x": xr}, opset=13, attrs=dict(axes=[1]))
     t.op("reducemean_no_keepdims", "ReduceMean", {"x": xr}, opset=13, attrs=dict(axes=[1, -1], keepdims=0))
@@ -191,7 +186,7 @@ def pool_cases(t):
     t.op("avgpool_ceil", "AveragePool", {"x": t.rand(1, 2, 8, 8)},
          attrs=dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1))
     t.op("avgpool_dilations", "AveragePool", {"x": x}, opset=19,
-         attrs=dict(kernel_shape=[2, 2], dilations=[2, 2]), xfail=BUG_AVGPOOL_DILATIONS)
+         attrs=dict(kernel_shape=[2, 2], dilations=[2, 2]))
     t.op("avgpool_1d", "AveragePool", {"x": t.rand(2, 3, 10)}, attrs=dict(kernel_shape=[4], strides=[3]))
     t.op("globalavgpool", "GlobalAveragePool", {"x": t.rand(2, 3, 5, 5)})
     t.op("globalavgpool_1d", "GlobalAveragePool", {"x": t.rand(2, 3, 7)})
@@ -212,7 +207,7 @@ def shape_cases(t):
     t.op("concat_axis_neg1_const", "Concat", {"a": x}, {"b": t.rand(2, 3, 2)}, attrs=dict(axis=-1))
     t.op("concat_int64", "Concat", {"a": np.array([1, 2], I64)}, {"b": np.array([-1], I64)},
          attrs=dict(axis=0))
-    t.op("identity", "Identity", {"x": x}, xfail=BUG_ALIAS)
+    t.op("identity", "Identity", {"x": x})
     t.add("constant_tensor", [
         helper.make_node("Constant", [], ["c"], value=helper.make_tensor(
             "v", TensorProto.FLOAT, [3, 1], [1.0, -2.0, 0.5])),
@@ -294,7 +289,7 @@ def shape_cases(t):
     t.op("cast_bool_to_float", "Cast", {"x": np.array([True, False, True])},
          attrs=dict(to=TensorProto.FLOAT))
     t.op("cast_int64_to_int32", "Cast", {"x": np.array([-5, 0, 7], I64)}, attrs=dict(to=TensorProto.INT32))
-    t.op("cast_float_to_float", "Cast", {"x": xc}, attrs=dict(to=TensorProto.FLOAT), xfail=BUG_ALIAS)
+    t.op("cast_float_to_float", "Cast", {"x": xc}, attrs=dict(to=TensorProto.FLOAT))
 
 
 def graph_cases(t):
@@ -339,8 +334,7 @@ def graph_cases(t):
         helper.make_node("Add", ["x", "r"], ["s"]),
         helper.make_node("LayerNormalization", ["s", "g", "b"], ["n"], axis=-1),
         helper.make_node("Tanh", ["n"], ["y"])],
-        {"x": t.rand(3, 16), "r": t.rand(3, 16)}, consts={"g": t.rand(16), "b": t.rand(16)},
-        xfail=BUG_RSQRT)
+        {"x": t.rand(3, 16), "r": t.rand(3, 16)}, consts={"g": t.rand(16), "b": t.rand(16)})
     t.add("two_outputs", [
         helper.make_node("Sigmoid", ["x"], ["a"]),
         helper.make_node("Exp", ["x"], ["b"]),
