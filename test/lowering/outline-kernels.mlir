@@ -5,11 +5,11 @@
 // Each structured op becomes a private kernel taking whole buffers; scalar
 // constants are cloned in, the model function keeps allocs and calls.
 // CHECK-LABEL: func.func private @k0_relu(
-// CHECK-SAME: %{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>) attributes {dlc.kernel, dlc.nodes = ["relu"]}
+// CHECK-SAME: %{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>) attributes {dlc.distinct_args, dlc.kernel, dlc.nodes = ["relu"]}
 // CHECK: arith.constant 0.0
 // CHECK: linalg.generic
 // CHECK-LABEL: func.func private @k1_fill(
-// CHECK-SAME: memref<4xf32>) attributes {dlc.kernel, dlc.nodes = ["fill"]}
+// CHECK-SAME: memref<4xf32>) attributes {dlc.distinct_args, dlc.kernel, dlc.nodes = ["fill"]}
 // CHECK: linalg.fill
 // CHECK-LABEL: func.func @main
 // CHECK: %[[T:.*]] = memref.alloc
@@ -35,7 +35,7 @@ func.func @main(%arg0: memref<4xf32>, %arg1: memref<4xf32>) {
 
 // A buffer read through memref.load in the body (a gather) is an argument.
 // CHECK-LABEL: func.func private @k0(
-// CHECK-SAME: %{{.*}}: memref<2xindex>, %{{.*}}: memref<2xf32>, %{{.*}}: memref<8xf32>) attributes {dlc.kernel, dlc.nodes = []}
+// CHECK-SAME: %{{.*}}: memref<2xindex>, %{{.*}}: memref<2xf32>, %{{.*}}: memref<8xf32>) attributes {dlc.distinct_args, dlc.kernel, dlc.nodes = []}
 // CHECK: memref.load
 // CHECK-LABEL: func.func @main
 // CHECK: call @k0(%arg1, %arg2, %arg0)
@@ -61,6 +61,27 @@ func.func @main(%arg0: memref<8xf32>, %arg1: memref<4xf32>) {
       ins(%v : memref<4xf32, strided<[2]>>) outs(%arg1 : memref<4xf32>) {
   ^bb0(%in: f32, %out: f32):
     linalg.yield %in : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+
+// A buffer and a view of it are the same memory: the kernel does not get
+// dlc.distinct_args (so its arguments are not marked noalias).
+// CHECK-LABEL: func.func private @k0(
+// CHECK-SAME: attributes {dlc.kernel, dlc.nodes = []}
+func.func @main(%arg0: memref<2x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %v = memref.collapse_shape %arg0 [[0, 1]] : memref<2x4xf32> into memref<8xf32>
+  %t = memref.alloc() : memref<8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%v : memref<8xf32>) outs(%t : memref<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %x = memref.load %arg0[%c0, %c0] : memref<2x4xf32>
+    linalg.yield %x : f32
   }
   return
 }
