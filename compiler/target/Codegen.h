@@ -68,6 +68,11 @@ FailureOr<KernelCode> emitHostKernels(ModuleOp model,
 LogicalResult writeReport(ModuleOp model, const ModelSignature &signature,
                           llvm::StringRef path);
 
+/// Writes the ONNX graph of `imported` (the module right after import) as
+/// Graphviz DOT, each kernel of `planned` drawn as a cluster around the
+/// ONNX nodes it computes.
+void writeDot(ModuleOp imported, ModuleOp planned, llvm::raw_ostream &os);
+
 /// Writes `outputPath` (model.so): descriptor, plan, weights and kernels.
 LogicalResult writeModelLibrary(ModuleOp model, const ModelSignature &signature,
                                 const KernelCode &code,

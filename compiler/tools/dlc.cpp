@@ -50,7 +50,8 @@ cl::list<std::string> inputShapes(
     "input-shape", cl::desc("Bind an input's shape: NAME=AxBxC (repeatable)"),
     cl::value_desc("NAME=AxBxC"), cl::cat(category));
 cl::opt<std::string> emit("emit", cl::desc("What to write: so (default), "
-                                           "mlir, ptx"),
+                                           "mlir, ptx, dot (the graph with "
+                                           "each kernel's ONNX nodes grouped)"),
                           cl::init("so"), cl::cat(category));
 cl::opt<std::string> mlirStage(
     "stage",
@@ -191,9 +192,9 @@ int run(MLIRContext &context) {
   options.hostCpu = hostCpu;
   options.fuseElementwise = fuseElementwise;
   options.fuseKernels = fuseKernels;
-  if (emit != "so" && emit != "mlir" && emit != "ptx") {
+  if (emit != "so" && emit != "mlir" && emit != "ptx" && emit != "dot") {
     llvm::errs() << "dlc: error: unknown --emit '" << emit
-                 << "' (expected so, mlir or ptx)\n";
+                 << "' (expected so, mlir, ptx or dot)\n";
     return 1;
   }
   if (mlirStage != "import" && mlirStage != "plan") {
@@ -225,6 +226,11 @@ int run(MLIRContext &context) {
   FailureOr<dlc::ModelSignature> signature = dlc::readSignature(*module);
   if (failed(signature))
     return 1;
+  // The graph as imported, for --emit=dot (weights are shared resources:
+  // the copy is cheap).
+  OwningOpRef<ModuleOp> imported;
+  if (emit == "dot")
+    imported = module->clone();
 
   progress("lowering to kernels");
   PassManager pm(&context);
@@ -240,6 +246,12 @@ int run(MLIRContext &context) {
     std::string text;
     llvm::raw_string_ostream os(text);
     module->print(os, OpPrintingFlags().elideLargeResourceString());
+    return failed(writeText(text)) ? 1 : 0;
+  }
+  if (emit == "dot") {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    dlc::writeDot(*imported, *module, os);
     return failed(writeText(text)) ? 1 : 0;
   }
 

@@ -27,6 +27,33 @@ bool shouldFuse(OpOperand *operand) {
   return consumer.getMatchingIndexingMap(operand).isPermutation();
 }
 
+/// Upstream's elementwise fusion step with dlc's control, keeping the ONNX
+/// node names of both ops on the fused op (reports name every node).
+struct FuseElementwiseOps : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp consumer,
+                                PatternRewriter &rewriter) const override {
+    for (OpOperand &operand : consumer->getOpOperands()) {
+      if (!linalg::areElementwiseOpsFusable(&operand) || !shouldFuse(&operand))
+        continue;
+      Operation *producer = operand.get().getDefiningOp();
+      Location loc = rewriter.getFusedLoc({producer->getLoc(), consumer.getLoc()});
+      FailureOr<linalg::ElementwiseOpFusionResult> fused =
+          linalg::fuseElementwiseOps(rewriter, &operand);
+      if (failed(fused))
+        continue;
+      for (auto [original, replacement] : fused->replacements)
+        rewriter.replaceUsesWithIf(original, replacement, [&](OpOperand &use) {
+          return use.getOwner() != producer;
+        });
+      fused->fusedOp->setLoc(loc);
+      rewriter.eraseOp(consumer);
+      return success();
+    }
+    return failure();
+  }
+};
+
 struct FuseElementwisePass
     : dlc::impl::FuseElementwisePassBase<FuseElementwisePass> {
   void runOnOperation() override {
@@ -40,5 +67,5 @@ struct FuseElementwisePass
 
 void mlir::dlc::populateDlcElementwiseFusionPatterns(
     RewritePatternSet &patterns) {
-  linalg::populateElementwiseOpsFusionPatterns(patterns, shouldFuse);
+  patterns.add<FuseElementwiseOps>(patterns.getContext());
 }
