@@ -363,6 +363,122 @@ LogicalResult importIsInf(NodeContext &n, Results &r) {
   return success();
 }
 
+/// Sum, Mean, Max, Min: variadic with broadcasting, folded left into
+/// binary ops; Mean divides the sum by the input count.
+template <typename OpTy, bool isMean = false>
+LogicalResult importVariadic(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, std::numeric_limits<unsigned>::max())) ||
+      failed(n.checkKnownAttrs({})))
+    return failure();
+  Value acc = n.input(0);
+  Type elementType = n.getType(acc).getElementType();
+  for (unsigned i = 1; i < n.getNumInputs(); ++i) {
+    Value v = n.input(i);
+    if (!v)
+      return n.emitError() << "input " << i << " is required";
+    if (n.getType(v).getElementType() != elementType)
+      return n.emitError() << "inputs have different element types: "
+                           << acc.getType() << " and " << v.getType();
+    if (!(acc = n.create<OpTy>({acc, v})))
+      return failure();
+  }
+  if (isMean && n.getNumInputs() > 1) {
+    if (!isa<FloatType>(elementType))
+      return n.fail("Mean needs float inputs");
+    Value count = n.b.create<arith::ConstantOp>(
+        n.loc, DenseElementsAttr::get(
+                   RankedTensorType::get({}, elementType),
+                   n.b.getFloatAttr(elementType, n.getNumInputs())));
+    acc = n.create<DivOp>({acc, count});
+  }
+  r.push_back(acc);
+  return success();
+}
+
+LogicalResult importMod(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({"fmod"})))
+    return failure();
+  Value lhs = n.input(0), rhs = n.input(1);
+  if (n.getType(lhs).getElementType() != n.getType(rhs).getElementType())
+    return n.emitError() << "operands have different element types: "
+                         << lhs.getType() << " and " << rhs.getType();
+  bool fmod = n.getInt("fmod", 0) != 0;
+  if (!fmod && isa<FloatType>(n.getType(lhs).getElementType()))
+    return n.fail("fmod=0 is not defined for float inputs");
+  r.push_back(n.create<ModOp>({lhs, rhs}, {n.boolean("fmod", fmod)}));
+  return success();
+}
+
+LogicalResult importPRelu(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  Value x = n.input(0), slope = n.input(1);
+  // The slope broadcasts to X (unidirectionally): the result is X's type.
+  r.push_back(n.create<PReluOp>({x, slope}, {}, x.getType()));
+  return success();
+}
+
+/// A float attribute of an activation and its ONNX default.
+struct FloatAttrSpec {
+  StringRef name;
+  float defaultValue;
+};
+
+/// Unary float ops whose only attributes are floats with defaults.
+template <typename OpTy>
+LogicalResult importActivation(NodeContext &n, Results &r,
+                               ArrayRef<FloatAttrSpec> specs) {
+  SmallVector<StringRef> known;
+  for (const FloatAttrSpec &s : specs)
+    known.push_back(s.name);
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs(known)))
+    return failure();
+  SmallVector<NamedAttribute> attrs;
+  for (const FloatAttrSpec &s : specs)
+    attrs.push_back(n.f32(s.name, n.getFloat(s.name, s.defaultValue)));
+  if (n.hasFailed())
+    return failure();
+  Value x = n.input(0);
+  r.push_back(n.create<OpTy>(x, attrs, x.getType()));
+  return success();
+}
+
+LogicalResult importLeakyRelu(NodeContext &n, Results &r) {
+  return importActivation<LeakyReluOp>(n, r, {{"alpha", 0.01f}});
+}
+LogicalResult importElu(NodeContext &n, Results &r) {
+  return importActivation<EluOp>(n, r, {{"alpha", 1.0f}});
+}
+LogicalResult importSelu(NodeContext &n, Results &r) {
+  return importActivation<SeluOp>(
+      n, r, {{"alpha", 1.67326319217681884765625f},
+             {"gamma", 1.05070102214813232421875f}});
+}
+LogicalResult importCelu(NodeContext &n, Results &r) {
+  return importActivation<CeluOp>(n, r, {{"alpha", 1.0f}});
+}
+LogicalResult importHardSigmoid(NodeContext &n, Results &r) {
+  return importActivation<HardSigmoidOp>(n, r,
+                                         {{"alpha", 0.2f}, {"beta", 0.5f}});
+}
+LogicalResult importThresholdedRelu(NodeContext &n, Results &r) {
+  return importActivation<ThresholdedReluOp>(n, r, {{"alpha", 1.0f}});
+}
+
+LogicalResult importGelu(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) ||
+      failed(n.checkKnownAttrs({"approximate"})))
+    return failure();
+  std::string approximate = n.getString("approximate", "none");
+  if (approximate != "none" && approximate != "tanh")
+    return n.emitError() << "unsupported approximate '" << approximate << "'";
+  Value x = n.input(0);
+  r.push_back(n.create<GeluOp>(
+      x, {n.boolean("tanh_approximation", approximate == "tanh")},
+      x.getType()));
+  return success();
+}
+
 LogicalResult importPow(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({})))
     return failure();
@@ -699,7 +815,106 @@ LogicalResult importReduceMean(NodeContext &n, Results &r) {
   return success();
 }
 
-LogicalResult importSoftmax(NodeContext &n, Results &r) {
+/// Reduce* ops: the axes attribute became an optional input at opset
+/// `axesInputSince` (13 for ReduceSum, 18 for the others).
+template <typename OpTy>
+LogicalResult importReduce(NodeContext &n, Results &r,
+                           int64_t axesInputSince) {
+  if (failed(n.checkKnownAttrs({"axes", "keepdims", "noop_with_empty_axes"})))
+    return failure();
+  std::optional<SmallVector<int64_t>> axes;
+  if (n.opset < axesInputSince) {
+    if (failed(n.checkInputs(1, 1)))
+      return failure();
+    if (n.getInt("noop_with_empty_axes", 0) != 0)
+      return n.fail("attribute 'noop_with_empty_axes' needs opset " +
+                    Twine(axesInputSince));
+    axes = n.getInts("axes");
+  } else {
+    if (failed(n.checkInputs(1, 2)))
+      return failure();
+    if (n.hasAttr("axes"))
+      return n.fail("attribute 'axes' became an input in opset " +
+                    Twine(axesInputSince));
+    if (Value v = n.input(1))
+      if (!(axes = n.getConstInts(v, "axes")))
+        return failure();
+  }
+  if (n.hasFailed())
+    return failure();
+  Value x = n.input(0);
+  int64_t rank = n.getRank(x);
+  SmallVector<int64_t> normalized;
+  if (!axes || axes->empty()) {
+    if (n.getInt("noop_with_empty_axes", 0) != 0) {
+      r.push_back(x);
+      return success();
+    }
+    for (int64_t i = 0; i < rank; ++i)
+      normalized.push_back(i);
+  } else {
+    for (int64_t a : *axes) {
+      std::optional<int64_t> axis = n.normalizeAxis(a, rank);
+      if (!axis)
+        return failure();
+      normalized.push_back(*axis);
+    }
+    llvm::sort(normalized);
+  }
+  r.push_back(n.create<OpTy>(
+      x, {n.i64Array("axes", normalized),
+          n.boolean("keepdims", n.getInt("keepdims", 1) != 0)}));
+  return success();
+}
+
+LogicalResult importReduceSum(NodeContext &n, Results &r) {
+  return importReduce<ReduceSumOp>(n, r, 13);
+}
+LogicalResult importReduceProd(NodeContext &n, Results &r) {
+  return importReduce<ReduceProdOp>(n, r, 18);
+}
+LogicalResult importReduceMax(NodeContext &n, Results &r) {
+  return importReduce<ReduceMaxOp>(n, r, 18);
+}
+LogicalResult importReduceMin(NodeContext &n, Results &r) {
+  return importReduce<ReduceMinOp>(n, r, 18);
+}
+LogicalResult importReduceL1(NodeContext &n, Results &r) {
+  return importReduce<ReduceL1Op>(n, r, 18);
+}
+LogicalResult importReduceL2(NodeContext &n, Results &r) {
+  return importReduce<ReduceL2Op>(n, r, 18);
+}
+LogicalResult importReduceSumSquare(NodeContext &n, Results &r) {
+  return importReduce<ReduceSumSquareOp>(n, r, 18);
+}
+LogicalResult importReduceLogSum(NodeContext &n, Results &r) {
+  return importReduce<ReduceLogSumOp>(n, r, 18);
+}
+LogicalResult importReduceLogSumExp(NodeContext &n, Results &r) {
+  return importReduce<ReduceLogSumExpOp>(n, r, 18);
+}
+
+template <typename OpTy>
+LogicalResult importArgReduce(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) ||
+      failed(n.checkKnownAttrs({"axis", "keepdims", "select_last_index"})))
+    return failure();
+  Value x = n.input(0);
+  std::optional<int64_t> axis =
+      n.normalizeAxis(n.getInt("axis", 0), n.getRank(x));
+  if (!axis)
+    return failure();
+  r.push_back(n.create<OpTy>(
+      x, {n.i64("axis", *axis),
+          n.boolean("keepdims", n.getInt("keepdims", 1) != 0),
+          n.boolean("select_last_index",
+                    n.getInt("select_last_index", 0) != 0)}));
+  return success();
+}
+
+template <typename OpTy>
+LogicalResult importSoftmaxLike(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({"axis"})))
     return failure();
   Value x = n.input(0);
@@ -712,7 +927,7 @@ LogicalResult importSoftmax(NodeContext &n, Results &r) {
   // Before opset 13 Softmax flattened the input to 2-D at `axis` and
   // normalized over everything after it; with axis = rank-1 both agree.
   if (n.opset >= 13 || *axis == rank - 1) {
-    r.push_back(n.create<SoftmaxOp>(x, {n.i64("axis", *axis)}, type));
+    r.push_back(n.create<OpTy>(x, {n.i64("axis", *axis)}, type));
     return success();
   }
   ArrayRef<int64_t> shape = type.getShape();
@@ -720,7 +935,7 @@ LogicalResult importSoftmax(NodeContext &n, Results &r) {
                              product(shape.drop_front(*axis))});
   if (!flat)
     return failure();
-  Value s = n.create<SoftmaxOp>(flat, {n.i64("axis", 1)}, flat.getType());
+  Value s = n.create<OpTy>(flat, {n.i64("axis", 1)}, flat.getType());
   if (!s)
     return failure();
   r.push_back(n.reshape(s, shape));
@@ -1133,14 +1348,21 @@ LogicalResult importConstant(NodeContext &n, Results &r) {
 
 // Sorted by op type: lookupOpImporter does a binary search.
 const OpTableEntry kOpTable[] = {
+    {"Abs", importUnary<AbsOp>, "dlc.abs"},
     {"Add", importBinary<AddOp>, "dlc.add; numpy broadcasting, same dtypes"},
     {"And", importLogical<AndOp>, "dlc.and; bool operands, broadcasting"},
+    {"ArgMax", importArgReduce<ArgMaxOp>,
+     "dlc.arg_max; negative axis, keepdims, select_last_index"},
+    {"ArgMin", importArgReduce<ArgMinOp>,
+     "dlc.arg_min; negative axis, keepdims, select_last_index"},
     {"AveragePool", importAveragePool,
      "dlc.average_pool; auto_pad resolved, ceil_mode, count_include_pad"},
     {"BatchNormalization", importBatchNorm,
      "dlc.batch_norm; inference only (training_mode=0, statistics outputs "
      "unused)"},
     {"Cast", importCast, "dlc.cast; to f16/bf16/f32/f64/bool/int8/int32/int64"},
+    {"Ceil", importUnary<CeilOp>, "dlc.ceil"},
+    {"Celu", importCelu, "dlc.celu; alpha"},
     {"Clip", importClip,
      "dlc.clip; min/max attributes (<11) or constant inputs, float only"},
     {"Concat", importConcat, "dlc.concat; negative axis"},
@@ -1150,56 +1372,110 @@ const OpTableEntry kOpTable[] = {
      "arith.constant splat; constant shape input, value (default float 0)"},
     {"Conv", importConv,
      "dlc.conv; N-d, auto_pad resolved, group, kernel_shape from weight"},
+    {"Cos", importUnary<CosOp>, "dlc.cos"},
     {"Div", importBinary<DivOp>, "dlc.div; numpy broadcasting, same dtypes"},
     {"Dropout", importDropout, "forwarded (inference); mask output unused"},
+    {"Elu", importElu, "dlc.elu; alpha"},
     {"Equal", importCompare<EqualOp>, "dlc.equal; broadcasting, bool result"},
     {"Erf", importUnary<ErfOp>, "dlc.erf"},
     {"Exp", importUnary<ExpOp>, "dlc.exp"},
     {"Expand", importExpand, "dlc.expand; constant shape input"},
     {"Flatten", importFlatten, "dlc.reshape; negative axis"},
+    {"Floor", importUnary<FloorOp>, "dlc.floor"},
     {"Gather", importGather, "dlc.gather; negative axis"},
     {"GatherElements", importGatherElements,
      "dlc.gather_elements; negative axis and indices"},
+    {"Gelu", importGelu, "dlc.gelu; approximate none/tanh"},
     {"Gemm", importGemm, "dlc.gemm; alpha, beta, transA, transB, optional C"},
     {"GlobalAveragePool", importGlobalAveragePool,
      "dlc.reduce_mean over the spatial dims, keepdims"},
     {"Greater", importCompare<GreaterOp>, "dlc.greater; broadcasting, bool result"},
     {"GreaterOrEqual", importCompare<GreaterOrEqualOp>,
      "dlc.greater_or_equal; broadcasting, bool result"},
+    {"HardSigmoid", importHardSigmoid, "dlc.hard_sigmoid; alpha, beta"},
+    {"HardSwish", importUnary<HardSwishOp>, "dlc.hard_swish"},
     {"Identity", importIdentity, "forwarded"},
     {"IsInf", importIsInf, "dlc.is_inf; detect_negative, detect_positive"},
     {"IsNaN", importIsNaN, "dlc.is_nan"},
     {"LayerNormalization", importLayerNorm,
      "dlc.layer_norm; Mean/InvStdDev outputs unused"},
+    {"LeakyRelu", importLeakyRelu, "dlc.leaky_relu; alpha"},
     {"Less", importCompare<LessOp>, "dlc.less; broadcasting, bool result"},
     {"LessOrEqual", importCompare<LessOrEqualOp>,
      "dlc.less_or_equal; broadcasting, bool result"},
+    {"Log", importUnary<LogOp>, "dlc.log"},
+    {"LogSoftmax", importSoftmaxLike<LogSoftmaxOp>,
+     "dlc.log_softmax; opset < 13 semantics via 2-D reshape"},
     {"MatMul", importMatMul, "dlc.matmul; 1-D operands reshaped"},
+    {"Max", importVariadic<MaxOp>, "dlc.max chain; variadic, broadcasting"},
     {"MaxPool", importMaxPool,
      "dlc.max_pool; auto_pad resolved, ceil_mode, storage_order=0, Indices "
      "output unused"},
+    {"Mean", importVariadic<AddOp, true>,
+     "dlc.add chain and dlc.div by the count; variadic, broadcasting"},
+    {"Min", importVariadic<MinOp>, "dlc.min chain; variadic, broadcasting"},
+    {"Mish", importUnary<MishOp>, "dlc.mish"},
+    {"Mod", importMod, "dlc.mod; fmod (required for floats)"},
     {"Mul", importBinary<MulOp>, "dlc.mul; numpy broadcasting, same dtypes"},
+    {"Neg", importUnary<NegOp>, "dlc.neg"},
     {"Not", importNot, "dlc.not"},
     {"Or", importLogical<OrOp>, "dlc.or; bool operands, broadcasting"},
+    {"PRelu", importPRelu, "dlc.prelu; slope broadcast to X"},
     {"Pow", importPow, "dlc.pow; exponent cast to the base type"},
+    {"Reciprocal", importUnary<ReciprocalOp>, "dlc.reciprocal"},
+    {"ReduceL1", importReduceL1,
+     "dlc.reduce_l1; axes attribute (<18) or constant input, keepdims, "
+     "noop_with_empty_axes"},
+    {"ReduceL2", importReduceL2,
+     "dlc.reduce_l2; axes attribute (<18) or constant input, keepdims, "
+     "noop_with_empty_axes"},
+    {"ReduceLogSum", importReduceLogSum,
+     "dlc.reduce_log_sum; axes attribute (<18) or constant input, "
+     "keepdims, noop_with_empty_axes"},
+    {"ReduceLogSumExp", importReduceLogSumExp,
+     "dlc.reduce_log_sum_exp; axes attribute (<18) or constant input, "
+     "keepdims, noop_with_empty_axes"},
+    {"ReduceMax", importReduceMax,
+     "dlc.reduce_max; axes attribute (<18) or constant input, keepdims, "
+     "noop_with_empty_axes"},
     {"ReduceMean", importReduceMean,
      "dlc.reduce_mean; axes attribute (<18) or constant input, keepdims, "
      "noop_with_empty_axes"},
+    {"ReduceMin", importReduceMin,
+     "dlc.reduce_min; axes attribute (<18) or constant input, keepdims, "
+     "noop_with_empty_axes"},
+    {"ReduceProd", importReduceProd,
+     "dlc.reduce_prod; axes attribute (<18) or constant input, keepdims, "
+     "noop_with_empty_axes"},
+    {"ReduceSum", importReduceSum,
+     "dlc.reduce_sum; axes attribute (<13) or constant input, keepdims, "
+     "noop_with_empty_axes"},
+    {"ReduceSumSquare", importReduceSumSquare,
+     "dlc.reduce_sum_square; axes attribute (<18) or constant input, "
+     "keepdims, noop_with_empty_axes"},
     {"Relu", importUnary<ReluOp>, "dlc.relu"},
     {"Reshape", importReshape,
      "dlc.reshape; constant shape with 0 and -1, allowzero"},
+    {"Round", importUnary<RoundOp>, "dlc.round; half to even"},
+    {"Selu", importSelu, "dlc.selu; alpha, gamma"},
     {"Shape", importShape, "dlc.shape (folds to a constant); start/end"},
     {"Sigmoid", importUnary<SigmoidOp>, "dlc.sigmoid"},
+    {"Sign", importUnary<SignOp>, "dlc.sign"},
+    {"Sin", importUnary<SinOp>, "dlc.sin"},
     {"Slice", importSlice,
      "dlc.slice; attributes (<10) or constant inputs, negative steps, "
      "clamped"},
-    {"Softmax", importSoftmax,
+    {"Softmax", importSoftmaxLike<SoftmaxOp>,
      "dlc.softmax; opset < 13 semantics via 2-D reshape"},
+    {"Softplus", importUnary<SoftplusOp>, "dlc.softplus"},
+    {"Softsign", importUnary<SoftsignOp>, "dlc.softsign"},
     {"Sqrt", importUnary<SqrtOp>, "dlc.sqrt"},
     {"Squeeze", importSqueeze,
      "dlc.reshape; axes attribute (<13) or constant input"},
     {"Sub", importBinary<SubOp>, "dlc.sub; numpy broadcasting, same dtypes"},
+    {"Sum", importVariadic<AddOp>, "dlc.add chain; variadic, broadcasting"},
     {"Tanh", importUnary<TanhOp>, "dlc.tanh"},
+    {"ThresholdedRelu", importThresholdedRelu, "dlc.thresholded_relu; alpha"},
     {"Transpose", importTranspose, "dlc.transpose; default perm reverses"},
     {"Unsqueeze", importUnsqueeze,
      "dlc.reshape; axes attribute (<13) or constant input"},

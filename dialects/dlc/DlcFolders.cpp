@@ -265,6 +265,20 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
 
 OpFoldResult PowOp::fold(FoldAdaptor) { return {}; }
 
+OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
+  return foldIntBinary(adaptor.getOperands(), getType(),
+                       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+                         return a.sge(b) ? a : b;
+                       });
+}
+
+OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
+  return foldIntBinary(adaptor.getOperands(), getType(),
+                       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+                         return a.sle(b) ? a : b;
+                       });
+}
+
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();

@@ -117,6 +117,10 @@ DLC_BINARY_INFER(SubOp)
 DLC_BINARY_INFER(MulOp)
 DLC_BINARY_INFER(DivOp)
 DLC_BINARY_INFER(PowOp)
+DLC_BINARY_INFER(MaxOp)
+DLC_BINARY_INFER(MinOp)
+DLC_BINARY_INFER(ModOp)
+DLC_BINARY_INFER(PReluOp)
 #undef DLC_BINARY_INFER
 
 #define DLC_COMPARE_INFER(OP)                                                  \
@@ -330,6 +334,74 @@ LogicalResult AveragePoolOp::inferReturnTypes(MLIRContext *,
                                               Adaptor adaptor,
                                               SmallVectorImpl<Type> &types) {
   return inferPool(loc, adaptor, types);
+}
+
+LogicalResult ModOp::verify() {
+  if (!getFmod() && isa<FloatType>(getType().getElementType()))
+    return emitOpError("float operands require fmod");
+  return success();
+}
+
+/// Result type of a reduction of `input` over `axes`.
+static LogicalResult inferReduce(std::optional<Location> loc, Value input,
+                                 ArrayRef<int64_t> axes, bool keepdims,
+                                 Type elementType,
+                                 SmallVectorImpl<Type> &types) {
+  auto in = rankedType(input);
+  SmallVector<bool> reduced(in.getRank(), false);
+  for (int64_t axis : axes) {
+    if (axis < 0 || axis >= in.getRank())
+      return failInference(loc, "axis " + Twine(axis) + " out of range");
+    if (reduced[axis])
+      return failInference(loc, "axis " + Twine(axis) + " repeated");
+    reduced[axis] = true;
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < in.getRank(); ++i) {
+    if (!reduced[i])
+      shape.push_back(in.getDimSize(i));
+    else if (keepdims)
+      shape.push_back(1);
+  }
+  types.push_back(RankedTensorType::get(shape, elementType));
+  return success();
+}
+
+#define DLC_REDUCE_INFER(OP)                                                   \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> l, \
+                                     Adaptor a, SmallVectorImpl<Type> &t) {    \
+    return inferReduce(l, a.getInput(), a.getAxes(), a.getKeepdims(),          \
+                       rankedType(a.getInput()).getElementType(), t);          \
+  }
+DLC_REDUCE_INFER(ReduceSumOp)
+DLC_REDUCE_INFER(ReduceProdOp)
+DLC_REDUCE_INFER(ReduceMaxOp)
+DLC_REDUCE_INFER(ReduceMinOp)
+DLC_REDUCE_INFER(ReduceL1Op)
+DLC_REDUCE_INFER(ReduceSumSquareOp)
+DLC_REDUCE_INFER(ReduceL2Op)
+DLC_REDUCE_INFER(ReduceLogSumOp)
+DLC_REDUCE_INFER(ReduceLogSumExpOp)
+#undef DLC_REDUCE_INFER
+
+#define DLC_ARG_REDUCE_INFER(OP)                                               \
+  LogicalResult OP::inferReturnTypes(MLIRContext *ctx,                         \
+                                     std::optional<Location> l, Adaptor a,     \
+                                     SmallVectorImpl<Type> &t) {               \
+    int64_t axis = a.getAxis();                                                \
+    return inferReduce(l, a.getInput(), ArrayRef<int64_t>(axis),               \
+                       a.getKeepdims(), IntegerType::get(ctx, 64), t);         \
+  }
+DLC_ARG_REDUCE_INFER(ArgMaxOp)
+DLC_ARG_REDUCE_INFER(ArgMinOp)
+#undef DLC_ARG_REDUCE_INFER
+
+LogicalResult LogSoftmaxOp::verify() {
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= getType().getRank())
+    return emitOpError("axis ") << axis << " out of range for rank "
+                                << getType().getRank();
+  return success();
 }
 
 LogicalResult ReduceMeanOp::inferReturnTypes(MLIRContext *,

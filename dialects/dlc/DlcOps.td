@@ -67,6 +67,79 @@ def Dlc_TanhOp : Dlc_UnaryOp<"tanh">;
 def Dlc_ErfOp : Dlc_UnaryOp<"erf">;
 def Dlc_SqrtOp : Dlc_UnaryOp<"sqrt">;
 def Dlc_ExpOp : Dlc_UnaryOp<"exp">;
+def Dlc_LogOp : Dlc_UnaryOp<"log">;
+def Dlc_SinOp : Dlc_UnaryOp<"sin">;
+def Dlc_CosOp : Dlc_UnaryOp<"cos">;
+def Dlc_FloorOp : Dlc_UnaryOp<"floor">;
+def Dlc_CeilOp : Dlc_UnaryOp<"ceil">;
+def Dlc_RoundOp : Dlc_UnaryOp<"round"> {
+  let description = [{ Rounds half to even, as ONNX Round does. }];
+}
+def Dlc_ReciprocalOp : Dlc_UnaryOp<"reciprocal">;
+def Dlc_SoftplusOp : Dlc_UnaryOp<"softplus">;
+def Dlc_SoftsignOp : Dlc_UnaryOp<"softsign">;
+def Dlc_MishOp : Dlc_UnaryOp<"mish">;
+def Dlc_HardSwishOp : Dlc_UnaryOp<"hard_swish">;
+
+def Dlc_NumericTensor : RankedTensorOf<[F16, BF16, F32, F64, I8, I32, I64]>;
+
+def Dlc_AbsOp : Dlc_UnaryOp<"abs", Dlc_NumericTensor>;
+def Dlc_NegOp : Dlc_UnaryOp<"neg", Dlc_NumericTensor>;
+def Dlc_SignOp : Dlc_UnaryOp<"sign", Dlc_NumericTensor>;
+
+def Dlc_MaxOp : Dlc_BinaryOp<"max", [Commutative]> {
+  let description = [{ Floats: NaN in either operand gives NaN. }];
+}
+def Dlc_MinOp : Dlc_BinaryOp<"min", [Commutative]> {
+  let description = [{ Floats: NaN in either operand gives NaN. }];
+}
+
+def Dlc_ModOp : Dlc_Op<"mod", [InferTypeOpAdaptor]> {
+  let summary = "elementwise remainder with broadcasting (ONNX Mod)";
+  let description = [{
+    With `fmod` the result takes the sign of the dividend (C fmod, floats
+    and integers); without it, integers only, the sign of the divisor
+    (Python %).
+  }];
+  let arguments = (ins Dlc_NumericTensor:$lhs, Dlc_NumericTensor:$rhs,
+                   BoolAttr:$fmod);
+  let results = (outs Dlc_NumericTensor:$result);
+  let hasVerifier = 1;
+}
+
+def Dlc_PReluOp : Dlc_Op<"prelu", [InferTypeOpAdaptor]> {
+  let summary = "x < 0 ? slope * x : x, slope broadcast to x";
+  let arguments = (ins Dlc_FloatTensor:$lhs, Dlc_FloatTensor:$rhs);
+  let results = (outs Dlc_FloatTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Activations with parameters
+//===----------------------------------------------------------------------===//
+
+class Dlc_ActivationOp<string mnemonic, string formula, dag attrs>
+    : Dlc_Op<mnemonic, [SameOperandsAndResultType]> {
+  let summary = "elementwise " # formula;
+  let arguments = !con((ins Dlc_FloatTensor:$input), attrs);
+  let results = (outs Dlc_FloatTensor:$result);
+}
+
+def Dlc_LeakyReluOp : Dlc_ActivationOp<"leaky_relu",
+    "x < 0 ? alpha * x : x", (ins F32Attr:$alpha)>;
+def Dlc_EluOp : Dlc_ActivationOp<"elu",
+    "x < 0 ? alpha * (exp(x) - 1) : x", (ins F32Attr:$alpha)>;
+def Dlc_SeluOp : Dlc_ActivationOp<"selu",
+    "gamma * (x <= 0 ? alpha * (exp(x) - 1) : x)",
+    (ins F32Attr:$alpha, F32Attr:$gamma)>;
+def Dlc_CeluOp : Dlc_ActivationOp<"celu",
+    "max(0, x) + min(0, alpha * (exp(x / alpha) - 1))", (ins F32Attr:$alpha)>;
+def Dlc_HardSigmoidOp : Dlc_ActivationOp<"hard_sigmoid",
+    "max(0, min(1, alpha * x + beta))", (ins F32Attr:$alpha, F32Attr:$beta)>;
+def Dlc_ThresholdedReluOp : Dlc_ActivationOp<"thresholded_relu",
+    "x > alpha ? x : 0", (ins F32Attr:$alpha)>;
+def Dlc_GeluOp : Dlc_ActivationOp<"gelu",
+    "x * Phi(x), exact (erf) or with the tanh approximation",
+    (ins BoolAttr:$tanh_approximation)>;
 
 def Dlc_ClipOp : Dlc_Op<"clip", [SameOperandsAndResultType]> {
   let summary = "clamp to [min, max]";
@@ -228,8 +301,51 @@ def Dlc_ReduceMeanOp : Dlc_Op<"reduce_mean", [InferTypeOpAdaptor]> {
   let results = (outs Dlc_FloatTensor:$result);
 }
 
+class Dlc_ReduceOp<string mnemonic, string what, Type type = Dlc_NumericTensor>
+    : Dlc_Op<mnemonic, [InferTypeOpAdaptor]> {
+  let summary = what # " over `axes` (sorted, unique, non-negative)";
+  let arguments = (ins type:$input, DenseI64ArrayAttr:$axes,
+                   BoolAttr:$keepdims);
+  let results = (outs type:$result);
+}
+
+def Dlc_ReduceSumOp : Dlc_ReduceOp<"reduce_sum", "sum">;
+def Dlc_ReduceProdOp : Dlc_ReduceOp<"reduce_prod", "product">;
+def Dlc_ReduceMaxOp : Dlc_ReduceOp<"reduce_max", "maximum">;
+def Dlc_ReduceMinOp : Dlc_ReduceOp<"reduce_min", "minimum">;
+def Dlc_ReduceL1Op : Dlc_ReduceOp<"reduce_l1", "sum of |x|">;
+def Dlc_ReduceSumSquareOp : Dlc_ReduceOp<"reduce_sum_square", "sum of x^2">;
+def Dlc_ReduceL2Op : Dlc_ReduceOp<"reduce_l2", "sqrt of the sum of x^2",
+                                  Dlc_FloatTensor>;
+def Dlc_ReduceLogSumOp : Dlc_ReduceOp<"reduce_log_sum", "log of the sum",
+                                      Dlc_FloatTensor>;
+def Dlc_ReduceLogSumExpOp : Dlc_ReduceOp<"reduce_log_sum_exp",
+                                         "log of the sum of exp(x)",
+                                         Dlc_FloatTensor>;
+
+class Dlc_ArgReduceOp<string mnemonic, string what>
+    : Dlc_Op<mnemonic, [InferTypeOpAdaptor]> {
+  let summary = "index of the " # what # " along `axis` (i64)";
+  let description = [{
+    Ties resolve to the first index, or the last with `select_last_index`.
+  }];
+  let arguments = (ins Dlc_NumericTensor:$input, I64Attr:$axis,
+                   BoolAttr:$keepdims, BoolAttr:$select_last_index);
+  let results = (outs RankedTensorOf<[I64]>:$result);
+}
+
+def Dlc_ArgMaxOp : Dlc_ArgReduceOp<"arg_max", "maximum">;
+def Dlc_ArgMinOp : Dlc_ArgReduceOp<"arg_min", "minimum">;
+
 def Dlc_SoftmaxOp : Dlc_Op<"softmax", [SameOperandsAndResultType]> {
   let summary = "softmax along one axis (opset 13 semantics)";
+  let arguments = (ins Dlc_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs Dlc_FloatTensor:$result);
+  let hasVerifier = 1;
+}
+
+def Dlc_LogSoftmaxOp : Dlc_Op<"log_softmax", [SameOperandsAndResultType]> {
+  let summary = "log of softmax along one axis (opset 13 semantics)";
   let arguments = (ins Dlc_FloatTensor:$input, I64Attr:$axis);
   let results = (outs Dlc_FloatTensor:$result);
   let hasVerifier = 1;

@@ -20,6 +20,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <cmath>
+
 namespace mlir::dlc {
 #define GEN_PASS_DEF_CONVERTDLCTOLINALGPASS
 #include "passes/Passes.h.inc"
@@ -52,6 +54,15 @@ Value lowestValue(OpBuilder &b, Location loc, Type type) {
         loc, b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(), true)));
   return b.create<arith::ConstantOp>(
       loc, b.getIntegerAttr(type, APInt::getSignedMinValue(
+                                      type.getIntOrFloatBitWidth())));
+}
+
+Value highestValue(OpBuilder &b, Location loc, Type type) {
+  if (auto ft = dyn_cast<FloatType>(type))
+    return b.create<arith::ConstantOp>(
+        loc, b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics())));
+  return b.create<arith::ConstantOp>(
+      loc, b.getIntegerAttr(type, APInt::getSignedMaxValue(
                                       type.getIntOrFloatBitWidth())));
 }
 
@@ -240,6 +251,17 @@ struct BinaryLowering : OpRewritePattern<OpTy> {
             return mul(b, loc, a[0], a[1]);
           if constexpr (std::is_same_v<OpTy, DivOp>)
             return div(b, loc, a[0], a[1]);
+          if constexpr (std::is_same_v<OpTy, MaxOp>)
+            return max(b, loc, a[0], a[1]);
+          if constexpr (std::is_same_v<OpTy, MinOp>)
+            return min(b, loc, a[0], a[1]);
+          if constexpr (std::is_same_v<OpTy, PReluOp>) {
+            Value neg = b.create<arith::CmpFOp>(
+                loc, arith::CmpFPredicate::OLT, a[0],
+                scalarConstant(b, loc, a[0].getType(), 0));
+            return b.create<arith::SelectOp>(
+                loc, neg, b.create<arith::MulFOp>(loc, a[0], a[1]), a[0]);
+          }
           if constexpr (std::is_same_v<OpTy, PowOp>) {
             if (isa<FloatType>(a[0].getType()))
               return b.create<math::PowFOp>(loc, a[0], a[1]);
@@ -251,6 +273,38 @@ struct BinaryLowering : OpRewritePattern<OpTy> {
     return success();
   }
 };
+
+/// log(1 + exp(x)) without overflow: max(x, 0) + log(1 + exp(-|x|)).
+Value softplus(OpBuilder &b, Location loc, Value x) {
+  Type t = x.getType();
+  Value e = b.create<math::ExpOp>(
+      loc, b.create<arith::NegFOp>(loc, b.create<math::AbsFOp>(loc, x)));
+  Value l = b.create<math::LogOp>(
+      loc, b.create<arith::AddFOp>(loc, scalarConstant(b, loc, t, 1), e));
+  return b.create<arith::AddFOp>(
+      loc, b.create<arith::MaximumFOp>(loc, x, scalarConstant(b, loc, t, 0)),
+      l);
+}
+
+/// Round half to even from floor (math.roundeven has no NVVM lowering):
+/// r = floor(x), d = x - r; d > 1/2 or (d == 1/2 and r odd) rounds up.
+/// NaN and infinities give NaN comparisons and keep r.
+Value roundHalfEven(OpBuilder &b, Location loc, Value x) {
+  Type t = x.getType();
+  using P = arith::CmpFPredicate;
+  Value r = b.create<math::FloorOp>(loc, x);
+  Value d = b.create<arith::SubFOp>(loc, x, r);
+  Value half = scalarConstant(b, loc, t, 0.5);
+  Value halfR = b.create<arith::MulFOp>(loc, r, half);
+  Value odd = b.create<arith::CmpFOp>(loc, P::ONE, b.create<math::FloorOp>(loc, halfR),
+                                      halfR);
+  Value up = b.create<arith::OrIOp>(
+      loc, b.create<arith::CmpFOp>(loc, P::OGT, d, half),
+      b.create<arith::AndIOp>(loc, b.create<arith::CmpFOp>(loc, P::OEQ, d, half),
+                              odd));
+  return b.create<arith::SelectOp>(
+      loc, up, b.create<arith::AddFOp>(loc, r, scalarConstant(b, loc, t, 1)), r);
+}
 
 template <typename OpTy>
 struct UnaryLowering : OpRewritePattern<OpTy> {
@@ -278,6 +332,74 @@ struct UnaryLowering : OpRewritePattern<OpTy> {
             return b.create<math::SqrtOp>(loc, x);
           if constexpr (std::is_same_v<OpTy, ExpOp>)
             return b.create<math::ExpOp>(loc, x);
+          if constexpr (std::is_same_v<OpTy, LogOp>)
+            return b.create<math::LogOp>(loc, x);
+          if constexpr (std::is_same_v<OpTy, SinOp>)
+            return b.create<math::SinOp>(loc, x);
+          if constexpr (std::is_same_v<OpTy, CosOp>)
+            return b.create<math::CosOp>(loc, x);
+          if constexpr (std::is_same_v<OpTy, FloorOp>)
+            return b.create<math::FloorOp>(loc, x);
+          if constexpr (std::is_same_v<OpTy, CeilOp>)
+            return b.create<math::CeilOp>(loc, x);
+          if constexpr (std::is_same_v<OpTy, RoundOp>)
+            return roundHalfEven(b, loc, x);
+          if constexpr (std::is_same_v<OpTy, ReciprocalOp>)
+            return b.create<arith::DivFOp>(loc, scalarConstant(b, loc, t, 1),
+                                           x);
+          if constexpr (std::is_same_v<OpTy, SoftplusOp>)
+            return softplus(b, loc, x);
+          if constexpr (std::is_same_v<OpTy, SoftsignOp>) {
+            Value d = b.create<arith::AddFOp>(loc, scalarConstant(b, loc, t, 1),
+                                              b.create<math::AbsFOp>(loc, x));
+            return b.create<arith::DivFOp>(loc, x, d);
+          }
+          if constexpr (std::is_same_v<OpTy, MishOp>)
+            return b.create<arith::MulFOp>(
+                loc, x, b.create<math::TanhOp>(loc, softplus(b, loc, x)));
+          if constexpr (std::is_same_v<OpTy, HardSwishOp>) {
+            // x * max(0, min(1, x / 6 + 1 / 2))
+            Value h = b.create<arith::AddFOp>(
+                loc,
+                b.create<arith::MulFOp>(loc, x,
+                                        scalarConstant(b, loc, t, 1.0 / 6.0)),
+                scalarConstant(b, loc, t, 0.5));
+            h = b.create<arith::MaximumFOp>(loc, h, scalarConstant(b, loc, t, 0));
+            h = b.create<arith::MinimumFOp>(loc, h, scalarConstant(b, loc, t, 1));
+            return b.create<arith::MulFOp>(loc, x, h);
+          }
+          if constexpr (std::is_same_v<OpTy, AbsOp>) {
+            if (isa<FloatType>(t))
+              return b.create<math::AbsFOp>(loc, x);
+            Value neg = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
+                                                x, scalarConstant(b, loc, t, 0));
+            return b.create<arith::SelectOp>(
+                loc, neg, sub(b, loc, scalarConstant(b, loc, t, 0), x), x);
+          }
+          if constexpr (std::is_same_v<OpTy, NegOp>) {
+            if (isa<FloatType>(t))
+              return b.create<arith::NegFOp>(loc, x);
+            return sub(b, loc, scalarConstant(b, loc, t, 0), x);
+          }
+          if constexpr (std::is_same_v<OpTy, SignOp>) {
+            Value zero = scalarConstant(b, loc, t, 0);
+            Value pos, neg;
+            if (isa<FloatType>(t)) {
+              pos = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, x,
+                                            zero);
+              neg = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x,
+                                            zero);
+            } else {
+              pos = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, x,
+                                            zero);
+              neg = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x,
+                                            zero);
+            }
+            Value r = b.create<arith::SelectOp>(
+                loc, neg, scalarConstant(b, loc, t, -1), zero);
+            return b.create<arith::SelectOp>(loc, pos,
+                                             scalarConstant(b, loc, t, 1), r);
+          }
           if constexpr (std::is_same_v<OpTy, ClipOp>) {
             // Bounds beyond the element type's range saturate to +-inf.
             Value lo = b.create<arith::ConstantOp>(
@@ -288,6 +410,118 @@ struct UnaryLowering : OpRewritePattern<OpTy> {
                 loc, b.create<arith::MaximumFOp>(loc, x, lo), hi);
           }
           llvm_unreachable("unhandled unary op");
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// ONNX Mod: fmod keeps the dividend's sign; otherwise (integers) the
+/// remainder takes the divisor's sign.
+struct ModLowering : OpRewritePattern<ModOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ModOp op,
+                                PatternRewriter &rewriter) const override {
+    bool fmod = op.getFmod();
+    Value r = elementwise(
+        rewriter, op.getLoc(), op.getType(), {op.getLhs(), op.getRhs()},
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          if (isa<FloatType>(a[0].getType()))
+            return b.create<arith::RemFOp>(l, a[0], a[1]);
+          Value rem = b.create<arith::RemSIOp>(l, a[0], a[1]);
+          if (fmod)
+            return rem;
+          Value zero = scalarConstant(b, l, a[0].getType(), 0);
+          Value nonZero =
+              b.create<arith::CmpIOp>(l, arith::CmpIPredicate::ne, rem, zero);
+          Value remNeg =
+              b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, rem, zero);
+          Value divNeg =
+              b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, a[1], zero);
+          Value fix = b.create<arith::AndIOp>(
+              l, nonZero, b.create<arith::XOrIOp>(l, remNeg, divNeg));
+          return b.create<arith::SelectOp>(
+              l, fix, b.create<arith::AddIOp>(l, rem, a[1]), rem);
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// Activations with float attributes.
+template <typename OpTy>
+struct ActivationLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Value r = elementwise(
+        rewriter, op.getLoc(), op.getType(), {op.getInput()},
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value x = a[0];
+          Type t = x.getType();
+          auto c = [&](double v) { return scalarConstant(b, l, t, v); };
+          auto attr = [](FloatAttr f) { return f.getValueAsDouble(); };
+          auto cmp = [&](arith::CmpFPredicate p, Value y, Value z) -> Value {
+            return b.create<arith::CmpFOp>(l, p, y, z);
+          };
+          auto expm1 = [&](Value y) -> Value {
+            return b.create<arith::SubFOp>(l, b.create<math::ExpOp>(l, y),
+                                           c(1));
+          };
+          using P = arith::CmpFPredicate;
+          if constexpr (std::is_same_v<OpTy, LeakyReluOp>)
+            return b.create<arith::SelectOp>(
+                l, cmp(P::OLT, x, c(0)),
+                b.create<arith::MulFOp>(l, x, c(attr(op.getAlphaAttr()))), x);
+          if constexpr (std::is_same_v<OpTy, EluOp>)
+            return b.create<arith::SelectOp>(
+                l, cmp(P::OLT, x, c(0)),
+                b.create<arith::MulFOp>(l, expm1(x),
+                                        c(attr(op.getAlphaAttr()))),
+                x);
+          if constexpr (std::is_same_v<OpTy, SeluOp>) {
+            Value neg = b.create<arith::MulFOp>(l, expm1(x),
+                                                c(attr(op.getAlphaAttr())));
+            Value y = b.create<arith::SelectOp>(l, cmp(P::OLE, x, c(0)), neg, x);
+            return b.create<arith::MulFOp>(l, y, c(attr(op.getGammaAttr())));
+          }
+          if constexpr (std::is_same_v<OpTy, CeluOp>) {
+            double alpha = attr(op.getAlphaAttr());
+            Value e = expm1(b.create<arith::DivFOp>(l, x, c(alpha)));
+            Value neg = b.create<arith::MinimumFOp>(
+                l, b.create<arith::MulFOp>(l, e, c(alpha)), c(0));
+            return b.create<arith::AddFOp>(
+                l, b.create<arith::MaximumFOp>(l, x, c(0)), neg);
+          }
+          if constexpr (std::is_same_v<OpTy, HardSigmoidOp>) {
+            Value y = b.create<arith::AddFOp>(
+                l, b.create<arith::MulFOp>(l, x, c(attr(op.getAlphaAttr()))),
+                c(attr(op.getBetaAttr())));
+            y = b.create<arith::MaximumFOp>(l, y, c(0));
+            return b.create<arith::MinimumFOp>(l, y, c(1));
+          }
+          if constexpr (std::is_same_v<OpTy, ThresholdedReluOp>)
+            return b.create<arith::SelectOp>(
+                l, cmp(P::OGT, x, c(attr(op.getAlphaAttr()))), x, c(0));
+          if constexpr (std::is_same_v<OpTy, GeluOp>) {
+            Value phi;
+            if (op.getTanhApproximation()) {
+              // tanh(sqrt(2 / pi) * (x + 0.044715 x^3))
+              Value x3 = b.create<arith::MulFOp>(
+                  l, x, b.create<arith::MulFOp>(l, x, x));
+              Value in = b.create<arith::AddFOp>(
+                  l, x, b.create<arith::MulFOp>(l, x3, c(0.044715)));
+              phi = b.create<math::TanhOp>(
+                  l, b.create<arith::MulFOp>(l, in, c(std::sqrt(2.0 / M_PI))));
+            } else {
+              phi = b.create<math::ErfOp>(
+                  l, b.create<arith::MulFOp>(l, x, c(M_SQRT1_2)));
+            }
+            Value half = b.create<arith::MulFOp>(l, x, c(0.5));
+            return b.create<arith::MulFOp>(
+                l, half, b.create<arith::AddFOp>(l, phi, c(1)));
+          }
+          llvm_unreachable("unhandled activation");
         });
     rewriter.replaceOp(op, r);
     return success();
@@ -784,6 +1018,189 @@ struct ReduceMeanLowering : OpRewritePattern<ReduceMeanOp> {
   }
 };
 
+/// ReduceSum/Prod/Max/Min/L1/L2/SumSquare/LogSum/LogSumExp: one reduction
+/// into the kept-dims shape, then a finishing elementwise step where the
+/// op needs one, then a reshape when the dims are dropped.
+template <typename OpTy>
+struct ReduceLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto inType = tensorType(op.getInput());
+    auto keptType = keptDimsType(inType, op.getAxes());
+    Type elt = inType.getElementType();
+    constexpr bool isLogSumExp = std::is_same_v<OpTy, ReduceLogSumExpOp>;
+    Value init;
+    if constexpr (std::is_same_v<OpTy, ReduceProdOp>)
+      init = scalarConstant(rewriter, loc, elt, 1);
+    else if constexpr (std::is_same_v<OpTy, ReduceMaxOp>)
+      init = lowestValue(rewriter, loc, elt);
+    else if constexpr (std::is_same_v<OpTy, ReduceMinOp>)
+      init = highestValue(rewriter, loc, elt);
+    else
+      init = scalarConstant(rewriter, loc, elt, 0);
+    SmallVector<Value> inits{filled(rewriter, loc, keptType, init)};
+    if constexpr (isLogSumExp) {
+      // Online max and rescaled sum, as in softmax.
+      inits.insert(inits.begin(), filled(rewriter, loc, keptType,
+                                         lowestValue(rewriter, loc, elt)));
+    }
+    auto acc = reduce(
+        rewriter, loc, op.getInput(), op.getAxes(), inits,
+        [&](OpBuilder &b, Location l, ValueRange a) -> SmallVector<Value> {
+          Value x = a[0], s = a.back();
+          if constexpr (std::is_same_v<OpTy, ReduceProdOp>)
+            return {mul(b, l, s, x)};
+          if constexpr (std::is_same_v<OpTy, ReduceMaxOp>)
+            return {max(b, l, s, x)};
+          if constexpr (std::is_same_v<OpTy, ReduceMinOp>)
+            return {min(b, l, s, x)};
+          if constexpr (std::is_same_v<OpTy, ReduceL1Op>) {
+            Value ax;
+            if (isa<FloatType>(x.getType())) {
+              ax = b.create<math::AbsFOp>(l, x);
+            } else {
+              Value zero = scalarConstant(b, l, x.getType(), 0);
+              Value neg = b.create<arith::CmpIOp>(
+                  l, arith::CmpIPredicate::slt, x, zero);
+              ax = b.create<arith::SelectOp>(l, neg, sub(b, l, zero, x), x);
+            }
+            return {add(b, l, s, ax)};
+          }
+          if constexpr (std::is_same_v<OpTy, ReduceSumSquareOp> ||
+                        std::is_same_v<OpTy, ReduceL2Op>)
+            return {add(b, l, s, mul(b, l, x, x))};
+          if constexpr (isLogSumExp) {
+            Value m = a[1];
+            Value mNew = b.create<arith::MaximumFOp>(l, m, x);
+            // exp(m - mNew) with both -inf is exp(NaN): guard it.
+            Value same = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ,
+                                                 m, mNew);
+            Value scale = b.create<arith::SelectOp>(
+                l, same, scalarConstant(b, l, x.getType(), 1),
+                b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, m, mNew)));
+            Value sameX = b.create<arith::CmpFOp>(
+                l, arith::CmpFPredicate::OEQ, x, mNew);
+            Value e = b.create<arith::SelectOp>(
+                l, sameX, scalarConstant(b, l, x.getType(), 1),
+                b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, x, mNew)));
+            return {mNew, b.create<arith::AddFOp>(
+                              l, b.create<arith::MulFOp>(l, s, scale), e)};
+          }
+          return {add(b, l, s, x)};
+        });
+    Value r = acc.back();
+    if constexpr (std::is_same_v<OpTy, ReduceL2Op>)
+      r = elementwise(rewriter, loc, keptType, {r},
+                      [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                        return b.create<math::SqrtOp>(l, a[0]);
+                      });
+    if constexpr (std::is_same_v<OpTy, ReduceLogSumOp>)
+      r = elementwise(rewriter, loc, keptType, {r},
+                      [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                        return b.create<math::LogOp>(l, a[0]);
+                      });
+    if constexpr (isLogSumExp)
+      r = elementwise(rewriter, loc, keptType, {acc[0], acc[1]},
+                      [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                        return b.create<arith::AddFOp>(
+                            l, a[0], b.create<math::LogOp>(l, a[1]));
+                      });
+    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, r, op.getType()));
+    return success();
+  }
+};
+
+/// ArgMax/ArgMin: the reduction carries (best value, its index); the index
+/// of the reduced dim is the last loop of the iteration space.
+template <typename OpTy>
+struct ArgReduceLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    constexpr bool isMax = std::is_same_v<OpTy, ArgMaxOp>;
+    Location loc = op.getLoc();
+    auto inType = tensorType(op.getInput());
+    Type elt = inType.getElementType();
+    int64_t axis = op.getAxis(), rank = inType.getRank();
+    bool last = op.getSelectLastIndex();
+    auto keptType = keptDimsType(inType, {axis});
+    auto idxType = keptType.clone(rewriter.getI64Type());
+    Value v0 = filled(rewriter, loc, keptType,
+                      isMax ? lowestValue(rewriter, loc, elt)
+                            : highestValue(rewriter, loc, elt));
+    Value i0 = filled(rewriter, loc, idxType,
+                      scalarConstant(rewriter, loc, rewriter.getI64Type(), 0));
+    auto acc = reduce(
+        rewriter, loc, op.getInput(), {axis}, {v0, i0},
+        [&](OpBuilder &b, Location l, ValueRange a) -> SmallVector<Value> {
+          Value x = a[0], best = a[1], bestIdx = a[2];
+          Value i = b.create<arith::IndexCastOp>(
+              l, b.getI64Type(), b.create<linalg::IndexOp>(l, rank - 1));
+          Value better;
+          if (isa<FloatType>(elt)) {
+            using P = arith::CmpFPredicate;
+            better = b.create<arith::CmpFOp>(
+                l, isMax ? (last ? P::OGE : P::OGT) : (last ? P::OLE : P::OLT),
+                x, best);
+          } else {
+            using P = arith::CmpIPredicate;
+            better = b.create<arith::CmpIOp>(
+                l, isMax ? (last ? P::sge : P::sgt) : (last ? P::sle : P::slt),
+                x, best);
+          }
+          // The first element always counts (it may equal the init value).
+          Value first = b.create<arith::CmpIOp>(
+              l, arith::CmpIPredicate::eq, i,
+              scalarConstant(b, l, b.getI64Type(), 0));
+          better = b.create<arith::OrIOp>(l, better, first);
+          return {b.create<arith::SelectOp>(l, better, x, best),
+                  b.create<arith::SelectOp>(l, better, i, bestIdx)};
+        });
+    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, acc[1], op.getType()));
+    return success();
+  }
+};
+
+struct LogSoftmaxLowering : OpRewritePattern<LogSoftmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LogSoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    // x - m - log(sum(exp(x - m))) with m the max along the axis.
+    Location loc = op.getLoc();
+    auto type = op.getType();
+    Type elt = type.getElementType();
+    int64_t axis = op.getAxis();
+    auto keptType = keptDimsType(type, {axis});
+    Value m = reduce(rewriter, loc, op.getInput(), {axis},
+                     {filled(rewriter, loc, keptType,
+                             lowestValue(rewriter, loc, elt))},
+                     [](OpBuilder &b, Location l, ValueRange a) {
+                       return SmallVector<Value>{
+                           b.create<arith::MaximumFOp>(l, a[1], a[0])};
+                     })[0];
+    Value shifted = elementwise(rewriter, loc, type, {op.getInput(), m},
+                                [](OpBuilder &b, Location l, ValueRange a) {
+                                  return sub(b, l, a[0], a[1]);
+                                });
+    Value s = reduce(rewriter, loc, shifted, {axis},
+                     {filled(rewriter, loc, keptType,
+                             scalarConstant(rewriter, loc, elt, 0))},
+                     [](OpBuilder &b, Location l, ValueRange a) {
+                       return SmallVector<Value>{b.create<arith::AddFOp>(
+                           l, a[1], b.create<math::ExpOp>(l, a[0]))};
+                     })[0];
+    Value r = elementwise(rewriter, loc, type, {shifted, s},
+                          [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                            return b.create<arith::SubFOp>(
+                                l, a[0], b.create<math::LogOp>(l, a[1]));
+                          });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
 struct SoftmaxLowering : OpRewritePattern<SoftmaxOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SoftmaxOp op,
@@ -1222,4 +1639,24 @@ void mlir::dlc::populateDlcToLinalgPatterns(RewritePatternSet &patterns) {
                LogicalLowering<OrOp>, LogicalLowering<XorOp>,
                LogicalLowering<NotOp>, WhereLowering, IsNaNLowering,
                IsInfLowering, ExpandLowering, GatherElementsLowering>(ctx);
+  patterns.add<UnaryLowering<LogOp>, UnaryLowering<SinOp>,
+               UnaryLowering<CosOp>, UnaryLowering<FloorOp>,
+               UnaryLowering<CeilOp>, UnaryLowering<RoundOp>,
+               UnaryLowering<ReciprocalOp>, UnaryLowering<SoftplusOp>,
+               UnaryLowering<SoftsignOp>, UnaryLowering<MishOp>,
+               UnaryLowering<HardSwishOp>, UnaryLowering<AbsOp>,
+               UnaryLowering<NegOp>, UnaryLowering<SignOp>,
+               BinaryLowering<MaxOp>, BinaryLowering<MinOp>,
+               BinaryLowering<PReluOp>, ModLowering>(ctx);
+  patterns.add<ActivationLowering<LeakyReluOp>, ActivationLowering<EluOp>,
+               ActivationLowering<SeluOp>, ActivationLowering<CeluOp>,
+               ActivationLowering<HardSigmoidOp>,
+               ActivationLowering<ThresholdedReluOp>,
+               ActivationLowering<GeluOp>>(ctx);
+  patterns.add<ReduceLowering<ReduceSumOp>, ReduceLowering<ReduceProdOp>,
+               ReduceLowering<ReduceMaxOp>, ReduceLowering<ReduceMinOp>,
+               ReduceLowering<ReduceL1Op>, ReduceLowering<ReduceSumSquareOp>,
+               ReduceLowering<ReduceL2Op>, ReduceLowering<ReduceLogSumOp>,
+               ReduceLowering<ReduceLogSumExpOp>, ArgReduceLowering<ArgMaxOp>,
+               ArgReduceLowering<ArgMinOp>, LogSoftmaxLowering>(ctx);
 }

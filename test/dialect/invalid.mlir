@@ -217,3 +217,28 @@ func.func @gather_elements_rank(%a: tensor<3x4xf32>, %i: tensor<2xi64>) -> tenso
   %0 = dlc.gather_elements %a, %i {axis = 0 : i64} : (tensor<3x4xf32>, tensor<2xi64>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+func.func @mod_float(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{float operands require fmod}}
+  %0 = dlc.mod %a, %a {fmod = false} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @reduce_axis(%a: tensor<2x3xf32>) -> tensor<2xf32> {
+  // expected-error @+2 {{axis 2 out of range}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.reduce_max %a {axes = array<i64: 2>, keepdims = false} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @arg_max_result(%a: tensor<2x3xf32>) -> tensor<2xi32> {
+  // expected-error @+1 {{result #0 must be ranked tensor of 64-bit signless integer values}}
+  %0 = dlc.arg_max %a {axis = 1 : i64, keepdims = false, select_last_index = false} : (tensor<2x3xf32>) -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+}

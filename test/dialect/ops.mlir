@@ -103,3 +103,39 @@ func.func @expand_gather_elements(%x: tensor<3x1xf32>, %i: tensor<2x4xi64>) -> (
   %2 = dlc.gather_elements %1, %i {axis = 0 : i64} : (tensor<6x4xf32>, tensor<2x4xi64>) -> tensor<2x4xf32>
   return %0, %2 : tensor<2x3x4xf32>, tensor<2x4xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @math_activations
+func.func @math_activations(%x: tensor<2x3xf32>, %s: tensor<3xf32>, %i: tensor<4xi32>) -> (tensor<2x3xf32>, tensor<4xi32>) {
+  // CHECK: dlc.round
+  %0 = dlc.round %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: dlc.prelu {{.*}} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %1 = dlc.prelu %0, %s : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // CHECK: dlc.selu {{.*}} {alpha = 1.500000e+00 : f32, gamma = 2.000000e+00 : f32}
+  %2 = dlc.selu %1 {alpha = 1.5 : f32, gamma = 2.0 : f32} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: dlc.gelu {{.*}} {tanh_approximation = true}
+  %3 = dlc.gelu %2 {tanh_approximation = true} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: dlc.mod {{.*}} {fmod = true}
+  %4 = dlc.mod %3, %s {fmod = true} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // CHECK: dlc.abs {{.*}} : (tensor<4xi32>) -> tensor<4xi32>
+  %5 = dlc.abs %i : (tensor<4xi32>) -> tensor<4xi32>
+  // CHECK: dlc.mod {{.*}} {fmod = false}
+  %6 = dlc.mod %5, %i {fmod = false} : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %4, %6 : tensor<2x3xf32>, tensor<4xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func @reductions
+func.func @reductions(%x: tensor<2x3x4xf32>) -> (tensor<2x4xf32>, tensor<1x3x1xf32>, tensor<2x1x4xi64>, tensor<2x3x4xf32>) {
+  // CHECK: dlc.reduce_sum {{.*}} {axes = array<i64: 1>, keepdims = false}
+  %0 = dlc.reduce_sum %x {axes = array<i64: 1>, keepdims = false} : (tensor<2x3x4xf32>) -> tensor<2x4xf32>
+  // CHECK: dlc.reduce_log_sum_exp
+  %1 = dlc.reduce_log_sum_exp %x {axes = array<i64: 0, 2>, keepdims = true} : (tensor<2x3x4xf32>) -> tensor<1x3x1xf32>
+  // CHECK: dlc.arg_max {{.*}} {axis = 1 : i64, keepdims = true, select_last_index = false}
+  %2 = dlc.arg_max %x {axis = 1 : i64, keepdims = true, select_last_index = false} : (tensor<2x3x4xf32>) -> tensor<2x1x4xi64>
+  // CHECK: dlc.log_softmax {{.*}} {axis = 2 : i64}
+  %3 = dlc.log_softmax %x {axis = 2 : i64} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  return %0, %1, %2, %3 : tensor<2x4xf32>, tensor<1x3x1xf32>, tensor<2x1x4xi64>, tensor<2x3x4xf32>
+}

@@ -253,3 +253,58 @@ func.func @expand_gather_elements(%x: tensor<3x1xf32>, %d: tensor<3x4xf32>, %i: 
   %1 = dlc.gather_elements %d, %i {axis = 0 : i64} : (tensor<3x4xf32>, tensor<2x4xi64>) -> tensor<2x4xf32>
   return %0, %1 : tensor<2x3x4xf32>, tensor<2x4xf32>
 }
+
+// -----
+
+// Round is half-to-even (from floor: math.roundeven has no NVVM lowering);
+// integer Mod without fmod moves the remainder to the
+// divisor's sign.
+// CHECK-LABEL: func @round_mod
+func.func @round_mod(%x: tensor<4xf32>, %i: tensor<4xi32>, %j: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>) {
+  // CHECK: linalg.generic
+  // CHECK: %[[FL:.*]] = math.floor
+  // CHECK: arith.cmpf ogt
+  // CHECK: arith.cmpf oeq
+  // CHECK: %[[UP:.*]] = arith.addf %[[FL]]
+  // CHECK: arith.select %{{.*}}, %[[UP]], %[[FL]]
+  %0 = dlc.round %x : (tensor<4xf32>) -> tensor<4xf32>
+  // CHECK: linalg.generic
+  // CHECK: %[[REM:.*]] = arith.remsi
+  // CHECK: arith.xori
+  // CHECK: %[[FIX:.*]] = arith.addi %[[REM]]
+  // CHECK: arith.select %{{.*}}, %[[FIX]], %[[REM]]
+  %1 = dlc.mod %i, %j {fmod = false} : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %0, %1 : tensor<4xf32>, tensor<4xi32>
+}
+
+// -----
+
+// ReduceMax starts from -inf and drops the reduced dim with a reshape;
+// ArgMax carries (value, index) through one reduction with two outputs.
+// CHECK-LABEL: func @reduce_argmax
+func.func @reduce_argmax(%x: tensor<2x3xf32>) -> (tensor<2xf32>, tensor<2xi64>) {
+  // CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+  // CHECK: linalg.fill ins(%[[NEGINF]]
+  // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+  // CHECK: arith.maximumf
+  // CHECK: tensor.collapse_shape
+  %0 = dlc.reduce_max %x {axes = array<i64: 1>, keepdims = false} : (tensor<2x3xf32>) -> tensor<2xf32>
+  // CHECK: %[[ARG:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+  // CHECK-SAME: outs(%{{.*}}, %{{.*}} : tensor<2x1xf32>, tensor<2x1xi64>)
+  // CHECK: linalg.index 1
+  // CHECK: arith.cmpf ogt
+  // CHECK: tensor.collapse_shape %[[ARG]]#1
+  %1 = dlc.arg_max %x {axis = 1 : i64, keepdims = false, select_last_index = false} : (tensor<2x3xf32>) -> tensor<2xi64>
+  return %0, %1 : tensor<2xf32>, tensor<2xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func @gelu_exact
+func.func @gelu_exact(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: linalg.generic
+  // CHECK: math.erf
+  // CHECK-NOT: math.tanh
+  %0 = dlc.gelu %x {tanh_approximation = false} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
