@@ -298,10 +298,10 @@ Value roundHalfEven(OpBuilder &b, Location loc, Value x) {
   Value halfR = b.create<arith::MulFOp>(loc, r, half);
   Value odd = b.create<arith::CmpFOp>(loc, P::ONE, b.create<math::FloorOp>(loc, halfR),
                                       halfR);
+  Value above = b.create<arith::CmpFOp>(loc, P::OGT, d, half);
+  Value tie = b.create<arith::CmpFOp>(loc, P::OEQ, d, half);
   Value up = b.create<arith::OrIOp>(
-      loc, b.create<arith::CmpFOp>(loc, P::OGT, d, half),
-      b.create<arith::AndIOp>(loc, b.create<arith::CmpFOp>(loc, P::OEQ, d, half),
-                              odd));
+      loc, above, b.create<arith::AndIOp>(loc, tie, odd));
   return b.create<arith::SelectOp>(
       loc, up, b.create<arith::AddFOp>(loc, r, scalarConstant(b, loc, t, 1)), r);
 }
