@@ -18,6 +18,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -1307,6 +1308,375 @@ LogicalResult importGatherElements(NodeContext &n, Results &r) {
   return success();
 }
 
+/// Range with constant inputs folds to a constant (its length depends on
+/// the values).
+LogicalResult importRange(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(3, 3)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  Type elt = n.getType(n.input(0)).getElementType();
+  for (unsigned i = 1; i < 3; ++i)
+    if (n.getType(n.input(i)).getElementType() != elt)
+      return n.fail("start, limit and delta must have the same element type");
+  std::optional<double> start = n.getConstScalar(n.input(0), "start");
+  std::optional<double> limit = n.getConstScalar(n.input(1), "limit");
+  std::optional<double> delta = n.getConstScalar(n.input(2), "delta");
+  if (!start || !limit || !delta)
+    return failure();
+  if (*delta == 0)
+    return n.fail("delta must be non-zero");
+  int64_t count = std::max<int64_t>(
+      0, (int64_t)std::ceil((*limit - *start) / *delta));
+  auto type = RankedTensorType::get({count}, elt);
+  SmallVector<Attribute> values;
+  for (int64_t i = 0; i < count; ++i) {
+    if (isa<FloatType>(elt))
+      values.push_back(n.b.getFloatAttr(elt, *start + i * *delta));
+    else
+      values.push_back(
+          n.b.getIntegerAttr(elt, (int64_t)*start + i * (int64_t)*delta));
+  }
+  r.push_back(
+      n.b.create<arith::ConstantOp>(n.loc, DenseElementsAttr::get(type, values)));
+  return success();
+}
+
+LogicalResult importTile(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  std::optional<SmallVector<int64_t>> repeats =
+      n.getConstInts(n.input(1), "repeats");
+  if (!repeats)
+    return failure();
+  r.push_back(n.create<TileOp>(n.input(0), {n.i64Array("repeats", *repeats)}));
+  return success();
+}
+
+/// Split becomes one dlc.slice per output.
+LogicalResult importSplit(NodeContext &n, Results &r) {
+  std::optional<SmallVector<int64_t>> split;
+  if (n.opset < 13) {
+    if (failed(n.checkInputs(1, 1)) ||
+        failed(n.checkKnownAttrs({"axis", "split"})))
+      return failure();
+    split = n.getInts("split");
+  } else {
+    if (failed(n.checkInputs(1, 2)) ||
+        failed(n.checkKnownAttrs(n.opset < 18
+                                     ? ArrayRef<StringRef>{"axis"}
+                                     : ArrayRef<StringRef>{"axis",
+                                                           "num_outputs"})))
+      return failure();
+    if (Value v = n.input(1))
+      if (!(split = n.getConstInts(v, "split")))
+        return failure();
+  }
+  if (n.hasFailed())
+    return failure();
+  Value x = n.input(0);
+  ArrayRef<int64_t> shape = n.getType(x).getShape();
+  int64_t rank = shape.size();
+  std::optional<int64_t> axis = n.normalizeAxis(n.getInt("axis", 0), rank);
+  if (!axis)
+    return failure();
+  int64_t dim = shape[*axis];
+  int64_t outputs = n.node.output_size();
+  if (!split) {
+    // num_outputs (opset 18) allows a smaller last chunk; otherwise the
+    // outputs split the dim evenly.
+    int64_t parts = n.getInt("num_outputs", outputs);
+    if (parts <= 0 || parts != outputs)
+      return n.emitError() << "num_outputs " << parts << " differs from the "
+                           << outputs << " outputs";
+    int64_t chunk = n.hasAttr("num_outputs") ? (dim + parts - 1) / parts
+                                              : dim / parts;
+    if (!n.hasAttr("num_outputs") && dim % parts != 0)
+      return n.emitError() << "dim " << dim << " does not split evenly into "
+                           << parts << " outputs";
+    split.emplace();
+    for (int64_t i = 0, left = dim; i < parts; ++i) {
+      split->push_back(std::min(chunk, left));
+      left -= split->back();
+    }
+  }
+  if ((int64_t)split->size() != outputs)
+    return n.emitError() << "split has " << split->size() << " entries for "
+                         << outputs << " outputs";
+  int64_t start = 0;
+  for (int64_t size : *split) {
+    if (size < 0)
+      return n.fail("split sizes must be non-negative");
+    start += size;
+  }
+  if (start != dim)
+    return n.emitError() << "split " << formatList(*split) << " does not sum "
+                         << "to dim " << dim;
+  start = 0;
+  for (int64_t size : *split) {
+    SmallVector<int64_t> starts(rank, 0), ends(shape), steps(rank, 1);
+    starts[*axis] = start;
+    ends[*axis] = start + size;
+    start += size;
+    Value part = n.create<SliceOp>(x, {n.i64Array("starts", starts),
+                                       n.i64Array("ends", ends),
+                                       n.i64Array("steps", steps)});
+    if (!part)
+      return failure();
+    r.push_back(part);
+  }
+  return success();
+}
+
+LogicalResult importPad(NodeContext &n, Results &r) {
+  std::optional<SmallVector<int64_t>> pads, axes;
+  double value = 0;
+  if (n.opset < 11) {
+    if (failed(n.checkInputs(1, 1)) ||
+        failed(n.checkKnownAttrs({"mode", "pads", "value"})))
+      return failure();
+    pads = n.getInts("pads");
+    value = n.getFloat("value", 0);
+    if (!pads)
+      return n.fail("attribute 'pads' is required");
+  } else {
+    if (failed(n.checkInputs(2, n.opset < 18 ? 3 : 4)) ||
+        failed(n.checkKnownAttrs({"mode"})))
+      return failure();
+    if (!(pads = n.getConstInts(n.input(1), "pads")))
+      return failure();
+    if (Value v = n.input(2)) {
+      std::optional<double> c = n.getConstScalar(v, "constant_value");
+      if (!c)
+        return failure();
+      value = *c;
+    }
+    if (Value v = n.input(3))
+      if (!(axes = n.getConstInts(v, "axes")))
+        return failure();
+  }
+  std::string mode = n.getString("mode", "constant");
+  if (n.hasFailed())
+    return failure();
+  if (mode != "constant" && mode != "reflect" && mode != "edge" &&
+      !(mode == "wrap" && n.opset >= 19))
+    return n.emitError() << "unsupported mode '" << mode << "'";
+  Value x = n.input(0);
+  int64_t rank = n.getRank(x);
+  SmallVector<int64_t> full(2 * rank, 0);
+  if (axes) {
+    if (pads->size() != 2 * axes->size())
+      return n.emitError() << "expected " << 2 * axes->size()
+                           << " pads for " << axes->size() << " axes";
+    for (auto [k, a] : llvm::enumerate(*axes)) {
+      std::optional<int64_t> axis = n.normalizeAxis(a, rank);
+      if (!axis)
+        return failure();
+      full[*axis] = (*pads)[k];
+      full[rank + *axis] = (*pads)[axes->size() + k];
+    }
+  } else {
+    if ((int64_t)pads->size() != 2 * rank)
+      return n.emitError() << "expected " << 2 * rank << " pads, got "
+                           << pads->size();
+    full = *pads;
+  }
+  r.push_back(n.create<PadOp>(x, {n.i64Array("pads", full),
+                                  n.attr("mode", n.b.getStringAttr(mode)),
+                                  n.f64("value", value)}));
+  return success();
+}
+
+LogicalResult importTrilu(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 2)) || failed(n.checkKnownAttrs({"upper"})))
+    return failure();
+  int64_t k = 0;
+  if (Value v = n.input(1)) {
+    std::optional<SmallVector<int64_t>> c = n.getConstInts(v, "k");
+    if (!c)
+      return failure();
+    if (c->size() != 1)
+      return n.fail("'k' must be a scalar");
+    k = c->front();
+  }
+  Value x = n.input(0);
+  r.push_back(n.create<TriluOp>(
+      x, {n.boolean("upper", n.getInt("upper", 1) != 0), n.i64("k", k)},
+      x.getType()));
+  return success();
+}
+
+LogicalResult importCumSum(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 2)) ||
+      failed(n.checkKnownAttrs({"exclusive", "reverse"})))
+    return failure();
+  std::optional<SmallVector<int64_t>> a = n.getConstInts(n.input(1), "axis");
+  if (!a)
+    return failure();
+  if (a->size() != 1)
+    return n.fail("'axis' must be a scalar");
+  Value x = n.input(0);
+  std::optional<int64_t> axis = n.normalizeAxis(a->front(), n.getRank(x));
+  if (!axis)
+    return failure();
+  r.push_back(n.create<CumSumOp>(
+      x,
+      {n.i64("axis", *axis),
+       n.boolean("exclusive", n.getInt("exclusive", 0) != 0),
+       n.boolean("reverse", n.getInt("reverse", 0) != 0)},
+      x.getType()));
+  return success();
+}
+
+/// A rank-1 tensor of ones of `x`'s element type: the neutral LayerNorm
+/// scale when InstanceNorm/GroupNorm apply their own scale.
+Value onesScale(NodeContext &n, Value x) {
+  Type elt = n.getType(x).getElementType();
+  return n.b.create<arith::ConstantOp>(
+      n.loc, DenseElementsAttr::get(RankedTensorType::get({1}, elt),
+                                    n.b.getFloatAttr(elt, 1.0)));
+}
+
+/// y * scale + bias with scale and bias reshaped to `paramShape`.
+Value scaleAndShift(NodeContext &n, Value y, Value scale, Value bias,
+                    ArrayRef<int64_t> paramShape) {
+  Value s = n.reshape(scale, paramShape);
+  Value b = n.reshape(bias, paramShape);
+  if (!y || !s || !b)
+    return {};
+  Value scaled = n.create<MulOp>({y, s});
+  if (!scaled)
+    return {};
+  return n.create<AddOp>({scaled, b});
+}
+
+/// InstanceNormalization: statistics over the spatial dims of each (n, c),
+/// i.e. dlc.layer_norm from axis 2, then the per-channel scale and bias.
+LogicalResult importInstanceNorm(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(3, 3)) || failed(n.checkKnownAttrs({"epsilon"})))
+    return failure();
+  Value x = n.input(0);
+  auto type = n.getType(x);
+  int64_t rank = type.getRank();
+  if (rank < 3)
+    return n.emitError() << "input must have rank >= 3, got " << x.getType();
+  if (!isa<FloatType>(type.getElementType()))
+    return n.emitError() << "input must be a float tensor, got "
+                         << x.getType();
+  int64_t c = type.getDimSize(1);
+  for (unsigned i = 1; i < 3; ++i)
+    if (n.getType(n.input(i)).getShape() != ArrayRef<int64_t>{c})
+      return n.emitError() << "scale and bias must have shape [" << c << "]";
+  Value norm = n.create<LayerNormOp>(
+      {x, onesScale(n, x)},
+      {n.i64("axis", 2), n.f32("epsilon", n.getFloat("epsilon", 1e-5f))});
+  SmallVector<int64_t> paramShape(rank - 1, 1);
+  paramShape[0] = c;
+  r.push_back(scaleAndShift(n, norm, n.input(1), n.input(2), paramShape));
+  return success();
+}
+
+/// GroupNormalization: dlc.layer_norm over [N, G, C/G * spatial]; the scale
+/// and bias are per group before opset 21 and per channel from 21.
+LogicalResult importGroupNorm(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(3, 3)) ||
+      failed(n.checkKnownAttrs({"epsilon", "num_groups", "stash_type"})))
+    return failure();
+  if (!n.hasAttr("num_groups"))
+    return n.fail("attribute 'num_groups' is required");
+  Value x = n.input(0);
+  auto type = n.getType(x);
+  ArrayRef<int64_t> shape = type.getShape();
+  if (shape.size() < 3)
+    return n.emitError() << "input must have rank >= 3, got " << x.getType();
+  if (!isa<FloatType>(type.getElementType()))
+    return n.emitError() << "input must be a float tensor, got "
+                         << x.getType();
+  int64_t groups = n.getInt("num_groups", 1), c = shape[1];
+  if (groups <= 0 || c % groups != 0)
+    return n.emitError() << "num_groups " << groups
+                         << " must divide the channels " << c;
+  int64_t params = n.opset < 21 ? groups : c;
+  for (unsigned i = 1; i < 3; ++i)
+    if (n.getType(n.input(i)).getShape() != ArrayRef<int64_t>{params})
+      return n.emitError() << "scale and bias must have shape [" << params
+                           << "]";
+  Value grouped =
+      n.reshape(x, {shape[0], groups, product(shape.drop_front(1)) / groups});
+  if (!grouped)
+    return failure();
+  Value norm = n.create<LayerNormOp>(
+      {grouped, onesScale(n, x)},
+      {n.i64("axis", 2), n.f32("epsilon", n.getFloat("epsilon", 1e-5f))});
+  if (n.opset < 21) {
+    r.push_back(n.reshape(
+        scaleAndShift(n, norm, n.input(1), n.input(2), {groups, 1}), shape));
+    return success();
+  }
+  SmallVector<int64_t> paramShape(shape.size() - 1, 1);
+  paramShape[0] = c;
+  r.push_back(scaleAndShift(n, n.reshape(norm, shape), n.input(1),
+                            n.input(2), paramShape));
+  return success();
+}
+
+/// DepthToSpace and SpaceToDepth: reshape, transpose, reshape.
+LogicalResult importDepthSpace(NodeContext &n, Results &r, bool toSpace) {
+  if (failed(n.checkInputs(1, 1)) ||
+      failed(n.checkKnownAttrs(toSpace
+                                   ? ArrayRef<StringRef>{"blocksize", "mode"}
+                                   : ArrayRef<StringRef>{"blocksize"})))
+    return failure();
+  if (!n.hasAttr("blocksize"))
+    return n.fail("attribute 'blocksize' is required");
+  int64_t bs = n.getInt("blocksize", 1);
+  std::string mode = n.getString("mode", "DCR");
+  if (n.hasFailed())
+    return failure();
+  Value x = n.input(0);
+  ArrayRef<int64_t> s = n.getType(x).getShape();
+  if (s.size() != 4)
+    return n.emitError() << "input must be 4-D, got " << x.getType();
+  if (bs <= 0)
+    return n.fail("blocksize must be positive");
+  int64_t N = s[0], C = s[1], H = s[2], W = s[3];
+  SmallVector<int64_t> split, perm, out;
+  if (toSpace) {
+    if (C % (bs * bs) != 0)
+      return n.emitError() << "channels " << C << " are not divisible by "
+                           << "blocksize^2 " << bs * bs;
+    int64_t c = C / (bs * bs);
+    if (mode == "DCR") {
+      split = {N, bs, bs, c, H, W};
+      perm = {0, 3, 4, 1, 5, 2};
+    } else if (mode == "CRD") {
+      split = {N, c, bs, bs, H, W};
+      perm = {0, 1, 4, 2, 5, 3};
+    } else {
+      return n.emitError() << "unsupported mode '" << mode << "'";
+    }
+    out = {N, c, H * bs, W * bs};
+  } else {
+    if (H % bs != 0 || W % bs != 0)
+      return n.emitError() << "spatial dims " << H << "x" << W
+                           << " are not divisible by blocksize " << bs;
+    split = {N, C, H / bs, bs, W / bs, bs};
+    perm = {0, 3, 5, 1, 2, 4};
+    out = {N, C * bs * bs, H / bs, W / bs};
+  }
+  Value v = n.reshape(x, split);
+  if (!v || !(v = n.create<TransposeOp>(v, {n.i64Array("perm", perm)})))
+    return failure();
+  r.push_back(n.reshape(v, out));
+  return success();
+}
+
+LogicalResult importDepthToSpace(NodeContext &n, Results &r) {
+  return importDepthSpace(n, r, /*toSpace=*/true);
+}
+
+LogicalResult importSpaceToDepth(NodeContext &n, Results &r) {
+  return importDepthSpace(n, r, /*toSpace=*/false);
+}
+
 LogicalResult importConstant(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(0, 0)))
     return failure();
@@ -1373,6 +1743,9 @@ const OpTableEntry kOpTable[] = {
     {"Conv", importConv,
      "dlc.conv; N-d, auto_pad resolved, group, kernel_shape from weight"},
     {"Cos", importUnary<CosOp>, "dlc.cos"},
+    {"CumSum", importCumSum, "dlc.cumsum; constant axis, exclusive, reverse"},
+    {"DepthToSpace", importDepthToSpace,
+     "dlc.reshape + dlc.transpose + dlc.reshape; mode DCR/CRD"},
     {"Div", importBinary<DivOp>, "dlc.div; numpy broadcasting, same dtypes"},
     {"Dropout", importDropout, "forwarded (inference); mask output unused"},
     {"Elu", importElu, "dlc.elu; alpha"},
@@ -1392,9 +1765,14 @@ const OpTableEntry kOpTable[] = {
     {"Greater", importCompare<GreaterOp>, "dlc.greater; broadcasting, bool result"},
     {"GreaterOrEqual", importCompare<GreaterOrEqualOp>,
      "dlc.greater_or_equal; broadcasting, bool result"},
+    {"GroupNormalization", importGroupNorm,
+     "dlc.layer_norm over the groups, then scale and bias (per group "
+     "before opset 21, per channel from 21)"},
     {"HardSigmoid", importHardSigmoid, "dlc.hard_sigmoid; alpha, beta"},
     {"HardSwish", importUnary<HardSwishOp>, "dlc.hard_swish"},
     {"Identity", importIdentity, "forwarded"},
+    {"InstanceNormalization", importInstanceNorm,
+     "dlc.layer_norm from axis 2, then per-channel scale and bias"},
     {"IsInf", importIsInf, "dlc.is_inf; detect_negative, detect_positive"},
     {"IsNaN", importIsNaN, "dlc.is_nan"},
     {"LayerNormalization", importLayerNorm,
@@ -1421,7 +1799,11 @@ const OpTableEntry kOpTable[] = {
     {"Not", importNot, "dlc.not"},
     {"Or", importLogical<OrOp>, "dlc.or; bool operands, broadcasting"},
     {"PRelu", importPRelu, "dlc.prelu; slope broadcast to X"},
+    {"Pad", importPad,
+     "dlc.pad; pads/value attributes (<11) or constant inputs, axes (18), "
+     "mode constant/reflect/edge/wrap (19)"},
     {"Pow", importPow, "dlc.pow; exponent cast to the base type"},
+    {"Range", importRange, "arith.constant; constant start, limit and delta"},
     {"Reciprocal", importUnary<ReciprocalOp>, "dlc.reciprocal"},
     {"ReduceL1", importReduceL1,
      "dlc.reduce_l1; axes attribute (<18) or constant input, keepdims, "
@@ -1469,6 +1851,11 @@ const OpTableEntry kOpTable[] = {
      "dlc.softmax; opset < 13 semantics via 2-D reshape"},
     {"Softplus", importUnary<SoftplusOp>, "dlc.softplus"},
     {"Softsign", importUnary<SoftsignOp>, "dlc.softsign"},
+    {"SpaceToDepth", importSpaceToDepth,
+     "dlc.reshape + dlc.transpose + dlc.reshape"},
+    {"Split", importSplit,
+     "one dlc.slice per output; split attribute (<13) or constant input, "
+     "num_outputs (18), even split"},
     {"Sqrt", importUnary<SqrtOp>, "dlc.sqrt"},
     {"Squeeze", importSqueeze,
      "dlc.reshape; axes attribute (<13) or constant input"},
@@ -1476,7 +1863,9 @@ const OpTableEntry kOpTable[] = {
     {"Sum", importVariadic<AddOp>, "dlc.add chain; variadic, broadcasting"},
     {"Tanh", importUnary<TanhOp>, "dlc.tanh"},
     {"ThresholdedRelu", importThresholdedRelu, "dlc.thresholded_relu; alpha"},
+    {"Tile", importTile, "dlc.tile; constant repeats"},
     {"Transpose", importTranspose, "dlc.transpose; default perm reverses"},
+    {"Trilu", importTrilu, "dlc.trilu; upper, constant k"},
     {"Unsqueeze", importUnsqueeze,
      "dlc.reshape; axes attribute (<13) or constant input"},
     {"Where", importWhere, "dlc.where; three-way broadcasting"},

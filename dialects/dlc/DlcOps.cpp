@@ -610,3 +610,68 @@ LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *,
       RankedTensorType::get(indices.getShape(), data.getElementType()));
   return success();
 }
+
+LogicalResult TileOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  auto in = rankedType(adaptor.getInput());
+  ArrayRef<int64_t> repeats = adaptor.getRepeats();
+  if ((int64_t)repeats.size() != in.getRank())
+    return failInference(loc, "repeats must have one entry per dim");
+  SmallVector<int64_t> shape;
+  for (auto [d, r] : llvm::zip(in.getShape(), repeats)) {
+    if (r < 0)
+      return failInference(loc, "repeats must be non-negative");
+    shape.push_back(d * r);
+  }
+  types.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  auto in = rankedType(adaptor.getInput());
+  int64_t rank = in.getRank();
+  ArrayRef<int64_t> pads = adaptor.getPads();
+  StringRef mode = adaptor.getMode();
+  if (mode != "constant" && mode != "reflect" && mode != "edge" &&
+      mode != "wrap")
+    return failInference(loc, "unknown mode '" + mode + "'");
+  if ((int64_t)pads.size() != 2 * rank)
+    return failInference(loc, "expected " + Twine(2 * rank) + " pads");
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t n = in.getDimSize(i), b = pads[i], e = pads[rank + i];
+    int64_t out = n + b + e;
+    if (out < 0 || b < -n || e < -n)
+      return failInference(loc, "pads of dim " + Twine(i) +
+                                    " crop more than the dim");
+    bool grows = b > 0 || e > 0;
+    if (grows && mode != "constant" && n == 0)
+      return failInference(loc, "cannot pad an empty dim in mode '" + mode +
+                                    "'");
+    if (grows && mode == "reflect" && (b >= n || e >= n))
+      return failInference(loc, "reflect pads of dim " + Twine(i) +
+                                    " must be smaller than the dim");
+    shape.push_back(out);
+  }
+  types.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult TriluOp::verify() {
+  if (getType().getRank() < 2)
+    return emitOpError("input must have rank >= 2");
+  return success();
+}
+
+LogicalResult CumSumOp::verify() {
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= getType().getRank())
+    return emitOpError("axis ") << axis << " out of range for rank "
+                                << getType().getRank();
+  return success();
+}

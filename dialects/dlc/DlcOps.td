@@ -433,6 +433,43 @@ def Dlc_GatherElementsOp : Dlc_Op<"gather_elements", [InferTypeOpAdaptor]> {
   let results = (outs Dlc_AnyTensor:$result);
 }
 
+def Dlc_TileOp : Dlc_Op<"tile", [InferTypeOpAdaptor]> {
+  let summary = "repeat the input `repeats[i]` times along dim i";
+  let arguments = (ins Dlc_AnyTensor:$input, DenseI64ArrayAttr:$repeats);
+  let results = (outs Dlc_AnyTensor:$result);
+}
+
+def Dlc_PadOp : Dlc_Op<"pad", [InferTypeOpAdaptor]> {
+  let summary = "pad (or crop, with negative pads) every dim (ONNX Pad)";
+  let description = [{
+    `pads` holds the begin pads of every dim followed by the end pads.
+    `mode` is "constant" (fill with `value`), "reflect" (mirror without
+    repeating the edge), "edge" (repeat the edge) or "wrap" (periodic).
+  }];
+  let arguments = (ins Dlc_AnyTensor:$input, DenseI64ArrayAttr:$pads,
+                   StrAttr:$mode, F64Attr:$value);
+  let results = (outs Dlc_AnyTensor:$result);
+}
+
+def Dlc_TriluOp : Dlc_Op<"trilu", [SameOperandsAndResultType]> {
+  let summary = "keep the upper or lower triangle of the last two dims";
+  let description = [{
+    Element (i, j) of each matrix is kept when j - i >= k (`upper`) or
+    j - i <= k (lower); others become 0.
+  }];
+  let arguments = (ins Dlc_AnyTensor:$input, BoolAttr:$upper, I64Attr:$k);
+  let results = (outs Dlc_AnyTensor:$result);
+  let hasVerifier = 1;
+}
+
+def Dlc_CumSumOp : Dlc_Op<"cumsum", [SameOperandsAndResultType]> {
+  let summary = "cumulative sum along `axis` (ONNX CumSum)";
+  let arguments = (ins Dlc_NumericTensor:$input, I64Attr:$axis,
+                   BoolAttr:$exclusive, BoolAttr:$reverse);
+  let results = (outs Dlc_NumericTensor:$result);
+  let hasVerifier = 1;
+}
+
 def Dlc_ShapeOp : Dlc_Op<"shape", [InferTypeOpAdaptor]> {
   let summary = "the shape of a tensor as a 1-D i64 tensor (dims [start, end))";
   let arguments = (ins Dlc_AnyTensor:$input, I64Attr:$start, I64Attr:$end);

@@ -1444,10 +1444,44 @@ struct SliceLowering : OpRewritePattern<SliceOp> {
     MLIRContext *ctx = rewriter.getContext();
     auto type = op.getType();
     int64_t rank = type.getRank();
+    auto inShape = tensorType(op.getInput()).getShape();
     SmallVector<AffineExpr> exprs;
-    for (int64_t i = 0; i < rank; ++i)
+    bool pureCrop = false;
+    for (int64_t i = 0; i < rank; ++i) {
       exprs.push_back(getAffineDimExpr(i, ctx) * op.getSteps()[i] +
                       op.getStarts()[i]);
+      // linalg requires a plain dim expression to span the whole operand.
+      pureCrop |= op.getSteps()[i] == 1 && op.getStarts()[i] == 0 &&
+                  type.getDimSize(i) != inShape[i];
+    }
+    if (pureCrop) {
+      // Read the input with tensor.extract at the mapped index instead.
+      Location loc = op.getLoc();
+      Value input = op.getInput();
+      Value init = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
+                                                    type.getElementType());
+      auto generic = rewriter.create<linalg::GenericOp>(
+          loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+          ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx)},
+          SmallVector<IteratorType>(rank, IteratorType::parallel),
+          [&](OpBuilder &b, Location l, ValueRange) {
+            SmallVector<Value> idx;
+            for (int64_t i = 0; i < rank; ++i) {
+              Value d = b.create<linalg::IndexOp>(l, i);
+              if (op.getSteps()[i] != 1)
+                d = b.create<arith::MulIOp>(l, d,
+                                            index(b, l, op.getSteps()[i]));
+              if (op.getStarts()[i] != 0)
+                d = b.create<arith::AddIOp>(l, d,
+                                            index(b, l, op.getStarts()[i]));
+              idx.push_back(d);
+            }
+            b.create<linalg::YieldOp>(
+                l, Value(b.create<tensor::ExtractOp>(l, input, idx)));
+          });
+      rewriter.replaceOp(op, generic.getResult(0));
+      return success();
+    }
     rewriter.replaceOp(op, TransposeLowering::copyThroughMap(
                                rewriter, op.getLoc(), op.getInput(), type,
                                AffineMap::get(rank, 0, exprs, ctx)));
@@ -1590,6 +1624,160 @@ struct GatherElementsLowering : OpRewritePattern<GatherElementsOp> {
   }
 };
 
+/// Tile is pure indexing: output index i reads input index i mod n.
+struct TileLowering : OpRewritePattern<TileOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TileOp op,
+                                PatternRewriter &rewriter) const override {
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    auto inShape = tensorType(op.getInput()).getShape();
+    int64_t rank = type.getRank();
+    if (type.getNumElements() == 0) {
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, type.getShape(),
+                                                   type.getElementType());
+      return success();
+    }
+    SmallVector<AffineExpr> exprs;
+    for (int64_t i = 0; i < rank; ++i) {
+      AffineExpr d = getAffineDimExpr(i, ctx);
+      exprs.push_back(op.getRepeats()[i] == 1 ? d : d % inShape[i]);
+    }
+    rewriter.replaceOp(op, TransposeLowering::copyThroughMap(
+                               rewriter, op.getLoc(), op.getInput(), type,
+                               AffineMap::get(rank, 0, exprs, ctx)));
+    return success();
+  }
+};
+
+/// Pad reads the input at (output index - begin pad), mapped back into
+/// range by the mode; constant mode selects the value outside the input.
+struct PadLowering : OpRewritePattern<PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PadOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    Type elt = type.getElementType();
+    auto inShape = tensorType(op.getInput()).getShape();
+    int64_t rank = type.getRank();
+    ArrayRef<int64_t> pads = op.getPads();
+    StringRef mode = op.getMode();
+    double padValue = op.getValue().convertToDouble();
+    Value input = op.getInput();
+    Value init = rewriter.create<tensor::EmptyOp>(loc, type.getShape(), elt);
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+        ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx)},
+        SmallVector<IteratorType>(rank, IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange) {
+          SmallVector<Value> idx;
+          SmallVector<bool> check;
+          for (int64_t i = 0; i < rank; ++i) {
+            int64_t n = inShape[i];
+            Value j = b.create<linalg::IndexOp>(l, i);
+            if (pads[i] != 0)
+              j = b.create<arith::SubIOp>(l, j, index(b, l, pads[i]));
+            bool grows = pads[i] > 0 || pads[rank + i] > 0;
+            check.push_back(grows && mode == "constant");
+            if (grows && mode == "reflect") {
+              // -j before the start, 2(n-1)-j past the end.
+              Value neg = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt,
+                                                  j, index(b, l, 0));
+              j = b.create<arith::SelectOp>(
+                  l, neg, b.create<arith::SubIOp>(l, index(b, l, 0), j), j);
+              Value past = b.create<arith::CmpIOp>(
+                  l, arith::CmpIPredicate::sge, j, index(b, l, n));
+              j = b.create<arith::SelectOp>(
+                  l, past,
+                  b.create<arith::SubIOp>(l, index(b, l, 2 * (n - 1)), j), j);
+            } else if (grows && mode == "edge") {
+              j = b.create<arith::MaxSIOp>(l, j, index(b, l, 0));
+              j = b.create<arith::MinSIOp>(l, j, index(b, l, n - 1));
+            } else if (grows && mode == "wrap") {
+              Value r = b.create<arith::RemSIOp>(l, j, index(b, l, n));
+              j = b.create<arith::RemSIOp>(
+                  l, b.create<arith::AddIOp>(l, r, index(b, l, n)),
+                  index(b, l, n));
+            }
+            idx.push_back(j);
+          }
+          Value v = readWithPadding(b, l, input, idx, check,
+                                    scalarConstant(b, l, elt, padValue));
+          b.create<linalg::YieldOp>(l, v);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct TriluLowering : OpRewritePattern<TriluOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TriluOp op,
+                                PatternRewriter &rewriter) const override {
+    int64_t rank = op.getType().getRank();
+    bool upper = op.getUpper();
+    int64_t k = static_cast<int64_t>(op.getK());
+    Value r = elementwise(
+        rewriter, op.getLoc(), op.getType(), {op.getInput()},
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value i = b.create<linalg::IndexOp>(l, rank - 2);
+          Value j = b.create<linalg::IndexOp>(l, rank - 1);
+          Value diff = b.create<arith::SubIOp>(l, j, i);
+          Value keep = b.create<arith::CmpIOp>(
+              l, upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle,
+              diff, index(b, l, k));
+          return b.create<arith::SelectOp>(
+              l, keep, a[0], scalarConstant(b, l, a[0].getType(), 0));
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// CumSum as a reduction over a copy of the axis: output i along the axis
+/// sums the inputs r with r <= i (r < i exclusive; >= / > reversed).
+struct CumSumLowering : OpRewritePattern<CumSumOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CumSumOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    int64_t rank = type.getRank(), axis = op.getAxis();
+    bool exclusive = op.getExclusive(), reverse = op.getReverse();
+    Type elt = type.getElementType();
+    SmallVector<AffineExpr> inExprs, outExprs;
+    for (int64_t i = 0; i < rank; ++i) {
+      inExprs.push_back(getAffineDimExpr(i == axis ? rank : i, ctx));
+      outExprs.push_back(getAffineDimExpr(i, ctx));
+    }
+    SmallVector<IteratorType> iters(rank, IteratorType::parallel);
+    iters.push_back(IteratorType::reduction);
+    Value init = filled(rewriter, loc, type, scalarConstant(rewriter, loc, elt, 0));
+    arith::CmpIPredicate pred =
+        reverse ? (exclusive ? arith::CmpIPredicate::sgt
+                             : arith::CmpIPredicate::sge)
+                : (exclusive ? arith::CmpIPredicate::slt
+                             : arith::CmpIPredicate::sle);
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{type}, ValueRange{op.getInput()}, ValueRange{init},
+        ArrayRef<AffineMap>{AffineMap::get(rank + 1, 0, inExprs, ctx),
+                            AffineMap::get(rank + 1, 0, outExprs, ctx)},
+        iters, [&](OpBuilder &b, Location l, ValueRange a) {
+          Value i = b.create<linalg::IndexOp>(l, axis);
+          Value r = b.create<linalg::IndexOp>(l, rank);
+          Value in = b.create<arith::CmpIOp>(l, pred, r, i);
+          Value x = b.create<arith::SelectOp>(l, in, a[0],
+                                              scalarConstant(b, l, elt, 0));
+          b.create<linalg::YieldOp>(l, add(b, l, a[1], x));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 struct ShapeLowering : OpRewritePattern<ShapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ShapeOp op,
@@ -1659,4 +1847,5 @@ void mlir::dlc::populateDlcToLinalgPatterns(RewritePatternSet &patterns) {
                ReduceLowering<ReduceL2Op>, ReduceLowering<ReduceLogSumOp>,
                ReduceLowering<ReduceLogSumExpOp>, ArgReduceLowering<ArgMaxOp>,
                ArgReduceLowering<ArgMinOp>, LogSoftmaxLowering>(ctx);
+  patterns.add<TileLowering, PadLowering, TriluLowering, CumSumLowering>(ctx);
 }

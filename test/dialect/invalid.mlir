@@ -242,3 +242,29 @@ func.func @arg_max_result(%a: tensor<2x3xf32>) -> tensor<2xi32> {
   %0 = dlc.arg_max %a {axis = 1 : i64, keepdims = false, select_last_index = false} : (tensor<2x3xf32>) -> tensor<2xi32>
   return %0 : tensor<2xi32>
 }
+
+// -----
+
+func.func @pad_reflect(%a: tensor<2x3xf32>) -> tensor<2x6xf32> {
+  // expected-error @+2 {{reflect pads of dim 1 must be smaller than the dim}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.pad %a {mode = "reflect", pads = array<i64: 0, 3, 0, 0>, value = 0.0 : f64} : (tensor<2x3xf32>) -> tensor<2x6xf32>
+  return %0 : tensor<2x6xf32>
+}
+
+// -----
+
+func.func @pad_mode(%a: tensor<2xf32>) -> tensor<3xf32> {
+  // expected-error @+2 {{unknown mode 'mirror'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.pad %a {mode = "mirror", pads = array<i64: 1, 0>, value = 0.0 : f64} : (tensor<2xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @cumsum_axis(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{axis 1 out of range for rank 1}}
+  %0 = dlc.cumsum %a {axis = 1 : i64, exclusive = false, reverse = false} : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}

@@ -139,3 +139,18 @@ func.func @reductions(%x: tensor<2x3x4xf32>) -> (tensor<2x4xf32>, tensor<1x3x1xf
   %3 = dlc.log_softmax %x {axis = 2 : i64} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
   return %0, %1, %2, %3 : tensor<2x4xf32>, tensor<1x3x1xf32>, tensor<2x1x4xi64>, tensor<2x3x4xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @data_movement_2
+func.func @data_movement_2(%x: tensor<2x3xf32>, %i: tensor<4xi64>) -> (tensor<4x3xf32>, tensor<3x7xf32>, tensor<2x3xf32>, tensor<4xi64>) {
+  // CHECK: dlc.tile {{.*}} {repeats = array<i64: 2, 1>}
+  %0 = dlc.tile %x {repeats = array<i64: 2, 1>} : (tensor<2x3xf32>) -> tensor<4x3xf32>
+  // CHECK: dlc.pad {{.*}} {mode = "edge", pads = array<i64: 1, 2, 0, 2>, value = 0.000000e+00 : f64}
+  %1 = dlc.pad %x {mode = "edge", pads = array<i64: 1, 2, 0, 2>, value = 0.0 : f64} : (tensor<2x3xf32>) -> tensor<3x7xf32>
+  // CHECK: dlc.trilu {{.*}} {k = 1 : i64, upper = true}
+  %2 = dlc.trilu %x {upper = true, k = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: dlc.cumsum {{.*}} {axis = 0 : i64, exclusive = false, reverse = true}
+  %3 = dlc.cumsum %i {axis = 0 : i64, exclusive = false, reverse = true} : (tensor<4xi64>) -> tensor<4xi64>
+  return %0, %1, %2, %3 : tensor<4x3xf32>, tensor<3x7xf32>, tensor<2x3xf32>, tensor<4xi64>
+}

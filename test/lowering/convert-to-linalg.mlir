@@ -308,3 +308,49 @@ func.func @gelu_exact(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = dlc.gelu %x {tanh_approximation = false} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Tile reads index mod the input dim; a slice that crops from 0 with step 1
+// reads with tensor.extract (a plain dim expression must span its operand).
+// CHECK-DAG: #[[TILE:.*]] = affine_map<(d0, d1) -> (d0 mod 2, d1)>
+// CHECK-LABEL: func @tile_crop
+func.func @tile_crop(%x: tensor<2x3xf32>) -> (tensor<6x3xf32>, tensor<2x2xf32>) {
+  // CHECK: linalg.generic {indexing_maps = [#[[TILE]], {{.*}}]
+  %0 = dlc.tile %x {repeats = array<i64: 3, 1>} : (tensor<2x3xf32>) -> tensor<6x3xf32>
+  // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x2xf32>)
+  // CHECK: tensor.extract %arg0
+  %1 = dlc.slice %x {starts = array<i64: 0, 0>, ends = array<i64: 2, 2>, steps = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<2x2xf32>
+  return %0, %1 : tensor<6x3xf32>, tensor<2x2xf32>
+}
+
+// -----
+
+// Reflect padding mirrors the index at both ends; no padded copy.
+// CHECK-LABEL: func @pad_reflect
+func.func @pad_reflect(%x: tensor<4xf32>) -> tensor<7xf32> {
+  // CHECK: linalg.generic
+  // CHECK: %[[J:.*]] = arith.subi %{{.*}}, %c2
+  // CHECK: arith.cmpi slt, %[[J]]
+  // CHECK: arith.cmpi sge
+  // CHECK: tensor.extract %arg0
+  // CHECK-NOT: arith.select {{.*}} %cst
+  %0 = dlc.pad %x {mode = "reflect", pads = array<i64: 2, 1>, value = 0.0 : f64} : (tensor<4xf32>) -> tensor<7xf32>
+  return %0 : tensor<7xf32>
+}
+
+// -----
+
+// CumSum sums the input over a second copy of the axis (reduction dim d2),
+// masked by the position along the axis.
+// CHECK-DAG: #[[CS_IN:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[CS_OUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func @cumsum
+func.func @cumsum(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  // CHECK: linalg.generic {indexing_maps = [#[[CS_IN]], #[[CS_OUT]]], iterator_types = ["parallel", "parallel", "reduction"]}
+  // CHECK: %[[I:.*]] = linalg.index 1
+  // CHECK: %[[R:.*]] = linalg.index 2
+  // CHECK: arith.cmpi slt, %[[R]], %[[I]]
+  %0 = dlc.cumsum %x {axis = 1 : i64, exclusive = true, reverse = false} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
