@@ -239,8 +239,13 @@ def FuseKernelsPass : Pass<"dlc-fuse-kernels", "ModuleOp"> {
     at the element its own work item writes (upstream's parallel loop fusion decides,
     on a trial copy). This puts the initialization of a reduction (fill or
     bias broadcast) and its elementwise epilogue (activation, residual add)
-    into the kernel of the Conv/Gemm/MatMul or reduction itself. The ONNX
-    nodes of every kernel accumulate in `dlc.nodes` for reports.
+    into the kernel of the Conv/Gemm/MatMul or reduction itself. When a
+    producer and its consumer differ only in trailing dims (a row reduction
+    and the elementwise ops around it: Softmax, LayerNormalization), the
+    longer one's trailing dims become a loop inside a work item per row (at
+    most 4096 elements), so each of those is one kernel too. Unrelated
+    kernels never give up parallelism to merge. The ONNX nodes of every
+    kernel accumulate in `dlc.nodes` for reports.
 
     Before:
     ```mlir

@@ -15,78 +15,66 @@
 using namespace mlir;
 
 namespace {
-/// How an index of a load or store relates to the work item: the work
-/// item's own coordinate `iv`, or a constant.
-struct IndexPattern {
-  int64_t iv = -1;       // position of the loop's induction variable
-  int64_t constant = -1; // else a constant index
-  bool operator==(const IndexPattern &o) const {
-    return iv == o.iv && constant == o.constant;
-  }
-};
+/// Trailing parallel dims longer than this are not serialized into a work
+/// item when fusing a row reduction with its neighbours: the work items
+/// would become too coarse.
+constexpr int64_t kMaxSerializedExtent = 4096;
 
-/// The pattern of `indices` in `loop`, or nothing if some index depends on
-/// anything else (a window, a gather, an inner loop).
-std::optional<SmallVector<IndexPattern>> patternOf(scf::ParallelOp loop,
-                                                   ValueRange indices) {
-  SmallVector<IndexPattern> pattern;
-  for (Value index : indices) {
-    // Loop generation spells identity and constant indices as affine.apply.
-    while (auto apply = index.getDefiningOp<affine::AffineApplyOp>()) {
-      AffineMap map = apply.getAffineMap();
-      if (map.isSingleConstant()) {
-        index = Value();
-        pattern.push_back({-1, map.getSingleConstantResult()});
-        break;
-      }
-      if (map.getNumResults() != 1 || map.getNumInputs() != 1 ||
-          map.getResult(0) != getAffineDimExpr(0, map.getContext()))
-        return std::nullopt;
-      index = apply.getOperand(0);
-    }
-    if (!index)
-      continue;
-    IndexPattern p;
-    auto arg = dyn_cast<BlockArgument>(index);
-    APInt c;
-    if (arg && arg.getOwner() == loop.getBody())
-      p.iv = arg.getArgNumber();
-    else if (matchPattern(index, m_ConstantInt(&c)))
-      p.constant = c.getSExtValue();
-    else
-      return std::nullopt;
-    pattern.push_back(p);
+/// Looks through the affine.apply ops loop generation spells identity
+/// indices with.
+Value stripIdentityApply(Value index) {
+  while (auto apply = index.getDefiningOp<affine::AffineApplyOp>()) {
+    AffineMap map = apply.getAffineMap();
+    if (map.getNumResults() != 1 || map.getNumInputs() != 1 ||
+        map.getResult(0) != getAffineDimExpr(0, map.getContext()))
+      break;
+    index = apply.getOperand(0);
   }
-  return pattern;
+  return index;
 }
 
-/// The one pattern every store of `loop` writes each buffer with; null
-/// (failure) if a buffer is written with several or unknown patterns.
-FailureOr<DenseMap<Value, SmallVector<IndexPattern>>>
-writesOf(scf::ParallelOp loop) {
-  DenseMap<Value, SmallVector<IndexPattern>> writes;
+/// Which induction variable of `loop` each index is (-1: anything else, a
+/// constant, an inner loop's variable or a computed position).
+SmallVector<int64_t> ivPositions(scf::ParallelOp loop, ValueRange indices) {
+  SmallVector<int64_t> ivs;
+  for (Value index : indices) {
+    auto arg = dyn_cast<BlockArgument>(stripIdentityApply(index));
+    ivs.push_back(arg && arg.getOwner() == loop.getBody()
+                      ? (int64_t)arg.getArgNumber()
+                      : -1);
+  }
+  return ivs;
+}
+
+/// For every buffer `loop` stores to: where the work item's induction
+/// variables appear in the store indices. Failure unless each buffer is
+/// always written at the same such positions and they name every induction
+/// variable: then a work item writes only elements no other work item
+/// writes (its "own" part of the buffer, e.g. its row).
+FailureOr<DenseMap<Value, SmallVector<int64_t>>>
+ownedWrites(scf::ParallelOp loop) {
+  DenseMap<Value, SmallVector<int64_t>> writes;
   bool ok = true;
   loop.getBody()->walk([&](memref::StoreOp store) {
-    auto p = patternOf(loop, store.getIndices());
-    if (!p) {
-      ok = false;
-      return;
-    }
-    auto [it, inserted] = writes.try_emplace(store.getMemRef(), *p);
-    if (!inserted && it->second != *p)
+    SmallVector<int64_t> ivs = ivPositions(loop, store.getIndices());
+    auto [it, inserted] = writes.try_emplace(store.getMemRef(), ivs);
+    if (!inserted && it->second != ivs)
       ok = false;
   });
+  for (auto &[buffer, ivs] : writes)
+    for (unsigned iv = 0; iv < loop.getNumLoops(); ++iv)
+      ok &= llvm::count(ivs, (int64_t)iv) == 1;
   if (!ok)
     return failure();
   return writes;
 }
 
-/// Whether every access of `reader` to a buffer `writer` writes is at the
-/// writer's own element: then running the two bodies one work item after
-/// the other keeps every dependence inside one work item.
-bool readsOnlyOwnElement(
-    scf::ParallelOp reader,
-    const DenseMap<Value, SmallVector<IndexPattern>> &writerWrites) {
+/// Whether `reader` touches the buffers `writes` describes only inside its
+/// own work item's part (the same induction variables at the same
+/// positions): then running both bodies one work item after the other keeps
+/// every dependence inside one work item.
+bool touchesOnlyOwnPart(scf::ParallelOp reader,
+                        const DenseMap<Value, SmallVector<int64_t>> &writes) {
   auto result = reader.getBody()->walk([&](Operation *op) {
     Value memref;
     ValueRange indices;
@@ -96,46 +84,161 @@ bool readsOnlyOwnElement(
       memref = store.getMemRef(), indices = store.getIndices();
     else
       return WalkResult::advance();
-    auto it = writerWrites.find(memref);
-    if (it == writerWrites.end())
+    auto it = writes.find(memref);
+    if (it == writes.end())
       return WalkResult::advance();
-    auto p = patternOf(reader, indices);
-    return p && *p == it->second ? WalkResult::advance()
-                                 : WalkResult::interrupt();
+    SmallVector<int64_t> ivs = ivPositions(reader, indices);
+    for (auto [want, have] : llvm::zip(it->second, ivs))
+      if (want >= 0 && want != have)
+        return WalkResult::interrupt();
+    return WalkResult::advance();
   });
   return !result.wasInterrupted();
 }
 
-bool sameIterationSpace(scf::ParallelOp a, scf::ParallelOp b) {
-  if (a.getNumLoops() != b.getNumLoops())
-    return false;
-  auto same = [](ValueRange x, ValueRange y) {
-    for (auto [u, v] : llvm::zip(x, y)) {
-      APInt cu, cv;
-      if (u != v && !(matchPattern(u, m_ConstantInt(&cu)) &&
-                      matchPattern(v, m_ConstantInt(&cv)) && cu == cv))
-        return false;
-    }
-    return true;
+std::optional<int64_t> tripCount(Value lb, Value ub, Value step) {
+  APInt l, u, s;
+  if (!matchPattern(lb, m_ConstantInt(&l)) || !matchPattern(ub, m_ConstantInt(&u)) ||
+      !matchPattern(step, m_ConstantInt(&s)) || s.getSExtValue() <= 0)
+    return std::nullopt;
+  return std::max<int64_t>(0, (u.getSExtValue() - l.getSExtValue() +
+                               s.getSExtValue() - 1) / s.getSExtValue());
+}
+
+/// The static trip counts of `loop`'s dims, or nothing if one is dynamic.
+std::optional<SmallVector<int64_t>> extents(scf::ParallelOp loop) {
+  SmallVector<int64_t> sizes;
+  for (auto [lb, ub, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    auto n = tripCount(lb, ub, step);
+    if (!n)
+      return std::nullopt;
+    sizes.push_back(*n);
+  }
+  return sizes;
+}
+
+/// Rebuilds `loop` keeping only the dims in `kept` parallel; the others
+/// become sequential scf.for loops inside each work item (unit dims simply
+/// take their lower bound). Returns the new loop.
+scf::ParallelOp restructure(RewriterBase &rewriter, scf::ParallelOp loop,
+                            ArrayRef<unsigned> kept,
+                            ArrayRef<unsigned> serialized) {
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  SmallVector<Value> lbs, ubs, steps;
+  for (unsigned d : kept) {
+    lbs.push_back(loop.getLowerBound()[d]);
+    ubs.push_back(loop.getUpperBound()[d]);
+    steps.push_back(loop.getStep()[d]);
+  }
+  auto newLoop = rewriter.create<scf::ParallelOp>(loc, lbs, ubs, steps);
+  IRMapping mapping;
+  for (auto [i, d] : llvm::enumerate(kept))
+    mapping.map(loop.getBody()->getArgument(d),
+                newLoop.getBody()->getArgument(i));
+  for (unsigned d = 0; d < loop.getNumLoops(); ++d)
+    if (!llvm::is_contained(kept, d) && !llvm::is_contained(serialized, d))
+      mapping.map(loop.getBody()->getArgument(d), loop.getLowerBound()[d]);
+  rewriter.setInsertionPointToStart(newLoop.getBody());
+  for (unsigned d : serialized) {
+    auto inner = rewriter.create<scf::ForOp>(loc, loop.getLowerBound()[d],
+                                             loop.getUpperBound()[d],
+                                             loop.getStep()[d]);
+    mapping.map(loop.getBody()->getArgument(d), inner.getInductionVar());
+    rewriter.setInsertionPointToStart(inner.getBody());
+  }
+  for (Operation &op : loop.getBody()->without_terminator())
+    rewriter.clone(op, mapping);
+  rewriter.eraseOp(loop);
+  return newLoop;
+}
+
+/// Whether one loop reads or writes a buffer the other writes.
+bool dependent(scf::ParallelOp a, scf::ParallelOp b) {
+  auto written = [](scf::ParallelOp loop) {
+    llvm::SmallPtrSet<Value, 8> buffers;
+    loop.getBody()->walk(
+        [&](memref::StoreOp store) { buffers.insert(store.getMemRef()); });
+    return buffers;
   };
-  return same(a.getLowerBound(), b.getLowerBound()) &&
-         same(a.getUpperBound(), b.getUpperBound()) &&
-         same(a.getStep(), b.getStep());
+  auto touches = [](scf::ParallelOp loop, const llvm::SmallPtrSet<Value, 8> &buffers) {
+    return loop.getBody()
+        ->walk([&](Operation *op) {
+          for (Value v : op->getOperands())
+            if (buffers.contains(v))
+              return WalkResult::interrupt();
+          return WalkResult::advance();
+        })
+        .wasInterrupted();
+  };
+  return touches(b, written(a)) || touches(a, written(b));
+}
+
+/// Brings `a` and `b` to one iteration space when the non-unit dims of one
+/// are a prefix of the other's: unit dims are dropped and the longer one's
+/// trailing dims become sequential loops inside each work item (a row
+/// reduction and its elementwise neighbours then share a work item per row).
+bool alignIterationSpaces(RewriterBase &rewriter, scf::ParallelOp &a,
+                          scf::ParallelOp &b) {
+  auto sa = extents(a), sb = extents(b);
+  if (!sa || !sb)
+    return false;
+  if (*sa == *sb)
+    return true;
+  auto nonUnit = [](ArrayRef<int64_t> sizes) {
+    SmallVector<unsigned> dims;
+    for (auto [d, n] : llvm::enumerate(sizes))
+      if (n != 1)
+        dims.push_back(d);
+    return dims;
+  };
+  SmallVector<unsigned> da = nonUnit(*sa), db = nonUnit(*sb);
+  bool swap = da.size() > db.size();
+  scf::ParallelOp &shortLoop = swap ? b : a, &longLoop = swap ? a : b;
+  ArrayRef<int64_t> shortSizes = swap ? *sb : *sa, longSizes = swap ? *sa : *sb;
+  ArrayRef<unsigned> shortDims = swap ? db : da, longDims = swap ? da : db;
+  for (auto [s, l] : llvm::zip(shortDims, longDims))
+    if (shortSizes[s] != longSizes[l])
+      return false;
+  SmallVector<unsigned> shortKept(shortDims),
+      longKept(longDims.take_front(shortDims.size())),
+      serialized(longDims.drop_front(shortDims.size()));
+  int64_t serializedExtent = 1;
+  for (unsigned d : serialized)
+    serializedExtent *= longSizes[d];
+  // Coarser work items only pay off for a producer and its consumer;
+  // unrelated loops keep their parallelism.
+  if (!serialized.empty() &&
+      (serializedExtent > kMaxSerializedExtent || !dependent(a, b)))
+    return false;
+  if (shortKept.empty()) {
+    // One work item in all: keep one unit dim on each side.
+    auto unit = llvm::find(longSizes, 1);
+    if (unit == longSizes.end())
+      return false;
+    shortKept.push_back(0);
+    longKept.push_back(unit - longSizes.begin());
+  }
+  if (shortKept.size() != shortSizes.size())
+    shortLoop = restructure(rewriter, shortLoop, shortKept, {});
+  longLoop = restructure(rewriter, longLoop, longKept, serialized);
+  return true;
 }
 
 /// Runs `first`'s body at the start of each work item of `second` when that
 /// keeps every dependence within one work item (distinct buffers never
 /// alias: kernels take distinct whole buffers).
 bool fuseInto(RewriterBase &rewriter, scf::ParallelOp first,
-              scf::ParallelOp second) {
-  if (!sameIterationSpace(first, second))
+              scf::ParallelOp &second) {
+  if (!alignIterationSpaces(rewriter, first, second))
     return false;
-  auto firstWrites = writesOf(first);
-  auto secondWrites = writesOf(second);
+  auto firstWrites = ownedWrites(first);
+  auto secondWrites = ownedWrites(second);
   if (failed(firstWrites) || failed(secondWrites))
     return false;
-  if (!readsOnlyOwnElement(second, *firstWrites) ||
-      !readsOnlyOwnElement(first, *secondWrites))
+  if (!touchesOnlyOwnPart(second, *firstWrites) ||
+      !touchesOnlyOwnPart(first, *secondWrites))
     return false;
   IRMapping mapping;
   mapping.map(first.getBody()->getArguments(),
@@ -189,16 +292,22 @@ mlir::dlc::lowerKernelToLoopNest(RewriterBase &rewriter, func::FuncOp func) {
     return wrapInSingleWorkItem(rewriter, func);
   }
   // Only constants may sit between the loop nests.
-  scf::ParallelOp fused;
-  for (Operation &op : llvm::make_early_inc_range(body.without_terminator())) {
+  SmallVector<scf::ParallelOp> loops;
+  for (Operation &op : body.without_terminator()) {
     if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
-      if (fused && !fuseInto(rewriter, fused, loop))
-        return failure();
-      fused = loop;
+      loops.push_back(loop);
       continue;
     }
     if (!op.hasTrait<OpTrait::ConstantLike>())
       return failure();
+  }
+  if (loops.size() == 1)
+    return loops.front();
+  scf::ParallelOp fused;
+  for (scf::ParallelOp loop : loops) {
+    if (fused && !fuseInto(rewriter, fused, loop))
+      return failure();
+    fused = loop;
   }
   return fused;
 }

@@ -123,3 +123,79 @@ func.func @main(%x: memref<8xf32>, %y: memref<8xf32>) {
   call @copy(%u, %y) : (memref<8xf32>, memref<8xf32>) -> ()
   return
 }
+
+// -----
+
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0, 0)>
+
+func.func private @rowmax(%x: memref<64x128xf32>, %m: memref<64x1xf32>) attributes {dlc.kernel, dlc.nodes = ["sm"]} {
+  linalg.generic {indexing_maps = [#in, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<64x128xf32>) outs(%m : memref<64x1xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %r = arith.maximumf %v, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+func.func private @sub(%x: memref<64x128xf32>, %m: memref<64x1xf32>, %y: memref<64x128xf32>) attributes {dlc.kernel, dlc.nodes = ["sm"]} {
+  linalg.generic {indexing_maps = [#in, #row, #in], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %m : memref<64x128xf32>, memref<64x1xf32>) outs(%y : memref<64x128xf32>) {
+  ^bb0(%v: f32, %mx: f32, %o: f32):
+    %r = arith.subf %v, %mx : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// A row reduction and the elementwise op reading its result per row: one
+// kernel with a work item per row, the columns a loop inside it.
+// CHECK-LABEL: func.func @main
+// CHECK: call @k0_sm(
+// CHECK-NOT: call
+// LIN-LABEL: func.func private @k0_sm(
+// LIN-SAME: dlc.work_items = 64 : i64
+// LIN: scf.parallel
+// LIN: scf.for
+// LIN: arith.maximumf
+// LIN: scf.for
+// LIN: arith.subf
+// LIN-LABEL: func.func @main
+func.func @main(%x: memref<64x128xf32>, %y: memref<64x128xf32>) {
+  %m = memref.alloc() : memref<64x1xf32>
+  call @rowmax(%x, %m) : (memref<64x128xf32>, memref<64x1xf32>) -> ()
+  call @sub(%x, %m, %y) : (memref<64x128xf32>, memref<64x1xf32>, memref<64x128xf32>) -> ()
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#c = affine_map<(d0, d1) -> (d0, 0)>
+
+func.func private @fill(%a: memref<64x1xf32>) attributes {dlc.kernel, dlc.nodes = ["f"]} {
+  %z = arith.constant 0.0 : f32
+  linalg.fill ins(%z : f32) outs(%a : memref<64x1xf32>)
+  return
+}
+func.func private @neg(%x: memref<64x128xf32>, %y: memref<64x128xf32>) attributes {dlc.kernel, dlc.nodes = ["n"]} {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<64x128xf32>) outs(%y : memref<64x128xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.negf %v : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// Unrelated kernels never give up parallelism to merge: [64] and [64, 128]
+// stay apart.
+// CHECK-LABEL: func.func @main
+// CHECK: call @k0_f(
+// CHECK: call @k1_n(
+func.func @main(%x: memref<64x128xf32>, %y: memref<64x128xf32>) {
+  %a = memref.alloc() : memref<64x1xf32>
+  call @fill(%a) : (memref<64x1xf32>) -> ()
+  call @neg(%x, %y) : (memref<64x128xf32>, memref<64x128xf32>) -> ()
+  return
+}
