@@ -16,6 +16,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <algorithm>
 #include <cmath>
@@ -1677,6 +1678,178 @@ LogicalResult importSpaceToDepth(NodeContext &n, Results &r) {
   return importDepthSpace(n, r, /*toSpace=*/false);
 }
 
+LogicalResult importGatherND(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 2)) ||
+      failed(n.checkKnownAttrs({"batch_dims"})))
+    return failure();
+  r.push_back(n.create<GatherNDOp>(
+      {n.input(0), n.input(1)},
+      {n.i64("batch_dims", n.getInt("batch_dims", 0))}));
+  return success();
+}
+
+/// The reduction attribute of ScatterElements/ScatterND (opset 16: none,
+/// add, mul; 18: max, min).
+std::optional<std::string> readScatterReduction(NodeContext &n) {
+  std::string reduction = n.getString("reduction", "none");
+  if (n.hasFailed())
+    return std::nullopt;
+  bool known = reduction == "none" || reduction == "add" || reduction == "mul" ||
+               ((reduction == "max" || reduction == "min") && n.opset >= 18);
+  if (!known) {
+    n.emitError() << "unsupported reduction '" << reduction << "'";
+    return std::nullopt;
+  }
+  return reduction;
+}
+
+LogicalResult checkScatterTypes(NodeContext &n) {
+  if (n.getType(n.input(0)).getElementType() !=
+      n.getType(n.input(2)).getElementType())
+    return n.emitError() << "data and updates have different element types: "
+                         << n.input(0).getType() << " and "
+                         << n.input(2).getType();
+  return success();
+}
+
+LogicalResult importScatterElements(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(3, 3)) ||
+      failed(n.checkKnownAttrs({"axis", "reduction"})) ||
+      failed(checkScatterTypes(n)))
+    return failure();
+  std::optional<std::string> reduction = readScatterReduction(n);
+  if (!reduction)
+    return failure();
+  Value data = n.input(0);
+  std::optional<int64_t> axis =
+      n.normalizeAxis(n.getInt("axis", 0), n.getRank(data));
+  if (!axis)
+    return failure();
+  r.push_back(n.create<ScatterElementsOp>(
+      {data, n.input(1), n.input(2)},
+      {n.i64("axis", *axis),
+       n.attr("reduction", n.b.getStringAttr(*reduction))}));
+  return success();
+}
+
+LogicalResult importScatterND(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(3, 3)) ||
+      failed(n.checkKnownAttrs({"reduction"})) ||
+      failed(checkScatterTypes(n)))
+    return failure();
+  std::optional<std::string> reduction = readScatterReduction(n);
+  if (!reduction)
+    return failure();
+  r.push_back(n.create<ScatterNDOp>(
+      {n.input(0), n.input(1), n.input(2)},
+      {n.attr("reduction", n.b.getStringAttr(*reduction))}));
+  return success();
+}
+
+LogicalResult importOneHot(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(3, 3)) || failed(n.checkKnownAttrs({"axis"})))
+    return failure();
+  Value indices = n.input(0), values = n.input(2);
+  std::optional<double> depth = n.getConstScalar(n.input(1), "depth");
+  if (!depth)
+    return failure();
+  int64_t outRank = n.getRank(indices) + 1;
+  std::optional<int64_t> axis =
+      n.normalizeAxis(n.getInt("axis", -1), outRank);
+  if (!axis)
+    return failure();
+  if (!isa<IntegerType>(n.getType(indices).getElementType()) ||
+      n.getType(indices).getElementType().isInteger(1))
+    return n.emitError() << "indices must be int32 or int64, got "
+                         << indices.getType();
+  r.push_back(n.create<OneHotOp>(
+      {indices, values},
+      {n.i64("axis", *axis), n.i64("depth", (int64_t)std::floor(*depth))}));
+  return success();
+}
+
+/// Einsum: the equation is normalized to an explicit output without
+/// ellipses ("..." becomes unused letters, right-aligned across inputs).
+LogicalResult importEinsum(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, std::numeric_limits<unsigned>::max())) ||
+      failed(n.checkKnownAttrs({"equation"})))
+    return failure();
+  if (!n.hasAttr("equation"))
+    return n.fail("attribute 'equation' is required");
+  std::string equation;
+  for (char c : n.getString("equation", ""))
+    if (!isspace((unsigned char)c))
+      equation += c;
+  SmallVector<Value> inputs;
+  for (unsigned i = 0; i < n.getNumInputs(); ++i) {
+    if (!n.input(i))
+      return n.emitError() << "input " << i << " is required";
+    inputs.push_back(n.input(i));
+  }
+  StringRef eq(equation);
+  auto [lhs, rhs] = eq.split("->");
+  bool explicitOutput = lhs.size() != eq.size();
+  SmallVector<StringRef> terms;
+  lhs.split(terms, ',');
+  if (terms.size() != inputs.size())
+    return n.emitError() << "equation '" << equation << "' has "
+                         << terms.size() << " inputs, the node has "
+                         << inputs.size();
+  // Letters free for the ellipsis dims.
+  std::string unused;
+  for (char c = 'A'; c <= 'z'; ++c)
+    if (isalpha((unsigned char)c) && equation.find(c) == std::string::npos)
+      unused += c;
+  SmallVector<std::string> expanded;
+  SmallVector<int64_t> ellipsisRanks;
+  int64_t maxEllipsis = 0;
+  for (auto [term, v] : llvm::zip(terms, inputs)) {
+    size_t dots = term.find("...");
+    int64_t letters = term.size() - (dots == StringRef::npos ? 0 : 3);
+    int64_t e = dots == StringRef::npos ? 0 : n.getRank(v) - letters;
+    if (e < 0)
+      return n.emitError() << "term '" << term << "' has more letters than "
+                           << "input rank " << n.getRank(v);
+    ellipsisRanks.push_back(dots == StringRef::npos ? -1 : e);
+    maxEllipsis = std::max(maxEllipsis, e);
+  }
+  if ((int64_t)unused.size() < maxEllipsis)
+    return n.fail("too many dims under '...'");
+  std::string ellipsis = unused.substr(0, maxEllipsis);
+  std::string normalized;
+  llvm::StringMap<int> counts;
+  for (auto [i, term] : llvm::enumerate(terms)) {
+    std::string t = term.str();
+    if (ellipsisRanks[i] >= 0)
+      t.replace(t.find("..."), 3,
+                ellipsis.substr(maxEllipsis - ellipsisRanks[i]));
+    for (char c : t)
+      ++counts[std::string(1, c)];
+    normalized += (i ? "," : "") + t;
+  }
+  std::string out;
+  if (explicitOutput) {
+    out = rhs.str();
+    size_t dots = out.find("...");
+    if (dots != std::string::npos)
+      out.replace(dots, 3, ellipsis);
+  } else {
+    // Implicit output: the ellipsis dims, then letters used once, sorted.
+    out = ellipsis;
+    std::string once;
+    for (auto &entry : counts)
+      if (entry.second == 1 && ellipsis.find(entry.first()[0]) ==
+                                   std::string::npos)
+        once += entry.first()[0];
+    llvm::sort(once);
+    out += once;
+  }
+  r.push_back(n.create<EinsumOp>(
+      inputs,
+      {n.attr("equation", n.b.getStringAttr(normalized + "->" + out))}));
+  return success();
+}
+
 LogicalResult importConstant(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(0, 0)))
     return failure();
@@ -1748,6 +1921,8 @@ const OpTableEntry kOpTable[] = {
      "dlc.reshape + dlc.transpose + dlc.reshape; mode DCR/CRD"},
     {"Div", importBinary<DivOp>, "dlc.div; numpy broadcasting, same dtypes"},
     {"Dropout", importDropout, "forwarded (inference); mask output unused"},
+    {"Einsum", importEinsum,
+     "dlc.einsum; explicit or implicit output, '...' broadcasting"},
     {"Elu", importElu, "dlc.elu; alpha"},
     {"Equal", importCompare<EqualOp>, "dlc.equal; broadcasting, bool result"},
     {"Erf", importUnary<ErfOp>, "dlc.erf"},
@@ -1758,6 +1933,7 @@ const OpTableEntry kOpTable[] = {
     {"Gather", importGather, "dlc.gather; negative axis"},
     {"GatherElements", importGatherElements,
      "dlc.gather_elements; negative axis and indices"},
+    {"GatherND", importGatherND, "dlc.gather_nd; batch_dims, negative indices"},
     {"Gelu", importGelu, "dlc.gelu; approximate none/tanh"},
     {"Gemm", importGemm, "dlc.gemm; alpha, beta, transA, transB, optional C"},
     {"GlobalAveragePool", importGlobalAveragePool,
@@ -1797,6 +1973,7 @@ const OpTableEntry kOpTable[] = {
     {"Mul", importBinary<MulOp>, "dlc.mul; numpy broadcasting, same dtypes"},
     {"Neg", importUnary<NegOp>, "dlc.neg"},
     {"Not", importNot, "dlc.not"},
+    {"OneHot", importOneHot, "dlc.one_hot; constant depth, negative axis"},
     {"Or", importLogical<OrOp>, "dlc.or; bool operands, broadcasting"},
     {"PRelu", importPRelu, "dlc.prelu; slope broadcast to X"},
     {"Pad", importPad,
@@ -1839,6 +2016,10 @@ const OpTableEntry kOpTable[] = {
     {"Reshape", importReshape,
      "dlc.reshape; constant shape with 0 and -1, allowzero"},
     {"Round", importUnary<RoundOp>, "dlc.round; half to even"},
+    {"ScatterElements", importScatterElements,
+     "dlc.scatter_elements; negative axis, reduction none/add/mul/max/min"},
+    {"ScatterND", importScatterND,
+     "dlc.scatter_nd; reduction none/add/mul/max/min"},
     {"Selu", importSelu, "dlc.selu; alpha, gamma"},
     {"Shape", importShape, "dlc.shape (folds to a constant); start/end"},
     {"Sigmoid", importUnary<SigmoidOp>, "dlc.sigmoid"},

@@ -20,4 +20,21 @@
 #define GET_OP_CLASSES
 #include "dialects/dlc/DlcOps.h.inc"
 
+namespace mlir::dlc {
+/// A parsed dlc.einsum equation: letters are numbered in order of first
+/// appearance; `inputs[i][d]` is the letter of dim d of input i.
+struct EinsumEquation {
+  SmallVector<SmallVector<int64_t>> inputs;
+  SmallVector<int64_t> output;
+  /// Extent of each letter (the largest size among the dims it labels).
+  SmallVector<int64_t> extents;
+};
+
+/// Parses `equation` ("ab,bc->ac") against the operand shapes; reports
+/// problems through `emitError` and returns failure.
+FailureOr<EinsumEquation>
+parseEinsumEquation(StringRef equation, ArrayRef<ArrayRef<int64_t>> shapes,
+                    function_ref<void(const Twine &)> emitError);
+} // namespace mlir::dlc
+
 #endif // DLC_DIALECTS_DLC_DLCDIALECT_H

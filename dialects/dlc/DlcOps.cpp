@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Traits.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::dlc;
@@ -673,5 +674,194 @@ LogicalResult CumSumOp::verify() {
   if (axis < 0 || axis >= getType().getRank())
     return emitOpError("axis ") << axis << " out of range for rank "
                                 << getType().getRank();
+  return success();
+}
+
+LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  auto data = rankedType(adaptor.getData());
+  auto indices = rankedType(adaptor.getIndices());
+  int64_t b = adaptor.getBatchDims(), q = indices.getRank();
+  if (q < 1)
+    return failInference(loc, "indices must have rank >= 1");
+  int64_t k = indices.getShape().back();
+  if (b < 0 || b >= q || b + k > data.getRank())
+    return failInference(loc, "batch_dims " + Twine(b) + " and index depth " +
+                                  Twine(k) + " do not fit data rank " +
+                                  Twine(data.getRank()));
+  for (int64_t i = 0; i < b; ++i)
+    if (data.getDimSize(i) != indices.getDimSize(i))
+      return failInference(loc, "batch dim " + Twine(i) + " differs");
+  SmallVector<int64_t> shape(indices.getShape().drop_back());
+  llvm::append_range(shape, data.getShape().drop_front(b + k));
+  types.push_back(RankedTensorType::get(shape, data.getElementType()));
+  return success();
+}
+
+static LogicalResult checkReduction(std::optional<Location> loc,
+                                    StringRef reduction) {
+  if (reduction != "none" && reduction != "add" && reduction != "mul" &&
+      reduction != "max" && reduction != "min")
+    return failInference(loc, "unknown reduction '" + reduction + "'");
+  return success();
+}
+
+LogicalResult ScatterElementsOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  auto data = rankedType(adaptor.getData());
+  auto indices = rankedType(adaptor.getIndices());
+  auto updates = rankedType(adaptor.getUpdates());
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkReduction(loc, adaptor.getReduction())))
+    return failure();
+  if (axis < 0 || axis >= data.getRank())
+    return failInference(loc, "axis " + Twine(axis) + " out of range");
+  if (indices.getShape() != updates.getShape() ||
+      indices.getRank() != data.getRank())
+    return failInference(loc, "indices and updates must have one shape of "
+                              "the data's rank");
+  if (updates.getElementType() != data.getElementType())
+    return failInference(loc, "updates and data element types differ");
+  for (int64_t i = 0; i < data.getRank(); ++i)
+    if (i != axis && indices.getDimSize(i) > data.getDimSize(i))
+      return failInference(loc, "indices dim " + Twine(i) +
+                                    " exceeds the data dim");
+  types.push_back(data);
+  return success();
+}
+
+LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto data = rankedType(adaptor.getData());
+  auto indices = rankedType(adaptor.getIndices());
+  auto updates = rankedType(adaptor.getUpdates());
+  if (failed(checkReduction(loc, adaptor.getReduction())))
+    return failure();
+  if (indices.getRank() < 1)
+    return failInference(loc, "indices must have rank >= 1");
+  int64_t k = indices.getShape().back();
+  if (k > data.getRank())
+    return failInference(loc, "index depth exceeds the data rank");
+  SmallVector<int64_t> expected(indices.getShape().drop_back());
+  llvm::append_range(expected, data.getShape().drop_front(k));
+  if (updates.getShape() != ArrayRef<int64_t>(expected))
+    return failInference(loc, "updates shape does not match indices and data");
+  if (updates.getElementType() != data.getElementType())
+    return failInference(loc, "updates and data element types differ");
+  types.push_back(data);
+  return success();
+}
+
+LogicalResult OneHotOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto indices = rankedType(adaptor.getIndices());
+  auto values = rankedType(adaptor.getValues());
+  int64_t axis = adaptor.getAxis(), depth = adaptor.getDepth();
+  if (values.getNumElements() != 2 || values.getRank() != 1)
+    return failInference(loc, "values must hold [off, on]");
+  if (axis < 0 || axis > indices.getRank())
+    return failInference(loc, "axis " + Twine(axis) + " out of range");
+  if (depth <= 0)
+    return failInference(loc, "depth must be positive");
+  SmallVector<int64_t> shape(indices.getShape());
+  shape.insert(shape.begin() + axis, depth);
+  types.push_back(RankedTensorType::get(shape, values.getElementType()));
+  return success();
+}
+
+FailureOr<EinsumEquation>
+mlir::dlc::parseEinsumEquation(StringRef equation,
+                               ArrayRef<ArrayRef<int64_t>> shapes,
+                               function_ref<void(const Twine &)> emitError) {
+  auto [lhs, out] = equation.split("->");
+  if (lhs.size() == equation.size()) {
+    emitError("equation '" + equation + "' has no '->'");
+    return failure();
+  }
+  SmallVector<StringRef> terms;
+  lhs.split(terms, ',');
+  if (terms.size() != shapes.size()) {
+    emitError("equation has " + Twine(terms.size()) + " inputs, op has " +
+              Twine(shapes.size()));
+    return failure();
+  }
+  EinsumEquation eq;
+  llvm::DenseMap<char, int64_t> letters;
+  auto letter = [&](char c) -> int64_t {
+    auto [it, inserted] = letters.try_emplace(c, letters.size());
+    if (inserted)
+      eq.extents.push_back(1);
+    return it->second;
+  };
+  for (auto [term, shape] : llvm::zip(terms, shapes)) {
+    if (term.size() != shape.size()) {
+      emitError("term '" + term + "' does not match rank " +
+                Twine(shape.size()));
+      return failure();
+    }
+    SmallVector<int64_t> dims;
+    for (auto [c, size] : llvm::zip(term, shape)) {
+      if (!llvm::isAlpha(c)) {
+        emitError("invalid letter '" + Twine(c) + "'");
+        return failure();
+      }
+      int64_t l = letter(c);
+      if (size != 1 && eq.extents[l] != 1 && eq.extents[l] != size) {
+        emitError("letter '" + Twine(c) + "' labels dims of sizes " +
+                  Twine(eq.extents[l]) + " and " + Twine(size));
+        return failure();
+      }
+      if (size != 1)
+        eq.extents[l] = size;
+      dims.push_back(l);
+    }
+    eq.inputs.push_back(std::move(dims));
+  }
+  SmallVector<bool> seen(letters.size(), false);
+  for (char c : out) {
+    auto it = letters.find(c);
+    if (it == letters.end() || seen[it->second]) {
+      emitError("output letter '" + Twine(c) +
+                "' is repeated or not in the inputs");
+      return failure();
+    }
+    seen[it->second] = true;
+    eq.output.push_back(it->second);
+  }
+  return eq;
+}
+
+LogicalResult EinsumOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  if (adaptor.getInputs().empty())
+    return failInference(loc, "needs at least one input");
+  SmallVector<ArrayRef<int64_t>> shapes;
+  Type elt = rankedType(adaptor.getInputs().front()).getElementType();
+  for (Value v : adaptor.getInputs()) {
+    if (rankedType(v).getElementType() != elt)
+      return failInference(loc, "inputs differ in element type");
+    shapes.push_back(rankedType(v).getShape());
+  }
+  bool failedParse = false;
+  FailureOr<EinsumEquation> eq = parseEinsumEquation(
+      adaptor.getEquation(), shapes, [&](const Twine &msg) {
+        failedParse = true;
+        (void)failInference(loc, msg);
+      });
+  if (failed(eq) || failedParse)
+    return failure();
+  SmallVector<int64_t> shape;
+  for (int64_t l : eq->output)
+    shape.push_back(eq->extents[l]);
+  types.push_back(RankedTensorType::get(shape, elt));
   return success();
 }

@@ -470,6 +470,62 @@ def Dlc_CumSumOp : Dlc_Op<"cumsum", [SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
+def Dlc_GatherNDOp : Dlc_Op<"gather_nd", [InferTypeOpAdaptor]> {
+  let summary = "ONNX GatherND: index `data` with tuples from `indices`";
+  let description = [{
+    The last dim of `indices` (k) indexes data dims [batch_dims,
+    batch_dims + k); the leading `batch_dims` dims of data and indices
+    correspond. Negative indices wrap; out-of-range indices are clamped.
+  }];
+  let arguments = (ins Dlc_AnyTensor:$data, Dlc_IndexTensor:$indices,
+                   I64Attr:$batch_dims);
+  let results = (outs Dlc_AnyTensor:$result);
+}
+
+def Dlc_ScatterElementsOp : Dlc_Op<"scatter_elements", [InferTypeOpAdaptor]> {
+  let summary = "ONNX ScatterElements: `data` with `updates` written along `axis`";
+  let description = [{
+    `reduction` is "none" (a later update wins), "add", "mul", "max" or
+    "min". Negative indices wrap; out-of-range indices are clamped.
+  }];
+  let arguments = (ins Dlc_AnyTensor:$data, Dlc_IndexTensor:$indices,
+                   Dlc_AnyTensor:$updates, I64Attr:$axis, StrAttr:$reduction);
+  let results = (outs Dlc_AnyTensor:$result);
+}
+
+def Dlc_ScatterNDOp : Dlc_Op<"scatter_nd", [InferTypeOpAdaptor]> {
+  let summary = "ONNX ScatterND: `data` with slices replaced at index tuples";
+  let description = [{
+    `reduction` as for dlc.scatter_elements. Negative indices wrap;
+    out-of-range indices are clamped.
+  }];
+  let arguments = (ins Dlc_AnyTensor:$data, Dlc_IndexTensor:$indices,
+                   Dlc_AnyTensor:$updates, StrAttr:$reduction);
+  let results = (outs Dlc_AnyTensor:$result);
+}
+
+def Dlc_OneHotOp : Dlc_Op<"one_hot", [InferTypeOpAdaptor]> {
+  let summary = "ONNX OneHot: a new dim of size `depth` at `axis`";
+  let description = [{
+    `values` holds [off, on]. Negative indices count from `depth`; indices
+    outside [-depth, depth) give an all-off row.
+  }];
+  let arguments = (ins Dlc_IndexTensor:$indices, Dlc_AnyTensor:$values,
+                   I64Attr:$axis, I64Attr:$depth);
+  let results = (outs Dlc_AnyTensor:$result);
+}
+
+def Dlc_EinsumOp : Dlc_Op<"einsum", [InferTypeOpAdaptor]> {
+  let summary = "Einstein summation with an explicit, ellipsis-free equation";
+  let description = [{
+    `equation` is "in1,in2,...->out" with one letter per dim. Letters not in
+    the output are summed over; a size-1 dim broadcasts against the letter's
+    extent (the importer expands "..." into such letters).
+  }];
+  let arguments = (ins Variadic<Dlc_NumericTensor>:$inputs, StrAttr:$equation);
+  let results = (outs Dlc_NumericTensor:$result);
+}
+
 def Dlc_ShapeOp : Dlc_Op<"shape", [InferTypeOpAdaptor]> {
   let summary = "the shape of a tensor as a 1-D i64 tensor (dims [start, end))";
   let arguments = (ins Dlc_AnyTensor:$input, I64Attr:$start, I64Attr:$end);

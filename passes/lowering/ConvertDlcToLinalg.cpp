@@ -1778,6 +1778,289 @@ struct CumSumLowering : OpRewritePattern<CumSumOp> {
   }
 };
 
+/// Combines an existing element with a scattered update.
+Value scatterCombine(OpBuilder &b, Location l, StringRef reduction, Value acc,
+                     Value update) {
+  if (reduction == "add")
+    return isa<IntegerType>(acc.getType()) && acc.getType().isInteger(1)
+               ? b.create<arith::OrIOp>(l, acc, update).getResult()
+               : add(b, l, acc, update);
+  if (reduction == "mul")
+    return acc.getType().isInteger(1)
+               ? b.create<arith::AndIOp>(l, acc, update).getResult()
+               : mul(b, l, acc, update);
+  if (reduction == "max")
+    return max(b, l, acc, update);
+  if (reduction == "min")
+    return min(b, l, acc, update);
+  return update;
+}
+
+/// Index values of the iteration space's dims [0, n).
+SmallVector<Value> loopIndices(OpBuilder &b, Location l, int64_t n) {
+  SmallVector<Value> dims;
+  for (int64_t i = 0; i < n; ++i)
+    dims.push_back(b.create<linalg::IndexOp>(l, i));
+  return dims;
+}
+
+/// A tensor.empty whose only purpose is to size reduction loops.
+Value loopShape(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
+  return b.create<tensor::EmptyOp>(loc, shape, b.getI8Type());
+}
+
+struct GatherNDLowering : OpRewritePattern<GatherNDOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherNDOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    auto dataShape = tensorType(op.getData()).getShape();
+    auto idxType = tensorType(op.getIndices());
+    int64_t rank = type.getRank(), q = idxType.getRank();
+    int64_t k = idxType.getShape().back(), batch = op.getBatchDims();
+    Value data = op.getData(), indices = op.getIndices();
+    Value init = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
+                                                  type.getElementType());
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+        ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx)},
+        SmallVector<IteratorType>(rank, IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange) {
+          SmallVector<Value> o = loopIndices(b, l, rank);
+          SmallVector<Value> at(o.begin(), o.begin() + batch);
+          for (int64_t j = 0; j < k; ++j) {
+            SmallVector<Value> i(o.begin(), o.begin() + q - 1);
+            i.push_back(index(b, l, j));
+            Value v = b.create<tensor::ExtractOp>(l, indices, i);
+            at.push_back(normalizeIndex(b, l, v, dataShape[batch + j]));
+          }
+          at.append(o.begin() + q - 1, o.end());
+          b.create<linalg::YieldOp>(
+              l, Value(b.create<tensor::ExtractOp>(l, data, at)));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// ScatterElements: each output element reduces over the updates along the
+/// axis (the other dims line up), keeping the ones whose index hits it.
+struct ScatterElementsLowering : OpRewritePattern<ScatterElementsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ScatterElementsOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    auto idxShape = tensorType(op.getIndices()).getShape();
+    int64_t rank = type.getRank(), axis = op.getAxis();
+    int64_t n = type.getDimSize(axis);
+    StringRef reduction = op.getReduction();
+    Value indices = op.getIndices(), updates = op.getUpdates();
+    if (tensorType(indices).getNumElements() == 0) {
+      rewriter.replaceOp(op, op.getData());
+      return success();
+    }
+    SmallVector<IteratorType> iters(rank, IteratorType::parallel);
+    iters.push_back(IteratorType::reduction);
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{type}, ValueRange{loopShape(rewriter, loc, idxShape[axis])},
+        ValueRange{op.getData()},
+        ArrayRef<AffineMap>{
+            AffineMap::get(rank + 1, 0, getAffineDimExpr(rank, ctx)),
+            AffineMap::getMultiDimIdentityMap(rank + 1, ctx).getMajorSubMap(
+                rank)},
+        iters, [&](OpBuilder &b, Location l, ValueRange a) {
+          SmallVector<Value> d = loopIndices(b, l, rank + 1);
+          // Update position: the output's index in every dim but the axis.
+          SmallVector<Value> u(d.begin(), d.begin() + rank);
+          u[axis] = d[rank];
+          Value valid;
+          for (int64_t i = 0; i < rank; ++i) {
+            if (i == axis || idxShape[i] == type.getDimSize(i))
+              continue;
+            Value ok = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt,
+                                               d[i], index(b, l, idxShape[i]));
+            valid = valid ? b.create<arith::AndIOp>(l, valid, ok).getResult()
+                          : ok;
+            u[i] = b.create<arith::MinSIOp>(l, d[i],
+                                            index(b, l, idxShape[i] - 1));
+          }
+          Value target = normalizeIndex(
+              b, l, b.create<tensor::ExtractOp>(l, indices, u), n);
+          Value hit = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq,
+                                              target, d[axis]);
+          if (valid)
+            hit = b.create<arith::AndIOp>(l, hit, valid);
+          Value upd = b.create<tensor::ExtractOp>(l, updates, u);
+          Value acc = a.back();
+          b.create<linalg::YieldOp>(
+              l, Value(b.create<arith::SelectOp>(
+                     l, hit, scatterCombine(b, l, reduction, acc, upd), acc)));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// ScatterND: each output element reduces over the index tuples, keeping
+/// the updates whose tuple addresses it.
+struct ScatterNDLowering : OpRewritePattern<ScatterNDOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ScatterNDOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    auto idxShape = tensorType(op.getIndices()).getShape();
+    int64_t rank = type.getRank(), q = idxShape.size(), k = idxShape.back();
+    StringRef reduction = op.getReduction();
+    Value indices = op.getIndices(), updates = op.getUpdates();
+    ArrayRef<int64_t> tuples = idxShape.drop_back();
+    if (tensorType(indices).getNumElements() == 0) {
+      rewriter.replaceOp(op, op.getData());
+      return success();
+    }
+    int64_t numDims = rank + q - 1;
+    SmallVector<IteratorType> iters(rank, IteratorType::parallel);
+    iters.append(q - 1, IteratorType::reduction);
+    SmallVector<AffineExpr> tupleExprs;
+    for (int64_t i = 0; i < q - 1; ++i)
+      tupleExprs.push_back(getAffineDimExpr(rank + i, ctx));
+    SmallVector<Value> ins;
+    SmallVector<AffineMap> maps;
+    if (q > 1) {
+      ins.push_back(loopShape(rewriter, loc, tuples));
+      maps.push_back(AffineMap::get(numDims, 0, tupleExprs, ctx));
+    }
+    maps.push_back(
+        AffineMap::getMultiDimIdentityMap(numDims, ctx).getMajorSubMap(rank));
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{type}, ins, ValueRange{op.getData()}, maps, iters,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          SmallVector<Value> d = loopIndices(b, l, numDims);
+          SmallVector<Value> t(d.begin() + rank, d.end());
+          Value hit;
+          for (int64_t j = 0; j < k; ++j) {
+            SmallVector<Value> at(t);
+            at.push_back(index(b, l, j));
+            Value target = normalizeIndex(
+                b, l, b.create<tensor::ExtractOp>(l, indices, at),
+                type.getDimSize(j));
+            Value eq = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq,
+                                               target, d[j]);
+            hit = hit ? b.create<arith::AndIOp>(l, hit, eq).getResult() : eq;
+          }
+          SmallVector<Value> u(t);
+          u.append(d.begin() + k, d.begin() + rank);
+          Value upd = b.create<tensor::ExtractOp>(l, updates, u);
+          Value acc = a.back();
+          Value r = scatterCombine(b, l, reduction, acc, upd);
+          if (hit)
+            r = b.create<arith::SelectOp>(l, hit, r, acc);
+          b.create<linalg::YieldOp>(l, r);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct OneHotLowering : OpRewritePattern<OneHotOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(OneHotOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    int64_t rank = type.getRank(), axis = op.getAxis();
+    int64_t depth = op.getDepth();
+    SmallVector<AffineExpr> idxExprs;
+    for (int64_t i = 0; i < rank; ++i)
+      if (i != axis)
+        idxExprs.push_back(getAffineDimExpr(i, ctx));
+    Value values = op.getValues();
+    Value init = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
+                                                  type.getElementType());
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{type}, ValueRange{op.getIndices()}, ValueRange{init},
+        ArrayRef<AffineMap>{AffineMap::get(rank, 0, idxExprs, ctx),
+                            AffineMap::getMultiDimIdentityMap(rank, ctx)},
+        SmallVector<IteratorType>(rank, IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value i = b.create<arith::IndexCastOp>(l, b.getIndexType(), a[0]);
+          Value neg = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, i,
+                                              index(b, l, 0));
+          i = b.create<arith::SelectOp>(
+              l, neg, b.create<arith::AddIOp>(l, i, index(b, l, depth)), i);
+          Value hit = b.create<arith::CmpIOp>(
+              l, arith::CmpIPredicate::eq, i,
+              b.create<linalg::IndexOp>(l, axis));
+          Value off = b.create<tensor::ExtractOp>(l, values, index(b, l, 0));
+          Value on = b.create<tensor::ExtractOp>(l, values, index(b, l, 1));
+          b.create<linalg::YieldOp>(
+              l, Value(b.create<arith::SelectOp>(l, hit, on, off)));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// Einsum: output letters are the parallel loops, the others reductions;
+/// every operand is a pure indexing map.
+struct EinsumLowering : OpRewritePattern<EinsumOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(EinsumOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    SmallVector<ArrayRef<int64_t>> shapes;
+    for (Value v : op.getInputs())
+      shapes.push_back(tensorType(v).getShape());
+    FailureOr<EinsumEquation> eq = parseEinsumEquation(
+        op.getEquation(), shapes, [](const Twine &) {});
+    if (failed(eq))
+      return rewriter.notifyMatchFailure(op, "invalid equation");
+    int64_t numLetters = eq->extents.size();
+    SmallVector<int64_t> pos(numLetters, -1);
+    int64_t next = 0;
+    for (int64_t l : eq->output)
+      pos[l] = next++;
+    for (int64_t l = 0; l < numLetters; ++l)
+      if (pos[l] < 0)
+        pos[l] = next++;
+    SmallVector<AffineMap> maps;
+    for (auto [dims, shape] : llvm::zip(eq->inputs, shapes)) {
+      SmallVector<AffineExpr> exprs;
+      for (auto [l, size] : llvm::zip(dims, shape))
+        exprs.push_back(size == 1 && eq->extents[l] != 1
+                            ? getAffineConstantExpr(0, ctx)
+                            : getAffineDimExpr(pos[l], ctx));
+      maps.push_back(AffineMap::get(numLetters, 0, exprs, ctx));
+    }
+    SmallVector<AffineExpr> outExprs;
+    for (int64_t l : eq->output)
+      outExprs.push_back(getAffineDimExpr(pos[l], ctx));
+    maps.push_back(AffineMap::get(numLetters, 0, outExprs, ctx));
+    SmallVector<IteratorType> iters(eq->output.size(), IteratorType::parallel);
+    iters.append(numLetters - eq->output.size(), IteratorType::reduction);
+    Value init = filled(rewriter, loc, type,
+                        scalarConstant(rewriter, loc, type.getElementType(), 0));
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{type}, op.getInputs(), ValueRange{init}, maps, iters,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value p = a[0];
+          for (Value v : a.drop_front().drop_back())
+            p = mul(b, l, p, v);
+          b.create<linalg::YieldOp>(l, add(b, l, a.back(), p));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 struct ShapeLowering : OpRewritePattern<ShapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ShapeOp op,
@@ -1847,5 +2130,7 @@ void mlir::dlc::populateDlcToLinalgPatterns(RewritePatternSet &patterns) {
                ReduceLowering<ReduceL2Op>, ReduceLowering<ReduceLogSumOp>,
                ReduceLowering<ReduceLogSumExpOp>, ArgReduceLowering<ArgMaxOp>,
                ArgReduceLowering<ArgMinOp>, LogSoftmaxLowering>(ctx);
-  patterns.add<TileLowering, PadLowering, TriluLowering, CumSumLowering>(ctx);
+  patterns.add<TileLowering, PadLowering, TriluLowering, CumSumLowering,
+               GatherNDLowering, ScatterElementsLowering, ScatterNDLowering,
+               OneHotLowering, EinsumLowering>(ctx);
 }

@@ -268,3 +268,21 @@ func.func @cumsum_axis(%a: tensor<2xf32>) -> tensor<2xf32> {
   %0 = dlc.cumsum %a {axis = 1 : i64, exclusive = false, reverse = false} : (tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+func.func @einsum_letter(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) -> tensor<2x5xf32> {
+  // expected-error @+2 {{letter 'j' labels dims of sizes 3 and 4}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.einsum %a, %b {equation = "ij,jk->ik"} : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+func.func @scatter_reduction(%d: tensor<3xf32>, %i: tensor<1x1xi64>, %u: tensor<1xf32>) -> tensor<3xf32> {
+  // expected-error @+2 {{unknown reduction 'sub'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.scatter_nd %d, %i, %u {reduction = "sub"} : (tensor<3xf32>, tensor<1x1xi64>, tensor<1xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}

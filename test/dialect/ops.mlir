@@ -154,3 +154,18 @@ func.func @data_movement_2(%x: tensor<2x3xf32>, %i: tensor<4xi64>) -> (tensor<4x
   %3 = dlc.cumsum %i {axis = 0 : i64, exclusive = false, reverse = true} : (tensor<4xi64>) -> tensor<4xi64>
   return %0, %1, %2, %3 : tensor<4x3xf32>, tensor<3x7xf32>, tensor<2x3xf32>, tensor<4xi64>
 }
+
+// -----
+
+// CHECK-LABEL: func @gather_scatter
+func.func @gather_scatter(%d: tensor<3x4xf32>, %i: tensor<2x1xi64>, %u: tensor<2x4xf32>, %v: tensor<2xf32>) -> (tensor<2x4xf32>, tensor<3x4xf32>, tensor<2x1x3xf32>, tensor<4x4xf32>) {
+  // CHECK: dlc.gather_nd {{.*}} {batch_dims = 0 : i64}
+  %0 = dlc.gather_nd %d, %i {batch_dims = 0 : i64} : (tensor<3x4xf32>, tensor<2x1xi64>) -> tensor<2x4xf32>
+  // CHECK: dlc.scatter_nd {{.*}} {reduction = "mul"}
+  %1 = dlc.scatter_nd %d, %i, %u {reduction = "mul"} : (tensor<3x4xf32>, tensor<2x1xi64>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  // CHECK: dlc.one_hot {{.*}} {axis = 2 : i64, depth = 3 : i64}
+  %2 = dlc.one_hot %i, %v {axis = 2 : i64, depth = 3 : i64} : (tensor<2x1xi64>, tensor<2xf32>) -> tensor<2x1x3xf32>
+  // CHECK: dlc.einsum {{.*}} {equation = "ij,ik->jk"}
+  %3 = dlc.einsum %1, %1 {equation = "ij,ik->jk"} : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<4x4xf32>
+  return %0, %1, %2, %3 : tensor<2x4xf32>, tensor<3x4xf32>, tensor<2x1x3xf32>, tensor<4x4xf32>
+}

@@ -354,3 +354,36 @@ func.func @cumsum(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
   %0 = dlc.cumsum %x {axis = 1 : i64, exclusive = true, reverse = false} : (tensor<2x5xf32>) -> tensor<2x5xf32>
   return %0 : tensor<2x5xf32>
 }
+
+// -----
+
+// Einsum is one generic with pure indexing maps: output letters parallel,
+// summed letters reduction.
+// CHECK-DAG: #[[EA:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[EB:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-DAG: #[[EO:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func @einsum_bmm
+func.func @einsum_bmm(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3x5xf32> {
+  // CHECK: linalg.generic {indexing_maps = [#[[EA]], #[[EB]], #[[EO]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+  // CHECK: arith.mulf
+  // CHECK: arith.addf
+  %0 = dlc.einsum %a, %b {equation = "bij,bjk->bik"} : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+  return %0 : tensor<2x3x5xf32>
+}
+
+// -----
+
+// ScatterElements starts from the data and reduces over the updates along
+// the axis (d2), selecting the combined value where the index hits.
+// CHECK-LABEL: func @scatter_elements
+func.func @scatter_elements(%d: tensor<3x4xf32>, %i: tensor<3x2xi64>, %u: tensor<3x2xf32>) -> tensor<3x4xf32> {
+  // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+  // CHECK-SAME: outs(%arg0 : tensor<3x4xf32>)
+  // CHECK: tensor.extract %arg1
+  // CHECK: arith.cmpi eq
+  // CHECK: tensor.extract %arg2
+  // CHECK: arith.addf
+  // CHECK: arith.select
+  %0 = dlc.scatter_elements %d, %i, %u {axis = 1 : i64, reduction = "add"} : (tensor<3x4xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
