@@ -134,9 +134,16 @@ def LinearizeKernelsPass : Pass<"dlc-linearize-kernels", "ModuleOp"> {
     }
     ```
   }];
+  let options = [
+    Option<"rowWorkItems", "row-work-items", "bool", /*default=*/"false",
+           "Host loop order: a work item is a row of the innermost parallel "
+           "dim, which runs innermost (inside the reductions) so LLVM "
+           "vectorizes it; CUDA keeps one output element per thread">,
+  ];
   let dependentDialects = [
     "::mlir::scf::SCFDialect", "::mlir::affine::AffineDialect",
-    "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"
+    "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect"
   ];
 }
 
@@ -258,6 +265,11 @@ def FuseKernelsPass : Pass<"dlc-fuse-kernels", "ModuleOp"> {
     call @k0_conv(%b, %t, %w, %x, %y)  // one kernel, one work item per output
     ```
   }];
+  let options = [
+    Option<"rowWorkItems", "row-work-items", "bool", /*default=*/"false",
+           "Host loop order (see dlc-linearize-kernels); must match the "
+           "option of dlc-linearize-kernels that follows">,
+  ];
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::func::FuncDialect"];
 }
 

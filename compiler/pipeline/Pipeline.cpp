@@ -59,9 +59,11 @@ void dlc::buildFrontendPipeline(OpPassManager &pm,
 
   // One kernel per structured op, in the shared linearized form.
   pm.addPass(dlc::createOutlineKernelsPass());
+  // The host vectorizes rows; CUDA keeps one output element per thread.
+  bool rows = options.target == Target::Cpu;
   if (options.fuseKernels)
-    pm.addPass(dlc::createFuseKernelsPass());
-  pm.addPass(dlc::createLinearizeKernelsPass());
+    pm.addPass(dlc::createFuseKernelsPass({rows}));
+  pm.addPass(dlc::createLinearizeKernelsPass({rows}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 

@@ -36,6 +36,7 @@ bool isDataFree(Operation &op) {
 }
 
 struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
+  using FuseKernelsPassBase::FuseKernelsPassBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
@@ -123,7 +124,7 @@ struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
       OpBuilder b(merged);
       auto trial = cast<func::FuncOp>(b.clone(*merged));
       IRRewriter rewriter(trial.getContext());
-      bool ok = succeeded(lowerKernelToLoopNest(rewriter, trial));
+      bool ok = succeeded(lowerKernelToLoopNest(rewriter, trial, rowWorkItems));
       trial.erase();
       if (!ok) {
         merged.erase();

@@ -2061,6 +2061,312 @@ struct EinsumLowering : OpRewritePattern<EinsumOp> {
   }
 };
 
+/// TopK in two generics: the rank of every element along the axis (how
+/// many elements beat it; ties go to the lower index), then each output
+/// position j picks the element of rank j.
+struct TopKLowering : OpRewritePattern<TopKOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TopKOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value input = op.getInput();
+    auto inType = tensorType(input);
+    Type elt = inType.getElementType();
+    Type i64 = rewriter.getI64Type();
+    int64_t rank = inType.getRank(), axis = op.getAxis();
+    bool largest = op.getLargest();
+    SmallVector<AffineExpr> other, same;
+    for (int64_t i = 0; i < rank; ++i) {
+      same.push_back(getAffineDimExpr(i, ctx));
+      other.push_back(getAffineDimExpr(i == axis ? rank : i, ctx));
+    }
+    AffineMap sameMap = AffineMap::get(rank + 1, 0, same, ctx);
+    AffineMap otherMap = AffineMap::get(rank + 1, 0, other, ctx);
+    SmallVector<IteratorType> iters(rank, IteratorType::parallel);
+    iters.push_back(IteratorType::reduction);
+    auto rankType = inType.clone(i64);
+    Value zero64 = scalarConstant(rewriter, loc, i64, 0);
+    Value ranks =
+        rewriter
+            .create<linalg::GenericOp>(
+                loc, TypeRange{rankType}, ValueRange{input, input},
+                ValueRange{filled(rewriter, loc, rankType, zero64)},
+                ArrayRef<AffineMap>{sameMap, otherMap, sameMap}, iters,
+                [&](OpBuilder &b, Location l, ValueRange a) {
+                  Value x = a[0], y = a[1];
+                  Value i = b.create<linalg::IndexOp>(l, axis);
+                  Value r = b.create<linalg::IndexOp>(l, rank);
+                  Value strict, equal;
+                  if (isa<FloatType>(elt)) {
+                    strict = b.create<arith::CmpFOp>(
+                        l, largest ? arith::CmpFPredicate::OGT
+                                   : arith::CmpFPredicate::OLT,
+                        y, x);
+                    equal = b.create<arith::CmpFOp>(
+                        l, arith::CmpFPredicate::OEQ, y, x);
+                  } else {
+                    strict = b.create<arith::CmpIOp>(
+                        l, largest ? arith::CmpIPredicate::sgt
+                                   : arith::CmpIPredicate::slt,
+                        y, x);
+                    equal = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq,
+                                                    y, x);
+                  }
+                  Value earlier = b.create<arith::CmpIOp>(
+                      l, arith::CmpIPredicate::slt, r, i);
+                  Value beats = b.create<arith::OrIOp>(
+                      l, strict, b.create<arith::AndIOp>(l, equal, earlier));
+                  Value inc = b.create<arith::ExtUIOp>(l, i64, beats);
+                  b.create<linalg::YieldOp>(
+                      l, Value(b.create<arith::AddIOp>(l, a[2], inc)));
+                })
+            .getResult(0);
+    auto valuesType = op.getValues().getType();
+    auto indicesType = op.getIndices().getType();
+    auto pick = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{valuesType, indicesType}, ValueRange{input, ranks},
+        ValueRange{filled(rewriter, loc, valuesType,
+                          scalarConstant(rewriter, loc, elt, 0)),
+                   filled(rewriter, loc, indicesType, zero64)},
+        ArrayRef<AffineMap>{otherMap, otherMap, sameMap, sameMap}, iters,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value j = b.create<arith::IndexCastOp>(
+              l, i64, b.create<linalg::IndexOp>(l, axis));
+          Value r = b.create<arith::IndexCastOp>(
+              l, i64, b.create<linalg::IndexOp>(l, rank));
+          Value hit = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq,
+                                              a[1], j);
+          b.create<linalg::YieldOp>(
+              l, ValueRange{b.create<arith::SelectOp>(l, hit, a[0], a[2]),
+                            b.create<arith::SelectOp>(l, hit, r, a[3])});
+        });
+    rewriter.replaceOp(op, pick.getResults());
+    return success();
+  }
+};
+
+/// Resize: each output element maps its index to a source coordinate
+/// (in f32, as ONNX Runtime computes it) per resized dim, then reads the
+/// nearest element or blends the 2^d neighbours of the resized dims.
+struct ResizeLowering : OpRewritePattern<ResizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ResizeOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    Value input = op.getInput();
+    auto inShape = tensorType(input).getShape();
+    int64_t rank = type.getRank();
+    bool linear = op.getMode() == "linear";
+    StringRef ct = op.getCoordinateTransformationMode();
+    StringRef nm = op.getNearestMode();
+    ArrayRef<double> scales = op.getScales();
+    Type f32 = rewriter.getF32Type();
+    SmallVector<int64_t> resized;
+    for (int64_t i = 0; i < rank; ++i)
+      if (inShape[i] != type.getDimSize(i) || scales[i] != 1.0)
+        resized.push_back(i);
+    Value init = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
+                                                  type.getElementType());
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+        ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx)},
+        SmallVector<IteratorType>(rank, IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange) {
+          auto c = [&](double v) { return scalarConstant(b, l, f32, v); };
+          SmallVector<Value> o = loopIndices(b, l, rank);
+          // Source coordinate of output index x along dim i.
+          auto source = [&](int64_t i) -> Value {
+            int64_t inLen = inShape[i], outLen = type.getDimSize(i);
+            double s = scales[i];
+            Value x = b.create<arith::SIToFPOp>(
+                l, f32, b.create<arith::IndexCastOp>(l, b.getI64Type(), o[i]));
+            auto halfPixel = [&](double offset) -> Value {
+              Value v = b.create<arith::DivFOp>(
+                  l, b.create<arith::AddFOp>(l, x, c(0.5)), c(s));
+              return b.create<arith::SubFOp>(l, v, c(0.5 - offset));
+            };
+            if (ct == "asymmetric")
+              return b.create<arith::DivFOp>(l, x, c(s));
+            if (ct == "align_corners")
+              return outLen == 1 ? c(0)
+                                 : b.create<arith::MulFOp>(
+                                       l, x,
+                                       c((double)(inLen - 1) / (outLen - 1)));
+            if (ct == "pytorch_half_pixel")
+              return outLen > 1 ? halfPixel(0) : c(0);
+            if (ct == "half_pixel_symmetric") {
+              double adjustment = outLen / (s * inLen);
+              double center = inLen / 2.0;
+              return halfPixel(center * (1 - adjustment));
+            }
+            return halfPixel(0);
+          };
+          auto clampIndex = [&](Value v, int64_t n) -> Value {
+            v = b.create<arith::MaxSIOp>(l, v, index(b, l, 0));
+            return b.create<arith::MinSIOp>(l, v, index(b, l, n - 1));
+          };
+          auto toIndex = [&](Value f) -> Value {
+            return b.create<arith::IndexCastOp>(
+                l, b.getIndexType(),
+                b.create<arith::FPToSIOp>(l, b.getI64Type(), f));
+          };
+          Value result;
+          if (!linear) {
+            SmallVector<Value> at(o);
+            for (int64_t i : resized) {
+              Value x = source(i);
+              Value r;
+              if (nm == "floor")
+                r = b.create<math::FloorOp>(l, x);
+              else if (nm == "ceil")
+                r = b.create<math::CeilOp>(l, x);
+              else if (nm == "round_prefer_ceil")
+                r = b.create<math::FloorOp>(l, b.create<arith::AddFOp>(
+                                                   l, x, c(0.5)));
+              else
+                r = b.create<math::CeilOp>(l, b.create<arith::SubFOp>(
+                                                  l, x, c(0.5)));
+              at[i] = clampIndex(toIndex(r), inShape[i]);
+            }
+            result = b.create<tensor::ExtractOp>(l, input, at);
+          } else {
+            // Per resized dim: low/high neighbour and the high weight.
+            SmallVector<Value> lo, hi, w;
+            for (int64_t i : resized) {
+              Value x = source(i);
+              x = b.create<arith::MaximumFOp>(l, x, c(0));
+              x = b.create<arith::MinimumFOp>(l, x, c(inShape[i] - 1));
+              Value f = b.create<math::FloorOp>(l, x);
+              Value i0 = clampIndex(toIndex(f), inShape[i]);
+              lo.push_back(i0);
+              hi.push_back(clampIndex(
+                  b.create<arith::AddIOp>(l, i0, index(b, l, 1)), inShape[i]));
+              w.push_back(b.create<arith::SubFOp>(l, x, f));
+            }
+            Value acc = c(0);
+            for (int64_t corner = 0; corner < (1 << resized.size()); ++corner) {
+              SmallVector<Value> at(o);
+              Value weight = c(1);
+              for (auto [k, i] : llvm::enumerate(resized)) {
+                bool high = corner & (1 << k);
+                at[i] = high ? hi[k] : lo[k];
+                weight = b.create<arith::MulFOp>(
+                    l, weight,
+                    high ? w[k] : b.create<arith::SubFOp>(l, c(1), w[k]));
+              }
+              Value v = castScalar(
+                  b, l, b.create<tensor::ExtractOp>(l, input, at), f32);
+              acc = b.create<arith::AddFOp>(
+                  l, acc, b.create<arith::MulFOp>(l, v, weight));
+            }
+            result = castScalar(b, l, acc, type.getElementType());
+          }
+          b.create<linalg::YieldOp>(l, result);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// ConvTranspose: output position o gathers input i with
+/// o = i * stride - pad + k * dilation, i.e. i = (o + pad - k * d) / s
+/// when that divides exactly and lands inside the input.
+struct ConvTransposeLowering : OpRewritePattern<ConvTransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvTransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto outType = op.getType();
+    auto inType = tensorType(op.getInput());
+    auto wType = tensorType(op.getWeight());
+    Type elt = outType.getElementType();
+    int64_t rank = outType.getRank(), k = rank - 2;
+    int64_t groups = op.getGroup();
+    int64_t inPerGroup = inType.getDimSize(1) / groups;
+    int64_t outPerGroup = wType.getDimSize(1);
+    ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads(),
+                      dilations = op.getDilations();
+    Value init;
+    if (Value bias = op.getBias()) {
+      init = rewriter
+                 .create<linalg::GenericOp>(
+                     loc, TypeRange{outType}, ValueRange{bias},
+                     ValueRange{rewriter.create<tensor::EmptyOp>(
+                         loc, outType.getShape(), elt)},
+                     ArrayRef<AffineMap>{
+                         AffineMap::get(rank, 0, getAffineDimExpr(1, ctx)),
+                         AffineMap::getMultiDimIdentityMap(rank, ctx)},
+                     SmallVector<IteratorType>(rank, IteratorType::parallel),
+                     [](OpBuilder &nb, Location l, ValueRange a) {
+                       nb.create<linalg::YieldOp>(l, a[0]);
+                     })
+                 .getResult(0);
+    } else {
+      init = filled(rewriter, loc, outType, scalarConstant(rewriter, loc, elt, 0));
+    }
+    // Iteration space: n, m, o_1..o_k (parallel), c, r_1..r_k (reduction).
+    int64_t numDims = 2 + k + 1 + k;
+    auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    // Weight [C, M/group, k...]: channel = group * C/group + c.
+    SmallVector<AffineExpr> wExprs{
+        d(1).floorDiv(outPerGroup) * inPerGroup + d(2 + k),
+        d(1) % outPerGroup};
+    for (int64_t i = 0; i < k; ++i)
+      wExprs.push_back(d(3 + k + i));
+    SmallVector<AffineExpr> outExprs;
+    for (int64_t i = 0; i < 2 + k; ++i)
+      outExprs.push_back(d(i));
+    SmallVector<IteratorType> iters(2 + k, IteratorType::parallel);
+    iters.append(1 + k, IteratorType::reduction);
+    Value input = op.getInput();
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{outType}, ValueRange{op.getWeight()}, ValueRange{init},
+        ArrayRef<AffineMap>{AffineMap::get(numDims, 0, wExprs, ctx),
+                            AffineMap::get(numDims, 0, outExprs, ctx)},
+        iters, [&](OpBuilder &b, Location l, ValueRange a) {
+          SmallVector<Value> dims = loopIndices(b, l, numDims);
+          Value g = b.create<arith::DivUIOp>(l, dims[1],
+                                             index(b, l, outPerGroup));
+          Value ch = b.create<arith::AddIOp>(
+              l, b.create<arith::MulIOp>(l, g, index(b, l, inPerGroup)),
+              dims[2 + k]);
+          SmallVector<Value> idx{dims[0], ch};
+          Value valid;
+          for (int64_t i = 0; i < k; ++i) {
+            // t = o + pad - r * dilation; i = t / s when s divides t.
+            Value t = b.create<arith::SubIOp>(
+                l,
+                b.create<arith::AddIOp>(l, dims[2 + i], index(b, l, pads[i])),
+                b.create<arith::MulIOp>(l, dims[3 + k + i],
+                                        index(b, l, dilations[i])));
+            Value q = b.create<arith::FloorDivSIOp>(l, t,
+                                                    index(b, l, strides[i]));
+            Value exact = b.create<arith::CmpIOp>(
+                l, arith::CmpIPredicate::eq,
+                b.create<arith::MulIOp>(l, q, index(b, l, strides[i])), t);
+            valid = valid ? b.create<arith::AndIOp>(l, valid, exact).getResult()
+                          : exact;
+            idx.push_back(q);
+          }
+          SmallVector<bool> check(2, false);
+          check.append(k, true);
+          Value x = readWithPadding(b, l, input, idx, check,
+                                    scalarConstant(b, l, elt, 0));
+          x = b.create<arith::SelectOp>(l, valid, x,
+                                        scalarConstant(b, l, elt, 0));
+          Value r = b.create<arith::AddFOp>(l, a.back(),
+                                            b.create<arith::MulFOp>(l, x, a[0]));
+          b.create<linalg::YieldOp>(l, r);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 struct ShapeLowering : OpRewritePattern<ShapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ShapeOp op,
@@ -2132,5 +2438,6 @@ void mlir::dlc::populateDlcToLinalgPatterns(RewritePatternSet &patterns) {
                ArgReduceLowering<ArgMinOp>, LogSoftmaxLowering>(ctx);
   patterns.add<TileLowering, PadLowering, TriluLowering, CumSumLowering,
                GatherNDLowering, ScatterElementsLowering, ScatterNDLowering,
-               OneHotLowering, EinsumLowering>(ctx);
+               OneHotLowering, EinsumLowering, TopKLowering, ResizeLowering,
+               ConvTransposeLowering>(ctx);
 }

@@ -272,17 +272,97 @@ void mlir::dlc::markNoAliasArguments(FunctionOpInterface kernel) {
       kernel.setArgAttr(i, "llvm.noalias", unit);
 }
 
+namespace {
+/// Host loop order: the innermost parallel dim moves inside the reductions
+/// and leaves the work item (which becomes a row), when rows are long enough
+/// to vectorize and there are enough of them to keep the threads busy.
+/// Returns the number of parallel dims the work items span.
+FailureOr<linalg::LinalgOp> rowMajorLoopOrder(RewriterBase &rewriter,
+                                              linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<unsigned> parallel, reduction;
+  for (auto [d, it] : llvm::enumerate(op.getIteratorTypesArray()))
+    (linalg::isParallelIterator(it) ? parallel : reduction).push_back(d);
+  if (parallel.size() < 2 || ranges[parallel.back()] < 4)
+    return op;
+  int64_t rows = 1;
+  for (unsigned d : ArrayRef<unsigned>(parallel).drop_back())
+    rows *= ranges[d];
+  if (rows < 8)
+    return op;
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic) {
+    FailureOr<linalg::GenericOp> g = linalg::generalizeNamedOp(rewriter, op);
+    if (failed(g))
+      return op;
+    generic = *g;
+  }
+  SmallVector<unsigned> order(ArrayRef<unsigned>(parallel).drop_back());
+  llvm::append_range(order, reduction);
+  order.push_back(parallel.back());
+  FailureOr<linalg::GenericOp> interchanged =
+      linalg::interchangeGenericOp(rewriter, generic, order);
+  if (failed(interchanged))
+    return failure();
+  return cast<linalg::LinalgOp>(interchanged->getOperation());
+}
+
+/// Turns `loop` (a parallel loop nested in a work item) into scf.for loops.
+void sequentialize(RewriterBase &rewriter, scf::ParallelOp loop) {
+  rewriter.setInsertionPoint(loop);
+  IRMapping mapping;
+  for (auto [iv, lb, ub, step] :
+       llvm::zip(loop.getInductionVars(), loop.getLowerBound(),
+                 loop.getUpperBound(), loop.getStep())) {
+    auto inner = rewriter.create<scf::ForOp>(loop.getLoc(), lb, ub, step);
+    mapping.map(iv, inner.getInductionVar());
+    rewriter.setInsertionPointToStart(inner.getBody());
+  }
+  for (Operation &op : loop.getBody()->without_terminator())
+    rewriter.clone(op, mapping);
+  rewriter.eraseOp(loop);
+}
+} // namespace
+
 FailureOr<scf::ParallelOp>
-mlir::dlc::lowerKernelToLoopNest(RewriterBase &rewriter, func::FuncOp func) {
+mlir::dlc::lowerKernelToLoopNest(RewriterBase &rewriter, func::FuncOp func,
+                                 bool rowWorkItems) {
   SmallVector<linalg::LinalgOp> ops;
   func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
   if (ops.empty())
     return failure();
   for (linalg::LinalgOp op : ops) {
+    bool rows = false;
+    if (rowWorkItems) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::LinalgOp> reordered = rowMajorLoopOrder(rewriter, op);
+      if (failed(reordered))
+        return failure();
+      rows = *reordered != op;
+      op = *reordered;
+    }
     rewriter.setInsertionPoint(op);
-    if (failed(linalg::linalgOpToParallelLoops(rewriter, op)))
+    FailureOr<linalg::LinalgLoops> loops =
+        linalg::linalgOpToParallelLoops(rewriter, op);
+    if (failed(loops))
       return failure();
     rewriter.eraseOp(op);
+    if (!rows || loops->empty())
+      continue;
+    // The row: the innermost loop, sequential inside the work item.
+    auto outer = dyn_cast<scf::ParallelOp>(loops->front());
+    if (!outer)
+      continue;
+    SmallVector<scf::ParallelOp> nested;
+    outer.getBody()->walk([&](scf::ParallelOp p) { nested.push_back(p); });
+    for (scf::ParallelOp p : nested)
+      sequentialize(rewriter, p);
+    if (nested.empty() && outer.getNumLoops() > 1) {
+      SmallVector<unsigned> kept;
+      for (unsigned d = 0; d + 1 < outer.getNumLoops(); ++d)
+        kept.push_back(d);
+      restructure(rewriter, outer, kept, {outer.getNumLoops() - 1});
+    }
   }
   Block &body = func.getBody().front();
   // A kernel whose ops have no parallel dims is one work item.

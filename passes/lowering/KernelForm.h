@@ -37,8 +37,13 @@ inline scf::ParallelOp wrapInSingleWorkItem(RewriterBase &rewriter,
 /// arguments never alias). Returns the one parallel loop nest the kernel is
 /// made of, or failure when the ops do not fuse into one (no diagnostic:
 /// dlc-fuse-kernels uses this as its legality trial).
+///
+/// With `rowWorkItems` (the host target), a work item covers a whole row of
+/// the innermost parallel dim, which becomes the innermost loop (inside the
+/// reductions) so that LLVM vectorizes it.
 FailureOr<scf::ParallelOp> lowerKernelToLoopNest(RewriterBase &rewriter,
-                                                 func::FuncOp func);
+                                                 func::FuncOp func,
+                                                 bool rowWorkItems = false);
 
 /// The buffer a memref value is a view of (through expand/collapse_shape
 /// and view-like ops): two kernel arguments with the same root alias.

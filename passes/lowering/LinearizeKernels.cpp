@@ -36,6 +36,7 @@ std::optional<int64_t> constantIndex(Value v) {
 
 struct LinearizeKernelsPass
     : dlc::impl::LinearizeKernelsPassBase<LinearizeKernelsPass> {
+  using LinearizeKernelsPassBase::LinearizeKernelsPassBase;
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (func->hasAttr(attrs::kKernel) && failed(linearize(func)))
@@ -48,7 +49,7 @@ struct LinearizeKernelsPass
     func.walk([&](linalg::LinalgOp) { ++numOps; });
     if (numOps == 0)
       return func.emitOpError("expected structured ops in a kernel");
-    FailureOr<scf::ParallelOp> nest = lowerKernelToLoopNest(rewriter, func);
+    FailureOr<scf::ParallelOp> nest = lowerKernelToLoopNest(rewriter, func, rowWorkItems);
     if (failed(nest))
       return func.emitOpError("ops do not fuse into one parallel loop nest");
     Block &body = func.getBody().front();
