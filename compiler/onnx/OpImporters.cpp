@@ -1850,6 +1850,239 @@ LogicalResult importEinsum(NodeContext &n, Results &r) {
   return success();
 }
 
+LogicalResult importTopK(NodeContext &n, Results &r) {
+  int64_t k;
+  if (n.opset < 10) {
+    if (failed(n.checkInputs(1, 1)) ||
+        failed(n.checkKnownAttrs({"axis", "k"})))
+      return failure();
+    if (!n.hasAttr("k"))
+      return n.fail("attribute 'k' is required");
+    k = n.getInt("k", 0);
+  } else {
+    if (failed(n.checkInputs(2, 2)) ||
+        failed(n.checkKnownAttrs({"axis", "largest", "sorted"})))
+      return failure();
+    std::optional<SmallVector<int64_t>> kv = n.getConstInts(n.input(1), "K");
+    if (!kv)
+      return failure();
+    if (kv->size() != 1)
+      return n.fail("'K' must hold one value");
+    k = kv->front();
+  }
+  Value x = n.input(0);
+  std::optional<int64_t> axis =
+      n.normalizeAxis(n.getInt("axis", -1), n.getRank(x));
+  if (!axis)
+    return failure();
+  // sorted=0 leaves the order unspecified: sorted output satisfies it.
+  Value values = n.create<TopKOp>(
+      x, {n.i64("axis", *axis), n.i64("k", k),
+          n.boolean("largest", n.getInt("largest", 1) != 0)});
+  if (!values)
+    return failure();
+  r.push_back(values);
+  r.push_back(values.getDefiningOp()->getResult(1));
+  return success();
+}
+
+/// Float values of a small constant tensor.
+std::optional<SmallVector<double>> getConstFloats(NodeContext &n, Value v,
+                                                  StringRef what) {
+  Attribute a;
+  if (matchPattern(v, m_Constant(&a)))
+    if (auto dense = dyn_cast<DenseFPElementsAttr>(a)) {
+      SmallVector<double> out;
+      for (APFloat f : dense.getValues<APFloat>()) {
+        bool losesInfo;
+        f.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+        out.push_back(f.convertToDouble());
+      }
+      return out;
+    }
+  n.emitError() << "'" << what << "' must be a constant float tensor";
+  return std::nullopt;
+}
+
+LogicalResult importResize(NodeContext &n, Results &r) {
+  std::optional<SmallVector<double>> scales;
+  std::optional<SmallVector<int64_t>> sizes, axes;
+  std::string ct = "half_pixel", nm = "round_prefer_floor";
+  if (n.opset < 11) {
+    // Resize-10: asymmetric coordinates, nearest rounds down.
+    if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({"mode"})) ||
+        !(scales = getConstFloats(n, n.input(1), "scales")))
+      return failure();
+    ct = "asymmetric";
+    nm = "floor";
+  } else {
+    if (failed(n.checkInputs(1, 4)) ||
+        failed(n.checkKnownAttrs(
+            {"antialias", "axes", "coordinate_transformation_mode",
+             "cubic_coeff_a", "exclude_outside", "extrapolation_value",
+             "keep_aspect_ratio_policy", "mode", "nearest_mode"})))
+      return failure();
+    ct = n.getString("coordinate_transformation_mode", ct);
+    nm = n.getString("nearest_mode", nm);
+    if (n.getInt("antialias", 0) != 0)
+      return n.fail("antialias=1 is not supported");
+    std::string policy = n.getString("keep_aspect_ratio_policy", "stretch");
+    if (policy != "stretch")
+      return n.emitError() << "unsupported keep_aspect_ratio_policy '"
+                           << policy << "'";
+    if (ct == "tf_crop_and_resize")
+      return n.fail("coordinate_transformation_mode 'tf_crop_and_resize' is "
+                    "not supported");
+    if (Value v = n.input(2))
+      if (n.getType(v).getNumElements() > 0 &&
+          !(scales = getConstFloats(n, v, "scales")))
+        return failure();
+    if (Value v = n.input(3))
+      if (n.getType(v).getNumElements() > 0 &&
+          !(sizes = n.getConstInts(v, "sizes")))
+        return failure();
+    axes = n.getInts("axes");
+  }
+  std::string mode = n.getString("mode", "nearest");
+  if (n.hasFailed())
+    return failure();
+  if (mode != "nearest" && mode != "linear")
+    return n.emitError() << "unsupported mode '" << mode << "'";
+  if (!scales == !sizes)
+    return n.fail("exactly one of 'scales' and 'sizes' must be given");
+  Value x = n.input(0);
+  auto type = n.getType(x);
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rank = shape.size();
+  SmallVector<int64_t> dims;
+  if (axes) {
+    for (int64_t a : *axes) {
+      std::optional<int64_t> axis = n.normalizeAxis(a, rank);
+      if (!axis)
+        return failure();
+      dims.push_back(*axis);
+    }
+  } else {
+    for (int64_t i = 0; i < rank; ++i)
+      dims.push_back(i);
+  }
+  size_t given = scales ? scales->size() : sizes->size();
+  if (given != dims.size())
+    return n.emitError() << "expected " << dims.size() << " "
+                         << (scales ? "scales" : "sizes") << ", got "
+                         << given;
+  SmallVector<double> fullScales(rank, 1.0);
+  SmallVector<int64_t> outShape(shape);
+  for (auto [k, d] : llvm::enumerate(dims)) {
+    if (scales) {
+      double sc = (*scales)[k];
+      if (!(sc > 0))
+        return n.fail("scales must be positive");
+      fullScales[d] = sc;
+      outShape[d] = (int64_t)std::floor(shape[d] * sc);
+    } else {
+      int64_t sz = (*sizes)[k];
+      if (sz <= 0 || shape[d] == 0)
+        return n.fail("sizes must be positive");
+      outShape[d] = sz;
+      fullScales[d] = (double)sz / shape[d];
+    }
+  }
+  r.push_back(n.create<ResizeOp>(
+      x,
+      {n.attr("mode", n.b.getStringAttr(mode)),
+       n.attr("coordinate_transformation_mode", n.b.getStringAttr(ct)),
+       n.attr("nearest_mode", n.b.getStringAttr(nm)),
+       n.attr("scales", n.b.getDenseF64ArrayAttr(fullScales))},
+      type.clone(outShape)));
+  return success();
+}
+
+LogicalResult importConvTranspose(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 3)) ||
+      failed(n.checkKnownAttrs({"auto_pad", "dilations", "group",
+                                "kernel_shape", "output_padding",
+                                "output_shape", "pads", "strides"})))
+    return failure();
+  Value x = n.input(0), w = n.input(1), bias = n.input(2);
+  int64_t rank = n.getRank(x);
+  if (rank < 3)
+    return n.emitError() << "input must have rank >= 3, got " << x.getType();
+  if (n.getRank(w) != rank)
+    return n.emitError() << "weight " << w.getType()
+                         << " must have the input's rank " << rank;
+  size_t spatial = rank - 2;
+  ArrayRef<int64_t> inShape = n.getType(x).getShape();
+  SmallVector<int64_t> kernel(n.getType(w).getShape().drop_front(2));
+  if (std::optional<SmallVector<int64_t>> k = n.getInts("kernel_shape"))
+    if (*k != kernel)
+      return n.emitError() << "kernel_shape " << formatList(*k)
+                           << " does not match the weight's spatial dims "
+                           << formatList(kernel);
+  SmallVector<int64_t> ones(spatial, 1), zeros(spatial, 0);
+  SmallVector<int64_t> strides = n.getInts("strides").value_or(ones);
+  SmallVector<int64_t> dilations = n.getInts("dilations").value_or(ones);
+  SmallVector<int64_t> outPad = n.getInts("output_padding").value_or(zeros);
+  std::optional<SmallVector<int64_t>> pads = n.getInts("pads");
+  std::optional<SmallVector<int64_t>> outShape = n.getInts("output_shape");
+  std::string autoPad = n.getString("auto_pad", "NOTSET");
+  if (n.hasFailed())
+    return failure();
+  if (strides.size() != spatial || dilations.size() != spatial ||
+      outPad.size() != spatial)
+    return n.emitError() << "expected " << spatial
+                         << " strides, dilations and output_padding";
+  for (size_t i = 0; i < spatial; ++i)
+    if (strides[i] <= 0 || dilations[i] <= 0)
+      return n.fail("strides and dilations must be positive");
+  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+      autoPad != "SAME_LOWER")
+    return n.emitError() << "unsupported auto_pad '" << autoPad << "'";
+  SmallVector<int64_t> fullPads(2 * spatial, 0);
+  if (outShape && outShape->size() >= spatial) {
+    // Pads that produce the requested spatial shape.
+    ArrayRef<int64_t> target = ArrayRef<int64_t>(*outShape).take_back(spatial);
+    for (size_t i = 0; i < spatial; ++i) {
+      int64_t full = strides[i] * (inShape[2 + i] - 1) + outPad[i] +
+                     (kernel[i] - 1) * dilations[i] + 1;
+      int64_t total = full - target[i];
+      if (total < 0)
+        return n.emitError() << "output_shape " << formatList(*outShape)
+                             << " is larger than the full output";
+      bool upper = autoPad == "SAME_UPPER";
+      fullPads[i] = upper ? total / 2 : total - total / 2;
+      fullPads[spatial + i] = upper ? total - total / 2 : total / 2;
+    }
+  } else if (outShape) {
+    return n.emitError() << "output_shape needs " << spatial << " entries";
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (size_t i = 0; i < spatial; ++i) {
+      int64_t full = strides[i] * (inShape[2 + i] - 1) + outPad[i] +
+                     (kernel[i] - 1) * dilations[i] + 1;
+      int64_t total = std::max<int64_t>(0, full - inShape[2 + i] * strides[i]);
+      bool upper = autoPad == "SAME_UPPER";
+      fullPads[i] = upper ? total / 2 : total - total / 2;
+      fullPads[spatial + i] = upper ? total - total / 2 : total / 2;
+    }
+  } else if (autoPad == "NOTSET" && pads) {
+    if (pads->size() != 2 * spatial)
+      return n.emitError() << "expected " << 2 * spatial << " pads, got "
+                           << pads->size();
+    fullPads = *pads;
+  }
+  SmallVector<Value> operands{x, w};
+  if (bias)
+    operands.push_back(bias);
+  r.push_back(n.create<ConvTransposeOp>(
+      operands,
+      {n.i64Array("strides", strides), n.i64Array("pads", fullPads),
+       n.i64Array("dilations", dilations),
+       n.i64Array("output_padding", outPad),
+       n.i64("group", n.getInt("group", 1))}));
+  return success();
+}
+
 LogicalResult importConstant(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(0, 0)))
     return failure();
@@ -1915,6 +2148,9 @@ const OpTableEntry kOpTable[] = {
      "arith.constant splat; constant shape input, value (default float 0)"},
     {"Conv", importConv,
      "dlc.conv; N-d, auto_pad resolved, group, kernel_shape from weight"},
+    {"ConvTranspose", importConvTranspose,
+     "dlc.conv_transpose; N-d, group, output_padding, output_shape and "
+     "auto_pad resolved to pads"},
     {"Cos", importUnary<CosOp>, "dlc.cos"},
     {"CumSum", importCumSum, "dlc.cumsum; constant axis, exclusive, reverse"},
     {"DepthToSpace", importDepthToSpace,
@@ -2015,6 +2251,9 @@ const OpTableEntry kOpTable[] = {
     {"Relu", importUnary<ReluOp>, "dlc.relu"},
     {"Reshape", importReshape,
      "dlc.reshape; constant shape with 0 and -1, allowzero"},
+    {"Resize", importResize,
+     "dlc.resize; nearest (all nearest_modes) and linear, scales or sizes, "
+     "axes; not cubic, antialias, tf_crop_and_resize"},
     {"Round", importUnary<RoundOp>, "dlc.round; half to even"},
     {"ScatterElements", importScatterElements,
      "dlc.scatter_elements; negative axis, reduction none/add/mul/max/min"},
@@ -2045,6 +2284,7 @@ const OpTableEntry kOpTable[] = {
     {"Tanh", importUnary<TanhOp>, "dlc.tanh"},
     {"ThresholdedRelu", importThresholdedRelu, "dlc.thresholded_relu; alpha"},
     {"Tile", importTile, "dlc.tile; constant repeats"},
+    {"TopK", importTopK, "dlc.top_k; k attribute (<10) or constant input, largest"},
     {"Transpose", importTranspose, "dlc.transpose; default perm reverses"},
     {"Trilu", importTrilu, "dlc.trilu; upper, constant k"},
     {"Unsqueeze", importUnsqueeze,

@@ -865,3 +865,93 @@ LogicalResult EinsumOp::inferReturnTypes(MLIRContext *,
   types.push_back(RankedTensorType::get(shape, elt));
   return success();
 }
+
+LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  auto in = rankedType(adaptor.getInput());
+  int64_t axis = adaptor.getAxis(), k = adaptor.getK();
+  if (axis < 0 || axis >= in.getRank())
+    return failInference(loc, "axis " + Twine(axis) + " out of range");
+  if (k < 0 || k > in.getDimSize(axis))
+    return failInference(loc, "k " + Twine(k) + " exceeds the dim " +
+                                  Twine(in.getDimSize(axis)));
+  SmallVector<int64_t> shape(in.getShape());
+  shape[axis] = k;
+  types.push_back(RankedTensorType::get(shape, in.getElementType()));
+  types.push_back(RankedTensorType::get(shape, IntegerType::get(ctx, 64)));
+  return success();
+}
+
+LogicalResult ResizeOp::verify() {
+  auto in = rankedType(getInput());
+  if (in.getRank() != getType().getRank() ||
+      in.getElementType() != getType().getElementType())
+    return emitOpError("result must have the input's rank and element type");
+  if ((int64_t)getScales().size() != in.getRank())
+    return emitOpError("expected one scale per dim");
+  for (double s : getScales())
+    if (!(s > 0))
+      return emitOpError("scales must be positive");
+  if (getMode() != "nearest" && getMode() != "linear")
+    return emitOpError("unknown mode '") << getMode() << "'";
+  StringRef ct = getCoordinateTransformationMode();
+  if (ct != "half_pixel" && ct != "half_pixel_symmetric" &&
+      ct != "pytorch_half_pixel" && ct != "align_corners" &&
+      ct != "asymmetric")
+    return emitOpError("unknown coordinate_transformation_mode '")
+           << ct << "'";
+  StringRef nm = getNearestMode();
+  if (nm != "round_prefer_floor" && nm != "round_prefer_ceil" &&
+      nm != "floor" && nm != "ceil")
+    return emitOpError("unknown nearest_mode '") << nm << "'";
+  return success();
+}
+
+LogicalResult ConvTransposeOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  auto in = rankedType(adaptor.getInput());
+  auto w = rankedType(adaptor.getWeight());
+  int64_t rank = in.getRank();
+  if (rank < 3)
+    return failInference(loc, "input must have rank >= 3 (N, C, spatial...)");
+  if (w.getRank() != rank)
+    return failInference(loc, "weight rank differs from input rank");
+  int64_t spatial = rank - 2;
+  ArrayRef<int64_t> strides = adaptor.getStrides(), pads = adaptor.getPads(),
+                    dilations = adaptor.getDilations(),
+                    outPad = adaptor.getOutputPadding();
+  if (failed(checkWindowAttrs(loc, spatial, strides, pads, dilations)))
+    return failure();
+  if ((int64_t)outPad.size() != spatial)
+    return failInference(loc, "expected " + Twine(spatial) +
+                                  " output_padding entries");
+  int64_t group = adaptor.getGroup();
+  int64_t c = in.getDimSize(1);
+  if (group <= 0 || c % group != 0 || w.getDimSize(0) != c)
+    return failInference(loc, "weight must be [C, M/group, k...] with group " +
+                                  Twine(group) + " dividing C " + Twine(c));
+  int64_t m = w.getDimSize(1) * group;
+  if (Value bias = adaptor.getBias()) {
+    auto b = rankedType(bias);
+    if (b.getRank() != 1 || b.getDimSize(0) != m)
+      return failInference(loc, "bias must be 1-D with " + Twine(m) +
+                                    " elements");
+  }
+  SmallVector<int64_t> shape{in.getDimSize(0), m};
+  for (int64_t i = 0; i < spatial; ++i) {
+    if (outPad[i] < 0 || (outPad[i] >= strides[i] && outPad[i] >= dilations[i]))
+      return failInference(loc, "output_padding must be smaller than the "
+                                "stride or the dilation");
+    int64_t out = strides[i] * (in.getDimSize(2 + i) - 1) + outPad[i] +
+                  (w.getDimSize(2 + i) - 1) * dilations[i] + 1 - pads[i] -
+                  pads[spatial + i];
+    if (out <= 0)
+      return failInference(loc, "pads leave no output in dim " + Twine(i));
+    shape.push_back(out);
+  }
+  types.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}

@@ -526,6 +526,51 @@ def Dlc_EinsumOp : Dlc_Op<"einsum", [InferTypeOpAdaptor]> {
   let results = (outs Dlc_NumericTensor:$result);
 }
 
+def Dlc_TopKOp : Dlc_Op<"top_k", [InferTypeOpAdaptor]> {
+  let summary = "the k largest (or smallest) elements along `axis`, sorted";
+  let description = [{
+    Results are the values and their i64 indices, in order (largest first,
+    or smallest first without `largest`); equal values keep the lower index
+    first.
+  }];
+  let arguments = (ins Dlc_NumericTensor:$input, I64Attr:$axis, I64Attr:$k,
+                   BoolAttr:$largest);
+  let results = (outs Dlc_NumericTensor:$values,
+                      RankedTensorOf<[I64]>:$indices);
+}
+
+def Dlc_ResizeOp : Dlc_Op<"resize"> {
+  let summary = "nearest or (multi)linear resize to the result shape";
+  let description = [{
+    `scales` has one entry per dim (output = input * scale before rounding,
+    or output / input when sizes were given); it drives the coordinate
+    transform. `mode` is "nearest" or "linear";
+    `coordinate_transformation_mode` one of "half_pixel",
+    "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
+    "asymmetric"; `nearest_mode` one of "round_prefer_floor",
+    "round_prefer_ceil", "floor", "ceil".
+  }];
+  let arguments = (ins Dlc_FloatTensor:$input, StrAttr:$mode,
+                   StrAttr:$coordinate_transformation_mode,
+                   StrAttr:$nearest_mode, DenseF64ArrayAttr:$scales);
+  let results = (outs Dlc_FloatTensor:$result);
+  let hasVerifier = 1;
+}
+
+def Dlc_ConvTransposeOp : Dlc_Op<"conv_transpose", [InferTypeOpAdaptor]> {
+  let summary = "N-d transposed convolution (ONNX ConvTranspose), NC[D]HW";
+  let description = [{
+    The weight is [C, M/group, k...]. `pads` (begin pads then end pads) trim
+    the full output; `output_padding` extends the end.
+  }];
+  let arguments = (ins Dlc_FloatTensor:$input, Dlc_FloatTensor:$weight,
+                   Optional<Dlc_FloatTensor>:$bias,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                   DenseI64ArrayAttr:$dilations,
+                   DenseI64ArrayAttr:$output_padding, I64Attr:$group);
+  let results = (outs Dlc_FloatTensor:$result);
+}
+
 def Dlc_ShapeOp : Dlc_Op<"shape", [InferTypeOpAdaptor]> {
   let summary = "the shape of a tensor as a 1-D i64 tensor (dims [start, end))";
   let arguments = (ins Dlc_AnyTensor:$input, I64Attr:$start, I64Attr:$end);

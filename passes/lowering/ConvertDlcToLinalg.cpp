@@ -2323,9 +2323,14 @@ struct ConvTransposeLowering : OpRewritePattern<ConvTransposeOp> {
     SmallVector<IteratorType> iters(2 + k, IteratorType::parallel);
     iters.append(1 + k, IteratorType::reduction);
     Value input = op.getInput();
+    // The input channel within the group only appears inside the weight's
+    // compound channel expression: a [C/group] operand sizes its loop.
     auto generic = rewriter.create<linalg::GenericOp>(
-        loc, TypeRange{outType}, ValueRange{op.getWeight()}, ValueRange{init},
+        loc, TypeRange{outType},
+        ValueRange{op.getWeight(), loopShape(rewriter, loc, inPerGroup)},
+        ValueRange{init},
         ArrayRef<AffineMap>{AffineMap::get(numDims, 0, wExprs, ctx),
+                            AffineMap::get(numDims, 0, d(2 + k)),
                             AffineMap::get(numDims, 0, outExprs, ctx)},
         iters, [&](OpBuilder &b, Location l, ValueRange a) {
           SmallVector<Value> dims = loopIndices(b, l, numDims);

@@ -286,3 +286,20 @@ func.func @scatter_reduction(%d: tensor<3xf32>, %i: tensor<1x1xi64>, %u: tensor<
   %0 = dlc.scatter_nd %d, %i, %u {reduction = "sub"} : (tensor<3xf32>, tensor<1x1xi64>, tensor<1xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+func.func @resize_mode(%x: tensor<1x4xf32>) -> tensor<1x8xf32> {
+  // expected-error @+1 {{unknown mode 'cubic'}}
+  %0 = dlc.resize %x {mode = "cubic", coordinate_transformation_mode = "half_pixel", nearest_mode = "floor", scales = array<f64: 1.0, 2.0>} : (tensor<1x4xf32>) -> tensor<1x8xf32>
+  return %0 : tensor<1x8xf32>
+}
+
+// -----
+
+func.func @top_k_k(%x: tensor<2x3xf32>) -> (tensor<2x4xf32>, tensor<2x4xi64>) {
+  // expected-error @+2 {{k 4 exceeds the dim 3}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = dlc.top_k %x {axis = 1 : i64, k = 4 : i64, largest = true} : (tensor<2x3xf32>) -> (tensor<2x4xf32>, tensor<2x4xi64>)
+  return %0#0, %0#1 : tensor<2x4xf32>, tensor<2x4xi64>
+}

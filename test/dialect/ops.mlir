@@ -169,3 +169,16 @@ func.func @gather_scatter(%d: tensor<3x4xf32>, %i: tensor<2x1xi64>, %u: tensor<2
   %3 = dlc.einsum %1, %1 {equation = "ij,ik->jk"} : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<4x4xf32>
   return %0, %1, %2, %3 : tensor<2x4xf32>, tensor<3x4xf32>, tensor<2x1x3xf32>, tensor<4x4xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @resize_topk_conv_transpose
+func.func @resize_topk_conv_transpose(%x: tensor<1x2x3x3xf32>, %w: tensor<2x4x2x2xf32>) -> (tensor<1x2x6x6xf32>, tensor<1x2x3x1xi64>, tensor<1x4x6x6xf32>) {
+  // CHECK: dlc.resize {{.*}} {coordinate_transformation_mode = "align_corners", mode = "linear", nearest_mode = "floor", scales = array<f64: 1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00>}
+  %0 = dlc.resize %x {mode = "linear", coordinate_transformation_mode = "align_corners", nearest_mode = "floor", scales = array<f64: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x2x3x3xf32>) -> tensor<1x2x6x6xf32>
+  // CHECK: dlc.top_k {{.*}} -> (tensor<1x2x3x1xf32>, tensor<1x2x3x1xi64>)
+  %1:2 = dlc.top_k %x {axis = 3 : i64, k = 1 : i64, largest = true} : (tensor<1x2x3x3xf32>) -> (tensor<1x2x3x1xf32>, tensor<1x2x3x1xi64>)
+  // CHECK: dlc.conv_transpose {{.*}} -> tensor<1x4x6x6xf32>
+  %2 = dlc.conv_transpose %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, group = 1 : i64} : (tensor<1x2x3x3xf32>, tensor<2x4x2x2xf32>) -> tensor<1x4x6x6xf32>
+  return %0, %1#1, %2 : tensor<1x2x6x6xf32>, tensor<1x2x3x1xi64>, tensor<1x4x6x6xf32>
+}

@@ -387,3 +387,46 @@ func.func @scatter_elements(%d: tensor<3x4xf32>, %i: tensor<3x2xi64>, %u: tensor
   %0 = dlc.scatter_elements %d, %i, %u {axis = 1 : i64, reduction = "add"} : (tensor<3x4xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x4xf32>
   return %0 : tensor<3x4xf32>
 }
+
+// -----
+
+// TopK: one generic ranks every element along the axis against the others
+// (d2), a second picks rank j for output j, producing values and indices.
+// CHECK-LABEL: func @top_k
+func.func @top_k(%x: tensor<2x5xf32>) -> (tensor<2x2xf32>, tensor<2x2xi64>) {
+  // CHECK: %[[RANK:.*]] = linalg.generic {{.*}} ins(%arg0, %arg0 : tensor<2x5xf32>, tensor<2x5xf32>) outs(%{{.*}} : tensor<2x5xi64>)
+  // CHECK: arith.cmpf ogt
+  // CHECK: arith.extui
+  // CHECK: %{{.*}}:2 = linalg.generic {{.*}} ins(%arg0, %[[RANK]] : tensor<2x5xf32>, tensor<2x5xi64>) outs(%{{.*}}, %{{.*}} : tensor<2x2xf32>, tensor<2x2xi64>)
+  %0:2 = dlc.top_k %x {axis = 1 : i64, k = 2 : i64, largest = true} : (tensor<2x5xf32>) -> (tensor<2x2xf32>, tensor<2x2xi64>)
+  return %0#0, %0#1 : tensor<2x2xf32>, tensor<2x2xi64>
+}
+
+// -----
+
+// Linear resize blends the 2^d neighbours of the resized dims (here 2).
+// CHECK-LABEL: func @resize_linear
+func.func @resize_linear(%x: tensor<1x4xf32>) -> tensor<1x8xf32> {
+  // CHECK: linalg.generic
+  // CHECK: math.floor
+  // CHECK-COUNT-2: tensor.extract %arg0
+  // CHECK-NOT: tensor.extract
+  // CHECK: linalg.yield
+  %0 = dlc.resize %x {mode = "linear", coordinate_transformation_mode = "half_pixel", nearest_mode = "round_prefer_floor", scales = array<f64: 1.0, 2.0>} : (tensor<1x4xf32>) -> tensor<1x8xf32>
+  return %0 : tensor<1x8xf32>
+}
+
+// -----
+
+// ConvTranspose keeps an input position only when the stride divides it;
+// a [C/group] operand sizes the input-channel loop.
+// CHECK-LABEL: func @conv_transpose
+func.func @conv_transpose(%x: tensor<1x2x3x3xf32>, %w: tensor<2x4x2x2xf32>) -> tensor<1x4x6x6xf32> {
+  // CHECK: %[[C:.*]] = tensor.empty() : tensor<2xi8>
+  // CHECK: linalg.generic {{.*}} ins(%arg1, %[[C]] : tensor<2x4x2x2xf32>, tensor<2xi8>)
+  // CHECK: arith.floordivsi
+  // CHECK: arith.cmpi eq
+  // CHECK: tensor.extract %arg0
+  %0 = dlc.conv_transpose %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, group = 1 : i64} : (tensor<1x2x3x3xf32>, tensor<2x4x2x2xf32>) -> tensor<1x4x6x6xf32>
+  return %0 : tensor<1x4x6x6xf32>
+}
