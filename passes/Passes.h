@@ -42,6 +42,9 @@ constexpr const char kArenaOffset[] = "dlc.arena_offset";
 /// On the model function's memref.alloc ops: [first, last] op positions
 /// of the live range the planner used (for reports and checkers).
 constexpr const char kLiveRange[] = "dlc.live_range";
+/// On a memref.alloc written in place over another: the index (in program
+/// order among the model function's allocs) of the buffer it reuses.
+constexpr const char kInPlaceOf[] = "dlc.in_place_of";
 /// On the model function: planned arena size and the planner's figures.
 constexpr const char kArenaSize[] = "dlc.arena_size";
 constexpr const char kNaiveSize[] = "dlc.naive_bytes";

@@ -283,7 +283,10 @@ def PlanMemoryPass : Pass<"dlc-plan-memory", "ModuleOp"> {
     Computes the live range of every `memref.alloc` of the model function
     (views such as expand/collapse_shape extend the range of their source)
     and packs them into one arena with a greedy best-fit by size, so that
-    buffers live at the same time never overlap. Records the offset on each
+    buffers live at the same time never overlap. An elementwise kernel's
+    output is written in place over an input of the same type that dies at
+    that call (each work item reads exactly the elements it then writes).
+    Every plan is checked before it is recorded. Records the offset on each
     alloc (`dlc.arena_offset`) and the arena size, the naive sum and the
     lower bound (the largest total live at one point) on the module.
 

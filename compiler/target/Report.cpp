@@ -49,10 +49,15 @@ LogicalResult dlc::writeReport(ModuleOp model, const ModelSignature &signature,
       MemRefType type = alloc.getType();
       int64_t bytes =
           type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
-      buffers.push_back(llvm::json::Object{{"offset", offset.getInt()},
-                                           {"bytes", bytes},
-                                           {"first", range[0]},
-                                           {"last", range[1]}});
+      llvm::json::Object buffer{{"offset", offset.getInt()},
+                                {"bytes", bytes},
+                                {"first", range[0]},
+                                {"last", range[1]}};
+      // Written over the buffer with this index (in this list) at the call
+      // where that one dies: the two share memory by design.
+      if (auto of = alloc->getAttrOfType<IntegerAttr>(attrs::kInPlaceOf))
+        buffer["in_place_of"] = of.getInt();
+      buffers.push_back(std::move(buffer));
     });
     memory["buffers"] = std::move(buffers);
     memory["arena_bytes"] = get(attrs::kArenaSize);

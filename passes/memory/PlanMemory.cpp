@@ -13,6 +13,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -37,6 +39,44 @@ int64_t alignTo(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 bool isView(Operation *op) {
   return isa<memref::ExpandShapeOp, memref::CollapseShapeOp,
              memref::ReshapeOp, memref::CastOp, ViewLikeOpInterface>(op);
+}
+
+/// Whether kernel `callee` may write its argument `out` over its argument
+/// `in`: every work item reads `in` only at the elements it then writes to
+/// `out`, all reads before the first write, and nothing else touches them
+/// (an elementwise kernel whose input dies at that call).
+bool canWriteInPlace(func::FuncOp callee, unsigned in, unsigned out) {
+  if (callee.isExternal())
+    return false;
+  auto loops = llvm::to_vector(callee.getBody().front().getOps<scf::ParallelOp>());
+  if (loops.size() != 1)
+    return false;
+  Block *body = loops.front().getBody();
+  Value a = callee.getArgument(in), b = callee.getArgument(out);
+  std::optional<SmallVector<Value>> indices;
+  bool seenStore = false, ok = true;
+  callee.walk([&](Operation *op) {
+    bool touchesA = llvm::is_contained(op->getOperands(), a);
+    bool touchesB = llvm::is_contained(op->getOperands(), b);
+    if (!touchesA && !touchesB)
+      return;
+    auto load = dyn_cast<memref::LoadOp>(op);
+    auto store = dyn_cast<memref::StoreOp>(op);
+    if (op->getBlock() != body || (touchesA && !load) || (touchesB && !store) ||
+        (load && load.getMemRef() != a) || (store && store.getMemRef() != b) ||
+        (store && store.getValueToStore() == a)) {
+      ok = false;
+      return;
+    }
+    SmallVector<Value> idx(load ? load.getIndices() : store.getIndices());
+    if (!indices)
+      indices = idx;
+    ok &= *indices == idx;
+    if (load)
+      ok &= !seenStore;
+    seenStore |= bool(store);
+  });
+  return ok && indices && seenStore;
 }
 
 struct PlanMemoryPass : dlc::impl::PlanMemoryPassBase<PlanMemoryPass> {
@@ -85,12 +125,58 @@ struct PlanMemoryPass : dlc::impl::PlanMemoryPassBase<PlanMemoryPass> {
       buffers.push_back(buf);
     }
 
+    // In place: an output born at a call where an input of the same size
+    // dies is written over it when the kernel allows (elementwise).
+    DenseMap<Operation *, unsigned> bufferOf;
+    for (auto [i, b] : llvm::enumerate(buffers))
+      bufferOf[b.alloc] = i;
+    SmallVector<int> inPlaceOf(buffers.size(), -1);
+    for (auto call : func.getBody().front().getOps<func::CallOp>()) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (!callee)
+        continue;
+      int64_t p = position[call];
+      for (auto [i, in] : llvm::enumerate(call.getOperands())) {
+        auto ai = in.getDefiningOp<memref::AllocOp>();
+        if (!ai || buffers[bufferOf[ai]].last != p)
+          continue;
+        for (auto [j, out] : llvm::enumerate(call.getOperands())) {
+          auto bi = out.getDefiningOp<memref::AllocOp>();
+          if (!bi || bi == ai || inPlaceOf[bufferOf[bi]] >= 0)
+            continue;
+          Buffer &A = buffers[bufferOf[ai]], &B = buffers[bufferOf[bi]];
+          // B's first use must be this call (its alloc precedes it).
+          bool bornHere = llvm::all_of(bi->getUsers(), [&](Operation *u) {
+            return position.lookup(u) >= p;
+          });
+          if (!bornHere || A.size != B.size || A.last != p ||
+              ai.getType() != bi.getType() ||
+              !canWriteInPlace(callee, i, j))
+            continue;
+          inPlaceOf[bufferOf[bi]] = bufferOf[ai];
+          // The buffer that is placed holds the whole chain.
+          unsigned root = bufferOf[ai];
+          while (inPlaceOf[root] >= 0)
+            root = inPlaceOf[root];
+          buffers[root].last = std::max(buffers[root].last, B.last);
+          break;
+        }
+      }
+    }
+    // Resolve chains (C over B over A) to the buffer that is placed.
+    auto placedOf = [&](unsigned i) {
+      while (inPlaceOf[i] >= 0)
+        i = inPlaceOf[i];
+      return i;
+    };
+
     // Lower bound: the largest total of buffers live at one position.
     int64_t lowerBound = 0, naive = 0;
     for (int64_t p = 0; p < pos; ++p) {
       int64_t live = 0;
-      for (const Buffer &b : buffers)
-        if (b.first <= p && p <= b.last)
+      for (auto [i, b] : llvm::enumerate(buffers))
+        if (inPlaceOf[i] < 0 && b.first <= p && p <= b.last)
           live += b.size;
       lowerBound = std::max(lowerBound, live);
     }
@@ -98,8 +184,9 @@ struct PlanMemoryPass : dlc::impl::PlanMemoryPassBase<PlanMemoryPass> {
       naive += b.size;
 
     SmallVector<Buffer *> order;
-    for (Buffer &b : buffers)
-      order.push_back(&b);
+    for (auto [i, b] : llvm::enumerate(buffers))
+      if (inPlaceOf[i] < 0)
+        order.push_back(&b);
     llvm::stable_sort(order, [](Buffer *a, Buffer *b) {
       if (a->size != b->size)
         return a->size > b->size;
@@ -129,11 +216,18 @@ struct PlanMemoryPass : dlc::impl::PlanMemoryPassBase<PlanMemoryPass> {
       placed.push_back(b);
     }
 
+    for (unsigned i = 0; i < buffers.size(); ++i)
+      if (inPlaceOf[i] >= 0)
+        buffers[i].offset = buffers[placedOf(i)].offset;
+
     // The plan's invariant, checked on every compile: buffers live at the
-    // same time never share a byte.
+    // same time never share a byte (but where one is written in place over
+    // the other, at the one call where the first dies).
     for (size_t i = 0; i < buffers.size(); ++i)
       for (size_t j = i + 1; j < buffers.size(); ++j) {
         Buffer &x = buffers[i], &y = buffers[j];
+        if (placedOf(i) == placedOf(j))
+          continue;
         bool liveTogether = x.first <= y.last && y.first <= x.last;
         bool overlap =
             x.offset < y.offset + y.size && y.offset < x.offset + x.size;
@@ -143,7 +237,10 @@ struct PlanMemoryPass : dlc::impl::PlanMemoryPassBase<PlanMemoryPass> {
       }
 
     OpBuilder builder(func.getContext());
-    for (Buffer &b : buffers) {
+    for (auto [i, b] : llvm::enumerate(buffers)) {
+      if (inPlaceOf[i] >= 0)
+        b.alloc->setAttr(attrs::kInPlaceOf,
+                         builder.getI64IntegerAttr(inPlaceOf[i]));
       b.alloc->setAttr(attrs::kArenaOffset, builder.getI64IntegerAttr(b.offset));
       b.alloc->setAttr(attrs::kLiveRange,
                        builder.getDenseI64ArrayAttr({b.first, b.last}));

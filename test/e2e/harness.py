@@ -331,7 +331,15 @@ def check_plan(report):
     whose live ranges intersect never share a byte, and every buffer fits the
     arena. Returns a list of problems (empty when the plan is sound)."""
     problems = []
-    bufs = sorted(report.get("buffers", []), key=lambda b: b["offset"])
+    raw = report.get("buffers", [])
+    # A buffer written in place over another shares its memory by design:
+    # they form one group, which must not overlap any other live buffer.
+    def group(i):
+        while "in_place_of" in raw[i]:
+            i = raw[i]["in_place_of"]
+        return i
+    bufs = sorted((dict(b, group=group(i)) for i, b in enumerate(raw)),
+                  key=lambda b: b["offset"])
     arena = report["arena_bytes"]
     for b in bufs:
         if b["offset"] < 0 or b["offset"] + b["bytes"] > arena:
@@ -340,6 +348,6 @@ def check_plan(report):
         for y in bufs[i + 1:]:
             if y["offset"] >= x["offset"] + x["bytes"]:
                 break
-            if x["first"] <= y["last"] and y["first"] <= x["last"]:
+            if x["group"] != y["group"] and x["first"] <= y["last"] and y["first"] <= x["last"]:
                 problems.append(f"buffers {x} and {y} overlap while both are live")
     return problems

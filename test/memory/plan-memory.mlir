@@ -55,3 +55,50 @@ func.func @main() {
   call @k(%a) : (memref<3xi8>) -> ()
   return
 }
+
+// -----
+
+func.func private @k(%a: memref<64xf32>, %b: memref<64xf32>) attributes {dlc.kernel, dlc.work_items = 64 : i64}
+func.func private @neg(%a: memref<64xf32>, %b: memref<64xf32>) attributes {dlc.kernel, dlc.work_items = 64 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %v = memref.load %a[%i] : memref<64xf32>
+    %n = arith.negf %v : f32
+    memref.store %n, %b[%i] : memref<64xf32>
+    scf.reduce
+  }
+  return
+}
+func.func private @reverse(%a: memref<64xf32>, %b: memref<64xf32>) attributes {dlc.kernel, dlc.work_items = 64 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c63 = arith.constant 63 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %j = arith.subi %c63, %i : index
+    %v = memref.load %a[%j] : memref<64xf32>
+    memref.store %v, %b[%i] : memref<64xf32>
+    scf.reduce
+  }
+  return
+}
+
+// An elementwise kernel writes over its input where the input dies; one
+// that reads other elements (a reversal) may not.
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: dlc.arena_size = 512 : i64
+// CHECK: %[[A:.*]] = memref.alloc() {dlc.arena_offset = [[OA:[0-9]+]] : i64
+// CHECK: %[[B:.*]] = memref.alloc() {dlc.arena_offset = [[OA]] : i64, dlc.in_place_of = 0 : i64
+// CHECK: %[[C:.*]] = memref.alloc() {dlc.arena_offset = [[OC:[0-9]+]] : i64, dlc.live_range
+func.func @main(%in: memref<64xf32>, %out: memref<64xf32>) {
+  %a = memref.alloc() : memref<64xf32>
+  call @k(%in, %a) : (memref<64xf32>, memref<64xf32>) -> ()
+  %b = memref.alloc() : memref<64xf32>
+  call @neg(%a, %b) : (memref<64xf32>, memref<64xf32>) -> ()
+  %c = memref.alloc() : memref<64xf32>
+  call @reverse(%b, %c) : (memref<64xf32>, memref<64xf32>) -> ()
+  call @k(%c, %out) : (memref<64xf32>, memref<64xf32>) -> ()
+  return
+}
