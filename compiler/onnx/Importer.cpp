@@ -588,6 +588,18 @@ OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model,
     results.push_back(v);
     resultNames.push_back(out.name());
   }
+  for (const std::string &name : options.keepOutputs) {
+    if (llvm::is_contained(resultNames, name) || poisoned.contains(name))
+      continue;
+    Value v = lookup(name);
+    if (!v) {
+      error(fileLoc) << "--keep-outputs: the graph has no tensor named '"
+                     << name << "'";
+      continue;
+    }
+    results.push_back(v);
+    resultNames.push_back(name);
+  }
   if (hadError)
     return {};
 

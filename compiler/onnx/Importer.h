@@ -27,6 +27,9 @@ struct ImportOptions {
   /// A binding must have the input's rank and agree with its static dims; it
   /// fixes the dynamic ones.
   llvm::StringMap<llvm::SmallVector<int64_t>> inputShapes;
+  /// `--keep-outputs`: intermediate ONNX tensors exposed as extra model
+  /// outputs (after the graph's own), to debug a fused model.
+  std::vector<std::string> keepOutputs;
   /// Only check support (a future `dlc --check`): report every problem. The
   /// importer already reports every problem it finds; reserved for now.
   bool checkOnly = false;

@@ -78,6 +78,11 @@ cl::opt<std::string> reportJson(
     cl::desc("Write the kernels (with their ONNX nodes) and the arena "
              "figures as JSON"),
     cl::value_desc("file"), cl::init(""), cl::cat(category));
+cl::list<std::string> keepOutputs(
+    "keep-outputs",
+    cl::desc("Expose these intermediate ONNX tensors as extra outputs "
+             "(comma separated); the rest stays fused"),
+    cl::value_desc("NAME,..."), cl::CommaSeparated, cl::cat(category));
 cl::opt<bool> verbose("v", cl::desc("Print progress and stage timings"),
                       cl::init(false), cl::cat(category));
 
@@ -131,6 +136,9 @@ std::string optionsJson() {
      << ", \"input_shapes\": [";
   for (size_t i = 0; i < inputShapes.size(); ++i)
     os << (i ? ", " : "") << "\"" << inputShapes[i] << "\"";
+  os << "], \"keep_outputs\": [";
+  for (size_t i = 0; i < keepOutputs.size(); ++i)
+    os << (i ? ", " : "") << "\"" << keepOutputs[i] << "\"";
   os << "]}";
   return json;
 }
@@ -205,6 +213,7 @@ int run(MLIRContext &context) {
   dlc::ImportOptions importOptions;
   if (failed(parseShapes(importOptions)))
     return 1;
+  importOptions.keepOutputs.assign(keepOutputs.begin(), keepOutputs.end());
 
   std::string error;
   auto file = openInputFile(inputFile, &error);
