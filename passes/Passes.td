@@ -139,6 +139,9 @@ def LinearizeKernelsPass : Pass<"dlc-linearize-kernels", "ModuleOp"> {
            "Host loop order: a work item is a row of the innermost parallel "
            "dim, which runs innermost (inside the reductions) so LLVM "
            "vectorizes it; CUDA keeps one output element per thread">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"1",
+           "Consecutive innermost elements per work item (CUDA: 4, for "
+           "128-bit accesses and 4 accumulators per thread)">,
   ];
   let dependentDialects = [
     "::mlir::scf::SCFDialect", "::mlir::affine::AffineDialect",

@@ -59,11 +59,13 @@ void dlc::buildFrontendPipeline(OpPassManager &pm,
 
   // One kernel per structured op, in the shared linearized form.
   pm.addPass(dlc::createOutlineKernelsPass());
-  // The host vectorizes rows; CUDA keeps one output element per thread.
-  bool rows = options.target == Target::Cpu;
+  // The host vectorizes rows; CUDA keeps a few output elements per thread.
+  bool cudaForm =
+      options.target == Target::Cuda || options.hostRunsCudaKernelForm;
   if (options.fuseKernels)
-    pm.addPass(dlc::createFuseKernelsPass({rows}));
-  pm.addPass(dlc::createLinearizeKernelsPass({rows}));
+    pm.addPass(dlc::createFuseKernelsPass({!cudaForm}));
+  pm.addPass(dlc::createLinearizeKernelsPass(
+      {!cudaForm, cudaForm ? options.cudaVectorWidth : 1}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 

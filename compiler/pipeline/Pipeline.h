@@ -29,6 +29,12 @@ struct CompileOptions {
   std::string cudaToolkit;
   /// Threads per block of the generated CUDA kernels.
   int64_t cudaBlockSize = 256;
+  /// Consecutive elements per CUDA thread (128-bit accesses for f32).
+  int64_t cudaVectorWidth = 4;
+  /// Host target only: build the kernels in the CUDA kernel form (fusion
+  /// decisions, work items, per-thread vector width) and run them on the
+  /// host, so the GPU's kernel IR is checked numerically without a GPU.
+  bool hostRunsCudaKernelForm = false;
   /// Alignment of arena buffers (bytes).
   int64_t arenaAlignment = 256;
   /// Fusion passes, on by default; off for bisection.

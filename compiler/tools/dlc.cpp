@@ -83,6 +83,12 @@ cl::list<std::string> keepOutputs(
     cl::desc("Expose these intermediate ONNX tensors as extra outputs "
              "(comma separated); the rest stays fused"),
     cl::value_desc("NAME,..."), cl::CommaSeparated, cl::cat(category));
+cl::opt<bool> cudaKernelForm(
+    "cuda-kernel-form",
+    cl::desc("With --target=cpu: build the kernels exactly as for CUDA and "
+             "run them on the host (checks the GPU kernels' numerics "
+             "without a GPU)"),
+    cl::init(false), cl::cat(category));
 cl::opt<bool> verbose("v", cl::desc("Print progress and stage timings"),
                       cl::init(false), cl::cat(category));
 
@@ -200,6 +206,7 @@ int run(MLIRContext &context) {
   options.hostCpu = hostCpu;
   options.fuseElementwise = fuseElementwise;
   options.fuseKernels = fuseKernels;
+  options.hostRunsCudaKernelForm = cudaKernelForm;
   if (emit != "so" && emit != "mlir" && emit != "ptx" && emit != "dot") {
     llvm::errs() << "dlc: error: unknown --emit '" << emit
                  << "' (expected so, mlir, ptx or dot)\n";

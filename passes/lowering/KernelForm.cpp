@@ -251,6 +251,46 @@ bool fuseInto(RewriterBase &rewriter, scf::ParallelOp first,
 }
 } // namespace
 
+scf::ParallelOp mlir::dlc::splitInnermostDim(RewriterBase &rewriter,
+                                             scf::ParallelOp loop,
+                                             int64_t width) {
+  auto sizes = extents(loop);
+  unsigned last = loop.getNumLoops() - 1;
+  APInt lb, step;
+  if (width <= 1 || !sizes || (*sizes)[last] < width ||
+      (*sizes)[last] % width != 0 ||
+      !matchPattern(loop.getLowerBound()[last], m_ConstantInt(&lb)) ||
+      !matchPattern(loop.getStep()[last], m_ConstantInt(&step)) ||
+      !lb.isZero() || !step.isOne())
+    return loop;
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  SmallVector<Value> ubs(loop.getUpperBound());
+  ubs[last] =
+      rewriter.create<arith::ConstantIndexOp>(loc, (*sizes)[last] / width);
+  auto newLoop = rewriter.create<scf::ParallelOp>(
+      loc, loop.getLowerBound(), ubs, loop.getStep());
+  IRMapping mapping;
+  for (unsigned d = 0; d < last; ++d)
+    mapping.map(loop.getBody()->getArgument(d),
+                newLoop.getBody()->getArgument(d));
+  rewriter.setInsertionPointToStart(newLoop.getBody());
+  Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
+  Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
+  Value w = rewriter.create<arith::ConstantIndexOp>(loc, width);
+  auto lane = rewriter.create<scf::ForOp>(loc, zero, w, one);
+  rewriter.setInsertionPointToStart(lane.getBody());
+  Value base = rewriter.create<arith::MulIOp>(
+      loc, newLoop.getBody()->getArgument(last), w);
+  mapping.map(loop.getBody()->getArgument(last),
+              rewriter.create<arith::AddIOp>(loc, base, lane.getInductionVar())
+                  .getResult());
+  for (Operation &op : loop.getBody()->without_terminator())
+    rewriter.clone(op, mapping);
+  rewriter.eraseOp(loop);
+  return newLoop;
+}
+
 Value mlir::dlc::rootBuffer(Value v) {
   while (Operation *def = v.getDefiningOp()) {
     if (auto view = dyn_cast<ViewLikeOpInterface>(def))
@@ -270,6 +310,15 @@ void mlir::dlc::markNoAliasArguments(FunctionOpInterface kernel) {
   for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
     if (isa<MemRefType>(kernel.getArgument(i).getType()))
       kernel.setArgAttr(i, "llvm.noalias", unit);
+}
+
+void mlir::dlc::markAlignedArguments(FunctionOpInterface kernel) {
+  // Arena offsets are 256-byte aligned, weight offsets 64, and the runtime
+  // allocates every base with the driver (256) or aligned host memory.
+  Builder b(kernel->getContext());
+  for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
+    if (isa<MemRefType>(kernel.getArgument(i).getType()))
+      kernel.setArgAttr(i, "llvm.align", b.getI64IntegerAttr(16));
 }
 
 namespace {

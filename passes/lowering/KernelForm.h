@@ -45,6 +45,13 @@ FailureOr<scf::ParallelOp> lowerKernelToLoopNest(RewriterBase &rewriter,
                                                  func::FuncOp func,
                                                  bool rowWorkItems = false);
 
+/// Gives each work item `width` consecutive elements of the innermost
+/// parallel dim (when it divides it): memory accesses become contiguous
+/// groups the backend turns into vector loads, and reductions keep `width`
+/// accumulators. Returns the new loop, or `loop` unchanged.
+scf::ParallelOp splitInnermostDim(RewriterBase &rewriter, scf::ParallelOp loop,
+                                  int64_t width);
+
 /// The buffer a memref value is a view of (through expand/collapse_shape
 /// and view-like ops): two kernel arguments with the same root alias.
 Value rootBuffer(Value v);
@@ -53,6 +60,10 @@ Value rootBuffer(Value v);
 /// built from distinct buffers (`dlc.distinct_args`), so LLVM keeps
 /// accumulators in registers and uses the read-only data path on CUDA.
 void markNoAliasArguments(FunctionOpInterface kernel);
+
+/// Marks `kernel`'s buffer arguments 16-byte aligned (`llvm.align`), which
+/// every buffer of a plan is, so the backend may use 128-bit accesses.
+void markAlignedArguments(FunctionOpInterface kernel);
 
 } // namespace mlir::dlc
 

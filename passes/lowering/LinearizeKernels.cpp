@@ -53,7 +53,7 @@ struct LinearizeKernelsPass
     if (failed(nest))
       return func.emitOpError("ops do not fuse into one parallel loop nest");
     Block &body = func.getBody().front();
-    scf::ParallelOp loop = *nest;
+    scf::ParallelOp loop = splitInnermostDim(rewriter, *nest, vectorWidth);
     int64_t workItems = 1;
     for (auto [lb, ub, step] : llvm::zip(
              loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {

@@ -95,6 +95,7 @@ struct MapKernelsToGpuPass
       if (func->hasAttr(attrs::kDistinctArgs))
         kernel->setAttr(attrs::kDistinctArgs, UnitAttr::get(ctx));
       markNoAliasArguments(kernel);
+      markAlignedArguments(kernel);
       kernel->setAttr(kernel.getKnownBlockSizeAttrName(),
                       b.getDenseI32ArrayAttr({(int32_t)blockSize, 1, 1}));
 

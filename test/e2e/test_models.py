@@ -136,6 +136,9 @@ def main():
     p.add_argument("--cuda-arch", action="append", default=[],
                    help="also compile for CUDA with this arch and check model.so (repeatable)")
     p.add_argument("--ptxas", help="check dlc --emit=ptx for the first --cuda-arch with this ptxas")
+    p.add_argument("--cuda-form-on-host", action="store_true",
+                   help="also run the CUDA kernel form on the host (dlc --cuda-kernel-form) and "
+                        "compare: the GPU kernels' numerics, checked without a GPU")
     p.add_argument("--check-plan", action="store_true",
                    help="check the arena plan (no overlap, within 5%% of the lower bound) and that "
                         "fusion at least halves the kernel count")
@@ -168,6 +171,11 @@ def main():
                 print(f"skipped: no CUDA GPU ({harness.first_error(str(e))})")
                 return SKIP
             raise
+        if args.cuda_form_on_host and args.device == "cpu":
+            so = work / f"{args.model}.cudaform.so"
+            timed("compile (cpu, CUDA kernel form)", dlc.compile, model, so, target="cpu",
+                  extra=["--cuda-kernel-form"])
+            run_and_compare(dlc, so, feeds, ref, work, "cpu", args.rtol, args.atol_rel)
         if args.check_plan:
             check_fusion_and_plan(dlc, model, work)
         for arch in args.cuda_arch:
