@@ -404,9 +404,9 @@ LogicalResult importMod(NodeContext &n, Results &r) {
   if (n.getType(lhs).getElementType() != n.getType(rhs).getElementType())
     return n.emitError() << "operands have different element types: "
                          << lhs.getType() << " and " << rhs.getType();
+  // Float inputs with fmod=0 (allowed by newer opsets) take the divisor's
+  // sign like integers.
   bool fmod = n.getInt("fmod", 0) != 0;
-  if (!fmod && isa<FloatType>(n.getType(lhs).getElementType()))
-    return n.fail("fmod=0 is not defined for float inputs");
   r.push_back(n.create<ModOp>({lhs, rhs}, {n.boolean("fmod", fmod)}));
   return success();
 }
@@ -2046,11 +2046,11 @@ LogicalResult importConvTranspose(NodeContext &n, Results &r) {
     for (size_t i = 0; i < spatial; ++i) {
       int64_t full = strides[i] * (inShape[2 + i] - 1) + outPad[i] +
                      (kernel[i] - 1) * dilations[i] + 1;
+      // A negative total (output_shape beyond the full output) gives
+      // negative pads that extend the output, mostly at the end (the ONNX
+      // reference's floor division; ONNX Runtime agrees in every mode).
       int64_t total = full - target[i];
-      if (total < 0)
-        return n.emitError() << "output_shape " << formatList(*outShape)
-                             << " is larger than the full output";
-      bool upper = autoPad == "SAME_UPPER";
+      bool upper = autoPad == "SAME_UPPER" || total < 0;
       fullPads[i] = upper ? total / 2 : total - total / 2;
       fullPads[spatial + i] = upper ? total - total / 2 : total / 2;
     }
@@ -2205,7 +2205,7 @@ const OpTableEntry kOpTable[] = {
      "dlc.add chain and dlc.div by the count; variadic, broadcasting"},
     {"Min", importVariadic<MinOp>, "dlc.min chain; variadic, broadcasting"},
     {"Mish", importUnary<MishOp>, "dlc.mish"},
-    {"Mod", importMod, "dlc.mod; fmod (required for floats)"},
+    {"Mod", importMod, "dlc.mod; fmod (float fmod=0 as Python %)"},
     {"Mul", importBinary<MulOp>, "dlc.mul; numpy broadcasting, same dtypes"},
     {"Neg", importUnary<NegOp>, "dlc.neg"},
     {"Not", importNot, "dlc.not"},

@@ -337,11 +337,6 @@ LogicalResult AveragePoolOp::inferReturnTypes(MLIRContext *,
   return inferPool(loc, adaptor, types);
 }
 
-LogicalResult ModOp::verify() {
-  if (!getFmod() && isa<FloatType>(getType().getElementType()))
-    return emitOpError("float operands require fmod");
-  return success();
-}
 
 /// Result type of a reduction of `input` over `axes`.
 static LogicalResult inferReduce(std::optional<Location> loc, Value input,
@@ -923,8 +918,17 @@ LogicalResult ConvTransposeOp::inferReturnTypes(
   ArrayRef<int64_t> strides = adaptor.getStrides(), pads = adaptor.getPads(),
                     dilations = adaptor.getDilations(),
                     outPad = adaptor.getOutputPadding();
-  if (failed(checkWindowAttrs(loc, spatial, strides, pads, dilations)))
-    return failure();
+  // Pads may be negative: an output_shape beyond the full output extends
+  // it at the begin (as ONNX Runtime does).
+  if ((int64_t)strides.size() != spatial ||
+      (int64_t)dilations.size() != spatial ||
+      (int64_t)pads.size() != 2 * spatial)
+    return failInference(loc, "expected " + Twine(spatial) +
+                                  " strides and dilations and " +
+                                  Twine(2 * spatial) + " pads");
+  for (auto [s, d] : llvm::zip(strides, dilations))
+    if (s <= 0 || d <= 0)
+      return failInference(loc, "strides and dilations must be positive");
   if ((int64_t)outPad.size() != spatial)
     return failInference(loc, "expected " + Twine(spatial) +
                                   " output_padding entries");

@@ -97,14 +97,13 @@ def Dlc_MinOp : Dlc_BinaryOp<"min", [Commutative]> {
 def Dlc_ModOp : Dlc_Op<"mod", [InferTypeOpAdaptor]> {
   let summary = "elementwise remainder with broadcasting (ONNX Mod)";
   let description = [{
-    With `fmod` the result takes the sign of the dividend (C fmod, floats
-    and integers); without it, integers only, the sign of the divisor
-    (Python %).
+    With `fmod` the result takes the sign of the dividend (C fmod);
+    without it, the sign of the divisor (Python %). Both for floats and
+    integers (ONNX before opset 22 requires fmod for floats).
   }];
   let arguments = (ins Dlc_NumericTensor:$lhs, Dlc_NumericTensor:$rhs,
                    BoolAttr:$fmod);
   let results = (outs Dlc_NumericTensor:$result);
-  let hasVerifier = 1;
 }
 
 def Dlc_PReluOp : Dlc_Op<"prelu", [InferTypeOpAdaptor]> {
@@ -576,6 +575,98 @@ def Dlc_ShapeOp : Dlc_Op<"shape", [InferTypeOpAdaptor]> {
   let arguments = (ins Dlc_AnyTensor:$input, I64Attr:$start, I64Attr:$end);
   let results = (outs 1DTensorOf<[I64]>:$result);
   let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//
+// ONNX's linear quantization: q = saturate(round_half_even(x / scale) + zp),
+// x = (q - zp) * scale. `ui8` is ONNX uint8 and `i8` int8; signedness lives
+// only in the dlc types (dlc-convert-to-linalg erases it: the lowered IR is
+// signless i8 with extui/extsi chosen from the dlc type).
+//
+// A scale (and its zero point) is either per tensor (rank 0) or per axis
+// (1-D, one entry per element of dim `axis` of the quantized tensor).
+//===----------------------------------------------------------------------===//
+
+def Dlc_QuantTensor : RankedTensorOf<[I8, UI8]>;
+def Dlc_QuantOrI32Tensor : RankedTensorOf<[I8, UI8, I32]>;
+def Dlc_I32Tensor : RankedTensorOf<[I32]>;
+
+def Dlc_QuantizeLinearOp : Dlc_Op<"quantize_linear", [InferTypeOpAdaptor]> {
+  let summary = "float to int8/uint8: saturate(round(x / scale) + zero_point)";
+  let description = [{
+    ONNX QuantizeLinear (opset 10-21, no blocks). Rounds half to even and
+    saturates to the range of the zero point's element type, which is the
+    result's element type. `scale` and `zero_point` have the same shape:
+    rank 0 (per tensor) or `[dim(input, axis)]` (per axis).
+
+    ```mlir
+    %q = dlc.quantize_linear %x, %s, %zp {axis = 1 : i64}
+       : (tensor<1x4xf32>, tensor<4xf32>, tensor<4xi8>) -> tensor<1x4xi8>
+    ```
+  }];
+  let arguments = (ins Dlc_FloatTensor:$input, Dlc_FloatTensor:$scale,
+                   Dlc_QuantTensor:$zero_point, I64Attr:$axis);
+  let results = (outs Dlc_QuantTensor:$result);
+}
+
+def Dlc_DequantizeLinearOp : Dlc_Op<"dequantize_linear", [InferTypeOpAdaptor]> {
+  let summary = "int8/uint8/int32 to float: (x - zero_point) * scale";
+  let description = [{
+    ONNX DequantizeLinear (opset 10-21, no blocks); the result has the
+    scale's element type. `zero_point` has the input's element type and the
+    scale's shape (rank 0 or `[dim(input, axis)]`).
+  }];
+  let arguments = (ins Dlc_QuantOrI32Tensor:$input, Dlc_FloatTensor:$scale,
+                   Dlc_QuantOrI32Tensor:$zero_point, I64Attr:$axis);
+  let results = (outs Dlc_FloatTensor:$result);
+}
+
+def Dlc_ConvIntegerOp : Dlc_Op<"conv_integer", [InferTypeOpAdaptor]> {
+  let summary = "integer convolution with i32 accumulation (ONNX ConvInteger)";
+  let description = [{
+    sum((x - x_zp) * (w - w_zp)) in i32, NC[D]HW, attributes as dlc.conv.
+    `input_zero_point` is rank 0; `weight_zero_point` is rank 0 or one per
+    output channel. Padding contributes 0 (the padded input equals x_zp).
+  }];
+  let arguments = (ins Dlc_QuantTensor:$input, Dlc_QuantTensor:$weight,
+                   Dlc_QuantTensor:$input_zero_point,
+                   Dlc_QuantTensor:$weight_zero_point,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                   DenseI64ArrayAttr:$dilations, I64Attr:$group);
+  let results = (outs Dlc_I32Tensor:$result);
+}
+
+def Dlc_MatMulIntegerOp : Dlc_Op<"matmul_integer", [InferTypeOpAdaptor]> {
+  let summary = "integer matrix product with i32 accumulation (MatMulInteger)";
+  let description = [{
+    sum_k (lhs[..., m, k] - lhs_zp) * (rhs[..., k, n] - rhs_zp[n]) in i32,
+    batch dims broadcast as in dlc.matmul. `lhs_zero_point` is rank 0;
+    `rhs_zero_point` is rank 0 or `[N]`. With `rhs_transposed` the rhs is
+    laid out `[..., N, K]` (Gemm's transB), so constant weights need no
+    transpose kernel.
+  }];
+  let arguments = (ins Dlc_QuantTensor:$lhs, Dlc_QuantTensor:$rhs,
+                   Dlc_QuantTensor:$lhs_zero_point,
+                   Dlc_QuantTensor:$rhs_zero_point, BoolAttr:$rhs_transposed);
+  let results = (outs Dlc_I32Tensor:$result);
+}
+
+def Dlc_RequantizeOp : Dlc_Op<"requantize", [InferTypeOpAdaptor]> {
+  let summary = "i32 accumulator to int8/uint8: the integer GEMM/Conv epilogue";
+  let description = [{
+    saturate(round_half_even(f32(acc + bias[c]) * multiplier[c]) + zp) with
+    `c` the index along `axis`; `multiplier` (f32) is rank 0 or 1-D over
+    `axis` (per output channel: x_scale * w_scale[c] / y_scale), `bias`
+    (optional, i32) is 1-D over `axis`, `zero_point` rank 0; the result has
+    the zero point's element type. Kernel fusion merges it into the
+    producing conv_integer / matmul_integer kernel.
+  }];
+  let arguments = (ins Dlc_I32Tensor:$input, Optional<Dlc_I32Tensor>:$bias,
+                   RankedTensorOf<[F32]>:$multiplier,
+                   Dlc_QuantTensor:$zero_point, I64Attr:$axis);
+  let results = (outs Dlc_QuantTensor:$result);
 }
 
 #endif // DLC_OPS_TD

@@ -426,22 +426,28 @@ struct ModLowering : OpRewritePattern<ModOp> {
     Value r = elementwise(
         rewriter, op.getLoc(), op.getType(), {op.getLhs(), op.getRhs()},
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          if (isa<FloatType>(a[0].getType()))
-            return b.create<arith::RemFOp>(l, a[0], a[1]);
-          Value rem = b.create<arith::RemSIOp>(l, a[0], a[1]);
+          bool isFloat = isa<FloatType>(a[0].getType());
+          Value rem = isFloat
+                          ? b.create<arith::RemFOp>(l, a[0], a[1]).getResult()
+                          : b.create<arith::RemSIOp>(l, a[0], a[1]).getResult();
           if (fmod)
             return rem;
           Value zero = scalarConstant(b, l, a[0].getType(), 0);
-          Value nonZero =
-              b.create<arith::CmpIOp>(l, arith::CmpIPredicate::ne, rem, zero);
-          Value remNeg =
-              b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, rem, zero);
-          Value divNeg =
-              b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, a[1], zero);
+          Value nonZero, remNeg, divNeg;
+          if (isFloat) {
+            using P = arith::CmpFPredicate;
+            nonZero = b.create<arith::CmpFOp>(l, P::ONE, rem, zero);
+            remNeg = b.create<arith::CmpFOp>(l, P::OLT, rem, zero);
+            divNeg = b.create<arith::CmpFOp>(l, P::OLT, a[1], zero);
+          } else {
+            using P = arith::CmpIPredicate;
+            nonZero = b.create<arith::CmpIOp>(l, P::ne, rem, zero);
+            remNeg = b.create<arith::CmpIOp>(l, P::slt, rem, zero);
+            divNeg = b.create<arith::CmpIOp>(l, P::slt, a[1], zero);
+          }
           Value fix = b.create<arith::AndIOp>(
               l, nonZero, b.create<arith::XOrIOp>(l, remNeg, divNeg));
-          return b.create<arith::SelectOp>(
-              l, fix, b.create<arith::AddIOp>(l, rem, a[1]), rem);
+          return b.create<arith::SelectOp>(l, fix, add(b, l, rem, a[1]), rem);
         });
     rewriter.replaceOp(op, r);
     return success();
@@ -2395,9 +2401,11 @@ struct ConvertDlcToLinalgPass
                            func::FuncDialect>();
     RewritePatternSet patterns(&getContext());
     populateDlcToLinalgPatterns(patterns);
+    populateDlcQuantToLinalgPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    eraseUnsignedIntegerTypes(getOperation());
   }
 };
 } // namespace

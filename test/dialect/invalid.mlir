@@ -220,9 +220,10 @@ func.func @gather_elements_rank(%a: tensor<3x4xf32>, %i: tensor<2xi64>) -> tenso
 
 // -----
 
-func.func @mod_float(%a: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error @+1 {{float operands require fmod}}
-  %0 = dlc.mod %a, %a {fmod = false} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+func.func @mod_types(%a: tensor<2xf32>, %b: tensor<2xi32>) -> tensor<2xf32> {
+  // expected-error @+2 {{operand element types differ}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.mod %a, %b {fmod = false} : (tensor<2xf32>, tensor<2xi32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
 
