@@ -58,6 +58,12 @@ cl::opt<std::string> mlirStage(
     cl::desc("With --emit=mlir: import (default), plan (kernels and the "
              "planned model function)"),
     cl::init("import"), cl::cat(category));
+cl::opt<bool> checkOnly(
+    "check",
+    cl::desc("Only check that the model is supported: list every "
+             "unsupported op, attribute, dtype and unbound dynamic dim with "
+             "its node and opset, without compiling; exit 1 if there are any"),
+    cl::init(false), cl::cat(category));
 cl::opt<bool> printOpTable(
     "print-op-table",
     cl::desc("Print the supported ONNX operators as markdown (docs/ops.md) "
@@ -229,8 +235,23 @@ int run(MLIRContext &context) {
     return 1;
   }
   progress("importing " + inputFile);
+  importOptions.checkOnly = checkOnly;
   OwningOpRef<ModuleOp> module = dlc::importOnnxModel(
       context, file->getBuffer(), inputFile, importOptions);
+  if (checkOnly) {
+    if (!module) {
+      llvm::errs() << "dlc: " << inputFile
+                   << ": not supported (problems listed above)\n";
+      return 1;
+    }
+    unsigned ops = 0;
+    module->walk([&](Operation *op) {
+      ops += op->getDialect() && op->getDialect()->getNamespace() == "dlc";
+    });
+    llvm::outs() << "dlc: " << inputFile << ": supported (" << ops
+                 << " operators after import)\n";
+    return 0;
+  }
   if (!module)
     return 1;
   if (emit == "mlir" && mlirStage == "import") {
