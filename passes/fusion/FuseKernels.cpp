@@ -16,6 +16,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+
+#include "llvm/ADT/StringSet.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::dlc {
@@ -63,41 +65,49 @@ struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
         current = call;
       }
     }
-    // Kernels that were merged away.
+    // Kernels that were merged away: no call of a model function names them
+    // (one walk; a use query per kernel would be quadratic).
+    llvm::StringSet<> called;
+    for (func::FuncOp model : models)
+      model.walk([&](func::CallOp call) { called.insert(call.getCallee()); });
     for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
       if (func->hasAttr(attrs::kKernel) && func.isPrivate() &&
-          SymbolTable::symbolKnownUseEmpty(func, module))
+          !called.contains(func.getName()))
         func.erase();
     renameKernels(module);
   }
 
   /// Merged kernels carry suffixed names; number them again in plan order
-  /// as k<index>_<last ONNX node>, the form outlining gives.
+  /// as k<index>_<last ONNX node>, the form outlining gives. Only the model
+  /// functions' calls refer to kernels, so they are updated directly (a
+  /// symbol-use walk of the module per kernel is quadratic on big models).
   void renameKernels(ModuleOp module) {
-    SmallVector<func::FuncOp> kernels;
-    for (auto func : module.getOps<func::FuncOp>())
-      if (func->hasAttr(attrs::kKernel))
-        kernels.push_back(func);
-    auto rename = [&](func::FuncOp f, StringRef name) {
-      auto attr = StringAttr::get(module.getContext(), name);
-      if (failed(SymbolTable::replaceAllSymbolUses(f, attr, module)))
-        return false;
-      SymbolTable::setSymbolName(f, attr);
-      return true;
-    };
-    for (auto [i, f] : llvm::enumerate(kernels))
-      if (!rename(f, ("__dlc_kernel_" + Twine(i)).str()))
-        return signalPassFailure();
-    for (auto [i, f] : llvm::enumerate(kernels)) {
-      std::string name = "k" + std::to_string(i);
-      if (auto nodes = f->getAttrOfType<ArrayAttr>(attrs::kNodes);
+    llvm::StringMap<std::string> newNames;
+    unsigned index = 0;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (!func->hasAttr(attrs::kKernel))
+        continue;
+      std::string name = "k" + std::to_string(index++);
+      if (auto nodes = func->getAttrOfType<ArrayAttr>(attrs::kNodes);
           nodes && !nodes.empty()) {
         name += "_";
-        for (char c : cast<StringAttr>(nodes[nodes.size() - 1]).strref().take_back(40))
+        for (char c : cast<StringAttr>(nodes[nodes.size() - 1])
+                          .strref()
+                          .take_back(40))
           name += std::isalnum((unsigned char)c) ? c : '_';
       }
-      if (!rename(f, name))
-        return signalPassFailure();
+      newNames[func.getName()] = name;
+    }
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func->hasAttr(attrs::kKernel)) {
+        SymbolTable::setSymbolName(func, newNames[func.getName()]);
+        continue;
+      }
+      func.walk([&](func::CallOp call) {
+        auto it = newNames.find(call.getCallee());
+        if (it != newNames.end())
+          call.setCallee(it->second);
+      });
     }
   }
 
