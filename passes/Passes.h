@@ -25,6 +25,17 @@ namespace dlc {
 /// Patterns lowering dlc ops to linalg/tensor/arith/math on tensors.
 void populateDlcToLinalgPatterns(RewritePatternSet &patterns);
 
+/// Patterns lowering the quantization ops (quantize_linear,
+/// dequantize_linear, conv_integer, matmul_integer, requantize) to linalg on
+/// signless tensors, with tensor.bitcast where dlc types are unsigned.
+void populateDlcQuantToLinalgPatterns(RewritePatternSet &patterns);
+
+/// Makes every unsigned integer type under `root` signless (values, block
+/// arguments, function types, constants) and drops the tensor.bitcasts
+/// that become identities: after dlc-convert-to-linalg, signedness has been
+/// spent choosing extui/extsi and the rest of the pipeline sees only i8.
+void eraseUnsignedIntegerTypes(Operation *root);
+
 /// dlc's elementwise fusion: upstream's linalg patterns with the control
 /// that refuses fusions recomputing the producer per consumer element.
 void populateDlcElementwiseFusionPatterns(RewritePatternSet &patterns);

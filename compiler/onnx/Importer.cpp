@@ -47,6 +47,10 @@ Type onnx_import::getElementType(MLIRContext *ctx, int32_t dtype) {
     return b.getBF16Type();
   case onnx::TensorProto::INT8:
     return b.getIntegerType(8);
+  case onnx::TensorProto::UINT8:
+    // Unsigned in the dialect: only ops that know about signedness
+    // (quantization) accept it; the lowering erases it.
+    return b.getIntegerType(8, /*isSigned=*/false);
   case onnx::TensorProto::INT32:
     return b.getIntegerType(32);
   case onnx::TensorProto::INT64:
@@ -54,8 +58,7 @@ Type onnx_import::getElementType(MLIRContext *ctx, int32_t dtype) {
   case onnx::TensorProto::BOOL:
     return b.getI1Type();
   default:
-    // uint8 as i8 would silently change values above 127; unsigned and
-    // string types need ops that know about them.
+    // Wider unsigned and string types need ops that know about them.
     return {};
   }
 }
@@ -147,6 +150,8 @@ int64_t copyTypedData(const onnx::TensorProto &t, Type elementType,
     return append(t.int32_data(), same);
   case onnx::TensorProto::INT8:
     return append(t.int32_data(), [](int32_t v) { return (int8_t)v; });
+  case onnx::TensorProto::UINT8:
+    return append(t.int32_data(), [](int32_t v) { return (uint8_t)v; });
   case onnx::TensorProto::BOOL:
     return append(t.int32_data(), [](int32_t v) { return (uint8_t)(v != 0); });
   case onnx::TensorProto::FLOAT16:

@@ -160,6 +160,16 @@ struct OpTableEntry {
   StringRef notes;
 };
 
+/// Quantization importers (QuantImporters.cpp).
+LogicalResult importQuantizeLinear(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importDequantizeLinear(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importConvInteger(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importMatMulInteger(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importQLinearConv(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importQLinearMatMul(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importDynamicQuantizeLinear(NodeContext &,
+                                          SmallVectorImpl<Value> &);
+
 /// The operator table, sorted by op type.
 ArrayRef<OpTableEntry> getOpTable();
 /// The importer for `opType` in the default domain, or null.

@@ -539,7 +539,8 @@ LogicalResult importCast(NodeContext &n, Results &r) {
     return n.fail("attribute 'to' is required");
   int64_t to = n.getInt("to", 0);
   Type elementType = getElementType(n.b.getContext(), to);
-  if (!elementType)
+  // uint8 exists only for the quantization ops.
+  if (!elementType || elementType.isUnsignedInteger())
     return n.emitError() << "unsupported target dtype '" << getDtypeName(to)
                          << "'";
   Value x = n.input(0);
@@ -2148,6 +2149,9 @@ const OpTableEntry kOpTable[] = {
      "arith.constant splat; constant shape input, value (default float 0)"},
     {"Conv", importConv,
      "dlc.conv; N-d, auto_pad resolved, group, kernel_shape from weight"},
+    {"ConvInteger", importConvInteger,
+     "dlc.conv_integer; int8/uint8, zero points scalar or per output "
+     "channel, auto_pad"},
     {"ConvTranspose", importConvTranspose,
      "dlc.conv_transpose; N-d, group, output_padding, output_shape and "
      "auto_pad resolved to pads"},
@@ -2155,8 +2159,13 @@ const OpTableEntry kOpTable[] = {
     {"CumSum", importCumSum, "dlc.cumsum; constant axis, exclusive, reverse"},
     {"DepthToSpace", importDepthToSpace,
      "dlc.reshape + dlc.transpose + dlc.reshape; mode DCR/CRD"},
+    {"DequantizeLinear", importDequantizeLinear,
+     "dlc.dequantize_linear; int8/uint8/int32, per tensor or per axis; "
+     "no block_size"},
     {"Div", importBinary<DivOp>, "dlc.div; numpy broadcasting, same dtypes"},
     {"Dropout", importDropout, "forwarded (inference); mask output unused"},
+    {"DynamicQuantizeLinear", importDynamicQuantizeLinear,
+     "reduce_min/max + dlc.quantize_linear; uint8 as ONNX Runtime"},
     {"Einsum", importEinsum,
      "dlc.einsum; explicit or implicit output, '...' broadcasting"},
     {"Elu", importElu, "dlc.elu; alpha"},
@@ -2197,6 +2206,8 @@ const OpTableEntry kOpTable[] = {
     {"LogSoftmax", importSoftmaxLike<LogSoftmaxOp>,
      "dlc.log_softmax; opset < 13 semantics via 2-D reshape"},
     {"MatMul", importMatMul, "dlc.matmul; 1-D operands reshaped"},
+    {"MatMulInteger", importMatMulInteger,
+     "dlc.matmul_integer; int8/uint8, rank >= 2, scalar a zero point"},
     {"Max", importVariadic<MaxOp>, "dlc.max chain; variadic, broadcasting"},
     {"MaxPool", importMaxPool,
      "dlc.max_pool; auto_pad resolved, ceil_mode, storage_order=0, Indices "
@@ -2216,6 +2227,13 @@ const OpTableEntry kOpTable[] = {
      "dlc.pad; pads/value attributes (<11) or constant inputs, axes (18), "
      "mode constant/reflect/edge/wrap (19)"},
     {"Pow", importPow, "dlc.pow; exponent cast to the base type"},
+    {"QLinearConv", importQLinearConv,
+     "dlc.conv_integer + dlc.requantize; constant scales, per-channel w"},
+    {"QLinearMatMul", importQLinearMatMul,
+     "dlc.matmul_integer + dlc.requantize; constant scales, rank >= 2"},
+    {"QuantizeLinear", importQuantizeLinear,
+     "dlc.quantize_linear; int8/uint8 (output_dtype), per tensor or per "
+     "axis, half to even, saturating; no block_size"},
     {"Range", importRange, "arith.constant; constant start, limit and delta"},
     {"Reciprocal", importUnary<ReciprocalOp>, "dlc.reciprocal"},
     {"ReduceL1", importReduceL1,

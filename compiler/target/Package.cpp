@@ -64,6 +64,8 @@ int32_t onnxDtype(Type t) {
     return 7;
   if (t.isInteger(32))
     return 6;
+  if (t.isUnsignedInteger(8))
+    return 2;
   if (t.isInteger(8))
     return 3;
   if (t.isInteger(1))

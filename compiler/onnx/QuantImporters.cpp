@@ -1,0 +1,373 @@
+//===- QuantImporters.cpp - ONNX quantization operators --------*- C++ -*-===//
+//
+// QuantizeLinear and DequantizeLinear map to dlc.quantize_linear /
+// dlc.dequantize_linear; the integer operators (ConvInteger, MatMulInteger,
+// QLinearConv, QLinearMatMul) to dlc.conv_integer / dlc.matmul_integer, with
+// dlc.requantize as the QLinear epilogue; DynamicQuantizeLinear to
+// reductions and quantize_linear. The table entries are in OpImporters.cpp.
+//
+// Normal form: a scale and its zero point are rank 0 (per tensor) or 1-D
+// along `axis`; absent zero points become constant zeros of the right type.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/onnx/ImporterImpl.h"
+
+#include "dialects/dlc/DlcDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::dlc;
+using namespace mlir::dlc::onnx_import;
+
+namespace {
+using Results = SmallVectorImpl<Value>;
+
+/// A constant zero tensor of `shape` and `elementType`.
+Value zeros(NodeContext &n, ArrayRef<int64_t> shape, Type elementType) {
+  auto type = RankedTensorType::get(shape, elementType);
+  Attribute zero = isa<FloatType>(elementType)
+                       ? Attribute(n.b.getFloatAttr(elementType, 0.0))
+                       : Attribute(n.b.getIntegerAttr(elementType, 0));
+  return n.b.create<arith::ConstantOp>(n.loc,
+                                       DenseElementsAttr::get(type, zero));
+}
+
+/// A constant f32 tensor.
+Value f32Constant(NodeContext &n, ArrayRef<int64_t> shape,
+                  ArrayRef<float> values) {
+  auto type = RankedTensorType::get(shape, n.b.getF32Type());
+  return n.b.create<arith::ConstantOp>(n.loc,
+                                       DenseElementsAttr::get(type, values));
+}
+
+/// The values of a constant f32 tensor (inline or a resource blob).
+std::optional<SmallVector<float>> constFloats(Value v) {
+  Attribute a;
+  if (!matchPattern(v, m_Constant(&a)))
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(a))
+    if (dense.getElementType().isF32())
+      return SmallVector<float>(dense.getValues<float>());
+  if (auto r = dyn_cast<DenseF32ResourceElementsAttr>(a))
+    if (std::optional<ArrayRef<float>> data = r.tryGetAsArrayRef())
+      return SmallVector<float>(*data);
+  return std::nullopt;
+}
+
+/// `v` as a rank-0 tensor when it has one element (a constant is rebuilt,
+/// anything else reshaped); `v` itself otherwise.
+Value scalarIfSingle(NodeContext &n, Value v) {
+  auto type = NodeContext::getType(v);
+  if (type.getRank() == 0 || type.getNumElements() != 1)
+    return v;
+  auto scalarType = RankedTensorType::get({}, type.getElementType());
+  Attribute a;
+  if (matchPattern(v, m_Constant(&a)))
+    if (auto dense = dyn_cast<DenseElementsAttr>(a))
+      return n.b.create<arith::ConstantOp>(n.loc, dense.reshape(scalarType));
+  return n.reshape(v, {});
+}
+
+/// Reads the `axis` attribute (default 1) against `rank` when `scale` is
+/// per axis; per-tensor scales ignore it (normalized to 0).
+std::optional<int64_t> readAxis(NodeContext &n, Value scale, int64_t rank) {
+  int64_t axis = n.getInt("axis", 1);
+  if (NodeContext::getType(scale).getRank() == 0)
+    return 0;
+  return n.normalizeAxis(axis, rank);
+}
+
+/// Checks opset 21's blocked quantization is not asked for.
+LogicalResult checkNoBlocks(NodeContext &n) {
+  if (n.getInt("block_size", 0) != 0)
+    return n.fail("blocked quantization (block_size) is not supported");
+  return success();
+}
+
+/// Element type named by QuantizeLinear-21's `output_dtype`.
+Type quantElementType(NodeContext &n, int64_t dtype) {
+  if (dtype == onnx::TensorProto::INT8 || dtype == onnx::TensorProto::UINT8)
+    return getElementType(n.b.getContext(), dtype);
+  n.emitError() << "unsupported quantized dtype '" << getDtypeName(dtype)
+                << "' (int8 and uint8 are)";
+  return {};
+}
+
+LogicalResult importQuantizeLinearImpl(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 3)) ||
+      failed(n.checkKnownAttrs(
+          {"axis", "saturate", "block_size", "output_dtype"})) ||
+      failed(checkNoBlocks(n)))
+    return failure();
+  Value x = n.input(0), scale = scalarIfSingle(n, n.input(1));
+  std::optional<int64_t> axis = readAxis(n, scale, n.getRank(x));
+  if (!axis || n.hasFailed())
+    return failure();
+  Value zp = n.input(2);
+  if (zp) {
+    zp = scalarIfSingle(n, zp);
+  } else {
+    Type elt = quantElementType(
+        n, n.getInt("output_dtype", onnx::TensorProto::UINT8));
+    if (!elt)
+      return failure();
+    zp = zeros(n, NodeContext::getType(scale).getShape(), elt);
+  }
+  if (n.hasFailed())
+    return failure();
+  r.push_back(n.create<QuantizeLinearOp>({x, scale, zp},
+                                         {n.i64("axis", *axis)}));
+  return success();
+}
+
+LogicalResult importDequantizeLinearImpl(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 3)) ||
+      failed(n.checkKnownAttrs({"axis", "block_size"})) ||
+      failed(checkNoBlocks(n)))
+    return failure();
+  Value x = n.input(0), scale = scalarIfSingle(n, n.input(1));
+  std::optional<int64_t> axis = readAxis(n, scale, n.getRank(x));
+  if (!axis || n.hasFailed())
+    return failure();
+  Value zp = n.input(2);
+  zp = zp ? scalarIfSingle(n, zp)
+          : zeros(n, NodeContext::getType(scale).getShape(),
+                  NodeContext::getType(x).getElementType());
+  if (n.hasFailed())
+    return failure();
+  r.push_back(n.create<DequantizeLinearOp>({x, scale, zp},
+                                           {n.i64("axis", *axis)}));
+  return success();
+}
+
+/// Window attributes of ConvInteger/QLinearConv, normalized as for Conv
+/// (auto_pad resolved to explicit pads).
+struct ConvAttrs {
+  SmallVector<int64_t> strides, pads, dilations;
+  int64_t group = 1;
+};
+
+LogicalResult readConvAttrs(NodeContext &n, Value x, Value w, ConvAttrs &c) {
+  if (failed(n.checkKnownAttrs({"auto_pad", "dilations", "group",
+                                "kernel_shape", "pads", "strides"})))
+    return failure();
+  auto shape = NodeContext::getType(x).getShape();
+  if (shape.size() < 3 || n.getRank(w) != (int64_t)shape.size())
+    return n.emitError() << "input " << x.getType() << " and weight "
+                         << w.getType() << " must have the same rank >= 3";
+  size_t spatial = shape.size() - 2;
+  auto kernel = NodeContext::getType(w).getShape().drop_front(2);
+  SmallVector<int64_t> ones(spatial, 1);
+  c.strides = n.getInts("strides").value_or(ones);
+  c.dilations = n.getInts("dilations").value_or(ones);
+  c.group = n.getInt("group", 1);
+  std::optional<SmallVector<int64_t>> pads = n.getInts("pads");
+  if (n.hasFailed())
+    return failure();
+  if (c.strides.size() != spatial || c.dilations.size() != spatial ||
+      (pads && pads->size() != 2 * spatial))
+    return n.fail("strides, dilations and pads do not match the spatial rank");
+  std::string autoPad = n.getString("auto_pad", "NOTSET");
+  c.pads.assign(2 * spatial, 0);
+  if (autoPad == "NOTSET") {
+    if (pads)
+      c.pads = *pads;
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (size_t i = 0; i < spatial; ++i) {
+      int64_t in = shape[2 + i], s = c.strides[i];
+      int64_t out = (in + s - 1) / s;
+      int64_t total = std::max<int64_t>(
+          0, (out - 1) * s + (kernel[i] - 1) * c.dilations[i] + 1 - in);
+      int64_t small = total / 2, big = total - small;
+      c.pads[i] = autoPad == "SAME_UPPER" ? small : big;
+      c.pads[spatial + i] = autoPad == "SAME_UPPER" ? big : small;
+    }
+  } else if (autoPad != "VALID") {
+    return n.emitError() << "unsupported auto_pad '" << autoPad << "'";
+  }
+  return success();
+}
+
+Value createConvInteger(NodeContext &n, Value x, Value w, Value xzp, Value wzp,
+                        const ConvAttrs &c) {
+  return n.create<ConvIntegerOp>(
+      {x, w, xzp, wzp},
+      {n.i64Array("strides", c.strides), n.i64Array("pads", c.pads),
+       n.i64Array("dilations", c.dilations), n.i64("group", c.group)});
+}
+
+/// x_scale * w_scale[c] / y_scale in f32, as ONNX Runtime computes the
+/// QLinear output scale; rank 0 unless w_scale is per channel.
+Value requantMultiplier(NodeContext &n, Value xScale, Value wScale,
+                        Value yScale) {
+  std::optional<SmallVector<float>> xs = constFloats(xScale),
+                                    ws = constFloats(wScale),
+                                    ys = constFloats(yScale);
+  if (!xs || !ws || !ys || xs->size() != 1 || ys->size() != 1) {
+    n.fail("x_scale and y_scale must be constant f32 scalars and w_scale a "
+           "constant f32 tensor");
+    return {};
+  }
+  SmallVector<float> m;
+  for (float w : *ws)
+    m.push_back((*xs)[0] * w / (*ys)[0]);
+  if (m.size() == 1)
+    return f32Constant(n, {}, m);
+  return f32Constant(n, {(int64_t)m.size()}, m);
+}
+
+LogicalResult importConvIntegerImpl(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 4)))
+    return failure();
+  Value x = n.input(0), w = n.input(1);
+  ConvAttrs c;
+  if (failed(readConvAttrs(n, x, w, c)))
+    return failure();
+  Value xzp = n.input(2) ? scalarIfSingle(n, n.input(2))
+                         : zeros(n, {}, NodeContext::getType(x).getElementType());
+  Value wzp = n.input(3) ? scalarIfSingle(n, n.input(3))
+                         : zeros(n, {}, NodeContext::getType(w).getElementType());
+  if (n.hasFailed())
+    return failure();
+  r.push_back(createConvInteger(n, x, w, xzp, wzp, c));
+  return success();
+}
+
+LogicalResult importQLinearConvImpl(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(8, 9)))
+    return failure();
+  Value x = n.input(0), w = n.input(3);
+  ConvAttrs c;
+  if (failed(readConvAttrs(n, x, w, c)))
+    return failure();
+  Value xzp = scalarIfSingle(n, n.input(2)), wzp = scalarIfSingle(n, n.input(5));
+  Value yzp = scalarIfSingle(n, n.input(7));
+  Value mult = requantMultiplier(n, n.input(1), n.input(4), n.input(6));
+  if (!mult || n.hasFailed())
+    return failure();
+  Value acc = createConvInteger(n, x, w, xzp, wzp, c);
+  if (!acc)
+    return failure();
+  SmallVector<Value> operands{acc};
+  if (Value bias = n.input(8))
+    operands.push_back(bias);
+  operands.append({mult, yzp});
+  r.push_back(n.create<RequantizeOp>(operands, {n.i64("axis", 1)}));
+  return success();
+}
+
+/// Checks MatMulInteger/QLinearMatMul operands are at least 2-D.
+LogicalResult checkMatMulRanks(NodeContext &n, Value a, Value b) {
+  if (n.getRank(a) < 2 || n.getRank(b) < 2)
+    return n.emitError() << "1-D operands are not supported, got "
+                         << a.getType() << " and " << b.getType();
+  return success();
+}
+
+LogicalResult importMatMulIntegerImpl(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 4)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  Value a = n.input(0), b = n.input(1);
+  if (failed(checkMatMulRanks(n, a, b)))
+    return failure();
+  Value azp = n.input(2) ? scalarIfSingle(n, n.input(2))
+                         : zeros(n, {}, NodeContext::getType(a).getElementType());
+  Value bzp = n.input(3) ? scalarIfSingle(n, n.input(3))
+                         : zeros(n, {}, NodeContext::getType(b).getElementType());
+  if (n.hasFailed())
+    return failure();
+  r.push_back(n.create<MatMulIntegerOp>(
+      {a, b, azp, bzp}, {n.boolean("rhs_transposed", false)}));
+  return success();
+}
+
+LogicalResult importQLinearMatMulImpl(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(8, 8)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  Value a = n.input(0), b = n.input(3);
+  if (failed(checkMatMulRanks(n, a, b)))
+    return failure();
+  Value azp = scalarIfSingle(n, n.input(2)), bzp = scalarIfSingle(n, n.input(5));
+  Value yzp = scalarIfSingle(n, n.input(7));
+  Value mult = requantMultiplier(n, n.input(1), n.input(4), n.input(6));
+  if (!mult || n.hasFailed())
+    return failure();
+  Value acc = n.create<MatMulIntegerOp>({a, b, azp, bzp},
+                                        {n.boolean("rhs_transposed", false)});
+  if (!acc)
+    return failure();
+  r.push_back(n.create<RequantizeOp>(
+      {acc, mult, yzp}, {n.i64("axis", n.getRank(acc) - 1)}));
+  return success();
+}
+
+/// DynamicQuantizeLinear: uint8 with scale and zero point from the range of
+/// x widened to include 0, as ONNX Runtime computes them:
+/// scale = (max - min) / 255 (1 when max == min), zp = sat(round(-min / s)).
+LogicalResult importDynamicQuantizeLinearImpl(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  Value x = n.input(0);
+  auto type = NodeContext::getType(x);
+  if (!type.getElementType().isF32())
+    return n.emitError() << "input must be f32, got " << x.getType();
+  SmallVector<int64_t> all;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    all.push_back(i);
+  auto reduceAll = [&](auto tag) {
+    using OpTy = decltype(tag);
+    return n.create<OpTy>({x}, {n.i64Array("axes", all),
+                                n.boolean("keepdims", false)});
+  };
+  Value zero = f32Constant(n, {}, {0.0f});
+  Value lo = reduceAll(ReduceMinOp());
+  Value hi = reduceAll(ReduceMaxOp());
+  if (!lo || !hi)
+    return failure();
+  lo = n.create<MinOp>({lo, zero});
+  hi = n.create<MaxOp>({hi, zero});
+  Value range = n.create<SubOp>({hi, lo});
+  Value scale = n.create<DivOp>({range, f32Constant(n, {}, {255.0f})});
+  Value isZero = n.create<EqualOp>({scale, zero});
+  scale = n.create<WhereOp>({isZero, f32Constant(n, {}, {1.0f}), scale});
+  Type u8 = getElementType(n.b.getContext(), onnx::TensorProto::UINT8);
+  Value zpFloat = n.create<DivOp>({n.create<NegOp>({lo}), scale});
+  Value zp = n.create<QuantizeLinearOp>(
+      {zpFloat, f32Constant(n, {}, {1.0f}), zeros(n, {}, u8)},
+      {n.i64("axis", 0)});
+  if (!zp)
+    return failure();
+  r.push_back(n.create<QuantizeLinearOp>({x, scale, zp}, {n.i64("axis", 0)}));
+  r.push_back(scale);
+  r.push_back(zp);
+  return success();
+}
+} // namespace
+
+LogicalResult onnx_import::importQuantizeLinear(NodeContext &n, Results &r) {
+  return importQuantizeLinearImpl(n, r);
+}
+LogicalResult onnx_import::importDequantizeLinear(NodeContext &n, Results &r) {
+  return importDequantizeLinearImpl(n, r);
+}
+LogicalResult onnx_import::importConvInteger(NodeContext &n, Results &r) {
+  return importConvIntegerImpl(n, r);
+}
+LogicalResult onnx_import::importMatMulInteger(NodeContext &n, Results &r) {
+  return importMatMulIntegerImpl(n, r);
+}
+LogicalResult onnx_import::importQLinearConv(NodeContext &n, Results &r) {
+  return importQLinearConvImpl(n, r);
+}
+LogicalResult onnx_import::importQLinearMatMul(NodeContext &n, Results &r) {
+  return importQLinearMatMulImpl(n, r);
+}
+LogicalResult onnx_import::importDynamicQuantizeLinear(NodeContext &n,
+                                                       Results &r) {
+  return importDynamicQuantizeLinearImpl(n, r);
+}

@@ -1,0 +1,482 @@
+//===- ConvertQuantToLinalg.cpp - dlc quantization ops to linalg -*- C++ -*-===//
+//
+// Lowers quantize_linear, dequantize_linear, conv_integer, matmul_integer and
+// requantize to linalg.generic on tensors, like ConvertDlcToLinalg.cpp does
+// for the float ops: the integer Conv/MatMul are one reduction generic with
+// i32 accumulation over a zero fill, the requantize epilogue one elementwise
+// generic that dlc-fuse-kernels merges into the reduction's kernel.
+//
+// Signedness: dlc types say `ui8` for ONNX uint8. Generics are built on
+// signless i8 tensors (extui where the dlc type was unsigned), with a
+// tensor.bitcast (ui8 <-> i8) at their boundaries; after the conversion
+// eraseUnsignedIntegerTypes() makes every type signless (function
+// signatures, constants) and drops the bitcasts, which have become
+// identities, so bufferization and the host/NVVM lowerings only see i8.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/dlc/DlcDialect.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+namespace {
+using utils::IteratorType;
+
+RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+/// `type` with unsigned integers made signless (same width).
+Type signless(Type type) {
+  if (auto it = dyn_cast<IntegerType>(type))
+    return it.isUnsigned() ? IntegerType::get(type.getContext(), it.getWidth())
+                           : type;
+  if (auto rt = dyn_cast<RankedTensorType>(type))
+    return rt.clone(signless(rt.getElementType()));
+  if (auto mt = dyn_cast<MemRefType>(type))
+    return mt.clone(signless(mt.getElementType()));
+  if (auto ut = dyn_cast<UnrankedTensorType>(type))
+    return UnrankedTensorType::get(signless(ut.getElementType()));
+  return type;
+}
+
+/// `v` as a signless tensor (a cast when its dlc type is unsigned).
+Value toSignless(OpBuilder &b, Location loc, Value v) {
+  Type to = signless(v.getType());
+  if (to == v.getType())
+    return v;
+  return b.create<tensor::BitcastOp>(loc, to, v);
+}
+
+/// `v` (signless) back as `type`.
+Value fromSignless(OpBuilder &b, Location loc, Value v, Type type) {
+  if (v.getType() == type)
+    return v;
+  return b.create<tensor::BitcastOp>(loc, type, v);
+}
+
+bool isUnsigned(Value tensor) {
+  return tensorType(tensor).getElementType().isUnsignedInteger();
+}
+
+Value i32(OpBuilder &b, Location loc, int64_t v) {
+  return b.create<arith::ConstantOp>(loc, b.getI32IntegerAttr(v));
+}
+Value f32(OpBuilder &b, Location loc, Type t, double v) {
+  return b.create<arith::ConstantOp>(loc, b.getFloatAttr(t, v));
+}
+Value index(OpBuilder &b, Location loc, int64_t v) {
+  return b.create<arith::ConstantIndexOp>(loc, v);
+}
+
+/// Widens a signless integer scalar to i32, zero-extending when the dlc
+/// type it came from was unsigned.
+Value toI32(OpBuilder &b, Location loc, Value x, bool isUnsigned) {
+  Type i32Type = b.getI32Type();
+  if (x.getType() == i32Type)
+    return x;
+  if (isUnsigned)
+    return b.create<arith::ExtUIOp>(loc, i32Type, x);
+  return b.create<arith::ExtSIOp>(loc, i32Type, x);
+}
+
+/// The range of a quantized element type.
+std::pair<int64_t, int64_t> quantRange(Type dlcElementType) {
+  if (dlcElementType.isUnsignedInteger(8))
+    return {0, 255};
+  return {-128, 127};
+}
+
+/// Rounds f32 `x` (|x| < 2^22) half to even: adding and subtracting 1.5 *
+/// 2^23 leaves the integer the IEEE default rounding mode chose, as MLAS
+/// does; two adds that vectorize and have the same meaning on NVPTX.
+Value roundHalfEven(OpBuilder &b, Location loc, Value x) {
+  Value magic = f32(b, loc, x.getType(), 12582912.0);
+  return b.create<arith::SubFOp>(loc, b.create<arith::AddFOp>(loc, x, magic),
+                                 magic);
+}
+
+/// saturate(round(v) + zp) as the signless i8 of a `dlcType` element:
+/// clamps to the range shifted by zp first, so the rounding is in range.
+Value saturateToInt8(OpBuilder &b, Location loc, Value v, Value zpF,
+                     Type dlcType) {
+  auto [lo, hi] = quantRange(dlcType);
+  Type t = v.getType();
+  Value loV = b.create<arith::SubFOp>(loc, f32(b, loc, t, lo), zpF);
+  Value hiV = b.create<arith::SubFOp>(loc, f32(b, loc, t, hi), zpF);
+  v = b.create<arith::MaximumFOp>(loc, v, loV);
+  v = b.create<arith::MinimumFOp>(loc, v, hiV);
+  v = b.create<arith::AddFOp>(loc, roundHalfEven(b, loc, v), zpF);
+  Value i = b.create<arith::FPToSIOp>(loc, b.getI32Type(), v);
+  return b.create<arith::TruncIOp>(loc, b.getI8Type(), i);
+}
+
+/// Indexing map of a per-tensor (rank 0) or per-axis (1-D along `axis`)
+/// parameter in a `rank`-D iteration space.
+AffineMap paramMap(Value param, int64_t rank, int64_t axis, MLIRContext *ctx) {
+  if (tensorType(param).getRank() == 0)
+    return AffineMap::get(rank, 0, ctx);
+  return AffineMap::get(rank, 0, getAffineDimExpr(axis, ctx));
+}
+
+/// A parallel generic over `outType` (signless) reading `inputs` (signless)
+/// through `maps`.
+Value parallelGeneric(
+    OpBuilder &b, Location loc, RankedTensorType outType, ValueRange inputs,
+    SmallVector<AffineMap> maps,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  MLIRContext *ctx = b.getContext();
+  maps.push_back(AffineMap::getMultiDimIdentityMap(outType.getRank(), ctx));
+  Value init = b.create<tensor::EmptyOp>(loc, outType.getShape(),
+                                         outType.getElementType());
+  auto generic = b.create<linalg::GenericOp>(
+      loc, TypeRange{outType}, inputs, ValueRange{init}, maps,
+      SmallVector<IteratorType>(outType.getRank(), IteratorType::parallel),
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        nb.create<linalg::YieldOp>(nloc, body(nb, nloc, args.drop_back()));
+      });
+  return generic.getResult(0);
+}
+
+Value zeroFilled(OpBuilder &b, Location loc, RankedTensorType type) {
+  Value init = b.create<tensor::EmptyOp>(loc, type.getShape(),
+                                         type.getElementType());
+  return b.create<linalg::FillOp>(loc, i32(b, loc, 0), init).getResult(0);
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+struct QuantizeLinearLowering : OpRewritePattern<QuantizeLinearOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeLinearOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    int64_t rank = type.getRank();
+    Type dlcElt = type.getElementType();
+    bool zpUnsigned = isUnsigned(op.getZeroPoint());
+    AffineMap pm = paramMap(op.getScale(), rank, op.getAxis(), ctx);
+    Value out = parallelGeneric(
+        rewriter, loc, cast<RankedTensorType>(signless(type)),
+        {op.getInput(), op.getScale(),
+         toSignless(rewriter, loc, op.getZeroPoint())},
+        {AffineMap::getMultiDimIdentityMap(rank, ctx), pm, pm},
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Type f32Type = b.getF32Type();
+          Value x = a[0], s = a[1];
+          if (x.getType() != f32Type) {
+            x = b.create<arith::ExtFOp>(l, f32Type, x);
+            s = b.create<arith::ExtFOp>(l, f32Type, s);
+          }
+          Value q = b.create<arith::DivFOp>(l, x, s);
+          Value zpF = b.create<arith::SIToFPOp>(
+              l, f32Type, toI32(b, l, a[2], zpUnsigned));
+          return saturateToInt8(b, l, q, zpF, dlcElt);
+        });
+    rewriter.replaceOp(op, fromSignless(rewriter, loc, out, type));
+    return success();
+  }
+};
+
+struct DequantizeLinearLowering : OpRewritePattern<DequantizeLinearOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DequantizeLinearOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    int64_t rank = type.getRank();
+    bool unsignedIn = isUnsigned(op.getInput());
+    AffineMap pm = paramMap(op.getScale(), rank, op.getAxis(), ctx);
+    rewriter.replaceOp(
+        op, parallelGeneric(
+                rewriter, loc, type,
+                {toSignless(rewriter, loc, op.getInput()),
+                 toSignless(rewriter, loc, op.getZeroPoint()), op.getScale()},
+                {AffineMap::getMultiDimIdentityMap(rank, ctx), pm, pm},
+                [&](OpBuilder &b, Location l, ValueRange a) {
+                  Value d = b.create<arith::SubIOp>(
+                      l, toI32(b, l, a[0], unsignedIn),
+                      toI32(b, l, a[1], unsignedIn));
+                  Value f = b.create<arith::SIToFPOp>(l, a[2].getType(), d);
+                  return b.create<arith::MulFOp>(l, f, a[2]).getResult();
+                }));
+    return success();
+  }
+};
+
+struct RequantizeLowering : OpRewritePattern<RequantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RequantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    int64_t rank = type.getRank(), axis = op.getAxis();
+    Type dlcElt = type.getElementType();
+    bool zpUnsigned = isUnsigned(op.getZeroPoint());
+    SmallVector<Value> inputs{op.getInput(), op.getMultiplier(),
+                              toSignless(rewriter, loc, op.getZeroPoint())};
+    SmallVector<AffineMap> maps{
+        AffineMap::getMultiDimIdentityMap(rank, ctx),
+        paramMap(op.getMultiplier(), rank, axis, ctx),
+        AffineMap::get(rank, 0, ctx)};
+    Value bias = op.getBias();
+    if (bias) {
+      inputs.push_back(bias);
+      maps.push_back(paramMap(bias, rank, axis, ctx));
+    }
+    Value out = parallelGeneric(
+        rewriter, loc, cast<RankedTensorType>(signless(type)), inputs, maps,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value acc = a[0];
+          if (bias)
+            acc = b.create<arith::AddIOp>(l, acc, a[3]);
+          Type f32Type = b.getF32Type();
+          Value v = b.create<arith::MulFOp>(
+              l, b.create<arith::SIToFPOp>(l, f32Type, acc), a[1]);
+          Value zpF = b.create<arith::SIToFPOp>(
+              l, f32Type, toI32(b, l, a[2], zpUnsigned));
+          return saturateToInt8(b, l, v, zpF, dlcElt);
+        });
+    rewriter.replaceOp(op, fromSignless(rewriter, loc, out, type));
+    return success();
+  }
+};
+
+struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvIntegerOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto outType = op.getType();
+    auto inShape = tensorType(op.getInput()).getShape();
+    auto wType = tensorType(op.getWeight());
+    bool xUnsigned = isUnsigned(op.getInput());
+    bool wUnsigned = isUnsigned(op.getWeight());
+    ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads(),
+                      dilations = op.getDilations();
+    int64_t k = wType.getRank() - 2;
+    int64_t outPerGroup = outType.getDimSize(1) / op.getGroup();
+    int64_t inPerGroup = wType.getDimSize(1);
+    // Whether positions along spatial dim `i` can leave the input.
+    auto mayLeave = [&](int64_t i) {
+      int64_t last = (outType.getDimSize(2 + i) - 1) * strides[i] - pads[i] +
+                     (wType.getDimSize(2 + i) - 1) * dilations[i];
+      return pads[i] > 0 || last >= inShape[2 + i];
+    };
+    bool padded = false;
+    for (int64_t i = 0; i < k; ++i)
+      padded |= mayLeave(i);
+
+    // Iteration space: n, m, o_1..o_k (parallel), c, r_1..r_k (reduction).
+    int64_t numDims = 2 + k + 1 + k;
+    auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    SmallVector<AffineExpr> wExprs{d(1), d(2 + k)};
+    for (int64_t i = 0; i < k; ++i)
+      wExprs.push_back(d(3 + k + i));
+    SmallVector<AffineExpr> outExprs;
+    for (int64_t i = 0; i < 2 + k; ++i)
+      outExprs.push_back(d(i));
+    SmallVector<IteratorType> iters(2 + k, IteratorType::parallel);
+    iters.append(1 + k, IteratorType::reduction);
+
+    Value input = toSignless(rewriter, loc, op.getInput());
+    Value wzp = op.getWeightZeroPoint();
+    SmallVector<Value> inputs{toSignless(rewriter, loc, op.getWeight()),
+                              toSignless(rewriter, loc, op.getInputZeroPoint()),
+                              toSignless(rewriter, loc, wzp)};
+    SmallVector<AffineMap> maps{
+        AffineMap::get(numDims, 0, wExprs, ctx), AffineMap::get(numDims, 0, ctx),
+        tensorType(wzp).getRank() == 0 ? AffineMap::get(numDims, 0, ctx)
+                                       : AffineMap::get(numDims, 0, d(1))};
+    if (!padded) {
+      SmallVector<AffineExpr> inExprs{
+          d(0), d(1).floorDiv(outPerGroup) * inPerGroup + d(2 + k)};
+      for (int64_t i = 0; i < k; ++i)
+        inExprs.push_back(d(2 + i) * strides[i] + d(3 + k + i) * dilations[i]);
+      inputs.push_back(input);
+      maps.push_back(AffineMap::get(numDims, 0, inExprs, ctx));
+    }
+    maps.push_back(AffineMap::get(numDims, 0, outExprs, ctx));
+    Value init = zeroFilled(rewriter, loc, outType);
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{outType}, inputs, ValueRange{init}, maps, iters,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value w = a[0], xzp = a[1], x;
+          if (!padded) {
+            x = a[3];
+          } else {
+            SmallVector<Value> dims;
+            for (int64_t i = 0; i < numDims; ++i)
+              dims.push_back(b.create<linalg::IndexOp>(l, i));
+            Value g = b.create<arith::DivUIOp>(l, dims[1],
+                                               index(b, l, outPerGroup));
+            Value c = b.create<arith::AddIOp>(
+                l, b.create<arith::MulIOp>(l, g, index(b, l, inPerGroup)),
+                dims[2 + k]);
+            SmallVector<Value> idx{dims[0], c};
+            Value valid;
+            Value zero = index(b, l, 0);
+            for (int64_t i = 0; i < k; ++i) {
+              Value p = b.create<arith::SubIOp>(
+                  l,
+                  b.create<arith::AddIOp>(
+                      l,
+                      b.create<arith::MulIOp>(l, dims[2 + i],
+                                              index(b, l, strides[i])),
+                      b.create<arith::MulIOp>(l, dims[3 + k + i],
+                                              index(b, l, dilations[i]))),
+                  index(b, l, pads[i]));
+              if (!mayLeave(i)) {
+                idx.push_back(p);
+                continue;
+              }
+              using P = arith::CmpIPredicate;
+              Value ok = b.create<arith::AndIOp>(
+                  l, b.create<arith::CmpIOp>(l, P::sge, p, zero),
+                  b.create<arith::CmpIOp>(l, P::slt, p,
+                                          index(b, l, inShape[2 + i])));
+              valid = valid ? b.create<arith::AndIOp>(l, valid, ok).getResult()
+                            : ok;
+              Value cl = b.create<arith::MaxSIOp>(l, p, zero);
+              idx.push_back(b.create<arith::MinSIOp>(
+                  l, cl, index(b, l, inShape[2 + i] - 1)));
+            }
+            x = b.create<tensor::ExtractOp>(l, input, idx);
+            // Padding reads the zero point: it contributes 0.
+            if (valid)
+              x = b.create<arith::SelectOp>(l, valid, x, xzp);
+          }
+          Value xi = b.create<arith::SubIOp>(l, toI32(b, l, x, xUnsigned),
+                                             toI32(b, l, xzp, xUnsigned));
+          Value wi = b.create<arith::SubIOp>(l, toI32(b, l, w, wUnsigned),
+                                             toI32(b, l, a[2], wUnsigned));
+          Value r = b.create<arith::AddIOp>(
+              l, a.back(), b.create<arith::MulIOp>(l, xi, wi));
+          b.create<linalg::YieldOp>(l, r);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatMulIntegerOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    int64_t rank = type.getRank(), batch = rank - 2;
+    bool aUnsigned = isUnsigned(op.getLhs()), bUnsigned = isUnsigned(op.getRhs());
+    // Iteration space: batch..., m, n (parallel), k (reduction).
+    int64_t numDims = rank + 1;
+    auto operandMap = [&](Value v, AffineExpr row, AffineExpr col) {
+      auto shape = tensorType(v).getShape();
+      int64_t vb = shape.size() - 2;
+      SmallVector<AffineExpr> exprs;
+      for (int64_t i = 0; i < vb; ++i)
+        exprs.push_back(shape[i] == 1 && type.getDimSize(batch - vb + i) != 1
+                            ? getAffineConstantExpr(0, ctx)
+                            : getAffineDimExpr(batch - vb + i, ctx));
+      exprs.push_back(row);
+      exprs.push_back(col);
+      return AffineMap::get(numDims, 0, exprs, ctx);
+    };
+    AffineExpr m = getAffineDimExpr(batch, ctx),
+               n = getAffineDimExpr(batch + 1, ctx),
+               kk = getAffineDimExpr(batch + 2, ctx);
+    Value bzp = op.getRhsZeroPoint();
+    SmallVector<AffineMap> maps{
+        operandMap(op.getLhs(), m, kk),
+        op.getRhsTransposed() ? operandMap(op.getRhs(), n, kk)
+                              : operandMap(op.getRhs(), kk, n),
+        AffineMap::get(numDims, 0, ctx),
+        tensorType(bzp).getRank() == 0 ? AffineMap::get(numDims, 0, ctx)
+                                       : AffineMap::get(numDims, 0, n),
+        AffineMap::getMultiDimIdentityMap(numDims, ctx).getMajorSubMap(rank)};
+    SmallVector<IteratorType> iters(rank, IteratorType::parallel);
+    iters.push_back(IteratorType::reduction);
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{type},
+        ValueRange{toSignless(rewriter, loc, op.getLhs()),
+                   toSignless(rewriter, loc, op.getRhs()),
+                   toSignless(rewriter, loc, op.getLhsZeroPoint()),
+                   toSignless(rewriter, loc, bzp)},
+        ValueRange{zeroFilled(rewriter, loc, type)}, maps, iters,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value x = b.create<arith::SubIOp>(l, toI32(b, l, a[0], aUnsigned),
+                                            toI32(b, l, a[2], aUnsigned));
+          Value y = b.create<arith::SubIOp>(l, toI32(b, l, a[1], bUnsigned),
+                                            toI32(b, l, a[3], bUnsigned));
+          Value r = b.create<arith::AddIOp>(l, a[4],
+                                            b.create<arith::MulIOp>(l, x, y));
+          b.create<linalg::YieldOp>(l, r);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+} // namespace
+
+void mlir::dlc::populateDlcQuantToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<QuantizeLinearLowering, DequantizeLinearLowering,
+               RequantizeLowering, ConvIntegerLowering, MatMulIntegerLowering>(
+      patterns.getContext());
+}
+
+void mlir::dlc::eraseUnsignedIntegerTypes(Operation *root) {
+  SmallVector<tensor::BitcastOp> casts;
+  root->walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          arg.setType(signless(arg.getType()));
+    for (OpResult r : op->getResults())
+      r.setType(signless(r.getType()));
+    if (auto func = dyn_cast<func::FuncOp>(op)) {
+      FunctionType ft = func.getFunctionType();
+      SmallVector<Type> ins, outs;
+      for (Type t : ft.getInputs())
+        ins.push_back(signless(t));
+      for (Type t : ft.getResults())
+        outs.push_back(signless(t));
+      func.setFunctionType(FunctionType::get(op->getContext(), ins, outs));
+    }
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      Attribute value = constant.getValue();
+      if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+        if (dense.getElementType().isUnsignedInteger())
+          constant.setValueAttr(dense.bitcast(
+              signless(dense.getElementType())));
+      } else if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
+        if (res.getElementType().isUnsignedInteger())
+          constant.setValueAttr(DenseResourceElementsAttr::get(
+              cast<ShapedType>(signless(res.getType())), res.getRawHandle()));
+      }
+    }
+    if (auto cast = dyn_cast<tensor::BitcastOp>(op))
+      casts.push_back(cast);
+  });
+  for (tensor::BitcastOp cast : casts) {
+    if (cast.getSource().getType() == cast.getType()) {
+      cast.getResult().replaceAllUsesWith(cast.getSource());
+      cast.erase();
+    }
+  }
+}

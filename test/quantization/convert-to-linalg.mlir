@@ -1,0 +1,71 @@
+// RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg | FileCheck %s
+
+// uint8 is signless i8 after lowering (function type included); the
+// quantize rounds half to even with the 1.5*2^23 trick and saturates.
+// CHECK-LABEL: func @quantize_u8
+// CHECK-SAME: (%{{.*}}: tensor<2x3xf32>, %{{.*}}: tensor<f32>, %{{.*}}: tensor<i8>) -> tensor<2x3xi8>
+// CHECK-NOT: ui8
+// CHECK-NOT: tensor.bitcast
+// CHECK: linalg.generic
+// CHECK: arith.divf
+// CHECK: arith.extui
+// CHECK: arith.maximumf
+// CHECK: arith.minimumf
+// CHECK: arith.constant 0x4B400000 : f32
+// CHECK: arith.fptosi
+// CHECK: arith.trunci {{.*}} : i32 to i8
+func.func @quantize_u8(%x: tensor<2x3xf32>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<2x3xui8> {
+  %0 = dlc.quantize_linear %x, %s, %z {axis = 0 : i64} : (tensor<2x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x3xui8>
+  return %0 : tensor<2x3xui8>
+}
+
+// -----
+
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[CH:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func @dequantize_per_axis
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[CH]], #[[CH]], #[[ID]]]
+// CHECK: arith.extsi
+// CHECK: arith.subi
+// CHECK: arith.sitofp
+// CHECK: arith.mulf
+func.func @dequantize_per_axis(%x: tensor<2x3xi8>, %s: tensor<3xf32>, %z: tensor<3xi8>) -> tensor<2x3xf32> {
+  %0 = dlc.dequantize_linear %x, %s, %z {axis = 1 : i64} : (tensor<2x3xi8>, tensor<3xf32>, tensor<3xi8>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// Padded integer conv: i32 accumulation over a zero fill, the padding reads
+// the input zero point; the requantize epilogue is its own generic.
+// CHECK-LABEL: func @qconv
+// CHECK: linalg.fill ins(%{{.*}} : i32)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+// CHECK: tensor.extract
+// CHECK: arith.select
+// CHECK: arith.muli
+// CHECK: arith.addi
+// CHECK: -> tensor<1x3x4x4xi32>
+// CHECK: linalg.generic
+// CHECK: arith.addi
+// CHECK: arith.sitofp
+// CHECK: arith.mulf
+// CHECK: arith.trunci
+func.func @qconv(%x: tensor<1x2x4x4xi8>, %w: tensor<3x2x3x3xi8>, %xz: tensor<i8>, %wz: tensor<3xi8>,
+                 %b: tensor<3xi32>, %m: tensor<3xf32>, %yz: tensor<i8>) -> tensor<1x3x4x4xi8> {
+  %c = dlc.conv_integer %x, %w, %xz, %wz {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xi8>, tensor<3x2x3x3xi8>, tensor<i8>, tensor<3xi8>) -> tensor<1x3x4x4xi32>
+  %r = dlc.requantize %c, %b, %m, %yz {axis = 1 : i64} : (tensor<1x3x4x4xi32>, tensor<3xi32>, tensor<3xf32>, tensor<i8>) -> tensor<1x3x4x4xi8>
+  return %r : tensor<1x3x4x4xi8>
+}
+
+// -----
+
+// CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[BT:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-LABEL: func @qmatmul_transposed
+// CHECK: linalg.generic {indexing_maps = [#[[A]], #[[BT]], {{.*}}], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK: arith.extui
+func.func @qmatmul_transposed(%a: tensor<2x5xui8>, %b: tensor<6x5xi8>, %az: tensor<ui8>, %bz: tensor<i8>) -> tensor<2x6xi32> {
+  %0 = dlc.matmul_integer %a, %b, %az, %bz {rhs_transposed = true} : (tensor<2x5xui8>, tensor<6x5xi8>, tensor<ui8>, tensor<i8>) -> tensor<2x6xi32>
+  return %0 : tensor<2x6xi32>
+}
