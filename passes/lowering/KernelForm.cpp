@@ -9,6 +9,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "passes/Passes.h"
 
@@ -207,10 +208,17 @@ bool alignIterationSpaces(RewriterBase &rewriter, scf::ParallelOp &a,
   int64_t serializedExtent = 1;
   for (unsigned d : serialized)
     serializedExtent *= longSizes[d];
-  // Coarser work items only pay off for a producer and its consumer;
-  // unrelated loops keep their parallelism.
+  // Coarser work items only pay off for a producer and its consumer, and
+  // only when what becomes sequential is elementwise work (no loops of its
+  // own): a row of a MatMul would put rows x K multiply-adds in one thread.
+  bool longHasLoops = longLoop.getBody()
+                          ->walk([](LoopLikeOpInterface) {
+                            return WalkResult::interrupt();
+                          })
+                          .wasInterrupted();
   if (!serialized.empty() &&
-      (serializedExtent > kMaxSerializedExtent || !dependent(a, b)))
+      (serializedExtent > kMaxSerializedExtent || !dependent(a, b) ||
+       longHasLoops))
     return false;
   if (shortKept.empty()) {
     // One work item in all: keep one unit dim on each side.
@@ -262,6 +270,21 @@ scf::ParallelOp mlir::dlc::splitInnermostDim(RewriterBase &rewriter,
       !matchPattern(loop.getLowerBound()[last], m_ConstantInt(&lb)) ||
       !matchPattern(loop.getStep()[last], m_ConstantInt(&step)) ||
       !lb.isZero() || !step.isOne())
+    return loop;
+  // Only where the innermost work item dim is the contiguous one: some
+  // store writes it as its last index (not for row kernels, whose rows
+  // would just get fewer threads).
+  Value lastIv = loop.getBody()->getArgument(last);
+  bool contiguous = loop.getBody()
+                        ->walk([&](memref::StoreOp store) {
+                          ValueRange idx = store.getIndices();
+                          return !idx.empty() &&
+                                         stripIdentityApply(idx.back()) == lastIv
+                                     ? WalkResult::interrupt()
+                                     : WalkResult::advance();
+                        })
+                        .wasInterrupted();
+  if (!contiguous)
     return loop;
   Location loc = loop.getLoc();
   rewriter.setInsertionPoint(loop);
