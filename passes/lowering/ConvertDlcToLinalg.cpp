@@ -994,6 +994,13 @@ Value reshapeTensor(OpBuilder &b, Location loc, Value input,
     }
     return r;
   };
+  // Rank 0 <-> all-ones shapes: an empty reassociation, directly.
+  if (to.getRank() == 0)
+    return b.create<tensor::CollapseShapeOp>(loc, to, input,
+                                             ArrayRef<ReassociationIndices>{});
+  if (from.getRank() == 0)
+    return b.create<tensor::ExpandShapeOp>(loc, to, input,
+                                           ArrayRef<ReassociationIndices>{});
   Value flat = input;
   if (from.getRank() != 1)
     flat = b.create<tensor::CollapseShapeOp>(loc, input, reassoc(from.getRank()));

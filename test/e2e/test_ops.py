@@ -20,10 +20,6 @@ import harness  # noqa: E402
 F32 = np.float32
 I64 = np.int64
 
-# Known compiler bugs (minimal repros in test/e2e/README.md): {target: reason}.
-BOTH = ("cpu", "cuda")
-BUG_RANK0 = {t: "rank-0 output: invalid tensor.expand_shape tensor<1xf32> -> tensor<f32>"
-             for t in BOTH}
 
 
 @dataclass
@@ -101,7 +97,7 @@ def gemm_matmul_cases(t):
     t.op("matmul_broadcast_3d_2d", "MatMul", {"a": t.rand(2, 3, 4)}, {"b": t.rand(4, 5)})
     t.op("matmul_1d_2d", "MatMul", {"a": t.rand(4), "b": t.rand(4, 5)})
     t.op("matmul_3d_1d", "MatMul", {"a": t.rand(2, 3, 4), "b": t.rand(4)})
-    t.op("matmul_1d_1d", "MatMul", {"a": t.rand(4), "b": t.rand(4)}, xfail=BUG_RANK0)
+    t.op("matmul_1d_1d", "MatMul", {"a": t.rand(4), "b": t.rand(4)})
 
 
 def elementwise_cases(t):
@@ -160,7 +156,7 @@ def normalization_cases(t):
     xr = t.rand(2, 3, 4, 5)
     t.op("reducemean_keepdims", "ReduceMean", {"x": xr}, opset=13, attrs=dict(axes=[1]))
     t.op("reducemean_no_keepdims", "ReduceMean", {"x": xr}, opset=13, attrs=dict(axes=[1, -1], keepdims=0))
-    t.op("reducemean_all", "ReduceMean", {"x": xr}, opset=13, attrs=dict(keepdims=0), xfail=BUG_RANK0)
+    t.op("reducemean_all", "ReduceMean", {"x": xr}, opset=13, attrs=dict(keepdims=0))
     t.op("reducemean_opset18_input", "ReduceMean", {"x": xr}, {"axes": np.array([2, 3], I64)}, opset=18)
     t.op("reducemean_opset18_no_keepdims", "ReduceMean", {"x": xr}, {"axes": np.array([-1], I64)},
          opset=18, attrs=dict(keepdims=0))

@@ -116,9 +116,7 @@ def conv_integer():
 def dynamic_quantize():
     x = rng(6).uniform(-3, 5, size=(3, 7)).astype(F32)
     nodes = [helper.make_node("DynamicQuantizeLinear", ["x"], ["y", "ys", "yz"])]
-    return Case(harness.make_model(nodes, {"x": x}, ["y", "ys", "yz"]), {"x": x},
-                xfail="rank-0 results of reductions: tensor.expand_shape tensor<1xf32> -> "
-                      "tensor<f32> (test_ops.py BUG_RANK0)")
+    return Case(harness.make_model(nodes, {"x": x}, ["y", "ys", "yz"]), {"x": x})
 
 
 def qdq_conv(op="Conv", relu=False):
