@@ -72,10 +72,6 @@ def bug(reason, pattern, targets=BOTH):
     return {t: (reason, pattern) for t in targets}
 
 
-BUG_CONV_TRANSPOSE = bug(
-    "ConvTranspose lowering builds a linalg.generic whose loops cannot be inferred from its maps",
-    r"'linalg\.generic' op expected the shape-to-loops map to be non-null")
-
 
 # ---------------------------------------------------------------- graph builder
 
@@ -425,7 +421,7 @@ CASES = {
     "unet_up_resize_nearest": Case(lambda: unet_up(8, "resize_nearest")),
     "unet_up_resize_linear": Case(lambda: unet_up(9, "resize_linear")),
     "unet_up_resize_bilinear_align_corners": Case(lambda: unet_up(13, "resize_linear_align_corners")),
-    "unet_up_convtranspose": Case(lambda: unet_up(10, "convtranspose"), xfail=BUG_CONV_TRANSPOSE),
+    "unet_up_convtranspose": Case(lambda: unet_up(10, "convtranspose")),
     "unet_up_pixel_shuffle": Case(lambda: unet_up(11, "pixel_shuffle")),
 }
 
