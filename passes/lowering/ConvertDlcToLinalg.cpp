@@ -10,6 +10,7 @@
 
 #include "dialects/dlc/DlcDialect.h"
 #include "passes/Passes.h"
+#include "passes/lowering/LinalgBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -174,62 +175,6 @@ Value filled(OpBuilder &b, Location loc, RankedTensorType type, Value value) {
                                          type.getElementType());
   return b.create<linalg::FillOp>(loc, value, init).getResult(0);
 }
-
-/// Reads `source[indices]` where `indices` may fall outside the tensor
-/// (padding): returns `padValue` there. `mayBeOutside[i]` says which dims
-/// need the check, so unpadded dims cost nothing.
-Value readWithPadding(OpBuilder &b, Location loc, Value source,
-                      ArrayRef<Value> indices, ArrayRef<bool> mayBeOutside,
-                      Value padValue) {
-  auto shape = tensorType(source).getShape();
-  Value valid;
-  SmallVector<Value> clamped;
-  Value zero = index(b, loc, 0);
-  for (size_t i = 0; i < indices.size(); ++i) {
-    if (!mayBeOutside[i]) {
-      clamped.push_back(indices[i]);
-      continue;
-    }
-    Value upper = index(b, loc, shape[i]);
-    Value ge = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge,
-                                       indices[i], zero);
-    Value lt = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
-                                       indices[i], upper);
-    Value ok = b.create<arith::AndIOp>(loc, ge, lt);
-    valid = valid ? b.create<arith::AndIOp>(loc, valid, ok).getResult() : ok;
-    Value c = b.create<arith::MaxSIOp>(loc, indices[i], zero);
-    clamped.push_back(b.create<arith::MinSIOp>(loc, c, index(b, loc, shape[i] - 1)));
-  }
-  Value v = b.create<tensor::ExtractOp>(loc, source, clamped);
-  if (!valid)
-    return v;
-  return b.create<arith::SelectOp>(loc, valid, v, padValue);
-}
-
-/// Sliding-window geometry shared by Conv and pooling. The iteration space
-/// is [N, C_out, out_1..out_k | window dims...].
-struct Window {
-  ArrayRef<int64_t> inShape, outShape, kernel, strides, pads, dilations;
-
-  int64_t spatial() const { return kernel.size(); }
-
-  /// Whether positions along spatial dim `i` can leave the input.
-  bool mayLeave(int64_t i) const {
-    int64_t k = spatial();
-    int64_t last = (outShape[2 + i] - 1) * strides[i] - pads[i] +
-                   (kernel[i] - 1) * dilations[i];
-    return pads[i] > 0 || last >= inShape[2 + i];
-  }
-
-  /// Input position along spatial dim `i` for output `o` and window `r`.
-  Value position(OpBuilder &b, Location loc, int64_t i, Value o,
-                 Value r) const {
-    Value p = b.create<arith::MulIOp>(loc, o, index(b, loc, strides[i]));
-    Value q = b.create<arith::MulIOp>(loc, r, index(b, loc, dilations[i]));
-    Value s = b.create<arith::AddIOp>(loc, p, q);
-    return b.create<arith::SubIOp>(loc, s, index(b, loc, pads[i]));
-  }
-};
 
 //===----------------------------------------------------------------------===//
 // Patterns
@@ -735,7 +680,6 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
     Type elt = outType.getElementType();
     Window win{inType.getShape(), outType.getShape(), wType.getShape().drop_front(2),
                op.getStrides(), op.getPads(), op.getDilations()};
-    int64_t k = win.spatial();
     int64_t groups = op.getGroup();
     int64_t outPerGroup = outType.getDimSize(1) / groups;
     int64_t inPerGroup = wType.getDimSize(1);
@@ -758,60 +702,24 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
       init = filled(rewriter, loc, outType, scalarConstant(rewriter, loc, elt, 0));
     }
 
-    // Iteration space: n, m, o_1..o_k (parallel), c, r_1..r_k (reduction).
-    int64_t numDims = 2 + k + 1 + k;
-    auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
-    SmallVector<AffineExpr> wExprs{d(1), d(2 + k)};
-    for (int64_t i = 0; i < k; ++i)
-      wExprs.push_back(d(3 + k + i));
-    SmallVector<AffineExpr> outExprs;
-    for (int64_t i = 0; i < 2 + k; ++i)
-      outExprs.push_back(d(i));
-    SmallVector<IteratorType> iters(2 + k, IteratorType::parallel);
-    iters.append(1 + k, IteratorType::reduction);
-
-    bool padded = false;
-    for (int64_t i = 0; i < k; ++i)
-      padded |= win.mayLeave(i);
+    ConvIndexing conv{win, outPerGroup, inPerGroup, ctx};
+    bool padded = win.padded();
     SmallVector<Value> inputs{op.getWeight()};
-    SmallVector<AffineMap> maps{AffineMap::get(numDims, 0, wExprs, ctx)};
-    AffineExpr channel = d(1).floorDiv(outPerGroup) * inPerGroup + d(2 + k);
+    SmallVector<AffineMap> maps{conv.weightMap()};
     if (!padded) {
       // Every window is inside the input: pure indexing map.
-      SmallVector<AffineExpr> inExprs{d(0), channel};
-      for (int64_t i = 0; i < k; ++i)
-        inExprs.push_back(d(2 + i) * win.strides[i] +
-                          d(3 + k + i) * win.dilations[i]);
       inputs.insert(inputs.begin(), op.getInput());
-      maps.insert(maps.begin(), AffineMap::get(numDims, 0, inExprs, ctx));
+      maps.insert(maps.begin(), conv.inputMap());
     }
-    maps.push_back(AffineMap::get(numDims, 0, outExprs, ctx));
+    maps.push_back(conv.outputMap());
     Value input = op.getInput();
     auto generic = rewriter.create<linalg::GenericOp>(
-        loc, TypeRange{outType}, inputs, ValueRange{init}, maps, iters,
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          Value x, w;
-          if (!padded) {
-            x = a[0];
-            w = a[1];
-          } else {
-            w = a[0];
-            SmallVector<Value> dims;
-            for (int64_t i = 0; i < numDims; ++i)
-              dims.push_back(b.create<linalg::IndexOp>(l, i));
-            Value g = b.create<arith::DivUIOp>(l, dims[1], index(b, l, outPerGroup));
-            Value c = b.create<arith::AddIOp>(
-                l, b.create<arith::MulIOp>(l, g, index(b, l, inPerGroup)),
-                dims[2 + k]);
-            SmallVector<Value> idx{dims[0], c};
-            SmallVector<bool> check{false, false};
-            for (int64_t i = 0; i < k; ++i) {
-              idx.push_back(win.position(b, l, i, dims[2 + i], dims[3 + k + i]));
-              check.push_back(win.mayLeave(i));
-            }
-            x = readWithPadding(b, l, input, idx, check,
-                                scalarConstant(b, l, elt, 0));
-          }
+        loc, TypeRange{outType}, inputs, ValueRange{init}, maps,
+        conv.iterators(), [&](OpBuilder &b, Location l, ValueRange a) {
+          Value x = padded ? conv.readInput(b, l, input,
+                                            scalarConstant(b, l, elt, 0))
+                           : a[0];
+          Value w = padded ? a[0] : a[1];
           Value r = b.create<arith::AddFOp>(l, a.back(),
                                             b.create<arith::MulFOp>(l, x, w));
           b.create<linalg::YieldOp>(l, r);
@@ -881,25 +789,13 @@ struct MatMulLowering : OpRewritePattern<MatMulOp> {
     int64_t rank = type.getRank(), batch = rank - 2;
     // Iteration space: batch..., m, n (parallel), k (reduction).
     int64_t numDims = rank + 1;
-    auto operandMap = [&](Value v, AffineExpr row, AffineExpr col) {
-      auto shape = tensorType(v).getShape();
-      int64_t vb = shape.size() - 2;
-      SmallVector<AffineExpr> exprs;
-      for (int64_t i = 0; i < vb; ++i)
-        exprs.push_back(shape[i] == 1 && type.getDimSize(batch - vb + i) != 1
-                            ? getAffineConstantExpr(0, ctx)
-                            : getAffineDimExpr(batch - vb + i, ctx));
-      exprs.push_back(row);
-      exprs.push_back(col);
-      return AffineMap::get(numDims, 0, exprs, ctx);
-    };
     AffineExpr m = getAffineDimExpr(batch, ctx),
                n = getAffineDimExpr(batch + 1, ctx),
                kk = getAffineDimExpr(batch + 2, ctx);
-    SmallVector<AffineMap> maps{operandMap(op.getLhs(), m, kk),
-                                operandMap(op.getRhs(), kk, n),
-                                AffineMap::getMinorIdentityMap(numDims, rank, ctx)};
-    maps.back() = AffineMap::getMultiDimIdentityMap(numDims, ctx).getMajorSubMap(rank);
+    SmallVector<AffineMap> maps{
+        batchedOperandMap(type, op.getLhs(), m, kk),
+        batchedOperandMap(type, op.getRhs(), kk, n),
+        AffineMap::getMultiDimIdentityMap(numDims, ctx).getMajorSubMap(rank)};
     SmallVector<IteratorType> iters(rank, IteratorType::parallel);
     iters.push_back(IteratorType::reduction);
     Value init = filled(rewriter, loc, type,

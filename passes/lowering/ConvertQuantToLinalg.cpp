@@ -17,6 +17,7 @@
 
 #include "dialects/dlc/DlcDialect.h"
 #include "passes/Passes.h"
+#include "passes/lowering/LinalgBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -268,100 +269,35 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
     auto wType = tensorType(op.getWeight());
     bool xUnsigned = isUnsigned(op.getInput());
     bool wUnsigned = isUnsigned(op.getWeight());
-    ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads(),
-                      dilations = op.getDilations();
-    int64_t k = wType.getRank() - 2;
-    int64_t outPerGroup = outType.getDimSize(1) / op.getGroup();
-    int64_t inPerGroup = wType.getDimSize(1);
-    // Whether positions along spatial dim `i` can leave the input.
-    auto mayLeave = [&](int64_t i) {
-      int64_t last = (outType.getDimSize(2 + i) - 1) * strides[i] - pads[i] +
-                     (wType.getDimSize(2 + i) - 1) * dilations[i];
-      return pads[i] > 0 || last >= inShape[2 + i];
-    };
-    bool padded = false;
-    for (int64_t i = 0; i < k; ++i)
-      padded |= mayLeave(i);
-
-    // Iteration space: n, m, o_1..o_k (parallel), c, r_1..r_k (reduction).
-    int64_t numDims = 2 + k + 1 + k;
-    auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
-    SmallVector<AffineExpr> wExprs{d(1), d(2 + k)};
-    for (int64_t i = 0; i < k; ++i)
-      wExprs.push_back(d(3 + k + i));
-    SmallVector<AffineExpr> outExprs;
-    for (int64_t i = 0; i < 2 + k; ++i)
-      outExprs.push_back(d(i));
-    SmallVector<IteratorType> iters(2 + k, IteratorType::parallel);
-    iters.append(1 + k, IteratorType::reduction);
+    Window win{inShape, outType.getShape(), wType.getShape().drop_front(2),
+               op.getStrides(), op.getPads(), op.getDilations()};
+    ConvIndexing conv{win, outType.getDimSize(1) / (int64_t)op.getGroup(),
+                      wType.getDimSize(1), ctx};
+    bool padded = win.padded();
 
     Value input = toSignless(rewriter, loc, op.getInput());
     Value wzp = op.getWeightZeroPoint();
     SmallVector<Value> inputs{toSignless(rewriter, loc, op.getWeight()),
                               toSignless(rewriter, loc, op.getInputZeroPoint()),
                               toSignless(rewriter, loc, wzp)};
+    int64_t numDims = conv.numDims();
     SmallVector<AffineMap> maps{
-        AffineMap::get(numDims, 0, wExprs, ctx), AffineMap::get(numDims, 0, ctx),
-        tensorType(wzp).getRank() == 0 ? AffineMap::get(numDims, 0, ctx)
-                                       : AffineMap::get(numDims, 0, d(1))};
+        conv.weightMap(), AffineMap::get(numDims, 0, ctx),
+        tensorType(wzp).getRank() == 0
+            ? AffineMap::get(numDims, 0, ctx)
+            : AffineMap::get(numDims, 0, getAffineDimExpr(1, ctx))};
     if (!padded) {
-      SmallVector<AffineExpr> inExprs{
-          d(0), d(1).floorDiv(outPerGroup) * inPerGroup + d(2 + k)};
-      for (int64_t i = 0; i < k; ++i)
-        inExprs.push_back(d(2 + i) * strides[i] + d(3 + k + i) * dilations[i]);
       inputs.push_back(input);
-      maps.push_back(AffineMap::get(numDims, 0, inExprs, ctx));
+      maps.push_back(conv.inputMap());
     }
-    maps.push_back(AffineMap::get(numDims, 0, outExprs, ctx));
+    maps.push_back(conv.outputMap());
     Value init = zeroFilled(rewriter, loc, outType);
     auto generic = rewriter.create<linalg::GenericOp>(
-        loc, TypeRange{outType}, inputs, ValueRange{init}, maps, iters,
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          Value w = a[0], xzp = a[1], x;
-          if (!padded) {
-            x = a[3];
-          } else {
-            SmallVector<Value> dims;
-            for (int64_t i = 0; i < numDims; ++i)
-              dims.push_back(b.create<linalg::IndexOp>(l, i));
-            Value g = b.create<arith::DivUIOp>(l, dims[1],
-                                               index(b, l, outPerGroup));
-            Value c = b.create<arith::AddIOp>(
-                l, b.create<arith::MulIOp>(l, g, index(b, l, inPerGroup)),
-                dims[2 + k]);
-            SmallVector<Value> idx{dims[0], c};
-            Value valid;
-            Value zero = index(b, l, 0);
-            for (int64_t i = 0; i < k; ++i) {
-              Value p = b.create<arith::SubIOp>(
-                  l,
-                  b.create<arith::AddIOp>(
-                      l,
-                      b.create<arith::MulIOp>(l, dims[2 + i],
-                                              index(b, l, strides[i])),
-                      b.create<arith::MulIOp>(l, dims[3 + k + i],
-                                              index(b, l, dilations[i]))),
-                  index(b, l, pads[i]));
-              if (!mayLeave(i)) {
-                idx.push_back(p);
-                continue;
-              }
-              using P = arith::CmpIPredicate;
-              Value ok = b.create<arith::AndIOp>(
-                  l, b.create<arith::CmpIOp>(l, P::sge, p, zero),
-                  b.create<arith::CmpIOp>(l, P::slt, p,
-                                          index(b, l, inShape[2 + i])));
-              valid = valid ? b.create<arith::AndIOp>(l, valid, ok).getResult()
-                            : ok;
-              Value cl = b.create<arith::MaxSIOp>(l, p, zero);
-              idx.push_back(b.create<arith::MinSIOp>(
-                  l, cl, index(b, l, inShape[2 + i] - 1)));
-            }
-            x = b.create<tensor::ExtractOp>(l, input, idx);
-            // Padding reads the zero point: it contributes 0.
-            if (valid)
-              x = b.create<arith::SelectOp>(l, valid, x, xzp);
-          }
+        loc, TypeRange{outType}, inputs, ValueRange{init}, maps,
+        conv.iterators(), [&](OpBuilder &b, Location l, ValueRange a) {
+          Value w = a[0], xzp = a[1];
+          // Padding reads the zero point: it contributes 0.
+          Value x = padded ? conv.readInput(b, l, input, xzp) : a[3];
           Value xi = b.create<arith::SubIOp>(l, toI32(b, l, x, xUnsigned),
                                              toI32(b, l, xzp, xUnsigned));
           Value wi = b.create<arith::SubIOp>(l, toI32(b, l, w, wUnsigned),
@@ -387,16 +323,7 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
     // Iteration space: batch..., m, n (parallel), k (reduction).
     int64_t numDims = rank + 1;
     auto operandMap = [&](Value v, AffineExpr row, AffineExpr col) {
-      auto shape = tensorType(v).getShape();
-      int64_t vb = shape.size() - 2;
-      SmallVector<AffineExpr> exprs;
-      for (int64_t i = 0; i < vb; ++i)
-        exprs.push_back(shape[i] == 1 && type.getDimSize(batch - vb + i) != 1
-                            ? getAffineConstantExpr(0, ctx)
-                            : getAffineDimExpr(batch - vb + i, ctx));
-      exprs.push_back(row);
-      exprs.push_back(col);
-      return AffineMap::get(numDims, 0, exprs, ctx);
+      return batchedOperandMap(type, v, row, col);
     };
     AffineExpr m = getAffineDimExpr(batch, ctx),
                n = getAffineDimExpr(batch + 1, ctx),

@@ -1,0 +1,112 @@
+//===- LinalgBuilders.cpp - shared pieces of the dlc -> linalg lowering ---===//
+
+#include "passes/lowering/LinalgBuilders.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+Value mlir::dlc::readWithPadding(OpBuilder &b, Location loc, Value source,
+                                 ArrayRef<Value> indices,
+                                 ArrayRef<bool> mayBeOutside, Value padValue) {
+  auto shape = cast<RankedTensorType>(source.getType()).getShape();
+  Value valid;
+  SmallVector<Value> clamped;
+  Value zero = indexConstant(b, loc, 0);
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (!mayBeOutside[i]) {
+      clamped.push_back(indices[i]);
+      continue;
+    }
+    Value upper = indexConstant(b, loc, shape[i]);
+    Value ge = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge,
+                                       indices[i], zero);
+    Value lt = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
+                                       indices[i], upper);
+    Value ok = b.create<arith::AndIOp>(loc, ge, lt);
+    valid = valid ? b.create<arith::AndIOp>(loc, valid, ok).getResult() : ok;
+    Value c = b.create<arith::MaxSIOp>(loc, indices[i], zero);
+    clamped.push_back(
+        b.create<arith::MinSIOp>(loc, c, indexConstant(b, loc, shape[i] - 1)));
+  }
+  Value v = b.create<tensor::ExtractOp>(loc, source, clamped);
+  if (!valid)
+    return v;
+  return b.create<arith::SelectOp>(loc, valid, v, padValue);
+}
+
+Value Window::position(OpBuilder &b, Location loc, int64_t i, Value o,
+                       Value r) const {
+  Value p = b.create<arith::MulIOp>(loc, o, indexConstant(b, loc, strides[i]));
+  Value q =
+      b.create<arith::MulIOp>(loc, r, indexConstant(b, loc, dilations[i]));
+  Value s = b.create<arith::AddIOp>(loc, p, q);
+  return b.create<arith::SubIOp>(loc, s, indexConstant(b, loc, pads[i]));
+}
+
+SmallVector<utils::IteratorType> ConvIndexing::iterators() const {
+  SmallVector<utils::IteratorType> iters(2 + k(), utils::IteratorType::parallel);
+  iters.append(1 + k(), utils::IteratorType::reduction);
+  return iters;
+}
+
+AffineMap ConvIndexing::weightMap() const {
+  SmallVector<AffineExpr> exprs{getAffineDimExpr(1, ctx),
+                                getAffineDimExpr(2 + k(), ctx)};
+  for (int64_t i = 0; i < k(); ++i)
+    exprs.push_back(getAffineDimExpr(3 + k() + i, ctx));
+  return AffineMap::get(numDims(), 0, exprs, ctx);
+}
+
+AffineMap ConvIndexing::outputMap() const {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < 2 + k(); ++i)
+    exprs.push_back(getAffineDimExpr(i, ctx));
+  return AffineMap::get(numDims(), 0, exprs, ctx);
+}
+
+AffineMap ConvIndexing::inputMap() const {
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineExpr> exprs{
+      d(0), d(1).floorDiv(outPerGroup) * inPerGroup + d(2 + k())};
+  for (int64_t i = 0; i < k(); ++i)
+    exprs.push_back(d(2 + i) * window.strides[i] +
+                    d(3 + k() + i) * window.dilations[i]);
+  return AffineMap::get(numDims(), 0, exprs, ctx);
+}
+
+Value ConvIndexing::readInput(OpBuilder &b, Location loc, Value input,
+                              Value padValue) const {
+  SmallVector<Value> dims;
+  for (int64_t i = 0; i < numDims(); ++i)
+    dims.push_back(b.create<linalg::IndexOp>(loc, i));
+  Value g = b.create<arith::DivUIOp>(loc, dims[1],
+                                     indexConstant(b, loc, outPerGroup));
+  Value c = b.create<arith::AddIOp>(
+      loc, b.create<arith::MulIOp>(loc, g, indexConstant(b, loc, inPerGroup)),
+      dims[2 + k()]);
+  SmallVector<Value> idx{dims[0], c};
+  SmallVector<bool> check{false, false};
+  for (int64_t i = 0; i < k(); ++i) {
+    idx.push_back(window.position(b, loc, i, dims[2 + i], dims[3 + k() + i]));
+    check.push_back(window.mayLeave(i));
+  }
+  return readWithPadding(b, loc, input, idx, check, padValue);
+}
+
+AffineMap mlir::dlc::batchedOperandMap(RankedTensorType out, Value operand,
+                                       AffineExpr row, AffineExpr col) {
+  MLIRContext *ctx = out.getContext();
+  int64_t batch = out.getRank() - 2, numDims = out.getRank() + 1;
+  auto shape = cast<RankedTensorType>(operand.getType()).getShape();
+  int64_t vb = shape.size() - 2;
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < vb; ++i)
+    exprs.push_back(shape[i] == 1 && out.getDimSize(batch - vb + i) != 1
+                        ? getAffineConstantExpr(0, ctx)
+                        : getAffineDimExpr(batch - vb + i, ctx));
+  exprs.push_back(row);
+  exprs.push_back(col);
+  return AffineMap::get(numDims, 0, exprs, ctx);
+}
