@@ -36,6 +36,12 @@ void populateDlcQuantToLinalgPatterns(RewritePatternSet &patterns);
 /// spent choosing extui/extsi and the rest of the pipeline sees only i8.
 void eraseUnsignedIntegerTypes(Operation *root);
 
+/// Patterns folding QDQ-quantized dlc.conv / dlc.gemm / dlc.matmul (float
+/// ops between dequantize_linear and quantize_linear, all scales and zero
+/// points constant) into conv_integer / matmul_integer + requantize, or a
+/// dequantizing epilogue where the float result is used.
+void populateFoldQdqPatterns(RewritePatternSet &patterns);
+
 /// dlc's elementwise fusion: upstream's linalg patterns with the control
 /// that refuses fusions recomputing the producer per consumer element.
 void populateDlcElementwiseFusionPatterns(RewritePatternSet &patterns);

@@ -308,4 +308,45 @@ def PlanMemoryPass : Pass<"dlc-plan-memory", "ModuleOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+def FoldQdqPass : Pass<"dlc-fold-qdq", "ModuleOp"> {
+  let summary = "Fold QDQ-quantized Conv/Gemm/MatMul into integer ops";
+  let description = [{
+    Runs on the dlc dialect, before dlc-convert-to-linalg. A dlc.conv,
+    dlc.gemm (transA = false) or dlc.matmul whose activation is
+    `dequantize_linear` of an i8/ui8 tensor (per tensor) and whose weight is
+    `dequantize_linear` of an i8/ui8 tensor (per tensor, or per axis on the
+    output-channel axis) becomes dlc.conv_integer / dlc.matmul_integer
+    (Gemm's transB as `rhs_transposed`) with i32 accumulation, as the
+    QLinearConv / QLinearMatMul importers do. All scales and zero points
+    must be constants (else the op stays float). Each `quantize_linear`
+    (per tensor) of the result becomes dlc.requantize with multiplier
+    x_scale * w_scale[c] / y_scale; the other uses read a dequantizing
+    epilogue `dequantize_linear(acc, x_scale * w_scale[c], -bias[c])`. The
+    bias (a `dequantize_linear` of i32, or a float constant) becomes an i32
+    per-channel constant on the accumulator's scale x_scale * w_scale[c]
+    (the int32 values themselves when its scale is that one and its zero
+    point 0). Gemm's alpha scales the multiplier, beta the bias. The float
+    dequantize_linear ops of x and w die when nothing else reads them.
+
+    Before:
+    ```mlir
+    %x = dlc.dequantize_linear %xq, %xs, %xzp {axis = 0 : i64}
+    %w = dlc.dequantize_linear %wq, %ws, %wzp {axis = 0 : i64}   // ws: [M]
+    %b = dlc.dequantize_linear %bq, %bs, %bzp {axis = 0 : i64}   // i32 [M]
+    %y = dlc.conv %x, %w, %b {...}
+    %q = dlc.quantize_linear %y, %ys, %yzp {axis = 0 : i64}
+    ```
+    After:
+    ```mlir
+    %acc = dlc.conv_integer %xq, %wq, %xzp, %wzp {...} -> tensor<...xi32>
+    %q = dlc.requantize %acc, %bq, %mult, %yzp {axis = 1 : i64}
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // DLC_PASSES_TD

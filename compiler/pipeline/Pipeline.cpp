@@ -37,6 +37,9 @@ void dlc::buildFrontendPipeline(OpPassManager &pm,
   // Graph level: folding (shape subgraphs, identities) and cleanup.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // QDQ Conv/Gemm/MatMul -> integer ops with a requantize epilogue.
+  if (options.foldQdq)
+    pm.addPass(dlc::createFoldQdqPass());
 
   // dlc -> linalg on tensors, one structured op per dlc op.
   pm.addPass(createConvertDlcToLinalgPass());

@@ -40,6 +40,8 @@ struct CompileOptions {
   /// Fusion passes, on by default; off for bisection.
   bool fuseElementwise = true;
   bool fuseKernels = true;
+  /// Fold QDQ Conv/Gemm/MatMul into integer ops (on by default).
+  bool foldQdq = true;
 };
 
 /// dlc (tensors) -> linalg -> buffers -> outlined, linearized kernels and a

@@ -80,6 +80,11 @@ cl::opt<bool> fuseKernels(
     cl::desc("Merge reduction inits and epilogues into their kernels "
              "(default on; --fuse-kernels=false to bisect)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> foldQdq(
+    "fold-qdq",
+    cl::desc("Fold QDQ-quantized Conv/Gemm/MatMul into integer ops "
+             "(default on; --fold-qdq=false to bisect)"),
+    cl::init(true), cl::cat(category));
 cl::opt<std::string> reportJson(
     "report-json",
     cl::desc("Write the kernels (with their ONNX nodes) and the arena "
@@ -146,6 +151,7 @@ std::string optionsJson() {
      << "\", \"cpu\": \"" << hostCpu
      << "\", \"fuse_elementwise\": " << (fuseElementwise ? "true" : "false")
      << ", \"fuse_kernels\": " << (fuseKernels ? "true" : "false")
+     << ", \"fold_qdq\": " << (foldQdq ? "true" : "false")
      << ", \"input_shapes\": [";
   for (size_t i = 0; i < inputShapes.size(); ++i)
     os << (i ? ", " : "") << "\"" << inputShapes[i] << "\"";
@@ -213,6 +219,7 @@ int run(MLIRContext &context) {
   options.hostCpu = hostCpu;
   options.fuseElementwise = fuseElementwise;
   options.fuseKernels = fuseKernels;
+  options.foldQdq = foldQdq;
   options.hostRunsCudaKernelForm = cudaKernelForm;
   if (emit != "so" && emit != "mlir" && emit != "ptx" && emit != "dot") {
     llvm::errs() << "dlc: error: unknown --emit '" << emit
