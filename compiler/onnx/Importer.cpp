@@ -105,6 +105,28 @@ std::string onnx_import::getDtypeName(int32_t dtype) {
 }
 
 namespace {
+/// No device holds a tensor this large; rejecting larger ones keeps the int64
+/// byte arithmetic of later stages (planning, codegen) from overflowing.
+constexpr int64_t kMaxTensorBytes = int64_t(1) << 48;
+
+/// True for a statically shaped ranked tensor of at most kMaxTensorBytes.
+bool isSaneTensorType(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  if (!t || !t.hasStaticShape())
+    return false;
+  Type e = t.getElementType();
+  int64_t bytes = e.isIntOrFloat() ? std::max(1u, e.getIntOrFloatBitWidth() / 8)
+                                   : 1;
+  for (int64_t d : t.getShape()) {
+    if (d < 0 || (d > 0 && bytes > kMaxTensorBytes / d))
+      return false;
+    bytes *= d;
+  }
+  return true;
+}
+} // namespace
+
+namespace {
 /// Storage bytes of one element as ONNX raw_data lays it out.
 int64_t getRawElementBytes(Type type) {
   if (type.isInteger(1))
@@ -317,6 +339,13 @@ GraphImporter::getInputType(const onnx::ValueInfoProto &in) {
     return std::nullopt;
   }
   const auto &tt = in.type().tensor_type();
+  auto checkSize = [&](RankedTensorType t) -> std::optional<RankedTensorType> {
+    if (isSaneTensorType(t))
+      return t;
+    error(loc) << "input '" << name << "': " << t
+               << " is too large (more than 2^48 bytes)";
+    return std::nullopt;
+  };
   Type elementType = getElementType(&ctx, tt.elem_type());
   if (!elementType) {
     error(loc) << "input '" << name << "' has unsupported dtype '"
@@ -331,7 +360,7 @@ GraphImporter::getInputType(const onnx::ValueInfoProto &in) {
       error(loc) << "input '" << name << "' has an unknown rank; " << bindHint;
       return std::nullopt;
     }
-    return RankedTensorType::get(binding->second, elementType);
+    return checkSize(RankedTensorType::get(binding->second, elementType));
   }
   SmallVector<int64_t> shape;
   SmallVector<std::string> dynamicDims;
@@ -366,7 +395,7 @@ GraphImporter::getInputType(const onnx::ValueInfoProto &in) {
         return std::nullopt;
       }
     }
-    return RankedTensorType::get(bind, elementType);
+    return checkSize(RankedTensorType::get(bind, elementType));
   }
   if (!dynamicDims.empty()) {
     error(loc) << "input '" << name << "' has dynamic dim"
@@ -376,7 +405,7 @@ GraphImporter::getInputType(const onnx::ValueInfoProto &in) {
                << " with --input-shape " << name << "=...";
     return std::nullopt;
   }
-  return RankedTensorType::get(shape, elementType);
+  return checkSize(RankedTensorType::get(shape, elementType));
 }
 
 void GraphImporter::importInputs(const onnx::GraphProto &graph,
@@ -492,6 +521,19 @@ void GraphImporter::importNode(const onnx::NodeProto &node, int index) {
       continue;
     }
     if (i < (int)results.size()) {
+      // Shape inference on absurd dims can overflow into dynamic or
+      // negative dims; later stages assume static shapes of sane sizes.
+      if (!isSaneTensorType(results[i].getType())) {
+        (void)n.fail("output '" + out + "': " +
+                     (isa<RankedTensorType>(results[i].getType()) &&
+                              cast<RankedTensorType>(results[i].getType())
+                                  .hasStaticShape()
+                          ? "the result is too large (more than 2^48 bytes)"
+                          : "the result has an invalid shape"));
+        hadError = true;
+        poisoned.insert(out);
+        continue;
+      }
       values[out] = results[i];
       continue;
     }
@@ -605,6 +647,8 @@ OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model,
     results.push_back(v);
     resultNames.push_back(name);
   }
+  if (resultNames.empty() && !hadError)
+    error(fileLoc) << "the graph has no outputs";
   if (hadError)
     return {};
 

@@ -17,6 +17,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cmath>
@@ -598,6 +599,24 @@ LogicalResult readWindow(NodeContext &n, Value x, ArrayRef<int64_t> kernel,
   } else {
     return n.emitError() << "unsupported auto_pad '" << autoPad << "'";
   }
+  // A window larger than the padded input leaves no output; huge attributes
+  // must not overflow the shape arithmetic either.
+  for (size_t i = 0; i < spatial && i < kernel.size(); ++i) {
+    int64_t padBegin = w.pads[i], padEnd = w.pads[spatial + i];
+    if (kernel[i] <= 0 || padBegin < 0 || padEnd < 0)
+      continue; // The op's verifier names these.
+    int64_t window, padded;
+    if (llvm::MulOverflow(kernel[i] - 1, w.dilations[i], window) ||
+        llvm::AddOverflow(window, int64_t(1), window) ||
+        llvm::AddOverflow(shape[2 + i], padBegin, padded) ||
+        llvm::AddOverflow(padded, padEnd, padded))
+      return n.emitError() << "kernel, dilations or pads of spatial dim " << i
+                           << " are too large";
+    if (window > padded)
+      return n.emitError() << "the kernel window " << window
+                           << " (dilated) is larger than the padded input "
+                           << padded << " in spatial dim " << i;
+  }
   return success();
 }
 
@@ -977,6 +996,9 @@ LogicalResult importReshape(NodeContext &n, Results &r) {
     if (d < 0)
       return n.emitError() << "shape " << formatList(*target)
                            << " has invalid dim " << d;
+    if (d > 0 && known > std::numeric_limits<int64_t>::max() / d)
+      return n.emitError() << "cannot reshape " << x.getType() << " to "
+                           << formatList(*target);
     shape.push_back(d);
     known *= d;
   }
@@ -1229,6 +1251,10 @@ LogicalResult importSlice(NodeContext &n, Results &r) {
     int64_t start = (*starts)[k], end = (*ends)[k];
     if (step == 0)
       return n.fail("steps must be non-zero");
+    // A step beyond the dim takes at most one element, as a step of dim
+    // does; clamping keeps the size arithmetic from overflowing.
+    step = std::clamp<int64_t>(step, -std::max<int64_t>(dim, 1),
+                               std::max<int64_t>(dim, 1));
     if (start < 0)
       start += dim;
     if (end < 0)
@@ -1326,8 +1352,15 @@ LogicalResult importRange(NodeContext &n, Results &r) {
     return failure();
   if (*delta == 0)
     return n.fail("delta must be non-zero");
-  int64_t count = std::max<int64_t>(
-      0, (int64_t)std::ceil((*limit - *start) / *delta));
+  // The values become a constant: refuse counts no model needs (and NaN)
+  // before converting the count to an integer.
+  constexpr double kMaxRangeElements = 1 << 24;
+  double steps = std::ceil((*limit - *start) / *delta);
+  if (!(steps <= kMaxRangeElements))
+    return n.emitError() << "Range of " << steps
+                         << " elements is too large to become a constant "
+                            "(at most 16777216)";
+  int64_t count = steps > 0 ? (int64_t)steps : 0;
   auto type = RankedTensorType::get({count}, elt);
   SmallVector<Attribute> values;
   for (int64_t i = 0; i < count; ++i) {
@@ -1349,6 +1382,11 @@ LogicalResult importTile(NodeContext &n, Results &r) {
       n.getConstInts(n.input(1), "repeats");
   if (!repeats)
     return failure();
+  for (auto [d, k] : llvm::zip(n.getType(n.input(0)).getShape(), *repeats))
+    if (k > 0 && d > std::numeric_limits<int64_t>::max() / k)
+      return n.emitError() << "repeats " << formatList(*repeats)
+                           << " overflow the dims of "
+                           << n.input(0).getType();
   r.push_back(n.create<TileOp>(n.input(0), {n.i64Array("repeats", *repeats)}));
   return success();
 }
@@ -2094,6 +2132,9 @@ LogicalResult importConstant(NodeContext &n, Results &r) {
   TypedAttr value;
   StringRef attrName = a.name();
   if (attrName == "value") {
+    if (a.type() != onnx::AttributeProto::TENSOR &&
+        !(a.type() == onnx::AttributeProto::UNDEFINED && a.has_t()))
+      return n.fail("attribute 'value' must be a tensor");
     value = convertTensor(ctx, a.t(), n.node.output_size() ? n.node.output(0) : "",
                           [&] { return n.emitError() << "attribute 'value': "; });
     if (!value)
