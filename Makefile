@@ -14,7 +14,7 @@ APT_PACKAGES := cmake ninja-build ccache lld g++ \
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-apt deps-python configure build test test-fast demo bundle clean format
+.PHONY: all deps deps-apt deps-python configure build test test-sanitizers demo bundle clean format
 
 all: build
 
@@ -47,6 +47,12 @@ build: deps configure
 # the host target, ptxas on every CUDA kernel; GPU tests skip without a GPU.
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(CTEST_JOBS)
+
+# The hostile-model corpus against a dlc built with ASan and UBSan (its own
+# build dir; takes long on 2 cores, so not part of `make test`).
+test-sanitizers: build
+	cmake -S . -B $(BUILD) -DDLC_SANITIZER_TESTS=ON
+	cd $(BUILD) && ctest --output-on-failure -R robustness-asan
 
 demo: build
 	$(PYTHON) examples/demo.py --build $(BUILD)
