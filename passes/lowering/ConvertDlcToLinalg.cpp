@@ -1352,6 +1352,12 @@ struct SliceLowering : OpRewritePattern<SliceOp> {
                                 PatternRewriter &rewriter) const override {
     MLIRContext *ctx = rewriter.getContext();
     auto type = op.getType();
+    // An empty slice reads nothing (its index map would point outside).
+    if (type.getNumElements() == 0) {
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, type.getShape(),
+                                                   type.getElementType());
+      return success();
+    }
     int64_t rank = type.getRank();
     auto inShape = tensorType(op.getInput()).getShape();
     SmallVector<AffineExpr> exprs;
