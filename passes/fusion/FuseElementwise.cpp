@@ -24,6 +24,13 @@ bool shouldFuse(OpOperand *operand) {
   auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
   if (!consumer)
     return false;
+  // Each fusion rebuilds the consumer with the producer's operands: bound
+  // the fused op's size (and the quadratic cost of long chains such as a
+  // Sum of thousands of inputs).
+  constexpr unsigned kMaxFusedOperands = 32;
+  if (consumer->getNumOperands() + producer->getNumOperands() >
+      kMaxFusedOperands)
+    return false;
   return consumer.getMatchingIndexingMap(operand).isPermutation();
 }
 

@@ -120,6 +120,10 @@ struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
     llvm::SetVector<Value> args(first.getOperands().begin(),
                                 first.getOperands().end());
     args.insert(second.getOperands().begin(), second.getOperands().end());
+    // CUDA passes kernel parameters in 4 KiB: stay far below with pointers.
+    constexpr size_t kMaxKernelArgs = 128;
+    if (args.size() > kMaxKernelArgs)
+      return nullptr;
     // Distinct arguments must be distinct memory for the fusion check.
     llvm::SmallPtrSet<Value, 8> roots;
     for (Value v : args)
@@ -169,12 +173,14 @@ struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
     merged->setAttr(attrs::kNodes, b.getArrayAttr(nodes));
     Block *entry = merged.addEntryBlock();
     b.setInsertionPointToStart(entry);
+    DenseMap<Value, unsigned> position;
+    for (auto [i, v] : llvm::enumerate(args))
+      position[v] = i;
     for (auto [f, call] : {std::make_pair(f1, c1), std::make_pair(f2, c2)}) {
       IRMapping mapping;
       for (auto [operand, arg] :
            llvm::zip(call.getOperands(), f.getArguments()))
-        mapping.map(arg, entry->getArgument(llvm::find(args, operand) -
-                                            args.begin()));
+        mapping.map(arg, entry->getArgument(position.lookup(operand)));
       for (Operation &op : f.getBody().front().without_terminator())
         b.clone(op, mapping);
     }
