@@ -1445,7 +1445,8 @@ LogicalResult importSplit(NodeContext &n, Results &r) {
   for (int64_t size : *split) {
     if (size < 0)
       return n.fail("split sizes must be non-negative");
-    start += size;
+    if (llvm::AddOverflow(start, size, start))
+      return n.fail("split sizes overflow");
   }
   if (start != dim)
     return n.emitError() << "split " << formatList(*split) << " does not sum "

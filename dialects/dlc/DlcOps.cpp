@@ -11,6 +11,8 @@
 #include "mlir/Dialect/Traits.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+
+#include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
@@ -641,7 +643,9 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *,
   SmallVector<int64_t> shape;
   for (int64_t i = 0; i < rank; ++i) {
     int64_t n = in.getDimSize(i), b = pads[i], e = pads[rank + i];
-    int64_t out = n + b + e;
+    int64_t out, partial;
+    if (llvm::AddOverflow(n, b, partial) || llvm::AddOverflow(partial, e, out))
+      return failInference(loc, "pads of dim " + Twine(i) + " overflow");
     if (out < 0 || b < -n || e < -n)
       return failInference(loc, "pads of dim " + Twine(i) +
                                     " crop more than the dim");
