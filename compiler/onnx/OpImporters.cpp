@@ -796,46 +796,6 @@ LogicalResult importLayerNorm(NodeContext &n, Results &r) {
   return success();
 }
 
-LogicalResult importReduceMean(NodeContext &n, Results &r) {
-  if (failed(n.checkKnownAttrs({"axes", "keepdims", "noop_with_empty_axes"})))
-    return failure();
-  std::optional<SmallVector<int64_t>> axes;
-  if (n.opset < 18) {
-    if (failed(n.checkInputs(1, 1)))
-      return failure();
-    axes = n.getInts("axes");
-  } else {
-    // Opset 18 turned the axes into an optional input.
-    if (failed(n.checkInputs(1, 2)))
-      return failure();
-    if (Value v = n.input(1))
-      if (!(axes = n.getConstInts(v, "axes")))
-        return failure();
-  }
-  Value x = n.input(0);
-  int64_t rank = n.getRank(x);
-  SmallVector<int64_t> normalized;
-  if (!axes || axes->empty()) {
-    if (n.getInt("noop_with_empty_axes", 0) != 0) {
-      r.push_back(x);
-      return success();
-    }
-    for (int64_t i = 0; i < rank; ++i)
-      normalized.push_back(i);
-  } else {
-    for (int64_t a : *axes) {
-      std::optional<int64_t> axis = n.normalizeAxis(a, rank);
-      if (!axis)
-        return failure();
-      normalized.push_back(*axis);
-    }
-    llvm::sort(normalized);
-  }
-  r.push_back(n.create<ReduceMeanOp>(
-      x, {n.i64Array("axes", normalized),
-          n.boolean("keepdims", n.getInt("keepdims", 1) != 0)}));
-  return success();
-}
 
 /// Reduce* ops: the axes attribute became an optional input at opset
 /// `axesInputSince` (13 for ReduceSum, 18 for the others).
@@ -889,6 +849,9 @@ LogicalResult importReduce(NodeContext &n, Results &r,
   return success();
 }
 
+LogicalResult importReduceMean(NodeContext &n, Results &r) {
+  return importReduce<ReduceMeanOp>(n, r, 18);
+}
 LogicalResult importReduceSum(NodeContext &n, Results &r) {
   return importReduce<ReduceSumOp>(n, r, 13);
 }
