@@ -1,4 +1,5 @@
-//===- Pipeline.cpp - the ordered pass pipelines -----------------*- C++ -*-===//
+//===- Pipeline.cpp - the ordered pass pipelines -----------------*- C++
+//-*-===//
 
 #include "compiler/pipeline/Pipeline.h"
 
@@ -10,12 +11,12 @@
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToFuncs/MathToFuncs.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
-#include "mlir/Conversion/MathToFuncs/MathToFuncs.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -101,8 +102,7 @@ void dlc::buildCudaKernelPipeline(OpPassManager &pm,
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 
-void dlc::buildHostKernelPipeline(OpPassManager &pm,
-                                  const CompileOptions &) {
+void dlc::buildHostKernelPipeline(OpPassManager &pm, const CompileOptions &) {
   pm.addPass(dlc::createMapKernelsToHostPass());
   pm.addPass(createLowerAffinePass());
   // ceildivsi/floordivsi, and bf16 conversions (no soft-float helpers in
@@ -149,8 +149,8 @@ std::string dlc::findCudaToolkit(const CompileOptions &options) {
   if (const char *home = std::getenv("CUDA_HOME"); home && hasPtxas(home))
     return home;
   if (auto ptxas = llvm::sys::findProgramByName("ptxas")) {
-    StringRef root = llvm::sys::path::parent_path(
-        llvm::sys::path::parent_path(*ptxas));
+    StringRef root =
+        llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas));
     if (hasPtxas(root))
       return root.str();
   }

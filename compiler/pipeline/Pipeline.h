@@ -1,4 +1,5 @@
-//===- Pipeline.h - the ordered pass pipelines -------------------*- C++ -*-===//
+//===- Pipeline.h - the ordered pass pipelines -------------------*- C++
+//-*-===//
 //
 /// \file
 /// Every pass order dlc runs, in one place. The frontend pipeline takes the

@@ -1,4 +1,5 @@
-//===- Codegen.h - kernels to machine code, plan to model.so -----*- C++ -*-===//
+//===- Codegen.h - kernels to machine code, plan to model.so -----*- C++
+//-*-===//
 //
 /// \file
 /// The last stage: the kernels of a planned model module become PTX (+ a
@@ -45,8 +46,8 @@ LogicalResult runTool(llvm::StringRef program, llvm::ArrayRef<std::string> args,
 
 /// Machine code for the kernels of a planned model module.
 struct KernelCode {
-  std::string ptx;   ///< cuda: every kernel, one module
-  std::string cubin; ///< cuda: ptxas output for the arch (may be empty)
+  std::string ptx;        ///< cuda: every kernel, one module
+  std::string cubin;      ///< cuda: ptxas output for the arch (may be empty)
   std::string hostObject; ///< cpu: ELF relocatable with every kernel
 };
 

@@ -1,4 +1,5 @@
-//===- CudaCodegen.cpp - kernels to PTX and cubin ----------------*- C++ -*-===//
+//===- CudaCodegen.cpp - kernels to PTX and cubin ----------------*- C++
+//-*-===//
 
 #include "compiler/target/Codegen.h"
 
@@ -50,8 +51,9 @@ FailureOr<KernelCode> dlc::emitCudaKernels(ModuleOp model,
     return code;
   std::string toolkit = findCudaToolkit(options);
   if (toolkit.empty()) {
-    emitWarning(model.getLoc(), "ptxas not found (set CUDA_HOME or PATH); "
-                                "model.so carries PTX only, JIT-compiled at load");
+    emitWarning(model.getLoc(),
+                "ptxas not found (set CUDA_HOME or PATH); "
+                "model.so carries PTX only, JIT-compiled at load");
     return code;
   }
   SmallString<128> dir;
@@ -65,7 +67,8 @@ FailureOr<KernelCode> dlc::emitCudaKernels(ModuleOp model,
     std::error_code ec;
     llvm::raw_fd_ostream os(ptxPath, ec);
     if (ec)
-      return model.emitError("cannot write ") << ptxPath << ": " << ec.message();
+      return model.emitError("cannot write ")
+             << ptxPath << ": " << ec.message();
     os << code.ptx;
   }
   SmallString<128> ptxas(toolkit);

@@ -1,4 +1,5 @@
-//===- HostCodegen.cpp - kernels to an x86-64 object -------------*- C++ -*-===//
+//===- HostCodegen.cpp - kernels to an x86-64 object -------------*- C++
+//-*-===//
 
 #include "compiler/target/Codegen.h"
 
@@ -47,7 +48,8 @@ FailureOr<KernelCode> dlc::emitHostKernels(ModuleOp model,
   llvm::InitializeNativeTargetAsmPrinter();
   const std::string triple = "x86_64-unknown-linux-gnu";
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return model.emitError("no x86-64 backend: ") << error;
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(

@@ -1,4 +1,5 @@
-//===- Package.cpp - the planned model as a model.so -------------*- C++ -*-===//
+//===- Package.cpp - the planned model as a model.so -------------*- C++
+//-*-===//
 //
 // The model function after planning is straight-line code: allocations with
 // arena offsets, weight globals, views, kernel calls and copies. It becomes
@@ -213,10 +214,9 @@ FailureOr<Plan> buildPlan(ModuleOp module, const ModelSignature &signature,
         FailureOr<std::string> bytes = initializerBytes(global);
         if (failed(bytes))
           return failure();
-        plan.weights.resize(
-            (plan.weights.size() + kWeightAlignment - 1) / kWeightAlignment *
-                kWeightAlignment,
-            '\0');
+        plan.weights.resize((plan.weights.size() + kWeightAlignment - 1) /
+                                kWeightAlignment * kWeightAlignment,
+                            '\0');
         it = weightOffsets.insert({get.getName(), (int64_t)plan.weights.size()})
                  .first;
         plan.weights += *bytes;
@@ -281,8 +281,8 @@ void writeTensorTable(llvm::raw_ostream &os, StringRef name,
     int64_t elements = 1;
     for (int64_t d : tensors[i].shape)
       elements *= d;
-    int64_t width = tensors[i].dtype == 1 || tensors[i].dtype == 6   ? 4
-                    : tensors[i].dtype == 7 || tensors[i].dtype == 11 ? 8
+    int64_t width = tensors[i].dtype == 1 || tensors[i].dtype == 6     ? 4
+                    : tensors[i].dtype == 7 || tensors[i].dtype == 11  ? 8
                     : tensors[i].dtype == 10 || tensors[i].dtype == 16 ? 2
                                                                        : 1;
     os << "  {" << cString(tensors[i].name) << ", " << tensors[i].dtype << ", "
@@ -296,8 +296,9 @@ void writeTensorTable(llvm::raw_ostream &os, StringRef name,
 void writeIncbin(llvm::raw_ostream &os, StringRef symbol, StringRef path,
                  bool terminate) {
   os << "__asm__(\".section .rodata\\n.balign 64\\n.hidden " << symbol
-     << "\\n.globl " << symbol << "\\n" << symbol << ":\\n.incbin \\\"" << path
-     << "\\\"\\n" << (terminate ? ".byte 0\\n" : "") << ".previous\\n\");\n";
+     << "\\n.globl " << symbol << "\\n"
+     << symbol << ":\\n.incbin \\\"" << path << "\\\"\\n"
+     << (terminate ? ".byte 0\\n" : "") << ".previous\\n\");\n";
   os << "extern const unsigned char " << symbol << "[];\n";
 }
 
@@ -355,28 +356,29 @@ FailureOr<ModelSignature> dlc::readSignature(ModuleOp module) {
                   StringRef kind) -> FailureOr<TensorSignature> {
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (!tensor || !tensor.hasStaticShape())
-      return main.emitOpError() << kind << " " << i << " is not a static tensor";
+      return main.emitOpError()
+             << kind << " " << i << " is not a static tensor";
     TensorSignature t;
     t.dtype = onnxDtype(tensor.getElementType());
     if (!t.dtype)
-      return main.emitOpError() << kind << " " << i << " has element type "
-                                << tensor.getElementType()
-                                << ", which models cannot exchange";
+      return main.emitOpError()
+             << kind << " " << i << " has element type "
+             << tensor.getElementType() << ", which models cannot exchange";
     t.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
     auto name = attrs ? attrs.getAs<StringAttr>("dlc.name") : StringAttr();
     t.name = name ? name.str() : (kind + std::to_string(i)).str();
     return t;
   };
   for (unsigned i = 0; i < main.getNumArguments(); ++i) {
-    auto t = read(main.getArgument(i).getType(), main.getArgAttrDict(i), i,
-                  "input");
+    auto t =
+        read(main.getArgument(i).getType(), main.getArgAttrDict(i), i, "input");
     if (failed(t))
       return failure();
     sig.inputs.push_back(*t);
   }
   for (unsigned i = 0; i < main.getNumResults(); ++i) {
-    auto t = read(main.getResultTypes()[i], main.getResultAttrDict(i), i,
-                  "output");
+    auto t =
+        read(main.getResultTypes()[i], main.getResultAttrDict(i), i, "output");
     if (failed(t))
       return failure();
     sig.outputs.push_back(*t);
@@ -384,12 +386,10 @@ FailureOr<ModelSignature> dlc::readSignature(ModuleOp module) {
   return sig;
 }
 
-LogicalResult dlc::writeModelLibrary(ModuleOp module,
-                                     const ModelSignature &signature,
-                                     const KernelCode &code,
-                                     const CompileOptions &options,
-                                     StringRef optionsJson,
-                                     StringRef outputPath) {
+LogicalResult
+dlc::writeModelLibrary(ModuleOp module, const ModelSignature &signature,
+                       const KernelCode &code, const CompileOptions &options,
+                       StringRef optionsJson, StringRef outputPath) {
   Location loc = module.getLoc();
   FailureOr<Plan> plan = buildPlan(module, signature, options);
   if (failed(plan))
@@ -405,7 +405,8 @@ LogicalResult dlc::writeModelLibrary(ModuleOp module,
     llvm::sys::path::append(p, name);
     return p.str().str();
   };
-  auto cleanup = llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(dir); });
+  auto cleanup =
+      llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(dir); });
 
   if (failed(writeFile(loc, path("dlc_model_format.h"), kFormatHeader)) ||
       failed(writeFile(loc, path("weights.bin"), plan->weights)))
@@ -463,8 +464,7 @@ LogicalResult dlc::writeModelLibrary(ModuleOp module,
     const Step &step = plan->steps[s];
     os << "  {" << (step.copy ? 1 : 0) << ", " << step.kernel << ", {"
        << step.launch.grid << "u, 1u, 1u}, {" << step.launch.block
-       << "u, 1u, 1u}, 0u, " << step.args.size() << ", dlc_args" << s
-       << "},\n";
+       << "u, 1u, 1u}, 0u, " << step.args.size() << ", dlc_args" << s << "},\n";
   }
   os << "  {0, 0, {0, 0, 0}, {0, 0, 0}, 0, 0, 0}\n};\n\n";
 
@@ -478,8 +478,9 @@ LogicalResult dlc::writeModelLibrary(ModuleOp module,
      << ", \"steps\": " << plan->steps.size() << "}";
 
   os << "static const dlc_model_desc dlc_model = {\n"
-     << "  DLC_MODEL_ABI_VERSION, " << (cuda ? "DLC_TARGET_CUDA" : "DLC_TARGET_CPU")
-     << ", " << cString(cuda ? options.arch : options.hostCpu) << ",\n"
+     << "  DLC_MODEL_ABI_VERSION, "
+     << (cuda ? "DLC_TARGET_CUDA" : "DLC_TARGET_CPU") << ", "
+     << cString(cuda ? options.arch : options.hostCpu) << ",\n"
      << "  " << signature.inputs.size() << ", dlc_inputs, "
      << signature.outputs.size() << ", dlc_outputs,\n"
      << "  dlc_weights, " << plan->weights.size() << "u, " << plan->arenaSize
@@ -503,8 +504,13 @@ LogicalResult dlc::writeModelLibrary(ModuleOp module,
   auto compiler = llvm::sys::findProgramByName(cc && *cc ? cc : "cc");
   if (!compiler)
     return emitError(loc, "no C compiler found (set CC): it links model.so");
-  std::vector<std::string> args{"-shared", "-fPIC", "-O1", "-fvisibility=hidden",
-                                "-Wl,--build-id=none", "-o", outputPath.str(),
+  std::vector<std::string> args{"-shared",
+                                "-fPIC",
+                                "-O1",
+                                "-fvisibility=hidden",
+                                "-Wl,--build-id=none",
+                                "-o",
+                                outputPath.str(),
                                 path("model.c")};
   if (!cuda) {
     args.push_back(path("kernels.o"));

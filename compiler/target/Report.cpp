@@ -10,8 +10,8 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
 
-#include <set>
 #include "llvm/Support/raw_ostream.h"
+#include <set>
 
 using namespace mlir;
 using namespace mlir::dlc;
@@ -27,10 +27,10 @@ LogicalResult dlc::writeReport(ModuleOp model, const ModelSignature &signature,
         for (auto s : n.getAsRange<StringAttr>())
           nodes.push_back(s.str());
       auto items = f->getAttrOfType<IntegerAttr>(attrs::kWorkItems);
-      kernels.push_back(llvm::json::Object{
-          {"name", f.getName().str()},
-          {"nodes", std::move(nodes)},
-          {"work_items", items ? items.getInt() : 0}});
+      kernels.push_back(
+          llvm::json::Object{{"name", f.getName().str()},
+                             {"nodes", std::move(nodes)},
+                             {"work_items", items ? items.getInt() : 0}});
       continue;
     }
     if (f.isExternal())
@@ -124,7 +124,8 @@ void dlc::writeDot(ModuleOp imported, ModuleOp planned, llvm::raw_ostream &os) {
     clusters.push_back({f.getName().str(), members});
   }
   for (BlockArgument arg : main.getArguments()) {
-    auto name = main.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "dlc.name");
+    auto name =
+        main.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "dlc.name");
     os << "  " << dotId(("input " + (name ? name.strref() : "")).str())
        << " [shape=ellipse];\n";
   }
@@ -141,8 +142,8 @@ void dlc::writeDot(ModuleOp imported, ModuleOp planned, llvm::raw_ostream &os) {
   for (auto &[kernel, members] : clusters) {
     if (members.empty())
       continue;
-    os << "  subgraph " << dotId("cluster_" + kernel) << " {\n    label="
-       << dotId(kernel) << "; style=rounded; color=blue;\n";
+    os << "  subgraph " << dotId("cluster_" + kernel)
+       << " {\n    label=" << dotId(kernel) << "; style=rounded; color=blue;\n";
     for (const std::string &m : members)
       if (labels.count(m))
         os << "    " << dotId(m) << " [label=" << dotId(labels[m]) << "];\n";
@@ -161,7 +162,8 @@ void dlc::writeDot(ModuleOp imported, ModuleOp planned, llvm::raw_ostream &os) {
     for (Value v : op->getOperands()) {
       std::string from;
       if (auto arg = dyn_cast<BlockArgument>(v)) {
-        auto name = main.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "dlc.name");
+        auto name =
+            main.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "dlc.name");
         from = ("input " + (name ? name.strref() : "")).str();
       } else if (Operation *def = v.getDefiningOp()) {
         StringRef n = nodeNameOf(def);

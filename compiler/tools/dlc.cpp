@@ -1,4 +1,5 @@
-//===- dlc.cpp - the dlc compiler driver -------------------------*- C++ -*-===//
+//===- dlc.cpp - the dlc compiler driver -------------------------*- C++
+//-*-===//
 //
 //   dlc model.onnx -o model.so [--target=cuda|cpu] [--arch=sm_90]
 //       [--input-shape NAME=AxBxC ...] [--emit=mlir|ptx|so]
@@ -36,23 +37,25 @@ cl::OptionCategory category("dlc options");
 
 cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"),
                                cl::cat(category));
-cl::opt<std::string> outputFile("o", cl::desc("Output file (default model.so, "
-                                              "or stdout for --emit=mlir|ptx)"),
+cl::opt<std::string> outputFile("o",
+                                cl::desc("Output file (default model.so, "
+                                         "or stdout for --emit=mlir|ptx)"),
                                 cl::value_desc("file"), cl::init(""),
                                 cl::cat(category));
 cl::opt<std::string> targetName("target", cl::desc("cuda (default) or cpu"),
                                 cl::init("cuda"), cl::cat(category));
 cl::opt<std::string> arch("arch", cl::desc("CUDA architecture: sm_80, sm_90"),
                           cl::init("sm_90"), cl::cat(category));
-cl::opt<std::string> hostCpu("cpu",
-                             cl::desc("Host CPU level for --target=cpu"),
+cl::opt<std::string> hostCpu("cpu", cl::desc("Host CPU level for --target=cpu"),
                              cl::init("x86-64-v2"), cl::cat(category));
-cl::list<std::string> inputShapes(
-    "input-shape", cl::desc("Bind an input's shape: NAME=AxBxC (repeatable)"),
-    cl::value_desc("NAME=AxBxC"), cl::cat(category));
-cl::opt<std::string> emit("emit", cl::desc("What to write: so (default), "
-                                           "mlir, ptx, dot (the graph with "
-                                           "each kernel's ONNX nodes grouped)"),
+cl::list<std::string>
+    inputShapes("input-shape",
+                cl::desc("Bind an input's shape: NAME=AxBxC (repeatable)"),
+                cl::value_desc("NAME=AxBxC"), cl::cat(category));
+cl::opt<std::string> emit("emit",
+                          cl::desc("What to write: so (default), "
+                                   "mlir, ptx, dot (the graph with "
+                                   "each kernel's ONNX nodes grouped)"),
                           cl::init("so"), cl::cat(category));
 cl::opt<std::string> mlirStage(
     "stage",
@@ -70,21 +73,21 @@ cl::opt<bool> printOpTable(
     cl::desc("Print the supported ONNX operators as markdown (docs/ops.md) "
              "and exit"),
     cl::init(false), cl::cat(category));
-cl::opt<bool> fuseElementwise(
-    "fuse-elementwise",
-    cl::desc("Fuse elementwise chains on tensors (default on; "
-             "--fuse-elementwise=false to bisect)"),
-    cl::init(true), cl::cat(category));
+cl::opt<bool>
+    fuseElementwise("fuse-elementwise",
+                    cl::desc("Fuse elementwise chains on tensors (default on; "
+                             "--fuse-elementwise=false to bisect)"),
+                    cl::init(true), cl::cat(category));
 cl::opt<bool> fuseKernels(
     "fuse-kernels",
     cl::desc("Merge reduction inits and epilogues into their kernels "
              "(default on; --fuse-kernels=false to bisect)"),
     cl::init(true), cl::cat(category));
-cl::opt<bool> foldQdq(
-    "fold-qdq",
-    cl::desc("Fold QDQ-quantized Conv/Gemm/MatMul into integer ops "
-             "(default on; --fold-qdq=false to bisect)"),
-    cl::init(true), cl::cat(category));
+cl::opt<bool>
+    foldQdq("fold-qdq",
+            cl::desc("Fold QDQ-quantized Conv/Gemm/MatMul into integer ops "
+                     "(default on; --fold-qdq=false to bisect)"),
+            cl::init(true), cl::cat(category));
 cl::opt<std::string> reportJson(
     "report-json",
     cl::desc("Write the kernels (with their ONNX nodes) and the arena "
@@ -108,13 +111,14 @@ constexpr const char *kArchs[] = {"sm_80", "sm_86", "sm_89", "sm_90"};
 
 /// Progress on stderr for long compiles.
 struct Progress {
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point start =
+      std::chrono::steady_clock::now();
   void operator()(llvm::StringRef stage) {
     if (!verbose)
       return;
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                             start)
-                   .count();
+    double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     llvm::errs() << llvm::format("dlc: [%7.2fs] ", s) << stage << "\n";
   }
 };

@@ -140,9 +140,7 @@ OpFoldResult foldCompare(ArrayRef<Attribute> operands, RankedTensorType type,
       APFloat::cmpResult c =
           lf.getValue().compare(cast<FloatAttr>(a[1]).getValue());
       if (c != APFloat::cmpUnordered)
-        order = c == APFloat::cmpLessThan ? -1
-                : c == APFloat::cmpEqual  ? 0
-                                          : 1;
+        order = c == APFloat::cmpLessThan ? -1 : c == APFloat::cmpEqual ? 0 : 1;
     } else {
       const APInt &l = cast<IntegerAttr>(a[0]).getValue();
       const APInt &r = cast<IntegerAttr>(a[1]).getValue();
@@ -217,12 +215,10 @@ OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
   // where(c, x, x) == x when no broadcast is involved.
   if (getX() == getY() && getX().getType() == getType())
     return getX();
-  return foldElementwise(adaptor.getOperands(), getType(),
-                         [](ArrayRef<Attribute> a) {
-                           return cast<IntegerAttr>(a[0]).getValue().isZero()
-                                      ? a[2]
-                                      : a[1];
-                         });
+  return foldElementwise(
+      adaptor.getOperands(), getType(), [](ArrayRef<Attribute> a) {
+        return cast<IntegerAttr>(a[0]).getValue().isZero() ? a[2] : a[1];
+      });
 }
 
 OpFoldResult ExpandOp::fold(FoldAdaptor adaptor) {
@@ -233,50 +229,56 @@ OpFoldResult ExpandOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
-  return foldIntBinary(adaptor.getOperands(), getType(),
-                       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
-                         return a + b;
-                       });
+  return foldIntBinary(
+      adaptor.getOperands(), getType(),
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a + b;
+      });
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
-  return foldIntBinary(adaptor.getOperands(), getType(),
-                       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
-                         return a - b;
-                       });
+  return foldIntBinary(
+      adaptor.getOperands(), getType(),
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a - b;
+      });
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
-  return foldIntBinary(adaptor.getOperands(), getType(),
-                       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
-                         return a * b;
-                       });
+  return foldIntBinary(
+      adaptor.getOperands(), getType(),
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a * b;
+      });
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
   // ONNX integer Div truncates toward zero, as APInt::sdiv does.
-  return foldIntBinary(adaptor.getOperands(), getType(),
-                       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
-                         if (b.isZero())
-                           return std::nullopt;
-                         return a.sdiv(b);
-                       });
+  return foldIntBinary(
+      adaptor.getOperands(), getType(),
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        if (b.isZero())
+          return std::nullopt;
+        return a.sdiv(b);
+      });
 }
 
 OpFoldResult PowOp::fold(FoldAdaptor) { return {}; }
 
 OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
-  return foldIntBinary(adaptor.getOperands(), getType(),
-                       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
-                         return a.sge(b) ? a : b;
-                       });
+  return foldIntBinary(
+      adaptor.getOperands(), getType(),
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a.sge(b) ? a : b;
+      });
 }
 
 OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
-  return foldIntBinary(adaptor.getOperands(), getType(),
-                       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
-                         return a.sle(b) ? a : b;
-                       });
+  return foldIntBinary(
+      adaptor.getOperands(), getType(),
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a.sle(b) ? a : b;
+      });
 }
 
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {

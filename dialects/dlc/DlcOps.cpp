@@ -12,8 +12,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 
-#include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::dlc;
@@ -185,7 +185,8 @@ LogicalResult CastOp::verify() {
   return success();
 }
 
-LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> loc,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &types) {
   auto in = rankedType(adaptor.getInput());
@@ -212,8 +213,8 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
   if (Value bias = adaptor.getBias()) {
     auto b = rankedType(bias);
     if (b.getRank() != 1 || b.getDimSize(0) != m)
-      return failInference(loc, "bias must be 1-D with " + Twine(m) +
-                                    " elements");
+      return failInference(loc,
+                           "bias must be 1-D with " + Twine(m) + " elements");
   }
   SmallVector<int64_t> shape{in.getDimSize(0), m};
   for (int64_t i = 0; i < spatial; ++i)
@@ -225,7 +226,8 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
   return success();
 }
 
-LogicalResult GemmOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult GemmOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> loc,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &types) {
   auto a = rankedType(adaptor.getA());
@@ -259,9 +261,9 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
   if (a.getRank() < 2 || b.getRank() < 2)
     return failInference(loc, "operands must have rank >= 2");
   if (a.getShape().back() != b.getDimSize(b.getRank() - 2))
-    return failInference(loc, "inner dims differ: " +
-                                  Twine(a.getShape().back()) + " vs " +
-                                  Twine(b.getDimSize(b.getRank() - 2)));
+    return failInference(loc,
+                         "inner dims differ: " + Twine(a.getShape().back()) +
+                             " vs " + Twine(b.getDimSize(b.getRank() - 2)));
   SmallVector<int64_t> batch;
   if (!OpTrait::util::getBroadcastedShape(a.getShape().drop_back(2),
                                           b.getShape().drop_back(2), batch))
@@ -315,11 +317,10 @@ static LogicalResult inferPool(std::optional<Location> loc, Adaptor adaptor,
     if (adaptor.getPads()[i] >= k[i] * adaptor.getDilations()[i] ||
         adaptor.getPads()[spatial + i] >= k[i] * adaptor.getDilations()[i])
       return failInference(loc, "pads must be smaller than the window");
-    shape.push_back(windowOutput(in.getDimSize(2 + i), k[i],
-                                 adaptor.getStrides()[i], adaptor.getPads()[i],
-                                 adaptor.getPads()[spatial + i],
-                                 adaptor.getDilations()[i],
-                                 adaptor.getCeilMode()));
+    shape.push_back(
+        windowOutput(in.getDimSize(2 + i), k[i], adaptor.getStrides()[i],
+                     adaptor.getPads()[i], adaptor.getPads()[spatial + i],
+                     adaptor.getDilations()[i], adaptor.getCeilMode()));
   }
   types.push_back(RankedTensorType::get(shape, in.getElementType()));
   return success();
@@ -338,7 +339,6 @@ LogicalResult AveragePoolOp::inferReturnTypes(MLIRContext *,
                                               SmallVectorImpl<Type> &types) {
   return inferPool(loc, adaptor, types);
 }
-
 
 /// Result type of a reduction of `input` over `axes`.
 static LogicalResult inferReduce(std::optional<Location> loc, Value input,
@@ -397,8 +397,8 @@ DLC_ARG_REDUCE_INFER(ArgMinOp)
 LogicalResult LogSoftmaxOp::verify() {
   int64_t axis = static_cast<int64_t>(getAxis());
   if (axis < 0 || axis >= getType().getRank())
-    return emitOpError("axis ") << axis << " out of range for rank "
-                                << getType().getRank();
+    return emitOpError("axis ")
+           << axis << " out of range for rank " << getType().getRank();
   return success();
 }
 
@@ -430,8 +430,8 @@ LogicalResult SoftmaxOp::verify() {
   // I64Attr getters return uint64_t: a negative axis shows up as huge.
   int64_t axis = static_cast<int64_t>(getAxis());
   if (axis < 0 || axis >= getType().getRank())
-    return emitOpError("axis ") << axis << " out of range for rank "
-                                << getType().getRank();
+    return emitOpError("axis ")
+           << axis << " out of range for rank " << getType().getRank();
   return success();
 }
 
@@ -448,8 +448,8 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
     if (!v)
       continue;
     SmallVector<int64_t> shape;
-    if (!OpTrait::util::getBroadcastedShape(rankedType(v).getShape(),
-                                            normShape, shape) ||
+    if (!OpTrait::util::getBroadcastedShape(rankedType(v).getShape(), normShape,
+                                            shape) ||
         ArrayRef<int64_t>(shape) != normShape)
       return failInference(loc, "scale and bias must broadcast to the "
                                 "normalized dims");
@@ -546,8 +546,8 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
     if (steps[i] == 0)
       return failInference(loc, "step must be non-zero");
     if (starts[i] < 0 || starts[i] > n || ends[i] < -1 || ends[i] > n)
-      return failInference(loc, "start/end of dim " + Twine(i) +
-                                    " not normalized");
+      return failInference(loc,
+                           "start/end of dim " + Twine(i) + " not normalized");
     int64_t len = steps[i] > 0
                       ? (ends[i] - starts[i] + steps[i] - 1) / steps[i]
                       : (starts[i] - ends[i] - steps[i] - 1) / -steps[i];
@@ -602,8 +602,8 @@ LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *,
     return failInference(loc, "indices rank differs from data rank");
   for (int64_t i = 0; i < data.getRank(); ++i)
     if (i != axis && indices.getDimSize(i) > data.getDimSize(i))
-      return failInference(loc, "indices dim " + Twine(i) +
-                                    " exceeds the data dim");
+      return failInference(loc,
+                           "indices dim " + Twine(i) + " exceeds the data dim");
   types.push_back(
       RankedTensorType::get(indices.getShape(), data.getElementType()));
   return success();
@@ -651,8 +651,8 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *,
                                     " crop more than the dim");
     bool grows = b > 0 || e > 0;
     if (grows && mode != "constant" && n == 0)
-      return failInference(loc, "cannot pad an empty dim in mode '" + mode +
-                                    "'");
+      return failInference(loc,
+                           "cannot pad an empty dim in mode '" + mode + "'");
     if (grows && mode == "reflect" && (b >= n || e >= n))
       return failInference(loc, "reflect pads of dim " + Twine(i) +
                                     " must be smaller than the dim");
@@ -671,8 +671,8 @@ LogicalResult TriluOp::verify() {
 LogicalResult CumSumOp::verify() {
   int64_t axis = static_cast<int64_t>(getAxis());
   if (axis < 0 || axis >= getType().getRank())
-    return emitOpError("axis ") << axis << " out of range for rank "
-                                << getType().getRank();
+    return emitOpError("axis ")
+           << axis << " out of range for rank " << getType().getRank();
   return success();
 }
 
@@ -707,9 +707,10 @@ static LogicalResult checkReduction(std::optional<Location> loc,
   return success();
 }
 
-LogicalResult ScatterElementsOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &types) {
+LogicalResult
+ScatterElementsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                    Adaptor adaptor,
+                                    SmallVectorImpl<Type> &types) {
   auto data = rankedType(adaptor.getData());
   auto indices = rankedType(adaptor.getIndices());
   auto updates = rankedType(adaptor.getUpdates());
@@ -726,8 +727,8 @@ LogicalResult ScatterElementsOp::inferReturnTypes(
     return failInference(loc, "updates and data element types differ");
   for (int64_t i = 0; i < data.getRank(); ++i)
     if (i != axis && indices.getDimSize(i) > data.getDimSize(i))
-      return failInference(loc, "indices dim " + Twine(i) +
-                                    " exceeds the data dim");
+      return failInference(loc,
+                           "indices dim " + Twine(i) + " exceeds the data dim");
   types.push_back(data);
   return success();
 }
@@ -851,8 +852,8 @@ LogicalResult EinsumOp::inferReturnTypes(MLIRContext *,
     shapes.push_back(rankedType(v).getShape());
   }
   bool failedParse = false;
-  FailureOr<EinsumEquation> eq = parseEinsumEquation(
-      adaptor.getEquation(), shapes, [&](const Twine &msg) {
+  FailureOr<EinsumEquation> eq =
+      parseEinsumEquation(adaptor.getEquation(), shapes, [&](const Twine &msg) {
         failedParse = true;
         (void)failInference(loc, msg);
       });
@@ -897,10 +898,8 @@ LogicalResult ResizeOp::verify() {
     return emitOpError("unknown mode '") << getMode() << "'";
   StringRef ct = getCoordinateTransformationMode();
   if (ct != "half_pixel" && ct != "half_pixel_symmetric" &&
-      ct != "pytorch_half_pixel" && ct != "align_corners" &&
-      ct != "asymmetric")
-    return emitOpError("unknown coordinate_transformation_mode '")
-           << ct << "'";
+      ct != "pytorch_half_pixel" && ct != "align_corners" && ct != "asymmetric")
+    return emitOpError("unknown coordinate_transformation_mode '") << ct << "'";
   StringRef nm = getNearestMode();
   if (nm != "round_prefer_floor" && nm != "round_prefer_ceil" &&
       nm != "floor" && nm != "ceil")
@@ -908,9 +907,10 @@ LogicalResult ResizeOp::verify() {
   return success();
 }
 
-LogicalResult ConvTransposeOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &types) {
+LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *,
+                                                std::optional<Location> loc,
+                                                Adaptor adaptor,
+                                                SmallVectorImpl<Type> &types) {
   auto in = rankedType(adaptor.getInput());
   auto w = rankedType(adaptor.getWeight());
   int64_t rank = in.getRank();
@@ -945,8 +945,8 @@ LogicalResult ConvTransposeOp::inferReturnTypes(
   if (Value bias = adaptor.getBias()) {
     auto b = rankedType(bias);
     if (b.getRank() != 1 || b.getDimSize(0) != m)
-      return failInference(loc, "bias must be 1-D with " + Twine(m) +
-                                    " elements");
+      return failInference(loc,
+                           "bias must be 1-D with " + Twine(m) + " elements");
   }
   SmallVector<int64_t> shape{in.getDimSize(0), m};
   for (int64_t i = 0; i < spatial; ++i) {

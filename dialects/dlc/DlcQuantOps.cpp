@@ -34,8 +34,8 @@ LogicalResult checkPerAxis(std::optional<Location> loc, Value param,
     return success();
   return fail(loc, Twine(what) + " must be " +
                        (allowScalar ? "rank 0 or " : "") + "1-D with " +
-                       Twine(extent) + " elements, got " +
-                       Twine(t.getRank()) + "-D");
+                       Twine(extent) + " elements, got " + Twine(t.getRank()) +
+                       "-D");
 }
 
 /// Shared checks of quantize_linear / dequantize_linear.
@@ -61,9 +61,10 @@ int64_t windowOutput(int64_t in, int64_t k, int64_t stride, int64_t padBegin,
 }
 } // namespace
 
-LogicalResult QuantizeLinearOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &types) {
+LogicalResult QuantizeLinearOp::inferReturnTypes(MLIRContext *,
+                                                 std::optional<Location> loc,
+                                                 Adaptor adaptor,
+                                                 SmallVectorImpl<Type> &types) {
   if (failed(checkLinearQuant(loc, adaptor.getInput(), adaptor.getScale(),
                               adaptor.getZeroPoint(), adaptor.getAxis())))
     return failure();
@@ -75,9 +76,10 @@ LogicalResult QuantizeLinearOp::inferReturnTypes(
   return success();
 }
 
-LogicalResult DequantizeLinearOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &types) {
+LogicalResult
+DequantizeLinearOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                     Adaptor adaptor,
+                                     SmallVectorImpl<Type> &types) {
   if (failed(checkLinearQuant(loc, adaptor.getInput(), adaptor.getScale(),
                               adaptor.getZeroPoint(), adaptor.getAxis())))
     return failure();
@@ -90,9 +92,10 @@ LogicalResult DequantizeLinearOp::inferReturnTypes(
   return success();
 }
 
-LogicalResult ConvIntegerOp::inferReturnTypes(
-    MLIRContext *ctx, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &types) {
+LogicalResult ConvIntegerOp::inferReturnTypes(MLIRContext *ctx,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &types) {
   auto in = rankedType(adaptor.getInput());
   auto w = rankedType(adaptor.getWeight());
   int64_t rank = in.getRank();
@@ -137,9 +140,10 @@ LogicalResult ConvIntegerOp::inferReturnTypes(
   return success();
 }
 
-LogicalResult MatMulIntegerOp::inferReturnTypes(
-    MLIRContext *ctx, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &types) {
+LogicalResult MatMulIntegerOp::inferReturnTypes(MLIRContext *ctx,
+                                                std::optional<Location> loc,
+                                                Adaptor adaptor,
+                                                SmallVectorImpl<Type> &types) {
   auto a = rankedType(adaptor.getLhs()), b = rankedType(adaptor.getRhs());
   if (a.getRank() < 2 || b.getRank() < 2)
     return fail(loc, "operands must have rank >= 2");
@@ -148,8 +152,8 @@ LogicalResult MatMulIntegerOp::inferReturnTypes(
   int64_t bk = b.getDimSize(b.getRank() - (bt ? 1 : 2));
   int64_t n = b.getDimSize(b.getRank() - (bt ? 2 : 1));
   if (k != bk)
-    return fail(loc, "contraction sizes differ: " + Twine(k) + " vs " +
-                         Twine(bk));
+    return fail(loc,
+                "contraction sizes differ: " + Twine(k) + " vs " + Twine(bk));
   if (rankedType(adaptor.getLhsZeroPoint()).getElementType() !=
           a.getElementType() ||
       rankedType(adaptor.getRhsZeroPoint()).getElementType() !=
@@ -165,8 +169,10 @@ LogicalResult MatMulIntegerOp::inferReturnTypes(
   size_t rank = std::max(aBatch.size(), bBatch.size());
   SmallVector<int64_t> shape(rank, 1);
   for (size_t i = 0; i < rank; ++i) {
-    int64_t x = i + aBatch.size() >= rank ? aBatch[i + aBatch.size() - rank] : 1;
-    int64_t y = i + bBatch.size() >= rank ? bBatch[i + bBatch.size() - rank] : 1;
+    int64_t x =
+        i + aBatch.size() >= rank ? aBatch[i + aBatch.size() - rank] : 1;
+    int64_t y =
+        i + bBatch.size() >= rank ? bBatch[i + bBatch.size() - rank] : 1;
     if (x != y && x != 1 && y != 1)
       return fail(loc, "batch dims do not broadcast");
     shape[i] = x == 1 ? y : x;
@@ -177,9 +183,10 @@ LogicalResult MatMulIntegerOp::inferReturnTypes(
   return success();
 }
 
-LogicalResult RequantizeOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &types) {
+LogicalResult RequantizeOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &types) {
   auto in = rankedType(adaptor.getInput());
   int64_t axis = adaptor.getAxis();
   if (axis < 0 || axis >= in.getRank())

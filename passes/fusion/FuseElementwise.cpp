@@ -1,4 +1,5 @@
-//===- FuseElementwise.cpp - elementwise fusion on tensors -------*- C++ -*-===//
+//===- FuseElementwise.cpp - elementwise fusion on tensors -------*- C++
+//-*-===//
 
 #include "passes/Passes.h"
 
@@ -44,7 +45,8 @@ struct FuseElementwiseOps : OpRewritePattern<linalg::GenericOp> {
       if (!linalg::areElementwiseOpsFusable(&operand) || !shouldFuse(&operand))
         continue;
       Operation *producer = operand.get().getDefiningOp();
-      Location loc = rewriter.getFusedLoc({producer->getLoc(), consumer.getLoc()});
+      Location loc =
+          rewriter.getFusedLoc({producer->getLoc(), consumer.getLoc()});
       FailureOr<linalg::ElementwiseOpFusionResult> fused =
           linalg::fuseElementwiseOps(rewriter, &operand);
       if (failed(fused))
@@ -66,7 +68,8 @@ struct FuseElementwisePass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateDlcElementwiseFusionPatterns(patterns);
-    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
 };

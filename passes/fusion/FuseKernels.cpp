@@ -1,4 +1,5 @@
-//===- FuseKernels.cpp - merge kernels whose work items line up --*- C++ -*-===//
+//===- FuseKernels.cpp - merge kernels whose work items line up --*- C++
+//-*-===//
 //
 // Consecutive kernel calls of the model function merge when the ops of both
 // fuse into one parallel loop nest (see KernelForm.h): the reduction's
@@ -17,8 +18,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 
-#include "llvm/ADT/StringSet.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace mlir::dlc {
 #define GEN_PASS_DEF_FUSEKERNELSPASS
@@ -48,7 +49,8 @@ struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
         models.push_back(func);
     for (func::FuncOp model : models) {
       func::CallOp current;
-      for (Operation &op : llvm::make_early_inc_range(model.getBody().front())) {
+      for (Operation &op :
+           llvm::make_early_inc_range(model.getBody().front())) {
         auto call = dyn_cast<func::CallOp>(op);
         auto callee =
             call ? symbols.lookup<func::FuncOp>(call.getCallee()) : nullptr;
@@ -91,9 +93,8 @@ struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
       if (auto nodes = func->getAttrOfType<ArrayAttr>(attrs::kNodes);
           nodes && !nodes.empty()) {
         name += "_";
-        for (char c : cast<StringAttr>(nodes[nodes.size() - 1])
-                          .strref()
-                          .take_back(40))
+        for (char c :
+             cast<StringAttr>(nodes[nodes.size() - 1]).strref().take_back(40))
           name += std::isalnum((unsigned char)c) ? c : '_';
       }
       newNames[func.getName()] = name;
@@ -147,8 +148,8 @@ struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
     }
     symbols.insert(merged);
     OpBuilder b(second);
-    auto call = b.create<func::CallOp>(second.getLoc(), merged,
-                                       args.getArrayRef());
+    auto call =
+        b.create<func::CallOp>(second.getLoc(), merged, args.getArrayRef());
     first.erase();
     second.erase();
     return call;
@@ -156,9 +157,11 @@ struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
 
   /// A kernel running the ops of `f1` then those of `f2` over `args`.
   func::FuncOp buildMerged(func::FuncOp f1, func::CallOp c1, func::FuncOp f2,
-                           func::CallOp c2, const llvm::SetVector<Value> &args) {
+                           func::CallOp c2,
+                           const llvm::SetVector<Value> &args) {
     OpBuilder b(f2);
-    auto type = b.getFunctionType(TypeRange(ValueRange(args.getArrayRef())), {});
+    auto type =
+        b.getFunctionType(TypeRange(ValueRange(args.getArrayRef())), {});
     auto merged = b.create<func::FuncOp>(
         b.getFusedLoc({f1.getLoc(), f2.getLoc()}), f1.getName(), type);
     merged.setPrivate();

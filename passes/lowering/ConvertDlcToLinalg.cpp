@@ -46,7 +46,8 @@ RankedTensorType tensorType(Value v) {
 Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
   if (auto ft = dyn_cast<FloatType>(type))
     return b.create<arith::ConstantOp>(loc, b.getFloatAttr(ft, value));
-  return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(type, (int64_t)value));
+  return b.create<arith::ConstantOp>(loc,
+                                     b.getIntegerAttr(type, (int64_t)value));
 }
 
 Value lowestValue(OpBuilder &b, Location loc, Type type) {
@@ -54,8 +55,8 @@ Value lowestValue(OpBuilder &b, Location loc, Type type) {
     return b.create<arith::ConstantOp>(
         loc, b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(), true)));
   return b.create<arith::ConstantOp>(
-      loc, b.getIntegerAttr(type, APInt::getSignedMinValue(
-                                      type.getIntOrFloatBitWidth())));
+      loc, b.getIntegerAttr(
+               type, APInt::getSignedMinValue(type.getIntOrFloatBitWidth())));
 }
 
 Value highestValue(OpBuilder &b, Location loc, Type type) {
@@ -63,8 +64,8 @@ Value highestValue(OpBuilder &b, Location loc, Type type) {
     return b.create<arith::ConstantOp>(
         loc, b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics())));
   return b.create<arith::ConstantOp>(
-      loc, b.getIntegerAttr(type, APInt::getSignedMaxValue(
-                                      type.getIntOrFloatBitWidth())));
+      loc, b.getIntegerAttr(
+               type, APInt::getSignedMaxValue(type.getIntOrFloatBitWidth())));
 }
 
 Value index(OpBuilder &b, Location loc, int64_t v) {
@@ -154,8 +155,8 @@ Value elementwise(OpBuilder &b, Location loc, RankedTensorType outType,
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineMap> maps;
   for (Value in : inputs)
-    maps.push_back(broadcastMap(tensorType(in).getShape(), outType.getShape(),
-                                ctx));
+    maps.push_back(
+        broadcastMap(tensorType(in).getShape(), outType.getShape(), ctx));
   maps.push_back(AffineMap::getMultiDimIdentityMap(outType.getRank(), ctx));
   Value init = b.create<tensor::EmptyOp>(loc, outType.getShape(),
                                          outType.getElementType());
@@ -171,8 +172,8 @@ Value elementwise(OpBuilder &b, Location loc, RankedTensorType outType,
 
 /// A tensor of `type` filled with `value`.
 Value filled(OpBuilder &b, Location loc, RankedTensorType type, Value value) {
-  Value init = b.create<tensor::EmptyOp>(loc, type.getShape(),
-                                         type.getElementType());
+  Value init =
+      b.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
   return b.create<linalg::FillOp>(loc, value, init).getResult(0);
 }
 
@@ -180,8 +181,7 @@ Value filled(OpBuilder &b, Location loc, RankedTensorType type, Value value) {
 // Patterns
 //===----------------------------------------------------------------------===//
 
-template <typename OpTy>
-struct BinaryLowering : OpRewritePattern<OpTy> {
+template <typename OpTy> struct BinaryLowering : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
@@ -241,18 +241,18 @@ Value roundHalfEven(OpBuilder &b, Location loc, Value x) {
   Value d = b.create<arith::SubFOp>(loc, x, r);
   Value half = scalarConstant(b, loc, t, 0.5);
   Value halfR = b.create<arith::MulFOp>(loc, r, half);
-  Value odd = b.create<arith::CmpFOp>(loc, P::ONE, b.create<math::FloorOp>(loc, halfR),
-                                      halfR);
+  Value odd = b.create<arith::CmpFOp>(
+      loc, P::ONE, b.create<math::FloorOp>(loc, halfR), halfR);
   Value above = b.create<arith::CmpFOp>(loc, P::OGT, d, half);
   Value tie = b.create<arith::CmpFOp>(loc, P::OEQ, d, half);
-  Value up = b.create<arith::OrIOp>(
-      loc, above, b.create<arith::AndIOp>(loc, tie, odd));
+  Value up = b.create<arith::OrIOp>(loc, above,
+                                    b.create<arith::AndIOp>(loc, tie, odd));
   return b.create<arith::SelectOp>(
-      loc, up, b.create<arith::AddFOp>(loc, r, scalarConstant(b, loc, t, 1)), r);
+      loc, up, b.create<arith::AddFOp>(loc, r, scalarConstant(b, loc, t, 1)),
+      r);
 }
 
-template <typename OpTy>
-struct UnaryLowering : OpRewritePattern<OpTy> {
+template <typename OpTy> struct UnaryLowering : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
@@ -265,9 +265,12 @@ struct UnaryLowering : OpRewritePattern<OpTy> {
             return b.create<arith::MaximumFOp>(loc, x,
                                                scalarConstant(b, loc, t, 0));
           if constexpr (std::is_same_v<OpTy, SigmoidOp>) {
-            Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x));
-            Value d = b.create<arith::AddFOp>(loc, scalarConstant(b, loc, t, 1), e);
-            return b.create<arith::DivFOp>(loc, scalarConstant(b, loc, t, 1), d);
+            Value e =
+                b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x));
+            Value d =
+                b.create<arith::AddFOp>(loc, scalarConstant(b, loc, t, 1), e);
+            return b.create<arith::DivFOp>(loc, scalarConstant(b, loc, t, 1),
+                                           d);
           }
           if constexpr (std::is_same_v<OpTy, TanhOp>)
             return b.create<math::TanhOp>(loc, x);
@@ -309,15 +312,18 @@ struct UnaryLowering : OpRewritePattern<OpTy> {
                 b.create<arith::MulFOp>(loc, x,
                                         scalarConstant(b, loc, t, 1.0 / 6.0)),
                 scalarConstant(b, loc, t, 0.5));
-            h = b.create<arith::MaximumFOp>(loc, h, scalarConstant(b, loc, t, 0));
-            h = b.create<arith::MinimumFOp>(loc, h, scalarConstant(b, loc, t, 1));
+            h = b.create<arith::MaximumFOp>(loc, h,
+                                            scalarConstant(b, loc, t, 0));
+            h = b.create<arith::MinimumFOp>(loc, h,
+                                            scalarConstant(b, loc, t, 1));
             return b.create<arith::MulFOp>(loc, x, h);
           }
           if constexpr (std::is_same_v<OpTy, AbsOp>) {
             if (isa<FloatType>(t))
               return b.create<math::AbsFOp>(loc, x);
-            Value neg = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
-                                                x, scalarConstant(b, loc, t, 0));
+            Value neg =
+                b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x,
+                                        scalarConstant(b, loc, t, 0));
             return b.create<arith::SelectOp>(
                 loc, neg, sub(b, loc, scalarConstant(b, loc, t, 0), x), x);
           }
@@ -400,8 +406,7 @@ struct ModLowering : OpRewritePattern<ModOp> {
 };
 
 /// Activations with float attributes.
-template <typename OpTy>
-struct ActivationLowering : OpRewritePattern<OpTy> {
+template <typename OpTy> struct ActivationLowering : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
@@ -433,7 +438,8 @@ struct ActivationLowering : OpRewritePattern<OpTy> {
           if constexpr (std::is_same_v<OpTy, SeluOp>) {
             Value neg = b.create<arith::MulFOp>(l, expm1(x),
                                                 c(attr(op.getAlphaAttr())));
-            Value y = b.create<arith::SelectOp>(l, cmp(P::OLE, x, c(0)), neg, x);
+            Value y =
+                b.create<arith::SelectOp>(l, cmp(P::OLE, x, c(0)), neg, x);
             return b.create<arith::MulFOp>(l, y, c(attr(op.getGammaAttr())));
           }
           if constexpr (std::is_same_v<OpTy, CeluOp>) {
@@ -481,8 +487,7 @@ struct ActivationLowering : OpRewritePattern<OpTy> {
 
 /// Comparisons: ordered float predicates (NaN compares false), signed
 /// integers, bools as unsigned 0/1.
-template <typename OpTy>
-struct CompareLowering : OpRewritePattern<OpTy> {
+template <typename OpTy> struct CompareLowering : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
@@ -520,8 +525,7 @@ struct CompareLowering : OpRewritePattern<OpTy> {
 };
 
 /// And, Or, Xor on i1 (broadcasting) and Not.
-template <typename OpTy>
-struct LogicalLowering : OpRewritePattern<OpTy> {
+template <typename OpTy> struct LogicalLowering : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
@@ -580,26 +584,26 @@ struct IsInfLowering : OpRewritePattern<IsInfOp> {
                                 PatternRewriter &rewriter) const override {
     bool neg = op.getDetectNegative(), pos = op.getDetectPositive();
     rewriter.replaceOp(
-        op, elementwise(
-                rewriter, op.getLoc(), op.getType(), {op.getInput()},
-                [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
-                  auto ft = cast<FloatType>(a[0].getType());
-                  auto inf = [&](bool negative) -> Value {
-                    Value c = b.create<arith::ConstantOp>(
-                        loc, b.getFloatAttr(
-                                 ft, APFloat::getInf(ft.getFloatSemantics(),
-                                                     negative)));
-                    return b.create<arith::CmpFOp>(
-                        loc, arith::CmpFPredicate::OEQ, a[0], c);
-                  };
-                  Value r = b.create<arith::ConstantOp>(loc,
-                                                        b.getBoolAttr(false));
-                  if (pos)
-                    r = b.create<arith::OrIOp>(loc, r, inf(false));
-                  if (neg)
-                    r = b.create<arith::OrIOp>(loc, r, inf(true));
-                  return r;
-                }));
+        op,
+        elementwise(
+            rewriter, op.getLoc(), op.getType(), {op.getInput()},
+            [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
+              auto ft = cast<FloatType>(a[0].getType());
+              auto inf = [&](bool negative) -> Value {
+                Value c = b.create<arith::ConstantOp>(
+                    loc,
+                    b.getFloatAttr(
+                        ft, APFloat::getInf(ft.getFloatSemantics(), negative)));
+                return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ,
+                                               a[0], c);
+              };
+              Value r = b.create<arith::ConstantOp>(loc, b.getBoolAttr(false));
+              if (pos)
+                r = b.create<arith::OrIOp>(loc, r, inf(false));
+              if (neg)
+                r = b.create<arith::OrIOp>(loc, r, inf(true));
+              return r;
+            }));
     return success();
   }
 };
@@ -623,12 +627,11 @@ struct CastLowering : OpRewritePattern<CastOp> {
   LogicalResult matchAndRewrite(CastOp op,
                                 PatternRewriter &rewriter) const override {
     Type to = op.getType().getElementType();
-    rewriter.replaceOp(op, elementwise(rewriter, op.getLoc(), op.getType(),
-                                       {op.getInput()},
-                                       [&](OpBuilder &b, Location loc,
-                                           ValueRange a) {
-                                         return castScalar(b, loc, a[0], to);
-                                       }));
+    rewriter.replaceOp(
+        op, elementwise(rewriter, op.getLoc(), op.getType(), {op.getInput()},
+                        [&](OpBuilder &b, Location loc, ValueRange a) {
+                          return castScalar(b, loc, a[0], to);
+                        }));
     return success();
   }
 };
@@ -643,8 +646,8 @@ struct BatchNormLowering : OpRewritePattern<BatchNormOp> {
     int64_t rank = type.getRank();
     AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
     AffineMap channel = AffineMap::get(rank, 0, getAffineDimExpr(1, ctx));
-    SmallVector<AffineMap> maps{identity, channel, channel, channel, channel,
-                                identity};
+    SmallVector<AffineMap> maps{identity, channel, channel,
+                                channel,  channel, identity};
     Location loc = op.getLoc();
     Value init = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
                                                   type.getElementType());
@@ -657,10 +660,13 @@ struct BatchNormLowering : OpRewritePattern<BatchNormOp> {
         SmallVector<IteratorType>(rank, IteratorType::parallel),
         [&](OpBuilder &b, Location l, ValueRange a) {
           Type t = a[0].getType();
-          Value v = b.create<arith::AddFOp>(l, a[4], scalarConstant(b, l, t, eps));
-          Value inv = b.create<arith::DivFOp>(l, a[1], b.create<math::SqrtOp>(l, v));
+          Value v =
+              b.create<arith::AddFOp>(l, a[4], scalarConstant(b, l, t, eps));
+          Value inv =
+              b.create<arith::DivFOp>(l, a[1], b.create<math::SqrtOp>(l, v));
           Value c = b.create<arith::SubFOp>(l, a[0], a[3]);
-          Value r = b.create<arith::AddFOp>(l, b.create<arith::MulFOp>(l, c, inv), a[2]);
+          Value r = b.create<arith::AddFOp>(
+              l, b.create<arith::MulFOp>(l, c, inv), a[2]);
           b.create<linalg::YieldOp>(l, r);
         });
     rewriter.replaceOp(op, generic.getResult(0));
@@ -678,8 +684,9 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
     auto inType = tensorType(op.getInput());
     auto wType = tensorType(op.getWeight());
     Type elt = outType.getElementType();
-    Window win{inType.getShape(), outType.getShape(), wType.getShape().drop_front(2),
-               op.getStrides(), op.getPads(), op.getDilations()};
+    Window win{
+        inType.getShape(), outType.getShape(), wType.getShape().drop_front(2),
+        op.getStrides(),   op.getPads(),       op.getDilations()};
     int64_t groups = op.getGroup();
     int64_t outPerGroup = outType.getDimSize(1) / groups;
     int64_t inPerGroup = wType.getDimSize(1);
@@ -687,7 +694,8 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
     // Output initialized with the bias (or zero); the generic accumulates.
     Value init;
     if (Value bias = op.getBias()) {
-      Value empty = rewriter.create<tensor::EmptyOp>(loc, outType.getShape(), elt);
+      Value empty =
+          rewriter.create<tensor::EmptyOp>(loc, outType.getShape(), elt);
       int64_t rank = outType.getRank();
       auto b = rewriter.create<linalg::GenericOp>(
           loc, TypeRange{outType}, ValueRange{bias}, ValueRange{empty},
@@ -699,7 +707,8 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
           });
       init = b.getResult(0);
     } else {
-      init = filled(rewriter, loc, outType, scalarConstant(rewriter, loc, elt, 0));
+      init =
+          filled(rewriter, loc, outType, scalarConstant(rewriter, loc, elt, 0));
     }
 
     ConvIndexing conv{win, outPerGroup, inPerGroup, ctx};
@@ -716,9 +725,9 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
     auto generic = rewriter.create<linalg::GenericOp>(
         loc, TypeRange{outType}, inputs, ValueRange{init}, maps,
         conv.iterators(), [&](OpBuilder &b, Location l, ValueRange a) {
-          Value x = padded ? conv.readInput(b, l, input,
-                                            scalarConstant(b, l, elt, 0))
-                           : a[0];
+          Value x =
+              padded ? conv.readInput(b, l, input, scalarConstant(b, l, elt, 0))
+                     : a[0];
           Value w = padded ? a[0] : a[1];
           Value r = b.create<arith::AddFOp>(l, a.back(),
                                             b.create<arith::MulFOp>(l, x, w));
@@ -754,24 +763,26 @@ struct GemmLowering : OpRewritePattern<GemmOp> {
     AffineExpr m = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx),
                kk = getAffineDimExpr(2, ctx);
     SmallVector<AffineMap> maps{
-        AffineMap::get(3, 0, op.getTransA() ? ArrayRef<AffineExpr>{kk, m}
-                                            : ArrayRef<AffineExpr>{m, kk},
+        AffineMap::get(3, 0,
+                       op.getTransA() ? ArrayRef<AffineExpr>{kk, m}
+                                      : ArrayRef<AffineExpr>{m, kk},
                        ctx),
-        AffineMap::get(3, 0, op.getTransB() ? ArrayRef<AffineExpr>{n, kk}
-                                            : ArrayRef<AffineExpr>{kk, n},
+        AffineMap::get(3, 0,
+                       op.getTransB() ? ArrayRef<AffineExpr>{n, kk}
+                                      : ArrayRef<AffineExpr>{kk, n},
                        ctx),
         AffineMap::get(3, 0, {m, n}, ctx)};
     auto generic = rewriter.create<linalg::GenericOp>(
-        loc, TypeRange{type}, ValueRange{op.getA(), op.getB()}, ValueRange{init},
-        maps,
+        loc, TypeRange{type}, ValueRange{op.getA(), op.getB()},
+        ValueRange{init}, maps,
         ArrayRef<IteratorType>{IteratorType::parallel, IteratorType::parallel,
                                IteratorType::reduction},
         [&](OpBuilder &b, Location l, ValueRange a) {
           Value x = a[0];
           if (alpha != 1.0)
             x = b.create<arith::MulFOp>(l, x, scalarConstant(b, l, elt, alpha));
-          Value r = b.create<arith::AddFOp>(l, a[2],
-                                            b.create<arith::MulFOp>(l, x, a[1]));
+          Value r = b.create<arith::AddFOp>(
+              l, a[2], b.create<arith::MulFOp>(l, x, a[1]));
           b.create<linalg::YieldOp>(l, r);
         });
     rewriter.replaceOp(op, generic.getResult(0));
@@ -798,8 +809,9 @@ struct MatMulLowering : OpRewritePattern<MatMulOp> {
         AffineMap::getMultiDimIdentityMap(numDims, ctx).getMajorSubMap(rank)};
     SmallVector<IteratorType> iters(rank, IteratorType::parallel);
     iters.push_back(IteratorType::reduction);
-    Value init = filled(rewriter, loc, type,
-                        scalarConstant(rewriter, loc, type.getElementType(), 0));
+    Value init =
+        filled(rewriter, loc, type,
+               scalarConstant(rewriter, loc, type.getElementType(), 0));
     auto generic = rewriter.create<linalg::GenericOp>(
         loc, TypeRange{type}, ValueRange{op.getLhs(), op.getRhs()},
         ValueRange{init}, maps, iters,
@@ -817,11 +829,10 @@ struct MatMulLowering : OpRewritePattern<MatMulOp> {
 /// with those dims kept as 1 (`keptType`). The iteration space lists the
 /// kept dims first so the loops come out parallel-outside. `body` gets
 /// (input element, accumulators...) and yields the new accumulators.
-SmallVector<Value> reduce(OpBuilder &b, Location loc, Value input,
-                          ArrayRef<int64_t> axes, ArrayRef<Value> inits,
-                          function_ref<SmallVector<Value>(OpBuilder &, Location,
-                                                          ValueRange)>
-                              body) {
+SmallVector<Value> reduce(
+    OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
+    ArrayRef<Value> inits,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)> body) {
   MLIRContext *ctx = b.getContext();
   auto inShape = tensorType(input).getShape();
   int64_t rank = inShape.size();
@@ -899,7 +910,8 @@ Value reshapeTensor(OpBuilder &b, Location loc, Value input,
                                            ArrayRef<ReassociationIndices>{});
   Value flat = input;
   if (from.getRank() != 1)
-    flat = b.create<tensor::CollapseShapeOp>(loc, input, reassoc(from.getRank()));
+    flat =
+        b.create<tensor::CollapseShapeOp>(loc, input, reassoc(from.getRank()));
   if (to.getRank() == 1)
     return flat;
   return b.create<tensor::ExpandShapeOp>(loc, to, flat, reassoc(to.getRank()));
@@ -914,14 +926,15 @@ struct ReduceMeanLowering : OpRewritePattern<ReduceMeanOp> {
     auto keptType = keptDimsType(inType, op.getAxes());
     Type elt = inType.getElementType();
     double scale = 1.0 / (double)product(inType, op.getAxes());
-    Value init = filled(rewriter, loc, keptType, scalarConstant(rewriter, loc, elt, 0));
-    Value sum = reduce(rewriter, loc, op.getInput(), op.getAxes(), {init},
-                       [&](OpBuilder &b, Location l, ValueRange a) {
-                         Value s = b.create<arith::MulFOp>(
-                             l, a[0], scalarConstant(b, l, elt, scale));
-                         return SmallVector<Value>{
-                             b.create<arith::AddFOp>(l, a[1], s)};
-                       })[0];
+    Value init =
+        filled(rewriter, loc, keptType, scalarConstant(rewriter, loc, elt, 0));
+    Value sum =
+        reduce(rewriter, loc, op.getInput(), op.getAxes(), {init},
+               [&](OpBuilder &b, Location l, ValueRange a) {
+                 Value s = b.create<arith::MulFOp>(
+                     l, a[0], scalarConstant(b, l, elt, scale));
+                 return SmallVector<Value>{b.create<arith::AddFOp>(l, a[1], s)};
+               })[0];
     rewriter.replaceOp(op, reshapeTensor(rewriter, loc, sum, op.getType()));
     return success();
   }
@@ -930,8 +943,7 @@ struct ReduceMeanLowering : OpRewritePattern<ReduceMeanOp> {
 /// ReduceSum/Prod/Max/Min/L1/L2/SumSquare/LogSum/LogSumExp: one reduction
 /// into the kept-dims shape, then a finishing elementwise step where the
 /// op needs one, then a reshape when the dims are dropped.
-template <typename OpTy>
-struct ReduceLowering : OpRewritePattern<OpTy> {
+template <typename OpTy> struct ReduceLowering : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
@@ -971,8 +983,8 @@ struct ReduceLowering : OpRewritePattern<OpTy> {
               ax = b.create<math::AbsFOp>(l, x);
             } else {
               Value zero = scalarConstant(b, l, x.getType(), 0);
-              Value neg = b.create<arith::CmpIOp>(
-                  l, arith::CmpIPredicate::slt, x, zero);
+              Value neg = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt,
+                                                  x, zero);
               ax = b.create<arith::SelectOp>(l, neg, sub(b, l, zero, x), x);
             }
             return {add(b, l, s, ax)};
@@ -984,13 +996,13 @@ struct ReduceLowering : OpRewritePattern<OpTy> {
             Value m = a[1];
             Value mNew = b.create<arith::MaximumFOp>(l, m, x);
             // exp(m - mNew) with both -inf is exp(NaN): guard it.
-            Value same = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ,
-                                                 m, mNew);
+            Value same =
+                b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, m, mNew);
             Value scale = b.create<arith::SelectOp>(
                 l, same, scalarConstant(b, l, x.getType(), 1),
                 b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, m, mNew)));
-            Value sameX = b.create<arith::CmpFOp>(
-                l, arith::CmpFPredicate::OEQ, x, mNew);
+            Value sameX =
+                b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, x, mNew);
             Value e = b.create<arith::SelectOp>(
                 l, sameX, scalarConstant(b, l, x.getType(), 1),
                 b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, x, mNew)));
@@ -1023,8 +1035,7 @@ struct ReduceLowering : OpRewritePattern<OpTy> {
 
 /// ArgMax/ArgMin: the reduction carries (best value, its index); the index
 /// of the reduced dim is the last loop of the iteration space.
-template <typename OpTy>
-struct ArgReduceLowering : OpRewritePattern<OpTy> {
+template <typename OpTy> struct ArgReduceLowering : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
@@ -1060,9 +1071,9 @@ struct ArgReduceLowering : OpRewritePattern<OpTy> {
                 x, best);
           }
           // The first element always counts (it may equal the init value).
-          Value first = b.create<arith::CmpIOp>(
-              l, arith::CmpIPredicate::eq, i,
-              scalarConstant(b, l, b.getI64Type(), 0));
+          Value first =
+              b.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, i,
+                                      scalarConstant(b, l, b.getI64Type(), 0));
           better = b.create<arith::OrIOp>(l, better, first);
           return {b.create<arith::SelectOp>(l, better, x, best),
                   b.create<arith::SelectOp>(l, better, i, bestIdx)};
@@ -1082,13 +1093,12 @@ struct LogSoftmaxLowering : OpRewritePattern<LogSoftmaxOp> {
     Type elt = type.getElementType();
     int64_t axis = op.getAxis();
     auto keptType = keptDimsType(type, {axis});
-    Value m = reduce(rewriter, loc, op.getInput(), {axis},
-                     {filled(rewriter, loc, keptType,
-                             lowestValue(rewriter, loc, elt))},
-                     [](OpBuilder &b, Location l, ValueRange a) {
-                       return SmallVector<Value>{
-                           b.create<arith::MaximumFOp>(l, a[1], a[0])};
-                     })[0];
+    Value m = reduce(
+        rewriter, loc, op.getInput(), {axis},
+        {filled(rewriter, loc, keptType, lowestValue(rewriter, loc, elt))},
+        [](OpBuilder &b, Location l, ValueRange a) {
+          return SmallVector<Value>{b.create<arith::MaximumFOp>(l, a[1], a[0])};
+        })[0];
     Value shifted = elementwise(rewriter, loc, type, {op.getInput(), m},
                                 [](OpBuilder &b, Location l, ValueRange a) {
                                   return sub(b, l, a[0], a[1]);
@@ -1123,23 +1133,28 @@ struct SoftmaxLowering : OpRewritePattern<SoftmaxOp> {
     int64_t axis = op.getAxis();
     auto keptType = keptDimsType(type, {axis});
     Value m0 = filled(rewriter, loc, keptType, lowestValue(rewriter, loc, elt));
-    Value s0 = filled(rewriter, loc, keptType, scalarConstant(rewriter, loc, elt, 0));
+    Value s0 =
+        filled(rewriter, loc, keptType, scalarConstant(rewriter, loc, elt, 0));
     auto stats = reduce(
         rewriter, loc, op.getInput(), {axis}, {m0, s0},
         [&](OpBuilder &b, Location l, ValueRange a) {
           Value x = a[0], m = a[1], s = a[2];
           Value mNew = b.create<arith::MaximumFOp>(l, m, x);
           Value scaled = b.create<arith::MulFOp>(
-              l, s, b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, m, mNew)));
-          Value e = b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, x, mNew));
-          return SmallVector<Value>{mNew, b.create<arith::AddFOp>(l, scaled, e)};
+              l, s,
+              b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, m, mNew)));
+          Value e =
+              b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, x, mNew));
+          return SmallVector<Value>{mNew,
+                                    b.create<arith::AddFOp>(l, scaled, e)};
         });
-    Value r = elementwise(rewriter, loc, type, {op.getInput(), stats[0], stats[1]},
-                          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-                            Value e = b.create<math::ExpOp>(
-                                l, b.create<arith::SubFOp>(l, a[0], a[1]));
-                            return b.create<arith::DivFOp>(l, e, a[2]);
-                          });
+    Value r =
+        elementwise(rewriter, loc, type, {op.getInput(), stats[0], stats[1]},
+                    [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                      Value e = b.create<math::ExpOp>(
+                          l, b.create<arith::SubFOp>(l, a[0], a[1]));
+                      return b.create<arith::DivFOp>(l, e, a[2]);
+                    });
     rewriter.replaceOp(op, r);
     return success();
   }
@@ -1158,27 +1173,26 @@ struct LayerNormLowering : OpRewritePattern<LayerNormOp> {
     auto keptType = keptDimsType(type, axes);
     double invN = 1.0 / (double)product(type, axes);
     Value zero = scalarConstant(rewriter, loc, elt, 0);
-    Value mean = reduce(rewriter, loc, op.getInput(), axes,
-                        {filled(rewriter, loc, keptType, zero)},
-                        [&](OpBuilder &b, Location l, ValueRange a) {
-                          Value s = b.create<arith::MulFOp>(
-                              l, a[0], scalarConstant(b, l, elt, invN));
-                          return SmallVector<Value>{
-                              b.create<arith::AddFOp>(l, a[1], s)};
-                        })[0];
+    Value mean =
+        reduce(rewriter, loc, op.getInput(), axes,
+               {filled(rewriter, loc, keptType, zero)},
+               [&](OpBuilder &b, Location l, ValueRange a) {
+                 Value s = b.create<arith::MulFOp>(
+                     l, a[0], scalarConstant(b, l, elt, invN));
+                 return SmallVector<Value>{b.create<arith::AddFOp>(l, a[1], s)};
+               })[0];
     Value centered = elementwise(rewriter, loc, type, {op.getInput(), mean},
                                  [&](OpBuilder &b, Location l, ValueRange a) {
                                    return sub(b, l, a[0], a[1]);
                                  });
-    Value var = reduce(rewriter, loc, centered, axes,
-                       {filled(rewriter, loc, keptType, zero)},
-                       [&](OpBuilder &b, Location l, ValueRange a) {
-                         Value sq = b.create<arith::MulFOp>(l, a[0], a[0]);
-                         Value s = b.create<arith::MulFOp>(
-                             l, sq, scalarConstant(b, l, elt, invN));
-                         return SmallVector<Value>{
-                             b.create<arith::AddFOp>(l, a[1], s)};
-                       })[0];
+    Value var = reduce(
+        rewriter, loc, centered, axes, {filled(rewriter, loc, keptType, zero)},
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value sq = b.create<arith::MulFOp>(l, a[0], a[0]);
+          Value s =
+              b.create<arith::MulFOp>(l, sq, scalarConstant(b, l, elt, invN));
+          return SmallVector<Value>{b.create<arith::AddFOp>(l, a[1], s)};
+        })[0];
     SmallVector<Value> ins{centered, var, op.getScale()};
     if (op.getBias())
       ins.push_back(op.getBias());
@@ -1199,8 +1213,7 @@ struct LayerNormLowering : OpRewritePattern<LayerNormOp> {
   }
 };
 
-template <typename OpTy>
-struct PoolLowering : OpRewritePattern<OpTy> {
+template <typename OpTy> struct PoolLowering : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
@@ -1211,14 +1224,15 @@ struct PoolLowering : OpRewritePattern<OpTy> {
     auto inType = tensorType(op.getInput());
     Type elt = type.getElementType();
     Window win{inType.getShape(), type.getShape(), op.getKernelShape(),
-               op.getStrides(), op.getPads(), op.getDilations()};
+               op.getStrides(),   op.getPads(),    op.getDilations()};
     int64_t k = win.spatial(), rank = type.getRank();
     Value padValue = isMax ? lowestValue(rewriter, loc, elt)
                            : scalarConstant(rewriter, loc, elt, 0);
     Value init = filled(rewriter, loc, type, padValue);
     // Iteration space: n, c, o_1..o_k (parallel), r_1..r_k (reduction). The
     // window dims only size the loops: a tensor.empty of the kernel shape.
-    Value window = rewriter.create<tensor::EmptyOp>(loc, op.getKernelShape(), elt);
+    Value window =
+        rewriter.create<tensor::EmptyOp>(loc, op.getKernelShape(), elt);
     SmallVector<AffineExpr> wExprs, outExprs;
     for (int64_t i = 0; i < k; ++i)
       wExprs.push_back(getAffineDimExpr(rank + i, ctx));
@@ -1241,7 +1255,8 @@ struct PoolLowering : OpRewritePattern<OpTy> {
             idx.push_back(win.position(b, l, i, dims[2 + i], dims[rank + i]));
             check.push_back(win.mayLeave(i));
           }
-          Value pad = isMax ? lowestValue(b, l, elt) : scalarConstant(b, l, elt, 0);
+          Value pad =
+              isMax ? lowestValue(b, l, elt) : scalarConstant(b, l, elt, 0);
           Value x = readWithPadding(b, l, input, idx, check, pad);
           Value r = isMax ? max(b, l, a.back(), x) : add(b, l, a.back(), x);
           b.create<linalg::YieldOp>(l, r);
@@ -1251,49 +1266,54 @@ struct PoolLowering : OpRewritePattern<OpTy> {
       // Divide by the number of window positions that count: inside the
       // input, or also inside the pads with count_include_pad.
       bool includePad = op.getCountIncludePad();
-      result = rewriter
-                   .create<linalg::GenericOp>(
-                       loc, TypeRange{type}, ValueRange{result},
-                       ValueRange{rewriter.create<tensor::EmptyOp>(
-                           loc, type.getShape(), elt)},
-                       ArrayRef<AffineMap>{
-                           AffineMap::getMultiDimIdentityMap(rank, ctx),
-                           AffineMap::getMultiDimIdentityMap(rank, ctx)},
-                       SmallVector<IteratorType>(rank, IteratorType::parallel),
-                       [&](OpBuilder &b, Location l, ValueRange a) {
-                         Value count = index(b, l, 1);
-                         for (int64_t i = 0; i < k; ++i) {
-                           int64_t lo = includePad ? -win.pads[i] : 0;
-                           int64_t hi = win.inShape[2 + i] +
-                                        (includePad ? win.pads[k + i] : 0);
-                           int64_t dil = win.dilations[i];
-                           Value o = b.create<linalg::IndexOp>(l, 2 + i);
-                           Value start = win.position(b, l, i, o, index(b, l, 0));
-                           // r in [ceil((lo-start)/d), floor((hi-1-start)/d)]
-                           Value rMin = b.create<arith::MaxSIOp>(
-                               l, index(b, l, 0),
-                               b.create<arith::CeilDivSIOp>(
-                                   l, b.create<arith::SubIOp>(l, index(b, l, lo), start),
-                                   index(b, l, dil)));
-                           Value rMax = b.create<arith::MinSIOp>(
-                               l, index(b, l, win.kernel[i] - 1),
-                               b.create<arith::FloorDivSIOp>(
-                                   l,
-                                   b.create<arith::SubIOp>(l, index(b, l, hi - 1), start),
-                                   index(b, l, dil)));
-                           Value n = b.create<arith::MaxSIOp>(
-                               l, index(b, l, 0),
-                               b.create<arith::AddIOp>(
-                                   l, b.create<arith::SubIOp>(l, rMax, rMin),
-                                   index(b, l, 1)));
-                           count = b.create<arith::MulIOp>(l, count, n);
-                         }
-                         Value c = b.create<arith::IndexCastOp>(l, b.getI64Type(), count);
-                         Value f = b.create<arith::SIToFPOp>(l, elt, c);
-                         b.create<linalg::YieldOp>(
-                             l, Value(b.create<arith::DivFOp>(l, a[0], f)));
-                       })
-                   .getResult(0);
+      result =
+          rewriter
+              .create<linalg::GenericOp>(
+                  loc, TypeRange{type}, ValueRange{result},
+                  ValueRange{rewriter.create<tensor::EmptyOp>(
+                      loc, type.getShape(), elt)},
+                  ArrayRef<AffineMap>{
+                      AffineMap::getMultiDimIdentityMap(rank, ctx),
+                      AffineMap::getMultiDimIdentityMap(rank, ctx)},
+                  SmallVector<IteratorType>(rank, IteratorType::parallel),
+                  [&](OpBuilder &b, Location l, ValueRange a) {
+                    Value count = index(b, l, 1);
+                    for (int64_t i = 0; i < k; ++i) {
+                      int64_t lo = includePad ? -win.pads[i] : 0;
+                      int64_t hi = win.inShape[2 + i] +
+                                   (includePad ? win.pads[k + i] : 0);
+                      int64_t dil = win.dilations[i];
+                      Value o = b.create<linalg::IndexOp>(l, 2 + i);
+                      Value start = win.position(b, l, i, o, index(b, l, 0));
+                      // r in [ceil((lo-start)/d), floor((hi-1-start)/d)]
+                      Value rMin = b.create<arith::MaxSIOp>(
+                          l, index(b, l, 0),
+                          b.create<arith::CeilDivSIOp>(
+                              l,
+                              b.create<arith::SubIOp>(l, index(b, l, lo),
+                                                      start),
+                              index(b, l, dil)));
+                      Value rMax = b.create<arith::MinSIOp>(
+                          l, index(b, l, win.kernel[i] - 1),
+                          b.create<arith::FloorDivSIOp>(
+                              l,
+                              b.create<arith::SubIOp>(l, index(b, l, hi - 1),
+                                                      start),
+                              index(b, l, dil)));
+                      Value n = b.create<arith::MaxSIOp>(
+                          l, index(b, l, 0),
+                          b.create<arith::AddIOp>(
+                              l, b.create<arith::SubIOp>(l, rMax, rMin),
+                              index(b, l, 1)));
+                      count = b.create<arith::MulIOp>(l, count, n);
+                    }
+                    Value c =
+                        b.create<arith::IndexCastOp>(l, b.getI64Type(), count);
+                    Value f = b.create<arith::SIToFPOp>(l, elt, c);
+                    b.create<linalg::YieldOp>(
+                        l, Value(b.create<arith::DivFOp>(l, a[0], f)));
+                  })
+              .getResult(0);
     }
     rewriter.replaceOp(op, result);
     return success();
@@ -1304,8 +1324,8 @@ struct ReshapeLowering : OpRewritePattern<ReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ReshapeOp op,
                                 PatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, reshapeTensor(rewriter, op.getLoc(), op.getInput(),
-                                         op.getType()));
+    rewriter.replaceOp(
+        op, reshapeTensor(rewriter, op.getLoc(), op.getInput(), op.getType()));
     return success();
   }
 };
@@ -1324,20 +1344,21 @@ struct TransposeLowering : OpRewritePattern<TransposeOp> {
     for (int64_t i = 0; i < rank; ++i)
       exprs[op.getPerm()[i]] = getAffineDimExpr(i, ctx);
     rewriter.replaceOp(op, copyThroughMap(rewriter, op.getLoc(), op.getInput(),
-                                          type, AffineMap::get(rank, 0, exprs, ctx)));
+                                          type,
+                                          AffineMap::get(rank, 0, exprs, ctx)));
     return success();
   }
 
   static Value copyThroughMap(OpBuilder &b, Location loc, Value input,
                               RankedTensorType type, AffineMap map) {
     int64_t rank = type.getRank();
-    Value init = b.create<tensor::EmptyOp>(loc, type.getShape(),
-                                           type.getElementType());
+    Value init =
+        b.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
     return b
         .create<linalg::GenericOp>(
             loc, TypeRange{type}, ValueRange{input}, ValueRange{init},
-            ArrayRef<AffineMap>{map, AffineMap::getMultiDimIdentityMap(
-                                         rank, b.getContext())},
+            ArrayRef<AffineMap>{
+                map, AffineMap::getMultiDimIdentityMap(rank, b.getContext())},
             SmallVector<IteratorType>(rank, IteratorType::parallel),
             [](OpBuilder &nb, Location l, ValueRange a) {
               nb.create<linalg::YieldOp>(l, a[0]);
@@ -1433,13 +1454,14 @@ struct ConcatLowering : OpRewritePattern<ConcatOp> {
             SmallVector<Value> at(idx);
             Value local = b.create<arith::SubIOp>(l, pos, index(b, l, offset));
             local = b.create<arith::MaxSIOp>(l, local, index(b, l, 0));
-            at[axis] = b.create<arith::MinSIOp>(l, local, index(b, l, size - 1));
+            at[axis] =
+                b.create<arith::MinSIOp>(l, local, index(b, l, size - 1));
             Value v = b.create<tensor::ExtractOp>(l, in, at);
             if (!result) {
               result = v;
             } else {
-              Value here = b.create<arith::CmpIOp>(
-                  l, arith::CmpIPredicate::sge, pos, index(b, l, offset));
+              Value here = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge,
+                                                   pos, index(b, l, offset));
               result = b.create<arith::SelectOp>(l, here, v, result);
             }
             offset += size;
@@ -1501,8 +1523,8 @@ struct GatherLowering : OpRewritePattern<GatherOp> {
 /// [0, n), the dlc policy for out-of-range indices.
 Value normalizeIndex(OpBuilder &b, Location l, Value i, int64_t n) {
   i = b.create<arith::IndexCastOp>(l, b.getIndexType(), i);
-  Value neg = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, i,
-                                      index(b, l, 0));
+  Value neg =
+      b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, i, index(b, l, 0));
   i = b.create<arith::SelectOp>(
       l, neg, b.create<arith::AddIOp>(l, i, index(b, l, n)), i);
   i = b.create<arith::MaxSIOp>(l, i, index(b, l, 0));
@@ -1602,8 +1624,8 @@ struct PadLowering : OpRewritePattern<PadOp> {
                                                   j, index(b, l, 0));
               j = b.create<arith::SelectOp>(
                   l, neg, b.create<arith::SubIOp>(l, index(b, l, 0), j), j);
-              Value past = b.create<arith::CmpIOp>(
-                  l, arith::CmpIPredicate::sge, j, index(b, l, n));
+              Value past = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge,
+                                                   j, index(b, l, n));
               j = b.create<arith::SelectOp>(
                   l, past,
                   b.create<arith::SubIOp>(l, index(b, l, 2 * (n - 1)), j), j);
@@ -1670,12 +1692,13 @@ struct CumSumLowering : OpRewritePattern<CumSumOp> {
     }
     SmallVector<IteratorType> iters(rank, IteratorType::parallel);
     iters.push_back(IteratorType::reduction);
-    Value init = filled(rewriter, loc, type, scalarConstant(rewriter, loc, elt, 0));
-    arith::CmpIPredicate pred =
-        reverse ? (exclusive ? arith::CmpIPredicate::sgt
-                             : arith::CmpIPredicate::sge)
-                : (exclusive ? arith::CmpIPredicate::slt
-                             : arith::CmpIPredicate::sle);
+    Value init =
+        filled(rewriter, loc, type, scalarConstant(rewriter, loc, elt, 0));
+    arith::CmpIPredicate pred = reverse
+                                    ? (exclusive ? arith::CmpIPredicate::sgt
+                                                 : arith::CmpIPredicate::sge)
+                                    : (exclusive ? arith::CmpIPredicate::slt
+                                                 : arith::CmpIPredicate::sle);
     auto generic = rewriter.create<linalg::GenericOp>(
         loc, TypeRange{type}, ValueRange{op.getInput()}, ValueRange{init},
         ArrayRef<AffineMap>{AffineMap::get(rank + 1, 0, inExprs, ctx),
@@ -1781,12 +1804,13 @@ struct ScatterElementsLowering : OpRewritePattern<ScatterElementsOp> {
     SmallVector<IteratorType> iters(rank, IteratorType::parallel);
     iters.push_back(IteratorType::reduction);
     auto generic = rewriter.create<linalg::GenericOp>(
-        loc, TypeRange{type}, ValueRange{loopShape(rewriter, loc, idxShape[axis])},
+        loc, TypeRange{type},
+        ValueRange{loopShape(rewriter, loc, idxShape[axis])},
         ValueRange{op.getData()},
         ArrayRef<AffineMap>{
             AffineMap::get(rank + 1, 0, getAffineDimExpr(rank, ctx)),
-            AffineMap::getMultiDimIdentityMap(rank + 1, ctx).getMajorSubMap(
-                rank)},
+            AffineMap::getMultiDimIdentityMap(rank + 1, ctx)
+                .getMajorSubMap(rank)},
         iters, [&](OpBuilder &b, Location l, ValueRange a) {
           SmallVector<Value> d = loopIndices(b, l, rank + 1);
           // Update position: the output's index in every dim but the axis.
@@ -1798,10 +1822,10 @@ struct ScatterElementsLowering : OpRewritePattern<ScatterElementsOp> {
               continue;
             Value ok = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt,
                                                d[i], index(b, l, idxShape[i]));
-            valid = valid ? b.create<arith::AndIOp>(l, valid, ok).getResult()
-                          : ok;
-            u[i] = b.create<arith::MinSIOp>(l, d[i],
-                                            index(b, l, idxShape[i] - 1));
+            valid =
+                valid ? b.create<arith::AndIOp>(l, valid, ok).getResult() : ok;
+            u[i] =
+                b.create<arith::MinSIOp>(l, d[i], index(b, l, idxShape[i] - 1));
           }
           Value target = normalizeIndex(
               b, l, b.create<tensor::ExtractOp>(l, indices, u), n);
@@ -1909,9 +1933,9 @@ struct OneHotLowering : OpRewritePattern<OneHotOp> {
                                               index(b, l, 0));
           i = b.create<arith::SelectOp>(
               l, neg, b.create<arith::AddIOp>(l, i, index(b, l, depth)), i);
-          Value hit = b.create<arith::CmpIOp>(
-              l, arith::CmpIPredicate::eq, i,
-              b.create<linalg::IndexOp>(l, axis));
+          Value hit =
+              b.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, i,
+                                      b.create<linalg::IndexOp>(l, axis));
           Value off = b.create<tensor::ExtractOp>(l, values, index(b, l, 0));
           Value on = b.create<tensor::ExtractOp>(l, values, index(b, l, 1));
           b.create<linalg::YieldOp>(
@@ -1934,8 +1958,8 @@ struct EinsumLowering : OpRewritePattern<EinsumOp> {
     SmallVector<ArrayRef<int64_t>> shapes;
     for (Value v : op.getInputs())
       shapes.push_back(tensorType(v).getShape());
-    FailureOr<EinsumEquation> eq = parseEinsumEquation(
-        op.getEquation(), shapes, [](const Twine &) {});
+    FailureOr<EinsumEquation> eq =
+        parseEinsumEquation(op.getEquation(), shapes, [](const Twine &) {});
     if (failed(eq))
       return rewriter.notifyMatchFailure(op, "invalid equation");
     int64_t numLetters = eq->extents.size();
@@ -1961,8 +1985,9 @@ struct EinsumLowering : OpRewritePattern<EinsumOp> {
     maps.push_back(AffineMap::get(numLetters, 0, outExprs, ctx));
     SmallVector<IteratorType> iters(eq->output.size(), IteratorType::parallel);
     iters.append(numLetters - eq->output.size(), IteratorType::reduction);
-    Value init = filled(rewriter, loc, type,
-                        scalarConstant(rewriter, loc, type.getElementType(), 0));
+    Value init =
+        filled(rewriter, loc, type,
+               scalarConstant(rewriter, loc, type.getElementType(), 0));
     auto generic = rewriter.create<linalg::GenericOp>(
         loc, TypeRange{type}, op.getInputs(), ValueRange{init}, maps, iters,
         [&](OpBuilder &b, Location l, ValueRange a) {
@@ -2015,15 +2040,17 @@ struct TopKLowering : OpRewritePattern<TopKOp> {
                   Value strict, equal;
                   if (isa<FloatType>(elt)) {
                     strict = b.create<arith::CmpFOp>(
-                        l, largest ? arith::CmpFPredicate::OGT
-                                   : arith::CmpFPredicate::OLT,
+                        l,
+                        largest ? arith::CmpFPredicate::OGT
+                                : arith::CmpFPredicate::OLT,
                         y, x);
                     equal = b.create<arith::CmpFOp>(
                         l, arith::CmpFPredicate::OEQ, y, x);
                   } else {
                     strict = b.create<arith::CmpIOp>(
-                        l, largest ? arith::CmpIPredicate::sgt
-                                   : arith::CmpIPredicate::slt,
+                        l,
+                        largest ? arith::CmpIPredicate::sgt
+                                : arith::CmpIPredicate::slt,
                         y, x);
                     equal = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq,
                                                     y, x);
@@ -2050,8 +2077,8 @@ struct TopKLowering : OpRewritePattern<TopKOp> {
               l, i64, b.create<linalg::IndexOp>(l, axis));
           Value r = b.create<arith::IndexCastOp>(
               l, i64, b.create<linalg::IndexOp>(l, rank));
-          Value hit = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq,
-                                              a[1], j);
+          Value hit =
+              b.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, a[1], j);
           b.create<linalg::YieldOp>(
               l, ValueRange{b.create<arith::SelectOp>(l, hit, a[0], a[2]),
                             b.create<arith::SelectOp>(l, hit, r, a[3])});
@@ -2106,10 +2133,10 @@ struct ResizeLowering : OpRewritePattern<ResizeOp> {
             if (ct == "asymmetric")
               return b.create<arith::DivFOp>(l, x, c(s));
             if (ct == "align_corners")
-              return outLen == 1 ? c(0)
-                                 : b.create<arith::MulFOp>(
-                                       l, x,
-                                       c((double)(inLen - 1) / (outLen - 1)));
+              return outLen == 1
+                         ? c(0)
+                         : b.create<arith::MulFOp>(
+                               l, x, c((double)(inLen - 1) / (outLen - 1)));
             if (ct == "pytorch_half_pixel")
               return outLen > 1 ? halfPixel(0) : c(0);
             if (ct == "half_pixel_symmetric") {
@@ -2139,11 +2166,11 @@ struct ResizeLowering : OpRewritePattern<ResizeOp> {
               else if (nm == "ceil")
                 r = b.create<math::CeilOp>(l, x);
               else if (nm == "round_prefer_ceil")
-                r = b.create<math::FloorOp>(l, b.create<arith::AddFOp>(
-                                                   l, x, c(0.5)));
+                r = b.create<math::FloorOp>(
+                    l, b.create<arith::AddFOp>(l, x, c(0.5)));
               else
-                r = b.create<math::CeilOp>(l, b.create<arith::SubFOp>(
-                                                  l, x, c(0.5)));
+                r = b.create<math::CeilOp>(
+                    l, b.create<arith::SubFOp>(l, x, c(0.5)));
               at[i] = clampIndex(toIndex(r), inShape[i]);
             }
             result = b.create<tensor::ExtractOp>(l, input, at);
@@ -2221,15 +2248,15 @@ struct ConvTransposeLowering : OpRewritePattern<ConvTransposeOp> {
                      })
                  .getResult(0);
     } else {
-      init = filled(rewriter, loc, outType, scalarConstant(rewriter, loc, elt, 0));
+      init =
+          filled(rewriter, loc, outType, scalarConstant(rewriter, loc, elt, 0));
     }
     // Iteration space: n, m, o_1..o_k (parallel), c, r_1..r_k (reduction).
     int64_t numDims = 2 + k + 1 + k;
     auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
     // Weight [C, M/group, k...]: channel = group * C/group + c.
     SmallVector<AffineExpr> wExprs{
-        d(1).floorDiv(outPerGroup) * inPerGroup + d(2 + k),
-        d(1) % outPerGroup};
+        d(1).floorDiv(outPerGroup) * inPerGroup + d(2 + k), d(1) % outPerGroup};
     for (int64_t i = 0; i < k; ++i)
       wExprs.push_back(d(3 + k + i));
     SmallVector<AffineExpr> outExprs;
@@ -2249,8 +2276,8 @@ struct ConvTransposeLowering : OpRewritePattern<ConvTransposeOp> {
                             AffineMap::get(numDims, 0, outExprs, ctx)},
         iters, [&](OpBuilder &b, Location l, ValueRange a) {
           SmallVector<Value> dims = loopIndices(b, l, numDims);
-          Value g = b.create<arith::DivUIOp>(l, dims[1],
-                                             index(b, l, outPerGroup));
+          Value g =
+              b.create<arith::DivUIOp>(l, dims[1], index(b, l, outPerGroup));
           Value ch = b.create<arith::AddIOp>(
               l, b.create<arith::MulIOp>(l, g, index(b, l, inPerGroup)),
               dims[2 + k]);
@@ -2263,8 +2290,8 @@ struct ConvTransposeLowering : OpRewritePattern<ConvTransposeOp> {
                 b.create<arith::AddIOp>(l, dims[2 + i], index(b, l, pads[i])),
                 b.create<arith::MulIOp>(l, dims[3 + k + i],
                                         index(b, l, dilations[i])));
-            Value q = b.create<arith::FloorDivSIOp>(l, t,
-                                                    index(b, l, strides[i]));
+            Value q =
+                b.create<arith::FloorDivSIOp>(l, t, index(b, l, strides[i]));
             Value exact = b.create<arith::CmpIOp>(
                 l, arith::CmpIPredicate::eq,
                 b.create<arith::MulIOp>(l, q, index(b, l, strides[i])), t);
@@ -2278,8 +2305,8 @@ struct ConvTransposeLowering : OpRewritePattern<ConvTransposeOp> {
                                     scalarConstant(b, l, elt, 0));
           x = b.create<arith::SelectOp>(l, valid, x,
                                         scalarConstant(b, l, elt, 0));
-          Value r = b.create<arith::AddFOp>(l, a.back(),
-                                            b.create<arith::MulFOp>(l, x, a[0]));
+          Value r = b.create<arith::AddFOp>(
+              l, a.back(), b.create<arith::MulFOp>(l, x, a[0]));
           b.create<linalg::YieldOp>(l, r);
         });
     rewriter.replaceOp(op, generic.getResult(0));
@@ -2321,37 +2348,37 @@ struct ConvertDlcToLinalgPass
 
 void mlir::dlc::populateDlcToLinalgPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<BinaryLowering<AddOp>, BinaryLowering<SubOp>,
-               BinaryLowering<MulOp>, BinaryLowering<DivOp>,
-               BinaryLowering<PowOp>, UnaryLowering<ReluOp>,
-               UnaryLowering<SigmoidOp>, UnaryLowering<TanhOp>,
-               UnaryLowering<ErfOp>, UnaryLowering<SqrtOp>,
-               UnaryLowering<ExpOp>, UnaryLowering<ClipOp>, CastLowering,
-               BatchNormLowering, ConvLowering, GemmLowering, MatMulLowering,
-               ReduceMeanLowering, SoftmaxLowering, LayerNormLowering,
-               PoolLowering<MaxPoolOp>, PoolLowering<AveragePoolOp>,
-               ReshapeLowering, TransposeLowering, SliceLowering,
-               ConcatLowering, GatherLowering, ShapeLowering>(ctx);
+  patterns
+      .add<BinaryLowering<AddOp>, BinaryLowering<SubOp>, BinaryLowering<MulOp>,
+           BinaryLowering<DivOp>, BinaryLowering<PowOp>, UnaryLowering<ReluOp>,
+           UnaryLowering<SigmoidOp>, UnaryLowering<TanhOp>,
+           UnaryLowering<ErfOp>, UnaryLowering<SqrtOp>, UnaryLowering<ExpOp>,
+           UnaryLowering<ClipOp>, CastLowering, BatchNormLowering, ConvLowering,
+           GemmLowering, MatMulLowering, ReduceMeanLowering, SoftmaxLowering,
+           LayerNormLowering, PoolLowering<MaxPoolOp>,
+           PoolLowering<AveragePoolOp>, ReshapeLowering, TransposeLowering,
+           SliceLowering, ConcatLowering, GatherLowering, ShapeLowering>(ctx);
   patterns.add<CompareLowering<EqualOp>, CompareLowering<LessOp>,
                CompareLowering<LessOrEqualOp>, CompareLowering<GreaterOp>,
                CompareLowering<GreaterOrEqualOp>, LogicalLowering<AndOp>,
                LogicalLowering<OrOp>, LogicalLowering<XorOp>,
                LogicalLowering<NotOp>, WhereLowering, IsNaNLowering,
                IsInfLowering, ExpandLowering, GatherElementsLowering>(ctx);
-  patterns.add<UnaryLowering<LogOp>, UnaryLowering<SinOp>,
-               UnaryLowering<CosOp>, UnaryLowering<FloorOp>,
-               UnaryLowering<CeilOp>, UnaryLowering<RoundOp>,
-               UnaryLowering<ReciprocalOp>, UnaryLowering<SoftplusOp>,
-               UnaryLowering<SoftsignOp>, UnaryLowering<MishOp>,
-               UnaryLowering<HardSwishOp>, UnaryLowering<AbsOp>,
-               UnaryLowering<NegOp>, UnaryLowering<SignOp>,
-               BinaryLowering<MaxOp>, BinaryLowering<MinOp>,
-               BinaryLowering<PReluOp>, ModLowering>(ctx);
-  patterns.add<ActivationLowering<LeakyReluOp>, ActivationLowering<EluOp>,
-               ActivationLowering<SeluOp>, ActivationLowering<CeluOp>,
-               ActivationLowering<HardSigmoidOp>,
-               ActivationLowering<ThresholdedReluOp>,
-               ActivationLowering<GeluOp>>(ctx);
+  patterns.add<UnaryLowering<LogOp>, UnaryLowering<SinOp>, UnaryLowering<CosOp>,
+               UnaryLowering<FloorOp>, UnaryLowering<CeilOp>,
+               UnaryLowering<RoundOp>, UnaryLowering<ReciprocalOp>,
+               UnaryLowering<SoftplusOp>, UnaryLowering<SoftsignOp>,
+               UnaryLowering<MishOp>, UnaryLowering<HardSwishOp>,
+               UnaryLowering<AbsOp>, UnaryLowering<NegOp>,
+               UnaryLowering<SignOp>, BinaryLowering<MaxOp>,
+               BinaryLowering<MinOp>, BinaryLowering<PReluOp>, ModLowering>(
+      ctx);
+  patterns
+      .add<ActivationLowering<LeakyReluOp>, ActivationLowering<EluOp>,
+           ActivationLowering<SeluOp>, ActivationLowering<CeluOp>,
+           ActivationLowering<HardSigmoidOp>,
+           ActivationLowering<ThresholdedReluOp>, ActivationLowering<GeluOp>>(
+          ctx);
   patterns.add<ReduceLowering<ReduceSumOp>, ReduceLowering<ReduceProdOp>,
                ReduceLowering<ReduceMaxOp>, ReduceLowering<ReduceMinOp>,
                ReduceLowering<ReduceL1Op>, ReduceLowering<ReduceSumSquareOp>,

@@ -1,4 +1,5 @@
-//===- ConvertQuantToLinalg.cpp - dlc quantization ops to linalg -*- C++ -*-===//
+//===- ConvertQuantToLinalg.cpp - dlc quantization ops to linalg -*- C++
+//-*-===//
 //
 // Lowers quantize_linear, dequantize_linear, conv_integer, matmul_integer and
 // requantize to linalg.generic on tensors, like ConvertDlcToLinalg.cpp does
@@ -150,8 +151,8 @@ Value parallelGeneric(
 }
 
 Value zeroFilled(OpBuilder &b, Location loc, RankedTensorType type) {
-  Value init = b.create<tensor::EmptyOp>(loc, type.getShape(),
-                                         type.getElementType());
+  Value init =
+      b.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
   return b.create<linalg::FillOp>(loc, i32(b, loc, 0), init).getResult(0);
 }
 
@@ -170,23 +171,23 @@ struct QuantizeLinearLowering : OpRewritePattern<QuantizeLinearOp> {
     Type dlcElt = type.getElementType();
     bool zpUnsigned = isUnsigned(op.getZeroPoint());
     AffineMap pm = paramMap(op.getScale(), rank, op.getAxis(), ctx);
-    Value out = parallelGeneric(
-        rewriter, loc, cast<RankedTensorType>(signless(type)),
-        {op.getInput(), op.getScale(),
-         toSignless(rewriter, loc, op.getZeroPoint())},
-        {AffineMap::getMultiDimIdentityMap(rank, ctx), pm, pm},
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          Type f32Type = b.getF32Type();
-          Value x = a[0], s = a[1];
-          if (x.getType() != f32Type) {
-            x = b.create<arith::ExtFOp>(l, f32Type, x);
-            s = b.create<arith::ExtFOp>(l, f32Type, s);
-          }
-          Value q = b.create<arith::DivFOp>(l, x, s);
-          Value zpF = b.create<arith::SIToFPOp>(
-              l, f32Type, toI32(b, l, a[2], zpUnsigned));
-          return saturateToInt8(b, l, q, zpF, dlcElt);
-        });
+    Value out =
+        parallelGeneric(rewriter, loc, cast<RankedTensorType>(signless(type)),
+                        {op.getInput(), op.getScale(),
+                         toSignless(rewriter, loc, op.getZeroPoint())},
+                        {AffineMap::getMultiDimIdentityMap(rank, ctx), pm, pm},
+                        [&](OpBuilder &b, Location l, ValueRange a) {
+                          Type f32Type = b.getF32Type();
+                          Value x = a[0], s = a[1];
+                          if (x.getType() != f32Type) {
+                            x = b.create<arith::ExtFOp>(l, f32Type, x);
+                            s = b.create<arith::ExtFOp>(l, f32Type, s);
+                          }
+                          Value q = b.create<arith::DivFOp>(l, x, s);
+                          Value zpF = b.create<arith::SIToFPOp>(
+                              l, f32Type, toI32(b, l, a[2], zpUnsigned));
+                          return saturateToInt8(b, l, q, zpF, dlcElt);
+                        });
     rewriter.replaceOp(op, fromSignless(rewriter, loc, out, type));
     return success();
   }
@@ -209,9 +210,9 @@ struct DequantizeLinearLowering : OpRewritePattern<DequantizeLinearOp> {
                  toSignless(rewriter, loc, op.getZeroPoint()), op.getScale()},
                 {AffineMap::getMultiDimIdentityMap(rank, ctx), pm, pm},
                 [&](OpBuilder &b, Location l, ValueRange a) {
-                  Value d = b.create<arith::SubIOp>(
-                      l, toI32(b, l, a[0], unsignedIn),
-                      toI32(b, l, a[1], unsignedIn));
+                  Value d =
+                      b.create<arith::SubIOp>(l, toI32(b, l, a[0], unsignedIn),
+                                              toI32(b, l, a[1], unsignedIn));
                   Value f = b.create<arith::SIToFPOp>(l, a[2].getType(), d);
                   return b.create<arith::MulFOp>(l, f, a[2]).getResult();
                 }));
@@ -231,10 +232,9 @@ struct RequantizeLowering : OpRewritePattern<RequantizeOp> {
     bool zpUnsigned = isUnsigned(op.getZeroPoint());
     SmallVector<Value> inputs{op.getInput(), op.getMultiplier(),
                               toSignless(rewriter, loc, op.getZeroPoint())};
-    SmallVector<AffineMap> maps{
-        AffineMap::getMultiDimIdentityMap(rank, ctx),
-        paramMap(op.getMultiplier(), rank, axis, ctx),
-        AffineMap::get(rank, 0, ctx)};
+    SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(rank, ctx),
+                                paramMap(op.getMultiplier(), rank, axis, ctx),
+                                AffineMap::get(rank, 0, ctx)};
     Value bias = op.getBias();
     if (bias) {
       inputs.push_back(bias);
@@ -249,8 +249,8 @@ struct RequantizeLowering : OpRewritePattern<RequantizeOp> {
           Type f32Type = b.getF32Type();
           Value v = b.create<arith::MulFOp>(
               l, b.create<arith::SIToFPOp>(l, f32Type, acc), a[1]);
-          Value zpF = b.create<arith::SIToFPOp>(
-              l, f32Type, toI32(b, l, a[2], zpUnsigned));
+          Value zpF = b.create<arith::SIToFPOp>(l, f32Type,
+                                                toI32(b, l, a[2], zpUnsigned));
           return saturateToInt8(b, l, v, zpF, dlcElt);
         });
     rewriter.replaceOp(op, fromSignless(rewriter, loc, out, type));
@@ -269,8 +269,9 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
     auto wType = tensorType(op.getWeight());
     bool xUnsigned = isUnsigned(op.getInput());
     bool wUnsigned = isUnsigned(op.getWeight());
-    Window win{inShape, outType.getShape(), wType.getShape().drop_front(2),
-               op.getStrides(), op.getPads(), op.getDilations()};
+    Window win{
+        inShape,         outType.getShape(), wType.getShape().drop_front(2),
+        op.getStrides(), op.getPads(),       op.getDilations()};
     ConvIndexing conv{win, outType.getDimSize(1) / (int64_t)op.getGroup(),
                       wType.getDimSize(1), ctx};
     bool padded = win.padded();
@@ -302,8 +303,8 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
                                              toI32(b, l, xzp, xUnsigned));
           Value wi = b.create<arith::SubIOp>(l, toI32(b, l, w, wUnsigned),
                                              toI32(b, l, a[2], wUnsigned));
-          Value r = b.create<arith::AddIOp>(
-              l, a.back(), b.create<arith::MulIOp>(l, xi, wi));
+          Value r = b.create<arith::AddIOp>(l, a.back(),
+                                            b.create<arith::MulIOp>(l, xi, wi));
           b.create<linalg::YieldOp>(l, r);
         });
     rewriter.replaceOp(op, generic.getResult(0));
@@ -319,7 +320,8 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
     MLIRContext *ctx = rewriter.getContext();
     auto type = op.getType();
     int64_t rank = type.getRank(), batch = rank - 2;
-    bool aUnsigned = isUnsigned(op.getLhs()), bUnsigned = isUnsigned(op.getRhs());
+    bool aUnsigned = isUnsigned(op.getLhs()),
+         bUnsigned = isUnsigned(op.getRhs());
     // Iteration space: batch..., m, n (parallel), k (reduction).
     int64_t numDims = rank + 1;
     auto operandMap = [&](Value v, AffineExpr row, AffineExpr col) {
@@ -389,8 +391,8 @@ void mlir::dlc::eraseUnsignedIntegerTypes(Operation *root) {
       Attribute value = constant.getValue();
       if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
         if (dense.getElementType().isUnsignedInteger())
-          constant.setValueAttr(dense.bitcast(
-              signless(dense.getElementType())));
+          constant.setValueAttr(
+              dense.bitcast(signless(dense.getElementType())));
       } else if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
         if (res.getElementType().isUnsignedInteger())
           constant.setValueAttr(DenseResourceElementsAttr::get(

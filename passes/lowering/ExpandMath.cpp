@@ -1,4 +1,5 @@
-//===- ExpandMath.cpp - math ops the host cannot lower -----------*- C++ -*-===//
+//===- ExpandMath.cpp - math ops the host cannot lower -----------*- C++
+//-*-===//
 
 #include "passes/Passes.h"
 
@@ -19,7 +20,8 @@ struct ExpandMathPass : dlc::impl::ExpandMathPassBase<ExpandMathPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateExpandRsqrtPattern(patterns);
-    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
 };

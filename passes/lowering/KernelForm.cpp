@@ -1,4 +1,5 @@
-//===- KernelForm.cpp - the shared linearized kernel form --------*- C++ -*-===//
+//===- KernelForm.cpp - the shared linearized kernel form --------*- C++
+//-*-===//
 
 #include "passes/lowering/KernelForm.h"
 
@@ -99,11 +100,13 @@ bool touchesOnlyOwnPart(scf::ParallelOp reader,
 
 std::optional<int64_t> tripCount(Value lb, Value ub, Value step) {
   APInt l, u, s;
-  if (!matchPattern(lb, m_ConstantInt(&l)) || !matchPattern(ub, m_ConstantInt(&u)) ||
+  if (!matchPattern(lb, m_ConstantInt(&l)) ||
+      !matchPattern(ub, m_ConstantInt(&u)) ||
       !matchPattern(step, m_ConstantInt(&s)) || s.getSExtValue() <= 0)
     return std::nullopt;
-  return std::max<int64_t>(0, (u.getSExtValue() - l.getSExtValue() +
-                               s.getSExtValue() - 1) / s.getSExtValue());
+  return std::max<int64_t>(
+      0, (u.getSExtValue() - l.getSExtValue() + s.getSExtValue() - 1) /
+             s.getSExtValue());
 }
 
 /// The static trip counts of `loop`'s dims, or nothing if one is dynamic.
@@ -143,9 +146,9 @@ scf::ParallelOp restructure(RewriterBase &rewriter, scf::ParallelOp loop,
       mapping.map(loop.getBody()->getArgument(d), loop.getLowerBound()[d]);
   rewriter.setInsertionPointToStart(newLoop.getBody());
   for (unsigned d : serialized) {
-    auto inner = rewriter.create<scf::ForOp>(loc, loop.getLowerBound()[d],
-                                             loop.getUpperBound()[d],
-                                             loop.getStep()[d]);
+    auto inner =
+        rewriter.create<scf::ForOp>(loc, loop.getLowerBound()[d],
+                                    loop.getUpperBound()[d], loop.getStep()[d]);
     mapping.map(loop.getBody()->getArgument(d), inner.getInductionVar());
     rewriter.setInsertionPointToStart(inner.getBody());
   }
@@ -163,7 +166,8 @@ bool dependent(scf::ParallelOp a, scf::ParallelOp b) {
         [&](memref::StoreOp store) { buffers.insert(store.getMemRef()); });
     return buffers;
   };
-  auto touches = [](scf::ParallelOp loop, const llvm::SmallPtrSet<Value, 8> &buffers) {
+  auto touches = [](scf::ParallelOp loop,
+                    const llvm::SmallPtrSet<Value, 8> &buffers) {
     return loop.getBody()
         ->walk([&](Operation *op) {
           for (Value v : op->getOperands())
@@ -211,14 +215,12 @@ bool alignIterationSpaces(RewriterBase &rewriter, scf::ParallelOp &a,
   // Coarser work items only pay off for a producer and its consumer, and
   // only when what becomes sequential is elementwise work (no loops of its
   // own): a row of a MatMul would put rows x K multiply-adds in one thread.
-  bool longHasLoops = longLoop.getBody()
-                          ->walk([](LoopLikeOpInterface) {
-                            return WalkResult::interrupt();
-                          })
-                          .wasInterrupted();
-  if (!serialized.empty() &&
-      (serializedExtent > kMaxSerializedExtent || !dependent(a, b) ||
-       longHasLoops))
+  bool longHasLoops =
+      longLoop.getBody()
+          ->walk([](LoopLikeOpInterface) { return WalkResult::interrupt(); })
+          .wasInterrupted();
+  if (!serialized.empty() && (serializedExtent > kMaxSerializedExtent ||
+                              !dependent(a, b) || longHasLoops))
     return false;
   if (shortKept.empty()) {
     // One work item in all: keep one unit dim on each side.
@@ -275,15 +277,15 @@ scf::ParallelOp mlir::dlc::splitInnermostDim(RewriterBase &rewriter,
   // store writes it as its last index (not for row kernels, whose rows
   // would just get fewer threads).
   Value lastIv = loop.getBody()->getArgument(last);
-  bool contiguous = loop.getBody()
-                        ->walk([&](memref::StoreOp store) {
-                          ValueRange idx = store.getIndices();
-                          return !idx.empty() &&
-                                         stripIdentityApply(idx.back()) == lastIv
-                                     ? WalkResult::interrupt()
-                                     : WalkResult::advance();
-                        })
-                        .wasInterrupted();
+  bool contiguous =
+      loop.getBody()
+          ->walk([&](memref::StoreOp store) {
+            ValueRange idx = store.getIndices();
+            return !idx.empty() && stripIdentityApply(idx.back()) == lastIv
+                       ? WalkResult::interrupt()
+                       : WalkResult::advance();
+          })
+          .wasInterrupted();
   if (!contiguous)
     return loop;
   Location loc = loop.getLoc();
@@ -291,8 +293,8 @@ scf::ParallelOp mlir::dlc::splitInnermostDim(RewriterBase &rewriter,
   SmallVector<Value> ubs(loop.getUpperBound());
   ubs[last] =
       rewriter.create<arith::ConstantIndexOp>(loc, (*sizes)[last] / width);
-  auto newLoop = rewriter.create<scf::ParallelOp>(
-      loc, loop.getLowerBound(), ubs, loop.getStep());
+  auto newLoop = rewriter.create<scf::ParallelOp>(loc, loop.getLowerBound(),
+                                                  ubs, loop.getStep());
   IRMapping mapping;
   for (unsigned d = 0; d < last; ++d)
     mapping.map(loop.getBody()->getArgument(d),

@@ -1,4 +1,5 @@
-//===- KernelForm.h - the shared linearized kernel form ----------*- C++ -*-===//
+//===- KernelForm.h - the shared linearized kernel form ----------*- C++
+//-*-===//
 //
 // Helpers for the kernel form that dlc-linearize-kernels produces and the
 // dlc-map-kernels-to-* passes consume: one scf.parallel over [0, work items).
@@ -23,8 +24,8 @@ inline scf::ParallelOp wrapInSingleWorkItem(RewriterBase &rewriter,
   rewriter.setInsertionPointToStart(&body);
   Value zero = rewriter.create<arith::ConstantIndexOp>(func.getLoc(), 0);
   Value one = rewriter.create<arith::ConstantIndexOp>(func.getLoc(), 1);
-  auto loop = rewriter.create<scf::ParallelOp>(func.getLoc(), ValueRange{zero},
-                                               ValueRange{one}, ValueRange{one});
+  auto loop = rewriter.create<scf::ParallelOp>(
+      func.getLoc(), ValueRange{zero}, ValueRange{one}, ValueRange{one});
   for (Operation &op : llvm::make_early_inc_range(
            llvm::make_range(std::next(Block::iterator(loop)),
                             Block::iterator(body.getTerminator()))))

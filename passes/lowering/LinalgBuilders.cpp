@@ -46,7 +46,8 @@ Value Window::position(OpBuilder &b, Location loc, int64_t i, Value o,
 }
 
 SmallVector<utils::IteratorType> ConvIndexing::iterators() const {
-  SmallVector<utils::IteratorType> iters(2 + k(), utils::IteratorType::parallel);
+  SmallVector<utils::IteratorType> iters(2 + k(),
+                                         utils::IteratorType::parallel);
   iters.append(1 + k(), utils::IteratorType::reduction);
   return iters;
 }
@@ -68,8 +69,8 @@ AffineMap ConvIndexing::outputMap() const {
 
 AffineMap ConvIndexing::inputMap() const {
   auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
-  SmallVector<AffineExpr> exprs{
-      d(0), d(1).floorDiv(outPerGroup) * inPerGroup + d(2 + k())};
+  SmallVector<AffineExpr> exprs{d(0), d(1).floorDiv(outPerGroup) * inPerGroup +
+                                          d(2 + k())};
   for (int64_t i = 0; i < k(); ++i)
     exprs.push_back(d(2 + i) * window.strides[i] +
                     d(3 + k() + i) * window.dilations[i]);

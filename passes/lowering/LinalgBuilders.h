@@ -1,4 +1,5 @@
-//===- LinalgBuilders.h - shared pieces of the dlc -> linalg lowering -*- C++ -*-===//
+//===- LinalgBuilders.h - shared pieces of the dlc -> linalg lowering -*- C++
+//-*-===//
 //
 // The indexing of convolutions, pooling windows and batched matmuls as one
 // linalg.generic, shared by the float lowering (ConvertDlcToLinalg.cpp) and
@@ -50,8 +51,7 @@ struct Window {
   }
 
   /// Input position along spatial dim `i` for output `o` and window `r`.
-  Value position(OpBuilder &b, Location loc, int64_t i, Value o,
-                 Value r) const;
+  Value position(OpBuilder &b, Location loc, int64_t i, Value o, Value r) const;
 };
 
 /// A (grouped) convolution as one linalg.generic over
@@ -81,8 +81,8 @@ struct ConvIndexing {
 /// The indexing map of a batched-matmul operand with numpy-broadcast batch
 /// dims, in the iteration space batch..., m, n, k of an `out` result: the
 /// operand's two matrix dims read `row` and `col`.
-AffineMap batchedOperandMap(RankedTensorType out, Value operand,
-                            AffineExpr row, AffineExpr col);
+AffineMap batchedOperandMap(RankedTensorType out, Value operand, AffineExpr row,
+                            AffineExpr col);
 
 } // namespace mlir::dlc
 

@@ -1,4 +1,5 @@
-//===- LinearizeKernels.cpp - kernels as 1-D parallel loops ------*- C++ -*-===//
+//===- LinearizeKernels.cpp - kernels as 1-D parallel loops ------*- C++
+//-*-===//
 //
 // Both targets share one kernel form: a single scf.parallel from 0 to the
 // number of work items, reductions sequential inside. CUDA maps it to
@@ -49,7 +50,8 @@ struct LinearizeKernelsPass
     func.walk([&](linalg::LinalgOp) { ++numOps; });
     if (numOps == 0)
       return func.emitOpError("expected structured ops in a kernel");
-    FailureOr<scf::ParallelOp> nest = lowerKernelToLoopNest(rewriter, func, rowWorkItems);
+    FailureOr<scf::ParallelOp> nest =
+        lowerKernelToLoopNest(rewriter, func, rowWorkItems);
     if (failed(nest))
       return func.emitOpError("ops do not fuse into one parallel loop nest");
     Block &body = func.getBody().front();
@@ -57,7 +59,8 @@ struct LinearizeKernelsPass
     int64_t workItems = 1;
     for (auto [lb, ub, step] : llvm::zip(
              loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
-      auto l = constantIndex(lb), u = constantIndex(ub), s = constantIndex(step);
+      auto l = constantIndex(lb), u = constantIndex(ub),
+           s = constantIndex(step);
       if (!l || !u || !s || *s <= 0)
         return loop.emitOpError("expected static loop bounds");
       workItems *= std::max<int64_t>(0, (*u - *l + *s - 1) / *s);

@@ -1,4 +1,5 @@
-//===- MapKernelsToTarget.cpp - work items to threads or ranges --*- C++ -*-===//
+//===- MapKernelsToTarget.cpp - work items to threads or ranges --*- C++
+//-*-===//
 //
 // The two ends of the shared kernel form (see LinearizeKernels.cpp): CUDA
 // threads in fixed-size blocks, or a [begin, end) range per host task.
@@ -30,7 +31,8 @@ namespace {
 /// the loop of a single work item; it is restored here.
 FailureOr<scf::ParallelOp> workItemLoop(RewriterBase &rewriter,
                                         func::FuncOp func) {
-  auto loops = llvm::to_vector(func.getBody().front().getOps<scf::ParallelOp>());
+  auto loops =
+      llvm::to_vector(func.getBody().front().getOps<scf::ParallelOp>());
   auto items = func->getAttrOfType<IntegerAttr>(attrs::kWorkItems);
   if (loops.empty() && items && items.getInt() == 1)
     return wrapInSingleWorkItem(rewriter, func);
@@ -76,7 +78,8 @@ struct MapKernelsToGpuPass
       FailureOr<scf::ParallelOp> loop = workItemLoop(rewriter, func);
       if (failed(loop))
         return signalPassFailure();
-      int64_t items = cast<IntegerAttr>(func->getAttr(attrs::kWorkItems)).getInt();
+      int64_t items =
+          cast<IntegerAttr>(func->getAttr(attrs::kWorkItems)).getInt();
       int64_t grid = cudaLaunchShape(items, blockSize).grid;
       if (grid > INT32_MAX) {
         func.emitOpError("needs more than 2^31 blocks");
@@ -88,7 +91,8 @@ struct MapKernelsToGpuPass
                                              func.getFunctionType());
       kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                       UnitAttr::get(ctx));
-      kernel->setAttr(attrs::kGrid, b.getDenseI32ArrayAttr({(int32_t)grid, 1, 1}));
+      kernel->setAttr(attrs::kGrid,
+                      b.getDenseI32ArrayAttr({(int32_t)grid, 1, 1}));
       kernel->setAttr(attrs::kBlock,
                       b.getDenseI32ArrayAttr({(int32_t)blockSize, 1, 1}));
       kernel->setAttr(attrs::kWorkItems, func->getAttr(attrs::kWorkItems));

@@ -1,4 +1,5 @@
-//===- OutlineKernels.cpp - one kernel function per structured op -*- C++ -*-===//
+//===- OutlineKernels.cpp - one kernel function per structured op -*- C++
+//-*-===//
 //
 // After bufferization the model function holds structured ops on memrefs.
 // Each moves into its own function so that the model function becomes the
@@ -96,7 +97,8 @@ struct OutlineKernelsPass
       }
       Operation *def = v.getDefiningOp();
       if (!def || !def->hasTrait<OpTrait::ConstantLike>())
-        return op->emitOpError("captures a non-constant scalar; cannot outline");
+        return op->emitOpError(
+            "captures a non-constant scalar; cannot outline");
       constants.insert(def);
     }
     for (Value v : args)
@@ -115,7 +117,8 @@ struct OutlineKernelsPass
     kernel->setAttr(attrs::kKernel, b.getUnitAttr());
     kernel->setAttr(attrs::kNodes, b.getStrArrayAttr(nodes.getArrayRef()));
     llvm::SmallPtrSet<Value, 8> roots;
-    if (llvm::all_of(args, [&](Value v) { return roots.insert(rootBuffer(v)).second; }))
+    if (llvm::all_of(
+            args, [&](Value v) { return roots.insert(rootBuffer(v)).second; }))
       kernel->setAttr(attrs::kDistinctArgs, b.getUnitAttr());
     symbols.insert(kernel);
     Block *entry = kernel.addEntryBlock();

@@ -1,4 +1,5 @@
-//===- IsolateOutputs.cpp - read-only inputs, distinct outputs ---*- C++ -*-===//
+//===- IsolateOutputs.cpp - read-only inputs, distinct outputs ---*- C++
+//-*-===//
 
 #include "passes/Passes.h"
 

@@ -14,8 +14,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::dlc {
@@ -37,8 +37,8 @@ struct Buffer {
 int64_t alignTo(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 
 bool isView(Operation *op) {
-  return isa<memref::ExpandShapeOp, memref::CollapseShapeOp,
-             memref::ReshapeOp, memref::CastOp, ViewLikeOpInterface>(op);
+  return isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::ReshapeOp,
+             memref::CastOp, ViewLikeOpInterface>(op);
 }
 
 /// Whether kernel `callee` may write its argument `out` over its argument
@@ -48,7 +48,8 @@ bool isView(Operation *op) {
 bool canWriteInPlace(func::FuncOp callee, unsigned in, unsigned out) {
   if (callee.isExternal())
     return false;
-  auto loops = llvm::to_vector(callee.getBody().front().getOps<scf::ParallelOp>());
+  auto loops =
+      llvm::to_vector(callee.getBody().front().getOps<scf::ParallelOp>());
   if (loops.size() != 1)
     return false;
   Block *body = loops.front().getBody();
@@ -151,8 +152,7 @@ struct PlanMemoryPass : dlc::impl::PlanMemoryPassBase<PlanMemoryPass> {
             return position.lookup(u) >= p;
           });
           if (!bornHere || A.size != B.size || A.last != p ||
-              ai.getType() != bi.getType() ||
-              !canWriteInPlace(callee, i, j))
+              ai.getType() != bi.getType() || !canWriteInPlace(callee, i, j))
             continue;
           inPlaceOf[bufferOf[bi]] = bufferOf[ai];
           // The buffer that is placed holds the whole chain.
@@ -241,7 +241,8 @@ struct PlanMemoryPass : dlc::impl::PlanMemoryPassBase<PlanMemoryPass> {
       if (inPlaceOf[i] >= 0)
         b.alloc->setAttr(attrs::kInPlaceOf,
                          builder.getI64IntegerAttr(inPlaceOf[i]));
-      b.alloc->setAttr(attrs::kArenaOffset, builder.getI64IntegerAttr(b.offset));
+      b.alloc->setAttr(attrs::kArenaOffset,
+                       builder.getI64IntegerAttr(b.offset));
       b.alloc->setAttr(attrs::kLiveRange,
                        builder.getDenseI64ArrayAttr({b.first, b.last}));
     }

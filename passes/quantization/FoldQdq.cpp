@@ -1,4 +1,5 @@
-//===- FoldQdq.cpp - QDQ Conv/Gemm/MatMul to integer ops ---------*- C++ -*-===//
+//===- FoldQdq.cpp - QDQ Conv/Gemm/MatMul to integer ops ---------*- C++
+//-*-===//
 //
 // dequantize_linear -> dlc.conv / dlc.gemm / dlc.matmul -> quantize_linear
 // becomes conv_integer / matmul_integer + requantize, with the same math as
@@ -147,13 +148,15 @@ struct FoldSpec {
 Value f32Constant(PatternRewriter &rw, Location loc, ArrayRef<int64_t> shape,
                   ArrayRef<float> values) {
   auto type = RankedTensorType::get(shape, rw.getF32Type());
-  return rw.create<arith::ConstantOp>(loc, DenseElementsAttr::get(type, values));
+  return rw.create<arith::ConstantOp>(loc,
+                                      DenseElementsAttr::get(type, values));
 }
 
 Value i32Constant(PatternRewriter &rw, Location loc, ArrayRef<int64_t> shape,
                   ArrayRef<int32_t> values) {
   auto type = RankedTensorType::get(shape, rw.getI32Type());
-  return rw.create<arith::ConstantOp>(loc, DenseElementsAttr::get(type, values));
+  return rw.create<arith::ConstantOp>(loc,
+                                      DenseElementsAttr::get(type, values));
 }
 
 /// `v[i]`, or its only element when `v` holds one (per-tensor broadcast).
@@ -272,8 +275,7 @@ LogicalResult foldQdq(PatternRewriter &rw, const FoldSpec &spec) {
   Value acc = spec.build(rw, accType, x->op.getInput(), w->op.getInput(),
                          x->op.getZeroPoint(), w->op.getZeroPoint());
   bool perChannel = w->scale.size() != 1 || bias;
-  Value biasValue =
-      bias ? i32Constant(rw, loc, {channels}, *bias) : Value();
+  Value biasValue = bias ? i32Constant(rw, loc, {channels}, *bias) : Value();
 
   for (Requant r : requants) {
     SmallVector<float> m;
@@ -282,9 +284,8 @@ LogicalResult foldQdq(PatternRewriter &rw, const FoldSpec &spec) {
     if (spec.alpha != 1.0f)
       for (float &v : m)
         v *= spec.alpha;
-    Value mult = m.size() == 1
-                     ? f32Constant(rw, loc, {}, m)
-                     : f32Constant(rw, loc, {(int64_t)m.size()}, m);
+    Value mult = m.size() == 1 ? f32Constant(rw, loc, {}, m)
+                               : f32Constant(rw, loc, {(int64_t)m.size()}, m);
     Value requant = rw.create<RequantizeOp>(
         r.op.getLoc(), r.op.getType(), acc, biasValue, mult,
         r.op.getZeroPoint(), rw.getI64IntegerAttr(spec.channelAxis));
@@ -326,8 +327,15 @@ struct FoldQdqConv : OpRewritePattern<ConvOp> {
                                       op.getStridesAttr(), op.getPadsAttr(),
                                       op.getDilationsAttr(), op.getGroupAttr());
     };
-    FoldSpec spec{op, op.getInput(), op.getWeight(), op.getBias(),
-                  /*channelAxis=*/1, /*weightAxis=*/0, 1.0f, 1.0f, build};
+    FoldSpec spec{op,
+                  op.getInput(),
+                  op.getWeight(),
+                  op.getBias(),
+                  /*channelAxis=*/1,
+                  /*weightAxis=*/0,
+                  1.0f,
+                  1.0f,
+                  build};
     return foldQdq(rewriter, spec);
   }
 };
@@ -370,9 +378,8 @@ struct FoldQdqMatMul : OpRewritePattern<MatMulOp> {
       return rw.create<MatMulIntegerOp>(op.getLoc(), type, xq, wq, xzp, wzp,
                                         rw.getBoolAttr(false));
     };
-    FoldSpec spec{op,          op.getLhs(), op.getRhs(), Value(),
-                  rank - 1,    rhsRank - 1, 1.0f,        1.0f,
-                  build};
+    FoldSpec spec{op,          op.getLhs(), op.getRhs(), Value(), rank - 1,
+                  rhsRank - 1, 1.0f,        1.0f,        build};
     return foldQdq(rewriter, spec);
   }
 };
@@ -381,7 +388,8 @@ struct FoldQdqPass : dlc::impl::FoldQdqPassBase<FoldQdqPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateFoldQdqPatterns(patterns);
-    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
 };
