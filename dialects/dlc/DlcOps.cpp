@@ -26,6 +26,16 @@ LogicalResult failInference(std::optional<Location> loc, const Twine &msg) {
   return emitOptionalError(loc, msg);
 }
 
+/// The check of ops with one axis attribute. I64Attr getters return
+/// uint64_t: a negative axis shows up as a huge value.
+LogicalResult verifyAxis(Operation *op, uint64_t rawAxis, int64_t rank) {
+  int64_t axis = static_cast<int64_t>(rawAxis);
+  if (axis < 0 || axis >= rank)
+    return op->emitOpError("axis ")
+           << axis << " out of range for rank " << rank;
+  return success();
+}
+
 RankedTensorType rankedType(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
@@ -395,11 +405,7 @@ DLC_ARG_REDUCE_INFER(ArgMinOp)
 #undef DLC_ARG_REDUCE_INFER
 
 LogicalResult LogSoftmaxOp::verify() {
-  int64_t axis = static_cast<int64_t>(getAxis());
-  if (axis < 0 || axis >= getType().getRank())
-    return emitOpError("axis ")
-           << axis << " out of range for rank " << getType().getRank();
-  return success();
+  return verifyAxis(*this, getAxis(), getType().getRank());
 }
 
 LogicalResult ReduceMeanOp::inferReturnTypes(MLIRContext *,
@@ -427,12 +433,7 @@ LogicalResult ReduceMeanOp::inferReturnTypes(MLIRContext *,
 }
 
 LogicalResult SoftmaxOp::verify() {
-  // I64Attr getters return uint64_t: a negative axis shows up as huge.
-  int64_t axis = static_cast<int64_t>(getAxis());
-  if (axis < 0 || axis >= getType().getRank())
-    return emitOpError("axis ")
-           << axis << " out of range for rank " << getType().getRank();
-  return success();
+  return verifyAxis(*this, getAxis(), getType().getRank());
 }
 
 LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
@@ -669,11 +670,7 @@ LogicalResult TriluOp::verify() {
 }
 
 LogicalResult CumSumOp::verify() {
-  int64_t axis = static_cast<int64_t>(getAxis());
-  if (axis < 0 || axis >= getType().getRank())
-    return emitOpError("axis ")
-           << axis << " out of range for rank " << getType().getRank();
-  return success();
+  return verifyAxis(*this, getAxis(), getType().getRank());
 }
 
 LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *,
