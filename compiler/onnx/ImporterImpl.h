@@ -175,6 +175,18 @@ ArrayRef<OpTableEntry> getOpTable();
 /// The importer for `opType` in the default domain, or null.
 OpImporter lookupOpImporter(StringRef opType);
 
+/// Window attributes of Conv, ConvInteger/QLinearConv and pooling with ONNX
+/// defaults applied and auto_pad resolved to explicit pads.
+struct Window {
+  SmallVector<int64_t> strides, pads, dilations;
+};
+
+/// Reads strides, dilations (when the op has them), pads and auto_pad of a
+/// windowed node over input `x` with spatial `kernel`; rejects windows that
+/// do not fit the padded input or whose arithmetic would overflow.
+LogicalResult readWindow(NodeContext &n, Value x, ArrayRef<int64_t> kernel,
+                         bool hasDilations, Window &w);
+
 } // namespace onnx_import
 } // namespace dlc
 } // namespace mlir

@@ -549,14 +549,11 @@ LogicalResult importCast(NodeContext &n, Results &r) {
   return success();
 }
 
-/// Window attributes of Conv and pooling with ONNX defaults applied and
-/// auto_pad resolved to explicit pads.
-struct Window {
-  SmallVector<int64_t> strides, pads, dilations;
-};
+} // namespace
 
-LogicalResult readWindow(NodeContext &n, Value x, ArrayRef<int64_t> kernel,
-                         bool hasDilations, Window &w) {
+LogicalResult onnx_import::readWindow(NodeContext &n, Value x,
+                                      ArrayRef<int64_t> kernel,
+                                      bool hasDilations, Window &w) {
   ArrayRef<int64_t> shape = n.getType(x).getShape();
   size_t spatial = shape.size() - 2;
   SmallVector<int64_t> ones(spatial, 1);
@@ -619,6 +616,8 @@ LogicalResult readWindow(NodeContext &n, Value x, ArrayRef<int64_t> kernel,
   }
   return success();
 }
+
+namespace {
 
 LogicalResult importConv(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(2, 3)) ||

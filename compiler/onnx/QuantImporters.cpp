@@ -147,8 +147,7 @@ LogicalResult importDequantizeLinearImpl(NodeContext &n, Results &r) {
 
 /// Window attributes of ConvInteger/QLinearConv, normalized as for Conv
 /// (auto_pad resolved to explicit pads).
-struct ConvAttrs {
-  SmallVector<int64_t> strides, pads, dilations;
+struct ConvAttrs : Window {
   int64_t group = 1;
 };
 
@@ -160,36 +159,12 @@ LogicalResult readConvAttrs(NodeContext &n, Value x, Value w, ConvAttrs &c) {
   if (shape.size() < 3 || n.getRank(w) != (int64_t)shape.size())
     return n.emitError() << "input " << x.getType() << " and weight "
                          << w.getType() << " must have the same rank >= 3";
-  size_t spatial = shape.size() - 2;
-  auto kernel = NodeContext::getType(w).getShape().drop_front(2);
-  SmallVector<int64_t> ones(spatial, 1);
-  c.strides = n.getInts("strides").value_or(ones);
-  c.dilations = n.getInts("dilations").value_or(ones);
+  if (failed(readWindow(n, x, NodeContext::getType(w).getShape().drop_front(2),
+                        /*hasDilations=*/true, c)))
+    return failure();
   c.group = n.getInt("group", 1);
-  std::optional<SmallVector<int64_t>> pads = n.getInts("pads");
   if (n.hasFailed())
     return failure();
-  if (c.strides.size() != spatial || c.dilations.size() != spatial ||
-      (pads && pads->size() != 2 * spatial))
-    return n.fail("strides, dilations and pads do not match the spatial rank");
-  std::string autoPad = n.getString("auto_pad", "NOTSET");
-  c.pads.assign(2 * spatial, 0);
-  if (autoPad == "NOTSET") {
-    if (pads)
-      c.pads = *pads;
-  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-    for (size_t i = 0; i < spatial; ++i) {
-      int64_t in = shape[2 + i], s = c.strides[i];
-      int64_t out = (in + s - 1) / s;
-      int64_t total = std::max<int64_t>(
-          0, (out - 1) * s + (kernel[i] - 1) * c.dilations[i] + 1 - in);
-      int64_t small = total / 2, big = total - small;
-      c.pads[i] = autoPad == "SAME_UPPER" ? small : big;
-      c.pads[spatial + i] = autoPad == "SAME_UPPER" ? big : small;
-    }
-  } else if (autoPad != "VALID") {
-    return n.emitError() << "unsupported auto_pad '" << autoPad << "'";
-  }
   return success();
 }
 
