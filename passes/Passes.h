@@ -72,6 +72,14 @@ constexpr const char kNodes[] = "dlc.nodes";
 constexpr const char kDistinctArgs[] = "dlc.distinct_args";
 /// Marks functions holding one kernel.
 constexpr const char kKernel[] = "dlc.kernel";
+/// The module's memref.global holding the status word of run-time checks;
+/// the packager maps it to the runtime's per-context DLC_BUFFER_STATUS.
+constexpr const char kStatusGlobal[] = "__dlc_status";
+/// On the module: the message of each run-time check; check k (what the
+/// kernel stores into the status word) is entry k - 1.
+constexpr const char kChecks[] = "dlc.checks";
+/// On a dlc op that reads indices at run time: its check number.
+constexpr const char kCheck[] = "dlc.check";
 } // namespace attrs
 
 /// The CUDA launch shape of a linearized kernel: one thread per work item in

@@ -19,6 +19,13 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
     with `tensor.extract`, so that padding is a bounds check instead of a
     padded copy and every op stays one kernel.
 
+    Indices read at run time (Gather, GatherElements, GatherND,
+    ScatterElements, ScatterND) are checked: an out-of-range index stores
+    the op's check number into the status word `@__dlc_status` (the row of
+    the module's `dlc.checks` message table), which the runtime turns into
+    DLC_ERROR_CHECK_FAILED naming the node, and is clamped so that the
+    access never leaves the buffer.
+
     Before:
     ```mlir
     %0 = dlc.relu %x : (tensor<4xf32>) -> tensor<4xf32>
@@ -36,7 +43,8 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
-    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
   ];
 }
 

@@ -36,7 +36,13 @@ const char kFormatHeader[] =
 
 constexpr int64_t kWeightAlignment = 64;
 
-enum BufferKind { kArena = 0, kWeight = 1, kInput = 2, kOutput = 3 };
+enum BufferKind {
+  kArena = 0,
+  kWeight = 1,
+  kInput = 2,
+  kOutput = 3,
+  kStatus = 4
+};
 
 struct BufferRef {
   int kind = kArena;
@@ -157,6 +163,8 @@ struct Plan {
   std::vector<unsigned> kernelArity;
   std::string weights;
   int64_t arenaSize = 0;
+  /// Messages of the run-time checks, check k at k - 1.
+  std::vector<std::string> checks;
 };
 
 FailureOr<Plan> buildPlan(ModuleOp module, const ModelSignature &signature,
@@ -175,6 +183,9 @@ FailureOr<Plan> buildPlan(ModuleOp module, const ModelSignature &signature,
   }
   if (auto size = (*model)->getAttrOfType<IntegerAttr>(attrs::kArenaSize))
     plan.arenaSize = size.getInt();
+  if (auto checks = module->getAttrOfType<ArrayAttr>(attrs::kChecks))
+    for (Attribute c : checks)
+      plan.checks.push_back(cast<StringAttr>(c).str());
 
   size_t numInputs = signature.inputs.size();
   if (model->getNumArguments() != numInputs + signature.outputs.size())
@@ -204,6 +215,12 @@ FailureOr<Plan> buildPlan(ModuleOp module, const ModelSignature &signature,
       if (!offset)
         return alloc.emitOpError("has no arena offset (run dlc-plan-memory)");
       buffers[alloc] = {kArena, 0, offset.getInt(), byteSize(alloc.getType())};
+    } else if (auto get = dyn_cast<memref::GetGlobalOp>(op);
+               get && get.getName() == attrs::kStatusGlobal) {
+      if (plan.checks.empty())
+        return get.emitOpError("uses the status word but the module has no "
+                               "dlc.checks table");
+      buffers[get] = {kStatus, 0, 0, byteSize(get.getType())};
     } else if (auto get = dyn_cast<memref::GetGlobalOp>(op)) {
       auto it = weightOffsets.find(get.getName());
       if (it == weightOffsets.end()) {
@@ -466,7 +483,11 @@ dlc::writeModelLibrary(ModuleOp module, const ModelSignature &signature,
        << step.launch.grid << "u, 1u, 1u}, {" << step.launch.block
        << "u, 1u, 1u}, 0u, " << step.args.size() << ", dlc_args" << s << "},\n";
   }
-  os << "  {0, 0, {0, 0, 0}, {0, 0, 0}, 0, 0, 0}\n};\n\n";
+  os << "  {0, 0, {0, 0, 0}, {0, 0, 0}, 0, 0, 0}\n};\n";
+  os << "static const char *const dlc_checks[] = {";
+  for (const std::string &check : plan->checks)
+    os << cString(check) << ", ";
+  os << "0};\n\n";
 
   std::string manifest;
   llvm::raw_string_ostream ms(manifest);
@@ -493,7 +514,8 @@ dlc::writeModelLibrary(ModuleOp module, const ModelSignature &signature,
   else
     os << "  0, 0, 0, 0,\n";
   os << "  " << plan->steps.size() << ", dlc_steps,\n"
-     << "  " << cString(manifest) << "\n};\n\n"
+     << "  " << cString(manifest) << ",\n"
+     << "  " << plan->checks.size() << ", dlc_checks\n};\n\n"
      << "__attribute__((visibility(\"default\"))) const dlc_model_desc *"
      << "dlc_model_query(void) { return &dlc_model; }\n";
   os.flush();

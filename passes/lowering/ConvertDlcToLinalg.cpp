@@ -16,8 +16,11 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -1473,6 +1476,50 @@ struct ConcatLowering : OpRewritePattern<ConcatOp> {
   }
 };
 
+/// Where an op reports an out-of-range index: the function's status word
+/// and the op's check number (registerIndexChecks). Null when unchecked.
+struct IndexCheck {
+  Value status;
+  int64_t id = 0;
+};
+
+IndexCheck indexCheckOf(Operation *op) {
+  auto id = op->getAttrOfType<IntegerAttr>(attrs::kCheck);
+  auto func = op->getParentOfType<func::FuncOp>();
+  if (!id || !func || func.isExternal())
+    return {};
+  for (auto get : func.getBody().front().getOps<memref::GetGlobalOp>())
+    if (get.getName() == attrs::kStatusGlobal)
+      return {get.getResult(), id.getInt()};
+  return {};
+}
+
+/// Wraps a negative index `i` (any integer type) once; an index still
+/// outside [0, n) stores the check's number into the status word (the run
+/// then fails with a message naming the node) and is clamped so that the
+/// access stays inside the buffer.
+Value normalizeIndex(OpBuilder &b, Location l, Value i, int64_t n,
+                     const IndexCheck &check) {
+  i = b.create<arith::IndexCastOp>(l, b.getIndexType(), i);
+  Value neg =
+      b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, i, index(b, l, 0));
+  i = b.create<arith::SelectOp>(
+      l, neg, b.create<arith::AddIOp>(l, i, index(b, l, n)), i);
+  if (check.status) {
+    // Unsigned: indices still negative compare above n too.
+    Value bad = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::uge, i,
+                                        index(b, l, n));
+    b.create<scf::IfOp>(l, bad, [&](OpBuilder &tb, Location tl) {
+      Value code = tb.create<arith::ConstantIntOp>(tl, check.id, 32);
+      tb.create<memref::StoreOp>(tl, code, check.status,
+                                 ValueRange{index(tb, tl, 0)});
+      tb.create<scf::YieldOp>(tl);
+    });
+  }
+  i = b.create<arith::MaxSIOp>(l, i, index(b, l, 0));
+  return b.create<arith::MinSIOp>(l, i, index(b, l, n - 1));
+}
+
 struct GatherLowering : OpRewritePattern<GatherOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(GatherOp op,
@@ -1484,6 +1531,7 @@ struct GatherLowering : OpRewritePattern<GatherOp> {
     int64_t rank = type.getRank(), axis = op.getAxis();
     int64_t idxRank = tensorType(op.getIndices()).getRank();
     int64_t n = dataType.getDimSize(axis);
+    IndexCheck check = indexCheckOf(op);
     SmallVector<AffineExpr> idxExprs;
     for (int64_t i = 0; i < idxRank; ++i)
       idxExprs.push_back(getAffineDimExpr(axis + i, ctx));
@@ -1496,15 +1544,7 @@ struct GatherLowering : OpRewritePattern<GatherOp> {
                             AffineMap::getMultiDimIdentityMap(rank, ctx)},
         SmallVector<IteratorType>(rank, IteratorType::parallel),
         [&](OpBuilder &b, Location l, ValueRange a) {
-          // Negative indices count from the end; out-of-range indices are
-          // clamped (documented policy) so a bad index never faults.
-          Value i = b.create<arith::IndexCastOp>(l, b.getIndexType(), a[0]);
-          Value neg = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, i,
-                                              index(b, l, 0));
-          i = b.create<arith::SelectOp>(
-              l, neg, b.create<arith::AddIOp>(l, i, index(b, l, n)), i);
-          i = b.create<arith::MaxSIOp>(l, i, index(b, l, 0));
-          i = b.create<arith::MinSIOp>(l, i, index(b, l, n - 1));
+          Value i = normalizeIndex(b, l, a[0], n, check);
           SmallVector<Value> at;
           for (int64_t d = 0; d < axis; ++d)
             at.push_back(b.create<linalg::IndexOp>(l, d));
@@ -1519,18 +1559,6 @@ struct GatherLowering : OpRewritePattern<GatherOp> {
   }
 };
 
-/// Wraps a negative index `i` (any integer type) once and clamps it into
-/// [0, n), the dlc policy for out-of-range indices.
-Value normalizeIndex(OpBuilder &b, Location l, Value i, int64_t n) {
-  i = b.create<arith::IndexCastOp>(l, b.getIndexType(), i);
-  Value neg =
-      b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, i, index(b, l, 0));
-  i = b.create<arith::SelectOp>(
-      l, neg, b.create<arith::AddIOp>(l, i, index(b, l, n)), i);
-  i = b.create<arith::MaxSIOp>(l, i, index(b, l, 0));
-  return b.create<arith::MinSIOp>(l, i, index(b, l, n - 1));
-}
-
 struct GatherElementsLowering : OpRewritePattern<GatherElementsOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(GatherElementsOp op,
@@ -1540,6 +1568,7 @@ struct GatherElementsLowering : OpRewritePattern<GatherElementsOp> {
     auto type = op.getType();
     int64_t rank = type.getRank(), axis = op.getAxis();
     int64_t n = tensorType(op.getData()).getDimSize(axis);
+    IndexCheck check = indexCheckOf(op);
     Value data = op.getData();
     Value init = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
                                                   type.getElementType());
@@ -1551,7 +1580,7 @@ struct GatherElementsLowering : OpRewritePattern<GatherElementsOp> {
         [&](OpBuilder &b, Location l, ValueRange a) {
           SmallVector<Value> at;
           for (int64_t d = 0; d < rank; ++d)
-            at.push_back(d == axis ? normalizeIndex(b, l, a[0], n)
+            at.push_back(d == axis ? normalizeIndex(b, l, a[0], n, check)
                                    : b.create<linalg::IndexOp>(l, d));
           b.create<linalg::YieldOp>(
               l, Value(b.create<tensor::ExtractOp>(l, data, at)));
@@ -1759,6 +1788,7 @@ struct GatherNDLowering : OpRewritePattern<GatherNDOp> {
     int64_t rank = type.getRank(), q = idxType.getRank();
     int64_t k = idxType.getShape().back(), batch = op.getBatchDims();
     Value data = op.getData(), indices = op.getIndices();
+    IndexCheck check = indexCheckOf(op);
     Value init = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
                                                   type.getElementType());
     auto generic = rewriter.create<linalg::GenericOp>(
@@ -1772,7 +1802,7 @@ struct GatherNDLowering : OpRewritePattern<GatherNDOp> {
             SmallVector<Value> i(o.begin(), o.begin() + q - 1);
             i.push_back(index(b, l, j));
             Value v = b.create<tensor::ExtractOp>(l, indices, i);
-            at.push_back(normalizeIndex(b, l, v, dataShape[batch + j]));
+            at.push_back(normalizeIndex(b, l, v, dataShape[batch + j], check));
           }
           at.append(o.begin() + q - 1, o.end());
           b.create<linalg::YieldOp>(
@@ -1797,6 +1827,7 @@ struct ScatterElementsLowering : OpRewritePattern<ScatterElementsOp> {
     int64_t n = type.getDimSize(axis);
     StringRef reduction = op.getReduction();
     Value indices = op.getIndices(), updates = op.getUpdates();
+    IndexCheck check = indexCheckOf(op);
     if (tensorType(indices).getNumElements() == 0) {
       rewriter.replaceOp(op, op.getData());
       return success();
@@ -1828,7 +1859,7 @@ struct ScatterElementsLowering : OpRewritePattern<ScatterElementsOp> {
                 b.create<arith::MinSIOp>(l, d[i], index(b, l, idxShape[i] - 1));
           }
           Value target = normalizeIndex(
-              b, l, b.create<tensor::ExtractOp>(l, indices, u), n);
+              b, l, b.create<tensor::ExtractOp>(l, indices, u), n, check);
           Value hit = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq,
                                               target, d[axis]);
           if (valid)
@@ -1857,6 +1888,7 @@ struct ScatterNDLowering : OpRewritePattern<ScatterNDOp> {
     int64_t rank = type.getRank(), q = idxShape.size(), k = idxShape.back();
     StringRef reduction = op.getReduction();
     Value indices = op.getIndices(), updates = op.getUpdates();
+    IndexCheck check = indexCheckOf(op);
     ArrayRef<int64_t> tuples = idxShape.drop_back();
     if (tensorType(indices).getNumElements() == 0) {
       rewriter.replaceOp(op, op.getData());
@@ -1887,7 +1919,7 @@ struct ScatterNDLowering : OpRewritePattern<ScatterNDOp> {
             at.push_back(index(b, l, j));
             Value target = normalizeIndex(
                 b, l, b.create<tensor::ExtractOp>(l, indices, at),
-                type.getDimSize(j));
+                type.getDimSize(j), check);
             Value eq = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq,
                                                target, d[j]);
             hit = hit ? b.create<arith::AndIOp>(l, hit, eq).getResult() : eq;
@@ -2327,13 +2359,115 @@ struct ShapeLowering : OpRewritePattern<ShapeOp> {
   }
 };
 
+/// The ONNX node name of `loc` (the importer's NameLoc), or "".
+StringRef nodeName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().strref();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location l : fused.getLocations())
+      if (StringRef name = nodeName(l); !name.empty())
+        return name;
+  return "";
+}
+
+/// An op reading indices at run time: its ONNX name, the indices, and the
+/// size of the one dim they address (-1: several dims, as in GatherND).
+struct IndexedAccess {
+  StringRef onnxName;
+  Value indices;
+  int64_t axis = -1, dimSize = -1;
+};
+
+std::optional<IndexedAccess> indexedAccess(Operation *op) {
+  auto axisOf = [](Value v, int64_t axis) {
+    return cast<RankedTensorType>(v.getType()).getDimSize(axis);
+  };
+  if (auto g = dyn_cast<GatherOp>(op))
+    return IndexedAccess{"Gather", g.getIndices(), int64_t(g.getAxis()),
+                         axisOf(g.getData(), g.getAxis())};
+  if (auto g = dyn_cast<GatherElementsOp>(op))
+    return IndexedAccess{"GatherElements", g.getIndices(), int64_t(g.getAxis()),
+                         axisOf(g.getData(), g.getAxis())};
+  if (auto s = dyn_cast<ScatterElementsOp>(op))
+    return IndexedAccess{"ScatterElements", s.getIndices(),
+                         int64_t(s.getAxis()),
+                         axisOf(s.getData(), s.getAxis())};
+  if (auto g = dyn_cast<GatherNDOp>(op))
+    return IndexedAccess{"GatherND", g.getIndices()};
+  if (auto s = dyn_cast<ScatterNDOp>(op))
+    return IndexedAccess{"ScatterND", s.getIndices()};
+  return std::nullopt;
+}
+
+/// True if the constant integer tensor `v` holds only indices in [-n, n).
+bool constantIndicesInRange(Value v, int64_t n) {
+  DenseIntElementsAttr values;
+  if (n < 0 || !matchPattern(v, m_Constant(&values)))
+    return false;
+  return llvm::all_of(values.getValues<APInt>(), [&](const APInt &i) {
+    int64_t x = i.getSExtValue();
+    return x >= -n && x < n;
+  });
+}
+
+/// Numbers every op that reads indices at run time (attribute dlc.check,
+/// message in the module's dlc.checks table) and gives each function with
+/// such ops its status word: a memref.get_global of @__dlc_status at the
+/// entry, which the lowering patterns store the check number into.
+/// Constant indices known to be in range need no check.
+void registerIndexChecks(ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  SmallVector<Attribute> messages;
+  if (auto existing = module->getAttrOfType<ArrayAttr>(attrs::kChecks))
+    messages.append(existing.begin(), existing.end());
+  auto statusType = MemRefType::get({1}, IntegerType::get(ctx, 32));
+  OpBuilder b(ctx);
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    Value status;
+    func.walk([&](Operation *op) {
+      std::optional<IndexedAccess> access = indexedAccess(op);
+      if (!access || op->hasAttr(attrs::kCheck) ||
+          constantIndicesInRange(access->indices, access->dimSize))
+        return;
+      if (!status) {
+        if (!module.lookupSymbol(attrs::kStatusGlobal)) {
+          b.setInsertionPointToStart(module.getBody());
+          b.create<memref::GlobalOp>(
+              module.getLoc(), attrs::kStatusGlobal, b.getStringAttr("private"),
+              statusType, b.getUnitAttr(), /*constant=*/false, IntegerAttr());
+        }
+        b.setInsertionPointToStart(&func.getBody().front());
+        status = b.create<memref::GetGlobalOp>(func.getLoc(), statusType,
+                                               attrs::kStatusGlobal);
+      }
+      std::string message;
+      llvm::raw_string_ostream os(message);
+      os << access->onnxName;
+      if (StringRef name = nodeName(op->getLoc()); !name.empty())
+        os << " node '" << name << "'";
+      os << ": index out of range";
+      if (access->dimSize >= 0)
+        os << " (axis " << access->axis << " has " << access->dimSize
+           << " entries)";
+      messages.push_back(b.getStringAttr(message));
+      op->setAttr(attrs::kCheck, b.getI64IntegerAttr(messages.size()));
+    });
+  }
+  if (!messages.empty())
+    module->setAttr(attrs::kChecks, b.getArrayAttr(messages));
+}
+
 struct ConvertDlcToLinalgPass
     : dlc::impl::ConvertDlcToLinalgPassBase<ConvertDlcToLinalgPass> {
   void runOnOperation() override {
+    registerIndexChecks(getOperation());
     ConversionTarget target(getContext());
     target.addIllegalDialect<DlcDialect>();
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
-                           math::MathDialect, tensor::TensorDialect,
+                           math::MathDialect, memref::MemRefDialect,
+                           scf::SCFDialect, tensor::TensorDialect,
                            func::FuncDialect>();
     RewritePatternSet patterns(&getContext());
     populateDlcToLinalgPatterns(patterns);

@@ -64,6 +64,10 @@ enum {
   DLC_ERROR_OUT_OF_MEMORY = 8,
   /// A bug in the runtime.
   DLC_ERROR_INTERNAL = 9,
+  /// A run-time check of the model failed on this run's input data (e.g. a
+  /// Gather or Scatter index out of range); the message names the node. The
+  /// outputs of that run are unspecified; the context stays usable.
+  DLC_ERROR_CHECK_FAILED = 10,
 };
 
 /// Where a model runs.

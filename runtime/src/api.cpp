@@ -147,6 +147,8 @@ const char *dlc_status_name(dlc_status status) {
     return "DLC_ERROR_OUT_OF_MEMORY";
   case DLC_ERROR_INTERNAL:
     return "DLC_ERROR_INTERNAL";
+  case DLC_ERROR_CHECK_FAILED:
+    return "DLC_ERROR_CHECK_FAILED";
   default:
     return "DLC_ERROR_UNKNOWN";
   }

@@ -2,10 +2,10 @@
 //
 // A CudaModel holds the module (cubin when it matches the GPU, else PTX JIT)
 // and the weights in device memory; both are shared by all its contexts. A
-// CudaContext owns one device allocation (arena + inputs + outputs) and a
-// stream. Every argument address is fixed per context, so the first run
-// captures the whole plan into a CUDA graph and later runs replay it between
-// the input and output copies.
+// CudaContext owns one device allocation (arena + inputs + outputs + status
+// word) and a stream. Every argument address is fixed per context, so the first
+// run captures the whole plan into a CUDA graph and later runs replay it
+// between the input and output copies.
 //
 //===----------------------------------------------------------------------===//
 
@@ -203,7 +203,7 @@ public:
       stream = nullptr;
       return drv.error(r, "cuStreamCreate");
     }
-    // One allocation carved into arena, inputs and outputs.
+    // One allocation carved into arena, inputs, outputs and the status word.
     uint64_t arenaOffset = 0;
     bytes = alignUp(desc.arena_size);
     std::vector<uint64_t> inOffsets, outOffsets;
@@ -215,6 +215,9 @@ public:
       outOffsets.push_back(bytes);
       bytes += alignUp(desc.outputs[i].size_bytes);
     }
+    uint64_t statusOffset = bytes;
+    if (desc.num_checks > 0)
+      bytes += alignUp(sizeof(int32_t));
     if (bytes) {
       if (cu::Result r = drv.memAlloc(&memory, bytes); r != cu::kSuccess) {
         memory = 0;
@@ -227,13 +230,15 @@ public:
       inputs.push_back(memory + off);
     for (uint64_t off : outOffsets)
       outputs.push_back(memory + off);
+    if (desc.num_checks > 0)
+      status = memory + statusOffset;
 
     // Device addresses never change, so every kernel argument is final now.
     for (int32_t s = 0; s < desc.num_steps; ++s)
       for (int32_t a = 0; a < desc.steps[s].num_args; ++a)
         args.push_back(resolveRef<cu::DevicePtr>(desc.steps[s].args[a], arena,
                                                  model.weights, inputs.data(),
-                                                 outputs.data()));
+                                                 outputs.data(), status));
     return Error::success();
   }
 
@@ -252,9 +257,20 @@ public:
         return drv.error(
             r, cat("cuMemcpyHtoDAsync of input '", desc.inputs[i].name, "'")
                    .c_str());
+    hostStatus = 0;
+    if (status)
+      if (cu::Result r = drv.memcpyHtoDAsync(status, &hostStatus,
+                                             sizeof(hostStatus), stream);
+          r != cu::kSuccess)
+        return drv.error(r, "cuMemcpyHtoDAsync of the status word");
     if (exec)
       if (cu::Result r = drv.graphLaunch(exec, stream); r != cu::kSuccess)
         return drv.error(r, "cuGraphLaunch");
+    if (status)
+      if (cu::Result r = drv.memcpyDtoHAsync(&hostStatus, status,
+                                             sizeof(hostStatus), stream);
+          r != cu::kSuccess)
+        return drv.error(r, "cuMemcpyDtoHAsync of the status word");
     for (int32_t i = 0; i < desc.num_outputs; ++i)
       if (cu::Result r = drv.memcpyDtoHAsync(
               out[i], outputs[i], desc.outputs[i].size_bytes, stream);
@@ -265,7 +281,7 @@ public:
     // The API promises finished results, and kernel faults surface here.
     if (cu::Result r = drv.streamSynchronize(stream); r != cu::kSuccess)
       return drv.error(r, "cuStreamSynchronize after the model's kernels");
-    return Error::success();
+    return checkStatus(desc, hostStatus);
   }
 
   uint64_t deviceMemoryBytes() const override { return bytes; }
@@ -333,6 +349,10 @@ private:
   uint64_t bytes = 0;
   cu::DevicePtr arena = 0;
   std::vector<cu::DevicePtr> inputs, outputs;
+  /// The status word of the model's run-time checks (0 if it has none) and
+  /// its host copy.
+  cu::DevicePtr status = 0;
+  int32_t hostStatus = 0;
   /// Resolved device addresses of all step arguments, back to back.
   std::vector<cu::DevicePtr> args;
   cu::Graph graph = nullptr;

@@ -48,6 +48,8 @@ public:
           args[pos] = arena.get() + ref.offset;
         else if (ref.kind == DLC_BUFFER_WEIGHT)
           args[pos] = const_cast<uint8_t *>(desc.weights) + ref.offset;
+        else if (ref.kind == DLC_BUFFER_STATUS)
+          args[pos] = &status;
         else
           perRun.push_back(pos);
       }
@@ -65,7 +67,9 @@ public:
         reinterpret_cast<const uint8_t *const *>(inputs));
     auto out = reinterpret_cast<uint8_t *const *>(outputs);
     for (size_t pos : perRun)
-      args[pos] = resolveRef<uint8_t *>(*refs[pos], nullptr, nullptr, in, out);
+      args[pos] =
+          resolveRef<uint8_t *>(*refs[pos], nullptr, nullptr, in, out, nullptr);
+    status = 0;
 
     ThreadPool &pool = ThreadPool::global();
     void **stepArgs = args.data();
@@ -82,7 +86,8 @@ public:
       }
       stepArgs += step.num_args;
     }
-    return Error::success();
+    // The pool's join orders the kernels' stores before this load.
+    return checkStatus(desc, status);
   }
 
   uint64_t deviceMemoryBytes() const override { return desc.arena_size; }
@@ -95,6 +100,9 @@ private:
   std::vector<const dlc_buffer_ref *> refs;
   /// Positions in `args` that point into inputs or outputs.
   std::vector<size_t> perRun;
+  /// Written by the kernels' run-time checks (16-byte aligned like every
+  /// kernel argument).
+  alignas(16) int32_t status = 0;
 };
 
 class HostModel final : public DeviceModel {

@@ -85,13 +85,16 @@ Error createHostModel(const dlc_model_desc &desc,
 Error createCudaModel(const dlc_model_desc &desc, int ordinal,
                       std::unique_ptr<DeviceModel> *out);
 
-/// Address of a buffer reference, given the bases of the four buffer kinds.
+/// Address of a buffer reference, given the bases of the five buffer kinds.
 /// Base is a host byte pointer or a device address; the ref was validated.
 template <typename Base>
 Base resolveRef(const dlc_buffer_ref &ref, Base arena, Base weights,
-                const Base *inputs, const Base *outputs) {
+                const Base *inputs, const Base *outputs, Base status) {
   Base base = arena;
   switch (ref.kind) {
+  case DLC_BUFFER_STATUS:
+    base = status;
+    break;
   case DLC_BUFFER_WEIGHT:
     base = weights;
     break;
@@ -106,6 +109,9 @@ Base resolveRef(const dlc_buffer_ref &ref, Base arena, Base weights,
   }
   return base + ref.offset;
 }
+
+/// The error of a run whose status word reads `status` (0: none).
+Error checkStatus(const dlc_model_desc &desc, int32_t status);
 
 } // namespace dlc
 

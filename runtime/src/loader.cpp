@@ -101,6 +101,11 @@ Error checkRef(const dlc_model_desc &desc, const dlc_buffer_ref &ref,
         in ? desc.inputs[ref.index] : desc.outputs[ref.index];
     return range(in ? "input" : "output", t.size_bytes);
   }
+  case DLC_BUFFER_STATUS:
+    if (desc.num_checks <= 0)
+      return makeError(DLC_ERROR_INVALID_MODEL, where,
+                       ": uses the status word but the model has no checks");
+    return range("status word", sizeof(int32_t));
   default:
     return makeError(DLC_ERROR_INVALID_MODEL, where, ": unknown buffer kind ",
                      ref.kind);
@@ -108,6 +113,15 @@ Error checkRef(const dlc_model_desc &desc, const dlc_buffer_ref &ref,
 }
 
 } // namespace
+
+Error checkStatus(const dlc_model_desc &desc, int32_t status) {
+  if (status == 0)
+    return Error::success();
+  if (status < 0 || status > desc.num_checks)
+    return makeError(DLC_ERROR_INTERNAL, "the model's status word holds ",
+                     status, ", which names no check");
+  return makeError(DLC_ERROR_CHECK_FAILED, desc.checks[status - 1]);
+}
 
 Error validateDescriptor(const dlc_model_desc &desc) {
   if (desc.abi_version != DLC_MODEL_ABI_VERSION)
@@ -141,6 +155,13 @@ Error validateDescriptor(const dlc_model_desc &desc) {
     return makeError(DLC_ERROR_INVALID_MODEL,
                      "CUDA model carries neither PTX nor a cubin");
 
+  if (desc.num_checks < 0 || (desc.num_checks > 0 && !desc.checks))
+    return makeError(DLC_ERROR_INVALID_MODEL, "invalid check table");
+  for (int32_t i = 0; i < desc.num_checks; ++i)
+    if (!desc.checks[i])
+      return makeError(DLC_ERROR_INVALID_MODEL, "check #", i + 1,
+                       " has no message");
+
   if (desc.num_steps < 0 || (desc.num_steps > 0 && !desc.steps))
     return makeError(DLC_ERROR_INVALID_MODEL, "invalid step table");
   for (int32_t s = 0; s < desc.num_steps; ++s) {
@@ -171,9 +192,12 @@ Error validateDescriptor(const dlc_model_desc &desc) {
                          "arguments, not ",
                          step.num_args);
       int32_t dstKind = step.args[1].kind;
-      if (dstKind == DLC_BUFFER_WEIGHT || dstKind == DLC_BUFFER_INPUT)
-        return makeError(DLC_ERROR_INVALID_MODEL, where,
-                         ": copy into read-only weights or inputs");
+      if (dstKind == DLC_BUFFER_WEIGHT || dstKind == DLC_BUFFER_INPUT ||
+          dstKind == DLC_BUFFER_STATUS ||
+          step.args[0].kind == DLC_BUFFER_STATUS)
+        return makeError(
+            DLC_ERROR_INVALID_MODEL, where,
+            ": copy into read-only weights or inputs, or of the status word");
       uint64_t bytes = step.args[1].size_bytes;
       if (Error e = checkRef(desc, step.args[0], bytes, where + ", source");
           !e.ok())

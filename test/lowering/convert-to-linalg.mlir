@@ -164,17 +164,55 @@ func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x1xf32>) -> tensor<2x4xf32> {
 
 // -----
 
-// Negative indices wrap, out-of-range ones clamp: a bad index never faults.
+// Negative indices wrap; out-of-range ones store the check number into the
+// status word (the run fails naming the node) and clamp: a bad index never
+// faults.
+// CHECK: module attributes {dlc.checks = ["Gather node 'g0': index out of range (axis 0 has 5 entries)"]}
+// CHECK: memref.global "private" @__dlc_status : memref<1xi32>
 // CHECK-LABEL: func @gather
 func.func @gather(%x: tensor<5x3xf32>, %i: tensor<2xi64>) -> tensor<2x3xf32> {
+  // CHECK: %[[STATUS:.*]] = memref.get_global @__dlc_status
   // CHECK: linalg.generic {{.*}} ins(%arg1 : tensor<2xi64>)
   // CHECK: arith.index_cast
-  // CHECK: arith.addi
+  // CHECK: %[[I:.*]] = arith.select
+  // CHECK: %[[BAD:.*]] = arith.cmpi uge, %[[I]], %c5
+  // CHECK: scf.if %[[BAD]] {
+  // CHECK:   %[[CODE:.*]] = arith.constant 1 : i32
+  // CHECK:   memref.store %[[CODE]], %[[STATUS]][%{{.*}}] : memref<1xi32>
   // CHECK: arith.maxsi
   // CHECK: arith.minsi
   // CHECK: tensor.extract %arg0
+  %0 = dlc.gather %x, %i {axis = 0 : i64} : (tensor<5x3xf32>, tensor<2xi64>) -> tensor<2x3xf32> loc("g0")
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// Constant indices already in [-n, n) need no check.
+// CHECK-NOT: dlc.checks
+// CHECK-NOT: __dlc_status
+// CHECK-LABEL: func @gather_constant_indices
+func.func @gather_constant_indices(%x: tensor<5x3xf32>) -> tensor<2x3xf32> {
+  %i = arith.constant dense<[4, -5]> : tensor<2xi64>
+  // CHECK: linalg.generic
+  // CHECK-NOT: scf.if
+  // CHECK: tensor.extract %arg0
   %0 = dlc.gather %x, %i {axis = 0 : i64} : (tensor<5x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// Each checked op gets its own number and message.
+// CHECK: dlc.checks = ["GatherND node 'nd': index out of range", "ScatterElements node 's': index out of range (axis 1 has 4 entries)"]
+// CHECK-LABEL: func @gather_nd_scatter_checks
+func.func @gather_nd_scatter_checks(%x: tensor<3x4xf32>, %i: tensor<2x2xi64>, %j: tensor<3x1xi64>, %u: tensor<3x1xf32>) -> (tensor<2xf32>, tensor<3x4xf32>) {
+  // CHECK: %[[STATUS:.*]] = memref.get_global @__dlc_status
+  // CHECK-COUNT-2: memref.store %c1_i32, %[[STATUS]]
+  %0 = dlc.gather_nd %x, %i {batch_dims = 0 : i64} : (tensor<3x4xf32>, tensor<2x2xi64>) -> tensor<2xf32> loc("nd")
+  // CHECK: memref.store %c2_i32, %[[STATUS]]
+  %1 = dlc.scatter_elements %x, %j, %u {axis = 1 : i64, reduction = "none"} : (tensor<3x4xf32>, tensor<3x1xi64>, tensor<3x1xf32>) -> tensor<3x4xf32> loc("s")
+  return %0, %1 : tensor<2xf32>, tensor<3x4xf32>
 }
 
 // -----

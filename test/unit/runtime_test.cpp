@@ -176,7 +176,7 @@ TEST(Loader, MissingQuerySymbol) {
 TEST(Loader, AbiMismatch) {
   std::string msg = loadError(FAKE_BAD_ABI_SO, DLC_ERROR_ABI_MISMATCH);
   EXPECT_CONTAINS(msg, "model ABI version 999");
-  EXPECT_CONTAINS(msg, "runtime loads version 1");
+  EXPECT_CONTAINS(msg, "runtime loads version 2");
 }
 
 TEST(Loader, OutOfRangePlans) {
@@ -184,12 +184,36 @@ TEST(Loader, OutOfRangePlans) {
                   "step 1 (kernel 'add_f32'), arg 2: arena range [64, 96) "
                   "exceeds its size 80");
   EXPECT_CONTAINS(loadError(FAKE_BAD_KERNEL_SO, DLC_ERROR_INVALID_MODEL),
-                  "step 1: kernel index 5 out of range (1 kernels)");
+                  "step 1: kernel index 5 out of range (2 kernels)");
   EXPECT_CONTAINS(loadError(FAKE_BAD_WEIGHT_SO, DLC_ERROR_INVALID_MODEL),
                   "weights range [16, 48) exceeds its size 32");
   EXPECT_CONTAINS(loadError(FAKE_BAD_INPUT_SO, DLC_ERROR_INVALID_MODEL),
                   "step 0 (kernel 'add_f32'), arg 1: input index 2 out of "
                   "range (2)");
+  EXPECT_CONTAINS(loadError(FAKE_BAD_STATUS_SO, DLC_ERROR_INVALID_MODEL),
+                  "step 0 (kernel 'add_checked'), arg 3: uses the status word "
+                  "but the model has no checks");
+}
+
+// A failed run-time check is the run's error, names the check, and leaves
+// the context usable: the next good run succeeds.
+TEST(Runtime, FailedCheckIsTheRunsError) {
+  auto model = dlc::Model::load(FAKE_CHECKED_SO, dlc::Device::Cpu);
+  ASSERT_TRUE(model) << model.status().toString();
+  auto ctx = model->createContext();
+  ASSERT_TRUE(ctx) << ctx.status().toString();
+  std::vector<float> a(8, 1), b(8, 2), c(8);
+  ASSERT_TRUE(ctx->run({a, b}, {c}));
+  EXPECT_EQ(c[3], 1 + 2 + kWeights[3]);
+  a[5] = -1;
+  dlc::Status s = ctx->run({a, b}, {c});
+  EXPECT_EQ(s.code(), DLC_ERROR_CHECK_FAILED);
+  EXPECT_EQ(s.message(), "Gather node 'gather_0': index out of range (axis 0 "
+                         "has 8 entries)");
+  EXPECT_STREQ(dlc_status_name(DLC_ERROR_CHECK_FAILED),
+               "DLC_ERROR_CHECK_FAILED");
+  a[5] = 1;
+  EXPECT_TRUE(ctx->run({a, b}, {c}));
 }
 
 TEST(Loader, TargetMismatch) {

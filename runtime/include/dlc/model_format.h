@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define DLC_MODEL_ABI_VERSION 1u
+#define DLC_MODEL_ABI_VERSION 2u
 #define DLC_MODEL_QUERY_SYMBOL "dlc_model_query"
 
 /* Element types; the values match onnx.TensorProto.DataType. */
@@ -55,6 +55,10 @@ typedef enum dlc_buffer_kind {
   DLC_BUFFER_WEIGHT = 1, /* weights blob + offset (read-only) */
   DLC_BUFFER_INPUT = 2,  /* model input #index (+ offset) */
   DLC_BUFFER_OUTPUT = 3, /* model output #index (+ offset) */
+  /* The context's 4-byte status word (offset 0). Kernels that check data
+   * read at run time (Gather/Scatter indices) store k there when check k
+   * fails; the runtime zeroes it before a run and reports checks[k - 1]. */
+  DLC_BUFFER_STATUS = 4,
 } dlc_buffer_kind;
 
 typedef struct dlc_buffer_ref {
@@ -112,6 +116,8 @@ typedef struct dlc_model_desc {
   int32_t num_steps;
   const dlc_step *steps;
   const char *manifest; /* JSON: dlc version, options, source model hash */
+  int32_t num_checks;
+  const char *const *checks; /* message of check k at [k - 1] */
 } dlc_model_desc;
 
 /* The one symbol a model.so exports. */

@@ -2,6 +2,8 @@
  *   step 0: launch add(a, b -> arena[0:32])
  *   step 1: launch add(arena[0:32], weights[0:32] -> arena[64:96])
  *   step 2: copy arena[64:96] -> output "out/c:0"
+ * WITH_CHECK: step 0 also gets the status word and reports check 1 when an
+ * element of `a` is negative (as a Gather kernel does for a bad index).
  * The BAD_* macros build broken variants for the loader tests. */
 #include "dlc/model_format.h"
 
@@ -40,6 +42,28 @@ static void add_f32(void *const *args, int64_t begin, int64_t end) {
     z[i] = x[i] + y[i];
 }
 
+/* add_f32 that stores check 1 into the status word (args[3]) on a < 0. */
+static void add_checked(void *const *args, int64_t begin, int64_t end) {
+  add_f32(args, begin, end);
+  const float *x = (const float *)args[0];
+  for (int64_t i = begin; i < end; ++i)
+    if (x[i] < 0)
+      *(int32_t *)args[3] = 1;
+}
+
+#if defined(WITH_CHECK) || defined(BAD_STATUS)
+#define FIRST_KERNEL 1
+#define FIRST_ARITY 4
+#else
+#define FIRST_KERNEL 0
+#define FIRST_ARITY 3
+#endif
+#ifdef WITH_CHECK
+#define NUM_CHECKS 1
+#else
+#define NUM_CHECKS 0 /* BAD_STATUS: a status argument without checks */
+#endif
+
 static const int64_t shape[] = {2, 4};
 static const dlc_tensor_desc inputs[] = {
     {"a", DLC_DTYPE_FLOAT32, 2, shape, 32},
@@ -52,12 +76,16 @@ static const dlc_tensor_desc outputs[] = {
 static const float weights[8]
     __attribute__((aligned(64))) = {100, 200, 300, 400, 500, 600, 700, 800};
 
-static const dlc_kernel_desc kernels[] = {{"add_f32", add_f32}};
+static const dlc_kernel_desc kernels[] = {{"add_f32", add_f32},
+                                          {"add_checked", add_checked}};
+static const char *const checks[] = {
+    "Gather node 'gather_0': index out of range (axis 0 has 8 entries)"};
 
 static const dlc_buffer_ref step0_args[] = {
     {DLC_BUFFER_INPUT, 0, 0, 32},
     {DLC_BUFFER_INPUT, SECOND_INPUT, 0, 32},
     {DLC_BUFFER_ARENA, 0, 0, 32},
+    {DLC_BUFFER_STATUS, 0, 0, 4},
 };
 static const dlc_buffer_ref step1_args[] = {
     {DLC_BUFFER_ARENA, 0, 0, 32},
@@ -69,7 +97,13 @@ static const dlc_buffer_ref step2_args[] = {
     {DLC_BUFFER_OUTPUT, 0, 0, 32},
 };
 static const dlc_step steps[] = {
-    {DLC_STEP_LAUNCH, 0, {8, 1, 1}, {1, 1, 1}, 0, 3, step0_args},
+    {DLC_STEP_LAUNCH,
+     FIRST_KERNEL,
+     {8, 1, 1},
+     {1, 1, 1},
+     0,
+     FIRST_ARITY,
+     step0_args},
     {DLC_STEP_LAUNCH, SECOND_KERNEL, {8, 1, 1}, {1, 1, 1}, 0, 3, step1_args},
     {DLC_STEP_COPY, 0, {0, 0, 0}, {0, 0, 0}, 0, 2, step2_args},
 };
@@ -85,7 +119,7 @@ static const dlc_model_desc desc = {
     (const uint8_t *)weights,
     sizeof(weights),
     ARENA_SIZE,
-    1,
+    2,
     kernels,
     0,
     0,
@@ -94,6 +128,8 @@ static const dlc_model_desc desc = {
     3,
     steps,
     "{\"dlc_version\": \"test\", \"model\": \"add\"}",
+    NUM_CHECKS,
+    checks,
 };
 
 __attribute__((visibility("default"))) const dlc_model_desc *QUERY_NAME(void) {
