@@ -180,6 +180,36 @@ Value filled(OpBuilder &b, Location loc, RankedTensorType type, Value value) {
   return b.create<linalg::FillOp>(loc, value, init).getResult(0);
 }
 
+/// GEMMs and convolutions on 16-bit floats accumulate in f32 (the result is
+/// rounded once, at the end), as tensor cores and cuBLAS do.
+RankedTensorType accumulatorType(RankedTensorType type) {
+  Type elt = type.getElementType();
+  if (elt.isF16() || elt.isBF16())
+    return type.clone(Float32Type::get(type.getContext()));
+  return type;
+}
+
+/// `v` converted between float types (extf / truncf), or `v`.
+Value convertFloat(OpBuilder &b, Location l, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+    return b.create<arith::ExtFOp>(l, to, v);
+  return b.create<arith::TruncFOp>(l, to, v);
+}
+
+/// The accumulator `acc` rounded to the op's result `type` (no-op for f32).
+Value roundAccumulator(OpBuilder &b, Location loc, Value acc,
+                       RankedTensorType type) {
+  if (tensorType(acc) == type)
+    return acc;
+  return elementwise(b, loc, type, {acc},
+                     [&](OpBuilder &nb, Location l, ValueRange a) {
+                       return convertFloat(nb, l, a[0], type.getElementType());
+                     });
+}
+
 //===----------------------------------------------------------------------===//
 // Patterns
 //===----------------------------------------------------------------------===//
@@ -683,10 +713,12 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    auto outType = op.getType();
+    auto resultType = op.getType();
+    auto outType = accumulatorType(resultType);
     auto inType = tensorType(op.getInput());
     auto wType = tensorType(op.getWeight());
     Type elt = outType.getElementType();
+    Type inElt = resultType.getElementType();
     Window win{
         inType.getShape(), outType.getShape(), wType.getShape().drop_front(2),
         op.getStrides(),   op.getPads(),       op.getDilations()};
@@ -705,8 +737,8 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
           ArrayRef<AffineMap>{AffineMap::get(rank, 0, getAffineDimExpr(1, ctx)),
                               AffineMap::getMultiDimIdentityMap(rank, ctx)},
           SmallVector<IteratorType>(rank, IteratorType::parallel),
-          [](OpBuilder &nb, Location l, ValueRange a) {
-            nb.create<linalg::YieldOp>(l, a[0]);
+          [&](OpBuilder &nb, Location l, ValueRange a) {
+            nb.create<linalg::YieldOp>(l, convertFloat(nb, l, a[0], elt));
           });
       init = b.getResult(0);
     } else {
@@ -728,15 +760,18 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
     auto generic = rewriter.create<linalg::GenericOp>(
         loc, TypeRange{outType}, inputs, ValueRange{init}, maps,
         conv.iterators(), [&](OpBuilder &b, Location l, ValueRange a) {
-          Value x =
-              padded ? conv.readInput(b, l, input, scalarConstant(b, l, elt, 0))
-                     : a[0];
+          Value x = padded ? conv.readInput(b, l, input,
+                                            scalarConstant(b, l, inElt, 0))
+                           : a[0];
           Value w = padded ? a[0] : a[1];
+          x = convertFloat(b, l, x, elt);
+          w = convertFloat(b, l, w, elt);
           Value r = b.create<arith::AddFOp>(l, a.back(),
                                             b.create<arith::MulFOp>(l, x, w));
           b.create<linalg::YieldOp>(l, r);
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(
+        op, roundAccumulator(rewriter, loc, generic.getResult(0), resultType));
     return success();
   }
 };
@@ -747,7 +782,8 @@ struct GemmLowering : OpRewritePattern<GemmOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    auto type = op.getType();
+    auto resultType = op.getType();
+    auto type = accumulatorType(resultType);
     Type elt = type.getElementType();
     double alpha = op.getAlpha().convertToDouble();
     double beta = op.getBeta().convertToDouble();
@@ -755,10 +791,11 @@ struct GemmLowering : OpRewritePattern<GemmOp> {
     if (op.getC() && beta != 0.0) {
       init = elementwise(rewriter, loc, type, {op.getC()},
                          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                           Value c = convertFloat(b, l, a[0], elt);
                            if (beta == 1.0)
-                             return a[0];
+                             return c;
                            return b.create<arith::MulFOp>(
-                               l, a[0], scalarConstant(b, l, elt, beta));
+                               l, c, scalarConstant(b, l, elt, beta));
                          });
     } else {
       init = filled(rewriter, loc, type, scalarConstant(rewriter, loc, elt, 0));
@@ -781,14 +818,16 @@ struct GemmLowering : OpRewritePattern<GemmOp> {
         ArrayRef<IteratorType>{IteratorType::parallel, IteratorType::parallel,
                                IteratorType::reduction},
         [&](OpBuilder &b, Location l, ValueRange a) {
-          Value x = a[0];
+          Value x = convertFloat(b, l, a[0], elt);
           if (alpha != 1.0)
             x = b.create<arith::MulFOp>(l, x, scalarConstant(b, l, elt, alpha));
           Value r = b.create<arith::AddFOp>(
-              l, a[2], b.create<arith::MulFOp>(l, x, a[1]));
+              l, a[2],
+              b.create<arith::MulFOp>(l, x, convertFloat(b, l, a[1], elt)));
           b.create<linalg::YieldOp>(l, r);
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(
+        op, roundAccumulator(rewriter, loc, generic.getResult(0), resultType));
     return success();
   }
 };
@@ -799,7 +838,9 @@ struct MatMulLowering : OpRewritePattern<MatMulOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    auto type = op.getType();
+    auto resultType = op.getType();
+    auto type = accumulatorType(resultType);
+    Type elt = type.getElementType();
     int64_t rank = type.getRank(), batch = rank - 2;
     // Iteration space: batch..., m, n (parallel), k (reduction).
     int64_t numDims = rank + 1;
@@ -813,17 +854,19 @@ struct MatMulLowering : OpRewritePattern<MatMulOp> {
     SmallVector<IteratorType> iters(rank, IteratorType::parallel);
     iters.push_back(IteratorType::reduction);
     Value init =
-        filled(rewriter, loc, type,
-               scalarConstant(rewriter, loc, type.getElementType(), 0));
+        filled(rewriter, loc, type, scalarConstant(rewriter, loc, elt, 0));
     auto generic = rewriter.create<linalg::GenericOp>(
         loc, TypeRange{type}, ValueRange{op.getLhs(), op.getRhs()},
         ValueRange{init}, maps, iters,
         [&](OpBuilder &b, Location l, ValueRange a) {
           Value r = b.create<arith::AddFOp>(
-              l, a[2], b.create<arith::MulFOp>(l, a[0], a[1]));
+              l, a[2],
+              b.create<arith::MulFOp>(l, convertFloat(b, l, a[0], elt),
+                                      convertFloat(b, l, a[1], elt)));
           b.create<linalg::YieldOp>(l, r);
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(
+        op, roundAccumulator(rewriter, loc, generic.getResult(0), resultType));
     return success();
   }
 };

@@ -468,3 +468,30 @@ func.func @conv_transpose(%x: tensor<1x2x3x3xf32>, %w: tensor<2x4x2x2xf32>) -> t
   %0 = dlc.conv_transpose %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, group = 1 : i64} : (tensor<1x2x3x3xf32>, tensor<2x4x2x2xf32>) -> tensor<1x4x6x6xf32>
   return %0 : tensor<1x4x6x6xf32>
 }
+
+// -----
+
+// Half-precision GEMMs accumulate in f32 and round once at the end.
+// CHECK-LABEL: func @matmul_f16_accumulates_in_f32
+func.func @matmul_f16_accumulates_in_f32(%a: tensor<2x8xf16>, %b: tensor<8x4xf16>) -> tensor<2x4xf16> {
+  // CHECK: %[[ACC:.*]] = linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<2x8xf16>, tensor<8x4xf16>) outs(%{{.*}} : tensor<2x4xf32>)
+  // CHECK: ^bb0(%[[X:.*]]: f16, %[[Y:.*]]: f16, %[[S:.*]]: f32):
+  // CHECK-DAG: %[[XE:.*]] = arith.extf %[[X]] : f16 to f32
+  // CHECK-DAG: %[[YE:.*]] = arith.extf %[[Y]] : f16 to f32
+  // CHECK: arith.mulf %[[XE]], %[[YE]] : f32
+  // CHECK: linalg.generic {{.*}} ins(%[[ACC]] : tensor<2x4xf32>) outs(%{{.*}} : tensor<2x4xf16>)
+  // CHECK: arith.truncf %{{.*}} : f32 to f16
+  %0 = dlc.matmul %a, %b : (tensor<2x8xf16>, tensor<8x4xf16>) -> tensor<2x4xf16>
+  return %0 : tensor<2x4xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @conv_bf16_bias_accumulates_in_f32
+func.func @conv_bf16_bias_accumulates_in_f32(%x: tensor<1x2x4x4xbf16>, %w: tensor<3x2x1x1xbf16>, %bias: tensor<3xbf16>) -> tensor<1x3x4x4xbf16> {
+  // CHECK: arith.extf %{{.*}} : bf16 to f32
+  // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x3x4x4xf32>)
+  // CHECK: arith.truncf %{{.*}} : f32 to bf16
+  %0 = dlc.conv %x, %w, %bias {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xbf16>, tensor<3x2x1x1xbf16>, tensor<3xbf16>) -> tensor<1x3x4x4xbf16>
+  return %0 : tensor<1x3x4x4xbf16>
+}
