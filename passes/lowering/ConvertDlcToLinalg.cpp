@@ -199,6 +199,28 @@ Value convertFloat(OpBuilder &b, Location l, Value v, Type to) {
   return b.create<arith::TruncFOp>(l, to, v);
 }
 
+/// The initial accumulator of a convolution: `bias` broadcast along the
+/// channel dim (1), converted to the accumulator's type, or zeros.
+Value convAccumulatorInit(OpBuilder &b, Location loc, Value bias,
+                          RankedTensorType accType) {
+  Type elt = accType.getElementType();
+  if (!bias)
+    return filled(b, loc, accType, scalarConstant(b, loc, elt, 0));
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = accType.getRank();
+  return b
+      .create<linalg::GenericOp>(
+          loc, TypeRange{accType}, ValueRange{bias},
+          ValueRange{b.create<tensor::EmptyOp>(loc, accType.getShape(), elt)},
+          ArrayRef<AffineMap>{AffineMap::get(rank, 0, getAffineDimExpr(1, ctx)),
+                              AffineMap::getMultiDimIdentityMap(rank, ctx)},
+          SmallVector<IteratorType>(rank, IteratorType::parallel),
+          [&](OpBuilder &nb, Location l, ValueRange a) {
+            nb.create<linalg::YieldOp>(l, convertFloat(nb, l, a[0], elt));
+          })
+      .getResult(0);
+}
+
 /// The accumulator `acc` rounded to the op's result `type` (no-op for f32).
 Value roundAccumulator(OpBuilder &b, Location loc, Value acc,
                        RankedTensorType type) {
@@ -727,24 +749,7 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
     int64_t inPerGroup = wType.getDimSize(1);
 
     // Output initialized with the bias (or zero); the generic accumulates.
-    Value init;
-    if (Value bias = op.getBias()) {
-      Value empty =
-          rewriter.create<tensor::EmptyOp>(loc, outType.getShape(), elt);
-      int64_t rank = outType.getRank();
-      auto b = rewriter.create<linalg::GenericOp>(
-          loc, TypeRange{outType}, ValueRange{bias}, ValueRange{empty},
-          ArrayRef<AffineMap>{AffineMap::get(rank, 0, getAffineDimExpr(1, ctx)),
-                              AffineMap::getMultiDimIdentityMap(rank, ctx)},
-          SmallVector<IteratorType>(rank, IteratorType::parallel),
-          [&](OpBuilder &nb, Location l, ValueRange a) {
-            nb.create<linalg::YieldOp>(l, convertFloat(nb, l, a[0], elt));
-          });
-      init = b.getResult(0);
-    } else {
-      init =
-          filled(rewriter, loc, outType, scalarConstant(rewriter, loc, elt, 0));
-    }
+    Value init = convAccumulatorInit(rewriter, loc, op.getBias(), outType);
 
     ConvIndexing conv{win, outPerGroup, inPerGroup, ctx};
     bool padded = win.padded();
@@ -2297,35 +2302,19 @@ struct ConvTransposeLowering : OpRewritePattern<ConvTransposeOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    auto outType = op.getType();
+    auto resultType = op.getType();
+    auto outType = accumulatorType(resultType);
     auto inType = tensorType(op.getInput());
     auto wType = tensorType(op.getWeight());
     Type elt = outType.getElementType();
+    Type inElt = resultType.getElementType();
     int64_t rank = outType.getRank(), k = rank - 2;
     int64_t groups = op.getGroup();
     int64_t inPerGroup = inType.getDimSize(1) / groups;
     int64_t outPerGroup = wType.getDimSize(1);
     ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads(),
                       dilations = op.getDilations();
-    Value init;
-    if (Value bias = op.getBias()) {
-      init = rewriter
-                 .create<linalg::GenericOp>(
-                     loc, TypeRange{outType}, ValueRange{bias},
-                     ValueRange{rewriter.create<tensor::EmptyOp>(
-                         loc, outType.getShape(), elt)},
-                     ArrayRef<AffineMap>{
-                         AffineMap::get(rank, 0, getAffineDimExpr(1, ctx)),
-                         AffineMap::getMultiDimIdentityMap(rank, ctx)},
-                     SmallVector<IteratorType>(rank, IteratorType::parallel),
-                     [](OpBuilder &nb, Location l, ValueRange a) {
-                       nb.create<linalg::YieldOp>(l, a[0]);
-                     })
-                 .getResult(0);
-    } else {
-      init =
-          filled(rewriter, loc, outType, scalarConstant(rewriter, loc, elt, 0));
-    }
+    Value init = convAccumulatorInit(rewriter, loc, op.getBias(), outType);
     // Iteration space: n, m, o_1..o_k (parallel), c, r_1..r_k (reduction).
     int64_t numDims = 2 + k + 1 + k;
     auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
@@ -2377,14 +2366,17 @@ struct ConvTransposeLowering : OpRewritePattern<ConvTransposeOp> {
           SmallVector<bool> check(2, false);
           check.append(k, true);
           Value x = readWithPadding(b, l, input, idx, check,
-                                    scalarConstant(b, l, elt, 0));
+                                    scalarConstant(b, l, inElt, 0));
+          x = convertFloat(b, l, x, elt);
           x = b.create<arith::SelectOp>(l, valid, x,
                                         scalarConstant(b, l, elt, 0));
           Value r = b.create<arith::AddFOp>(
-              l, a.back(), b.create<arith::MulFOp>(l, x, a[0]));
+              l, a.back(),
+              b.create<arith::MulFOp>(l, x, convertFloat(b, l, a[0], elt)));
           b.create<linalg::YieldOp>(l, r);
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(
+        op, roundAccumulator(rewriter, loc, generic.getResult(0), resultType));
     return success();
   }
 };
