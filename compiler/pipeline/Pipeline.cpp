@@ -33,8 +33,7 @@
 
 using namespace mlir;
 
-void dlc::buildGraphPipeline(OpPassManager &pm,
-                             const CompileOptions &options) {
+void dlc::buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
   // Graph level: folding (shape subgraphs, identities) and cleanup.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -63,8 +63,9 @@ FailureOr<std::vector<Sample>> loadSamples(StringRef dir,
   }
   if (sampleDirs.empty()) {
     if (files.empty()) {
-      error("'" + dir + "' holds no samples (one subdirectory per sample with "
-                        "a NAME.npy or NAME.pb per model input)");
+      error("'" + dir +
+            "' holds no samples (one subdirectory per sample with "
+            "a NAME.npy or NAME.pb per model input)");
       return failure();
     }
     sampleDirs.push_back(dir.str());
@@ -104,8 +105,7 @@ FailureOr<std::vector<Sample>> loadSamples(StringRef dir,
         if (it == pbByName->end()) {
           error("sample '" + sampleDir + "' has no file for input '" +
                 input.name + "' (expected " + input.name + ".npy, " +
-                input.name + ".pb or a .pb tensor named '" + input.name +
-                "')");
+                input.name + ".pb or a .pb tensor named '" + input.name + "')");
           return failure();
         }
         path = it->second;
@@ -214,8 +214,7 @@ public:
           &fn) {
     auto model = ::dlc::Model::load(path_, ::dlc::Device::Cpu);
     if (!model) {
-      error("cannot load the calibration model: " +
-            model.status().toString());
+      error("cannot load the calibration model: " + model.status().toString());
       return failure();
     }
     auto context = model->createContext();
@@ -304,17 +303,16 @@ OwningOpRef<ModuleOp> Calibrator::buildModule(bool quantized) {
   SmallVector<DictionaryAttr> resultAttrs;
   for (unsigned i = 0; i < oldResults; ++i)
     resultAttrs.push_back(main.getResultAttrDict(i));
-  main.setType(FunctionType::get(module->getContext(),
-                                 main.getArgumentTypes(),
+  main.setType(FunctionType::get(module->getContext(), main.getArgumentTypes(),
                                  ValueRange(results).getTypes()));
   for (unsigned i = 0; i < results.size(); ++i) {
     if (i < oldResults) {
       main.setResultAttrs(i, resultAttrs[i]);
       continue;
     }
-    main.setResultAttr(i, "dlc.name",
-                       b.getStringAttr("dlc.capture." +
-                                       std::to_string(i - oldResults)));
+    main.setResultAttr(
+        i, "dlc.name",
+        b.getStringAttr("dlc.capture." + std::to_string(i - oldResults)));
   }
   if (quantized)
     mark(*module);
@@ -341,8 +339,7 @@ double sqnrDb(double signal, double noise) {
     return kMaxSqnrDb;
   if (signal <= 0.0)
     return -kMaxSqnrDb;
-  return std::clamp(10.0 * std::log10(signal / noise), -kMaxSqnrDb,
-                    kMaxSqnrDb);
+  return std::clamp(10.0 * std::log10(signal / noise), -kMaxSqnrDb, kMaxSqnrDb);
 }
 
 FailureOr<std::vector<double>> Calibrator::evaluate() {
@@ -372,8 +369,8 @@ FailureOr<std::vector<double>> Calibrator::evaluate() {
     layer.inputSqnrDb = kMaxSqnrDb;
     for (unsigned c : layer.inputs)
       layer.inputSqnrDb =
-          std::min(layer.inputSqnrDb, sqnrDb(signal[modelOutputs_ + c],
-                                             noise[modelOutputs_ + c]));
+          std::min(layer.inputSqnrDb,
+                   sqnrDb(signal[modelOutputs_ + c], noise[modelOutputs_ + c]));
   }
   std::vector<double> e2e;
   for (unsigned o = 0; o < modelOutputs_; ++o)
@@ -504,8 +501,8 @@ FailureOr<llvm::json::Object> Calibrator::run() {
         ++st.count;
       }
     // Clip each tail to (100 - p)% of the values.
-    uint64_t tail = (uint64_t)std::floor((100.0 - options_.percentile) /
-                                         100.0 * (double)st.count);
+    uint64_t tail = (uint64_t)std::floor((100.0 - options_.percentile) / 100.0 *
+                                         (double)st.count);
     uint64_t seen = 0;
     size_t loBin = 0, hiBin = kHistogramBins - 1;
     while (loBin < hiBin && seen + st.histogram[loBin] <= tail)
@@ -635,6 +632,6 @@ void mlir::dlc::printQuantizationTable(const llvm::json::Object &report,
   for (size_t i = 0; i < rows.size() && i < maxRows; ++i)
     os << llvm::formatv("  {0,-48} {1,-7} {2,9:f2}  {3}\n", rows[i].name,
                         rows[i].op, rows[i].sqnr,
-                        rows[i].quantized ? "int8" : "fp32 (" + rows[i].note +
-                                                         ")");
+                        rows[i].quantized ? "int8"
+                                          : "fp32 (" + rows[i].note + ")");
 }

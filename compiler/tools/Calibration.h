@@ -1,4 +1,5 @@
-//===- Calibration.h - post-training int8 quantization -----------*- C++ -*-===//
+//===- Calibration.h - post-training int8 quantization -----------*- C++
+//-*-===//
 //
 /// \file
 /// `dlc --precision=int8 --calibrate=DIR`: runs the fp32 model on the host

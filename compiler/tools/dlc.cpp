@@ -9,8 +9,8 @@
 #include "compiler/onnx/Importer.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/target/Codegen.h"
-#include "compiler/tools/Registration.h"
 #include "compiler/tools/Calibration.h"
+#include "compiler/tools/Registration.h"
 #include "dialects/dlc/DlcDialect.h"
 
 #include "mlir/IR/AsmState.h"
@@ -209,8 +209,7 @@ std::string optionsJson() {
       os << (i ? ", " : "") << "\"" << keepFp32[i] << "\"";
     os << "]";
   }
-  os
-     << ", \"input_shapes\": [";
+  os << ", \"input_shapes\": [";
   for (size_t i = 0; i < inputShapes.size(); ++i)
     os << (i ? ", " : "") << "\"" << inputShapes[i] << "\"";
   os << "], \"keep_outputs\": [";
@@ -254,7 +253,8 @@ LogicalResult parsePtqOptions(std::optional<dlc::PtqOptions> &ptq) {
     return failure();
   };
   if (precision == "fp16" || precision == "bf16")
-    return fail("--precision=" + precision + " is not supported yet "
+    return fail("--precision=" + precision +
+                " is not supported yet "
                 "(expected fp32 or int8)");
   if (precision != "fp32" && precision != "int8")
     return fail("unknown --precision '" + precision +
@@ -262,8 +262,7 @@ LogicalResult parsePtqOptions(std::optional<dlc::PtqOptions> &ptq) {
   bool int8 = precision == "int8";
   if (!int8) {
     for (const char *opt : {"calibrate", "calibration", "percentile",
-                            "quantize-first-last", "keep-fp32",
-                            "max-error-db"})
+                            "quantize-first-last", "keep-fp32", "max-error-db"})
       if (cl::getRegisteredOptions().lookup(opt)->getNumOccurrences())
         return fail(llvm::Twine("--") + opt + " needs --precision=int8");
     return success();
@@ -287,8 +286,8 @@ LogicalResult parsePtqOptions(std::optional<dlc::PtqOptions> &ptq) {
   if (!maxErrorDb.empty()) {
     double db;
     if (llvm::StringRef(maxErrorDb).getAsDouble(db) || !std::isfinite(db))
-      return fail("--max-error-db expects a number of dB, got '" +
-                  maxErrorDb + "'");
+      return fail("--max-error-db expects a number of dB, got '" + maxErrorDb +
+                  "'");
     o.maxErrorDb = db;
   }
   ptq = std::move(o);
@@ -425,8 +424,8 @@ int run(MLIRContext &context) {
     (*quantReport)["fp32_layers_after_graph_passes"] = floatLayers(*module);
   if (emit == "mlir" && mlirStage == "graph") {
     if (!reportJson.empty() && quantReport &&
-        failed(dlc::writeReport(*module, *signature, reportJson,
-                                &*quantReport)))
+        failed(
+            dlc::writeReport(*module, *signature, reportJson, &*quantReport)))
       return 1;
     std::string text;
     llvm::raw_string_ostream os(text);

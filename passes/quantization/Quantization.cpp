@@ -53,7 +53,8 @@ bool isFoldableBias(Value bias, int64_t channels) {
     return false;
   if (type.getNumElements() == 1)
     return true;
-  return type.getNumElements() == channels && type.getShape().back() == channels;
+  return type.getNumElements() == channels &&
+         type.getShape().back() == channels;
 }
 
 unsigned fail(std::string *why, const char *reason) {

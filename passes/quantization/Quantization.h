@@ -1,4 +1,5 @@
-//===- Quantization.h - int8 quantization math shared by passes --*- C++ -*-===//
+//===- Quantization.h - int8 quantization math shared by passes --*- C++
+//-*-===//
 //
 /// \file
 /// The quantization parameters dlc chooses (per-tensor asymmetric int8

@@ -38,7 +38,8 @@ constexpr int64_t kMaxInlineElements = 8;
 /// The [lo, hi] pairs of `op`'s `dlc.input_ranges`, or a diagnostic.
 FailureOr<SmallVector<std::pair<float, float>>>
 readRanges(Operation *op, unsigned expected, bool emitErrors) {
-  auto error = [&](const Twine &msg) -> FailureOr<SmallVector<std::pair<float, float>>> {
+  auto error =
+      [&](const Twine &msg) -> FailureOr<SmallVector<std::pair<float, float>>> {
     if (emitErrors)
       op->emitError() << "'" << kInputRangesAttr << "' " << msg;
     return failure();
@@ -58,9 +59,8 @@ readRanges(Operation *op, unsigned expected, bool emitErrors) {
     float lo = pair[0], hi = pair[1];
     if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi) {
       if (emitErrors)
-        op->emitError() << "'" << kInputRangesAttr << "' holds [" << lo
-                        << ", " << hi
-                        << "]: a range must be finite with lo <= hi";
+        op->emitError() << "'" << kInputRangesAttr << "' holds [" << lo << ", "
+                        << hi << "]: a range must be finite with lo <= hi";
       return failure();
     }
     out.push_back({lo, hi});
@@ -81,20 +81,18 @@ Value fakeQuantizeActivation(PatternRewriter &rw, Location loc, Value x,
       loc, DenseElementsAttr::get(zpType, APInt(8, (uint64_t)p.zeroPoint,
                                                 /*isSigned=*/true)));
   auto xType = cast<RankedTensorType>(x.getType());
-  Value q = rw.create<QuantizeLinearOp>(
-      loc, xType.clone(rw.getI8Type()), x, scale, zp, rw.getI64IntegerAttr(0));
+  Value q = rw.create<QuantizeLinearOp>(loc, xType.clone(rw.getI8Type()), x,
+                                        scale, zp, rw.getI64IntegerAttr(0));
   return rw.create<DequantizeLinearOp>(loc, xType, q, scale, zp,
                                        rw.getI64IntegerAttr(0));
 }
 
 /// The constant weight `w` as dequantize_linear of per-channel symmetric
 /// int8 values along `axis`.
-Value quantizeWeight(PatternRewriter &rw, Location loc, Value w,
-                     int64_t axis) {
+Value quantizeWeight(PatternRewriter &rw, Location loc, Value w, int64_t axis) {
   auto type = cast<RankedTensorType>(w.getType());
   SmallVector<float> values = *constFloats(w);
-  QuantizedWeights q =
-      quantizeWeightsPerChannel(values, type.getShape(), axis);
+  QuantizedWeights q = quantizeWeightsPerChannel(values, type.getShape(), axis);
   auto qType = type.clone(rw.getI8Type());
   Attribute qAttr;
   ArrayRef<char> raw(reinterpret_cast<const char *>(q.values.data()),
@@ -176,8 +174,7 @@ struct QuantizeMatMul : OpRewritePattern<MatMulOp> {
   }
 };
 
-struct QuantizeModelPass
-    : dlc::impl::QuantizeModelPassBase<QuantizeModelPass> {
+struct QuantizeModelPass : dlc::impl::QuantizeModelPassBase<QuantizeModelPass> {
   void runOnOperation() override {
     // Every marked op must be quantizable and carry well-formed ranges; a
     // mark that cannot be honoured is an error, never a silent float op.
@@ -200,8 +197,8 @@ struct QuantizeModelPass
     populateQuantizeModelPatterns(patterns);
     // The quantization ops have no folders: the new weight
     // quantize/dequantize pairs stay for dlc-fold-qdq.
-    if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns))))
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
 };
