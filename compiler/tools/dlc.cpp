@@ -423,9 +423,10 @@ int run(MLIRContext &context) {
   if (quantReport)
     (*quantReport)["fp32_layers_after_graph_passes"] = floatLayers(*module);
   if (emit == "mlir" && mlirStage == "graph") {
-    if (!reportJson.empty() && quantReport &&
-        failed(
-            dlc::writeReport(*module, *signature, reportJson, &*quantReport)))
+    // No kernels yet: the report holds the quantization object, if any.
+    if (!reportJson.empty() &&
+        failed(dlc::writeReport(*module, *signature, reportJson,
+                                quantReport ? &*quantReport : nullptr)))
       return 1;
     std::string text;
     llvm::raw_string_ostream os(text);
