@@ -524,28 +524,42 @@ FailureOr<llvm::json::Object> Calibrator::run() {
   };
   unsigned iterations = 0;
   while (options_.maxErrorDb && worst(*e2e) < *options_.maxErrorDb) {
-    // The layer adding the most noise: its output's relative noise minus
-    // what its inputs already carried.
-    Layer *pick = nullptr;
-    double most = -INFINITY;
-    for (Layer &layer : layers_) {
-      if (!layer.quantize)
-        continue;
-      double added = std::pow(10.0, -layer.sqnrDb / 10.0) -
-                     std::pow(10.0, -layer.inputSqnrDb / 10.0);
-      if (added > most) {
-        most = added;
-        pick = &layer;
-      }
-    }
-    if (!pick)
+    // Each layer's own noise: its output's relative noise minus what its
+    // inputs already carried. The share of the end-to-end noise to remove
+    // (1 - budget / current, in noise power) is taken from the layers adding
+    // the most, at least one per round: one compile per round, and a few
+    // rounds where the noise is spread over many layers.
+    SmallVector<std::pair<double, Layer *>> added;
+    for (Layer &layer : layers_)
+      if (layer.quantize)
+        added.push_back(
+            {std::max(0.0, std::pow(10.0, -layer.sqnrDb / 10.0) -
+                               std::pow(10.0, -layer.inputSqnrDb / 10.0)),
+             &layer});
+    if (added.empty())
       break;
-    pick->quantize = false;
-    pick->keptBecause = "--max-error-db";
+    std::stable_sort(added.begin(), added.end(),
+                     [](auto &a, auto &b) { return a.first > b.first; });
+    double total = 0.0;
+    for (auto &a : added)
+      total += a.first;
+    double share =
+        1.0 - std::pow(10.0, (worst(*e2e) - *options_.maxErrorDb) / 10.0);
+    double removed = 0.0;
+    unsigned count = 0;
+    for (auto &[noise, layer] : added) {
+      if (count > 0 && removed >= share * total)
+        break;
+      layer->quantize = false;
+      layer->keptBecause = "--max-error-db";
+      removed += noise;
+      ++count;
+    }
     ++iterations;
     progress(llvm::formatv("quantizing: e2e SQNR {0:f2} dB < {1} dB, keeping "
-                           "'{2}' in fp32",
-                           worst(*e2e), *options_.maxErrorDb, pick->name)
+                           "{2} more layer(s) in fp32, first '{3}'",
+                           worst(*e2e), *options_.maxErrorDb, count,
+                           added.front().second->name)
                  .str());
     e2e = evaluate();
     if (failed(e2e))
@@ -584,7 +598,7 @@ FailureOr<llvm::json::Object> Calibrator::run() {
       {"layers_quantized", (int64_t)quantized},
       {"e2e_sqnr_db", std::round(worst(*e2e) * 100) / 100},
       {"output_sqnr_db", std::move(outputsSqnr)},
-      {"max_error_db_iterations", (int64_t)iterations},
+      {"max_error_db_rounds", (int64_t)iterations},
       {"layers", std::move(layers)}};
   if (options_.method == "percentile")
     report["percentile"] = options_.percentile;
