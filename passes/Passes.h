@@ -42,6 +42,10 @@ void eraseUnsignedIntegerTypes(Operation *root);
 /// dequantizing epilogue where the float result is used.
 void populateFoldQdqPatterns(RewritePatternSet &patterns);
 
+/// Patterns quantizing the dlc.conv / dlc.gemm / dlc.matmul ops that carry
+/// `dlc.input_ranges` into quantize/dequantize pairs for dlc-fold-qdq.
+void populateQuantizeModelPatterns(RewritePatternSet &patterns);
+
 /// dlc's elementwise fusion: upstream's linalg patterns with the control
 /// that refuses fusions recomputing the producer per consumer element.
 void populateDlcElementwiseFusionPatterns(RewritePatternSet &patterns);

@@ -357,4 +357,39 @@ def FoldQdqPass : Pass<"dlc-fold-qdq", "ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def QuantizeModelPass : Pass<"dlc-quantize", "ModuleOp"> {
+  let summary = "Quantize calibrated fp32 Conv/Gemm/MatMul to QDQ int8";
+  let description = [{
+    Post-training quantization (`dlc --precision=int8 --calibrate=DIR`).
+    The driver calibrates the fp32 model on sample inputs and marks each
+    layer it quantizes with `dlc.input_ranges`: one `array<f32: lo, hi>`
+    per activation operand (a Conv's input, a Gemm's A, a MatMul's lhs and,
+    when it is not a constant, its rhs). Keeping the ranges in the IR makes
+    the pass testable with dlc-opt and keeps calibration out of it. Each
+    marked op gets its activations quantized per tensor (asymmetric int8:
+    scale (hi - lo) / 255 over the range widened to hold 0, zero point
+    mapping lo to -128) and its constant weight per output channel
+    (symmetric int8: scale max|w[c]| / 127), as quantize/dequantize pairs
+    that dlc-fold-qdq folds into conv_integer / matmul_integer with i32
+    accumulation and a float epilogue (the bias joins the accumulator). The
+    result stays f32, so Softmax, LayerNormalization and every op that is
+    not marked keep running in fp32. A marked op that dlc-fold-qdq could not
+    fold (transposed A, non-constant weight, a bias that is not per
+    channel...) or malformed ranges are an error.
+
+    Before:
+    ```mlir
+    %y = dlc.conv %x, %w, %b {dlc.input_ranges = [array<f32: 0.0, 6.0>], ...}
+    ```
+    After:
+    ```mlir
+    %xq = dlc.quantize_linear %x, %xs, %xzp {axis = 0 : i64}  // xs = 6/255
+    %xd = dlc.dequantize_linear %xq, %xs, %xzp {axis = 0 : i64}
+    %wd = dlc.dequantize_linear %wq, %ws, %wzp {axis = 0 : i64} // i8, ws: [M]
+    %y = dlc.conv %xd, %wd, %b {...}
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // DLC_PASSES_TD

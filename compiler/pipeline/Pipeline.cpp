@@ -33,15 +33,20 @@
 
 using namespace mlir;
 
-void dlc::buildFrontendPipeline(OpPassManager &pm,
-                                const CompileOptions &options) {
+void dlc::buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
   // Graph level: folding (shape subgraphs, identities) and cleanup.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Calibrated layers (dlc.input_ranges, from --precision=int8) -> QDQ;
+  // nothing to do for other models.
+  pm.addPass(dlc::createQuantizeModelPass());
   // QDQ Conv/Gemm/MatMul -> integer ops with a requantize epilogue.
   if (options.foldQdq)
     pm.addPass(dlc::createFoldQdqPass());
+}
 
+void dlc::buildLoweringPipeline(OpPassManager &pm,
+                                const CompileOptions &options) {
   // dlc -> linalg on tensors, one structured op per dlc op.
   pm.addPass(createConvertDlcToLinalgPass());
   pm.addPass(createCanonicalizerPass());
@@ -75,6 +80,12 @@ void dlc::buildFrontendPipeline(OpPassManager &pm,
 
   // The arena.
   pm.addPass(dlc::createPlanMemoryPass({options.arenaAlignment}));
+}
+
+void dlc::buildFrontendPipeline(OpPassManager &pm,
+                                const CompileOptions &options) {
+  buildGraphPipeline(pm, options);
+  buildLoweringPipeline(pm, options);
 }
 
 void dlc::buildCudaKernelPipeline(OpPassManager &pm,

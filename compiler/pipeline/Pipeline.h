@@ -45,8 +45,15 @@ struct CompileOptions {
   bool foldQdq = true;
 };
 
-/// dlc (tensors) -> linalg -> buffers -> outlined, linearized kernels and a
-/// planned model function.
+/// Graph passes on the dlc dialect: folding, CSE, dlc-quantize (layers
+/// marked by --precision=int8) and dlc-fold-qdq.
+void buildGraphPipeline(OpPassManager &pm, const CompileOptions &options);
+
+/// dlc (tensors, after the graph passes) -> linalg -> buffers -> outlined,
+/// linearized kernels and a planned model function.
+void buildLoweringPipeline(OpPassManager &pm, const CompileOptions &options);
+
+/// buildGraphPipeline, then buildLoweringPipeline.
 void buildFrontendPipeline(OpPassManager &pm, const CompileOptions &options);
 
 /// Device module of kernels -> gpu.module -> NVVM -> gpu.binary holding PTX.

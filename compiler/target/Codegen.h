@@ -15,6 +15,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LogicalResult.h"
+#include "llvm/Support/JSON.h"
 
 #include <string>
 #include <vector>
@@ -65,9 +66,11 @@ FailureOr<KernelCode> emitHostKernels(ModuleOp model,
 
 /// Writes the compile report of a planned model module as JSON: every
 /// kernel with the ONNX nodes it computes and its work items, the kernel
-/// count, and the arena figures (arena, naive sum, lower bound).
+/// count, and the arena figures (arena, naive sum, lower bound); with
+/// `quantization`, that object under "quantization" (--precision=int8).
 LogicalResult writeReport(ModuleOp model, const ModelSignature &signature,
-                          llvm::StringRef path);
+                          llvm::StringRef path,
+                          const llvm::json::Object *quantization = nullptr);
 
 /// Writes the ONNX graph of `imported` (the module right after import) as
 /// Graphviz DOT, each kernel of `planned` drawn as a cluster around the

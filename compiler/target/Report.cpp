@@ -17,7 +17,8 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 LogicalResult dlc::writeReport(ModuleOp model, const ModelSignature &signature,
-                               StringRef path) {
+                               StringRef path,
+                               const llvm::json::Object *quantization) {
   llvm::json::Array kernels;
   llvm::json::Object memory;
   for (auto f : model.getOps<func::FuncOp>()) {
@@ -69,6 +70,8 @@ LogicalResult dlc::writeReport(ModuleOp model, const ModelSignature &signature,
                             {"kernels", std::move(kernels)}};
   for (auto &kv : memory)
     report[kv.first] = std::move(kv.second);
+  if (quantization)
+    report["quantization"] = llvm::json::Object(*quantization);
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
   if (ec)

@@ -9,7 +9,9 @@
 #include "compiler/onnx/Importer.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/target/Codegen.h"
+#include "compiler/tools/Calibration.h"
 #include "compiler/tools/Registration.h"
+#include "dialects/dlc/DlcDialect.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -28,6 +30,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cmath>
+#include <optional>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -59,8 +63,9 @@ cl::opt<std::string> emit("emit",
                           cl::init("so"), cl::cat(category));
 cl::opt<std::string> mlirStage(
     "stage",
-    cl::desc("With --emit=mlir: import (default), plan (kernels and the "
-             "planned model function)"),
+    cl::desc("With --emit=mlir: import (default), graph (after the graph "
+             "passes: folding, quantization), plan (kernels and the planned "
+             "model function)"),
     cl::init("import"), cl::cat(category));
 cl::opt<bool> checkOnly(
     "check",
@@ -104,6 +109,40 @@ cl::opt<bool> cudaKernelForm(
              "run them on the host (checks the GPU kernels' numerics "
              "without a GPU)"),
     cl::init(false), cl::cat(category));
+cl::opt<std::string>
+    precision("precision",
+              cl::desc("fp32 (default) or int8: post-training quantization "
+                       "of Conv/Gemm/MatMul from the samples of --calibrate"),
+              cl::init("fp32"), cl::cat(category));
+cl::opt<std::string> calibrateDir(
+    "calibrate",
+    cl::desc("With --precision=int8: the sample inputs, one subdirectory per "
+             "sample holding NAME.npy or NAME.pb per model input"),
+    cl::value_desc("dir"), cl::init(""), cl::cat(category));
+cl::opt<std::string>
+    calibration("calibration",
+                cl::desc("Activation ranges: minmax (default) or percentile"),
+                cl::init("minmax"), cl::cat(category));
+cl::opt<double> percentile(
+    "percentile",
+    cl::desc("With --calibration=percentile: % of values inside the range, "
+             "per tail (default 99.99)"),
+    cl::init(99.99), cl::cat(category));
+cl::opt<bool> quantizeFirstLast(
+    "quantize-first-last",
+    cl::desc("Also quantize the first and last quantizable layers (kept in "
+             "fp32 by default)"),
+    cl::init(false), cl::cat(category));
+cl::list<std::string>
+    keepFp32("keep-fp32",
+             cl::desc("With --precision=int8: keep these Conv/Gemm/MatMul "
+                      "nodes in fp32 (comma separated ONNX node names)"),
+             cl::value_desc("NODE,..."), cl::CommaSeparated, cl::cat(category));
+cl::opt<std::string> maxErrorDb(
+    "max-error-db",
+    cl::desc("With --precision=int8: keep the worst layers in fp32 until the "
+             "end-to-end SQNR against fp32 reaches this many dB"),
+    cl::value_desc("dB"), cl::init(""), cl::cat(category));
 cl::opt<bool> verbose("v", cl::desc("Print progress and stage timings"),
                       cl::init(false), cl::cat(category));
 
@@ -156,7 +195,21 @@ std::string optionsJson() {
      << "\", \"fuse_elementwise\": " << (fuseElementwise ? "true" : "false")
      << ", \"fuse_kernels\": " << (fuseKernels ? "true" : "false")
      << ", \"fold_qdq\": " << (foldQdq ? "true" : "false")
-     << ", \"input_shapes\": [";
+     << ", \"precision\": \"" << precision << "\"";
+  if (precision == "int8") {
+    os << ", \"calibration\": \"" << calibration << "\"";
+    if (calibration == "percentile")
+      os << ", \"percentile\": " << percentile;
+    if (quantizeFirstLast)
+      os << ", \"quantize_first_last\": true";
+    if (!maxErrorDb.empty())
+      os << ", \"max_error_db\": " << maxErrorDb;
+    os << ", \"keep_fp32\": [";
+    for (size_t i = 0; i < keepFp32.size(); ++i)
+      os << (i ? ", " : "") << "\"" << keepFp32[i] << "\"";
+    os << "]";
+  }
+  os << ", \"input_shapes\": [";
   for (size_t i = 0; i < inputShapes.size(); ++i)
     os << (i ? ", " : "") << "\"" << inputShapes[i] << "\"";
   os << "], \"keep_outputs\": [";
@@ -191,6 +244,67 @@ void writeOpTable(llvm::raw_ostream &os) {
      << "| ONNX op | dlc form and accepted attributes |\n| --- | --- |\n";
   for (const dlc::OnnxOpSupport &op : dlc::getSupportedOnnxOps())
     os << "| " << op.opType << " | " << op.notes << " |\n";
+}
+
+/// The --precision=int8 options, checked; none for fp32.
+LogicalResult parsePtqOptions(std::optional<dlc::PtqOptions> &ptq) {
+  auto fail = [](const llvm::Twine &msg) {
+    llvm::errs() << "dlc: error: " << msg << "\n";
+    return failure();
+  };
+  if (precision == "fp16" || precision == "bf16")
+    return fail("--precision=" + precision +
+                " is not supported yet "
+                "(expected fp32 or int8)");
+  if (precision != "fp32" && precision != "int8")
+    return fail("unknown --precision '" + precision +
+                "' (expected fp32 or int8)");
+  bool int8 = precision == "int8";
+  if (!int8) {
+    for (const char *opt : {"calibrate", "calibration", "percentile",
+                            "quantize-first-last", "keep-fp32", "max-error-db"})
+      if (cl::getRegisteredOptions().lookup(opt)->getNumOccurrences())
+        return fail(llvm::Twine("--") + opt + " needs --precision=int8");
+    return success();
+  }
+  if (calibrateDir.empty())
+    return fail("--precision=int8 needs --calibrate=DIR (sample inputs: one "
+                "subdirectory per sample with NAME.npy or NAME.pb per model "
+                "input)");
+  if (calibration != "minmax" && calibration != "percentile")
+    return fail("unknown --calibration '" + calibration +
+                "' (expected minmax or percentile)");
+  if (!(percentile > 50.0 && percentile <= 100.0))
+    return fail("--percentile must be in (50, 100], got " +
+                std::to_string(percentile.getValue()));
+  dlc::PtqOptions o;
+  o.calibrateDir = calibrateDir;
+  o.method = calibration;
+  o.percentile = percentile;
+  o.quantizeFirstLast = quantizeFirstLast;
+  o.keepFp32.assign(keepFp32.begin(), keepFp32.end());
+  if (!maxErrorDb.empty()) {
+    double db;
+    if (llvm::StringRef(maxErrorDb).getAsDouble(db) || !std::isfinite(db))
+      return fail("--max-error-db expects a number of dB, got '" + maxErrorDb +
+                  "'");
+    o.maxErrorDb = db;
+  }
+  ptq = std::move(o);
+  return success();
+}
+
+/// The Conv/Gemm/MatMul ops still in fp32 after the graph passes, by node.
+llvm::json::Array floatLayers(ModuleOp module) {
+  llvm::json::Array names;
+  module.walk([&](Operation *op) {
+    if (!isa<dlc::ConvOp, dlc::GemmOp, dlc::MatMulOp>(op))
+      return;
+    Location loc = op->getLoc();
+    auto name = dyn_cast<NameLoc>(loc);
+    names.push_back(name ? name.getName().str() : std::string("?"));
+  });
+  return names;
 }
 
 int run(MLIRContext &context) {
@@ -230,11 +344,14 @@ int run(MLIRContext &context) {
                  << "' (expected so, mlir, ptx or dot)\n";
     return 1;
   }
-  if (mlirStage != "import" && mlirStage != "plan") {
+  if (mlirStage != "import" && mlirStage != "graph" && mlirStage != "plan") {
     llvm::errs() << "dlc: error: unknown --stage '" << mlirStage
-                 << "' (expected import or plan)\n";
+                 << "' (expected import, graph or plan)\n";
     return 1;
   }
+  std::optional<dlc::PtqOptions> ptq;
+  if (failed(parsePtqOptions(ptq)))
+    return 1;
   dlc::ImportOptions importOptions;
   if (failed(parseShapes(importOptions)))
     return 1;
@@ -266,6 +383,17 @@ int run(MLIRContext &context) {
   }
   if (!module)
     return 1;
+  std::optional<llvm::json::Object> quantReport;
+  if (ptq) {
+    ptq->progress = [&](llvm::StringRef s) { progress(s); };
+    FailureOr<llvm::json::Object> report =
+        dlc::calibrateAndMark(*module, *ptq, options);
+    if (failed(report))
+      return 1;
+    quantReport = std::move(*report);
+    if (verbose)
+      dlc::printQuantizationTable(*quantReport, llvm::errs(), 10);
+  }
   if (emit == "mlir" && mlirStage == "import") {
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -289,11 +417,32 @@ int run(MLIRContext &context) {
   applyDefaultTimingManagerCLOptions(timing);
   TimingScope timingScope = timing.getRootScope();
   pm.enableTiming(timingScope);
-  dlc::buildFrontendPipeline(pm, options);
+  dlc::buildGraphPipeline(pm, options);
   if (failed(pm.run(*module)))
     return 1;
+  if (quantReport)
+    (*quantReport)["fp32_layers_after_graph_passes"] = floatLayers(*module);
+  if (emit == "mlir" && mlirStage == "graph") {
+    // No kernels yet: the report holds the quantization object, if any.
+    if (!reportJson.empty() &&
+        failed(dlc::writeReport(*module, *signature, reportJson,
+                                quantReport ? &*quantReport : nullptr)))
+      return 1;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os, OpPrintingFlags().elideLargeResourceString());
+    return failed(writeText(text)) ? 1 : 0;
+  }
+  PassManager lowering(&context);
+  if (failed(applyPassManagerCLOptions(lowering)))
+    return 1;
+  lowering.enableTiming(timingScope);
+  dlc::buildLoweringPipeline(lowering, options);
+  if (failed(lowering.run(*module)))
+    return 1;
   if (!reportJson.empty() &&
-      failed(dlc::writeReport(*module, *signature, reportJson)))
+      failed(dlc::writeReport(*module, *signature, reportJson,
+                              quantReport ? &*quantReport : nullptr)))
     return 1;
   if (emit == "mlir") {
     std::string text;

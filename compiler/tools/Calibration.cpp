@@ -1,0 +1,651 @@
+//===- Calibration.cpp - post-training int8 quantization ----------*- C++ -*-=//
+
+#include "compiler/tools/Calibration.h"
+
+#include "compiler/target/Codegen.h"
+#include "passes/quantization/Quantization.h"
+
+#include "dlc/runtime.hpp"
+#include "tensor_io.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+namespace {
+/// One sample: a tensor per model input, in the signature's order.
+using Sample = std::vector<::dlc::io::Tensor>;
+
+/// SQNR values are capped here (an exact match has infinite SQNR).
+constexpr double kMaxSqnrDb = 200.0;
+
+void error(const llvm::Twine &msg) {
+  llvm::errs() << "dlc: error: --calibrate: " << msg << "\n";
+}
+
+/// The samples of `dir`: each subdirectory (sorted by name) is one sample;
+/// a directory without subdirectories is one sample itself. A sample holds
+/// NAME.npy or NAME.pb for each model input NAME, or a .pb file whose
+/// TensorProto is named NAME (the ONNX test-data layout, input_0.pb...).
+FailureOr<std::vector<Sample>> loadSamples(StringRef dir,
+                                           const ModelSignature &signature) {
+  if (!llvm::sys::fs::is_directory(dir)) {
+    error("'" + dir + "' is not a directory");
+    return failure();
+  }
+  std::vector<std::string> sampleDirs, files;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    if (llvm::sys::fs::is_directory(it->path()))
+      sampleDirs.push_back(it->path());
+    else
+      files.push_back(it->path());
+  }
+  if (ec) {
+    error("cannot read '" + dir + "': " + ec.message());
+    return failure();
+  }
+  if (sampleDirs.empty()) {
+    if (files.empty()) {
+      error("'" + dir +
+            "' holds no samples (one subdirectory per sample with "
+            "a NAME.npy or NAME.pb per model input)");
+      return failure();
+    }
+    sampleDirs.push_back(dir.str());
+  }
+  llvm::sort(sampleDirs);
+  std::vector<Sample> samples;
+  for (const std::string &sampleDir : sampleDirs) {
+    Sample sample;
+    // .pb files by the name inside them, read on demand.
+    std::optional<llvm::StringMap<std::string>> pbByName;
+    for (const TensorSignature &input : signature.inputs) {
+      std::string path;
+      for (const char *ext : {".npy", ".pb"}) {
+        llvm::SmallString<256> p(sampleDir);
+        llvm::sys::path::append(p, input.name + ext);
+        if (llvm::sys::fs::is_regular_file(p)) {
+          path = p.str().str();
+          break;
+        }
+      }
+      if (path.empty()) {
+        if (!pbByName) {
+          pbByName.emplace();
+          std::error_code ec2;
+          for (llvm::sys::fs::directory_iterator it(sampleDir, ec2), end;
+               it != end && !ec2; it.increment(ec2)) {
+            if (llvm::sys::path::extension(it->path()) != ".pb")
+              continue;
+            ::dlc::io::Tensor t;
+            std::string ignored;
+            if (::dlc::io::readTensorFile(it->path(), &t, &ignored) &&
+                !t.name.empty())
+              pbByName->try_emplace(t.name, it->path());
+          }
+        }
+        auto it = pbByName->find(input.name);
+        if (it == pbByName->end()) {
+          error("sample '" + sampleDir + "' has no file for input '" +
+                input.name + "' (expected " + input.name + ".npy, " +
+                input.name + ".pb or a .pb tensor named '" + input.name + "')");
+          return failure();
+        }
+        path = it->second;
+      }
+      ::dlc::io::Tensor t;
+      std::string why;
+      if (!::dlc::io::readTensorFile(path, &t, &why)) {
+        error("cannot read '" + path + "': " + why);
+        return failure();
+      }
+      if (t.dtype != input.dtype || t.shape != input.shape) {
+        error("'" + path + "' holds " + ::dlc::io::describe(t.dtype, t.shape) +
+              " but input '" + input.name + "' is " +
+              ::dlc::io::describe(input.dtype, input.shape));
+        return failure();
+      }
+      sample.push_back(std::move(t));
+    }
+    samples.push_back(std::move(sample));
+  }
+  return samples;
+}
+
+/// A Conv/Gemm/MatMul dlc could quantize, in program order.
+struct Layer {
+  std::string name, opType;
+  /// Captured tensors: the activation operands, and the result.
+  SmallVector<unsigned> inputs;
+  unsigned output = 0;
+  bool quantize = true;
+  std::string keptBecause;
+  double sqnrDb = 0.0, inputSqnrDb = kMaxSqnrDb;
+};
+
+/// A tensor captured as an extra model output: operand `operand` of layer
+/// `layer`, or its result when `operand` is -1.
+struct Capture {
+  unsigned layer;
+  int operand;
+};
+
+SmallVector<Operation *> candidateOps(ModuleOp module) {
+  SmallVector<Operation *> ops;
+  auto main = module.lookupSymbol<func::FuncOp>("main");
+  if (!main)
+    return ops;
+  main.walk([&](Operation *op) {
+    if (quantizableActivationOperands(op) > 0)
+      ops.push_back(op);
+  });
+  return ops;
+}
+
+std::string nodeName(Operation *op, unsigned index) {
+  Location loc = op->getLoc();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    if (!fused.getLocations().empty())
+      loc = fused.getLocations().front();
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  return "layer" + std::to_string(index);
+}
+
+/// A running per-tensor range, then (percentile) a histogram over it.
+struct RangeStats {
+  float lo = INFINITY, hi = -INFINITY;
+  std::vector<uint64_t> histogram;
+  uint64_t count = 0;
+};
+constexpr size_t kHistogramBins = 4096;
+
+/// An fp32 model with the captured tensors as extra outputs, compiled for
+/// the host into a temporary file.
+class HostModel {
+public:
+  ~HostModel() {
+    if (!path_.empty())
+      llvm::sys::fs::remove(path_);
+  }
+  LogicalResult compile(ModuleOp module, const CompileOptions &base) {
+    llvm::SmallString<128> p;
+    if (llvm::sys::fs::createTemporaryFile("dlc-calibrate", "so", p)) {
+      error("cannot create a temporary file");
+      return failure();
+    }
+    path_ = p.str().str();
+    FailureOr<ModelSignature> signature = readSignature(module);
+    if (failed(signature))
+      return failure();
+    CompileOptions options = base;
+    options.target = Target::Cpu;
+    options.hostRunsCudaKernelForm = false;
+    PassManager pm(module.getContext());
+    buildFrontendPipeline(pm, options);
+    if (failed(pm.run(module)))
+      return failure();
+    FailureOr<KernelCode> code = emitHostKernels(module, options);
+    if (failed(code))
+      return failure();
+    return writeModelLibrary(module, *signature, *code, options, "{}", path_);
+  }
+  /// Runs every sample; `fn(sample, outputs)` sees the outputs as bytes.
+  LogicalResult
+  run(const std::vector<Sample> &samples,
+      const std::function<void(size_t, std::vector<std::vector<uint8_t>> &)>
+          &fn) {
+    auto model = ::dlc::Model::load(path_, ::dlc::Device::Cpu);
+    if (!model) {
+      error("cannot load the calibration model: " + model.status().toString());
+      return failure();
+    }
+    auto context = model->createContext();
+    if (!context) {
+      error(context.status().toString());
+      return failure();
+    }
+    std::vector<std::vector<uint8_t>> outputs(model->outputs().size());
+    for (size_t i = 0; i < outputs.size(); ++i)
+      outputs[i].resize(model->outputs()[i].sizeBytes);
+    for (size_t s = 0; s < samples.size(); ++s) {
+      std::vector<::dlc::ConstBuffer> in;
+      for (const ::dlc::io::Tensor &t : samples[s])
+        in.emplace_back(t.data.data(), t.data.size());
+      std::vector<::dlc::Buffer> out;
+      for (auto &o : outputs)
+        out.emplace_back(o.data(), o.size());
+      ::dlc::Status status = context->run(in, out);
+      if (!status) {
+        error("running sample " + llvm::Twine(s) + ": " + status.toString());
+        return failure();
+      }
+      fn(s, outputs);
+    }
+    return success();
+  }
+
+private:
+  std::string path_;
+};
+
+/// The PTQ state: layers, captures, the fp32 reference.
+class Calibrator {
+public:
+  Calibrator(ModuleOp base, const PtqOptions &options,
+             const CompileOptions &compile)
+      : base_(base), options_(options), compile_(compile) {}
+
+  FailureOr<llvm::json::Object> run();
+
+private:
+  void progress(const llvm::Twine &what) {
+    if (options_.progress)
+      options_.progress(what.str());
+  }
+  /// A clone of the base module with the captures as extra outputs and the
+  /// quantized layers marked.
+  OwningOpRef<ModuleOp> buildModule(bool quantized);
+  /// Marks the quantized layers of `module` with their input ranges.
+  void mark(ModuleOp module);
+  /// Runs the quantized model; fills the layers' SQNR and returns the
+  /// end-to-end SQNR of each float model output.
+  FailureOr<std::vector<double>> evaluate();
+  FailureOr<SmallVector<std::pair<float, float>>> ranges();
+
+  ModuleOp base_;
+  const PtqOptions &options_;
+  const CompileOptions &compile_;
+  std::vector<Sample> samples_;
+  std::vector<Layer> layers_;
+  std::vector<Capture> captures_;
+  unsigned modelOutputs_ = 0;
+  std::vector<int32_t> outputDtypes_;
+  /// fp32 reference: [sample][output] as floats (captured tensors and the
+  /// model's float outputs; empty for other dtypes).
+  std::vector<std::vector<std::vector<float>>> reference_;
+  /// Per captured tensor: the calibrated range.
+  std::vector<std::pair<float, float>> ranges_;
+};
+
+OwningOpRef<ModuleOp> Calibrator::buildModule(bool quantized) {
+  OwningOpRef<ModuleOp> module = base_.clone();
+  SmallVector<Operation *> ops = candidateOps(*module);
+  auto main = module->lookupSymbol<func::FuncOp>("main");
+  auto ret = cast<func::ReturnOp>(main.getBody().front().getTerminator());
+  SmallVector<Value> results(ret.getOperands());
+  for (const Capture &c : captures_) {
+    Operation *op = ops[c.layer];
+    results.push_back(c.operand < 0 ? op->getResult(0)
+                                    : op->getOperand(c.operand));
+  }
+  OpBuilder b(ret);
+  b.create<func::ReturnOp>(ret.getLoc(), results);
+  ret.erase();
+  unsigned oldResults = main.getNumResults();
+  SmallVector<DictionaryAttr> resultAttrs;
+  for (unsigned i = 0; i < oldResults; ++i)
+    resultAttrs.push_back(main.getResultAttrDict(i));
+  main.setType(FunctionType::get(module->getContext(), main.getArgumentTypes(),
+                                 ValueRange(results).getTypes()));
+  for (unsigned i = 0; i < results.size(); ++i) {
+    if (i < oldResults) {
+      main.setResultAttrs(i, resultAttrs[i]);
+      continue;
+    }
+    main.setResultAttr(
+        i, "dlc.name",
+        b.getStringAttr("dlc.capture." + std::to_string(i - oldResults)));
+  }
+  if (quantized)
+    mark(*module);
+  return module;
+}
+
+void Calibrator::mark(ModuleOp module) {
+  SmallVector<Operation *> ops = candidateOps(module);
+  Builder b(module.getContext());
+  for (auto [i, layer] : llvm::enumerate(layers_)) {
+    if (!layer.quantize)
+      continue;
+    SmallVector<Attribute> ranges;
+    for (unsigned c : layer.inputs)
+      ranges.push_back(
+          b.getDenseF32ArrayAttr({ranges_[c].first, ranges_[c].second}));
+    ops[i]->setAttr(kInputRangesAttr, b.getArrayAttr(ranges));
+  }
+}
+
+/// 10 log10(signal / noise), capped.
+double sqnrDb(double signal, double noise) {
+  if (noise <= 0.0)
+    return kMaxSqnrDb;
+  if (signal <= 0.0)
+    return -kMaxSqnrDb;
+  return std::clamp(10.0 * std::log10(signal / noise), -kMaxSqnrDb, kMaxSqnrDb);
+}
+
+FailureOr<std::vector<double>> Calibrator::evaluate() {
+  OwningOpRef<ModuleOp> module = buildModule(/*quantized=*/true);
+  HostModel model;
+  if (failed(model.compile(*module, compile_)))
+    return failure();
+  size_t outputs = modelOutputs_ + captures_.size();
+  std::vector<double> signal(outputs, 0.0), noise(outputs, 0.0);
+  if (failed(model.run(samples_, [&](size_t s, auto &got) {
+        for (size_t o = 0; o < outputs; ++o) {
+          const std::vector<float> &ref = reference_[s][o];
+          if (ref.empty())
+            continue;
+          const float *q = reinterpret_cast<const float *>(got[o].data());
+          for (size_t i = 0; i < ref.size(); ++i) {
+            double r = ref[i], d = r - (double)q[i];
+            signal[o] += r * r;
+            noise[o] += d * d;
+          }
+        }
+      })))
+    return failure();
+  for (Layer &layer : layers_) {
+    unsigned o = modelOutputs_ + layer.output;
+    layer.sqnrDb = sqnrDb(signal[o], noise[o]);
+    layer.inputSqnrDb = kMaxSqnrDb;
+    for (unsigned c : layer.inputs)
+      layer.inputSqnrDb =
+          std::min(layer.inputSqnrDb,
+                   sqnrDb(signal[modelOutputs_ + c], noise[modelOutputs_ + c]));
+  }
+  std::vector<double> e2e;
+  for (unsigned o = 0; o < modelOutputs_; ++o)
+    e2e.push_back(outputDtypes_[o] == 1 ? sqnrDb(signal[o], noise[o])
+                                        : kMaxSqnrDb);
+  return e2e;
+}
+
+FailureOr<llvm::json::Object> Calibrator::run() {
+  // The graph as the frontend pipeline will see it (folded, CSE'd), so the
+  // layers marked here are the ones dlc-quantize finds.
+  {
+    PassManager pm(base_.getContext());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    if (failed(pm.run(base_)))
+      return failure();
+  }
+  FailureOr<ModelSignature> signature = readSignature(base_);
+  if (failed(signature))
+    return failure();
+  FailureOr<std::vector<Sample>> samples =
+      loadSamples(options_.calibrateDir, *signature);
+  if (failed(samples))
+    return failure();
+  samples_ = std::move(*samples);
+  modelOutputs_ = signature->outputs.size();
+  for (const TensorSignature &o : signature->outputs)
+    outputDtypes_.push_back(o.dtype);
+
+  // The layers and the tensors to capture (each activation once).
+  SmallVector<Operation *> ops = candidateOps(base_);
+  if (ops.empty()) {
+    error("the model has no Conv, Gemm or MatMul that dlc can quantize");
+    return failure();
+  }
+  llvm::DenseMap<Value, unsigned> captured;
+  for (auto [i, op] : llvm::enumerate(ops)) {
+    Layer layer;
+    layer.name = nodeName(op, i);
+    layer.opType = op->getName().stripDialect().str();
+    unsigned n = quantizableActivationOperands(op);
+    for (unsigned k = 0; k < n; ++k) {
+      Value v = op->getOperand(k);
+      auto [it, inserted] = captured.try_emplace(v, captures_.size());
+      if (inserted)
+        captures_.push_back({(unsigned)i, (int)k});
+      layer.inputs.push_back(it->second);
+    }
+    layer.output = captures_.size();
+    captures_.push_back({(unsigned)i, -1});
+    layers_.push_back(std::move(layer));
+  }
+  if (!options_.quantizeFirstLast) {
+    layers_.front().quantize = false;
+    layers_.front().keptBecause = "first layer";
+    layers_.back().quantize = false;
+    layers_.back().keptBecause = "last layer";
+  }
+  for (Layer &layer : layers_)
+    if (llvm::is_contained(options_.keepFp32, layer.name)) {
+      layer.quantize = false;
+      layer.keptBecause = "--keep-fp32";
+    }
+  for (const std::string &name : options_.keepFp32)
+    if (!llvm::any_of(layers_,
+                      [&](const Layer &l) { return l.name == name; })) {
+      llvm::errs() << "dlc: error: --keep-fp32: no quantizable Conv, Gemm or "
+                      "MatMul node is named '"
+                   << name << "'\n";
+      return failure();
+    }
+
+  // fp32 run: the reference and the activation ranges.
+  progress("calibrating: compiling the fp32 model with " +
+           llvm::Twine(captures_.size()) + " captured tensors");
+  size_t outputs = modelOutputs_ + captures_.size();
+  std::vector<RangeStats> stats(captures_.size());
+  {
+    OwningOpRef<ModuleOp> module = buildModule(/*quantized=*/false);
+    HostModel model;
+    if (failed(model.compile(*module, compile_)))
+      return failure();
+    progress("calibrating: running " + llvm::Twine(samples_.size()) +
+             " samples");
+    reference_.assign(samples_.size(), {});
+    if (failed(model.run(samples_, [&](size_t s, auto &got) {
+          reference_[s].resize(outputs);
+          for (size_t o = 0; o < outputs; ++o) {
+            bool isFloat = o >= modelOutputs_ || outputDtypes_[o] == 1;
+            if (!isFloat)
+              continue;
+            std::vector<float> &ref = reference_[s][o];
+            ref.resize(got[o].size() / 4);
+            std::memcpy(ref.data(), got[o].data(), ref.size() * 4);
+            if (o < modelOutputs_)
+              continue;
+            RangeStats &st = stats[o - modelOutputs_];
+            for (float v : ref) {
+              if (!std::isfinite(v))
+                continue;
+              st.lo = std::min(st.lo, v);
+              st.hi = std::max(st.hi, v);
+            }
+          }
+        })))
+      return failure();
+  }
+  // Ranges: min-max, or the percentile of a histogram over [min, max].
+  ranges_.assign(captures_.size(), {0.0f, 0.0f});
+  for (size_t c = 0; c < captures_.size(); ++c) {
+    RangeStats &st = stats[c];
+    if (!(st.lo <= st.hi))
+      continue; // never finite: quantize around 0 with the default scale
+    ranges_[c] = {st.lo, st.hi};
+    if (options_.method != "percentile" || captures_[c].operand < 0 ||
+        st.lo == st.hi)
+      continue;
+    st.histogram.assign(kHistogramBins, 0);
+    double width = ((double)st.hi - st.lo) / kHistogramBins;
+    for (const auto &sample : reference_)
+      for (float v : sample[modelOutputs_ + c]) {
+        if (!std::isfinite(v))
+          continue;
+        size_t bin = std::min<size_t>(kHistogramBins - 1,
+                                      (size_t)(((double)v - st.lo) / width));
+        ++st.histogram[bin];
+        ++st.count;
+      }
+    // Clip each tail to (100 - p)% of the values.
+    uint64_t tail = (uint64_t)std::floor((100.0 - options_.percentile) / 100.0 *
+                                         (double)st.count);
+    uint64_t seen = 0;
+    size_t loBin = 0, hiBin = kHistogramBins - 1;
+    while (loBin < hiBin && seen + st.histogram[loBin] <= tail)
+      seen += st.histogram[loBin++];
+    seen = 0;
+    while (hiBin > loBin && seen + st.histogram[hiBin] <= tail)
+      seen += st.histogram[hiBin--];
+    ranges_[c] = {(float)(st.lo + loBin * width),
+                  (float)(st.lo + (hiBin + 1) * width)};
+  }
+
+  // Quantize, measure, and un-quantize the worst layer while over budget.
+  progress("quantizing: compiling and running the int8 model");
+  FailureOr<std::vector<double>> e2e = evaluate();
+  if (failed(e2e))
+    return failure();
+  auto worst = [](const std::vector<double> &v) {
+    return *std::min_element(v.begin(), v.end());
+  };
+  unsigned iterations = 0;
+  while (options_.maxErrorDb && worst(*e2e) < *options_.maxErrorDb) {
+    // Each layer's own noise: its output's relative noise minus what its
+    // inputs already carried. The share of the end-to-end noise to remove
+    // (1 - budget / current, in noise power) is taken from the layers adding
+    // the most, at least one per round: one compile per round, and a few
+    // rounds where the noise is spread over many layers.
+    SmallVector<std::pair<double, Layer *>> added;
+    for (Layer &layer : layers_)
+      if (layer.quantize)
+        added.push_back(
+            {std::max(0.0, std::pow(10.0, -layer.sqnrDb / 10.0) -
+                               std::pow(10.0, -layer.inputSqnrDb / 10.0)),
+             &layer});
+    if (added.empty())
+      break;
+    std::stable_sort(added.begin(), added.end(),
+                     [](auto &a, auto &b) { return a.first > b.first; });
+    double total = 0.0;
+    for (auto &a : added)
+      total += a.first;
+    double share =
+        1.0 - std::pow(10.0, (worst(*e2e) - *options_.maxErrorDb) / 10.0);
+    double removed = 0.0;
+    unsigned count = 0;
+    for (auto &[noise, layer] : added) {
+      if (count > 0 && removed >= share * total)
+        break;
+      layer->quantize = false;
+      layer->keptBecause = "--max-error-db";
+      removed += noise;
+      ++count;
+    }
+    ++iterations;
+    progress(llvm::formatv("quantizing: e2e SQNR {0:f2} dB < {1} dB, keeping "
+                           "{2} more layer(s) in fp32, first '{3}'",
+                           worst(*e2e), *options_.maxErrorDb, count,
+                           added.front().second->name)
+                 .str());
+    e2e = evaluate();
+    if (failed(e2e))
+      return failure();
+  }
+  if (options_.maxErrorDb && worst(*e2e) < *options_.maxErrorDb)
+    llvm::errs() << llvm::formatv(
+        "dlc: warning: --max-error-db={0}: the end-to-end SQNR is {1:f2} dB "
+        "with every layer in fp32\n",
+        *options_.maxErrorDb, worst(*e2e));
+  mark(base_);
+
+  // The report.
+  llvm::json::Array layers;
+  unsigned quantized = 0;
+  for (const Layer &layer : layers_) {
+    quantized += layer.quantize;
+    llvm::json::Object l{{"name", layer.name},
+                         {"op", layer.opType},
+                         {"quantized", layer.quantize},
+                         {"sqnr_db", std::round(layer.sqnrDb * 100) / 100}};
+    if (!layer.quantize)
+      l["kept_fp32"] = layer.keptBecause;
+    layers.push_back(std::move(l));
+  }
+  llvm::json::Object outputsSqnr;
+  for (unsigned o = 0; o < modelOutputs_; ++o)
+    if (outputDtypes_[o] == 1)
+      outputsSqnr[signature->outputs[o].name] =
+          std::round((*e2e)[o] * 100) / 100;
+  llvm::json::Object report{
+      {"precision", "int8"},
+      {"calibration", options_.method},
+      {"samples", (int64_t)samples_.size()},
+      {"layers_total", (int64_t)layers_.size()},
+      {"layers_quantized", (int64_t)quantized},
+      {"e2e_sqnr_db", std::round(worst(*e2e) * 100) / 100},
+      {"output_sqnr_db", std::move(outputsSqnr)},
+      {"max_error_db_rounds", (int64_t)iterations},
+      {"layers", std::move(layers)}};
+  if (options_.method == "percentile")
+    report["percentile"] = options_.percentile;
+  if (options_.maxErrorDb)
+    report["max_error_db"] = *options_.maxErrorDb;
+  return report;
+}
+} // namespace
+
+FailureOr<llvm::json::Object>
+mlir::dlc::calibrateAndMark(ModuleOp module, const PtqOptions &options,
+                            const CompileOptions &base) {
+  return Calibrator(module, options, base).run();
+}
+
+void mlir::dlc::printQuantizationTable(const llvm::json::Object &report,
+                                       llvm::raw_ostream &os, size_t maxRows) {
+  struct Row {
+    std::string name, op, note;
+    double sqnr;
+    bool quantized;
+  };
+  std::vector<Row> rows;
+  if (const llvm::json::Array *layers = report.getArray("layers"))
+    for (const llvm::json::Value &v : *layers) {
+      const llvm::json::Object *l = v.getAsObject();
+      if (!l)
+        continue;
+      rows.push_back({l->getString("name").value_or("").str(),
+                      l->getString("op").value_or("").str(),
+                      l->getString("kept_fp32").value_or("").str(),
+                      l->getNumber("sqnr_db").value_or(0.0),
+                      l->getBoolean("quantized").value_or(false)});
+    }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row &a, const Row &b) { return a.sqnr < b.sqnr; });
+  os << llvm::formatv("int8: {0} of {1} layers quantized ({2}), end-to-end "
+                      "SQNR {3:f2} dB\n",
+                      report.getInteger("layers_quantized").value_or(0),
+                      report.getInteger("layers_total").value_or(0),
+                      report.getString("calibration").value_or(""),
+                      report.getNumber("e2e_sqnr_db").value_or(0.0));
+  os << llvm::formatv("  {0,-48} {1,-7} {2,9}  {3}\n", "layer (worst first)",
+                      "op", "SQNR dB", "precision");
+  for (size_t i = 0; i < rows.size() && i < maxRows; ++i)
+    os << llvm::formatv("  {0,-48} {1,-7} {2,9:f2}  {3}\n", rows[i].name,
+                        rows[i].op, rows[i].sqnr,
+                        rows[i].quantized ? "int8"
+                                          : "fp32 (" + rows[i].note + ")");
+}

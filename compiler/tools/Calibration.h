@@ -1,0 +1,64 @@
+//===- Calibration.h - post-training int8 quantization -----------*- C++
+//-*-===//
+//
+/// \file
+/// `dlc --precision=int8 --calibrate=DIR`: runs the fp32 model on the host
+/// (a temporary --target=cpu model.so loaded with libdlcrt) on the samples
+/// of DIR, derives per-tensor activation ranges, marks the Conv/Gemm/MatMul
+/// layers to quantize with `dlc.input_ranges` (dlc-quantize does the rest in
+/// the frontend pipeline), measures the quantized model against the fp32
+/// one (SQNR per layer and end to end) and, with a budget, keeps the worst
+/// layers in fp32 until the end-to-end SQNR reaches it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DLC_COMPILER_TOOLS_CALIBRATION_H
+#define DLC_COMPILER_TOOLS_CALIBRATION_H
+
+#include "compiler/pipeline/Pipeline.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LogicalResult.h"
+#include "llvm/Support/JSON.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::dlc {
+
+struct PtqOptions {
+  /// The samples: DIR/<sample>/<input>.npy|.pb, or DIR itself as one sample.
+  std::string calibrateDir;
+  /// "minmax" or "percentile".
+  std::string method = "minmax";
+  /// With "percentile": the share of values (%) inside the range, per tail.
+  double percentile = 99.99;
+  /// Quantize the first and last quantizable layers too (kept in fp32 by
+  /// default).
+  bool quantizeFirstLast = false;
+  /// ONNX node names of layers to keep in fp32.
+  std::vector<std::string> keepFp32;
+  /// Keep the worst layers in fp32 until the end-to-end SQNR reaches this.
+  std::optional<double> maxErrorDb;
+  /// Progress lines on stderr.
+  std::function<void(llvm::StringRef)> progress;
+};
+
+/// Calibrates `module` (the imported model, canonicalized here) and marks
+/// the layers to quantize. Returns the accuracy report (the `quantization`
+/// object of --report-json). Errors (bad samples, compile or run failures)
+/// are printed and fail.
+FailureOr<llvm::json::Object> calibrateAndMark(ModuleOp module,
+                                               const PtqOptions &options,
+                                               const CompileOptions &base);
+
+/// Prints the report's per-layer table (worst SQNR first) and the
+/// end-to-end figures.
+void printQuantizationTable(const llvm::json::Object &report,
+                            llvm::raw_ostream &os, size_t maxRows);
+
+} // namespace mlir::dlc
+
+#endif

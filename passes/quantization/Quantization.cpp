@@ -1,0 +1,200 @@
+//===- Quantization.cpp - int8 quantization math shared by passes -*- C++ -*-=//
+
+#include "passes/quantization/Quantization.h"
+
+#include "dialects/dlc/DlcDialect.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+namespace {
+/// The raw data of a resource-blob constant, if `a` is one.
+std::optional<ArrayRef<char>> resourceData(Attribute a) {
+  auto r = dyn_cast<DenseResourceElementsAttr>(a);
+  if (!r)
+    return std::nullopt;
+  AsmResourceBlob *blob = r.getRawHandle().getBlob();
+  if (!blob)
+    return std::nullopt;
+  return blob->getData();
+}
+
+/// Whether `v` is a constant f32 tensor (without reading its values).
+bool isF32Constant(Value v) {
+  Attribute a;
+  if (!v || !matchPattern(v, m_Constant(&a)))
+    return false;
+  auto typed = dyn_cast<TypedAttr>(a);
+  auto type = typed ? dyn_cast<RankedTensorType>(typed.getType()) : nullptr;
+  return type && type.getElementType().isF32() &&
+         (isa<DenseFPElementsAttr>(a) || resourceData(a));
+}
+
+bool isF32Tensor(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.getElementType().isF32() && t.hasStaticShape();
+}
+
+/// A bias dlc-fold-qdq folds: absent, or a constant f32 with one value per
+/// output channel ([C] or [1, C]) or a single value.
+bool isFoldableBias(Value bias, int64_t channels) {
+  if (!bias)
+    return true;
+  auto type = cast<RankedTensorType>(bias.getType());
+  if (!isF32Constant(bias))
+    return false;
+  if (type.getNumElements() == 1)
+    return true;
+  return type.getNumElements() == channels &&
+         type.getShape().back() == channels;
+}
+
+unsigned fail(std::string *why, const char *reason) {
+  if (why)
+    *why = reason;
+  return 0;
+}
+} // namespace
+
+std::optional<SmallVector<float>> mlir::dlc::constFloats(Value v) {
+  Attribute a;
+  if (!v || !matchPattern(v, m_Constant(&a)))
+    return std::nullopt;
+  auto typed = dyn_cast<TypedAttr>(a);
+  auto type = typed ? dyn_cast<RankedTensorType>(typed.getType()) : nullptr;
+  if (!type || !type.getElementType().isF32())
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(a))
+    return SmallVector<float>(dense.getValues<float>());
+  if (std::optional<ArrayRef<char>> data = resourceData(a)) {
+    int64_t n = type.getNumElements();
+    if ((int64_t)data->size() != n * 4)
+      return std::nullopt;
+    SmallVector<float> out(n);
+    std::memcpy(out.data(), data->data(), n * 4);
+    return out;
+  }
+  return std::nullopt;
+}
+
+std::optional<SmallVector<int64_t>> mlir::dlc::constInts(Value v) {
+  Attribute a;
+  if (!v || !matchPattern(v, m_Constant(&a)))
+    return std::nullopt;
+  auto typed = dyn_cast<TypedAttr>(a);
+  auto type = typed ? dyn_cast<RankedTensorType>(typed.getType()) : nullptr;
+  if (!type)
+    return std::nullopt;
+  auto elt = dyn_cast<IntegerType>(type.getElementType());
+  if (!elt || (elt.getWidth() != 8 && elt.getWidth() != 32))
+    return std::nullopt;
+  bool isUnsigned = elt.isUnsigned();
+  SmallVector<int64_t> out;
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(a)) {
+    for (const APInt &x : dense.getValues<APInt>())
+      out.push_back(isUnsigned ? (int64_t)x.getZExtValue() : x.getSExtValue());
+    return out;
+  }
+  if (std::optional<ArrayRef<char>> data = resourceData(a)) {
+    int64_t n = type.getNumElements(), bytes = elt.getWidth() / 8;
+    if ((int64_t)data->size() != n * bytes)
+      return std::nullopt;
+    for (int64_t i = 0; i < n; ++i) {
+      const char *p = data->data() + i * bytes;
+      if (bytes == 4) {
+        int32_t x;
+        std::memcpy(&x, p, 4);
+        out.push_back(x);
+      } else {
+        out.push_back(isUnsigned ? (int64_t)(uint8_t)*p : (int64_t)(int8_t)*p);
+      }
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+ActivationQuantParams mlir::dlc::activationQuantParams(float lo, float hi) {
+  lo = std::min(lo, 0.0f);
+  hi = std::max(hi, 0.0f);
+  ActivationQuantParams p;
+  double range = (double)hi - (double)lo;
+  if (!(range > 0.0) || !std::isfinite(range))
+    return p;
+  p.scale = (float)(range / 255.0);
+  if (!(p.scale > 0.0f) || !std::isfinite(p.scale)) {
+    p.scale = 1.0f;
+    return p;
+  }
+  double zp = std::nearbyint(-128.0 - (double)lo / (double)p.scale);
+  p.zeroPoint = (int8_t)std::clamp(zp, -128.0, 127.0);
+  return p;
+}
+
+QuantizedWeights mlir::dlc::quantizeWeightsPerChannel(ArrayRef<float> weights,
+                                                      ArrayRef<int64_t> shape,
+                                                      int64_t axis) {
+  int64_t channels = shape[axis], inner = 1;
+  for (int64_t d : shape.drop_front(axis + 1))
+    inner *= d;
+  QuantizedWeights q;
+  q.scales.assign(channels, 0.0f);
+  q.values.resize(weights.size());
+  // Element i lies in channel (i / inner) % channels.
+  for (size_t i = 0; i < weights.size(); ++i) {
+    float &m = q.scales[(i / inner) % channels];
+    m = std::max(m, std::fabs(weights[i]));
+  }
+  for (float &s : q.scales)
+    s = s > 0.0f && std::isfinite(s) ? s / 127.0f : 1.0f;
+  for (size_t i = 0; i < weights.size(); ++i) {
+    double v = std::nearbyint((double)weights[i] /
+                              (double)q.scales[(i / inner) % channels]);
+    q.values[i] = (int8_t)std::clamp(std::isfinite(v) ? v : 0.0, -127.0, 127.0);
+  }
+  return q;
+}
+
+unsigned mlir::dlc::quantizableActivationOperands(Operation *op,
+                                                  std::string *why) {
+  if (op->getNumResults() != 1 || !isF32Tensor(op->getResult(0)))
+    return fail(why, "the result is not a static f32 tensor");
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  if (auto conv = dyn_cast<ConvOp>(op)) {
+    if (!isF32Tensor(conv.getInput()))
+      return fail(why, "the input is not a static f32 tensor");
+    if (!isF32Constant(conv.getWeight()))
+      return fail(why, "the weight is not an f32 constant");
+    if (!isFoldableBias(conv.getBias(), resultType.getDimSize(1)))
+      return fail(why, "the bias is not a per-channel f32 constant");
+    return 1;
+  }
+  if (auto gemm = dyn_cast<GemmOp>(op)) {
+    if (gemm.getTransA() || gemm.getA().getType().getRank() != 2 ||
+        !isF32Tensor(gemm.getA()))
+      return fail(why, "A is transposed or not a 2-D f32 tensor");
+    if (gemm.getAlpha().convertToFloat() == 0.0f)
+      return fail(why, "alpha is 0");
+    if (!isF32Constant(gemm.getB()))
+      return fail(why, "B is not an f32 constant");
+    if (!isFoldableBias(gemm.getC(), resultType.getDimSize(1)))
+      return fail(why, "C is not a per-column f32 constant");
+    return 1;
+  }
+  if (auto matmul = dyn_cast<MatMulOp>(op)) {
+    if (!isF32Tensor(matmul.getLhs()) || !isF32Tensor(matmul.getRhs()))
+      return fail(why, "an operand is not a static f32 tensor");
+    if (isF32Constant(matmul.getLhs()))
+      return fail(why, "the lhs is a constant");
+    return isF32Constant(matmul.getRhs()) ? 1 : 2;
+  }
+  return fail(why, "only dlc.conv, dlc.gemm and dlc.matmul are quantized");
+}

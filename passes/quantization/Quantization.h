@@ -1,0 +1,66 @@
+//===- Quantization.h - int8 quantization math shared by passes --*- C++
+//-*-===//
+//
+/// \file
+/// The quantization parameters dlc chooses (per-tensor asymmetric int8
+/// activations, per-channel symmetric int8 weights), the constant readers
+/// dlc-fold-qdq and dlc-quantize share, and the rule for which float layers
+/// dlc-quantize can turn into integer kernels (the driver asks it before
+/// marking layers, so the two never disagree).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DLC_PASSES_QUANTIZATION_QUANTIZATION_H
+#define DLC_PASSES_QUANTIZATION_QUANTIZATION_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace mlir::dlc {
+
+/// On a dlc.conv / dlc.gemm / dlc.matmul: the calibrated range of each
+/// activation operand, `[array<f32: lo, hi>, ...]`, in operand order (the
+/// input of a Conv, A of a Gemm, the lhs of a MatMul and its rhs when that
+/// is not a constant). dlc-quantize quantizes exactly the ops carrying it.
+constexpr const char kInputRangesAttr[] = "dlc.input_ranges";
+
+/// The values of a constant f32 tensor (inline or a resource blob).
+std::optional<llvm::SmallVector<float>> constFloats(Value v);
+
+/// The values of a constant i8/ui8/i32 tensor (inline or a resource blob).
+std::optional<llvm::SmallVector<int64_t>> constInts(Value v);
+
+/// Per-tensor asymmetric int8 parameters of an activation in [lo, hi]: the
+/// range is widened to hold 0 (so zero padding is exact), scale =
+/// (hi - lo) / 255 and the zero point maps lo to -128.
+struct ActivationQuantParams {
+  float scale = 1.0f;
+  int8_t zeroPoint = 0;
+};
+ActivationQuantParams activationQuantParams(float lo, float hi);
+
+/// Symmetric int8 weights with one scale per slice along `axis`:
+/// scale[c] = max|w[c]| / 127, q = clamp(round_half_even(w / scale[c]),
+/// -127, 127). An all-zero slice gets scale 1.
+struct QuantizedWeights {
+  llvm::SmallVector<int8_t> values;
+  llvm::SmallVector<float> scales;
+};
+QuantizedWeights quantizeWeightsPerChannel(llvm::ArrayRef<float> weights,
+                                           llvm::ArrayRef<int64_t> shape,
+                                           int64_t axis);
+
+/// How many activation operands `op` has (1 for Conv/Gemm, 1 or 2 for
+/// MatMul) if dlc-quantize can turn it into an integer op that dlc-fold-qdq
+/// folds; otherwise 0 and, with `why`, the reason.
+unsigned quantizableActivationOperands(Operation *op,
+                                       std::string *why = nullptr);
+
+} // namespace mlir::dlc
+
+#endif // DLC_PASSES_QUANTIZATION_QUANTIZATION_H

@@ -1,0 +1,210 @@
+//===- QuantizeModel.cpp - fp32 layers to QDQ int8 ----------------*- C++ -*-=//
+//
+// Post-training quantization of the float layers the driver chose: every
+// dlc.conv / dlc.gemm / dlc.matmul carrying `dlc.input_ranges` gets its
+// activation operands quantized per tensor (asymmetric int8 from the
+// calibrated range) and its constant weight quantized per output channel
+// (symmetric int8), both as quantize/dequantize pairs that dlc-fold-qdq then
+// folds into conv_integer / matmul_integer with a dequantizing epilogue. The
+// math lives in Quantization.cpp, next to the readers dlc-fold-qdq uses.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/dlc/DlcDialect.h"
+#include "passes/Passes.h"
+#include "passes/quantization/Quantization.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+
+namespace mlir::dlc {
+#define GEN_PASS_DEF_QUANTIZEMODELPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::dlc
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+namespace {
+/// Weights with more elements than this become resource blobs, as the
+/// importer's do.
+constexpr int64_t kMaxInlineElements = 8;
+
+/// The [lo, hi] pairs of `op`'s `dlc.input_ranges`, or a diagnostic.
+FailureOr<SmallVector<std::pair<float, float>>>
+readRanges(Operation *op, unsigned expected, bool emitErrors) {
+  auto error =
+      [&](const Twine &msg) -> FailureOr<SmallVector<std::pair<float, float>>> {
+    if (emitErrors)
+      op->emitError() << "'" << kInputRangesAttr << "' " << msg;
+    return failure();
+  };
+  auto ranges = op->getAttrOfType<ArrayAttr>(kInputRangesAttr);
+  if (!ranges)
+    return error("must be an array of array<f32: lo, hi>");
+  if (ranges.size() != expected)
+    return error("has " + Twine(ranges.size()) + " ranges, but the op has " +
+                 Twine(expected) + " activation operand" +
+                 (expected == 1 ? "" : "s"));
+  SmallVector<std::pair<float, float>> out;
+  for (Attribute a : ranges) {
+    auto pair = dyn_cast<DenseF32ArrayAttr>(a);
+    if (!pair || pair.size() != 2)
+      return error("must be an array of array<f32: lo, hi>");
+    float lo = pair[0], hi = pair[1];
+    if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi) {
+      if (emitErrors)
+        op->emitError() << "'" << kInputRangesAttr << "' holds [" << lo << ", "
+                        << hi << "]: a range must be finite with lo <= hi";
+      return failure();
+    }
+    out.push_back({lo, hi});
+  }
+  return out;
+}
+
+/// `x` through quantize_linear and dequantize_linear with the int8
+/// parameters of [lo, hi].
+Value fakeQuantizeActivation(PatternRewriter &rw, Location loc, Value x,
+                             std::pair<float, float> range) {
+  ActivationQuantParams p = activationQuantParams(range.first, range.second);
+  auto scaleType = RankedTensorType::get({}, rw.getF32Type());
+  auto zpType = RankedTensorType::get({}, rw.getI8Type());
+  Value scale = rw.create<arith::ConstantOp>(
+      loc, DenseElementsAttr::get(scaleType, p.scale));
+  Value zp = rw.create<arith::ConstantOp>(
+      loc, DenseElementsAttr::get(zpType, APInt(8, (uint64_t)p.zeroPoint,
+                                                /*isSigned=*/true)));
+  auto xType = cast<RankedTensorType>(x.getType());
+  Value q = rw.create<QuantizeLinearOp>(loc, xType.clone(rw.getI8Type()), x,
+                                        scale, zp, rw.getI64IntegerAttr(0));
+  return rw.create<DequantizeLinearOp>(loc, xType, q, scale, zp,
+                                       rw.getI64IntegerAttr(0));
+}
+
+/// The constant weight `w` as dequantize_linear of per-channel symmetric
+/// int8 values along `axis`.
+Value quantizeWeight(PatternRewriter &rw, Location loc, Value w, int64_t axis) {
+  auto type = cast<RankedTensorType>(w.getType());
+  SmallVector<float> values = *constFloats(w);
+  QuantizedWeights q = quantizeWeightsPerChannel(values, type.getShape(), axis);
+  auto qType = type.clone(rw.getI8Type());
+  Attribute qAttr;
+  ArrayRef<char> raw(reinterpret_cast<const char *>(q.values.data()),
+                     q.values.size());
+  if (type.getNumElements() <= kMaxInlineElements)
+    qAttr = DenseElementsAttr::getFromRawBuffer(qType, raw);
+  else
+    qAttr = DenseResourceElementsAttr::get(
+        qType, "dlc_int8_weight",
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, 64));
+  int64_t channels = type.getDimSize(axis);
+  auto scaleType = RankedTensorType::get({channels}, rw.getF32Type());
+  auto zpType = RankedTensorType::get({channels}, rw.getI8Type());
+  Value wq = rw.create<arith::ConstantOp>(loc, cast<TypedAttr>(qAttr));
+  Value scale = rw.create<arith::ConstantOp>(
+      loc, DenseElementsAttr::get(scaleType, ArrayRef<float>(q.scales)));
+  Value zp = rw.create<arith::ConstantOp>(
+      loc, DenseElementsAttr::get(zpType, APInt(8, 0)));
+  return rw.create<DequantizeLinearOp>(loc, type, wq, scale, zp,
+                                       rw.getI64IntegerAttr(axis));
+}
+
+/// Quantizes one marked Conv/Gemm/MatMul: operands `activations` through
+/// their calibrated quantize/dequantize pairs, operand `weight` (if any) per
+/// channel along `weightAxis`.
+LogicalResult quantizeLayer(PatternRewriter &rw, Operation *op,
+                            ArrayRef<unsigned> activations,
+                            std::optional<unsigned> weight,
+                            int64_t weightAxis) {
+  if (!op->hasAttr(kInputRangesAttr))
+    return failure();
+  unsigned expected = quantizableActivationOperands(op);
+  if (expected != activations.size())
+    return failure();
+  FailureOr<SmallVector<std::pair<float, float>>> ranges =
+      readRanges(op, expected, /*emitErrors=*/false);
+  if (failed(ranges))
+    return failure();
+  rw.setInsertionPoint(op);
+  Location loc = op->getLoc();
+  SmallVector<Value> newOperands(op->getOperands());
+  for (auto [i, operand] : llvm::enumerate(activations))
+    newOperands[operand] =
+        fakeQuantizeActivation(rw, loc, op->getOperand(operand), (*ranges)[i]);
+  if (weight)
+    newOperands[*weight] =
+        quantizeWeight(rw, loc, op->getOperand(*weight), weightAxis);
+  rw.modifyOpInPlace(op, [&] {
+    op->setOperands(newOperands);
+    op->removeAttr(kInputRangesAttr);
+  });
+  return success();
+}
+
+struct QuantizeConv : OpRewritePattern<ConvOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvOp op,
+                                PatternRewriter &rewriter) const override {
+    return quantizeLayer(rewriter, op, {0}, 1u, /*weightAxis=*/0);
+  }
+};
+
+struct QuantizeGemm : OpRewritePattern<GemmOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GemmOp op,
+                                PatternRewriter &rewriter) const override {
+    return quantizeLayer(rewriter, op, {0}, 1u, op.getTransB() ? 0 : 1);
+  }
+};
+
+struct QuantizeMatMul : OpRewritePattern<MatMulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatMulOp op,
+                                PatternRewriter &rewriter) const override {
+    if (quantizableActivationOperands(op) == 2)
+      return quantizeLayer(rewriter, op, {0, 1}, std::nullopt, 0);
+    return quantizeLayer(rewriter, op, {0}, 1u,
+                         op.getRhs().getType().getRank() - 1);
+  }
+};
+
+struct QuantizeModelPass : dlc::impl::QuantizeModelPassBase<QuantizeModelPass> {
+  void runOnOperation() override {
+    // Every marked op must be quantizable and carry well-formed ranges; a
+    // mark that cannot be honoured is an error, never a silent float op.
+    bool ok = true;
+    getOperation()->walk([&](Operation *op) {
+      if (!op->hasAttr(kInputRangesAttr))
+        return;
+      std::string why;
+      unsigned n = quantizableActivationOperands(op, &why);
+      if (n == 0) {
+        op->emitError() << "cannot quantize: " << why;
+        ok = false;
+        return;
+      }
+      ok &= succeeded(readRanges(op, n, /*emitErrors=*/true));
+    });
+    if (!ok)
+      return signalPassFailure();
+    RewritePatternSet patterns(&getContext());
+    populateQuantizeModelPatterns(patterns);
+    // The quantization ops have no folders: the new weight
+    // quantize/dequantize pairs stay for dlc-fold-qdq.
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+void mlir::dlc::populateQuantizeModelPatterns(RewritePatternSet &patterns) {
+  patterns.add<QuantizeConv, QuantizeGemm, QuantizeMatMul>(
+      patterns.getContext());
+}

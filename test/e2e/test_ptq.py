@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+"""Post-training int8 quantization (dlc --precision=int8 --calibrate=DIR).
+
+    test_ptq.py --bin-dir build/bin small
+    test_ptq.py --bin-dir build/bin --models-dir ../shared/models \\
+        --tools-dir ../shared/tools --cache-dir build/test/e2e/models resnet50
+
+`small` is a generated CNN + MLP + attention-like MatMul/Softmax model
+(seconds): minmax and percentile calibration, --max-error-db, the first/last
+switch. A zoo model (resnet50, bert_base) is calibrated on --samples random
+inputs; the quantized model.so is then run on the held-out *.ref.npz input
+and compared with the fp32 ONNX Runtime output stored there.
+
+Every check needs: the end-to-end SQNR (dlc's own, on the calibration
+inputs, and ours, on the held-out input) at least --min-sqnr dB; a
+quantized model that really differs from fp32 (SQNR below 80 dB); and no
+fp32 Conv/Gemm/MatMul left after the graph passes except the layers the
+report says were kept. The per-layer table (worst first) is printed.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from onnx import helper
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness  # noqa: E402
+
+SKIP = harness.SKIP
+
+
+def sqnr_db(ref, got):
+    ref = ref.astype(np.float64)
+    noise = float(np.sum((ref - got.astype(np.float64)) ** 2))
+    signal = float(np.sum(ref ** 2))
+    return 200.0 if noise == 0 else 10 * np.log10(signal / noise)
+
+
+def write_samples(directory, samples):
+    """DIR/sample_<i>/<input>.npy, the layout --calibrate reads."""
+    for i, feeds in enumerate(samples):
+        d = Path(directory) / f"sample_{i}"
+        d.mkdir(parents=True, exist_ok=True)
+        for name, arr in feeds.items():
+            np.save(d / f"{name}.npy", arr)
+
+
+def print_table(report, rows=10):
+    q = report["quantization"]
+    print(f"  int8 ({q['calibration']}): {q['layers_quantized']} of {q['layers_total']} layers "
+          f"quantized, e2e SQNR {q['e2e_sqnr_db']:.2f} dB on {q['samples']} calibration samples")
+    layers = sorted(q["layers"], key=lambda l: l["sqnr_db"])
+    print(f"    {'layer (worst first)':48} {'op':7} {'SQNR dB':>8}  precision")
+    for l in layers[:rows]:
+        prec = "int8" if l["quantized"] else f"fp32 ({l['kept_fp32']})"
+        print(f"    {l['name'][:48]:48} {l['op']:7} {l['sqnr_db']:8.2f}  {prec}")
+
+
+def check_report(report, min_sqnr):
+    q = report["quantization"]
+    kept = sorted(l["name"] for l in q["layers"] if not l["quantized"])
+    left = sorted(q["fp32_layers_after_graph_passes"])
+    if left != kept:
+        raise harness.Failure(f"fp32 Conv/Gemm/MatMul left after the graph passes {left[:6]} "
+                              f"are not the layers kept in fp32 {kept[:6]}")
+    if q["layers_quantized"] == 0:
+        raise harness.Failure("no layer was quantized")
+    if q["e2e_sqnr_db"] < min_sqnr:
+        raise harness.Failure(f"end-to-end SQNR {q['e2e_sqnr_db']:.2f} dB < {min_sqnr} dB")
+    if q["e2e_sqnr_db"] > 80:
+        raise harness.Failure(f"end-to-end SQNR {q['e2e_sqnr_db']:.2f} dB: the model was not quantized")
+
+
+def quantize(dlc, model, out, calib_dir, work, extra=()):
+    """dlc --precision=int8; returns (report, compile seconds)."""
+    report = Path(work) / (Path(out).stem + ".json")
+    t0 = time.monotonic()
+    dlc.compile(model, out, target="cpu",
+                extra=["--precision=int8", f"--calibrate={calib_dir}", f"--report-json={report}",
+                       *extra])
+    return json.loads(report.read_text()), time.monotonic() - t0
+
+
+def check_heldout(dlc, so, feeds, ref, work, min_sqnr):
+    inputs = harness.save_inputs(feeds, work)
+    got = dlc.run(so, inputs, Path(work) / "out", list(ref))
+    worst = min(sqnr_db(r, got[n]) for n, r in ref.items())
+    print(f"  held-out input: SQNR {worst:.2f} dB against the fp32 reference")
+    if worst < min_sqnr:
+        raise harness.Failure(f"held-out SQNR {worst:.2f} dB < {min_sqnr} dB")
+    return worst
+
+
+# ------------------------------------------------------------------ small
+
+
+def small_model(rng):
+    """Conv-Relu-Conv-Relu-GAP-Gemm, a MatMul with a weight, an
+    activation x activation MatMul through Softmax, Gemm out."""
+    def w(*shape, s=0.3):
+        return (rng.standard_normal(shape) * s).astype(np.float32)
+    x = np.zeros((1, 3, 16, 16), np.float32)
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], name="conv2", pads=[1, 1, 1, 1],
+                         strides=[2, 2]),
+        helper.make_node("Relu", ["c2"], ["r2"], name="relu2"),
+        helper.make_node("Conv", ["r2", "w3", "b3"], ["c3"], name="conv3", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c3"], ["r3"], name="relu3"),
+        helper.make_node("Reshape", ["r3", "shape"], ["t"], name="to_tokens"),     # [1, 16, 64]
+        helper.make_node("MatMul", ["t", "wq"], ["q"], name="proj_q"),              # [1, 16, 32]
+        helper.make_node("MatMul", ["t", "wk"], ["k"], name="proj_k"),
+        helper.make_node("Transpose", ["k"], ["kt"], name="k_t", perm=[0, 2, 1]),
+        helper.make_node("MatMul", ["q", "kt"], ["s"], name="scores"),              # [1, 16, 16]
+        helper.make_node("Softmax", ["s"], ["p"], name="softmax", axis=-1),
+        helper.make_node("MatMul", ["p", "q"], ["a"], name="attend"),               # [1, 16, 32]
+        helper.make_node("ReduceMean", ["a"], ["m"], name="pool", axes=[1], keepdims=0),
+        helper.make_node("Gemm", ["m", "w4", "b4"], ["h"], name="fc1", transB=1),
+        helper.make_node("Relu", ["h"], ["hr"], name="relu4"),
+        helper.make_node("Gemm", ["hr", "w5", "b5"], ["y"], name="fc2"),
+    ]
+    inits = {
+        "w1": w(8, 3, 3, 3), "b1": w(8, s=0.1), "w2": w(16, 8, 3, 3, s=0.2), "b2": w(16, s=0.1),
+        "w3": w(16, 16, 3, 3, s=0.15), "b3": w(16, s=0.1),
+        "shape": np.array([1, 16, 64], np.int64),
+        "wq": w(64, 32, s=0.15), "wk": w(64, 32, s=0.15),
+        "w4": w(24, 32, s=0.3), "b4": w(24, s=0.1), "w5": w(24, 10, s=0.3), "b5": w(10, s=0.1),
+    }
+    return harness.make_model(nodes, {"x": x}, ["y"], inits)
+
+
+def run_small(dlc, work, min_sqnr):
+    import onnx
+    rng = np.random.default_rng(7)
+    model = work / "small.onnx"
+    onnx.save(small_model(rng), model)
+    calib = work / "calib"
+    write_samples(calib, [{"x": rng.standard_normal((1, 3, 16, 16)).astype(np.float32)}
+                          for _ in range(8)])
+    held = {"x": rng.standard_normal((1, 3, 16, 16)).astype(np.float32)}
+    ref = harness.run_ort(model, held)
+
+    for method in ("minmax", "percentile"):
+        so = work / f"small.{method}.so"
+        report, dt = quantize(dlc, model, so, calib, work,
+                              extra=[f"--calibration={method}", "--quantize-first-last"])
+        print(f"small, {method}, first and last layers quantized ({dt:.1f} s):")
+        print_table(report)
+        check_report(report, min_sqnr)
+        if report["quantization"]["layers_quantized"] != report["quantization"]["layers_total"]:
+            raise harness.Failure("--quantize-first-last left layers in fp32")
+        check_heldout(dlc, so, held, ref, work, min_sqnr)
+
+    # Default: the first and last layers stay fp32.
+    so = work / "small.default.so"
+    report, _ = quantize(dlc, model, so, calib, work)
+    q = report["quantization"]
+    kept = {l["name"]: l["kept_fp32"] for l in q["layers"] if not l["quantized"]}
+    if kept != {"conv1": "first layer", "fc2": "last layer"}:
+        raise harness.Failure(f"default kept {kept}, want conv1 and fc2 (first and last)")
+    check_report(report, min_sqnr)
+    print(f"small, default: first and last in fp32, e2e SQNR {q['e2e_sqnr_db']:.2f} dB")
+
+    # --max-error-db above what int8 gives: layers go back to fp32 one at a
+    # time, the budget is met (or everything is fp32), the SQNR only grows.
+    base = q["e2e_sqnr_db"]
+    target = base + 6
+    so = work / "small.budget.so"
+    report, _ = quantize(dlc, model, so, calib, work, extra=[f"--max-error-db={target}"])
+    q = report["quantization"]
+    print_table(report)
+    kept_budget = [l for l in q["layers"] if l.get("kept_fp32") == "--max-error-db"]
+    if q["max_error_db_rounds"] < 1 or len(kept_budget) < q["max_error_db_rounds"]:
+        raise harness.Failure(f"--max-error-db: {q['max_error_db_rounds']} rounds kept "
+                              f"{len(kept_budget)} layers in fp32")
+    if q["e2e_sqnr_db"] < target and q["layers_quantized"] > 0:
+        raise harness.Failure(f"--max-error-db={target}: e2e SQNR {q['e2e_sqnr_db']:.2f} dB with "
+                              f"{q['layers_quantized']} layers still int8")
+    print(f"small, --max-error-db={target:.2f}: {len(kept_budget)} layers kept in fp32 in "
+          f"{q['max_error_db_rounds']} rounds, e2e SQNR {base:.2f} -> {q['e2e_sqnr_db']:.2f} dB")
+    check_heldout(dlc, so, held, ref, work, min_sqnr)
+
+
+# ------------------------------------------------------------------ zoo
+
+
+def zoo_samples(name, feeds, count, rng):
+    """Random calibration inputs shaped like the reference input (held out)."""
+    samples = []
+    for _ in range(count):
+        s = {}
+        for n, a in feeds.items():
+            if a.dtype == np.int64 and n == "input_ids":
+                s[n] = rng.integers(1000, 20000, a.shape).astype(np.int64)
+                s[n][..., 0] = 101   # [CLS]
+                s[n][..., -1] = 102  # [SEP]
+            elif a.dtype == np.int64:
+                s[n] = np.ones_like(a)
+            else:
+                s[n] = (rng.standard_normal(a.shape) * a.std() + a.mean()).astype(a.dtype)
+        samples.append(s)
+    return samples
+
+
+def run_zoo(dlc, args, work):
+    import test_models
+    model = test_models.restore_weights(args.model, args.models_dir, args.tools_dir, args.cache_dir)
+    feeds, ref = test_models.load_reference(Path(args.models_dir) / f"{args.model}.ref.npz")
+    calib = work / "calib"
+    write_samples(calib, zoo_samples(args.model, feeds, args.samples, np.random.default_rng(1)))
+    so = work / f"{args.model}.int8.so"
+    report, dt = quantize(dlc, model, so, calib, work, extra=[f"--calibration={args.calibration}"])
+    print(f"{args.model}, {args.calibration}, {args.samples} samples: compile {dt:.1f} s")
+    print_table(report)
+    check_report(report, args.min_sqnr)
+    check_heldout(dlc, so, feeds, ref, work, args.min_sqnr)
+
+
+def main():
+    p = harness.common_args(__doc__, cases=False)
+    p.add_argument("model", help="small, or a model of --models-dir (resnet50, bert_base)")
+    p.add_argument("--models-dir")
+    p.add_argument("--tools-dir")
+    p.add_argument("--cache-dir")
+    p.add_argument("--samples", type=int, default=4)
+    p.add_argument("--calibration", default="minmax", choices=["minmax", "percentile"])
+    p.add_argument("--min-sqnr", type=float, default=25.0)
+    args = p.parse_args()
+    if args.model != "small" and not (args.models_dir and Path(args.models_dir).is_dir()):
+        print(f"skipped: ../shared/models not found ({args.models_dir})")
+        return SKIP
+    dlc = harness.Dlc(args.bin_dir)
+    work = Path(args.work_dir or tempfile.mkdtemp(prefix=f"dlc-ptq-{args.model}-"))
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        if args.model == "small":
+            run_small(dlc, work, args.min_sqnr)
+        else:
+            run_zoo(dlc, args, work)
+    except harness.Failure as e:
+        print(f"FAIL  ptq {args.model}: {e}")
+        return 1
+    finally:
+        if not args.work_dir:
+            shutil.rmtree(work, ignore_errors=True)
+    print(f"PASS  ptq {args.model}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,117 @@
+// RUN: dlc-opt %s --split-input-file --dlc-quantize | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlc-quantize --dlc-fold-qdq | FileCheck %s --check-prefix=FOLD
+
+// A Conv with calibrated input range [-1, 6]: the input goes through an
+// asymmetric int8 quantize/dequantize pair (scale 7/255, zero point
+// round(-128 + 1/scale) = -92), the weight becomes int8 per output channel
+// (scale max|w[c]| / 127: 2/127 and 0.5/127, values round(w / scale)).
+// dlc-fold-qdq then folds it into conv_integer with a float epilogue whose
+// scale is x_scale * w_scale[c] and whose zero point is -round(b / that).
+// CHECK-LABEL: func @conv
+// CHECK-DAG: %[[XS:.*]] = arith.constant dense<0.0274509806> : tensor<f32>
+// CHECK-DAG: %[[XZ:.*]] = arith.constant dense<-92> : tensor<i8>
+// CHECK-DAG: %[[WQ:.*]] = arith.constant dense<{{\[\[\[\[}}127, -64]]], {{\[\[\[}}-127, 32]]]]> : tensor<2x1x1x2xi8>
+// CHECK-DAG: %[[WS:.*]] = arith.constant dense<[0.0157480314, 0.00393700786]> : tensor<2xf32>
+// CHECK-DAG: %[[WZ:.*]] = arith.constant dense<0> : tensor<2xi8>
+// CHECK: %[[Q:.*]] = dlc.quantize_linear %arg0, %[[XS]], %[[XZ]] {axis = 0 : i64} : (tensor<1x1x2x2xf32>, tensor<f32>, tensor<i8>) -> tensor<1x1x2x2xi8>
+// CHECK: %[[DQ:.*]] = dlc.dequantize_linear %[[Q]], %[[XS]], %[[XZ]] {axis = 0 : i64}
+// CHECK: %[[W:.*]] = dlc.dequantize_linear %[[WQ]], %[[WS]], %[[WZ]] {axis = 0 : i64} : (tensor<2x1x1x2xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<2x1x1x2xf32>
+// CHECK: %[[Y:.*]] = dlc.conv %[[DQ]], %[[W]], %{{.*}} {dilations
+// CHECK-NOT: dlc.input_ranges
+// CHECK: return %[[Y]]
+// FOLD-LABEL: func @conv
+// FOLD-NOT: dlc.conv %
+// FOLD: %[[Q:.*]] = dlc.quantize_linear %arg0
+// FOLD: %[[ACC:.*]] = dlc.conv_integer %[[Q]], %{{.*}}, %{{.*}}, %{{.*}} {{.*}} -> tensor<1x2x2x1xi32>
+// FOLD: %[[Y:.*]] = dlc.dequantize_linear %[[ACC]], %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<1x2x2x1xi32>, tensor<2xf32>, tensor<2xi32>) -> tensor<1x2x2x1xf32>
+// FOLD: return %[[Y]]
+func.func @conv(%x: tensor<1x1x2x2xf32>) -> tensor<1x2x2x1xf32> {
+  %w = arith.constant dense<[[[[2.0, -1.0]]], [[[-0.5, 0.125]]]]> : tensor<2x1x1x2xf32>
+  %b = arith.constant dense<[1.0, -1.0]> : tensor<2xf32>
+  %y = dlc.conv %x, %w, %b {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, dlc.input_ranges = [array<f32: -1.0, 6.0>]} : (tensor<1x1x2x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>) -> tensor<1x2x2x1xf32>
+  return %y : tensor<1x2x2x1xf32>
+}
+
+// -----
+
+// Without dlc.input_ranges nothing changes (layers kept in fp32).
+// CHECK-LABEL: func @unmarked
+// CHECK-NOT: quantize_linear
+// CHECK: dlc.conv %arg0, %{{.*}}, %{{.*}} {dilations
+// FOLD-LABEL: func @unmarked
+// FOLD: dlc.conv %arg0
+func.func @unmarked(%x: tensor<1x1x2x2xf32>) -> tensor<1x2x2x1xf32> {
+  %w = arith.constant dense<[[[[2.0, -1.0]]], [[[-0.5, 0.125]]]]> : tensor<2x1x1x2xf32>
+  %b = arith.constant dense<[1.0, -1.0]> : tensor<2xf32>
+  %y = dlc.conv %x, %w, %b {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x2x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>) -> tensor<1x2x2x1xf32>
+  return %y : tensor<1x2x2x1xf32>
+}
+
+// -----
+
+// Gemm without transB: the weight's output channels are its columns (axis
+// 1). A range that excludes 0 ([2, 4]) is widened to [0, 4].
+// CHECK-LABEL: func @gemm
+// CHECK-DAG: %[[XS:.*]] = arith.constant dense<0.0156862754> : tensor<f32>
+// CHECK-DAG: %[[XZ:.*]] = arith.constant dense<-128> : tensor<i8>
+// CHECK-DAG: %[[WS:.*]] = arith.constant dense<[0.0236220472, 0.00787401571, 0.00393700786]> : tensor<3xf32>
+// CHECK: %[[Q:.*]] = dlc.quantize_linear %arg0, %[[XS]], %[[XZ]]
+// CHECK: dlc.dequantize_linear %{{.*}}, %[[WS]], %{{.*}} {axis = 1 : i64} : (tensor<2x3xi8>, tensor<3xf32>, tensor<3xi8>) -> tensor<2x3xf32>
+// CHECK: dlc.gemm
+// FOLD-LABEL: func @gemm
+// FOLD-NOT: dlc.gemm
+// FOLD: dlc.matmul_integer %{{.*}} {rhs_transposed = false} : (tensor<4x2xi8>, tensor<2x3xi8>, tensor<i8>, tensor<3xi8>) -> tensor<4x3xi32>
+func.func @gemm(%a: tensor<4x2xf32>) -> tensor<4x3xf32> {
+  %b = arith.constant dense<[[3.0, 1.0, -0.5], [-1.0, 0.5, 0.25]]> : tensor<2x3xf32>
+  %c = arith.constant dense<[0.5, 0.0, -0.5]> : tensor<3xf32>
+  %y = dlc.gemm %a, %b, %c {alpha = 1.0 : f32, beta = 1.0 : f32, transA = false, transB = false, dlc.input_ranges = [array<f32: 2.0, 4.0>]} : (tensor<4x2xf32>, tensor<2x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  return %y : tensor<4x3xf32>
+}
+
+// -----
+
+// MatMul of two activations (attention scores): both operands are
+// quantized per tensor with their own ranges; no weight.
+// CHECK-LABEL: func @matmul_activations
+// CHECK: %[[A:.*]] = dlc.quantize_linear %arg0
+// CHECK: %[[AD:.*]] = dlc.dequantize_linear %[[A]]
+// CHECK: %[[B:.*]] = dlc.quantize_linear %arg1
+// CHECK: %[[BD:.*]] = dlc.dequantize_linear %[[B]]
+// CHECK: dlc.matmul %[[AD]], %[[BD]]
+// FOLD-LABEL: func @matmul_activations
+// FOLD-NOT: dlc.matmul %
+// FOLD: dlc.matmul_integer {{.*}} : (tensor<1x2x3x4xi8>, tensor<1x2x4x3xi8>, tensor<i8>, tensor<i8>) -> tensor<1x2x3x3xi32>
+// FOLD: dlc.dequantize_linear {{.*}} : (tensor<1x2x3x3xi32>, tensor<f32>, tensor<i32>) -> tensor<1x2x3x3xf32>
+func.func @matmul_activations(%a: tensor<1x2x3x4xf32>, %b: tensor<1x2x4x3xf32>) -> tensor<1x2x3x3xf32> {
+  %y = dlc.matmul %a, %b {dlc.input_ranges = [array<f32: -2.0, 2.0>, array<f32: -1.0, 3.0>]} : (tensor<1x2x3x4xf32>, tensor<1x2x4x3xf32>) -> tensor<1x2x3x3xf32>
+  return %y : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// MatMul of a 3-D activation and a constant weight (a transformer's
+// projection): per-channel weight along the rhs's last axis; a weight of
+// more than 8 elements becomes a resource blob.
+// CHECK-LABEL: func @matmul_weight
+// CHECK: %[[WQ:.*]] = arith.constant dense_resource<dlc_int8_weight> : tensor<3x4xi8>
+// CHECK: dlc.dequantize_linear %[[WQ]], %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<3x4xi8>, tensor<4xf32>, tensor<4xi8>) -> tensor<3x4xf32>
+// FOLD-LABEL: func @matmul_weight
+// FOLD: dlc.matmul_integer {{.*}} : (tensor<1x2x3xi8>, tensor<3x4xi8>, tensor<i8>, tensor<4xi8>) -> tensor<1x2x4xi32>
+// FOLD: dlc.dequantize_linear {{.*}} {axis = 2 : i64} : (tensor<1x2x4xi32>, tensor<4xf32>, tensor<4xi32>) -> tensor<1x2x4xf32>
+func.func @matmul_weight(%a: tensor<1x2x3xf32>) -> tensor<1x2x4xf32> {
+  %w = arith.constant dense<[[1.0, 2.0, 3.0, 4.0], [-1.0, -2.0, -3.0, -4.0], [0.5, 0.25, 0.0, 8.0]]> : tensor<3x4xf32>
+  %y = dlc.matmul %a, %w {dlc.input_ranges = [array<f32: -1.0, 1.0>]} : (tensor<1x2x3xf32>, tensor<3x4xf32>) -> tensor<1x2x4xf32>
+  return %y : tensor<1x2x4xf32>
+}
+
+// -----
+
+// An all-zero weight channel gets scale 1 (never a division by zero).
+// CHECK-LABEL: func @zero_channel
+// CHECK-DAG: arith.constant dense<[1.000000e+00, 0.00787401571]> : tensor<2xf32>
+// CHECK-DAG: arith.constant dense<{{\[\[}}0, 0], [0, 127]]> : tensor<2x2xi8>
+func.func @zero_channel(%a: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %w = arith.constant dense<[[0.0, 0.0], [0.0, 1.0]]> : tensor<2x2xf32>
+  %y = dlc.gemm %a, %w {alpha = 1.0 : f32, beta = 1.0 : f32, transA = false, transB = true, dlc.input_ranges = [array<f32: 0.0, 1.0>]} : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  return %y : tensor<1x2xf32>
+}
