@@ -392,4 +392,40 @@ def QuantizeModelPass : Pass<"dlc-quantize", "ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def ReducePrecisionPass : Pass<"dlc-reduce-precision", "ModuleOp"> {
+  let summary = "Run Conv/ConvTranspose/Gemm/MatMul on fp16 or bf16 operands";
+  let description = [{
+    `--precision=fp16|bf16`. GEMMs and convolutions are where half
+    precision pays: half the bytes of weights and activations to move, and
+    the operand type tensor cores take. Every f32 dlc.conv,
+    dlc.conv_transpose, dlc.gemm and dlc.matmul gets 16-bit operands and a
+    16-bit result; dlc-convert-to-linalg accumulates those in f32 and rounds
+    once. Constant operands (weights, biases) are converted here, once,
+    rounding to nearest even, so model.so carries them in half precision.
+    Everything else stays f32: each result is widened for its consumers
+    (softmax, normalizations and reductions compute in f32), and a widened
+    half value feeding another GEMM is used directly, so chains of GEMMs and
+    the elementwise ops between them (fused, cast included) move half
+    precision data.
+
+    Before:
+    ```mlir
+    %w = arith.constant dense_resource<w> : tensor<8x4xf32>
+    %y = dlc.matmul %x, %w : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
+    ```
+    After:
+    ```mlir
+    %w = arith.constant dense_resource<dlc_fp16_0> : tensor<8x4xf16>
+    %xh = dlc.cast %x : (tensor<2x8xf32>) -> tensor<2x8xf16>
+    %yh = dlc.matmul %xh, %w : (tensor<2x8xf16>, tensor<8x4xf16>) -> tensor<2x4xf16>
+    %y = dlc.cast %yh : (tensor<2x4xf16>) -> tensor<2x4xf32>
+    ```
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", /*default=*/"\"fp16\"",
+           "The operand precision: fp16 or bf16">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // DLC_PASSES_TD

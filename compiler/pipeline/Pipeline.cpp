@@ -43,6 +43,9 @@ void dlc::buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
   // QDQ Conv/Gemm/MatMul -> integer ops with a requantize epilogue.
   if (options.foldQdq)
     pm.addPass(dlc::createFoldQdqPass());
+  // After the integer folds: only the float GEMMs left go to half precision.
+  if (!options.reducedPrecision.empty())
+    pm.addPass(dlc::createReducePrecisionPass({options.reducedPrecision}));
 }
 
 void dlc::buildLoweringPipeline(OpPassManager &pm,

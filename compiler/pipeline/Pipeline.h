@@ -43,6 +43,9 @@ struct CompileOptions {
   bool fuseKernels = true;
   /// Fold QDQ Conv/Gemm/MatMul into integer ops (on by default).
   bool foldQdq = true;
+  /// --precision=fp16|bf16: Conv/Gemm/MatMul operands in that type, f32
+  /// accumulation (dlc-reduce-precision); empty keeps fp32.
+  std::string reducedPrecision;
 };
 
 /// Graph passes on the dlc dialect: folding, CSE, dlc-quantize (layers

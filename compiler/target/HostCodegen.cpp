@@ -52,9 +52,18 @@ FailureOr<KernelCode> dlc::emitHostKernels(ModuleOp model,
       llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return model.emitError("no x86-64 backend: ") << error;
+  // Without F16C every f16 <-> f32 conversion is a libgcc call (~10x
+  // slower kernels); every x86-64 CPU since 2012 has it, so kernels that
+  // touch f16 (--precision=fp16, fp16 models) may use it.
+  bool usesF16 = false;
+  host->walk([&](Operation *op) {
+    for (Type t : op->getResultTypes())
+      usesF16 |= getElementTypeOrSelf(t).isF16();
+  });
+  std::string features = usesF16 ? "+f16c" : "";
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      triple, options.hostCpu, "", llvm::TargetOptions(), llvm::Reloc::PIC_,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+      triple, options.hostCpu, features, llvm::TargetOptions(),
+      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   if (!tm)
     return model.emitError("unknown host CPU '") << options.hostCpu << "'";
 
@@ -71,6 +80,8 @@ FailureOr<KernelCode> dlc::emitHostKernels(ModuleOp model,
     // Only the descriptor is exported from model.so.
     f.setVisibility(llvm::GlobalValue::HiddenVisibility);
     f.addFnAttr("target-cpu", options.hostCpu);
+    if (!features.empty())
+      f.addFnAttr("target-features", features);
   }
   optimize(*module, *tm);
 

@@ -111,8 +111,10 @@ cl::opt<bool> cudaKernelForm(
     cl::init(false), cl::cat(category));
 cl::opt<std::string>
     precision("precision",
-              cl::desc("fp32 (default) or int8: post-training quantization "
-                       "of Conv/Gemm/MatMul from the samples of --calibrate"),
+              cl::desc("fp32 (default); fp16 or bf16: Conv/Gemm/MatMul "
+                       "operands in half precision with f32 accumulation; "
+                       "int8: post-training quantization of Conv/Gemm/MatMul "
+                       "from the samples of --calibrate"),
               cl::init("fp32"), cl::cat(category));
 cl::opt<std::string> calibrateDir(
     "calibrate",
@@ -252,13 +254,10 @@ LogicalResult parsePtqOptions(std::optional<dlc::PtqOptions> &ptq) {
     llvm::errs() << "dlc: error: " << msg << "\n";
     return failure();
   };
-  if (precision == "fp16" || precision == "bf16")
-    return fail("--precision=" + precision +
-                " is not supported yet "
-                "(expected fp32 or int8)");
-  if (precision != "fp32" && precision != "int8")
+  if (precision != "fp32" && precision != "fp16" && precision != "bf16" &&
+      precision != "int8")
     return fail("unknown --precision '" + precision +
-                "' (expected fp32 or int8)");
+                "' (expected fp32, fp16, bf16 or int8)");
   bool int8 = precision == "int8";
   if (!int8) {
     for (const char *opt : {"calibrate", "calibration", "percentile",
@@ -338,6 +337,8 @@ int run(MLIRContext &context) {
   options.fuseElementwise = fuseElementwise;
   options.fuseKernels = fuseKernels;
   options.foldQdq = foldQdq;
+  if (precision == "fp16" || precision == "bf16")
+    options.reducedPrecision = precision;
   options.hostRunsCudaKernelForm = cudaKernelForm;
   if (emit != "so" && emit != "mlir" && emit != "ptx" && emit != "dot") {
     llvm::errs() << "dlc: error: unknown --emit '" << emit

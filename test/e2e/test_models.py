@@ -144,6 +144,8 @@ def main():
                         "fusion at least halves the kernel count")
     p.add_argument("--rtol", type=float, default=1e-3)
     p.add_argument("--atol-rel", type=float, default=1e-4, help="atol as a fraction of max|ref|")
+    p.add_argument("--precision", choices=["fp32", "fp16", "bf16"], default="fp32",
+                   help="dlc --precision for every build (fp16/bf16: GEMM and Conv operands)")
     args = p.parse_args()
 
     models_dir = Path(args.models_dir)
@@ -155,7 +157,8 @@ def main():
     dlc = harness.Dlc(args.bin_dir)
     work = Path(args.work_dir or tempfile.mkdtemp(prefix=f"dlc-e2e-{args.model}-"))
     work.mkdir(parents=True, exist_ok=True)
-    print(f"model {args.model} (device {args.device})")
+    print(f"model {args.model} (device {args.device}, precision {args.precision})")
+    flags = [f"--precision={args.precision}"]
     try:
         model = restore_weights(args.model, models_dir, args.tools_dir, args.cache_dir)
         feeds, ref = load_reference(models_dir / f"{args.model}.ref.npz")
@@ -163,7 +166,7 @@ def main():
         arch = gpu_arch() if target == "cuda" else None
         so = work / f"{args.model}.{target}.so"
         timed(f"compile ({target}{' ' + arch if arch else ''})", dlc.compile, model, so,
-              target=target, arch=arch)
+              target=target, arch=arch, extra=flags)
         try:
             run_and_compare(dlc, so, feeds, ref, work, args.device, args.rtol, args.atol_rel)
         except harness.Failure as e:
@@ -174,13 +177,14 @@ def main():
         if args.cuda_form_on_host and args.device == "cpu":
             so = work / f"{args.model}.cudaform.so"
             timed("compile (cpu, CUDA kernel form)", dlc.compile, model, so, target="cpu",
-                  extra=["--cuda-kernel-form"])
+                  extra=["--cuda-kernel-form", *flags])
             run_and_compare(dlc, so, feeds, ref, work, "cpu", args.rtol, args.atol_rel)
         if args.check_plan:
             check_fusion_and_plan(dlc, model, work)
         for arch in args.cuda_arch:
             so = work / f"{args.model}.cuda.{arch}.so"
-            timed(f"compile (cuda {arch})", dlc.compile, model, so, target="cuda", arch=arch)
+            timed(f"compile (cuda {arch})", dlc.compile, model, so, target="cuda", arch=arch,
+                  extra=flags)
             print(f"  model.so for {arch}: {so.stat().st_size / 1e6:.1f} MB")
         if args.ptxas and args.cuda_arch:
             check_ptx(dlc, model, work, args.cuda_arch[0], args.ptxas)

@@ -1,0 +1,69 @@
+// RUN: dlc-opt %s --split-input-file --dlc-reduce-precision=precision=fp16 | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlc-reduce-precision=precision=bf16 | FileCheck %s --check-prefix=BF16
+// RUN: not dlc-opt %s --split-input-file --dlc-reduce-precision=precision=fp8 2>&1 | FileCheck %s --check-prefix=ERR
+
+// ERR: dlc-reduce-precision: unknown precision 'fp8' (expected fp16 or bf16)
+
+// Weights are converted once at compile time (a resource blob when large),
+// the activation is cast, and the result widened for its f32 consumers.
+// CHECK-LABEL: func @matmul_weight
+// BF16-LABEL: func @matmul_weight
+func.func @matmul_weight(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
+  // CHECK-DAG: %[[W:.*]] = arith.constant dense_resource<dlc_fp16_0> : tensor<8x4xf16>
+  // CHECK-DAG: %[[XH:.*]] = dlc.cast %arg0 : (tensor<2x8xf32>) -> tensor<2x8xf16>
+  // CHECK: %[[Y:.*]] = dlc.matmul %[[XH]], %[[W]] : (tensor<2x8xf16>, tensor<8x4xf16>) -> tensor<2x4xf16>
+  // CHECK: %[[R:.*]] = dlc.cast %[[Y]] : (tensor<2x4xf16>) -> tensor<2x4xf32>
+  // CHECK: return %[[R]]
+  // BF16: arith.constant dense_resource<dlc_bf16_0> : tensor<8x4xbf16>
+  // BF16: dlc.matmul {{.*}} -> tensor<2x4xbf16>
+  %w = arith.constant dense<0.5> : tensor<8x4xf32>
+  %0 = dlc.matmul %x, %w : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// A GEMM feeding a GEMM passes its half result on directly; small constants
+// (Gemm's C) stay inline, rounded to nearest even.
+// CHECK-LABEL: func @gemm_chain
+func.func @gemm_chain(%x: tensor<2x4xf32>, %w: tensor<4x4xf32>) -> tensor<2x4xf32> {
+  // CHECK-DAG: %[[C:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 3.332520e-01]> : tensor<4xf16>
+  // CHECK-DAG: %[[XH:.*]] = dlc.cast %arg0 : (tensor<2x4xf32>) -> tensor<2x4xf16>
+  // CHECK-DAG: %[[WH:.*]] = dlc.cast %arg1 : (tensor<4x4xf32>) -> tensor<4x4xf16>
+  // CHECK: %[[Y:.*]] = dlc.gemm %[[XH]], %[[WH]], %[[C]]
+  // CHECK-NEXT: dlc.cast %[[Y]] : (tensor<2x4xf16>) -> tensor<2x4xf32>
+  // CHECK-NEXT: %[[Z:.*]] = dlc.gemm %[[Y]], %[[WH]], %[[C]]
+  // CHECK-NEXT: %[[R:.*]] = dlc.cast %[[Z]] : (tensor<2x4xf16>) -> tensor<2x4xf32>
+  // CHECK-NEXT: return %[[R]]
+  %c = arith.constant dense<[1.0, 2.0, 3.0, 0.33333]> : tensor<4xf32>
+  %0 = dlc.gemm %x, %w, %c {alpha = 1.0 : f32, beta = 1.0 : f32, transA = false, transB = false} : (tensor<2x4xf32>, tensor<4x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %1 = dlc.gemm %0, %w, %c {alpha = 1.0 : f32, beta = 1.0 : f32, transA = false, transB = false} : (tensor<2x4xf32>, tensor<4x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return %1 : tensor<2x4xf32>
+}
+
+// -----
+
+// Ops between GEMMs keep computing in f32.
+// CHECK-LABEL: func @conv_relu_conv
+func.func @conv_relu_conv(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32> {
+  // CHECK: %[[A:.*]] = dlc.conv {{.*}} -> tensor<1x2x4x4xf16>
+  // CHECK: %[[AF:.*]] = dlc.cast %[[A]] : (tensor<1x2x4x4xf16>) -> tensor<1x2x4x4xf32>
+  // CHECK: %[[R:.*]] = dlc.relu %[[AF]] : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  // CHECK: %[[RH:.*]] = dlc.cast %[[R]] : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf16>
+  // CHECK: dlc.conv %[[RH]]
+  %0 = dlc.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %1 = dlc.relu %0 : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %2 = dlc.conv %1, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  return %2 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Models already in half precision, and other ops, are left alone.
+// CHECK-LABEL: func @already_half
+func.func @already_half(%x: tensor<2x8xf16>, %w: tensor<8x4xf16>) -> tensor<2x4xf16> {
+  // CHECK-NOT: dlc.cast
+  // CHECK: dlc.matmul %arg0, %arg1 : (tensor<2x8xf16>, tensor<8x4xf16>) -> tensor<2x4xf16>
+  %0 = dlc.matmul %x, %w : (tensor<2x8xf16>, tensor<8x4xf16>) -> tensor<2x4xf16>
+  return %0 : tensor<2x4xf16>
+}
