@@ -40,6 +40,9 @@ struct PtqOptions {
   bool quantizeFirstLast = false;
   /// ONNX node names of layers to keep in fp32.
   std::vector<std::string> keepFp32;
+  /// Outputs added by --keep-outputs: their SQNR is reported but not part
+  /// of the end-to-end figure.
+  std::vector<std::string> extraOutputs;
   /// Keep the worst layers in fp32 until the end-to-end SQNR reaches this.
   std::optional<double> maxErrorDb;
   /// Progress lines on stderr.

@@ -282,6 +282,7 @@ LogicalResult parsePtqOptions(std::optional<dlc::PtqOptions> &ptq) {
   o.percentile = percentile;
   o.quantizeFirstLast = quantizeFirstLast;
   o.keepFp32.assign(keepFp32.begin(), keepFp32.end());
+  o.extraOutputs.assign(keepOutputs.begin(), keepOutputs.end());
   if (!maxErrorDb.empty()) {
     double db;
     if (llvm::StringRef(maxErrorDb).getAsDouble(db) || !std::isfinite(db))

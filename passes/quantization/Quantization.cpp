@@ -34,8 +34,13 @@ bool isF32Constant(Value v) {
     return false;
   auto typed = dyn_cast<TypedAttr>(a);
   auto type = typed ? dyn_cast<RankedTensorType>(typed.getType()) : nullptr;
-  return type && type.getElementType().isF32() &&
-         (isa<DenseFPElementsAttr>(a) || resourceData(a));
+  if (!type || !type.getElementType().isF32())
+    return false;
+  if (isa<DenseFPElementsAttr>(a))
+    return true;
+  // A blob of the wrong size (or an elided one) is not a usable weight.
+  std::optional<ArrayRef<char>> data = resourceData(a);
+  return data && (int64_t)data->size() == type.getNumElements() * 4;
 }
 
 bool isF32Tensor(Value v) {

@@ -169,6 +169,14 @@ def run_small(dlc, work, min_sqnr):
     check_report(report, min_sqnr)
     print(f"small, default: first and last in fp32, e2e SQNR {q['e2e_sqnr_db']:.2f} dB")
 
+    # --keep-outputs tensors get an SQNR but are not the end-to-end figure.
+    report, _ = quantize(dlc, model, work / "small.keep.so", calib, work,
+                         extra=["--keep-outputs=s"])
+    out = report["quantization"]["output_sqnr_db"]
+    if set(out) != {"y", "s"} or report["quantization"]["e2e_sqnr_db"] != out["y"]:
+        raise harness.Failure(f"--keep-outputs=s: output SQNRs {out}, e2e "
+                              f"{report['quantization']['e2e_sqnr_db']} (want y's)")
+
     # --max-error-db above what int8 gives: layers go back to fp32 one at a
     # time, the budget is met (or everything is fp32), the SQNR only grows.
     base = q["e2e_sqnr_db"]

@@ -49,3 +49,13 @@ func.func @not_a_layer(%a: tensor<2xf32>) -> tensor<2xf32> {
   %y = dlc.relu %a {dlc.input_ranges = [array<f32: 0.0, 1.0>]} : (tensor<2xf32>) -> tensor<2xf32>
   return %y : tensor<2xf32>
 }
+
+// -----
+
+// An elided weight blob (lit output) has no data to quantize.
+func.func @elided_weight(%a: tensor<1x16xf32>) -> tensor<1x16xf32> {
+  %w = arith.constant dense_resource<__elided__> : tensor<16x16xf32>
+  // expected-error @+1 {{cannot quantize: B is not an f32 constant}}
+  %y = dlc.gemm %a, %w {alpha = 1.0 : f32, beta = 1.0 : f32, transA = false, transB = true, dlc.input_ranges = [array<f32: 0.0, 1.0>]} : (tensor<1x16xf32>, tensor<16x16xf32>) -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
+}
