@@ -77,10 +77,6 @@ Value i32(OpBuilder &b, Location loc, int64_t v) {
 Value f32(OpBuilder &b, Location loc, Type t, double v) {
   return b.create<arith::ConstantOp>(loc, b.getFloatAttr(t, v));
 }
-Value index(OpBuilder &b, Location loc, int64_t v) {
-  return b.create<arith::ConstantIndexOp>(loc, v);
-}
-
 /// Widens a signless integer scalar to i32, zero-extending when the dlc
 /// type it came from was unsigned.
 Value toI32(OpBuilder &b, Location loc, Value x, bool isUnsigned) {
