@@ -2,13 +2,15 @@
 //-*-===//
 //
 //   dlc model.onnx -o model.so [--target=cuda|cpu] [--arch=sm_90]
-//       [--input-shape NAME=AxBxC ...] [--emit=mlir|ptx|so]
+//       [--input-shape NAME=AxBxC ...] [--const-input NAME=FILE ...]
+//       [--emit=mlir|ptx|so]
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/onnx/Importer.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/target/Codegen.h"
+#include "compiler/tools/ConstInputFile.h"
 #include "compiler/tools/Registration.h"
 
 #include "mlir/IR/AsmState.h"
@@ -21,11 +23,13 @@
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <chrono>
 
@@ -52,6 +56,13 @@ cl::list<std::string>
     inputShapes("input-shape",
                 cl::desc("Bind an input's shape: NAME=AxBxC (repeatable)"),
                 cl::value_desc("NAME=AxBxC"), cl::cat(category));
+cl::list<std::string> constInputs(
+    "const-input",
+    cl::desc("Bind a graph input to a constant at import: NAME=FILE, FILE "
+             ".npy or an ONNX TensorProto .pb (repeatable); the input is no "
+             "longer a model input. For inputs that fix shapes (Reshape's "
+             "shape, reduction axes, Resize's scales, ...)"),
+    cl::value_desc("NAME=FILE"), cl::cat(category));
 cl::opt<std::string> emit("emit",
                           cl::desc("What to write: so (default), "
                                    "mlir, ptx, dot (the graph with "
@@ -148,7 +159,32 @@ LogicalResult parseShapes(dlc::ImportOptions &options) {
   return success();
 }
 
-std::string optionsJson() {
+LogicalResult readConstInputs(dlc::ImportOptions &options) {
+  for (const std::string &spec : constInputs) {
+    auto [name, path] = llvm::StringRef(spec).split('=');
+    if (name.empty() || path.empty()) {
+      llvm::errs() << "dlc: error: --const-input expects NAME=FILE, got '"
+                   << spec << "'\n";
+      return failure();
+    }
+    if (options.constInputs.count(name)) {
+      llvm::errs() << "dlc: error: --const-input " << name
+                   << " is given more than once\n";
+      return failure();
+    }
+    dlc::ConstInput c;
+    std::string error;
+    if (!dlc::readConstInputFile(path.str(), c, error)) {
+      llvm::errs() << "dlc: error: --const-input " << name << ": " << error
+                   << "\n";
+      return failure();
+    }
+    options.constInputs[name] = std::move(c);
+  }
+  return success();
+}
+
+std::string optionsJson(const dlc::ImportOptions &importOptions) {
   std::string json;
   llvm::raw_string_ostream os(json);
   os << "{\"target\": \"" << targetName << "\", \"arch\": \"" << arch
@@ -159,6 +195,17 @@ std::string optionsJson() {
      << ", \"input_shapes\": [";
   for (size_t i = 0; i < inputShapes.size(); ++i)
     os << (i ? ", " : "") << "\"" << inputShapes[i] << "\"";
+  // Names and a hash of the data, not paths: the output stays identical
+  // wherever the files are.
+  os << "], \"const_inputs\": [";
+  for (size_t i = 0; i < constInputs.size(); ++i) {
+    llvm::StringRef name = llvm::StringRef(constInputs[i]).split('=').first;
+    const dlc::ConstInput &c = importOptions.constInputs.find(name)->second;
+    llvm::ArrayRef<uint8_t> bytes(
+        reinterpret_cast<const uint8_t *>(c.data.data()), c.data.size());
+    os << (i ? ", " : "") << "\"" << name << "="
+       << llvm::format_hex_no_prefix(llvm::xxh3_64bits(bytes), 16) << "\"";
+  }
   os << "], \"keep_outputs\": [";
   for (size_t i = 0; i < keepOutputs.size(); ++i)
     os << (i ? ", " : "") << "\"" << keepOutputs[i] << "\"";
@@ -236,7 +283,8 @@ int run(MLIRContext &context) {
     return 1;
   }
   dlc::ImportOptions importOptions;
-  if (failed(parseShapes(importOptions)))
+  if (failed(parseShapes(importOptions)) ||
+      failed(readConstInputs(importOptions)))
     return 1;
   importOptions.keepOutputs.assign(keepOutputs.begin(), keepOutputs.end());
 
@@ -334,7 +382,7 @@ int run(MLIRContext &context) {
   std::string output = outputFile.empty() ? "model.so" : outputFile.getValue();
   progress("writing " + output);
   if (failed(dlc::writeModelLibrary(*module, *signature, code, options,
-                                    optionsJson(), output)))
+                                    optionsJson(importOptions), output)))
     return 1;
   progress("done");
   return 0;
