@@ -1437,7 +1437,15 @@ struct ConcatLowering : OpRewritePattern<ConcatOp> {
     int64_t rank = type.getRank(), axis = op.getAxis();
     Value init = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
                                                   type.getElementType());
-    SmallVector<Value> inputs(op.getInputs());
+    // Empty inputs cover no position (and have no element to clamp to).
+    SmallVector<Value> inputs;
+    for (Value in : op.getInputs())
+      if (tensorType(in).getDimSize(axis) > 0)
+        inputs.push_back(in);
+    if (inputs.empty() || type.getNumElements() == 0) {
+      rewriter.replaceOp(op, init);
+      return success();
+    }
     auto generic = rewriter.create<linalg::GenericOp>(
         loc, TypeRange{type}, ValueRange{}, ValueRange{init},
         ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx)},

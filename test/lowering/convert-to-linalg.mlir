@@ -430,3 +430,30 @@ func.func @conv_transpose(%x: tensor<1x2x3x3xf32>, %w: tensor<2x4x2x2xf32>) -> t
   %0 = dlc.conv_transpose %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, group = 1 : i64} : (tensor<1x2x3x3xf32>, tensor<2x4x2x2xf32>) -> tensor<1x4x6x6xf32>
   return %0 : tensor<1x4x6x6xf32>
 }
+
+// -----
+
+// An empty input covers no position along the concat axis: it is dropped, not
+// read at a clamped index (-1). RotaryEmbedding's expansion concatenates an
+// empty split when the whole head rotates.
+// CHECK-LABEL: func @concat_empty
+// CHECK-SAME: (%[[A:.*]]: tensor<2x8xf32>, %[[B:.*]]: tensor<2x0xf32>)
+func.func @concat_empty(%a: tensor<2x8xf32>, %b: tensor<2x0xf32>) -> tensor<2x8xf32> {
+  // CHECK: linalg.generic
+  // CHECK: tensor.extract %[[A]]
+  // CHECK-NOT: tensor.extract %[[B]]
+  // CHECK: return
+  %0 = dlc.concat %a, %b {axis = 1 : i64} : (tensor<2x8xf32>, tensor<2x0xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @concat_all_empty
+func.func @concat_all_empty(%a: tensor<2x0xf32>, %b: tensor<2x0xf32>) -> tensor<2x0xf32> {
+  // CHECK: %[[E:.*]] = tensor.empty() : tensor<2x0xf32>
+  // CHECK-NOT: linalg.generic
+  // CHECK: return %[[E]]
+  %0 = dlc.concat %a, %b {axis = 1 : i64} : (tensor<2x0xf32>, tensor<2x0xf32>) -> tensor<2x0xf32>
+  return %0 : tensor<2x0xf32>
+}
