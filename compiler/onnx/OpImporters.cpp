@@ -540,8 +540,7 @@ LogicalResult importCast(NodeContext &n, Results &r) {
     return n.fail("attribute 'to' is required");
   int64_t to = n.getInt("to", 0);
   Type elementType = getElementType(n.b.getContext(), to);
-  // uint8 exists only for the quantization ops.
-  if (!elementType || elementType.isUnsignedInteger())
+  if (!elementType)
     return n.emitError() << "unsupported target dtype '" << getDtypeName(to)
                          << "'";
   Value x = n.input(0);
@@ -2141,11 +2140,13 @@ const OpTableEntry kOpTable[] = {
     {"BatchNormalization", importBatchNorm,
      "dlc.batch_norm; inference only (training_mode=0, statistics outputs "
      "unused)"},
-    {"Cast", importCast, "dlc.cast; to f16/bf16/f32/f64/bool/int8/int32/int64"},
+    {"Cast", importCast,
+     "dlc.cast; to f16/bf16/f32/f64/bool/int8/uint8/int32/int64"},
     {"Ceil", importUnary<CeilOp>, "dlc.ceil"},
     {"Celu", importCelu, "dlc.celu; alpha"},
     {"Clip", importClip,
-     "dlc.clip; min/max attributes (<11) or constant inputs, float only"},
+     "dlc.clip; min/max attributes (<11) or constant inputs; float and "
+     "integer; min > max gives max"},
     {"Concat", importConcat, "dlc.concat; negative axis"},
     {"Constant", importConstant,
      "arith.constant; value, value_float(s), value_int(s)"},
@@ -2187,7 +2188,8 @@ const OpTableEntry kOpTable[] = {
     {"Gemm", importGemm, "dlc.gemm; alpha, beta, transA, transB, optional C"},
     {"GlobalAveragePool", importGlobalAveragePool,
      "dlc.reduce_mean over the spatial dims, keepdims"},
-    {"Greater", importCompare<GreaterOp>, "dlc.greater; broadcasting, bool result"},
+    {"Greater", importCompare<GreaterOp>,
+     "dlc.greater; broadcasting, bool result"},
     {"GreaterOrEqual", importCompare<GreaterOrEqualOp>,
      "dlc.greater_or_equal; broadcasting, bool result"},
     {"GroupNormalization", importGroupNorm,
@@ -2214,8 +2216,8 @@ const OpTableEntry kOpTable[] = {
      "dlc.matmul_integer; int8/uint8, rank >= 2, scalar a zero point"},
     {"Max", importVariadic<MaxOp>, "dlc.max chain; variadic, broadcasting"},
     {"MaxPool", importMaxPool,
-     "dlc.max_pool; auto_pad resolved, ceil_mode, storage_order=0, Indices "
-     "output unused"},
+     "dlc.max_pool; float, int8, uint8; auto_pad resolved, ceil_mode, "
+     "storage_order=0, Indices output unused"},
     {"Mean", importVariadic<AddOp, true>,
      "dlc.add chain and dlc.div by the count; variadic, broadcasting"},
     {"Min", importVariadic<MinOp>, "dlc.min chain; variadic, broadcasting"},
@@ -2306,7 +2308,8 @@ const OpTableEntry kOpTable[] = {
     {"Tanh", importUnary<TanhOp>, "dlc.tanh"},
     {"ThresholdedRelu", importThresholdedRelu, "dlc.thresholded_relu; alpha"},
     {"Tile", importTile, "dlc.tile; constant repeats"},
-    {"TopK", importTopK, "dlc.top_k; k attribute (<10) or constant input, largest"},
+    {"TopK", importTopK,
+     "dlc.top_k; k attribute (<10) or constant input, largest"},
     {"Transpose", importTranspose, "dlc.transpose; default perm reverses"},
     {"Trilu", importTrilu, "dlc.trilu; upper, constant k"},
     {"Unsqueeze", importUnsqueeze,

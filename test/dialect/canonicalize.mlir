@@ -44,6 +44,26 @@ func.func @div_by_zero() -> tensor<1xi64> {
 
 // -----
 
+// ui8 constants fold as unsigned values: 200 > 100, max 200, 200 / 100 = 2,
+// and ui8 -> i32 zero-extends.
+// CHECK-LABEL: func @fold_ui8
+func.func @fold_ui8() -> (tensor<1xi1>, tensor<1xui8>, tensor<1xui8>, tensor<1xi32>) {
+  // CHECK-DAG: arith.constant dense<true> : tensor<1xi1>
+  // CHECK-DAG: arith.constant dense<200> : tensor<1xui8>
+  // CHECK-DAG: arith.constant dense<2> : tensor<1xui8>
+  // CHECK-DAG: arith.constant dense<200> : tensor<1xi32>
+  // CHECK-NOT: dlc.
+  %a = arith.constant dense<200> : tensor<1xui8>
+  %b = arith.constant dense<100> : tensor<1xui8>
+  %g = dlc.greater %a, %b : (tensor<1xui8>, tensor<1xui8>) -> tensor<1xi1>
+  %m = dlc.max %a, %b : (tensor<1xui8>, tensor<1xui8>) -> tensor<1xui8>
+  %d = dlc.div %a, %b : (tensor<1xui8>, tensor<1xui8>) -> tensor<1xui8>
+  %c = dlc.cast %a : (tensor<1xui8>) -> tensor<1xi32>
+  return %g, %m, %d, %c : tensor<1xi1>, tensor<1xui8>, tensor<1xui8>, tensor<1xi32>
+}
+
+// -----
+
 // CHECK-LABEL: func @reshape_chain
 func.func @reshape_chain(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
   // CHECK-NEXT: %[[R:.*]] = dlc.reshape %arg0 : (tensor<2x3xf32>) -> tensor<3x2xf32>
