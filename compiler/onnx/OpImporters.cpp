@@ -785,12 +785,42 @@ LogicalResult importLayerNorm(NodeContext &n, Results &r) {
       n.normalizeAxis(n.getInt("axis", -1), n.getRank(x));
   if (!axis)
     return failure();
+  float epsilon = n.getFloat("epsilon", 1e-5f);
   SmallVector<Value> operands{x, n.input(1)};
   if (Value bias = n.input(2))
     operands.push_back(bias);
   r.push_back(n.create<LayerNormOp>(
-      operands,
-      {n.i64("axis", *axis), n.f32("epsilon", n.getFloat("epsilon", 1e-5f))}));
+      operands, {n.i64("axis", *axis), n.f32("epsilon", epsilon)}));
+  if (!r.back() || n.node.output_size() < 2)
+    return success(r.back() != nullptr);
+
+  // Mean and InvStdDev (training outputs) in the stash type, computed beside
+  // the fused normalization; dropped as dead code when nothing reads them.
+  int64_t stash = n.getInt("stash_type", onnx::TensorProto::FLOAT);
+  Type stashType = getElementType(n.b.getContext(), stash);
+  if (!stashType || !isa<FloatType>(stashType))
+    return n.emitError() << "unsupported stash_type '" << getDtypeName(stash)
+                         << "'";
+  Value xs = x;
+  if (n.getType(x).getElementType() != stashType)
+    xs = n.create<CastOp>(x, {}, n.getType(x).clone(stashType));
+  SmallVector<int64_t> axes;
+  for (int64_t i = *axis, e = n.getRank(x); i < e; ++i)
+    axes.push_back(i);
+  auto reduceAttrs = {n.i64Array("axes", axes), n.boolean("keepdims", true)};
+  Value eps = n.b.create<arith::ConstantOp>(
+      n.loc, DenseElementsAttr::get(RankedTensorType::get({}, stashType),
+                                    n.b.getFloatAttr(stashType, epsilon)));
+  Value mean, d, sq, var, shifted, stddev, inv;
+  if (!xs || !(mean = n.create<ReduceMeanOp>(xs, reduceAttrs)) ||
+      !(d = n.create<SubOp>({xs, mean})) || !(sq = n.create<MulOp>({d, d})) ||
+      !(var = n.create<ReduceMeanOp>(sq, reduceAttrs)) ||
+      !(shifted = n.create<AddOp>({var, eps})) ||
+      !(stddev = n.create<SqrtOp>(shifted)) ||
+      !(inv = n.create<ReciprocalOp>(stddev)))
+    return failure();
+  r.push_back(mean);
+  r.push_back(inv);
   return success();
 }
 
@@ -2203,7 +2233,8 @@ const OpTableEntry kOpTable[] = {
     {"IsInf", importIsInf, "dlc.is_inf; detect_negative, detect_positive"},
     {"IsNaN", importIsNaN, "dlc.is_nan"},
     {"LayerNormalization", importLayerNorm,
-     "dlc.layer_norm; Mean/InvStdDev outputs unused"},
+     "dlc.layer_norm; Mean/InvStdDev outputs (stash_type) as "
+     "reduce_mean chains"},
     {"LeakyRelu", importLeakyRelu, "dlc.leaky_relu; alpha"},
     {"Less", importCompare<LessOp>, "dlc.less; broadcasting, bool result"},
     {"LessOrEqual", importCompare<LessOrEqualOp>,
