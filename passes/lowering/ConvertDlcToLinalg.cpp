@@ -2209,11 +2209,14 @@ struct ResizeLowering : OpRewritePattern<ResizeOp> {
             };
             if (ct == "asymmetric")
               return b.create<arith::DivFOp>(l, x, c(s));
-            if (ct == "align_corners")
-              return outLen == 1
+            if (ct == "align_corners") {
+              // ONNX's length_resized is input * scale before rounding.
+              double resized = s * inLen;
+              return outLen == 1 || resized == 1
                          ? c(0)
                          : b.create<arith::MulFOp>(
-                               l, x, c((double)(inLen - 1) / (outLen - 1)));
+                               l, x, c((inLen - 1) / (resized - 1)));
+            }
             if (ct == "pytorch_half_pixel")
               return outLen > 1 ? halfPixel(0) : c(0);
             if (ct == "half_pixel_symmetric") {

@@ -418,6 +418,18 @@ func.func @resize_linear(%x: tensor<1x4xf32>) -> tensor<1x8xf32> {
 
 // -----
 
+// align_corners maps with ONNX's length_resized = input * scale before
+// rounding: 4 * 0.6 = 2.4, so x_original = x * 3 / 1.4 (not x * 3 / 1).
+// CHECK-LABEL: func @resize_align_corners_downsample
+func.func @resize_align_corners_downsample(%x: tensor<1x4xf32>) -> tensor<1x2xf32> {
+  // CHECK: arith.constant 2.14285707 : f32
+  // CHECK: linalg.yield
+  %0 = dlc.resize %x {mode = "linear", coordinate_transformation_mode = "align_corners", nearest_mode = "round_prefer_floor", scales = array<f64: 1.0, 0.6>} : (tensor<1x4xf32>) -> tensor<1x2xf32>
+  return %0 : tensor<1x2xf32>
+}
+
+// -----
+
 // ConvTranspose keeps an input position only when the stride divides it;
 // a [C/group] operand sizes the input-channel loop.
 // CHECK-LABEL: func @conv_transpose
