@@ -301,6 +301,29 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
                         : v.sextOrTrunc(dstInt.getWidth()));
     return DenseElementsAttr::get(getType(), out);
   }
+  // Integer to float (window functions compute Range's limit from an integer
+  // size), float to float.
+  if (auto dstFloat = dyn_cast<FloatType>(dst)) {
+    const llvm::fltSemantics &sem = dstFloat.getFloatSemantics();
+    SmallVector<APFloat> out;
+    if (srcInt && srcInt.getWidth() > 1) {
+      for (const APInt &v : in.getValues<APInt>()) {
+        APFloat f(sem);
+        f.convertFromAPInt(v, !srcInt.isUnsigned(),
+                           APFloat::rmNearestTiesToEven);
+        out.push_back(f);
+      }
+    } else if (isa<FloatType>(src)) {
+      for (APFloat v : in.getValues<APFloat>()) {
+        bool losesInfo;
+        v.convert(sem, APFloat::rmNearestTiesToEven, &losesInfo);
+        out.push_back(v);
+      }
+    } else {
+      return {};
+    }
+    return DenseElementsAttr::get(getType(), out);
+  }
   return {};
 }
 
