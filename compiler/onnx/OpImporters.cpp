@@ -1789,10 +1789,15 @@ LogicalResult importOneHot(NodeContext &n, Results &r) {
       n.normalizeAxis(n.getInt("axis", -1), outRank);
   if (!axis)
     return failure();
-  if (!isa<IntegerType>(n.getType(indices).getElementType()) ||
-      n.getType(indices).getElementType().isInteger(1))
-    return n.emitError() << "indices must be int32 or int64, got "
+  Type indexType = n.getType(indices).getElementType();
+  if (indexType.isInteger(1))
+    return n.emitError() << "indices must be numeric, got "
                          << indices.getType();
+  // ONNX allows any numeric indices: floats truncate, narrow ints widen.
+  if (!indexType.isSignlessInteger(32) && !indexType.isSignlessInteger(64))
+    if (!(indices = n.create<CastOp>(
+              indices, {}, n.getType(indices).clone(n.b.getI64Type()))))
+      return failure();
   r.push_back(n.create<OneHotOp>(
       {indices, values},
       {n.i64("axis", *axis), n.i64("depth", (int64_t)std::floor(*depth))}));
