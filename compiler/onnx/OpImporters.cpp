@@ -1108,7 +1108,7 @@ LogicalResult importIdentity(NodeContext &n, Results &r) {
 }
 
 LogicalResult importDropout(NodeContext &n, Results &r) {
-  // Inference: Dropout is the identity. The mask output must stay unused.
+  // Inference: Dropout is the identity and its mask all true.
   if (failed(n.checkKnownAttrs({"ratio", "seed"})) ||
       failed(n.checkInputs(1, n.opset < 12 ? 1 : 3)))
     return failure();
@@ -1121,6 +1121,12 @@ LogicalResult importDropout(NodeContext &n, Results &r) {
       return n.fail("training_mode=true is not supported (inference only)");
   }
   r.push_back(n.input(0));
+  // The mask (opset 12+) keeps every element in inference.
+  if (n.opset >= 12 && n.node.output_size() > 1 && !n.node.output(1).empty()) {
+    auto maskType = n.getType(n.input(0)).clone(n.b.getI1Type());
+    r.push_back(n.b.create<arith::ConstantOp>(
+        n.loc, DenseElementsAttr::get(maskType, true)));
+  }
   return success();
 }
 
@@ -2203,7 +2209,7 @@ const OpTableEntry kOpTable[] = {
      "dlc.dequantize_linear; int8/uint8/int32, per tensor or per axis; "
      "no block_size"},
     {"Div", importBinary<DivOp>, "dlc.div; numpy broadcasting, same dtypes"},
-    {"Dropout", importDropout, "forwarded (inference); mask output unused"},
+    {"Dropout", importDropout, "forwarded (inference); mask output all true"},
     {"DynamicQuantizeLinear", importDynamicQuantizeLinear,
      "reduce_min/max + dlc.quantize_linear; uint8 as ONNX Runtime"},
     {"Einsum", importEinsum,
