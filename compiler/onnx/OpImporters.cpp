@@ -1951,6 +1951,7 @@ LogicalResult importResize(NodeContext &n, Results &r) {
   std::optional<SmallVector<double>> scales;
   std::optional<SmallVector<int64_t>> sizes, axes;
   std::string ct = "half_pixel", nm = "round_prefer_floor";
+  std::string policy = "stretch";
   if (n.opset < 11) {
     // Resize-10: asymmetric coordinates, nearest rounds down.
     if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({"mode"})) ||
@@ -1969,8 +1970,9 @@ LogicalResult importResize(NodeContext &n, Results &r) {
     nm = n.getString("nearest_mode", nm);
     if (n.getInt("antialias", 0) != 0)
       return n.fail("antialias=1 is not supported");
-    std::string policy = n.getString("keep_aspect_ratio_policy", "stretch");
-    if (policy != "stretch")
+    policy = n.getString("keep_aspect_ratio_policy", "stretch");
+    if (policy != "stretch" && policy != "not_larger" &&
+        policy != "not_smaller")
       return n.emitError() << "unsupported keep_aspect_ratio_policy '"
                            << policy << "'";
     if (ct == "tf_crop_and_resize")
@@ -2016,7 +2018,28 @@ LogicalResult importResize(NodeContext &n, Results &r) {
                          << given;
   SmallVector<double> fullScales(rank, 1.0);
   SmallVector<int64_t> outShape(shape);
+  if (sizes && policy != "stretch") {
+    // One scale for every resized dim, the smallest (not_larger) or largest
+    // (not_smaller) of sizes / input; each size rounds half up.
+    std::optional<double> scale;
+    for (auto [k, d] : llvm::enumerate(dims)) {
+      if ((*sizes)[k] <= 0 || shape[d] == 0)
+        return n.fail("sizes must be positive");
+      double sc = (double)(*sizes)[k] / shape[d];
+      if (!scale || (policy == "not_larger" ? sc < *scale : sc > *scale))
+        scale = sc;
+    }
+    for (int64_t d : dims) {
+      fullScales[d] = *scale;
+      outShape[d] = (int64_t)std::floor(shape[d] * *scale + 0.5);
+      if (outShape[d] <= 0)
+        return n.fail("sizes must be positive");
+    }
+    sizes.reset();
+  }
   for (auto [k, d] : llvm::enumerate(dims)) {
+    if (!sizes && !scales)
+      break;
     if (scales) {
       double sc = (*scales)[k];
       if (!(sc > 0))
