@@ -1659,9 +1659,7 @@ LogicalResult importGroupNorm(NodeContext &n, Results &r) {
 /// DepthToSpace and SpaceToDepth: reshape, transpose, reshape.
 LogicalResult importDepthSpace(NodeContext &n, Results &r, bool toSpace) {
   if (failed(n.checkInputs(1, 1)) ||
-      failed(n.checkKnownAttrs(toSpace
-                                   ? ArrayRef<StringRef>{"blocksize", "mode"}
-                                   : ArrayRef<StringRef>{"blocksize"})))
+      failed(n.checkKnownAttrs({"blocksize", "mode"})))
     return failure();
   if (!n.hasAttr("blocksize"))
     return n.fail("attribute 'blocksize' is required");
@@ -1697,7 +1695,14 @@ LogicalResult importDepthSpace(NodeContext &n, Results &r, bool toSpace) {
       return n.emitError() << "spatial dims " << H << "x" << W
                            << " are not divisible by blocksize " << bs;
     split = {N, C, H / bs, bs, W / bs, bs};
-    perm = {0, 3, 5, 1, 2, 4};
+    // DCR (the default; SpaceToDepth has `mode` since opset 25): blocks
+    // outermost in the channels; CRD: channels outermost.
+    if (mode == "DCR")
+      perm = {0, 3, 5, 1, 2, 4};
+    else if (mode == "CRD")
+      perm = {0, 1, 3, 5, 2, 4};
+    else
+      return n.emitError() << "unsupported mode '" << mode << "'";
     out = {N, C * bs * bs, H / bs, W / bs};
   }
   Value v = n.reshape(x, split);
@@ -2361,7 +2366,7 @@ const OpTableEntry kOpTable[] = {
     {"Softplus", importUnary<SoftplusOp>, "dlc.softplus"},
     {"Softsign", importUnary<SoftsignOp>, "dlc.softsign"},
     {"SpaceToDepth", importSpaceToDepth,
-     "dlc.reshape + dlc.transpose + dlc.reshape"},
+     "dlc.reshape + dlc.transpose + dlc.reshape; mode DCR or CRD"},
     {"Split", importSplit,
      "one dlc.slice per output; split attribute (<13) or constant input, "
      "num_outputs (18), even split"},
