@@ -316,8 +316,11 @@ class Dlc_ReduceOp<string mnemonic, string what, Type type = Dlc_NumericTensor>
 
 def Dlc_ReduceSumOp : Dlc_ReduceOp<"reduce_sum", "sum">;
 def Dlc_ReduceProdOp : Dlc_ReduceOp<"reduce_prod", "product">;
-def Dlc_ReduceMaxOp : Dlc_ReduceOp<"reduce_max", "maximum">;
-def Dlc_ReduceMinOp : Dlc_ReduceOp<"reduce_min", "minimum">;
+// Bools too (any / all), as ONNX allows since opset 20.
+def Dlc_ReduceMaxOp : Dlc_ReduceOp<"reduce_max", "maximum",
+    RankedTensorOf<[F16, BF16, F32, F64, I1, I8, UI8, I32, I64]>>;
+def Dlc_ReduceMinOp : Dlc_ReduceOp<"reduce_min", "minimum",
+    RankedTensorOf<[F16, BF16, F32, F64, I1, I8, UI8, I32, I64]>>;
 def Dlc_ReduceL1Op : Dlc_ReduceOp<"reduce_l1", "sum of |x|">;
 def Dlc_ReduceSumSquareOp : Dlc_ReduceOp<"reduce_sum_square", "sum of x^2">;
 def Dlc_ReduceL2Op : Dlc_ReduceOp<"reduce_l2", "sqrt of the sum of x^2",

@@ -51,10 +51,13 @@ Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
 }
 
 /// True for an unsigned integer element type (ONNX uint8 is `ui8` in the
-/// dialect). Scalars in the bodies built here keep the dlc element type until
-/// eraseUnsignedIntegerTypes() makes them signless at the end of the pass, so
-/// the builders below pick unsigned arithmetic from the type.
-bool isUnsignedInt(Type type) { return type.isUnsignedInteger(); }
+/// dialect) and for bools (i1 orders false < true). Scalars in the bodies
+/// built here keep the dlc element type until eraseUnsignedIntegerTypes()
+/// makes them signless at the end of the pass, so the builders below pick
+/// unsigned arithmetic from the type.
+bool isUnsignedInt(Type type) {
+  return type.isUnsignedInteger() || type.isInteger(1);
+}
 
 /// `pred` with signed orderings made unsigned for unsigned `type`.
 arith::CmpIPredicate intPredicate(arith::CmpIPredicate pred, Type type) {

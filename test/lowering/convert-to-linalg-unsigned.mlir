@@ -110,3 +110,20 @@ func.func @clip_int(%a: tensor<4xi8>, %u: tensor<4xui8>) -> (tensor<4xi8>, tenso
   %1 = dlc.clip %u {min = 2.0 : f64, max = 300.0 : f64} : (tensor<4xui8>) -> tensor<4xui8>
   return %0, %1 : tensor<4xi8>, tensor<4xui8>
 }
+
+// -----
+
+// Bool reductions: max is any (identity false), min is all (identity true),
+// compared as unsigned (true > false).
+// CHECK-LABEL: func @reduce_bool
+func.func @reduce_bool(%x: tensor<2x4xi1>) -> (tensor<2xi1>, tensor<2xi1>) {
+  // CHECK: %[[F:.*]] = arith.constant false
+  // CHECK: linalg.fill ins(%[[F]] : i1)
+  // CHECK: arith.maxui
+  // CHECK: %[[T:.*]] = arith.constant true
+  // CHECK: linalg.fill ins(%[[T]] : i1)
+  // CHECK: arith.minui
+  %0 = dlc.reduce_max %x {axes = array<i64: 1>, keepdims = false} : (tensor<2x4xi1>) -> tensor<2xi1>
+  %1 = dlc.reduce_min %x {axes = array<i64: 1>, keepdims = false} : (tensor<2x4xi1>) -> tensor<2xi1>
+  return %0, %1 : tensor<2xi1>, tensor<2xi1>
+}
