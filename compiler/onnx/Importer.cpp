@@ -99,6 +99,27 @@ std::string onnx_import::getDtypeName(int32_t dtype) {
     return "complex128";
   case onnx::TensorProto::BFLOAT16:
     return "bfloat16";
+  // Newer than the ONNX 1.12 schema dlc builds against: by number.
+  case 17:
+    return "float8e4m3fn";
+  case 18:
+    return "float8e4m3fnuz";
+  case 19:
+    return "float8e5m2";
+  case 20:
+    return "float8e5m2fnuz";
+  case 21:
+    return "uint4";
+  case 22:
+    return "int4";
+  case 23:
+    return "float4e2m1";
+  case 24:
+    return "float8e8m0";
+  case 25:
+    return "uint2";
+  case 26:
+    return "int2";
   default:
     return "dtype " + std::to_string(dtype);
   }
