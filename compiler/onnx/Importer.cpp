@@ -99,6 +99,27 @@ std::string onnx_import::getDtypeName(int32_t dtype) {
     return "complex128";
   case onnx::TensorProto::BFLOAT16:
     return "bfloat16";
+  // Newer than the ONNX 1.12 schema dlc builds against: by number.
+  case 17:
+    return "float8e4m3fn";
+  case 18:
+    return "float8e4m3fnuz";
+  case 19:
+    return "float8e5m2";
+  case 20:
+    return "float8e5m2fnuz";
+  case 21:
+    return "uint4";
+  case 22:
+    return "int4";
+  case 23:
+    return "float4e2m1";
+  case 24:
+    return "float8e8m0";
+  case 25:
+    return "uint2";
+  case 26:
+    return "int2";
   default:
     return "dtype " + std::to_string(dtype);
   }
@@ -284,6 +305,10 @@ private:
                     SmallVectorImpl<Type> &argTypes,
                     SmallVectorImpl<std::string> &argNames);
   std::optional<RankedTensorType> getInputType(const onnx::ValueInfoProto &in);
+  /// Makes graph input `in` the constant `c` (`--const-input`): checks it
+  /// against the declared dtype and shape and records it as an initializer.
+  /// Returns false after reporting an error.
+  bool bindConstInput(const onnx::ValueInfoProto &in, const ConstInput &c);
   void importNode(const onnx::NodeProto &node, int index);
   /// The value named `name`, materializing initializers on first use.
   /// Returns null for unknown or poisoned names.
@@ -408,12 +433,90 @@ GraphImporter::getInputType(const onnx::ValueInfoProto &in) {
   return checkSize(RankedTensorType::get(shape, elementType));
 }
 
+namespace {
+/// "int64[2,3]": a dtype and shape as diagnostics print them.
+std::string describeTensor(int32_t dtype, ArrayRef<int64_t> shape) {
+  std::string s = getDtypeName(dtype) + "[";
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? "," : "") +
+         (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d));
+  return s + "]";
+}
+} // namespace
+
+bool GraphImporter::bindConstInput(const onnx::ValueInfoProto &in,
+                                   const ConstInput &c) {
+  Location loc = nameLoc(in.name());
+  const std::string &name = in.name();
+  std::string what = "--const-input " + name + ": '" + c.source + "' holds " +
+                     describeTensor(c.dtype, c.shape);
+  if (options.inputShapes.count(name)) {
+    error(loc) << "input '" << name
+               << "' is bound by both --input-shape and --const-input; "
+                  "the constant fixes its shape";
+    return false;
+  }
+  if (!in.type().has_tensor_type()) {
+    error(loc) << "input '" << name << "' is not a tensor";
+    return false;
+  }
+  const auto &tt = in.type().tensor_type();
+  if (tt.elem_type() != c.dtype) {
+    error(loc) << what << " but input '" << name << "' is "
+               << getDtypeName(tt.elem_type());
+    return false;
+  }
+  if (tt.has_shape()) {
+    SmallVector<int64_t> declared;
+    for (const auto &dim : tt.shape().dim())
+      declared.push_back(dim.has_dim_value() && dim.dim_value() >= 0
+                             ? dim.dim_value()
+                             : ShapedType::kDynamic);
+    bool rankOk = declared.size() == c.shape.size();
+    for (size_t i = 0; rankOk && i < declared.size(); ++i)
+      rankOk = ShapedType::isDynamic(declared[i]) || declared[i] == c.shape[i];
+    if (!rankOk) {
+      error(loc) << what << " but input '" << name << "' is "
+                 << describeTensor(tt.elem_type(), declared);
+      return false;
+    }
+  }
+  // Through a TensorProto, so the constant is checked and stored exactly as
+  // an initializer would be (inline when small, a resource blob otherwise).
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(c.dtype);
+  for (int64_t d : c.shape)
+    t.add_dims(d);
+  t.set_raw_data(c.data.data(), c.data.size());
+  TypedAttr value = convertTensor(&ctx, t, name, [&]() {
+    return error(loc) << "--const-input " << name << ": '" << c.source << "': ";
+  });
+  if (!value || !isSaneTensorType(value.getType())) {
+    if (value)
+      error(loc) << what << ", which is too large (more than 2^48 bytes)";
+    return false;
+  }
+  initializers[name] = value;
+  return true;
+}
+
 void GraphImporter::importInputs(const onnx::GraphProto &graph,
                                  SmallVectorImpl<Type> &argTypes,
                                  SmallVectorImpl<std::string> &argNames) {
   llvm::StringSet<> inputNames;
   for (const onnx::ValueInfoProto &in : graph.input()) {
     inputNames.insert(in.name());
+    // A bound constant replaces the input (and an initializer listed as an
+    // input, which ONNX treats as a default value).
+    auto constant = options.constInputs.find(in.name());
+    if (constant != options.constInputs.end()) {
+      initializers.erase(in.name());
+      poisoned.erase(in.name());
+      if (!bindConstInput(in, constant->second))
+        poisoned.insert(in.name());
+      continue;
+    }
     // Before IR version 4 initializers were listed as inputs too; they are
     // weights, not arguments.
     if (initializers.count(in.name()))
@@ -429,6 +532,10 @@ void GraphImporter::importInputs(const onnx::GraphProto &graph,
   for (const auto &binding : options.inputShapes)
     if (!inputNames.contains(binding.getKey()))
       error(fileLoc) << "--input-shape names '" << binding.getKey()
+                     << "', which is not an input of the graph";
+  for (const auto &binding : options.constInputs)
+    if (!inputNames.contains(binding.getKey()))
+      error(fileLoc) << "--const-input names '" << binding.getKey()
                      << "', which is not an input of the graph";
 }
 

@@ -17,9 +17,25 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <string>
+#include <vector>
+
 namespace mlir {
 class MLIRContext;
 namespace dlc {
+
+/// A constant bound to a graph input (`dlc --const-input NAME=FILE`).
+struct ConstInput {
+  /// ONNX TensorProto.DataType of the data (the runtime's dlc_dtype uses the
+  /// same numbers).
+  int32_t dtype = 0;
+  llvm::SmallVector<int64_t> shape;
+  /// The elements in C order and little-endian, laid out as ONNX raw_data
+  /// (one byte per bool).
+  std::vector<char> data;
+  /// Where the data came from (the FILE), for diagnostics.
+  std::string source;
+};
 
 /// Options of the ONNX importer.
 struct ImportOptions {
@@ -27,6 +43,12 @@ struct ImportOptions {
   /// A binding must have the input's rank and agree with its static dims; it
   /// fixes the dynamic ones.
   llvm::StringMap<llvm::SmallVector<int64_t>> inputShapes;
+  /// `--const-input NAME=FILE` bindings: graph input NAME becomes this
+  /// constant at import (it is no longer a model input). Its dtype must be
+  /// the input's and its shape must agree with the input's static dims.
+  /// This is how inputs that fix shapes (Reshape's shape, reduction axes,
+  /// Resize's scales...) become the constants static shapes need.
+  llvm::StringMap<ConstInput> constInputs;
   /// `--keep-outputs`: intermediate ONNX tensors exposed as extra model
   /// outputs (after the graph's own), to debug a fused model.
   std::vector<std::string> keepOutputs;

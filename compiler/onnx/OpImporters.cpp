@@ -540,8 +540,7 @@ LogicalResult importCast(NodeContext &n, Results &r) {
     return n.fail("attribute 'to' is required");
   int64_t to = n.getInt("to", 0);
   Type elementType = getElementType(n.b.getContext(), to);
-  // uint8 exists only for the quantization ops.
-  if (!elementType || elementType.isUnsignedInteger())
+  if (!elementType)
     return n.emitError() << "unsupported target dtype '" << getDtypeName(to)
                          << "'";
   Value x = n.input(0);
@@ -786,12 +785,42 @@ LogicalResult importLayerNorm(NodeContext &n, Results &r) {
       n.normalizeAxis(n.getInt("axis", -1), n.getRank(x));
   if (!axis)
     return failure();
+  float epsilon = n.getFloat("epsilon", 1e-5f);
   SmallVector<Value> operands{x, n.input(1)};
   if (Value bias = n.input(2))
     operands.push_back(bias);
   r.push_back(n.create<LayerNormOp>(
-      operands,
-      {n.i64("axis", *axis), n.f32("epsilon", n.getFloat("epsilon", 1e-5f))}));
+      operands, {n.i64("axis", *axis), n.f32("epsilon", epsilon)}));
+  if (!r.back() || n.node.output_size() < 2)
+    return success(r.back() != nullptr);
+
+  // Mean and InvStdDev (training outputs) in the stash type, computed beside
+  // the fused normalization; dropped as dead code when nothing reads them.
+  int64_t stash = n.getInt("stash_type", onnx::TensorProto::FLOAT);
+  Type stashType = getElementType(n.b.getContext(), stash);
+  if (!stashType || !isa<FloatType>(stashType))
+    return n.emitError() << "unsupported stash_type '" << getDtypeName(stash)
+                         << "'";
+  Value xs = x;
+  if (n.getType(x).getElementType() != stashType)
+    xs = n.create<CastOp>(x, {}, n.getType(x).clone(stashType));
+  SmallVector<int64_t> axes;
+  for (int64_t i = *axis, e = n.getRank(x); i < e; ++i)
+    axes.push_back(i);
+  auto reduceAttrs = {n.i64Array("axes", axes), n.boolean("keepdims", true)};
+  Value eps = n.b.create<arith::ConstantOp>(
+      n.loc, DenseElementsAttr::get(RankedTensorType::get({}, stashType),
+                                    n.b.getFloatAttr(stashType, epsilon)));
+  Value mean, d, sq, var, shifted, stddev, inv;
+  if (!xs || !(mean = n.create<ReduceMeanOp>(xs, reduceAttrs)) ||
+      !(d = n.create<SubOp>({xs, mean})) || !(sq = n.create<MulOp>({d, d})) ||
+      !(var = n.create<ReduceMeanOp>(sq, reduceAttrs)) ||
+      !(shifted = n.create<AddOp>({var, eps})) ||
+      !(stddev = n.create<SqrtOp>(shifted)) ||
+      !(inv = n.create<ReciprocalOp>(stddev)))
+    return failure();
+  r.push_back(mean);
+  r.push_back(inv);
   return success();
 }
 
@@ -1079,7 +1108,7 @@ LogicalResult importIdentity(NodeContext &n, Results &r) {
 }
 
 LogicalResult importDropout(NodeContext &n, Results &r) {
-  // Inference: Dropout is the identity. The mask output must stay unused.
+  // Inference: Dropout is the identity and its mask all true.
   if (failed(n.checkKnownAttrs({"ratio", "seed"})) ||
       failed(n.checkInputs(1, n.opset < 12 ? 1 : 3)))
     return failure();
@@ -1092,6 +1121,12 @@ LogicalResult importDropout(NodeContext &n, Results &r) {
       return n.fail("training_mode=true is not supported (inference only)");
   }
   r.push_back(n.input(0));
+  // The mask (opset 12+) keeps every element in inference.
+  if (n.opset >= 12 && n.node.output_size() > 1 && !n.node.output(1).empty()) {
+    auto maskType = n.getType(n.input(0)).clone(n.b.getI1Type());
+    r.push_back(n.b.create<arith::ConstantOp>(
+        n.loc, DenseElementsAttr::get(maskType, true)));
+  }
   return success();
 }
 
@@ -1624,9 +1659,7 @@ LogicalResult importGroupNorm(NodeContext &n, Results &r) {
 /// DepthToSpace and SpaceToDepth: reshape, transpose, reshape.
 LogicalResult importDepthSpace(NodeContext &n, Results &r, bool toSpace) {
   if (failed(n.checkInputs(1, 1)) ||
-      failed(n.checkKnownAttrs(toSpace
-                                   ? ArrayRef<StringRef>{"blocksize", "mode"}
-                                   : ArrayRef<StringRef>{"blocksize"})))
+      failed(n.checkKnownAttrs({"blocksize", "mode"})))
     return failure();
   if (!n.hasAttr("blocksize"))
     return n.fail("attribute 'blocksize' is required");
@@ -1662,7 +1695,14 @@ LogicalResult importDepthSpace(NodeContext &n, Results &r, bool toSpace) {
       return n.emitError() << "spatial dims " << H << "x" << W
                            << " are not divisible by blocksize " << bs;
     split = {N, C, H / bs, bs, W / bs, bs};
-    perm = {0, 3, 5, 1, 2, 4};
+    // DCR (the default; SpaceToDepth has `mode` since opset 25): blocks
+    // outermost in the channels; CRD: channels outermost.
+    if (mode == "DCR")
+      perm = {0, 3, 5, 1, 2, 4};
+    else if (mode == "CRD")
+      perm = {0, 1, 3, 5, 2, 4};
+    else
+      return n.emitError() << "unsupported mode '" << mode << "'";
     out = {N, C * bs * bs, H / bs, W / bs};
   }
   Value v = n.reshape(x, split);
@@ -1760,10 +1800,15 @@ LogicalResult importOneHot(NodeContext &n, Results &r) {
       n.normalizeAxis(n.getInt("axis", -1), outRank);
   if (!axis)
     return failure();
-  if (!isa<IntegerType>(n.getType(indices).getElementType()) ||
-      n.getType(indices).getElementType().isInteger(1))
-    return n.emitError() << "indices must be int32 or int64, got "
+  Type indexType = n.getType(indices).getElementType();
+  if (indexType.isInteger(1))
+    return n.emitError() << "indices must be numeric, got "
                          << indices.getType();
+  // ONNX allows any numeric indices: floats truncate, narrow ints widen.
+  if (!indexType.isSignlessInteger(32) && !indexType.isSignlessInteger(64))
+    if (!(indices = n.create<CastOp>(
+              indices, {}, n.getType(indices).clone(n.b.getI64Type()))))
+      return failure();
   r.push_back(n.create<OneHotOp>(
       {indices, values},
       {n.i64("axis", *axis), n.i64("depth", (int64_t)std::floor(*depth))}));
@@ -1911,6 +1956,7 @@ LogicalResult importResize(NodeContext &n, Results &r) {
   std::optional<SmallVector<double>> scales;
   std::optional<SmallVector<int64_t>> sizes, axes;
   std::string ct = "half_pixel", nm = "round_prefer_floor";
+  std::string policy = "stretch";
   if (n.opset < 11) {
     // Resize-10: asymmetric coordinates, nearest rounds down.
     if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({"mode"})) ||
@@ -1929,8 +1975,9 @@ LogicalResult importResize(NodeContext &n, Results &r) {
     nm = n.getString("nearest_mode", nm);
     if (n.getInt("antialias", 0) != 0)
       return n.fail("antialias=1 is not supported");
-    std::string policy = n.getString("keep_aspect_ratio_policy", "stretch");
-    if (policy != "stretch")
+    policy = n.getString("keep_aspect_ratio_policy", "stretch");
+    if (policy != "stretch" && policy != "not_larger" &&
+        policy != "not_smaller")
       return n.emitError() << "unsupported keep_aspect_ratio_policy '"
                            << policy << "'";
     if (ct == "tf_crop_and_resize")
@@ -1976,7 +2023,28 @@ LogicalResult importResize(NodeContext &n, Results &r) {
                          << given;
   SmallVector<double> fullScales(rank, 1.0);
   SmallVector<int64_t> outShape(shape);
+  if (sizes && policy != "stretch") {
+    // One scale for every resized dim, the smallest (not_larger) or largest
+    // (not_smaller) of sizes / input; each size rounds half up.
+    std::optional<double> scale;
+    for (auto [k, d] : llvm::enumerate(dims)) {
+      if ((*sizes)[k] <= 0 || shape[d] == 0)
+        return n.fail("sizes must be positive");
+      double sc = (double)(*sizes)[k] / shape[d];
+      if (!scale || (policy == "not_larger" ? sc < *scale : sc > *scale))
+        scale = sc;
+    }
+    for (int64_t d : dims) {
+      fullScales[d] = *scale;
+      outShape[d] = (int64_t)std::floor(shape[d] * *scale + 0.5);
+      if (outShape[d] <= 0)
+        return n.fail("sizes must be positive");
+    }
+    sizes.reset();
+  }
   for (auto [k, d] : llvm::enumerate(dims)) {
+    if (!sizes && !scales)
+      break;
     if (scales) {
       double sc = (*scales)[k];
       if (!(sc > 0))
@@ -2141,11 +2209,13 @@ const OpTableEntry kOpTable[] = {
     {"BatchNormalization", importBatchNorm,
      "dlc.batch_norm; inference only (training_mode=0, statistics outputs "
      "unused)"},
-    {"Cast", importCast, "dlc.cast; to f16/bf16/f32/f64/bool/int8/int32/int64"},
+    {"Cast", importCast,
+     "dlc.cast; to f16/bf16/f32/f64/bool/int8/uint8/int32/int64"},
     {"Ceil", importUnary<CeilOp>, "dlc.ceil"},
     {"Celu", importCelu, "dlc.celu; alpha"},
     {"Clip", importClip,
-     "dlc.clip; min/max attributes (<11) or constant inputs, float only"},
+     "dlc.clip; min/max attributes (<11) or constant inputs; float and "
+     "integer; min > max gives max"},
     {"Concat", importConcat, "dlc.concat; negative axis"},
     {"Constant", importConstant,
      "arith.constant; value, value_float(s), value_int(s)"},
@@ -2167,7 +2237,7 @@ const OpTableEntry kOpTable[] = {
      "dlc.dequantize_linear; int8/uint8/int32, per tensor or per axis; "
      "no block_size"},
     {"Div", importBinary<DivOp>, "dlc.div; numpy broadcasting, same dtypes"},
-    {"Dropout", importDropout, "forwarded (inference); mask output unused"},
+    {"Dropout", importDropout, "forwarded (inference); mask output all true"},
     {"DynamicQuantizeLinear", importDynamicQuantizeLinear,
      "reduce_min/max + dlc.quantize_linear; uint8 as ONNX Runtime"},
     {"Einsum", importEinsum,
@@ -2187,7 +2257,8 @@ const OpTableEntry kOpTable[] = {
     {"Gemm", importGemm, "dlc.gemm; alpha, beta, transA, transB, optional C"},
     {"GlobalAveragePool", importGlobalAveragePool,
      "dlc.reduce_mean over the spatial dims, keepdims"},
-    {"Greater", importCompare<GreaterOp>, "dlc.greater; broadcasting, bool result"},
+    {"Greater", importCompare<GreaterOp>,
+     "dlc.greater; broadcasting, bool result"},
     {"GreaterOrEqual", importCompare<GreaterOrEqualOp>,
      "dlc.greater_or_equal; broadcasting, bool result"},
     {"GroupNormalization", importGroupNorm,
@@ -2201,7 +2272,8 @@ const OpTableEntry kOpTable[] = {
     {"IsInf", importIsInf, "dlc.is_inf; detect_negative, detect_positive"},
     {"IsNaN", importIsNaN, "dlc.is_nan"},
     {"LayerNormalization", importLayerNorm,
-     "dlc.layer_norm; Mean/InvStdDev outputs unused"},
+     "dlc.layer_norm; Mean/InvStdDev outputs (stash_type) as "
+     "reduce_mean chains"},
     {"LeakyRelu", importLeakyRelu, "dlc.leaky_relu; alpha"},
     {"Less", importCompare<LessOp>, "dlc.less; broadcasting, bool result"},
     {"LessOrEqual", importCompare<LessOrEqualOp>,
@@ -2214,8 +2286,8 @@ const OpTableEntry kOpTable[] = {
      "dlc.matmul_integer; int8/uint8, rank >= 2, scalar a zero point"},
     {"Max", importVariadic<MaxOp>, "dlc.max chain; variadic, broadcasting"},
     {"MaxPool", importMaxPool,
-     "dlc.max_pool; auto_pad resolved, ceil_mode, storage_order=0, Indices "
-     "output unused"},
+     "dlc.max_pool; float, int8, uint8; auto_pad resolved, ceil_mode, "
+     "storage_order=0, Indices output unused"},
     {"Mean", importVariadic<AddOp, true>,
      "dlc.add chain and dlc.div by the count; variadic, broadcasting"},
     {"Min", importVariadic<MinOp>, "dlc.min chain; variadic, broadcasting"},
@@ -2294,7 +2366,7 @@ const OpTableEntry kOpTable[] = {
     {"Softplus", importUnary<SoftplusOp>, "dlc.softplus"},
     {"Softsign", importUnary<SoftsignOp>, "dlc.softsign"},
     {"SpaceToDepth", importSpaceToDepth,
-     "dlc.reshape + dlc.transpose + dlc.reshape"},
+     "dlc.reshape + dlc.transpose + dlc.reshape; mode DCR or CRD"},
     {"Split", importSplit,
      "one dlc.slice per output; split attribute (<13) or constant input, "
      "num_outputs (18), even split"},
@@ -2306,7 +2378,8 @@ const OpTableEntry kOpTable[] = {
     {"Tanh", importUnary<TanhOp>, "dlc.tanh"},
     {"ThresholdedRelu", importThresholdedRelu, "dlc.thresholded_relu; alpha"},
     {"Tile", importTile, "dlc.tile; constant repeats"},
-    {"TopK", importTopK, "dlc.top_k; k attribute (<10) or constant input, largest"},
+    {"TopK", importTopK,
+     "dlc.top_k; k attribute (<10) or constant input, largest"},
     {"Transpose", importTranspose, "dlc.transpose; default perm reverses"},
     {"Trilu", importTrilu, "dlc.trilu; upper, constant k"},
     {"Unsqueeze", importUnsqueeze,

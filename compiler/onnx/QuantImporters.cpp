@@ -45,14 +45,26 @@ Value f32Constant(NodeContext &n, ArrayRef<int64_t> shape,
                                        DenseElementsAttr::get(type, values));
 }
 
-/// The values of a constant f32 tensor (inline or a resource blob).
+/// The values of a constant f32 tensor (inline or a resource blob), or of an
+/// inline f16/bf16 one widened to f32 (exactly).
 std::optional<SmallVector<float>> constFloats(Value v) {
   Attribute a;
   if (!matchPattern(v, m_Constant(&a)))
     return std::nullopt;
-  if (auto dense = dyn_cast<DenseFPElementsAttr>(a))
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(a)) {
     if (dense.getElementType().isF32())
       return SmallVector<float>(dense.getValues<float>());
+    if (dense.getElementType().isF16() || dense.getElementType().isBF16()) {
+      SmallVector<float> out;
+      for (APFloat f : dense.getValues<APFloat>()) {
+        bool losesInfo;
+        f.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+        out.push_back(f.convertToFloat());
+      }
+      return out;
+    }
+  }
   if (auto r = dyn_cast<DenseF32ResourceElementsAttr>(a))
     if (std::optional<ArrayRef<float>> data = r.tryGetAsArrayRef())
       return SmallVector<float>(*data);
@@ -184,8 +196,8 @@ Value requantMultiplier(NodeContext &n, Value xScale, Value wScale,
                                     ws = constFloats(wScale),
                                     ys = constFloats(yScale);
   if (!xs || !ws || !ys || xs->size() != 1 || ys->size() != 1) {
-    n.fail("x_scale and y_scale must be constant f32 scalars and w_scale a "
-           "constant f32 tensor");
+    n.fail("x_scale and y_scale must be constant float scalars and w_scale a "
+           "constant float tensor (f32, or inline f16/bf16)");
     return {};
   }
   SmallVector<float> m;

@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -119,8 +120,17 @@ void dlc::buildCudaKernelPipeline(OpPassManager &pm,
 void dlc::buildHostKernelPipeline(OpPassManager &pm, const CompileOptions &) {
   pm.addPass(dlc::createMapKernelsToHostPass());
   pm.addPass(createLowerAffinePass());
-  // ceildivsi/floordivsi, and bf16 conversions (no soft-float helpers in
-  // the toolchain's libgcc) become plain integer arithmetic.
+  // bf16 (and f16 math functions) compute in f32: LLVM's x86 backend would
+  // otherwise promote them itself and round back with __truncsfbf2, which
+  // the toolchain's libgcc lacks (model.so would not load).
+  pm.addPass(math::createMathLegalizeToF32());
+  static const std::string kBf16[] = {"bf16"};
+  arith::ArithEmulateUnsupportedFloatsOptions bf16;
+  bf16.sourceTypeStrs = kBf16;
+  bf16.targetTypeStr = "f32";
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(bf16));
+  // ceildivsi/floordivsi, and bf16 conversions (those above included) become
+  // plain integer arithmetic.
   pm.addPass(arith::createArithExpandOpsPass({/*includeBf16=*/true}));
   pm.addPass(dlc::createExpandMathPass());
   // Integer powers become a generated loop.

@@ -144,8 +144,9 @@ OpFoldResult foldCompare(ArrayRef<Attribute> operands, RankedTensorType type,
     } else {
       const APInt &l = cast<IntegerAttr>(a[0]).getValue();
       const APInt &r = cast<IntegerAttr>(a[1]).getValue();
-      bool isBool = l.getBitWidth() == 1;
-      bool less = isBool ? l.ult(r) : l.slt(r);
+      bool isUnsigned = l.getBitWidth() == 1 ||
+                        cast<IntegerAttr>(a[0]).getType().isUnsignedInteger();
+      bool less = isUnsigned ? l.ult(r) : l.slt(r);
       order = l == r ? 0 : less ? -1 : 1;
     }
     return Attribute(b.getBoolAttr(order && pred(*order)));
@@ -254,30 +255,33 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
   // ONNX integer Div truncates toward zero, as APInt::sdiv does.
+  bool isUnsigned = getType().getElementType().isUnsignedInteger();
   return foldIntBinary(
       adaptor.getOperands(), getType(),
-      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+      [&](const APInt &a, const APInt &b) -> std::optional<APInt> {
         if (b.isZero())
           return std::nullopt;
-        return a.sdiv(b);
+        return isUnsigned ? a.udiv(b) : a.sdiv(b);
       });
 }
 
 OpFoldResult PowOp::fold(FoldAdaptor) { return {}; }
 
 OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
+  bool isUnsigned = getType().getElementType().isUnsignedInteger();
   return foldIntBinary(
       adaptor.getOperands(), getType(),
-      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
-        return a.sge(b) ? a : b;
+      [&](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return (isUnsigned ? a.uge(b) : a.sge(b)) ? a : b;
       });
 }
 
 OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
+  bool isUnsigned = getType().getElementType().isUnsignedInteger();
   return foldIntBinary(
       adaptor.getOperands(), getType(),
-      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
-        return a.sle(b) ? a : b;
+      [&](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return (isUnsigned ? a.ule(b) : a.sle(b)) ? a : b;
       });
 }
 
@@ -292,8 +296,32 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (srcInt && dstInt) {
     SmallVector<APInt> out;
     for (APInt v : in.getValues<APInt>())
-      out.push_back(srcInt.getWidth() == 1 ? v.zextOrTrunc(dstInt.getWidth())
-                                           : v.sextOrTrunc(dstInt.getWidth()));
+      out.push_back(srcInt.getWidth() == 1 || srcInt.isUnsigned()
+                        ? v.zextOrTrunc(dstInt.getWidth())
+                        : v.sextOrTrunc(dstInt.getWidth()));
+    return DenseElementsAttr::get(getType(), out);
+  }
+  // Integer to float (window functions compute Range's limit from an integer
+  // size), float to float.
+  if (auto dstFloat = dyn_cast<FloatType>(dst)) {
+    const llvm::fltSemantics &sem = dstFloat.getFloatSemantics();
+    SmallVector<APFloat> out;
+    if (srcInt && srcInt.getWidth() > 1) {
+      for (const APInt &v : in.getValues<APInt>()) {
+        APFloat f(sem);
+        f.convertFromAPInt(v, !srcInt.isUnsigned(),
+                           APFloat::rmNearestTiesToEven);
+        out.push_back(f);
+      }
+    } else if (isa<FloatType>(src)) {
+      for (APFloat v : in.getValues<APFloat>()) {
+        bool losesInfo;
+        v.convert(sem, APFloat::rmNearestTiesToEven, &losesInfo);
+        out.push_back(v);
+      }
+    } else {
+      return {};
+    }
     return DenseElementsAttr::get(getType(), out);
   }
   return {};

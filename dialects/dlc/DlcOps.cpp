@@ -182,13 +182,6 @@ LogicalResult IsInfOp::inferReturnTypes(MLIRContext *ctx,
   return success();
 }
 
-LogicalResult ClipOp::verify() {
-  if (getMin().convertToDouble() > getMax().convertToDouble())
-    return emitOpError("min ") << getMin().convertToDouble() << " exceeds max "
-                               << getMax().convertToDouble();
-  return success();
-}
-
 LogicalResult CastOp::verify() {
   if (rankedType(getInput()).getShape() != getType().getShape())
     return emitOpError("result shape differs from the input shape");

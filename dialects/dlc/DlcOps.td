@@ -32,7 +32,10 @@ class Dlc_Op<string mnemonic, list<Trait> traits = []>
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }
 
-def Dlc_AnyTensor : RankedTensorOf<[F16, BF16, F32, F64, I1, I8, I32, I64]>;
+// UI8 is ONNX uint8: ops whose result depends on signedness (division,
+// remainder, comparisons, min/max, casts, reductions) lower it with unsigned
+// arithmetic; the lowering then erases the sign (see ConvertQuantToLinalg).
+def Dlc_AnyTensor : RankedTensorOf<[F16, BF16, F32, F64, I1, I8, UI8, I32, I64]>;
 def Dlc_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
 def Dlc_IndexTensor : RankedTensorOf<[I32, I64]>;
 
@@ -81,7 +84,7 @@ def Dlc_SoftsignOp : Dlc_UnaryOp<"softsign">;
 def Dlc_MishOp : Dlc_UnaryOp<"mish">;
 def Dlc_HardSwishOp : Dlc_UnaryOp<"hard_swish">;
 
-def Dlc_NumericTensor : RankedTensorOf<[F16, BF16, F32, F64, I8, I32, I64]>;
+def Dlc_NumericTensor : RankedTensorOf<[F16, BF16, F32, F64, I8, UI8, I32, I64]>;
 
 def Dlc_AbsOp : Dlc_UnaryOp<"abs", Dlc_NumericTensor>;
 def Dlc_NegOp : Dlc_UnaryOp<"neg", Dlc_NumericTensor>;
@@ -144,11 +147,12 @@ def Dlc_ClipOp : Dlc_Op<"clip", [SameOperandsAndResultType]> {
   let summary = "clamp to [min, max]";
   let description = [{
     ONNX Clip with its bounds normalized to attributes (opset 11+ passes them
-    as constant inputs; absent bounds become -inf/+inf).
+    as constant inputs; absent bounds become -inf/+inf): min(max(x, min),
+    max), so min > max gives max everywhere, as ONNX specifies. Integer
+    tensors clamp to the bounds saturated to the element type's range.
   }];
-  let arguments = (ins Dlc_FloatTensor:$input, F64Attr:$min, F64Attr:$max);
-  let results = (outs Dlc_FloatTensor:$result);
-  let hasVerifier = 1;
+  let arguments = (ins Dlc_NumericTensor:$input, F64Attr:$min, F64Attr:$max);
+  let results = (outs Dlc_NumericTensor:$result);
 }
 
 def Dlc_CastOp : Dlc_Op<"cast"> {
@@ -170,7 +174,7 @@ class Dlc_CompareOp<string mnemonic, list<Trait> traits = []>
   let summary = "elementwise " # mnemonic # " with broadcasting, bool result";
   let description = [{
     Floats compare as IEEE ordered predicates (NaN compares false), integers
-    as signed values, bools as 0 and 1.
+    as signed values (ui8 as unsigned), bools as 0 and 1.
   }];
   let arguments = (ins Dlc_AnyTensor:$lhs, Dlc_AnyTensor:$rhs);
   let results = (outs Dlc_BoolTensor:$result);
@@ -278,9 +282,11 @@ class Dlc_PoolOp<string mnemonic> : Dlc_Op<mnemonic, [InferTypeOpAdaptor]> {
   let results = (outs Dlc_FloatTensor:$result);
 }
 
-def Dlc_MaxPoolOp : Dlc_PoolOp<"max_pool"> {
+def Dlc_MaxPoolOp : Dlc_Op<"max_pool", [InferTypeOpAdaptor]> {
   let summary = "N-d max pooling (ONNX MaxPool, single output)";
-  let arguments = (ins Dlc_FloatTensor:$input, DenseI64ArrayAttr:$kernel_shape,
+  let description = [{ Floats, and int8/uint8 as ONNX allows since opset 12. }];
+  let results = (outs Dlc_NumericTensor:$result);
+  let arguments = (ins Dlc_NumericTensor:$input, DenseI64ArrayAttr:$kernel_shape,
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                    DenseI64ArrayAttr:$dilations, BoolAttr:$ceil_mode);
 }
@@ -310,8 +316,11 @@ class Dlc_ReduceOp<string mnemonic, string what, Type type = Dlc_NumericTensor>
 
 def Dlc_ReduceSumOp : Dlc_ReduceOp<"reduce_sum", "sum">;
 def Dlc_ReduceProdOp : Dlc_ReduceOp<"reduce_prod", "product">;
-def Dlc_ReduceMaxOp : Dlc_ReduceOp<"reduce_max", "maximum">;
-def Dlc_ReduceMinOp : Dlc_ReduceOp<"reduce_min", "minimum">;
+// Bools too (any / all), as ONNX allows since opset 20.
+def Dlc_ReduceMaxOp : Dlc_ReduceOp<"reduce_max", "maximum",
+    RankedTensorOf<[F16, BF16, F32, F64, I1, I8, UI8, I32, I64]>>;
+def Dlc_ReduceMinOp : Dlc_ReduceOp<"reduce_min", "minimum",
+    RankedTensorOf<[F16, BF16, F32, F64, I1, I8, UI8, I32, I64]>>;
 def Dlc_ReduceL1Op : Dlc_ReduceOp<"reduce_l1", "sum of |x|">;
 def Dlc_ReduceSumSquareOp : Dlc_ReduceOp<"reduce_sum_square", "sum of x^2">;
 def Dlc_ReduceL2Op : Dlc_ReduceOp<"reduce_l2", "sqrt of the sum of x^2",

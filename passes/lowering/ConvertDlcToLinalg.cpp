@@ -53,22 +53,60 @@ Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
                                      b.getIntegerAttr(type, (int64_t)value));
 }
 
+/// True for an unsigned integer element type (ONNX uint8 is `ui8` in the
+/// dialect) and for bools (i1 orders false < true). Scalars in the bodies
+/// built here keep the dlc element type until eraseUnsignedIntegerTypes()
+/// makes them signless at the end of the pass, so the builders below pick
+/// unsigned arithmetic from the type.
+bool isUnsignedInt(Type type) {
+  return type.isUnsignedInteger() || type.isInteger(1);
+}
+
+/// `pred` with signed orderings made unsigned for unsigned `type`.
+arith::CmpIPredicate intPredicate(arith::CmpIPredicate pred, Type type) {
+  if (!isUnsignedInt(type))
+    return pred;
+  using P = arith::CmpIPredicate;
+  switch (pred) {
+  case P::slt:
+    return P::ult;
+  case P::sle:
+    return P::ule;
+  case P::sgt:
+    return P::ugt;
+  case P::sge:
+    return P::uge;
+  default:
+    return pred;
+  }
+}
+
+/// Integer comparison of two element values, unsigned for unsigned types.
+Value cmpi(OpBuilder &b, Location loc, arith::CmpIPredicate pred, Value x,
+           Value y) {
+  return b.create<arith::CmpIOp>(loc, intPredicate(pred, x.getType()), x, y);
+}
+
 Value lowestValue(OpBuilder &b, Location loc, Type type) {
   if (auto ft = dyn_cast<FloatType>(type))
     return b.create<arith::ConstantOp>(
         loc, b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(), true)));
+  unsigned width = type.getIntOrFloatBitWidth();
   return b.create<arith::ConstantOp>(
-      loc, b.getIntegerAttr(
-               type, APInt::getSignedMinValue(type.getIntOrFloatBitWidth())));
+      loc, b.getIntegerAttr(type, isUnsignedInt(type)
+                                      ? APInt::getMinValue(width)
+                                      : APInt::getSignedMinValue(width)));
 }
 
 Value highestValue(OpBuilder &b, Location loc, Type type) {
   if (auto ft = dyn_cast<FloatType>(type))
     return b.create<arith::ConstantOp>(
         loc, b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics())));
+  unsigned width = type.getIntOrFloatBitWidth();
   return b.create<arith::ConstantOp>(
-      loc, b.getIntegerAttr(
-               type, APInt::getSignedMaxValue(type.getIntOrFloatBitWidth())));
+      loc, b.getIntegerAttr(type, isUnsignedInt(type)
+                                      ? APInt::getMaxValue(width)
+                                      : APInt::getSignedMaxValue(width)));
 }
 
 Value index(OpBuilder &b, Location loc, int64_t v) {
@@ -93,17 +131,43 @@ Value mul(OpBuilder &b, Location loc, Value x, Value y) {
 Value div(OpBuilder &b, Location loc, Value x, Value y) {
   if (isa<FloatType>(x.getType()))
     return b.create<arith::DivFOp>(loc, x, y);
+  if (isUnsignedInt(x.getType()))
+    return b.create<arith::DivUIOp>(loc, x, y);
   return b.create<arith::DivSIOp>(loc, x, y);
 }
 Value max(OpBuilder &b, Location loc, Value x, Value y) {
   if (isa<FloatType>(x.getType()))
     return b.create<arith::MaximumFOp>(loc, x, y);
+  if (isUnsignedInt(x.getType()))
+    return b.create<arith::MaxUIOp>(loc, x, y);
   return b.create<arith::MaxSIOp>(loc, x, y);
 }
 Value min(OpBuilder &b, Location loc, Value x, Value y) {
   if (isa<FloatType>(x.getType()))
     return b.create<arith::MinimumFOp>(loc, x, y);
+  if (isUnsignedInt(x.getType()))
+    return b.create<arith::MinUIOp>(loc, x, y);
   return b.create<arith::MinSIOp>(loc, x, y);
+}
+
+/// `value` (a Clip bound, possibly infinite) saturated to the range of the
+/// integer type `type`, as a constant.
+Value intBound(OpBuilder &b, Location loc, Type type, double value) {
+  unsigned width = type.getIntOrFloatBitWidth();
+  bool isUnsigned = isUnsignedInt(type);
+  APInt lowest =
+      isUnsigned ? APInt::getMinValue(width) : APInt::getSignedMinValue(width);
+  APInt highest =
+      isUnsigned ? APInt::getMaxValue(width) : APInt::getSignedMaxValue(width);
+  APInt v;
+  if (std::isnan(value) || value <= (isUnsigned ? 0.0 : lowest.getSExtValue()))
+    v = lowest;
+  else if (value >= (isUnsigned ? highest.roundToDouble(false)
+                                : highest.roundToDouble(true)))
+    v = highest;
+  else
+    v = APInt(width, (uint64_t)(int64_t)value, /*isSigned=*/true);
+  return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(type, v));
 }
 
 /// Converts a scalar between element types with ONNX Cast semantics.
@@ -123,8 +187,11 @@ Value castScalar(OpBuilder &b, Location loc, Value v, Type to) {
                ? b.create<arith::ExtFOp>(loc, to, v).getResult()
                : b.create<arith::TruncFOp>(loc, to, v).getResult();
   if (fromF)
-    return b.create<arith::FPToSIOp>(loc, to, v);
-  bool fromBool = from.isInteger(1);
+    return isUnsignedInt(to)
+               ? b.create<arith::FPToUIOp>(loc, to, v).getResult()
+               : b.create<arith::FPToSIOp>(loc, to, v).getResult();
+  // Bools and unsigned integers widen with zeros.
+  bool fromBool = from.isInteger(1) || isUnsignedInt(from);
   if (toF)
     return fromBool ? b.create<arith::UIToFPOp>(loc, to, v).getResult()
                     : b.create<arith::SIToFPOp>(loc, to, v).getResult();
@@ -376,9 +443,8 @@ template <typename OpTy> struct UnaryLowering : OpRewritePattern<OpTy> {
           if constexpr (std::is_same_v<OpTy, AbsOp>) {
             if (isa<FloatType>(t))
               return b.create<math::AbsFOp>(loc, x);
-            Value neg =
-                b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x,
-                                        scalarConstant(b, loc, t, 0));
+            Value neg = cmpi(b, loc, arith::CmpIPredicate::slt, x,
+                             scalarConstant(b, loc, t, 0));
             return b.create<arith::SelectOp>(
                 loc, neg, sub(b, loc, scalarConstant(b, loc, t, 0), x), x);
           }
@@ -396,10 +462,8 @@ template <typename OpTy> struct UnaryLowering : OpRewritePattern<OpTy> {
               neg = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x,
                                             zero);
             } else {
-              pos = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, x,
-                                            zero);
-              neg = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x,
-                                            zero);
+              pos = cmpi(b, loc, arith::CmpIPredicate::sgt, x, zero);
+              neg = cmpi(b, loc, arith::CmpIPredicate::slt, x, zero);
             }
             Value r = b.create<arith::SelectOp>(
                 loc, neg, scalarConstant(b, loc, t, -1), zero);
@@ -407,6 +471,11 @@ template <typename OpTy> struct UnaryLowering : OpRewritePattern<OpTy> {
                                              scalarConstant(b, loc, t, 1), r);
           }
           if constexpr (std::is_same_v<OpTy, ClipOp>) {
+            if (!isa<FloatType>(t)) {
+              Value lo = intBound(b, loc, t, op.getMin().convertToDouble());
+              Value hi = intBound(b, loc, t, op.getMax().convertToDouble());
+              return min(b, loc, max(b, loc, x, lo), hi);
+            }
             // Bounds beyond the element type's range saturate to +-inf.
             Value lo = b.create<arith::ConstantOp>(
                 loc, b.getFloatAttr(t, op.getMin().convertToDouble()));
@@ -433,6 +502,9 @@ struct ModLowering : OpRewritePattern<ModOp> {
         rewriter, op.getLoc(), op.getType(), {op.getLhs(), op.getRhs()},
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
           bool isFloat = isa<FloatType>(a[0].getType());
+          // Unsigned: no signs to fix.
+          if (isUnsignedInt(a[0].getType()))
+            return b.create<arith::RemUIOp>(l, a[0], a[1]);
           Value rem = isFloat
                           ? b.create<arith::RemFOp>(l, a[0], a[1]).getResult()
                           : b.create<arith::RemSIOp>(l, a[0], a[1]).getResult();
@@ -553,8 +625,9 @@ template <typename OpTy> struct CompareLowering : OpRewritePattern<OpTy> {
           Type t = a[0].getType();
           if (isa<FloatType>(t))
             return b.create<arith::CmpFOp>(loc, fPred, a[0], a[1]);
-          return b.create<arith::CmpIOp>(loc, t.isInteger(1) ? bPred : iPred,
-                                         a[0], a[1]);
+          return b.create<arith::CmpIOp>(
+              loc, t.isInteger(1) || isUnsignedInt(t) ? bPred : iPred, a[0],
+              a[1]);
         });
     rewriter.replaceOp(op, r);
     return success();
@@ -1034,8 +1107,7 @@ template <typename OpTy> struct ReduceLowering : OpRewritePattern<OpTy> {
               ax = b.create<math::AbsFOp>(l, x);
             } else {
               Value zero = scalarConstant(b, l, x.getType(), 0);
-              Value neg = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt,
-                                                  x, zero);
+              Value neg = cmpi(b, l, arith::CmpIPredicate::slt, x, zero);
               ax = b.create<arith::SelectOp>(l, neg, sub(b, l, zero, x), x);
             }
             return {add(b, l, s, ax)};
@@ -1117,9 +1189,10 @@ template <typename OpTy> struct ArgReduceLowering : OpRewritePattern<OpTy> {
                 x, best);
           } else {
             using P = arith::CmpIPredicate;
-            better = b.create<arith::CmpIOp>(
-                l, isMax ? (last ? P::sge : P::sgt) : (last ? P::sle : P::slt),
-                x, best);
+            better = cmpi(b, l,
+                          isMax ? (last ? P::sge : P::sgt)
+                                : (last ? P::sle : P::slt),
+                          x, best);
           }
           // The first element always counts (it may equal the init value).
           Value first =
@@ -1488,7 +1561,15 @@ struct ConcatLowering : OpRewritePattern<ConcatOp> {
     int64_t rank = type.getRank(), axis = op.getAxis();
     Value init = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
                                                   type.getElementType());
-    SmallVector<Value> inputs(op.getInputs());
+    // Empty inputs cover no position (and have no element to clamp to).
+    SmallVector<Value> inputs;
+    for (Value in : op.getInputs())
+      if (tensorType(in).getDimSize(axis) > 0)
+        inputs.push_back(in);
+    if (inputs.empty() || type.getNumElements() == 0) {
+      rewriter.replaceOp(op, init);
+      return success();
+    }
     auto generic = rewriter.create<linalg::GenericOp>(
         loc, TypeRange{type}, ValueRange{}, ValueRange{init},
         ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx)},
@@ -2127,11 +2208,10 @@ struct TopKLowering : OpRewritePattern<TopKOp> {
                     equal = b.create<arith::CmpFOp>(
                         l, arith::CmpFPredicate::OEQ, y, x);
                   } else {
-                    strict = b.create<arith::CmpIOp>(
-                        l,
-                        largest ? arith::CmpIPredicate::sgt
-                                : arith::CmpIPredicate::slt,
-                        y, x);
+                    strict = cmpi(b, l,
+                                  largest ? arith::CmpIPredicate::sgt
+                                          : arith::CmpIPredicate::slt,
+                                  y, x);
                     equal = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq,
                                                     y, x);
                   }
@@ -2212,11 +2292,14 @@ struct ResizeLowering : OpRewritePattern<ResizeOp> {
             };
             if (ct == "asymmetric")
               return b.create<arith::DivFOp>(l, x, c(s));
-            if (ct == "align_corners")
-              return outLen == 1
+            if (ct == "align_corners") {
+              // ONNX's length_resized is input * scale before rounding.
+              double resized = s * inLen;
+              return outLen == 1 || resized == 1
                          ? c(0)
                          : b.create<arith::MulFOp>(
-                               l, x, c((double)(inLen - 1) / (outLen - 1)));
+                               l, x, c((inLen - 1) / (resized - 1)));
+            }
             if (ct == "pytorch_half_pixel")
               return outLen > 1 ? halfPixel(0) : c(0);
             if (ct == "half_pixel_symmetric") {

@@ -389,6 +389,11 @@ void mlir::dlc::eraseUnsignedIntegerTypes(Operation *root) {
         if (dense.getElementType().isUnsignedInteger())
           constant.setValueAttr(
               dense.bitcast(signless(dense.getElementType())));
+      } else if (auto i = dyn_cast<IntegerAttr>(value)) {
+        // Scalars of unsigned elementwise bodies (ConvertDlcToLinalg.cpp).
+        if (i.getType().isUnsignedInteger())
+          constant.setValueAttr(
+              IntegerAttr::get(signless(i.getType()), i.getValue()));
       } else if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
         if (res.getElementType().isUnsignedInteger())
           constant.setValueAttr(DenseResourceElementsAttr::get(

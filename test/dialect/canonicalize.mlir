@@ -44,6 +44,45 @@ func.func @div_by_zero() -> tensor<1xi64> {
 
 // -----
 
+// ui8 constants fold as unsigned values: 200 > 100, max 200, 200 / 100 = 2,
+// and ui8 -> i32 zero-extends.
+// CHECK-LABEL: func @fold_ui8
+func.func @fold_ui8() -> (tensor<1xi1>, tensor<1xui8>, tensor<1xui8>, tensor<1xi32>) {
+  // CHECK-DAG: arith.constant dense<true> : tensor<1xi1>
+  // CHECK-DAG: arith.constant dense<200> : tensor<1xui8>
+  // CHECK-DAG: arith.constant dense<2> : tensor<1xui8>
+  // CHECK-DAG: arith.constant dense<200> : tensor<1xi32>
+  // CHECK-NOT: dlc.
+  %a = arith.constant dense<200> : tensor<1xui8>
+  %b = arith.constant dense<100> : tensor<1xui8>
+  %g = dlc.greater %a, %b : (tensor<1xui8>, tensor<1xui8>) -> tensor<1xi1>
+  %m = dlc.max %a, %b : (tensor<1xui8>, tensor<1xui8>) -> tensor<1xui8>
+  %d = dlc.div %a, %b : (tensor<1xui8>, tensor<1xui8>) -> tensor<1xui8>
+  %c = dlc.cast %a : (tensor<1xui8>) -> tensor<1xi32>
+  return %g, %m, %d, %c : tensor<1xi1>, tensor<1xui8>, tensor<1xui8>, tensor<1xi32>
+}
+
+// -----
+
+// Casts of small constants to floats fold (a window function's size feeds
+// Range through one); bool to float does not.
+// CHECK-LABEL: func @fold_cast_to_float
+func.func @fold_cast_to_float() -> (tensor<2xf32>, tensor<1xf16>, tensor<1xf32>) {
+  // CHECK-DAG: arith.constant dense<[1.000000e+01, -3.000000e+00]> : tensor<2xf32>
+  // CHECK-DAG: arith.constant dense<2.500000e+00> : tensor<1xf16>
+  // CHECK-DAG: arith.constant dense<2.000000e+02> : tensor<1xf32>
+  // CHECK-NOT: dlc.cast
+  %i = arith.constant dense<[10, -3]> : tensor<2xi64>
+  %a = dlc.cast %i : (tensor<2xi64>) -> tensor<2xf32>
+  %f = arith.constant dense<2.5> : tensor<1xf32>
+  %b = dlc.cast %f : (tensor<1xf32>) -> tensor<1xf16>
+  %u = arith.constant dense<200> : tensor<1xui8>
+  %c = dlc.cast %u : (tensor<1xui8>) -> tensor<1xf32>
+  return %a, %b, %c : tensor<2xf32>, tensor<1xf16>, tensor<1xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @reshape_chain
 func.func @reshape_chain(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
   // CHECK-NEXT: %[[R:.*]] = dlc.reshape %arg0 : (tensor<2x3xf32>) -> tensor<3x2xf32>

@@ -27,14 +27,6 @@ func.func @element_types(%a: tensor<2xf32>, %b: tensor<2xi64>) -> tensor<2xf32> 
 
 // -----
 
-func.func @clip_bounds(%a: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error @+1 {{min 6.000000e+00 exceeds max 0.000000e+00}}
-  %0 = dlc.clip %a {min = 6.0 : f64, max = 0.0 : f64} : (tensor<2xf32>) -> tensor<2xf32>
-  return %0 : tensor<2xf32>
-}
-
-// -----
-
 func.func @conv_groups(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32> {
   // expected-error @+2 {{weight has 4 channels per group, input has 2}}
   // expected-error @+1 {{failed to infer returned types}}

@@ -13,6 +13,18 @@ func.func @elementwise(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32
 
 // -----
 
+// Clip on integers (ui8 too), and min > max (ONNX: every element becomes max).
+// CHECK-LABEL: func @clip_int
+func.func @clip_int(%a: tensor<4xui8>, %b: tensor<4xi32>) -> (tensor<4xui8>, tensor<4xi32>) {
+  // CHECK: dlc.clip %{{.*}} : (tensor<4xui8>) -> tensor<4xui8>
+  %0 = dlc.clip %a {min = 2.0 : f64, max = 200.0 : f64} : (tensor<4xui8>) -> tensor<4xui8>
+  // CHECK: dlc.clip %{{.*}} {max = 1.000000e+00 : f64, min = 2.000000e+00 : f64}
+  %1 = dlc.clip %b {min = 2.0 : f64, max = 1.0 : f64} : (tensor<4xi32>) -> tensor<4xi32>
+  return %0, %1 : tensor<4xui8>, tensor<4xi32>
+}
+
+// -----
+
 // CHECK-LABEL: func @conv
 func.func @conv(%x: tensor<1x4x8x8xf32>, %w: tensor<8x2x3x3xf32>, %b: tensor<8xf32>) -> tensor<1x8x4x4xf32> {
   // CHECK: dlc.conv {{.*}} {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}

@@ -200,6 +200,13 @@ def compare(name, got, ref, rtol=1e-3, atol=1e-5, scale_atol=True):
     got, ref = np.asarray(got), np.asarray(ref)
     if got.shape != ref.shape:
         raise Failure(f"output '{name}': shape {got.shape}, expected {ref.shape}")
+    if ref.dtype.name == "bfloat16" and got.dtype == np.float32:
+        # dlc-run widens bfloat16 outputs to float32 (NumPy has no bfloat16):
+        # the values must still be bfloat16 values (low 16 bits zero).
+        if (np.ascontiguousarray(got).view(np.uint32) & 0xFFFF).any():
+            raise Failure(f"output '{name}': float32 values that are not bfloat16 values"
+                          " (bfloat16 expected, widened by dlc-run)")
+        ref = ref.astype(np.float32)
     if got.dtype != ref.dtype:
         raise Failure(f"output '{name}': dtype {got.dtype}, expected {ref.dtype}")
     if ref.dtype.kind in "biuU":

@@ -117,6 +117,70 @@ def load_tensor(path):
     return numpy_helper.to_array(t)
 
 
+# Operand slots dlc needs constant at compile time, by op type: input index ->
+# what it is.  Most fix a result shape (dlc compiles static shapes); the rest
+# become attributes of the dlc op (Clip's bounds, Pad's constant_value,
+# Dropout's training_mode) or fold into the requantize multiplier (the
+# QLinear scales).  A test that feeds one of these from a graph input
+# gets that input bound with `dlc --const-input NAME=input_J.pb` -- what a user
+# of a model written this way does -- and the test's own value for it; every
+# other input stays a run-time input.
+_REDUCE_AXES = {1: "axes"}
+CONST_OPERANDS = {
+    **{op: _REDUCE_AXES for op in (
+        "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
+        "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum", "ReduceSumSquare")},
+    "Clip": {1: "min", 2: "max"},
+    "ConstantOfShape": {0: "input (the shape)"},
+    "CumSum": {1: "axis"},
+    "Dropout": {2: "training_mode"},
+    "Expand": {1: "shape"},
+    "OneHot": {1: "depth"},
+    "QLinearConv": {1: "x_scale", 4: "w_scale", 6: "y_scale"},
+    "QLinearMatMul": {1: "a_scale", 4: "b_scale", 6: "y_scale"},
+    "Pad": {1: "pads", 2: "constant_value", 3: "axes"},
+    "Range": {0: "start", 1: "limit", 2: "delta"},
+    "Reshape": {1: "shape"},
+    "Resize": {2: "scales", 3: "sizes"},
+    "Slice": {1: "starts", 2: "ends", 3: "axes", 4: "steps"},
+    "Split": {1: "split"},
+    "Squeeze": {1: "axes"},
+    "TopK": {1: "K"},
+    "Tile": {1: "repeats"},
+    "Trilu": {1: "k"},
+    "Unsqueeze": {1: "axes"},
+}
+
+
+# Ops whose result depends only on their input's (static) shape: tracing a
+# constant operand back stops there.
+SHAPE_ONLY_OPS = {"Shape", "Size"}
+
+
+def const_inputs(model, input_names):
+    """The graph inputs whose values determine a CONST_OPERANDS slot of some
+    node: feeding it directly, or through the ops that compute it (function
+    expansions compute Range's limit or Pad's pads from an input), but not
+    through Shape/Size, which read only shapes."""
+    producers = {out: node for node in model.graph.node for out in node.output}
+    pending = [node.input[j] for node in model.graph.node
+               for j in CONST_OPERANDS.get(node.op_type, {})
+               if j < len(node.input) and node.input[j]]
+    names, seen = set(), set()
+    while pending:
+        value = pending.pop()
+        if value in seen:
+            continue
+        seen.add(value)
+        if value in input_names:
+            names.add(value)
+            continue
+        node = producers.get(value)
+        if node is not None and node.op_type not in SHAPE_ONLY_OPS:
+            pending.extend(i for i in node.input if i)
+    return names
+
+
 def static_shape(value_info):
     dims = value_info.type.tensor_type.shape.dim
     return all(d.HasField("dim_value") for d in dims)
@@ -127,12 +191,18 @@ def check_node_test(test_dir, work, dlc):
     data = test_dir / "test_data_set_0"
     inits = {i.name for i in model.graph.initializer}
     inputs = [i for i in model.graph.input if i.name not in inits]
-    feeds, shapes = {}, {}
+    consts = const_inputs(model, {i.name for i in inputs})
+    feeds, shapes, extra = {}, {}, []
     for j, info in enumerate(inputs):
-        feeds[info.name] = data / f"input_{j}.pb"
+        path = data / f"input_{j}.pb"
+        if info.name in consts:
+            extra.append(f"--const-input={info.name}={path}")
+            continue
+        feeds[info.name] = path
         if not static_shape(info):
-            shapes[info.name] = load_tensor(feeds[info.name]).shape
-    dlc.compile(test_dir / "model.onnx", work / "model.so", target="cpu", input_shapes=shapes)
+            shapes[info.name] = load_tensor(path).shape
+    dlc.compile(test_dir / "model.onnx", work / "model.so", target="cpu", input_shapes=shapes,
+                extra=extra)
     names = [o.name for o in model.graph.output]
     got = dlc.run(work / "model.so", feeds, work / "out", names)
     for j, name in enumerate(names):

@@ -456,6 +456,18 @@ func.func @resize_linear(%x: tensor<1x4xf32>) -> tensor<1x8xf32> {
 
 // -----
 
+// align_corners maps with ONNX's length_resized = input * scale before
+// rounding: 4 * 0.6 = 2.4, so x_original = x * 3 / 1.4 (not x * 3 / 1).
+// CHECK-LABEL: func @resize_align_corners_downsample
+func.func @resize_align_corners_downsample(%x: tensor<1x4xf32>) -> tensor<1x2xf32> {
+  // CHECK: arith.constant 2.14285707 : f32
+  // CHECK: linalg.yield
+  %0 = dlc.resize %x {mode = "linear", coordinate_transformation_mode = "align_corners", nearest_mode = "round_prefer_floor", scales = array<f64: 1.0, 0.6>} : (tensor<1x4xf32>) -> tensor<1x2xf32>
+  return %0 : tensor<1x2xf32>
+}
+
+// -----
+
 // ConvTranspose keeps an input position only when the stride divides it;
 // a [C/group] operand sizes the input-channel loop.
 // CHECK-LABEL: func @conv_transpose
@@ -487,6 +499,22 @@ func.func @matmul_f16_accumulates_in_f32(%a: tensor<2x8xf16>, %b: tensor<8x4xf16
 
 // -----
 
+// An empty input covers no position along the concat axis: it is dropped, not
+// read at a clamped index (-1). RotaryEmbedding's expansion concatenates an
+// empty split when the whole head rotates.
+// CHECK-LABEL: func @concat_empty
+// CHECK-SAME: (%[[A:.*]]: tensor<2x8xf32>, %[[B:.*]]: tensor<2x0xf32>)
+func.func @concat_empty(%a: tensor<2x8xf32>, %b: tensor<2x0xf32>) -> tensor<2x8xf32> {
+  // CHECK: linalg.generic
+  // CHECK: tensor.extract %[[A]]
+  // CHECK-NOT: tensor.extract %[[B]]
+  // CHECK: return
+  %0 = dlc.concat %a, %b {axis = 1 : i64} : (tensor<2x8xf32>, tensor<2x0xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @conv_bf16_bias_accumulates_in_f32
 func.func @conv_bf16_bias_accumulates_in_f32(%x: tensor<1x2x4x4xbf16>, %w: tensor<3x2x1x1xbf16>, %bias: tensor<3xbf16>) -> tensor<1x3x4x4xbf16> {
   // CHECK: arith.extf %{{.*}} : bf16 to f32
@@ -494,4 +522,15 @@ func.func @conv_bf16_bias_accumulates_in_f32(%x: tensor<1x2x4x4xbf16>, %w: tenso
   // CHECK: arith.truncf %{{.*}} : f32 to bf16
   %0 = dlc.conv %x, %w, %bias {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xbf16>, tensor<3x2x1x1xbf16>, tensor<3xbf16>) -> tensor<1x3x4x4xbf16>
   return %0 : tensor<1x3x4x4xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @concat_all_empty
+func.func @concat_all_empty(%a: tensor<2x0xf32>, %b: tensor<2x0xf32>) -> tensor<2x0xf32> {
+  // CHECK: %[[E:.*]] = tensor.empty() : tensor<2x0xf32>
+  // CHECK-NOT: linalg.generic
+  // CHECK: return %[[E]]
+  %0 = dlc.concat %a, %b {axis = 1 : i64} : (tensor<2x0xf32>, tensor<2x0xf32>) -> tensor<2x0xf32>
+  return %0 : tensor<2x0xf32>
 }
