@@ -42,6 +42,9 @@ void eraseUnsignedIntegerTypes(Operation *root);
 /// dequantizing epilogue where the float result is used.
 void populateFoldQdqPatterns(RewritePatternSet &patterns);
 
+/// softmax(scale * Q K^T + mask) V chains of dlc ops -> dlc.attention.
+void populateFuseAttentionPatterns(RewritePatternSet &patterns);
+
 /// dlc's elementwise fusion: upstream's linalg patterns with the control
 /// that refuses fusions recomputing the producer per consumer element.
 void populateDlcElementwiseFusionPatterns(RewritePatternSet &patterns);

@@ -42,6 +42,10 @@ void dlc::buildFrontendPipeline(OpPassManager &pm,
   if (options.foldQdq)
     pm.addPass(dlc::createFoldQdqPass());
 
+  // Attention chains -> dlc.attention (the scores never reach memory).
+  if (options.fuseAttention)
+    pm.addPass(dlc::createFuseAttentionPass());
+
   // dlc -> linalg on tensors, one structured op per dlc op.
   pm.addPass(createConvertDlcToLinalgPass());
   pm.addPass(createCanonicalizerPass());

@@ -83,6 +83,11 @@ cl::opt<bool> fuseKernels(
     cl::desc("Merge reduction inits and epilogues into their kernels "
              "(default on; --fuse-kernels=false to bisect)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> fuseAttention(
+    "fuse-attention",
+    cl::desc("Compile MatMul-Softmax-MatMul attention as one online-softmax "
+             "kernel (default on; --fuse-attention=false to bisect)"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool>
     foldQdq("fold-qdq",
             cl::desc("Fold QDQ-quantized Conv/Gemm/MatMul into integer ops "
@@ -155,6 +160,7 @@ std::string optionsJson() {
      << "\", \"cpu\": \"" << hostCpu
      << "\", \"fuse_elementwise\": " << (fuseElementwise ? "true" : "false")
      << ", \"fuse_kernels\": " << (fuseKernels ? "true" : "false")
+     << ", \"fuse_attention\": " << (fuseAttention ? "true" : "false")
      << ", \"fold_qdq\": " << (foldQdq ? "true" : "false")
      << ", \"input_shapes\": [";
   for (size_t i = 0; i < inputShapes.size(); ++i)
@@ -223,6 +229,7 @@ int run(MLIRContext &context) {
   options.hostCpu = hostCpu;
   options.fuseElementwise = fuseElementwise;
   options.fuseKernels = fuseKernels;
+  options.fuseAttention = fuseAttention;
   options.foldQdq = foldQdq;
   options.hostRunsCudaKernelForm = cudaKernelForm;
   if (emit != "so" && emit != "mlir" && emit != "ptx" && emit != "dot") {

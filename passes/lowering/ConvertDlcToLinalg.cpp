@@ -2327,6 +2327,24 @@ struct ShapeLowering : OpRewritePattern<ShapeOp> {
   }
 };
 
+/// dlc.attention -> dlc.attention_kernel writing into a tensor.empty: the
+/// destination-passing form that bufferizes like a linalg op and that the
+/// kernel form lowers to an online-softmax loop nest.
+struct AttentionLowering : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    Value init = rewriter.create<tensor::EmptyOp>(op.getLoc(), type.getShape(),
+                                                  type.getElementType());
+    rewriter.replaceOpWithNewOp<AttentionKernelOp>(
+        op, type, op.getQuery(), op.getKey(), op.getValue(), op.getMask(),
+        init, op.getScaleAttr(), op.getKTransposedAttr(),
+        op.getNanToZeroAttr());
+    return success();
+  }
+};
+
 struct ConvertDlcToLinalgPass
     : dlc::impl::ConvertDlcToLinalgPassBase<ConvertDlcToLinalgPass> {
   void runOnOperation() override {
@@ -2335,6 +2353,7 @@ struct ConvertDlcToLinalgPass
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                            math::MathDialect, tensor::TensorDialect,
                            func::FuncDialect>();
+    target.addLegalOp<AttentionKernelOp>();
     RewritePatternSet patterns(&getContext());
     populateDlcToLinalgPatterns(patterns);
     populateDlcQuantToLinalgPatterns(patterns);
@@ -2388,5 +2407,5 @@ void mlir::dlc::populateDlcToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<TileLowering, PadLowering, TriluLowering, CumSumLowering,
                GatherNDLowering, ScatterElementsLowering, ScatterNDLowering,
                OneHotLowering, EinsumLowering, TopKLowering, ResizeLowering,
-               ConvTransposeLowering>(ctx);
+               ConvTransposeLowering, AttentionLowering>(ctx);
 }
