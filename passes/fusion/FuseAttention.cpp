@@ -11,6 +11,8 @@
 #include "dialects/dlc/DlcDialect.h"
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Traits.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -24,6 +26,10 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 namespace {
+/// Fills of Where masks that become additive masks: s + fill rounds to
+/// fill for every score |s| < 3e22 (-inf, or torch.finfo.min as GPT-2 uses).
+constexpr float kMaskFill = -1e30f;
+
 /// The value of a one-element f32 constant (shape [] or [1, ...]).
 std::optional<float> scalarConstant(Value v) {
   DenseFPElementsAttr attr;
@@ -85,31 +91,26 @@ struct FuseAttentionPattern : OpRewritePattern<MatMulOp> {
     Value x = softmax.getInput();
 
     // Add mask (either operand), the other side leading to the scores.
-    Value mask;
-    MatMulOp qk;
-    float scale = 1.0f;
-    Operation *scaleOp = nullptr;
+    Chain chain;
+    Value addMask;
     auto add = x.getDefiningOp<AddOp>();
     if (add && add->hasOneUse()) {
       for (unsigned side : {0u, 1u}) {
-        Value scores = add->getOperand(side);
-        if (scores.getType() != probsType)
-          continue;
-        if ((qk = matchScores(scores, scale, scaleOp))) {
-          mask = add->getOperand(1 - side);
+        Chain candidate;
+        if (add->getOperand(side).getType() == probsType &&
+            matchSelected(add->getOperand(side), probsType, candidate)) {
+          chain = candidate;
+          addMask = add->getOperand(1 - side);
           break;
         }
       }
     }
-    if (!qk) {
-      mask = nullptr;
+    if (!chain.qk) {
       add = nullptr;
-      scale = 1.0f;
-      scaleOp = nullptr;
-      qk = matchScores(x, scale, scaleOp);
+      if (!matchSelected(x, probsType, chain))
+        return rewriter.notifyMatchFailure(pv, "no MatMul(Q, K^T) scores");
     }
-    if (!qk)
-      return rewriter.notifyMatchFailure(pv, "no MatMul(Q, K^T) scores");
+    MatMulOp qk = chain.qk;
 
     Value q = qk.getLhs(), kt = qk.getRhs(), v = pv.getRhs();
     auto qType = cast<RankedTensorType>(q.getType());
@@ -132,11 +133,38 @@ struct FuseAttentionPattern : OpRewritePattern<MatMulOp> {
         transpose = t;
     }
 
+    // The mask: the Add's, plus Where(c, 0, fill) for a Where(c, s, fill)
+    // (fill -inf or the lowest float: s + fill is fill, exactly or to far
+    // below any score's weight).
+    Type f32 = probsType.getElementType();
+    RankedTensorType selectType;
+    if (chain.select) {
+      SmallVector<int64_t> shape;
+      if (!OpTrait::util::getBroadcastedShape(
+              chain.select.getCondition().getType().getShape(),
+              cast<RankedTensorType>(chain.fill.getType()).getShape(), shape))
+        return rewriter.notifyMatchFailure(pv, "select mask shape");
+      selectType = RankedTensorType::get(shape, f32);
+    }
+    RankedTensorType combinedType;
+    if (addMask && selectType) {
+      SmallVector<int64_t> shape;
+      if (!OpTrait::util::getBroadcastedShape(
+              cast<RankedTensorType>(addMask.getType()).getShape(),
+              selectType.getShape(), shape))
+        return rewriter.notifyMatchFailure(pv, "mask shapes");
+      combinedType = RankedTensorType::get(shape, f32);
+    } else if (addMask) {
+      combinedType = cast<RankedTensorType>(addMask.getType());
+    } else {
+      combinedType = selectType;
+    }
+
     // A mask of lower rank broadcasts right-aligned: give it the scores'
     // rank with leading unit dims.
     RankedTensorType maskType;
-    if (mask) {
-      auto type = cast<RankedTensorType>(mask.getType());
+    if (combinedType) {
+      auto type = combinedType;
       if (type.getRank() > rank)
         return rewriter.notifyMatchFailure(pv, "mask of higher rank");
       SmallVector<int64_t> shape(rank - type.getRank(), 1);
@@ -148,22 +176,79 @@ struct FuseAttentionPattern : OpRewritePattern<MatMulOp> {
         maskType, kTransposed, [](const Twine &) {});
     if (failed(shape) || ArrayRef<int64_t>(*shape) != pv.getType().getShape())
       return rewriter.notifyMatchFailure(pv, "shapes do not fit attention");
+    Value mask = addMask;
+    if (chain.select) {
+      Location loc = chain.select.getLoc();
+      auto scalar = [&](float value) -> Value {
+        return rewriter.create<arith::ConstantOp>(
+            loc, DenseElementsAttr::get(RankedTensorType::get({}, f32),
+                                        rewriter.getF32FloatAttr(value)));
+      };
+      Value zero = scalar(0.0f), fill = chain.fill;
+      Value selected = rewriter.create<WhereOp>(
+          loc, chain.select.getCondition(), chain.scoresInX ? zero : fill,
+          chain.scoresInX ? fill : zero);
+      mask = addMask ? rewriter.create<AddOp>(add.getLoc(), addMask, selected)
+                           .getResult()
+                     : selected;
+    }
     if (mask && maskType != mask.getType())
-      mask = rewriter.create<ReshapeOp>(add.getLoc(), maskType, mask);
+      mask = rewriter.create<ReshapeOp>(
+          add ? add.getLoc() : chain.select.getLoc(), maskType, mask);
 
     // The kernel computes the ONNX nodes of the whole chain.
-    for (Operation *op : {qk.getOperation(), transpose, scaleOp,
-                          add.getOperation(), softmax.getOperation(),
+    for (Operation *op : {qk.getOperation(), transpose, chain.scaleOp,
+                          chain.select.getOperation(), add.getOperation(), softmax.getOperation(),
                           isNan.getOperation(), guard.getOperation(),
                           pv.getOperation()})
       if (op)
         locs.push_back(op->getLoc());
     auto attention = rewriter.create<AttentionOp>(
         rewriter.getFusedLoc(locs), q, key, v, mask,
-        rewriter.getF32FloatAttr(scale), rewriter.getBoolAttr(kTransposed),
+        rewriter.getF32FloatAttr(chain.scale),
+        rewriter.getBoolAttr(kTransposed),
         guard ? rewriter.getUnitAttr() : UnitAttr());
     rewriter.replaceOp(pv, attention.getResult());
     return success();
+  }
+
+  /// The scores side of the softmax input below the Add of a mask.
+  struct Chain {
+    MatMulOp qk;
+    float scale = 1.0f;
+    Operation *scaleOp = nullptr;
+    /// Where(c, scores, fill) (scoresInX) or Where(c, fill, scores).
+    WhereOp select;
+    bool scoresInX = false;
+    Value fill;
+  };
+
+  /// `x` = [Where(c, scores, fill) | Where(c, fill, scores)] (scores), the
+  /// Where used once and `fill` a scalar constant <= kMaskFill (a boolean
+  /// mask as GPT-2 and masked_fill export it).
+  static bool matchSelected(Value x, Type type, Chain &chain) {
+    if (auto where = x.getDefiningOp<WhereOp>();
+        where && where->hasOneUse() && where.getType() == type) {
+      for (bool inX : {true, false}) {
+        Value scores = inX ? where.getX() : where.getY();
+        Value fill = inX ? where.getY() : where.getX();
+        // Only a fill that absorbs any score (s + fill == fill) is a mask.
+        std::optional<float> value = scalarConstant(fill);
+        if (scores.getType() != type || !value || !(*value <= kMaskFill))
+          continue;
+        Chain candidate;
+        if ((candidate.qk =
+                 matchScores(scores, candidate.scale, candidate.scaleOp))) {
+          candidate.select = where;
+          candidate.scoresInX = inX;
+          candidate.fill = fill;
+          chain = candidate;
+          return true;
+        }
+      }
+      return false;
+    }
+    return bool(chain.qk = matchScores(x, chain.scale, chain.scaleOp));
   }
 
   /// `scores` = [scale] (MatMul(Q, K^T)): an optional Mul/Div by a scalar

@@ -177,3 +177,57 @@ func.func @nan_test_escapes(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %
   %o = dlc.matmul %g, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
   return %o, %n : tensor<1x2x8x4xf32>, tensor<1x2x8x8xi1>
 }
+
+// -----
+
+// GPT-2: Where(causal, scores, finfo.min) after the scale, then the padding
+// mask added: one additive mask, Where(c, 0, fill) + padding.
+// CHECK-LABEL: func @gpt2_where_mask
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x2x8x4xf32>, %[[KT:.*]]: tensor<1x2x4x8xf32>, %[[V:.*]]: tensor<1x2x8x4xf32>, %[[C:.*]]: tensor<1x1x8x8xi1>, %[[P:.*]]: tensor<1x1x1x8xf32>)
+// CHECK-DAG: %[[MIN:.*]] = arith.constant dense<-3.40282347E+38> : tensor<f32>
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<f32>
+// CHECK: %[[W:.*]] = dlc.where %[[C]], %[[ZERO]], %[[MIN]]
+// CHECK-NEXT: %[[M:.*]] = dlc.add %[[P]], %[[W]] : (tensor<1x1x1x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32>
+// CHECK-NEXT: %[[O:.*]] = dlc.attention %[[Q]], %[[KT]], %[[V]], %[[M]] {k_transposed = true, scale = 5.000000e-01 : f32}
+// CHECK-NEXT: return %[[O]]
+func.func @gpt2_where_mask(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %v: tensor<1x2x8x4xf32>, %c: tensor<1x1x8x8xi1>, %pad: tensor<1x1x1x8xf32>) -> tensor<1x2x8x4xf32> {
+  %two = arith.constant dense<2.0> : tensor<f32>
+  %min = arith.constant dense<-3.40282347E+38> : tensor<f32>
+  %s = dlc.matmul %q, %kt : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %d = dlc.div %s, %two : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %w = dlc.where %c, %d, %min : (tensor<1x1x8x8xi1>, tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %a = dlc.add %w, %pad : (tensor<1x2x8x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = dlc.softmax %a {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = dlc.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %o : tensor<1x2x8x4xf32>
+}
+
+// -----
+
+// masked_fill(mask == 0, -inf): Where(masked, -inf, scores), a rank-2 mask.
+// CHECK-LABEL: func @masked_fill
+// CHECK: %[[W:.*]] = dlc.where %{{.*}}, %{{.*}}, %{{.*}} : (tensor<8x8xi1>, tensor<f32>, tensor<f32>) -> tensor<8x8xf32>
+// CHECK-NEXT: %[[R:.*]] = dlc.reshape %[[W]] : (tensor<8x8xf32>) -> tensor<1x1x8x8xf32>
+// CHECK-NEXT: dlc.attention %{{.*}}, %{{.*}}, %{{.*}}, %[[R]]
+func.func @masked_fill(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %v: tensor<1x2x8x4xf32>, %c: tensor<8x8xi1>) -> tensor<1x2x8x4xf32> {
+  %ninf = arith.constant dense<0xFF800000> : tensor<f32>
+  %s = dlc.matmul %q, %kt : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %w = dlc.where %c, %ninf, %s : (tensor<8x8xi1>, tensor<f32>, tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = dlc.softmax %w {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = dlc.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %o : tensor<1x2x8x4xf32>
+}
+
+// -----
+
+// A Where whose fill does not absorb the scores (-5) is not a mask.
+// CHECK-LABEL: func @where_not_a_mask
+// CHECK-NOT: dlc.attention
+func.func @where_not_a_mask(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %v: tensor<1x2x8x4xf32>, %c: tensor<8x8xi1>) -> tensor<1x2x8x4xf32> {
+  %f = arith.constant dense<-5.0> : tensor<f32>
+  %s = dlc.matmul %q, %kt : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %w = dlc.where %c, %f, %s : (tensor<8x8xi1>, tensor<f32>, tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = dlc.softmax %w {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = dlc.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %o : tensor<1x2x8x4xf32>
+}
