@@ -221,9 +221,12 @@ def FuseAttentionPass : Pass<"dlc-fuse-attention", "ModuleOp"> {
     Runs on the dlc dialect, before dlc-convert-to-linalg. Attention as
     exporters write it -- MatMul(Q, K^T) (K^T a Transpose of the last two
     dims of K, or already laid out [..., D, Skv]), an optional Mul or Div
-    by a scalar constant, an optional Add of a mask that broadcasts to the
-    scores (padding or causal), Softmax over the last axis, MatMul with V --
-    becomes one `dlc.attention`. Its lowering is one kernel in which a work
+    by a scalar constant, an optional Where(c, s, fill) / Where(c, fill, s)
+    with fill -inf or torch.finfo.min (GPT-2, masked_fill), an optional Add
+    of a mask that broadcasts to the scores (padding or causal), Softmax
+    over the last axis, optionally torch's SDPA guard Where(IsNaN(p), 0, p),
+    MatMul with V -- becomes one `dlc.attention` (a Where becomes the
+    additive mask Where(c, 0, fill)). Its lowering is one kernel in which a work
     item owns a query row and streams over the keys with the online softmax
     (running max and sum, a private accumulator rescaled by
     exp(m_old - m_new)), so the [..., Sq, Skv] scores never reach memory:

@@ -25,7 +25,7 @@ namespace {
 /// (registers once LLVM unrolls the block loops), and the dot products of
 /// one block are independent, so the loop over the block vectorizes (host)
 /// or pipelines (CUDA).
-constexpr int64_t kMaxKeyBlock = 16;
+constexpr int64_t kMaxKeyBlock = 64;
 
 /// Builds the body of one work item. All arithmetic is f32; other float
 /// element types are extended on load and truncated on the final store.
@@ -158,32 +158,38 @@ struct AttentionBuilder {
           Value base = b.create<arith::SelectOp>(loc, allMasked, zero, mNew);
           Value alpha = b.create<math::ExpOp>(
               loc, b.create<arith::SubFOp>(loc, m, base));
+          // p[jj] = exp(s[jj] - m), over the scores; l = l * alpha + sum(p).
+          Value lNew = fold(
+              block, 1, {b.create<arith::MulFOp>(loc, l, alpha)},
+              [&](Value jj, ValueRange sum) {
+                Value p = b.create<math::ExpOp>(
+                    loc, b.create<arith::SubFOp>(
+                             loc, b.create<memref::LoadOp>(loc, scores, jj),
+                             base));
+                b.create<memref::StoreOp>(loc, p, scores, jj);
+                return SmallVector<Value>{
+                    b.create<arith::AddFOp>(loc, sum[0], p)};
+              })[0];
+          // acc = acc * alpha + sum_jj p[jj] * v[j0 + jj, :], a row at a
+          // time (the d loop vectorizes).
           forEach(valueSize, [&](Value d) {
             Value a = b.create<memref::LoadOp>(loc, acc, d);
             b.create<memref::StoreOp>(
                 loc, b.create<arith::MulFOp>(loc, a, alpha), acc, d);
           });
-          // acc += p[jj] * v[j0 + jj, :], l += p[jj].
-          Value lNew = fold(
-              block, 1, {b.create<arith::MulFOp>(loc, l, alpha)},
-              [&](Value jj, ValueRange sum) {
-                Value j = b.create<arith::AddIOp>(loc, j0, jj);
-                Value p = b.create<math::ExpOp>(
-                    loc, b.create<arith::SubFOp>(
-                             loc, b.create<memref::LoadOp>(loc, scores, jj),
-                             base));
-                forEach(valueSize, [&](Value d) {
-                  Value a = b.create<memref::LoadOp>(loc, acc, d);
-                  Value vd = load(v, indices(v, j, d));
-                  b.create<memref::StoreOp>(
-                      loc,
-                      b.create<arith::AddFOp>(
-                          loc, a, b.create<arith::MulFOp>(loc, p, vd)),
-                      acc, d);
-                });
-                return SmallVector<Value>{
-                    b.create<arith::AddFOp>(loc, sum[0], p)};
-              })[0];
+          forEach(block, [&](Value jj) {
+            Value j = b.create<arith::AddIOp>(loc, j0, jj);
+            Value p = b.create<memref::LoadOp>(loc, scores, jj);
+            forEach(valueSize, [&](Value d) {
+              Value a = b.create<memref::LoadOp>(loc, acc, d);
+              Value vd = load(v, indices(v, j, d));
+              b.create<memref::StoreOp>(
+                  loc,
+                  b.create<arith::AddFOp>(loc, a,
+                                          b.create<arith::MulFOp>(loc, p, vd)),
+                  acc, d);
+            });
+          });
           return {mNew, lNew};
         });
 
