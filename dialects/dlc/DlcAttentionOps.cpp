@@ -16,11 +16,9 @@
 using namespace mlir;
 using namespace mlir::dlc;
 
-FailureOr<SmallVector<int64_t>>
-mlir::dlc::inferAttentionShape(ShapedType query, ShapedType key,
-                               ShapedType value, ShapedType mask,
-                               bool kTransposed,
-                               function_ref<void(const Twine &)> emitError) {
+FailureOr<SmallVector<int64_t>> mlir::dlc::inferAttentionShape(
+    ShapedType query, ShapedType key, ShapedType value, ShapedType mask,
+    bool kTransposed, function_ref<void(const Twine &)> emitError) {
   for (ShapedType t : {query, key, value, mask})
     if (t && !t.hasStaticShape()) {
       emitError("operands must have static shapes");
@@ -32,9 +30,9 @@ mlir::dlc::inferAttentionShape(ShapedType query, ShapedType key,
     return failure();
   }
   Type elt = query.getElementType();
-  for (auto [t, what] : {std::make_pair(key, "key"),
-                         std::make_pair(value, "value"),
-                         std::make_pair(mask, "mask")}) {
+  for (auto [t, what] :
+       {std::make_pair(key, "key"), std::make_pair(value, "value"),
+        std::make_pair(mask, "mask")}) {
     if (!t)
       continue;
     if (t.getRank() != rank) {
@@ -60,9 +58,9 @@ mlir::dlc::inferAttentionShape(ShapedType query, ShapedType key,
               " keys, key has " + Twine(skv));
     return failure();
   }
-  for (auto [t, what] : {std::make_pair(key, "key"),
-                         std::make_pair(value, "value"),
-                         std::make_pair(mask, "mask")}) {
+  for (auto [t, what] :
+       {std::make_pair(key, "key"), std::make_pair(value, "value"),
+        std::make_pair(mask, "mask")}) {
     if (!t)
       continue;
     for (int64_t i = 0; i < rank - 2; ++i)
@@ -73,10 +71,9 @@ mlir::dlc::inferAttentionShape(ShapedType query, ShapedType key,
         return failure();
       }
   }
-  if (mask && ((mask.getDimSize(rank - 2) != sq &&
-                mask.getDimSize(rank - 2) != 1) ||
-               (mask.getDimSize(rank - 1) != skv &&
-                mask.getDimSize(rank - 1) != 1))) {
+  if (mask &&
+      ((mask.getDimSize(rank - 2) != sq && mask.getDimSize(rank - 2) != 1) ||
+       (mask.getDimSize(rank - 1) != skv && mask.getDimSize(rank - 1) != 1))) {
     emitError("mask must broadcast to the scores [..., " + Twine(sq) + ", " +
               Twine(skv) + "]");
     return failure();
@@ -94,11 +91,12 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
   ShapedType mask;
   if (adaptor.getMask())
     mask = cast<ShapedType>(adaptor.getMask().getType());
-  auto shape = inferAttentionShape(
-      query, cast<ShapedType>(adaptor.getKey().getType()),
-      cast<ShapedType>(adaptor.getValue().getType()), mask,
-      adaptor.getKTransposed(),
-      [&](const Twine &msg) { (void)emitOptionalError(loc, msg); });
+  auto shape =
+      inferAttentionShape(query, cast<ShapedType>(adaptor.getKey().getType()),
+                          cast<ShapedType>(adaptor.getValue().getType()), mask,
+                          adaptor.getKTransposed(), [&](const Twine &msg) {
+                            (void)emitOptionalError(loc, msg);
+                          });
   if (failed(shape))
     return failure();
   types.push_back(RankedTensorType::get(*shape, query.getElementType()));

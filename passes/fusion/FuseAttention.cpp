@@ -63,8 +63,9 @@ struct FuseAttentionPattern : OpRewritePattern<MatMulOp> {
     Value probs = pv.getLhs();
     WhereOp guard;
     IsNaNOp isNan;
-    if (auto where = probs.getDefiningOp<WhereOp>(); where &&
-        where->hasOneUse() && where.getType() == where.getY().getType()) {
+    if (auto where = probs.getDefiningOp<WhereOp>();
+        where && where->hasOneUse() &&
+        where.getType() == where.getY().getType()) {
       auto test = where.getCondition().getDefiningOp<IsNaNOp>();
       std::optional<float> zero = scalarConstant(where.getX());
       if (test && test->hasOneUse() && test.getInput() == where.getY() &&
@@ -126,7 +127,8 @@ struct FuseAttentionPattern : OpRewritePattern<MatMulOp> {
     Value key = kt;
     bool kTransposed = true;
     Operation *transpose = nullptr;
-    if (auto t = kt.getDefiningOp<TransposeOp>(); t && swapsLastTwo(t.getPerm())) {
+    if (auto t = kt.getDefiningOp<TransposeOp>();
+        t && swapsLastTwo(t.getPerm())) {
       key = t.getInput();
       kTransposed = false;
       if (t->hasOneUse())
@@ -198,9 +200,9 @@ struct FuseAttentionPattern : OpRewritePattern<MatMulOp> {
 
     // The kernel computes the ONNX nodes of the whole chain.
     for (Operation *op : {qk.getOperation(), transpose, chain.scaleOp,
-                          chain.select.getOperation(), add.getOperation(), softmax.getOperation(),
-                          isNan.getOperation(), guard.getOperation(),
-                          pv.getOperation()})
+                          chain.select.getOperation(), add.getOperation(),
+                          softmax.getOperation(), isNan.getOperation(),
+                          guard.getOperation(), pv.getOperation()})
       if (op)
         locs.push_back(op->getLoc());
     auto attention = rewriter.create<AttentionOp>(
@@ -254,8 +256,7 @@ struct FuseAttentionPattern : OpRewritePattern<MatMulOp> {
   /// `scores` = [scale] (MatMul(Q, K^T)): an optional Mul/Div by a scalar
   /// constant, used once, over a MatMul used once. Returns the MatMul and
   /// multiplies `scale` by the factor.
-  static MatMulOp matchScores(Value scores, float &scale,
-                              Operation *&scaleOp) {
+  static MatMulOp matchScores(Value scores, float &scale, Operation *&scaleOp) {
     Type type = scores.getType();
     if (auto mul = scores.getDefiningOp<MulOp>(); mul && mul->hasOneUse()) {
       for (unsigned side : {0u, 1u}) {
@@ -291,13 +292,12 @@ struct FuseAttentionPattern : OpRewritePattern<MatMulOp> {
   }
 };
 
-struct FuseAttentionPass
-    : dlc::impl::FuseAttentionPassBase<FuseAttentionPass> {
+struct FuseAttentionPass : dlc::impl::FuseAttentionPassBase<FuseAttentionPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateFuseAttentionPatterns(patterns);
-    if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns))))
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };

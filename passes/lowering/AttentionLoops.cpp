@@ -39,9 +39,7 @@ struct AttentionBuilder {
   Type f32;
   Value c0;
 
-  Value index(int64_t v) {
-    return b.create<arith::ConstantIndexOp>(loc, v);
-  }
+  Value index(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
   Value f32Const(double v) {
     return b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(v));
   }
@@ -113,9 +111,8 @@ struct AttentionBuilder {
     Value zero = f32Const(0.0);
     Value negInf = f32Const(-std::numeric_limits<double>::infinity());
     Value scale = f32Const(op.getScale().convertToFloat());
-    forEach(valueSize, [&](Value d) {
-      b.create<memref::StoreOp>(loc, zero, acc, d);
-    });
+    forEach(valueSize,
+            [&](Value d) { b.create<memref::StoreOp>(loc, zero, acc, d); });
 
     // Over blocks of keys, carrying the running max m and sum l.
     ValueRange stats = fold(
@@ -130,8 +127,8 @@ struct AttentionBuilder {
             Value qc = load(q, indices(q, row, c));
             forEach(block, [&](Value jj) {
               Value j = b.create<arith::AddIOp>(loc, j0, jj);
-              Value kc = load(k, kTransposed ? indices(k, c, j)
-                                             : indices(k, j, c));
+              Value kc =
+                  load(k, kTransposed ? indices(k, c, j) : indices(k, j, c));
               Value s = b.create<memref::LoadOp>(loc, scores, jj);
               Value prod = b.create<arith::MulFOp>(loc, qc, kc);
               b.create<memref::StoreOp>(
@@ -139,33 +136,32 @@ struct AttentionBuilder {
             });
           });
           // s = s * scale + mask; the block's max.
-          Value mNew =
-              fold(block, 1, {m}, [&](Value jj, ValueRange mx) {
-                Value j = b.create<arith::AddIOp>(loc, j0, jj);
-                Value s = b.create<arith::MulFOp>(
-                    loc, b.create<memref::LoadOp>(loc, scores, jj), scale);
-                if (mask)
-                  s = b.create<arith::AddFOp>(loc, s,
-                                              load(mask, indices(mask, row, j)));
-                b.create<memref::StoreOp>(loc, s, scores, jj);
-                return SmallVector<Value>{
-                    b.create<arith::MaximumFOp>(loc, mx[0], s)};
-              })[0];
+          Value mNew = fold(block, 1, {m}, [&](Value jj, ValueRange mx) {
+            Value j = b.create<arith::AddIOp>(loc, j0, jj);
+            Value s = b.create<arith::MulFOp>(
+                loc, b.create<memref::LoadOp>(loc, scores, jj), scale);
+            if (mask)
+              s = b.create<arith::AddFOp>(loc, s,
+                                          load(mask, indices(mask, row, j)));
+            b.create<memref::StoreOp>(loc, s, scores, jj);
+            return SmallVector<Value>{
+                b.create<arith::MaximumFOp>(loc, mx[0], s)};
+          })[0];
           // Rows masked with -inf so far: exponents relative to 0, so that
           // exp(-inf - -inf) never produces a NaN.
           Value allMasked = b.create<arith::CmpFOp>(
               loc, arith::CmpFPredicate::OEQ, mNew, negInf);
           Value base = b.create<arith::SelectOp>(loc, allMasked, zero, mNew);
-          Value alpha = b.create<math::ExpOp>(
-              loc, b.create<arith::SubFOp>(loc, m, base));
+          Value alpha =
+              b.create<math::ExpOp>(loc, b.create<arith::SubFOp>(loc, m, base));
           // p[jj] = exp(s[jj] - m), over the scores; l = l * alpha + sum(p).
           Value lNew = fold(
               block, 1, {b.create<arith::MulFOp>(loc, l, alpha)},
               [&](Value jj, ValueRange sum) {
                 Value p = b.create<math::ExpOp>(
-                    loc, b.create<arith::SubFOp>(
-                             loc, b.create<memref::LoadOp>(loc, scores, jj),
-                             base));
+                    loc,
+                    b.create<arith::SubFOp>(
+                        loc, b.create<memref::LoadOp>(loc, scores, jj), base));
                 b.create<memref::StoreOp>(loc, p, scores, jj);
                 return SmallVector<Value>{
                     b.create<arith::AddFOp>(loc, sum[0], p)};
@@ -217,8 +213,7 @@ struct AttentionBuilder {
 } // namespace
 
 FailureOr<scf::ParallelOp>
-mlir::dlc::lowerAttentionToLoops(RewriterBase &rewriter,
-                                 AttentionKernelOp op) {
+mlir::dlc::lowerAttentionToLoops(RewriterBase &rewriter, AttentionKernelOp op) {
   if (!op.hasPureBufferSemantics())
     return failure();
   Location loc = op.getLoc();
@@ -234,8 +229,9 @@ mlir::dlc::lowerAttentionToLoops(RewriterBase &rewriter,
   auto loop = rewriter.create<scf::ParallelOp>(loc, lbs, ubs, steps);
   rewriter.setInsertionPointToStart(loop.getBody());
   Value c0 = rewriter.create<arith::ConstantIndexOp>(loc, 0);
-  AttentionBuilder builder{rewriter, loc, op, loop.getInductionVars(),
-                           rank, rewriter.getF32Type(), c0};
+  AttentionBuilder builder{
+      rewriter, loc, op, loop.getInductionVars(), rank, rewriter.getF32Type(),
+      c0};
   builder.build();
   rewriter.eraseOp(op);
   return loop;

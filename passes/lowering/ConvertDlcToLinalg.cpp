@@ -2338,9 +2338,8 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
     Value init = rewriter.create<tensor::EmptyOp>(op.getLoc(), type.getShape(),
                                                   type.getElementType());
     rewriter.replaceOpWithNewOp<AttentionKernelOp>(
-        op, type, op.getQuery(), op.getKey(), op.getValue(), op.getMask(),
-        init, op.getScaleAttr(), op.getKTransposedAttr(),
-        op.getNanToZeroAttr());
+        op, type, op.getQuery(), op.getKey(), op.getValue(), op.getMask(), init,
+        op.getScaleAttr(), op.getKTransposedAttr(), op.getNanToZeroAttr());
     return success();
   }
 };
