@@ -382,6 +382,16 @@ def attention_cases(t):
             helper.make_node("MatMul", ["g", "v"], ["y"])],
             {"q": t.rand(1, 2, 8, 4), "kt": t.rand(1, 2, 4, 8), "v": t.rand(1, 2, 8, 4), "b": keep},
             consts={"zero": np.array(0, F32), "ninf": np.array(-np.inf, F32)}, extra=extra)
+        # The query computed in the graph (heads split by Transpose, scaled):
+        # dlc-fuse-kernels merges its kernel into the attention kernel.
+        t.add("attention_query_producer" + form, [
+            helper.make_node("Transpose", ["x"], ["xt"], perm=[0, 2, 1, 3]),
+            helper.make_node("Mul", ["xt", "c"], ["q"]),
+            helper.make_node("MatMul", ["q", "kt"], ["s"]),
+            helper.make_node("Softmax", ["s"], ["p"], axis=-1),
+            helper.make_node("MatMul", ["p", "v"], ["y"])],
+            {"x": t.rand(2, 10, 3, 8), "kt": t.rand(2, 3, 8, 12), "v": t.rand(2, 3, 12, 8)},
+            consts={"c": np.array(0.35, F32)}, extra=extra)
         # Keys and values shared by all heads (broadcast batch dim), 7 keys.
         t.add("attention_shared_kv" + form, [
             helper.make_node("MatMul", ["q", "kt"], ["s"]),
