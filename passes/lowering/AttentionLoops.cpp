@@ -21,10 +21,13 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 namespace {
-/// Keys handled per step: the scores of a block live in private memory
-/// (registers once LLVM unrolls the block loops), and the dot products of
-/// one block are independent, so the loop over the block vectorizes (host)
-/// or pipelines (CUDA).
+/// Keys handled per step (the largest power of two up to this that divides
+/// the key count). The block's scores are a contiguous private row that
+/// the q . k loop updates for each head element: with K^T as laid out by
+/// exporters that loop is unit-stride and vectorizes on the host, and it is
+/// long enough that LLVM keeps it a loop instead of unrolling it into
+/// scalar accumulators. On CUDA the row and the accumulator are
+/// thread-local memory (512 bytes for bert's 64/64).
 constexpr int64_t kMaxKeyBlock = 64;
 
 /// Builds the body of one work item. All arithmetic is f32; other float
