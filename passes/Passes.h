@@ -46,6 +46,9 @@ void populateFoldQdqPatterns(RewritePatternSet &patterns);
 /// `dlc.input_ranges` into quantize/dequantize pairs for dlc-fold-qdq.
 void populateQuantizeModelPatterns(RewritePatternSet &patterns);
 
+/// softmax(scale * Q K^T + mask) V chains of dlc ops -> dlc.attention.
+void populateFuseAttentionPatterns(RewritePatternSet &patterns);
+
 /// dlc's elementwise fusion: upstream's linalg patterns with the control
 /// that refuses fusions recomputing the producer per consumer element.
 void populateDlcElementwiseFusionPatterns(RewritePatternSet &patterns);

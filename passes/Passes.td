@@ -154,7 +154,7 @@ def LinearizeKernelsPass : Pass<"dlc-linearize-kernels", "ModuleOp"> {
   let dependentDialects = [
     "::mlir::scf::SCFDialect", "::mlir::affine::AffineDialect",
     "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
-    "::mlir::linalg::LinalgDialect"
+    "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect"
   ];
 }
 
@@ -223,6 +223,45 @@ def MapKernelsToHostPass : Pass<"dlc-map-kernels-to-host", "ModuleOp"> {
 // Fusion
 //===----------------------------------------------------------------------===//
 
+def FuseAttentionPass : Pass<"dlc-fuse-attention", "ModuleOp"> {
+  let summary = "Replace MatMul-(scale, mask)-Softmax-MatMul by dlc.attention";
+  let description = [{
+    Runs on the dlc dialect, before dlc-convert-to-linalg. Attention as
+    exporters write it -- MatMul(Q, K^T) (K^T a Transpose of the last two
+    dims of K, or already laid out [..., D, Skv]), an optional Mul or Div
+    by a scalar constant, an optional Where(c, s, fill) / Where(c, fill, s)
+    with fill -inf or torch.finfo.min (GPT-2, masked_fill), an optional Add
+    of a mask that broadcasts to the scores (padding or causal), Softmax
+    over the last axis, optionally torch's SDPA guard Where(IsNaN(p), 0, p),
+    MatMul with V -- becomes one `dlc.attention` (a Where becomes the
+    additive mask Where(c, 0, fill)). Its lowering is one kernel in which a work
+    item owns a query row and streams over the keys with the online softmax
+    (running max and sum, a private accumulator rescaled by
+    exp(m_old - m_new)), so the [..., Sq, Skv] scores never reach memory:
+    three kernels and two score buffers become one kernel and none.
+
+    The chain is fused only when each intermediate (scores, scaled, masked,
+    probabilities) has no other user, so `--keep-outputs` of one of them or
+    a model that returns the attention probabilities keeps the separate
+    ops. Rank-3 and rank-4 (batch, heads) f32 shapes; key, value and mask
+    batch dims may broadcast (size 1).
+
+    Before:
+    ```mlir
+    %s = dlc.matmul %q, %kt : (tensor<1x12x128x64xf32>, tensor<1x12x64x128xf32>) -> tensor<1x12x128x128xf32>
+    %d = dlc.div %s, %c8 : (tensor<1x12x128x128xf32>, tensor<f32>) -> tensor<1x12x128x128xf32>
+    %a = dlc.add %d, %mask : (tensor<1x12x128x128xf32>, tensor<1x1x1x128xf32>) -> tensor<1x12x128x128xf32>
+    %p = dlc.softmax %a {axis = 3 : i64} : (tensor<1x12x128x128xf32>) -> tensor<1x12x128x128xf32>
+    %o = dlc.matmul %p, %v : (tensor<1x12x128x128xf32>, tensor<1x12x128x64xf32>) -> tensor<1x12x128x64xf32>
+    ```
+    After:
+    ```mlir
+    %o = dlc.attention %q, %kt, %v, %mask {k_transposed = true, scale = 1.250000e-01 : f32}
+       : (...) -> tensor<1x12x128x64xf32>
+    ```
+  }];
+}
+
 def FuseElementwisePass : Pass<"dlc-fuse-elementwise", "ModuleOp"> {
   let summary = "Fuse elementwise producers into their consumers on tensors";
   let description = [{
@@ -281,7 +320,11 @@ def FuseKernelsPass : Pass<"dlc-fuse-kernels", "ModuleOp"> {
            "Host loop order (see dlc-linearize-kernels); must match the "
            "option of dlc-linearize-kernels that follows">,
   ];
-  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::func::FuncDialect"];
+  let dependentDialects = [
+    "::mlir::scf::SCFDialect", "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect"
+  ];
 }
 
 //===----------------------------------------------------------------------===//

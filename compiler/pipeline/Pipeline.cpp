@@ -44,6 +44,11 @@ void dlc::buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
   // QDQ Conv/Gemm/MatMul -> integer ops with a requantize epilogue.
   if (options.foldQdq)
     pm.addPass(dlc::createFoldQdqPass());
+  // Attention chains -> dlc.attention (the scores never reach memory). After
+  // the integer folds (a quantized Q.K^T stays integer); before half
+  // precision, so attention keeps computing in f32.
+  if (options.fuseAttention)
+    pm.addPass(dlc::createFuseAttentionPass());
   // After the integer folds: only the float GEMMs left go to half precision.
   if (!options.reducedPrecision.empty())
     pm.addPass(dlc::createReducePrecisionPass({options.reducedPrecision}));

@@ -41,6 +41,8 @@ struct CompileOptions {
   /// Fusion passes, on by default; off for bisection.
   bool fuseElementwise = true;
   bool fuseKernels = true;
+  /// MatMul-Softmax-MatMul attention as one online-softmax kernel.
+  bool fuseAttention = true;
   /// Fold QDQ Conv/Gemm/MatMul into integer ops (on by default).
   bool foldQdq = true;
   /// --precision=fp16|bf16: Conv/Gemm/MatMul operands in that type, f32

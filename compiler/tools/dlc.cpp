@@ -99,6 +99,11 @@ cl::opt<bool> fuseKernels(
     cl::desc("Merge reduction inits and epilogues into their kernels "
              "(default on; --fuse-kernels=false to bisect)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> fuseAttention(
+    "fuse-attention",
+    cl::desc("Compile MatMul-Softmax-MatMul attention as one online-softmax "
+             "kernel (default on; --fuse-attention=false to bisect)"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool>
     foldQdq("fold-qdq",
             cl::desc("Fold QDQ-quantized Conv/Gemm/MatMul into integer ops "
@@ -232,6 +237,7 @@ std::string optionsJson(const dlc::ImportOptions &importOptions) {
      << "\", \"cpu\": \"" << hostCpu
      << "\", \"fuse_elementwise\": " << (fuseElementwise ? "true" : "false")
      << ", \"fuse_kernels\": " << (fuseKernels ? "true" : "false")
+     << ", \"fuse_attention\": " << (fuseAttention ? "true" : "false")
      << ", \"fold_qdq\": " << (foldQdq ? "true" : "false")
      << ", \"precision\": \"" << precision << "\"";
   if (precision == "int8") {
@@ -385,6 +391,7 @@ int run(MLIRContext &context) {
   options.hostCpu = hostCpu;
   options.fuseElementwise = fuseElementwise;
   options.fuseKernels = fuseKernels;
+  options.fuseAttention = fuseAttention;
   options.foldQdq = foldQdq;
   if (precision == "fp16" || precision == "bf16")
     options.reducedPrecision = precision;

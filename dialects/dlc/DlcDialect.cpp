@@ -14,6 +14,7 @@ void DlcDialect::initialize() {
 #define GET_OP_LIST
 #include "dialects/dlc/DlcOps.cpp.inc"
       >();
+  registerAttentionBufferization(*getContext());
 }
 
 Operation *DlcDialect::materializeConstant(OpBuilder &builder, Attribute value,

@@ -12,6 +12,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -35,6 +36,17 @@ struct EinsumEquation {
 FailureOr<EinsumEquation>
 parseEinsumEquation(StringRef equation, ArrayRef<ArrayRef<int64_t>> shapes,
                     function_ref<void(const Twine &)> emitError);
+
+/// The result shape of attention over `query`, `key`, `value` and the
+/// optional `mask` (null type: none), as dlc.attention documents it;
+/// reports the first problem through `emitError`.
+FailureOr<SmallVector<int64_t>>
+inferAttentionShape(ShapedType query, ShapedType key, ShapedType value,
+                    ShapedType mask, bool kTransposed,
+                    function_ref<void(const Twine &)> emitError);
+
+/// Attaches the one-shot bufferization model of dlc.attention_kernel.
+void registerAttentionBufferization(MLIRContext &context);
 } // namespace mlir::dlc
 
 #endif // DLC_DIALECTS_DLC_DLCDIALECT_H

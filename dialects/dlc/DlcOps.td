@@ -13,6 +13,7 @@ include "mlir/IR/OpBase.td"
 include "mlir/IR/BuiltinAttributes.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
 
 def Dlc_Dialect : Dialect {
   let name = "dlc";
@@ -264,6 +265,79 @@ def Dlc_MatMulOp : Dlc_Op<"matmul", [InferTypeOpAdaptor]> {
   }];
   let arguments = (ins Dlc_FloatTensor:$lhs, Dlc_FloatTensor:$rhs);
   let results = (outs Dlc_FloatTensor:$result);
+}
+
+def Dlc_AttentionOp : Dlc_Op<"attention", [InferTypeOpAdaptor]> {
+  let summary = "softmax(scale * Q K^T + mask) V over the last two dims";
+  let description = [{
+    Scaled dot-product attention as one op, formed by `dlc-fuse-attention`
+    from MatMul -> Mul/Div -> Add -> Softmax -> MatMul. All operands have
+    the same rank r >= 2; dims [0, r-2) are batch dims (batch, heads).
+
+    - `query`: `[B..., Sq, D]`
+    - `key`: `[Bk..., Skv, D]`, or `[Bk..., D, Skv]` with `k_transposed`
+      (the MatMul's right operand as the exporter wrote it)
+    - `value`: `[Bv..., Skv, Dv]`
+    - `mask` (optional, added to the scaled scores): `[Bm..., Sq|1, Skv|1]`
+    - result: `[B..., Sq, Dv]`
+
+    Every batch dim of key, value and mask is the query's or 1
+    (broadcast). With `nan_to_zero`, NaN probabilities become 0 before the
+    second product -- `Where(IsNaN(p), 0, p)`, torch's SDPA export guard --
+    so a row whose softmax is NaN (every key masked with -inf) gives 0.
+    The scores `[B..., Sq, Skv]` are never materialized: the lowering
+    streams over the keys with the online softmax.
+
+    ```mlir
+    %o = dlc.attention %q, %kt, %v, %mask {k_transposed = true, scale = 0.125 : f32}
+       : (tensor<1x12x128x64xf32>, tensor<1x12x64x128xf32>,
+          tensor<1x12x128x64xf32>, tensor<1x1x1x128xf32>) -> tensor<1x12x128x64xf32>
+    ```
+  }];
+  let arguments = (ins Dlc_FloatTensor:$query, Dlc_FloatTensor:$key,
+                   Dlc_FloatTensor:$value, Optional<Dlc_FloatTensor>:$mask,
+                   F32Attr:$scale, BoolAttr:$k_transposed,
+                   UnitAttr:$nan_to_zero);
+  let results = (outs Dlc_FloatTensor:$result);
+}
+
+def Dlc_TensorOrBuffer : AnyTypeOf<[AnyRankedTensor, AnyMemRef]>;
+
+def Dlc_AttentionKernelOp : Op<Dlc_Dialect, "attention_kernel", [
+    DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "dlc.attention in destination-passing style, on tensors or buffers";
+  let description = [{
+    The form `dlc-convert-to-linalg` gives `dlc.attention`: the result is
+    written into `init` (a `tensor.empty`), so that one-shot bufferization
+    turns it into an op on buffers (no result) the way it does linalg ops.
+    `dlc-outline-kernels` makes it a kernel of its own and the kernel form
+    (`dlc-linearize-kernels`) lowers it to one work item per query row that
+    streams over the keys with the online softmax (running max, running
+    sum, a private accumulator row). Operand shapes as in `dlc.attention`.
+
+    ```mlir
+    dlc.attention_kernel %q, %k, %v mask(%m : memref<1x1x1x128xf32>)
+        outs(%o : memref<1x12x128x64xf32>) {k_transposed = false, scale = 0.125 : f32}
+        : memref<1x12x128x64xf32>, memref<1x12x128x64xf32>, memref<1x12x128x64xf32>
+    ```
+  }];
+  let arguments = (ins Dlc_TensorOrBuffer:$query,
+                   Dlc_TensorOrBuffer:$key, Dlc_TensorOrBuffer:$value,
+                   Optional<Dlc_TensorOrBuffer>:$mask,
+                   Dlc_TensorOrBuffer:$init,
+                   F32Attr:$scale, BoolAttr:$k_transposed,
+                   UnitAttr:$nan_to_zero);
+  let results = (outs Optional<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)?
+    `outs` `(` $init `:` type($init) `)` attr-dict
+    `:` type($query) `,` type($key) `,` type($value) (`->` type($result)^)?
+  }];
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+  }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

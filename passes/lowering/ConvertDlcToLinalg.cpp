@@ -2577,6 +2577,24 @@ void registerIndexChecks(ModuleOp module) {
     module->setAttr(attrs::kChecks, b.getArrayAttr(messages));
 }
 
+
+/// dlc.attention -> dlc.attention_kernel writing into a tensor.empty: the
+/// destination-passing form that bufferizes like a linalg op and that the
+/// kernel form lowers to an online-softmax loop nest.
+struct AttentionLowering : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    Value init = rewriter.create<tensor::EmptyOp>(op.getLoc(), type.getShape(),
+                                                  type.getElementType());
+    rewriter.replaceOpWithNewOp<AttentionKernelOp>(
+        op, type, op.getQuery(), op.getKey(), op.getValue(), op.getMask(), init,
+        op.getScaleAttr(), op.getKTransposedAttr(), op.getNanToZeroAttr());
+    return success();
+  }
+};
+
 struct ConvertDlcToLinalgPass
     : dlc::impl::ConvertDlcToLinalgPassBase<ConvertDlcToLinalgPass> {
   void runOnOperation() override {
@@ -2587,6 +2605,7 @@ struct ConvertDlcToLinalgPass
                            math::MathDialect, memref::MemRefDialect,
                            scf::SCFDialect, tensor::TensorDialect,
                            func::FuncDialect>();
+    target.addLegalOp<AttentionKernelOp>();
     RewritePatternSet patterns(&getContext());
     populateDlcToLinalgPatterns(patterns);
     populateDlcQuantToLinalgPatterns(patterns);
@@ -2640,5 +2659,5 @@ void mlir::dlc::populateDlcToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<TileLowering, PadLowering, TriluLowering, CumSumLowering,
                GatherNDLowering, ScatterElementsLowering, ScatterNDLowering,
                OneHotLowering, EinsumLowering, TopKLowering, ResizeLowering,
-               ConvTransposeLowering>(ctx);
+               ConvTransposeLowering, AttentionLowering>(ctx);
 }

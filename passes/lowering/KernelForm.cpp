@@ -3,6 +3,8 @@
 
 #include "passes/lowering/KernelForm.h"
 
+#include "dialects/dlc/DlcDialect.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -58,6 +60,10 @@ ownedWrites(scf::ParallelOp loop) {
   DenseMap<Value, SmallVector<int64_t>> writes;
   bool ok = true;
   loop.getBody()->walk([&](memref::StoreOp store) {
+    // Scratch memory a work item allocates for itself is private to it.
+    if (Operation *def = store.getMemRef().getDefiningOp();
+        def && loop->isProperAncestor(def))
+      return;
     SmallVector<int64_t> ivs = ivPositions(loop, store.getIndices());
     auto [it, inserted] = writes.try_emplace(store.getMemRef(), ivs);
     if (!inserted && it->second != ivs)
@@ -402,9 +408,19 @@ FailureOr<scf::ParallelOp>
 mlir::dlc::lowerKernelToLoopNest(RewriterBase &rewriter, func::FuncOp func,
                                  bool rowWorkItems) {
   SmallVector<linalg::LinalgOp> ops;
-  func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
-  if (ops.empty())
+  SmallVector<AttentionKernelOp> attentions;
+  func.walk([&](Operation *op) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+      ops.push_back(linalgOp);
+    else if (auto attention = dyn_cast<AttentionKernelOp>(op))
+      attentions.push_back(attention);
+  });
+  if (ops.empty() && attentions.empty())
     return failure();
+  // Attention lowers to its own work item loop nest (one query row each).
+  for (AttentionKernelOp op : attentions)
+    if (failed(lowerAttentionToLoops(rewriter, op)))
+      return failure();
   for (linalg::LinalgOp op : ops) {
     bool rows = false;
     if (rowWorkItems) {
@@ -441,7 +457,7 @@ mlir::dlc::lowerKernelToLoopNest(RewriterBase &rewriter, func::FuncOp func,
   Block &body = func.getBody().front();
   // A kernel whose ops have no parallel dims is one work item.
   if (body.getOps<scf::ParallelOp>().empty()) {
-    if (ops.size() != 1)
+    if (ops.size() + attentions.size() != 1)
       return failure();
     return wrapInSingleWorkItem(rewriter, func);
   }
@@ -464,4 +480,16 @@ mlir::dlc::lowerKernelToLoopNest(RewriterBase &rewriter, func::FuncOp func,
     fused = loop;
   }
   return fused;
+}
+
+void mlir::dlc::hoistPrivateAllocas(FunctionOpInterface kernel) {
+  Block &entry = kernel.getFunctionBody().front();
+  SmallVector<memref::AllocaOp> allocas;
+  kernel->walk([&](memref::AllocaOp alloca) {
+    if (alloca->getBlock() != &entry && alloca.getType().hasStaticShape() &&
+        alloca->getNumOperands() == 0)
+      allocas.push_back(alloca);
+  });
+  for (memref::AllocaOp alloca : allocas)
+    alloca->moveBefore(&entry, entry.begin());
 }

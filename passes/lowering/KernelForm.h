@@ -15,6 +15,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir::dlc {
+class AttentionKernelOp;
 
 /// Wraps the whole body of `func` (but its terminator) in a one-iteration
 /// scf.parallel: the form of a kernel with a single work item.
@@ -45,6 +46,22 @@ inline scf::ParallelOp wrapInSingleWorkItem(RewriterBase &rewriter,
 FailureOr<scf::ParallelOp> lowerKernelToLoopNest(RewriterBase &rewriter,
                                                  func::FuncOp func,
                                                  bool rowWorkItems = false);
+
+/// Lowers a dlc.attention_kernel on buffers, in place, to its work item
+/// loop nest: an scf.parallel over the batch dims and the query rows. Each
+/// work item streams over the keys in blocks with the online softmax
+/// (running max m and sum l, an accumulator row rescaled by exp(m_old -
+/// m_new)) in private memory (memref.alloca), so the scores are never
+/// stored; it writes its output row once at the end.
+FailureOr<scf::ParallelOp> lowerAttentionToLoops(RewriterBase &rewriter,
+                                                 AttentionKernelOp op);
+
+/// Moves the statically shaped memref.alloca ops of a mapped kernel (a work
+/// item's private scratch) to the entry block, so that they are allocated
+/// once per thread / per host task rather than once per work item: the
+/// work items a thread runs are sequential and each initializes its
+/// scratch before reading it.
+void hoistPrivateAllocas(FunctionOpInterface kernel);
 
 /// Gives each work item `width` consecutive elements of the innermost
 /// parallel dim (when it divides it): memory accesses become contiguous

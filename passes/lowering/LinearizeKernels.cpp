@@ -10,11 +10,14 @@
 #include "passes/Passes.h"
 #include "passes/lowering/KernelForm.h"
 
+#include "dialects/dlc/DlcDialect.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -47,7 +50,9 @@ struct LinearizeKernelsPass
   LogicalResult linearize(func::FuncOp func) {
     IRRewriter rewriter(func.getContext());
     unsigned numOps = 0;
-    func.walk([&](linalg::LinalgOp) { ++numOps; });
+    func.walk([&](Operation *op) {
+      numOps += isa<linalg::LinalgOp, AttentionKernelOp>(op);
+    });
     if (numOps == 0)
       return func.emitOpError("expected structured ops in a kernel");
     FailureOr<scf::ParallelOp> nest =

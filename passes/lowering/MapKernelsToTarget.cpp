@@ -126,6 +126,7 @@ struct MapKernelsToGpuPass
       auto guard = rewriter.create<scf::IfOp>(loc, inRange, false);
       rewriter.moveOpBefore(*loop, guard.thenBlock()->getTerminator());
       inlineLoopBody(rewriter, *loop, id);
+      hoistPrivateAllocas(kernel);
       rewriter.eraseOp(func);
     }
   }
@@ -155,6 +156,7 @@ struct MapKernelsToHostPass
       auto forOp = rewriter.create<scf::ForOp>(loop->getLoc(), begin, end, one);
       rewriter.moveOpBefore(*loop, forOp.getBody()->getTerminator());
       inlineLoopBody(rewriter, *loop, forOp.getInductionVar());
+      hoistPrivateAllocas(func);
     }
   }
 };

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/dlc/DlcDialect.h"
 #include "passes/Passes.h"
 #include "passes/lowering/KernelForm.h"
 
@@ -69,17 +70,19 @@ struct OutlineKernelsPass
       if (!func->hasAttr(attrs::kKernel) && !func.isExternal())
         models.push_back(func);
     for (func::FuncOp model : models) {
-      SmallVector<linalg::LinalgOp> ops;
+      // Structured ops: linalg, and dlc.attention_kernel (which the
+      // kernel form lowers itself).
+      SmallVector<DestinationStyleOpInterface> ops;
       for (Operation &op : model.getBody().getOps())
-        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-          ops.push_back(linalgOp);
-      for (linalg::LinalgOp op : ops)
+        if (isa<linalg::LinalgOp, AttentionKernelOp>(op))
+          ops.push_back(cast<DestinationStyleOpInterface>(op));
+      for (DestinationStyleOpInterface op : ops)
         if (failed(outline(op, symbols, counter++)))
           return signalPassFailure();
     }
   }
 
-  LogicalResult outline(linalg::LinalgOp op, SymbolTable &symbols,
+  LogicalResult outline(DestinationStyleOpInterface op, SymbolTable &symbols,
                         unsigned index) {
     if (!op.hasPureBufferSemantics())
       return op->emitOpError("expected buffer semantics when outlining");

@@ -296,3 +296,81 @@ func.func @top_k_k(%x: tensor<2x3xf32>) -> (tensor<2x4xf32>, tensor<2x4xi64>) {
   %0:2 = dlc.top_k %x {axis = 1 : i64, k = 4 : i64, largest = true} : (tensor<2x3xf32>) -> (tensor<2x4xf32>, tensor<2x4xi64>)
   return %0#0, %0#1 : tensor<2x4xf32>, tensor<2x4xi64>
 }
+
+// -----
+
+func.func @attention_head_size(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x5x8xf32>, %v: tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32> {
+  // expected-error @+2 {{key head size 5 differs from the query's 4}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.attention %q, %kt, %v {k_transposed = true, scale = 1.0 : f32} : (tensor<1x2x8x4xf32>, tensor<1x2x5x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %0 : tensor<1x2x8x4xf32>
+}
+
+// -----
+
+func.func @attention_keys(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %v: tensor<1x2x6x4xf32>) -> tensor<1x2x8x4xf32> {
+  // expected-error @+2 {{value has 6 keys, key has 8}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.attention %q, %k, %v {k_transposed = false, scale = 1.0 : f32} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x6x4xf32>) -> tensor<1x2x8x4xf32>
+  return %0 : tensor<1x2x8x4xf32>
+}
+
+// -----
+
+func.func @attention_rank(%q: tensor<2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %v: tensor<1x2x8x4xf32>) -> tensor<2x8x4xf32> {
+  // expected-error @+2 {{key must have the query's rank 3}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.attention %q, %k, %v {k_transposed = false, scale = 1.0 : f32} : (tensor<2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) -> tensor<2x8x4xf32>
+  return %0 : tensor<2x8x4xf32>
+}
+
+// -----
+
+func.func @attention_batch(%q: tensor<1x2x8x4xf32>, %k: tensor<1x3x8x4xf32>, %v: tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32> {
+  // expected-error @+2 {{key batch dim 1 (3) is neither the query's (2) nor 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.attention %q, %k, %v {k_transposed = false, scale = 1.0 : f32} : (tensor<1x2x8x4xf32>, tensor<1x3x8x4xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %0 : tensor<1x2x8x4xf32>
+}
+
+// -----
+
+func.func @attention_mask(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %v: tensor<1x2x8x4xf32>, %m: tensor<1x1x8x4xf32>) -> tensor<1x2x8x4xf32> {
+  // expected-error @+2 {{mask must broadcast to the scores [..., 8, 8]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.attention %q, %k, %v, %m {k_transposed = false, scale = 1.0 : f32} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x1x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %0 : tensor<1x2x8x4xf32>
+}
+
+// -----
+
+func.func @attention_mask_type(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %v: tensor<1x2x8x4xf32>, %m: tensor<1x1x1x8xf16>) -> tensor<1x2x8x4xf32> {
+  // expected-error @+2 {{mask must have the query's element type}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.attention %q, %k, %v, %m {k_transposed = false, scale = 1.0 : f32} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x1x1x8xf16>) -> tensor<1x2x8x4xf32>
+  return %0 : tensor<1x2x8x4xf32>
+}
+
+// -----
+
+func.func @attention_kernel_init(%q: memref<1x2x8x4xf32>, %k: memref<1x2x8x4xf32>, %v: memref<1x2x8x3xf32>, %o: memref<1x2x8x4xf32>) {
+  // expected-error @+1 {{init must have shape 1x2x8x3 and element type 'f32'}}
+  dlc.attention_kernel %q, %k, %v outs(%o : memref<1x2x8x4xf32>) {k_transposed = false, scale = 1.0 : f32} : memref<1x2x8x4xf32>, memref<1x2x8x4xf32>, memref<1x2x8x3xf32>
+  return
+}
+
+// -----
+
+func.func @attention_kernel_mixed(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %v: tensor<1x2x8x4xf32>, %o: memref<1x2x8x4xf32>) {
+  // expected-error @+1 {{operands must be all tensors or all buffers}}
+  dlc.attention_kernel %q, %k, %v outs(%o : memref<1x2x8x4xf32>) {k_transposed = false, scale = 1.0 : f32} : tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_kernel_result(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %v: tensor<1x2x8x4xf32>, %o: tensor<1x2x8x4xf32>) {
+  // expected-error @+1 {{on tensors returns its result}}
+  dlc.attention_kernel %q, %k, %v outs(%o : tensor<1x2x8x4xf32>) {k_transposed = false, scale = 1.0 : f32} : tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>
+  return
+}

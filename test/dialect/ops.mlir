@@ -194,3 +194,17 @@ func.func @resize_topk_conv_transpose(%x: tensor<1x2x3x3xf32>, %w: tensor<2x4x2x
   %2 = dlc.conv_transpose %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, group = 1 : i64} : (tensor<1x2x3x3xf32>, tensor<2x4x2x2xf32>) -> tensor<1x4x6x6xf32>
   return %0, %1#1, %2 : tensor<1x2x6x6xf32>, tensor<1x2x3x1xi64>, tensor<1x4x6x6xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @attention
+func.func @attention(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %v: tensor<1x1x8x3xf32>, %m: tensor<1x1x1x8xf32>, %bq: memref<1x2x8x4xf32>, %bk: memref<1x2x8x4xf32>, %bo: memref<1x2x8x4xf32>) -> (tensor<1x2x8x3xf32>, tensor<1x2x8x3xf32>) {
+  // CHECK: dlc.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {k_transposed = true, scale = 5.000000e-01 : f32}
+  %0 = dlc.attention %q, %kt, %v, %m {k_transposed = true, scale = 0.5 : f32} : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>, tensor<1x1x8x3xf32>, tensor<1x1x1x8xf32>) -> tensor<1x2x8x3xf32>
+  // CHECK: dlc.attention_kernel %{{.*}} mask(%{{.*}} : tensor<1x1x1x8xf32>) outs(%{{.*}} : tensor<1x2x8x3xf32>)
+  %e = tensor.empty() : tensor<1x2x8x3xf32>
+  %1 = dlc.attention_kernel %q, %kt, %v mask(%m : tensor<1x1x1x8xf32>) outs(%e : tensor<1x2x8x3xf32>) {k_transposed = true, scale = 0.5 : f32} : tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>, tensor<1x1x8x3xf32> -> tensor<1x2x8x3xf32>
+  // CHECK: dlc.attention_kernel %{{.*}} outs(%{{.*}} : memref<1x2x8x4xf32>) {k_transposed = false
+  dlc.attention_kernel %bq, %bk, %bk outs(%bo : memref<1x2x8x4xf32>) {k_transposed = false, scale = 1.0 : f32} : memref<1x2x8x4xf32>, memref<1x2x8x4xf32>, memref<1x2x8x4xf32>
+  return %0, %1 : tensor<1x2x8x3xf32>, tensor<1x2x8x3xf32>
+}

@@ -98,7 +98,7 @@ def check_fusion_and_plan(dlc, model, work):
         path = work / f"report-{flag}.json"
         dlc.compile(model, work / f"plan-{flag}.so", target="cpu", emit="mlir",
                     extra=[f"--fuse-elementwise={flag}", f"--fuse-kernels={flag}",
-                           f"--report-json={path}", "--stage=plan"])
+                           f"--fuse-attention={flag}", f"--report-json={path}", "--stage=plan"])
         reports[fused] = json.loads(path.read_text())
     for fused, r in reports.items():
         problems = harness.check_plan(r)

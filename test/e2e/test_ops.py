@@ -29,6 +29,7 @@ class Case:
     rtol: float = 1e-3
     atol: float = 1e-5
     xfail: dict = field(default_factory=dict)  # {target: reason} for known compiler bugs
+    extra: tuple = ()  # dlc options for --target cpu (e.g. --cuda-kernel-form)
 
 
 @dataclass
@@ -326,6 +327,7 @@ def graph_cases(t):
         helper.make_node("MatMul", ["p", "v"], ["y"])],
         {"q": t.rand(1, 2, 5, 8), "kt": t.rand(1, 2, 8, 5), "v": t.rand(1, 2, 5, 8)},
         consts={"scale": np.array(1 / np.sqrt(8), F32)})
+    attention_cases(t)
     t.add("layernorm_residual_tanh", [
         helper.make_node("Add", ["x", "r"], ["s"]),
         helper.make_node("LayerNormalization", ["s", "g", "b"], ["n"], axis=-1),
@@ -336,6 +338,66 @@ def graph_cases(t):
         helper.make_node("Exp", ["x"], ["b"]),
         helper.make_node("Sub", ["a", "b"], ["y"])],
         {"x": t.rand(4, 4)}, outputs=("y", "a"))
+
+
+def attention_cases(t):
+    """dlc-fuse-attention: one online-softmax kernel per chain, in the host
+    form and in the CUDA kernel form run on the host (--cuda-kernel-form)."""
+    causal = np.triu(np.full((6, 6), -np.inf, F32), k=1)
+    padding = np.zeros((2, 1, 1, 24), F32)
+    padding[1, :, :, 20:] = -10000.0
+    for form, extra in (("", ()), ("_cuda_form", ("--cuda-kernel-form",))):
+        # BERT: heads split by Transpose, K^T by a last-two-dims Transpose, Div
+        # by sqrt(d), a padding mask per batch; 24 keys (blocks of 8).
+        t.add("attention_bert_padding" + form, [
+            helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+            helper.make_node("MatMul", ["q", "kt"], ["s"]),
+            helper.make_node("Div", ["s", "c"], ["d"]),
+            helper.make_node("Add", ["d", "m"], ["a"]),
+            helper.make_node("Softmax", ["a"], ["p"], axis=-1),
+            helper.make_node("MatMul", ["p", "v"], ["y"])],
+            {"q": t.rand(2, 3, 24, 8), "k": t.rand(2, 3, 24, 8), "v": t.rand(2, 3, 24, 5),
+             "m": padding}, consts={"c": np.array(np.sqrt(8), F32)}, extra=extra)
+        # GPT: a causal -inf mask of rank 2 over rank-3 scores, 6 keys
+        # (blocks of 2), scale on the left of a Mul, K^T given as laid out.
+        t.add("attention_causal" + form, [
+            helper.make_node("MatMul", ["q", "kt"], ["s"]),
+            helper.make_node("Mul", ["c", "s"], ["d"]),
+            helper.make_node("Add", ["m", "d"], ["a"]),
+            helper.make_node("Softmax", ["a"], ["p"], axis=-1),
+            helper.make_node("MatMul", ["p", "v"], ["y"])],
+            {"q": t.rand(4, 6, 16, lo=-3, hi=3), "kt": t.rand(4, 16, 6, lo=-3, hi=3),
+             "v": t.rand(4, 6, 16)}, consts={"c": np.array(0.25, F32), "m": causal}, extra=extra)
+        # torch's SDPA export: a boolean mask made additive by Where (query
+        # row 2 masked entirely: its softmax is NaN), Where(IsNaN(p), 0, p).
+        keep = np.tril(np.ones((1, 1, 8, 8), bool))
+        keep[0, 0, 2, :] = False
+        t.add("attention_sdpa_nan_guard" + form, [
+            helper.make_node("Where", ["b", "zero", "ninf"], ["m"]),
+            helper.make_node("MatMul", ["q", "kt"], ["s"]),
+            helper.make_node("Add", ["s", "m"], ["a"]),
+            helper.make_node("Softmax", ["a"], ["p"], axis=-1),
+            helper.make_node("IsNaN", ["p"], ["n"]),
+            helper.make_node("Where", ["n", "zero", "p"], ["g"]),
+            helper.make_node("MatMul", ["g", "v"], ["y"])],
+            {"q": t.rand(1, 2, 8, 4), "kt": t.rand(1, 2, 4, 8), "v": t.rand(1, 2, 8, 4), "b": keep},
+            consts={"zero": np.array(0, F32), "ninf": np.array(-np.inf, F32)}, extra=extra)
+        # The query computed in the graph (heads split by Transpose, scaled):
+        # dlc-fuse-kernels merges its kernel into the attention kernel.
+        t.add("attention_query_producer" + form, [
+            helper.make_node("Transpose", ["x"], ["xt"], perm=[0, 2, 1, 3]),
+            helper.make_node("Mul", ["xt", "c"], ["q"]),
+            helper.make_node("MatMul", ["q", "kt"], ["s"]),
+            helper.make_node("Softmax", ["s"], ["p"], axis=-1),
+            helper.make_node("MatMul", ["p", "v"], ["y"])],
+            {"x": t.rand(2, 10, 3, 8), "kt": t.rand(2, 3, 8, 12), "v": t.rand(2, 3, 12, 8)},
+            consts={"c": np.array(0.35, F32)}, extra=extra)
+        # Keys and values shared by all heads (broadcast batch dim), 7 keys.
+        t.add("attention_shared_kv" + form, [
+            helper.make_node("MatMul", ["q", "kt"], ["s"]),
+            helper.make_node("Softmax", ["s"], ["p"], axis=-1),
+            helper.make_node("MatMul", ["p", "v"], ["y"])],
+            {"q": t.rand(1, 4, 3, 8), "kt": t.rand(1, 1, 8, 7), "v": t.rand(1, 1, 7, 2)}, extra=extra)
 
 
 def build_table():
@@ -350,7 +412,7 @@ def check_case(case, d, dlc, target, device):
     model_path = d / "model.onnx"
     onnx.save(case.model, model_path)
     ref = harness.run_ort(model_path, case.feeds)
-    dlc.compile(model_path, d / "model.so", target=target)
+    dlc.compile(model_path, d / "model.so", target=target, extra=case.extra if target == "cpu" else ())
     got = dlc.run(d / "model.so", harness.save_inputs(case.feeds, d), d / "out", list(ref), device=device)
     for name, r in ref.items():
         harness.compare(name, got[name], r, rtol=case.rtol, atol=case.atol)

@@ -199,3 +199,49 @@ func.func @main(%x: memref<64x128xf32>, %y: memref<64x128xf32>) {
   call @neg(%x, %y) : (memref<64x128xf32>, memref<64x128xf32>) -> ()
   return
 }
+
+// -----
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+func.func private @scale(%x: memref<1x2x8x4xf32>, %y: memref<1x2x8x4xf32>) attributes {dlc.kernel, dlc.nodes = ["scale"]} {
+  %c = arith.constant 0.5 : f32
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : memref<1x2x8x4xf32>) outs(%y : memref<1x2x8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %c : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+func.func private @attn(%q: memref<1x2x8x4xf32>, %k: memref<1x2x8x4xf32>, %v: memref<1x2x8x4xf32>, %o: memref<1x2x8x4xf32>) attributes {dlc.kernel, dlc.nodes = ["ctx"]} {
+  dlc.attention_kernel %q, %k, %v outs(%o : memref<1x2x8x4xf32>) {k_transposed = false, scale = 1.0 : f32} : memref<1x2x8x4xf32>, memref<1x2x8x4xf32>, memref<1x2x8x4xf32>
+  return
+}
+
+// The query rows' producer joins the attention kernel (a work item reads
+// only its own query row; its private scratch is no shared write); the
+// same producer feeding the keys (read by every row) does not.
+// CHECK-LABEL: func.func private @k0_scale(
+// CHECK-LABEL: func.func private @k1_ctx(
+// CHECK-SAME: dlc.nodes = ["scale", "ctx"]
+// CHECK-LABEL: func.func private @k2_ctx(
+// CHECK-SAME: dlc.nodes = ["ctx"]
+// CHECK-LABEL: func.func @main
+// CHECK: call @k1_ctx(
+// CHECK: call @k0_scale(
+// CHECK: call @k2_ctx(
+// LIN-LABEL: func.func private @k1_ctx(
+// LIN-SAME: dlc.work_items = 16 : i64
+// LIN: scf.parallel
+// LIN-NOT: scf.parallel
+// LIN-LABEL: func.func private @k2_ctx(
+func.func @main(%x: memref<1x2x8x4xf32>, %k: memref<1x2x8x4xf32>, %v: memref<1x2x8x4xf32>, %o: memref<1x2x8x4xf32>, %o2: memref<1x2x8x4xf32>) {
+  %q = memref.alloc() : memref<1x2x8x4xf32>
+  call @scale(%x, %q) : (memref<1x2x8x4xf32>, memref<1x2x8x4xf32>) -> ()
+  call @attn(%q, %k, %v, %o) : (memref<1x2x8x4xf32>, memref<1x2x8x4xf32>, memref<1x2x8x4xf32>, memref<1x2x8x4xf32>) -> ()
+  %k2 = memref.alloc() : memref<1x2x8x4xf32>
+  call @scale(%x, %k2) : (memref<1x2x8x4xf32>, memref<1x2x8x4xf32>) -> ()
+  call @attn(%x, %k2, %v, %o2) : (memref<1x2x8x4xf32>, memref<1x2x8x4xf32>, memref<1x2x8x4xf32>, memref<1x2x8x4xf32>) -> ()
+  return
+}

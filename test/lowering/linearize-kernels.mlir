@@ -48,3 +48,29 @@ func.func private @k0(%a: memref<16xf32>, %b: memref<f32>) attributes {dlc.kerne
 func.func private @k0(%a: memref<16xf32>) attributes {dlc.kernel} {
   return
 }
+
+// -----
+
+// Attention: one work item per query row (2 heads x 8 rows), streaming over
+// the keys in blocks of 8 (12 keys: blocks of 4) with the online softmax;
+// the block's scores and the accumulator row are private (memref.alloca),
+// the output row is written once.
+// CHECK-LABEL: func.func private @k0
+// CHECK-SAME: dlc.work_items = 16 : i64
+// CHECK: scf.parallel
+// CHECK-DAG: memref.alloca() : memref<3xf32>
+// CHECK-DAG: memref.alloca() : memref<4xf32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, f32)
+// CHECK: memref.load %{{.*}} : memref<1x2x8x5xf32>
+// CHECK: memref.load %{{.*}} : memref<1x2x12x5xf32>
+// CHECK: arith.maximumf
+// CHECK: math.exp
+// CHECK: math.exp
+// CHECK: memref.load %{{.*}} : memref<1x2x12x3xf32>
+// CHECK: arith.divf
+// CHECK-NEXT: memref.store %{{.*}} : memref<1x2x8x3xf32>
+// CHECK-NOT: memref.store %{{.*}} : memref<1x2x8x3xf32>
+func.func private @k0(%q: memref<1x2x8x5xf32>, %k: memref<1x2x12x5xf32>, %v: memref<1x2x12x3xf32>, %o: memref<1x2x8x3xf32>) attributes {dlc.kernel} {
+  dlc.attention_kernel %q, %k, %v outs(%o : memref<1x2x8x3xf32>) {k_transposed = false, scale = 0.5 : f32} : memref<1x2x8x5xf32>, memref<1x2x12x5xf32>, memref<1x2x12x3xf32>
+  return
+}

@@ -47,3 +47,35 @@ func.func private @k0(%a: memref<f32>) attributes {dlc.kernel, dlc.work_items = 
   memref.store %cst, %a[] : memref<f32>
   return
 }
+
+// -----
+
+// A work item's private scratch (memref.alloca) moves to the entry block:
+// allocated once per thread / host task, not once per work item.
+// GPU-LABEL: gpu.func @k0(
+// GPU-NEXT: memref.alloca() : memref<4xf32>
+// GPU: scf.if
+// GPU-NOT: memref.alloca
+// GPU: gpu.return
+// HOST-LABEL: func.func @k0(
+// HOST-NEXT: memref.alloca() : memref<4xf32>
+// HOST: scf.for
+// HOST-NOT: memref.alloca
+// HOST: return
+func.func private @k0(%a: memref<8x4xf32>, %b: memref<8xf32>) attributes {dlc.kernel, dlc.work_items = 8 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    %t = memref.alloca() : memref<4xf32>
+    scf.for %j = %c0 to %c4 step %c1 {
+      %v = memref.load %a[%i, %j] : memref<8x4xf32>
+      memref.store %v, %t[%j] : memref<4xf32>
+    }
+    %x = memref.load %t[%c0] : memref<4xf32>
+    memref.store %x, %b[%i] : memref<8xf32>
+    scf.reduce
+  }
+  return
+}

@@ -85,3 +85,18 @@ func.func @main(%arg0: memref<2x4xf32>) {
   }
   return
 }
+
+// -----
+
+// dlc.attention_kernel on buffers is outlined like a linalg op, named after
+// its last ONNX node.
+// CHECK-LABEL: func.func private @k0_ctx(
+// CHECK-SAME: %{{.*}}: memref<1x2x8x4xf32>, %{{.*}}: memref<1x2x4x8xf32>, %{{.*}}: memref<1x2x8x4xf32>, %{{.*}}: memref<1x1x1x8xf32>, %{{.*}}: memref<1x2x8x4xf32>)
+// CHECK-SAME: dlc.distinct_args, dlc.kernel, dlc.nodes = ["qk", "ctx"]
+// CHECK-NEXT: dlc.attention_kernel
+// CHECK-LABEL: func.func @main
+// CHECK: call @k0_ctx(
+func.func @main(%q: memref<1x2x8x4xf32>, %kt: memref<1x2x4x8xf32>, %v: memref<1x2x8x4xf32>, %m: memref<1x1x1x8xf32>, %o: memref<1x2x8x4xf32>) {
+  dlc.attention_kernel %q, %kt, %v mask(%m : memref<1x1x1x8xf32>) outs(%o : memref<1x2x8x4xf32>) {k_transposed = true, scale = 0.5 : f32} : memref<1x2x8x4xf32>, memref<1x2x4x8xf32>, memref<1x2x8x4xf32> loc(fused["qk", "ctx"])
+  return
+}

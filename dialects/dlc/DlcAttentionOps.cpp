@@ -1,0 +1,201 @@
+//===- DlcAttentionOps.cpp - dlc.attention and its kernel form --*- C++ -*-===//
+//
+// Shape rules shared by dlc.attention (graph level, inferred result type) and
+// dlc.attention_kernel (destination-passing style on tensors or buffers), and
+// the bufferization model of the kernel form.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/dlc/DlcDialect.h"
+
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Bufferization/IR/DstBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+FailureOr<SmallVector<int64_t>> mlir::dlc::inferAttentionShape(
+    ShapedType query, ShapedType key, ShapedType value, ShapedType mask,
+    bool kTransposed, function_ref<void(const Twine &)> emitError) {
+  for (ShapedType t : {query, key, value, mask})
+    if (t && !t.hasStaticShape()) {
+      emitError("operands must have static shapes");
+      return failure();
+    }
+  int64_t rank = query.getRank();
+  if (rank < 2) {
+    emitError("query must have rank >= 2");
+    return failure();
+  }
+  Type elt = query.getElementType();
+  for (auto [t, what] :
+       {std::make_pair(key, "key"), std::make_pair(value, "value"),
+        std::make_pair(mask, "mask")}) {
+    if (!t)
+      continue;
+    if (t.getRank() != rank) {
+      emitError(Twine(what) + " must have the query's rank " + Twine(rank));
+      return failure();
+    }
+    if (t.getElementType() != elt) {
+      emitError(Twine(what) + " must have the query's element type");
+      return failure();
+    }
+  }
+  ArrayRef<int64_t> q = query.getShape();
+  int64_t sq = q[rank - 2], d = q[rank - 1];
+  int64_t kd = key.getDimSize(rank - (kTransposed ? 2 : 1));
+  int64_t skv = key.getDimSize(rank - (kTransposed ? 1 : 2));
+  if (kd != d) {
+    emitError("key head size " + Twine(kd) + " differs from the query's " +
+              Twine(d));
+    return failure();
+  }
+  if (value.getDimSize(rank - 2) != skv) {
+    emitError("value has " + Twine(value.getDimSize(rank - 2)) +
+              " keys, key has " + Twine(skv));
+    return failure();
+  }
+  for (auto [t, what] :
+       {std::make_pair(key, "key"), std::make_pair(value, "value"),
+        std::make_pair(mask, "mask")}) {
+    if (!t)
+      continue;
+    for (int64_t i = 0; i < rank - 2; ++i)
+      if (t.getDimSize(i) != q[i] && t.getDimSize(i) != 1) {
+        emitError(Twine(what) + " batch dim " + Twine(i) + " (" +
+                  Twine(t.getDimSize(i)) + ") is neither the query's (" +
+                  Twine(q[i]) + ") nor 1");
+        return failure();
+      }
+  }
+  if (mask &&
+      ((mask.getDimSize(rank - 2) != sq && mask.getDimSize(rank - 2) != 1) ||
+       (mask.getDimSize(rank - 1) != skv && mask.getDimSize(rank - 1) != 1))) {
+    emitError("mask must broadcast to the scores [..., " + Twine(sq) + ", " +
+              Twine(skv) + "]");
+    return failure();
+  }
+  SmallVector<int64_t> result(q.drop_back());
+  result.push_back(value.getDimSize(rank - 1));
+  return result;
+}
+
+LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto query = cast<ShapedType>(adaptor.getQuery().getType());
+  ShapedType mask;
+  if (adaptor.getMask())
+    mask = cast<ShapedType>(adaptor.getMask().getType());
+  auto shape =
+      inferAttentionShape(query, cast<ShapedType>(adaptor.getKey().getType()),
+                          cast<ShapedType>(adaptor.getValue().getType()), mask,
+                          adaptor.getKTransposed(), [&](const Twine &msg) {
+                            (void)emitOptionalError(loc, msg);
+                          });
+  if (failed(shape))
+    return failure();
+  types.push_back(RankedTensorType::get(*shape, query.getElementType()));
+  return success();
+}
+
+LogicalResult AttentionKernelOp::verify() {
+  auto query = cast<ShapedType>(getQuery().getType());
+  auto init = cast<ShapedType>(getInit().getType());
+  bool buffers = isa<MemRefType>(init);
+  SmallVector<Value> operands = {getQuery(), getKey(), getValue(), getInit()};
+  if (getMask())
+    operands.push_back(getMask());
+  for (Value v : operands)
+    if (isa<MemRefType>(v.getType()) != buffers)
+      return emitOpError("operands must be all tensors or all buffers");
+  if (!isa<FloatType>(query.getElementType()))
+    return emitOpError("expected floating-point operands");
+  if (buffers != !getResult())
+    return emitOpError(buffers ? "on buffers has no result"
+                               : "on tensors returns its result");
+  if (getResult() && getResult().getType() != Type(init))
+    return emitOpError("result type must be the init type");
+  ShapedType mask;
+  if (getMask())
+    mask = cast<ShapedType>(getMask().getType());
+  auto shape = inferAttentionShape(
+      query, cast<ShapedType>(getKey().getType()),
+      cast<ShapedType>(getValue().getType()), mask, getKTransposed(),
+      [&](const Twine &msg) { (void)emitOpError(msg); });
+  if (failed(shape))
+    return failure();
+  if (init.getShape() != ArrayRef<int64_t>(*shape) ||
+      init.getElementType() != query.getElementType()) {
+    std::string dims;
+    for (int64_t d : *shape)
+      dims += (dims.empty() ? "" : "x") + std::to_string(d);
+    return emitOpError("init must have shape ")
+           << dims << " and element type " << query.getElementType();
+  }
+  return success();
+}
+
+void AttentionKernelOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  for (OpOperand &operand : getOperation()->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    if (&operand == &getInitMutable())
+      effects.emplace_back(MemoryEffects::Write::get(), &operand,
+                           SideEffects::DefaultResource::get());
+    else
+      effects.emplace_back(MemoryEffects::Read::get(), &operand,
+                           SideEffects::DefaultResource::get());
+  }
+}
+
+namespace {
+/// One-shot bufferization of dlc.attention_kernel: reads its inputs, writes
+/// its init (which it overwrites entirely, so the init's contents are never
+/// read), and becomes the same op on the operands' buffers.
+struct AttentionKernelBufferization
+    : bufferization::DstBufferizableOpInterfaceExternalModel<
+          AttentionKernelBufferization, AttentionKernelOp> {
+  bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
+                              const bufferization::AnalysisState &) const {
+    return !cast<DestinationStyleOpInterface>(op).isDpsInit(&operand);
+  }
+
+  LogicalResult
+  bufferize(Operation *op, RewriterBase &rewriter,
+            const bufferization::BufferizationOptions &options) const {
+    auto attention = cast<AttentionKernelOp>(op);
+    if (attention.hasPureBufferSemantics())
+      return success();
+    auto buffer = [&](Value v) -> FailureOr<Value> {
+      if (!v)
+        return Value();
+      return bufferization::getBuffer(rewriter, v, options);
+    };
+    FailureOr<Value> q = buffer(attention.getQuery()),
+                     k = buffer(attention.getKey()),
+                     v = buffer(attention.getValue()),
+                     mask = buffer(attention.getMask()),
+                     init = buffer(attention.getInit());
+    if (failed(q) || failed(k) || failed(v) || failed(mask) || failed(init))
+      return failure();
+    rewriter.setInsertionPoint(op);
+    rewriter.create<AttentionKernelOp>(
+        op->getLoc(), /*result=*/Type(), *q, *k, *v, *mask, *init,
+        attention.getScaleAttr(), attention.getKTransposedAttr(),
+        attention.getNanToZeroAttr());
+    bufferization::replaceOpWithBufferizedValues(rewriter, op, *init);
+    return success();
+  }
+};
+} // namespace
+
+void mlir::dlc::registerAttentionBufferization(MLIRContext &context) {
+  AttentionKernelOp::attachInterface<AttentionKernelBufferization>(context);
+}

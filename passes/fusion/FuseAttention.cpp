@@ -1,0 +1,308 @@
+//===- FuseAttention.cpp - MatMul-Softmax-MatMul as one op -------*- C++
+//-*-===//
+//
+// Recognizes scaled dot-product attention in the dlc dialect, as exporters
+// write it: MatMul(Q, K^T) -> Mul/Div by a scalar (optional) -> Add mask
+// (optional) -> Softmax over the last axis -> MatMul(., V), and replaces it
+// with one dlc.attention, whose lowering never materializes the scores.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/dlc/DlcDialect.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Traits.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::dlc {
+#define GEN_PASS_DEF_FUSEATTENTIONPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::dlc
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+namespace {
+/// Fills of Where masks that become additive masks: s + fill rounds to
+/// fill for every score |s| < 3e22 (-inf, or torch.finfo.min as GPT-2 uses).
+constexpr float kMaskFill = -1e30f;
+
+/// The value of a one-element f32 constant (shape [] or [1, ...]).
+std::optional<float> scalarConstant(Value v) {
+  DenseFPElementsAttr attr;
+  if (!matchPattern(v, m_Constant(&attr)) || attr.getNumElements() != 1 ||
+      !attr.getElementType().isF32())
+    return std::nullopt;
+  return (*attr.value_begin<APFloat>()).convertToFloat();
+}
+
+/// Whether `perm` swaps the last two dims and keeps the others.
+bool swapsLastTwo(ArrayRef<int64_t> perm) {
+  int64_t n = perm.size();
+  if (n < 2 || perm[n - 2] != n - 1 || perm[n - 1] != n - 2)
+    return false;
+  for (int64_t i = 0; i + 2 < n; ++i)
+    if (perm[i] != i)
+      return false;
+  return true;
+}
+
+/// softmax(scale * (Q K^T) + mask, axis = -1) V -> dlc.attention. Every
+/// intermediate (scores, scaled, masked, probabilities) must have no other
+/// user: a model output (--keep-outputs) or a second reader keeps the chain.
+struct FuseAttentionPattern : OpRewritePattern<MatMulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MatMulOp pv,
+                                PatternRewriter &rewriter) const override {
+    // Where(IsNaN(p), 0, p): torch's SDPA export zeroes the NaN rows of a
+    // softmax whose keys are all masked with -inf.
+    Value probs = pv.getLhs();
+    WhereOp guard;
+    IsNaNOp isNan;
+    if (auto where = probs.getDefiningOp<WhereOp>();
+        where && where->hasOneUse() &&
+        where.getType() == where.getY().getType()) {
+      auto test = where.getCondition().getDefiningOp<IsNaNOp>();
+      std::optional<float> zero = scalarConstant(where.getX());
+      if (test && test->hasOneUse() && test.getInput() == where.getY() &&
+          zero && *zero == 0.0f) {
+        guard = where;
+        isNan = test;
+        probs = where.getY();
+      }
+    }
+    auto softmax = probs.getDefiningOp<SoftmaxOp>();
+    if (!softmax)
+      return rewriter.notifyMatchFailure(pv, "lhs is not a softmax");
+    // The probabilities have no other reader than this chain.
+    for (Operation *user : softmax->getUsers())
+      if (user != pv && user != guard && user != isNan)
+        return rewriter.notifyMatchFailure(pv, "probabilities escape");
+    auto probsType = softmax.getType();
+    int64_t rank = probsType.getRank();
+    if ((int64_t)softmax.getAxis() != rank - 1 ||
+        !probsType.getElementType().isF32())
+      return rewriter.notifyMatchFailure(pv, "softmax not over the last axis "
+                                             "of f32 scores");
+    SmallVector<Location> locs;
+    Value x = softmax.getInput();
+
+    // Add mask (either operand), the other side leading to the scores.
+    Chain chain;
+    Value addMask;
+    auto add = x.getDefiningOp<AddOp>();
+    if (add && add->hasOneUse()) {
+      for (unsigned side : {0u, 1u}) {
+        Chain candidate;
+        if (add->getOperand(side).getType() == probsType &&
+            matchSelected(add->getOperand(side), probsType, candidate)) {
+          chain = candidate;
+          addMask = add->getOperand(1 - side);
+          break;
+        }
+      }
+    }
+    if (!chain.qk) {
+      add = nullptr;
+      if (!matchSelected(x, probsType, chain))
+        return rewriter.notifyMatchFailure(pv, "no MatMul(Q, K^T) scores");
+    }
+    MatMulOp qk = chain.qk;
+
+    Value q = qk.getLhs(), kt = qk.getRhs(), v = pv.getRhs();
+    auto qType = cast<RankedTensorType>(q.getType());
+    if (qType.getRank() != rank ||
+        cast<RankedTensorType>(kt.getType()).getRank() != rank ||
+        cast<RankedTensorType>(v.getType()).getRank() != rank)
+      return rewriter.notifyMatchFailure(pv, "operands of different ranks");
+    // The query is not broadcast: its batch dims are the scores'.
+    if (qType.getShape().drop_back(2) != probsType.getShape().drop_back(2))
+      return rewriter.notifyMatchFailure(pv, "broadcast query");
+
+    // K^T as a Transpose of the last two dims: read K directly.
+    Value key = kt;
+    bool kTransposed = true;
+    Operation *transpose = nullptr;
+    if (auto t = kt.getDefiningOp<TransposeOp>();
+        t && swapsLastTwo(t.getPerm())) {
+      key = t.getInput();
+      kTransposed = false;
+      if (t->hasOneUse())
+        transpose = t;
+    }
+
+    // The mask: the Add's, plus Where(c, 0, fill) for a Where(c, s, fill)
+    // (fill -inf or the lowest float: s + fill is fill, exactly or to far
+    // below any score's weight).
+    Type f32 = probsType.getElementType();
+    RankedTensorType selectType;
+    if (chain.select) {
+      SmallVector<int64_t> shape;
+      if (!OpTrait::util::getBroadcastedShape(
+              chain.select.getCondition().getType().getShape(),
+              cast<RankedTensorType>(chain.fill.getType()).getShape(), shape))
+        return rewriter.notifyMatchFailure(pv, "select mask shape");
+      selectType = RankedTensorType::get(shape, f32);
+    }
+    RankedTensorType combinedType;
+    if (addMask && selectType) {
+      SmallVector<int64_t> shape;
+      if (!OpTrait::util::getBroadcastedShape(
+              cast<RankedTensorType>(addMask.getType()).getShape(),
+              selectType.getShape(), shape))
+        return rewriter.notifyMatchFailure(pv, "mask shapes");
+      combinedType = RankedTensorType::get(shape, f32);
+    } else if (addMask) {
+      combinedType = cast<RankedTensorType>(addMask.getType());
+    } else {
+      combinedType = selectType;
+    }
+
+    // A mask of lower rank broadcasts right-aligned: give it the scores'
+    // rank with leading unit dims.
+    RankedTensorType maskType;
+    if (combinedType) {
+      auto type = combinedType;
+      if (type.getRank() > rank)
+        return rewriter.notifyMatchFailure(pv, "mask of higher rank");
+      SmallVector<int64_t> shape(rank - type.getRank(), 1);
+      llvm::append_range(shape, type.getShape());
+      maskType = RankedTensorType::get(shape, type.getElementType());
+    }
+    FailureOr<SmallVector<int64_t>> shape = inferAttentionShape(
+        qType, cast<ShapedType>(key.getType()), cast<ShapedType>(v.getType()),
+        maskType, kTransposed, [](const Twine &) {});
+    if (failed(shape) || ArrayRef<int64_t>(*shape) != pv.getType().getShape())
+      return rewriter.notifyMatchFailure(pv, "shapes do not fit attention");
+    Value mask = addMask;
+    if (chain.select) {
+      Location loc = chain.select.getLoc();
+      auto scalar = [&](float value) -> Value {
+        return rewriter.create<arith::ConstantOp>(
+            loc, DenseElementsAttr::get(RankedTensorType::get({}, f32),
+                                        rewriter.getF32FloatAttr(value)));
+      };
+      Value zero = scalar(0.0f), fill = chain.fill;
+      Value selected = rewriter.create<WhereOp>(
+          loc, chain.select.getCondition(), chain.scoresInX ? zero : fill,
+          chain.scoresInX ? fill : zero);
+      mask = addMask ? rewriter.create<AddOp>(add.getLoc(), addMask, selected)
+                           .getResult()
+                     : selected;
+    }
+    if (mask && maskType != mask.getType())
+      mask = rewriter.create<ReshapeOp>(
+          add ? add.getLoc() : chain.select.getLoc(), maskType, mask);
+
+    // The kernel computes the ONNX nodes of the whole chain.
+    for (Operation *op : {qk.getOperation(), transpose, chain.scaleOp,
+                          chain.select.getOperation(), add.getOperation(),
+                          softmax.getOperation(), isNan.getOperation(),
+                          guard.getOperation(), pv.getOperation()})
+      if (op)
+        locs.push_back(op->getLoc());
+    auto attention = rewriter.create<AttentionOp>(
+        rewriter.getFusedLoc(locs), q, key, v, mask,
+        rewriter.getF32FloatAttr(chain.scale),
+        rewriter.getBoolAttr(kTransposed),
+        guard ? rewriter.getUnitAttr() : UnitAttr());
+    rewriter.replaceOp(pv, attention.getResult());
+    return success();
+  }
+
+  /// The scores side of the softmax input below the Add of a mask.
+  struct Chain {
+    MatMulOp qk;
+    float scale = 1.0f;
+    Operation *scaleOp = nullptr;
+    /// Where(c, scores, fill) (scoresInX) or Where(c, fill, scores).
+    WhereOp select;
+    bool scoresInX = false;
+    Value fill;
+  };
+
+  /// `x` = [Where(c, scores, fill) | Where(c, fill, scores)] (scores), the
+  /// Where used once and `fill` a scalar constant <= kMaskFill (a boolean
+  /// mask as GPT-2 and masked_fill export it).
+  static bool matchSelected(Value x, Type type, Chain &chain) {
+    if (auto where = x.getDefiningOp<WhereOp>();
+        where && where->hasOneUse() && where.getType() == type) {
+      for (bool inX : {true, false}) {
+        Value scores = inX ? where.getX() : where.getY();
+        Value fill = inX ? where.getY() : where.getX();
+        // Only a fill that absorbs any score (s + fill == fill) is a mask.
+        std::optional<float> value = scalarConstant(fill);
+        if (scores.getType() != type || !value || !(*value <= kMaskFill))
+          continue;
+        Chain candidate;
+        if ((candidate.qk =
+                 matchScores(scores, candidate.scale, candidate.scaleOp))) {
+          candidate.select = where;
+          candidate.scoresInX = inX;
+          candidate.fill = fill;
+          chain = candidate;
+          return true;
+        }
+      }
+      return false;
+    }
+    return bool(chain.qk = matchScores(x, chain.scale, chain.scaleOp));
+  }
+
+  /// `scores` = [scale] (MatMul(Q, K^T)): an optional Mul/Div by a scalar
+  /// constant, used once, over a MatMul used once. Returns the MatMul and
+  /// multiplies `scale` by the factor.
+  static MatMulOp matchScores(Value scores, float &scale, Operation *&scaleOp) {
+    Type type = scores.getType();
+    if (auto mul = scores.getDefiningOp<MulOp>(); mul && mul->hasOneUse()) {
+      for (unsigned side : {0u, 1u}) {
+        std::optional<float> c = scalarConstant(mul->getOperand(1 - side));
+        Value other = mul->getOperand(side);
+        if (!c || other.getType() != type)
+          continue;
+        if (MatMulOp mm = matchMatMul(other)) {
+          scale *= *c;
+          scaleOp = mul;
+          return mm;
+        }
+      }
+      return nullptr;
+    }
+    if (auto div = scores.getDefiningOp<DivOp>(); div && div->hasOneUse()) {
+      std::optional<float> c = scalarConstant(div.getRhs());
+      if (!c || *c == 0.0f || div.getLhs().getType() != type)
+        return nullptr;
+      if (MatMulOp mm = matchMatMul(div.getLhs())) {
+        scale /= *c;
+        scaleOp = div;
+        return mm;
+      }
+      return nullptr;
+    }
+    return matchMatMul(scores);
+  }
+
+  static MatMulOp matchMatMul(Value v) {
+    auto mm = v.getDefiningOp<MatMulOp>();
+    return mm && mm->hasOneUse() ? mm : nullptr;
+  }
+};
+
+struct FuseAttentionPass : dlc::impl::FuseAttentionPassBase<FuseAttentionPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateFuseAttentionPatterns(patterns);
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+} // namespace
+
+void mlir::dlc::populateFuseAttentionPatterns(RewritePatternSet &patterns) {
+  patterns.add<FuseAttentionPattern>(patterns.getContext());
+}

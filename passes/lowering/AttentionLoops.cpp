@@ -1,0 +1,241 @@
+//===- AttentionLoops.cpp - dlc.attention_kernel as a work item loop -*- C++
+//-*-===//
+//
+// The kernel form of attention: one work item per query row (batch dims and
+// the row are the parallel dims), streaming over the keys with the online
+// softmax so that the scores never reach memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/lowering/KernelForm.h"
+
+#include "dialects/dlc/DlcDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+namespace {
+/// Keys handled per step (the largest power of two up to this that divides
+/// the key count). The block's scores are a contiguous private row that
+/// the q . k loop updates for each head element: with K^T as laid out by
+/// exporters that loop is unit-stride and vectorizes on the host, and it is
+/// long enough that LLVM keeps it a loop instead of unrolling it into
+/// scalar accumulators. On CUDA the row and the accumulator are
+/// thread-local memory (512 bytes for bert's 64/64).
+constexpr int64_t kMaxKeyBlock = 64;
+
+/// Builds the body of one work item. All arithmetic is f32; other float
+/// element types are extended on load and truncated on the final store.
+struct AttentionBuilder {
+  OpBuilder &b;
+  Location loc;
+  AttentionKernelOp op;
+  /// The work item's induction variables: batch dims, then the query row.
+  SmallVector<Value> ivs;
+  int64_t rank;
+  Type f32;
+  Value c0;
+
+  Value index(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
+  Value f32Const(double v) {
+    return b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(v));
+  }
+
+  /// Indices into `buffer` (rank r): the work item's batch dims (0 where
+  /// the buffer broadcasts them), then `row` and `col` (0 where the buffer's
+  /// dim is 1). The work item's own induction variables are used wherever
+  /// the buffer is not broadcast, so that kernel fusion sees a read of the
+  /// work item's own part.
+  SmallVector<Value> indices(Value buffer, Value row, Value col) {
+    auto type = cast<MemRefType>(buffer.getType());
+    auto out = cast<MemRefType>(op.getInit().getType());
+    SmallVector<Value> idx;
+    for (int64_t d = 0; d < rank - 2; ++d)
+      idx.push_back(type.getDimSize(d) == out.getDimSize(d) ? ivs[d] : c0);
+    idx.push_back(type.getDimSize(rank - 2) == 1 ? c0 : row);
+    idx.push_back(type.getDimSize(rank - 1) == 1 ? c0 : col);
+    return idx;
+  }
+
+  Value load(Value buffer, ValueRange idx) {
+    Value x = b.create<memref::LoadOp>(loc, buffer, idx);
+    if (x.getType() != f32)
+      x = b.create<arith::ExtFOp>(loc, f32, x);
+    return x;
+  }
+
+  /// for (iv = 0; iv < n; ++iv) body(iv), without loop-carried values.
+  void forEach(int64_t n, function_ref<void(Value)> body) {
+    b.create<scf::ForOp>(loc, c0, index(n), index(1), ValueRange{},
+                         [&](OpBuilder &, Location, Value iv, ValueRange) {
+                           body(iv);
+                           b.create<scf::YieldOp>(loc);
+                         });
+  }
+
+  /// for (iv = 0; iv < n; iv += step) carried = body(iv, carried).
+  ValueRange fold(int64_t n, int64_t step, ValueRange init,
+                  function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+    auto loop = b.create<scf::ForOp>(
+        loc, c0, index(n), index(step), init,
+        [&](OpBuilder &, Location, Value iv, ValueRange carried) {
+          b.create<scf::YieldOp>(loc, body(iv, carried));
+        });
+    return loop.getResults();
+  }
+
+  void build() {
+    Value q = op.getQuery(), k = op.getKey(), v = op.getValue(),
+          mask = op.getMask(), out = op.getInit();
+    auto qType = cast<MemRefType>(q.getType());
+    auto vType = cast<MemRefType>(v.getType());
+    int64_t headSize = qType.getDimSize(rank - 1);
+    int64_t keys = vType.getDimSize(rank - 2);
+    int64_t valueSize = vType.getDimSize(rank - 1);
+    int64_t block = 1;
+    for (int64_t candidate = kMaxKeyBlock; candidate > 1; candidate /= 2)
+      if (keys % candidate == 0) {
+        block = candidate;
+        break;
+      }
+    bool kTransposed = op.getKTransposed();
+    Value row = ivs[rank - 2];
+
+    Value acc =
+        b.create<memref::AllocaOp>(loc, MemRefType::get({valueSize}, f32));
+    Value scores =
+        b.create<memref::AllocaOp>(loc, MemRefType::get({block}, f32));
+    Value zero = f32Const(0.0);
+    Value negInf = f32Const(-std::numeric_limits<double>::infinity());
+    Value scale = f32Const(op.getScale().convertToFloat());
+    forEach(valueSize,
+            [&](Value d) { b.create<memref::StoreOp>(loc, zero, acc, d); });
+
+    // Over blocks of keys, carrying the running max m and sum l.
+    ValueRange stats = fold(
+        keys, block, {negInf, zero},
+        [&](Value j0, ValueRange carried) -> SmallVector<Value> {
+          Value m = carried[0], l = carried[1];
+          // s[jj] = q[row, :] . k[j0 + jj, :]
+          forEach(block, [&](Value jj) {
+            b.create<memref::StoreOp>(loc, zero, scores, jj);
+          });
+          forEach(headSize, [&](Value c) {
+            Value qc = load(q, indices(q, row, c));
+            forEach(block, [&](Value jj) {
+              Value j = b.create<arith::AddIOp>(loc, j0, jj);
+              Value kc =
+                  load(k, kTransposed ? indices(k, c, j) : indices(k, j, c));
+              Value s = b.create<memref::LoadOp>(loc, scores, jj);
+              Value prod = b.create<arith::MulFOp>(loc, qc, kc);
+              b.create<memref::StoreOp>(
+                  loc, b.create<arith::AddFOp>(loc, s, prod), scores, jj);
+            });
+          });
+          // s = s * scale + mask; the block's max.
+          Value mNew = fold(block, 1, {m}, [&](Value jj, ValueRange mx) {
+            Value j = b.create<arith::AddIOp>(loc, j0, jj);
+            Value s = b.create<arith::MulFOp>(
+                loc, b.create<memref::LoadOp>(loc, scores, jj), scale);
+            if (mask)
+              s = b.create<arith::AddFOp>(loc, s,
+                                          load(mask, indices(mask, row, j)));
+            b.create<memref::StoreOp>(loc, s, scores, jj);
+            return SmallVector<Value>{
+                b.create<arith::MaximumFOp>(loc, mx[0], s)};
+          })[0];
+          // Rows masked with -inf so far: exponents relative to 0, so that
+          // exp(-inf - -inf) never produces a NaN.
+          Value allMasked = b.create<arith::CmpFOp>(
+              loc, arith::CmpFPredicate::OEQ, mNew, negInf);
+          Value base = b.create<arith::SelectOp>(loc, allMasked, zero, mNew);
+          Value alpha =
+              b.create<math::ExpOp>(loc, b.create<arith::SubFOp>(loc, m, base));
+          // p[jj] = exp(s[jj] - m), over the scores; l = l * alpha + sum(p).
+          Value lNew = fold(
+              block, 1, {b.create<arith::MulFOp>(loc, l, alpha)},
+              [&](Value jj, ValueRange sum) {
+                Value p = b.create<math::ExpOp>(
+                    loc,
+                    b.create<arith::SubFOp>(
+                        loc, b.create<memref::LoadOp>(loc, scores, jj), base));
+                b.create<memref::StoreOp>(loc, p, scores, jj);
+                return SmallVector<Value>{
+                    b.create<arith::AddFOp>(loc, sum[0], p)};
+              })[0];
+          // acc = acc * alpha + sum_jj p[jj] * v[j0 + jj, :], a row at a
+          // time (the d loop vectorizes).
+          forEach(valueSize, [&](Value d) {
+            Value a = b.create<memref::LoadOp>(loc, acc, d);
+            b.create<memref::StoreOp>(
+                loc, b.create<arith::MulFOp>(loc, a, alpha), acc, d);
+          });
+          forEach(block, [&](Value jj) {
+            Value j = b.create<arith::AddIOp>(loc, j0, jj);
+            Value p = b.create<memref::LoadOp>(loc, scores, jj);
+            forEach(valueSize, [&](Value d) {
+              Value a = b.create<memref::LoadOp>(loc, acc, d);
+              Value vd = load(v, indices(v, j, d));
+              b.create<memref::StoreOp>(
+                  loc,
+                  b.create<arith::AddFOp>(loc, a,
+                                          b.create<arith::MulFOp>(loc, p, vd)),
+                  acc, d);
+            });
+          });
+          return {mNew, lNew};
+        });
+
+    // out[row, :] = acc / l. With nan_to_zero, a row whose softmax is NaN
+    // (l is 0: every key masked with -inf; or NaN) is 0.
+    Value l = stats[1];
+    Value validRow;
+    if (op.getNanToZero())
+      validRow =
+          b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, l, zero);
+    Type outElt = cast<MemRefType>(out.getType()).getElementType();
+    forEach(valueSize, [&](Value d) {
+      Value r = b.create<arith::DivFOp>(
+          loc, b.create<memref::LoadOp>(loc, acc, d), l);
+      if (validRow)
+        r = b.create<arith::SelectOp>(loc, validRow, r, zero);
+      if (outElt != f32)
+        r = b.create<arith::TruncFOp>(loc, outElt, r);
+      SmallVector<Value> idx(ivs.begin(), ivs.end());
+      idx.push_back(d);
+      b.create<memref::StoreOp>(loc, r, out, idx);
+    });
+  }
+};
+} // namespace
+
+FailureOr<scf::ParallelOp>
+mlir::dlc::lowerAttentionToLoops(RewriterBase &rewriter, AttentionKernelOp op) {
+  if (!op.hasPureBufferSemantics())
+    return failure();
+  Location loc = op.getLoc();
+  auto outType = cast<MemRefType>(op.getInit().getType());
+  int64_t rank = outType.getRank();
+  rewriter.setInsertionPoint(op);
+  Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
+  Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
+  SmallVector<Value> lbs(rank - 1, zero), steps(rank - 1, one), ubs;
+  for (int64_t d = 0; d < rank - 1; ++d)
+    ubs.push_back(
+        rewriter.create<arith::ConstantIndexOp>(loc, outType.getDimSize(d)));
+  auto loop = rewriter.create<scf::ParallelOp>(loc, lbs, ubs, steps);
+  rewriter.setInsertionPointToStart(loop.getBody());
+  Value c0 = rewriter.create<arith::ConstantIndexOp>(loc, 0);
+  AttentionBuilder builder{
+      rewriter, loc, op, loop.getInductionVars(), rank, rewriter.getF32Type(),
+      c0};
+  builder.build();
+  rewriter.eraseOp(op);
+  return loop;
+}

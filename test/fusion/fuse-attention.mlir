@@ -1,0 +1,233 @@
+// RUN: dlc-opt %s --split-input-file --dlc-fuse-attention | FileCheck %s
+
+// BERT: K^T laid out by the exporter, Div by sqrt(d), padding mask of rank 4.
+// CHECK-LABEL: func @bert
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x2x8x4xf32>, %[[KT:.*]]: tensor<1x2x4x8xf32>, %[[V:.*]]: tensor<1x2x8x4xf32>, %[[M:.*]]: tensor<1x1x1x8xf32>)
+// CHECK-NEXT: %[[O:.*]] = dlc.attention %[[Q]], %[[KT]], %[[V]], %[[M]] {k_transposed = true, scale = 5.000000e-01 : f32}
+// CHECK-NEXT: return %[[O]]
+func.func @bert(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %v: tensor<1x2x8x4xf32>, %m: tensor<1x1x1x8xf32>) -> tensor<1x2x8x4xf32> {
+  %c = arith.constant dense<2.0> : tensor<f32>
+  %s = dlc.matmul %q, %kt : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %d = dlc.div %s, %c : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %a = dlc.add %d, %m : (tensor<1x2x8x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = dlc.softmax %a {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = dlc.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %o : tensor<1x2x8x4xf32>
+}
+
+// -----
+
+// K^T as a Transpose of the last two dims: K is read directly; Mul by a
+// scalar on the left, the mask on the left of the Add with a lower rank
+// (reshaped to the scores' rank), rank-3 shapes.
+// CHECK-LABEL: func @transposed_key
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x8x4xf32>, %[[K:.*]]: tensor<2x6x4xf32>, %[[V:.*]]: tensor<2x6x3xf32>, %[[M:.*]]: tensor<8x6xf32>)
+// CHECK-NEXT: %[[R:.*]] = dlc.reshape %[[M]] : (tensor<8x6xf32>) -> tensor<1x8x6xf32>
+// CHECK-NEXT: %[[O:.*]] = dlc.attention %[[Q]], %[[K]], %[[V]], %[[R]] {k_transposed = false, scale = 2.500000e-01 : f32}
+// CHECK-SAME: -> tensor<2x8x3xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @transposed_key(%q: tensor<2x8x4xf32>, %k: tensor<2x6x4xf32>, %v: tensor<2x6x3xf32>, %m: tensor<8x6xf32>) -> tensor<2x8x3xf32> {
+  %c = arith.constant dense<0.25> : tensor<1xf32>
+  %kt = dlc.transpose %k {perm = array<i64: 0, 2, 1>} : (tensor<2x6x4xf32>) -> tensor<2x4x6xf32>
+  %s = dlc.matmul %q, %kt : (tensor<2x8x4xf32>, tensor<2x4x6xf32>) -> tensor<2x8x6xf32>
+  %d = dlc.mul %c, %s : (tensor<1xf32>, tensor<2x8x6xf32>) -> tensor<2x8x6xf32>
+  %a = dlc.add %m, %d : (tensor<8x6xf32>, tensor<2x8x6xf32>) -> tensor<2x8x6xf32>
+  %p = dlc.softmax %a {axis = 2 : i64} : (tensor<2x8x6xf32>) -> tensor<2x8x6xf32>
+  %o = dlc.matmul %p, %v : (tensor<2x8x6xf32>, tensor<2x6x3xf32>) -> tensor<2x8x3xf32>
+  return %o : tensor<2x8x3xf32>
+}
+
+// -----
+
+// No scale and no mask; the key transpose has another user and stays.
+// CHECK-LABEL: func @plain
+// CHECK: %[[KT:.*]] = dlc.transpose %[[K:.*]] {perm
+// CHECK-NEXT: %[[O:.*]] = dlc.attention %{{.*}}, %[[K]], %{{.*}} {k_transposed = false, scale = 1.000000e+00 : f32}
+// CHECK-NEXT: return %[[O]], %[[KT]]
+func.func @plain(%q: tensor<1x4x8x4xf32>, %k: tensor<1x4x8x4xf32>, %v: tensor<1x4x8x4xf32>) -> (tensor<1x4x8x4xf32>, tensor<1x4x4x8xf32>) {
+  %kt = dlc.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x4x8x4xf32>) -> tensor<1x4x4x8xf32>
+  %s = dlc.matmul %q, %kt : (tensor<1x4x8x4xf32>, tensor<1x4x4x8xf32>) -> tensor<1x4x8x8xf32>
+  %p = dlc.softmax %s {axis = 3 : i64} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %o = dlc.matmul %p, %v : (tensor<1x4x8x8xf32>, tensor<1x4x8x4xf32>) -> tensor<1x4x8x4xf32>
+  return %o, %kt : tensor<1x4x8x4xf32>, tensor<1x4x4x8xf32>
+}
+
+// -----
+
+// A permutation that is not the last-two swap: the transposed keys are
+// taken as laid out.
+// CHECK-LABEL: func @permuted_key
+// CHECK: %[[KT:.*]] = dlc.transpose
+// CHECK-NEXT: dlc.attention %{{.*}}, %[[KT]], %{{.*}} {k_transposed = true
+func.func @permuted_key(%q: tensor<1x2x8x4xf32>, %k: tensor<1x8x2x4xf32>, %v: tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32> {
+  %kt = dlc.transpose %k {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x8x2x4xf32>) -> tensor<1x2x4x8xf32>
+  %s = dlc.matmul %q, %kt : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = dlc.softmax %s {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = dlc.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %o : tensor<1x2x8x4xf32>
+}
+
+// -----
+
+// The probabilities are also a model output (output_attentions, or
+// --keep-outputs): the scores must exist, nothing is fused.
+// CHECK-LABEL: func @probs_escape
+// CHECK-NOT: dlc.attention
+// CHECK: dlc.softmax
+// CHECK-NOT: dlc.attention
+func.func @probs_escape(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %v: tensor<1x2x8x4xf32>) -> (tensor<1x2x8x4xf32>, tensor<1x2x8x8xf32>) {
+  %s = dlc.matmul %q, %kt : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = dlc.softmax %s {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = dlc.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %o, %p : tensor<1x2x8x4xf32>, tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// The scaled scores have a second reader: nothing is fused.
+// CHECK-LABEL: func @scaled_escape
+// CHECK-NOT: dlc.attention
+func.func @scaled_escape(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %v: tensor<1x2x8x4xf32>) -> (tensor<1x2x8x4xf32>, tensor<1x2x8x8xf32>) {
+  %c = arith.constant dense<2.0> : tensor<f32>
+  %s = dlc.matmul %q, %kt : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %d = dlc.div %s, %c : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %p = dlc.softmax %d {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = dlc.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %o, %d : tensor<1x2x8x4xf32>, tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// Softmax over another axis than the keys: not attention.
+// CHECK-LABEL: func @softmax_axis
+// CHECK-NOT: dlc.attention
+func.func @softmax_axis(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %v: tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32> {
+  %s = dlc.matmul %q, %kt : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = dlc.softmax %s {axis = 2 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = dlc.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %o : tensor<1x2x8x4xf32>
+}
+
+// -----
+
+// A scale that is not a scalar constant (a per-head tensor) is not folded
+// into the op: nothing is fused.
+// CHECK-LABEL: func @tensor_scale
+// CHECK-NOT: dlc.attention
+func.func @tensor_scale(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %v: tensor<1x2x8x4xf32>, %c: tensor<1x2x1x1xf32>) -> tensor<1x2x8x4xf32> {
+  %s = dlc.matmul %q, %kt : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %d = dlc.mul %s, %c : (tensor<1x2x8x8xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x8x8xf32>
+  %p = dlc.softmax %d {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = dlc.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %o : tensor<1x2x8x4xf32>
+}
+
+// -----
+
+// Broadcast keys and values (one head shared, as multi-query attention
+// writes it) fuse; the query's batch dims are the result's.
+// CHECK-LABEL: func @shared_kv
+// CHECK: dlc.attention
+// CHECK-SAME: (tensor<1x4x8x4xf32>, tensor<1x1x4x8xf32>, tensor<1x1x8x4xf32>) -> tensor<1x4x8x4xf32>
+func.func @shared_kv(%q: tensor<1x4x8x4xf32>, %kt: tensor<1x1x4x8xf32>, %v: tensor<1x1x8x4xf32>) -> tensor<1x4x8x4xf32> {
+  %s = dlc.matmul %q, %kt : (tensor<1x4x8x4xf32>, tensor<1x1x4x8xf32>) -> tensor<1x4x8x8xf32>
+  %p = dlc.softmax %s {axis = 3 : i64} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %o = dlc.matmul %p, %v : (tensor<1x4x8x8xf32>, tensor<1x1x8x4xf32>) -> tensor<1x4x8x4xf32>
+  return %o : tensor<1x4x8x4xf32>
+}
+
+// -----
+
+// torch's SDPA export: scale on both sides (stays elementwise), a boolean
+// mask turned additive by Where, and Where(IsNaN(p), 0, p) after the
+// softmax (nan_to_zero).
+// CHECK-LABEL: func @sdpa_nan_guard
+// CHECK: %[[QS:.*]] = dlc.mul %{{.*}}, %{{.*}} : (tensor<1x2x8x4xf32>, tensor<f32>)
+// CHECK: %[[KS:.*]] = dlc.mul %{{.*}}, %{{.*}} : (tensor<1x2x4x8xf32>, tensor<f32>)
+// CHECK: %[[M:.*]] = dlc.where
+// CHECK-NEXT: %[[O:.*]] = dlc.attention %[[QS]], %[[KS]], %{{.*}}, %[[M]] {k_transposed = true, nan_to_zero, scale = 1.000000e+00 : f32}
+// CHECK-NEXT: return %[[O]]
+func.func @sdpa_nan_guard(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %v: tensor<1x2x8x4xf32>, %b: tensor<1x1x8x8xi1>) -> tensor<1x2x8x4xf32> {
+  %c = arith.constant dense<0.7> : tensor<f32>
+  %zero = arith.constant dense<0.0> : tensor<f32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<f32>
+  %qs = dlc.mul %q, %c : (tensor<1x2x8x4xf32>, tensor<f32>) -> tensor<1x2x8x4xf32>
+  %ks = dlc.mul %kt, %c : (tensor<1x2x4x8xf32>, tensor<f32>) -> tensor<1x2x4x8xf32>
+  %m = dlc.where %b, %zero, %ninf : (tensor<1x1x8x8xi1>, tensor<f32>, tensor<f32>) -> tensor<1x1x8x8xf32>
+  %s = dlc.matmul %qs, %ks : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %a = dlc.add %s, %m : (tensor<1x2x8x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = dlc.softmax %a {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %n = dlc.is_nan %p : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xi1>
+  %g = dlc.where %n, %zero, %p : (tensor<1x2x8x8xi1>, tensor<f32>, tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = dlc.matmul %g, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %o : tensor<1x2x8x4xf32>
+}
+
+// -----
+
+// The NaN test is also read elsewhere: nothing is fused.
+// CHECK-LABEL: func @nan_test_escapes
+// CHECK-NOT: dlc.attention
+func.func @nan_test_escapes(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %v: tensor<1x2x8x4xf32>) -> (tensor<1x2x8x4xf32>, tensor<1x2x8x8xi1>) {
+  %zero = arith.constant dense<0.0> : tensor<f32>
+  %s = dlc.matmul %q, %kt : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = dlc.softmax %s {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %n = dlc.is_nan %p : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xi1>
+  %g = dlc.where %n, %zero, %p : (tensor<1x2x8x8xi1>, tensor<f32>, tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = dlc.matmul %g, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %o, %n : tensor<1x2x8x4xf32>, tensor<1x2x8x8xi1>
+}
+
+// -----
+
+// GPT-2: Where(causal, scores, finfo.min) after the scale, then the padding
+// mask added: one additive mask, Where(c, 0, fill) + padding.
+// CHECK-LABEL: func @gpt2_where_mask
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x2x8x4xf32>, %[[KT:.*]]: tensor<1x2x4x8xf32>, %[[V:.*]]: tensor<1x2x8x4xf32>, %[[C:.*]]: tensor<1x1x8x8xi1>, %[[P:.*]]: tensor<1x1x1x8xf32>)
+// CHECK-DAG: %[[MIN:.*]] = arith.constant dense<-3.40282347E+38> : tensor<f32>
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<f32>
+// CHECK: %[[W:.*]] = dlc.where %[[C]], %[[ZERO]], %[[MIN]]
+// CHECK-NEXT: %[[M:.*]] = dlc.add %[[P]], %[[W]] : (tensor<1x1x1x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32>
+// CHECK-NEXT: %[[O:.*]] = dlc.attention %[[Q]], %[[KT]], %[[V]], %[[M]] {k_transposed = true, scale = 5.000000e-01 : f32}
+// CHECK-NEXT: return %[[O]]
+func.func @gpt2_where_mask(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %v: tensor<1x2x8x4xf32>, %c: tensor<1x1x8x8xi1>, %pad: tensor<1x1x1x8xf32>) -> tensor<1x2x8x4xf32> {
+  %two = arith.constant dense<2.0> : tensor<f32>
+  %min = arith.constant dense<-3.40282347E+38> : tensor<f32>
+  %s = dlc.matmul %q, %kt : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %d = dlc.div %s, %two : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %w = dlc.where %c, %d, %min : (tensor<1x1x8x8xi1>, tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %a = dlc.add %w, %pad : (tensor<1x2x8x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = dlc.softmax %a {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = dlc.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %o : tensor<1x2x8x4xf32>
+}
+
+// -----
+
+// masked_fill(mask == 0, -inf): Where(masked, -inf, scores), a rank-2 mask.
+// CHECK-LABEL: func @masked_fill
+// CHECK: %[[W:.*]] = dlc.where %{{.*}}, %{{.*}}, %{{.*}} : (tensor<8x8xi1>, tensor<f32>, tensor<f32>) -> tensor<8x8xf32>
+// CHECK-NEXT: %[[R:.*]] = dlc.reshape %[[W]] : (tensor<8x8xf32>) -> tensor<1x1x8x8xf32>
+// CHECK-NEXT: dlc.attention %{{.*}}, %{{.*}}, %{{.*}}, %[[R]]
+func.func @masked_fill(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %v: tensor<1x2x8x4xf32>, %c: tensor<8x8xi1>) -> tensor<1x2x8x4xf32> {
+  %ninf = arith.constant dense<0xFF800000> : tensor<f32>
+  %s = dlc.matmul %q, %kt : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %w = dlc.where %c, %ninf, %s : (tensor<8x8xi1>, tensor<f32>, tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = dlc.softmax %w {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = dlc.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %o : tensor<1x2x8x4xf32>
+}
+
+// -----
+
+// A Where whose fill does not absorb the scores (-5) is not a mask.
+// CHECK-LABEL: func @where_not_a_mask
+// CHECK-NOT: dlc.attention
+func.func @where_not_a_mask(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %v: tensor<1x2x8x4xf32>, %c: tensor<8x8xi1>) -> tensor<1x2x8x4xf32> {
+  %f = arith.constant dense<-5.0> : tensor<f32>
+  %s = dlc.matmul %q, %kt : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %w = dlc.where %c, %f, %s : (tensor<8x8xi1>, tensor<f32>, tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = dlc.softmax %w {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = dlc.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %o : tensor<1x2x8x4xf32>
+}
