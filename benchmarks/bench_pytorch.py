@@ -62,10 +62,7 @@ ALL_MODELS = ["resnet50", "mobilenet_v2", "bert", "gpt2"]
 VISION = {"resnet50", "mobilenet_v2"}
 TORCH_MODES = ["eager", "compile", "reduce-overhead"]
 
-try:
-    import torch
-except ImportError:  # reported in main() with what to install
-    torch = None
+torch = None  # imported in main(): --help and --report work without PyTorch
 
 
 # --------------------------------------------------------------------------
@@ -129,11 +126,12 @@ class Dlc:
     def _inputs(self, inputs):
         return [a for name, path in inputs.items() for a in ("--input", f"{name}={path}")]
 
-    def bench(self, so_path, inputs, min_time=None):
+    def bench(self, so_path, inputs, iters=None, warmup=None):
         a = self.args
         cmd = [self.tools["dlc-bench"], so_path, "--json", "--device", self.target,
-               "--warmup", a.warmup, *self._inputs(inputs)]
-        cmd += ["--iters", a.iters] if a.iters else ["--min-time", min_time or a.min_time]
+               "--warmup", a.warmup if warmup is None else warmup, *self._inputs(inputs)]
+        iters = iters or a.iters
+        cmd += ["--iters", iters] if iters else ["--min-time", a.min_time]
         if self.target == "cpu":
             cmd += ["--threads", a.threads]
         return json.loads(run(cmd))
@@ -201,15 +199,16 @@ class Timer:
         return best
 
 
-class OutputOnly(torch.nn.Module if torch else object):
+def output_only(model):
     """Wraps a transformers model so it returns last_hidden_state only."""
+    class OutputOnly(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model
 
-    def __init__(self, model):
-        super().__init__()
-        self.model = model
-
-    def forward(self, input_ids, attention_mask):
-        return self.model(input_ids=input_ids, attention_mask=attention_mask)[0]
+        def forward(self, input_ids, attention_mask):
+            return self.model(input_ids=input_ids, attention_mask=attention_mask)[0]
+    return OutputOnly()
 
 
 def recalibrate_batchnorm(model, shape, seed):
@@ -255,7 +254,7 @@ def build_model(name, args, batch):
             model = transformers.GPT2Model(config)
         else:
             raise ValueError(f"unknown model '{name}' (known: {', '.join(ALL_MODELS)})")
-        model = OutputOnly(model)
+        model = output_only(model)
         shape = (args.text_batch, args.seq_len)
         inputs = {"input_ids": rng.integers(0, vocab, shape, dtype=np.int64),
                   "attention_mask": np.ones(shape, dtype=np.int64)}
@@ -433,23 +432,37 @@ def save_npy(path, t):
     return path
 
 
-def dlc_chain_ms(dlc, work, tag, op, shape, precision, io, second, inputs, reps, extra,
+def dlc_chain_ms(dlc, work, tag, op, shape, precision, io, second, inputs, args, extra,
                  check_kernels):
-    """Per-op dlc time from the dlc-bench p50s of a 1-op and a (1+reps)-op chain.
-    check_kernels: the chain must have one more kernel per op (no fusion
-    across ops: an elementwise chain fused into one kernel moves the bytes of
-    one op only)."""
+    """Per-op dlc time from the dlc-bench p50s of a 1-op and a (1+R)-op chain
+    (the input/output copies, the same in both, cancel). R: enough ops for
+    their time to stand out of the copies' noise (about the 1-op run time,
+    20 ms at least), at most --chain; estimated from a quick 2-op run, so a
+    slow kernel does not make a long chain. check_kernels: the chain must
+    have one more kernel per op (an elementwise chain fused into one kernel
+    moves the bytes of one op only)."""
     elem = onnx_elem(precision if io == "native" else "fp32")
     flag = None if io == "native" else precision
+    models = {}
+
+    def model(k):
+        if k not in models:
+            path = work / f"{tag}.{k}.onnx"
+            chain_model(path, op, k, shape, elem, second)
+            so = work / f"{tag}.{k}.so"
+            compile_s, report = dlc.compile(path, so, flag, extra)
+            models[k] = {"so": so, "compile_s": compile_s, "kernels": report.get("kernel_count")}
+        return models[k]
+
+    quick = {k: dlc.bench(model(k)["so"], inputs, iters=3, warmup=1)["latency_ms"]["p50"]
+             for k in (1, 2)}
+    est = quick[2] - quick[1]
+    target = max(20.0, quick[1])
+    reps = args.chain if est <= 0 else max(1, min(args.chain, int(np.ceil(target / est))))
     res = {}
     for k in (1, 1 + reps):
-        path = work / f"{tag}.{k}.onnx"
-        chain_model(path, op, k, shape, elem, second)
-        so = work / f"{tag}.{k}.so"
-        compile_s, report = dlc.compile(path, so, flag, extra)
-        b = dlc.bench(so, inputs)
-        res[k] = {"p50": b["latency_ms"]["p50"], "kernels": report.get("kernel_count"),
-                  "compile_s": compile_s, "so": so}
+        b = dlc.bench(model(k)["so"], inputs, warmup=2)
+        res[k] = dict(model(k), p50=b["latency_ms"]["p50"])
     per = (res[1 + reps]["p50"] - res[1]["p50"]) / reps
     note = ""
     kd = (res[1 + reps]["kernels"] or 0) - (res[1]["kernels"] or 0)
@@ -457,7 +470,7 @@ def dlc_chain_ms(dlc, work, tag, op, shape, precision, io, second, inputs, reps,
         note = f"kernel count grew by {kd}, not {reps}: per-kernel time is approximate"
     if per <= 0:
         note = "chain difference not positive (copy noise): raise --chain or --min-time"
-    return per, res, note
+    return per, reps, res, note
 
 
 def bench_gemm(n, precision, args, dlc, timer, device, work):
@@ -487,8 +500,9 @@ def bench_gemm(n, precision, args, dlc, timer, device, work):
         else:
             files = {"X": save_npy(work / f"{tag}.A.npy", a.float()),
                      "S": save_npy(work / f"{tag}.B.npy", b.float())}
-        per, res, note = dlc_chain_ms(dlc, work, tag, "MatMul", (n, n), precision, args.gemm_io,
-                                      "input", files, args.chain, (), False)
+        per, reps, res, note = dlc_chain_ms(dlc, work, tag, "MatMul", (n, n), precision,
+                                            args.gemm_io, "input", files, args, (), False)
+        row["chain"] = reps
         row["compile_s"] = res[1]["compile_s"]
         row["dlc_1op_ms"] = res[1]["p50"]
         if note:
@@ -530,9 +544,10 @@ def bench_elementwise(n, args, dlc, timer, device, work):
     try:
         tag = f"add{n}_{precision}"
         files = {"X": save_npy(work / f"{tag}.X.npy", x)}
-        per, res, note = dlc_chain_ms(dlc, work, tag, "Add", (n,), precision, "native", 0.5,
-                                      files, args.chain,
-                                      ("--fuse-elementwise=false", "--fuse-kernels=false"), True)
+        per, reps, res, note = dlc_chain_ms(
+            dlc, work, tag, "Add", (n,), precision, "native", 0.5, files, args,
+            ("--fuse-elementwise=false", "--fuse-kernels=false"), True)
+        row["chain"] = reps
         row["compile_s"] = res[1]["compile_s"]
         row["dlc_1op_ms"] = res[1]["p50"]
         if note:
@@ -567,6 +582,7 @@ def fmt(v):
 
 
 def print_table(rows, modes):
+    """One markdown table: times in ms (p50), dlc_vs_best = fastest PyTorch / dlc."""
     cols = ["model", "shape", "precision", "compile_s", "dlc_ms"]
     cols += [f"{m.replace('-', '_')}_ms" for m in modes]
     cols += ["best_torch", "dlc_vs_best", "max_rel_err", "torch_err", "ok"]
@@ -646,16 +662,32 @@ def main():
                     help="back-to-back torch.matmul calls per timing (default %(default)s)")
     ap.add_argument("--elementwise-size", type=int, default=1 << 27,
                     help="elements of the elementwise benchmark, 0 to skip (default %(default)s)")
-    ap.add_argument("--chain", type=int, default=16,
-                    help="extra kernels in the dlc microbenchmark chains (default %(default)s)")
+    ap.add_argument("--chain", type=int, default=64,
+                    help="most extra ops in the dlc microbenchmark chains (default %(default)s)")
     ap.add_argument("--tol", type=float, default=None,
                     help="max |dlc-ref|/max|ref| (default 2e-2 fp16/bf16, 1e-3 fp32)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--work-dir", help="keep the ONNX models, model.so files and inputs here")
     ap.add_argument("--json", help="write the rows and the environment as JSON")
+    ap.add_argument("--report", nargs="+", metavar="JSON",
+                    help="run nothing: print one table from the --json files of "
+                    "earlier runs (e.g. one per model, to fit a time limit per command); "
+                    "with --json, write them merged")
     args = ap.parse_args()
 
-    if torch is None:
+    if args.report:
+        runs = [json.loads(Path(f).read_text()) for f in args.report]
+        rows = [r for run_ in runs for r in run_["rows"]]
+        print_table(rows, TORCH_MODES)
+        if args.json:
+            Path(args.json).write_text(json.dumps(
+                {"environment": [r["environment"] for r in runs], "rows": rows}, indent=2) + "\n")
+        return 0
+
+    global torch
+    try:
+        import torch
+    except ImportError:
         sys.exit("bench_pytorch.py: error: PyTorch is not installed "
                  "(pip install -r benchmarks/requirements.txt)")
     if args.precision is None:
