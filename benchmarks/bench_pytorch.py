@@ -270,7 +270,11 @@ def export_onnx(model, inputs, path):
     if "dynamo" in inspect.signature(torch.onnx.export).parameters:
         kw["dynamo"] = False
     args = tuple(torch.from_numpy(v) for v in inputs.values())
-    with torch.no_grad():
+    import warnings
+    with torch.no_grad(), warnings.catch_warnings():
+        # The exporter's deprecation notice and the tracer's warnings about
+        # Python values in transformers' mask code (static shapes: harmless).
+        warnings.simplefilter("ignore")
         torch.onnx.export(model, args, str(path), input_names=list(inputs),
                           output_names=["output"], opset_version=17,
                           do_constant_folding=True, **kw)
@@ -587,7 +591,7 @@ def print_table(rows, modes):
     cols += [f"{m.replace('-', '_')}_ms" for m in modes]
     cols += ["best_torch", "dlc_vs_best", "max_rel_err", "torch_err", "ok"]
     cols += [f"{m.replace('-', '_')}_dev_ms" for m in modes]
-    cols += ["dlc_1op_ms", "dlc_tflops", "torch_tflops", "dlc_gbps", "copy_gbps",
+    cols += ["dlc_1op_ms", "chain", "dlc_tflops", "torch_tflops", "dlc_gbps", "copy_gbps",
              "dlc_pct_copy", "torch_pct_copy"]
     cols = [c for c in cols if any(c in r for r in rows)]
     print("| " + " | ".join(cols) + " |")
@@ -716,6 +720,11 @@ def main():
 
     rows = []
 
+    def save():
+        if args.json:
+            Path(args.json).write_text(json.dumps(
+                {"environment": environment(args, device), "rows": rows}, indent=2) + "\n")
+
     def guarded(label, fn, *a):
         print(f"[bench_pytorch] {label} ...", file=sys.stderr, flush=True)
         t = time.perf_counter()
@@ -728,6 +737,7 @@ def main():
               + (f", errors: {', '.join(row['errors'])}" if row.get("errors") else ""),
               file=sys.stderr, flush=True)
         rows.append(row)
+        save()  # after every row: a run cut off by a time limit keeps what it measured
         if device.type == "cuda":
             torch.cuda.empty_cache()
 
@@ -754,9 +764,6 @@ def main():
             work_ctx.cleanup()
 
     print_table(rows, args.modes)
-    if args.json:
-        Path(args.json).write_text(json.dumps(
-            {"environment": environment(args, device), "rows": rows}, indent=2) + "\n")
     failed = [r for r in rows if r.get("ok") is False or "dlc" in r.get("errors", {})]
     return 1 if failed else 0
 
