@@ -598,7 +598,12 @@ def print_table(rows, modes):
     print("|" + " --- |" * len(cols))
     for r in rows:
         print("| " + " | ".join(fmt(r.get(c)) for c in cols) + " |")
-    errs = [(r["model"], r.get("shape"), k, v) for r in rows for k, v in r["errors"].items()]
+    print("\n*_ms: p50 ms per call with host<->device copies, like dlc-bench; *_dev_ms: "
+          "PyTorch with device-resident inputs; dlc_vs_best: fastest PyTorch / dlc (>1: dlc "
+          "faster); max_rel_err / torch_err: max|out-ref|/max|ref| of dlc / PyTorch low "
+          "precision vs PyTorch fp32; microbenchmarks: dlc_ms per kernel from a chain of "
+          "`chain`+1 vs 1 ops, torch timed on the device.")
+    errs = [(r["model"], r.get("shape"), k, v) for r in rows for k, v in r.get("errors", {}).items()]
     if errs:
         print("\nerrors and notes:")
         for model, shape, k, v in errs:
