@@ -21,8 +21,10 @@ What is timed (see docs/performance.md, "dlc vs PyTorch"):
   are copied to the device (and cast to fp16/bf16 on the device), the model
   runs, the outputs are cast to fp32 and copied back. The ratio
   (dlc_vs_best = fastest PyTorch h2h time / dlc time, >1: dlc is faster)
-  uses these. PyTorch's device-resident times (inputs already on the
-  device, no copies) are reported too ("dev").
+  uses these. Device-resident times (inputs already on the device, no
+  copies) are reported too ("dev"): PyTorch's, and dlc's from
+  dlc-bench --resident (dlc_context_run_resident); dlc_vs_best_dev compares
+  those.
 - --precision=fp16 (GPU default) keeps the model's fp32 inputs and outputs
   and runs Conv/Gemm/MatMul on fp16 operands with fp32 accumulation,
   everything else in fp32; PyTorch runs model.half() (everything fp16).
@@ -126,10 +128,14 @@ class Dlc:
     def _inputs(self, inputs):
         return [a for name, path in inputs.items() for a in ("--input", f"{name}={path}")]
 
-    def bench(self, so_path, inputs, iters=None, warmup=None):
+    def bench(self, so_path, inputs, iters=None, warmup=None, resident=False):
+        """dlc-bench --json; resident (cuda): time runs on the context's device
+        buffers, without the host copies (dlc-bench --resident)."""
         a = self.args
         cmd = [self.tools["dlc-bench"], so_path, "--json", "--device", self.target,
                "--warmup", a.warmup if warmup is None else warmup, *self._inputs(inputs)]
+        if resident:
+            cmd.append("--resident")
         iters = iters or a.iters
         cmd += ["--iters", iters] if iters else ["--min-time", a.min_time]
         if self.target == "cpu":
@@ -338,6 +344,8 @@ def bench_model(name, batch, args, dlc, timer, device, work):
         b = dlc.bench(so, npys)
         row["dlc_ms"] = b["latency_ms"]["p50"]
         row["dlc_p99_ms"] = b["latency_ms"]["p99"]
+        if dlc.target == "cuda":
+            row["dlc_dev_ms"] = dlc.bench(so, npys, resident=True)["latency_ms"]["p50"]
     except Exception as e:  # noqa: BLE001 - reported in the table
         row["errors"]["dlc"] = str(e)
 
@@ -384,6 +392,10 @@ def bench_model(name, batch, args, dlc, timer, device, work):
         row["best_torch"], row["best_torch_ms"] = best, times[best]
         if "dlc_ms" in row:
             row["dlc_vs_best"] = times[best] / row["dlc_ms"]
+    dev = {m: row[f"{m.replace('-', '_')}_dev_ms"] for m in args.modes
+           if f"{m.replace('-', '_')}_dev_ms" in row}
+    if dev and "dlc_dev_ms" in row:
+        row["dlc_vs_best_dev"] = min(dev.values()) / row["dlc_dev_ms"]
     del model, mlow
     return row
 
@@ -590,8 +602,8 @@ def print_table(rows, modes):
     cols = ["model", "shape", "precision", "compile_s", "dlc_ms"]
     cols += [f"{m.replace('-', '_')}_ms" for m in modes]
     cols += ["best_torch", "dlc_vs_best", "max_rel_err", "torch_err", "ok"]
-    cols += [f"{m.replace('-', '_')}_dev_ms" for m in modes]
-    cols += ["dlc_1op_ms", "chain", "dlc_tflops", "torch_tflops", "dlc_gbps", "copy_gbps",
+    cols += ["dlc_dev_ms"] + [f"{m.replace('-', '_')}_dev_ms" for m in modes]
+    cols += ["dlc_vs_best_dev", "dlc_1op_ms", "chain", "dlc_tflops", "torch_tflops", "dlc_gbps", "copy_gbps",
              "dlc_pct_copy", "torch_pct_copy"]
     cols = [c for c in cols if any(c in r for r in rows)]
     print("| " + " | ".join(cols) + " |")
@@ -599,7 +611,8 @@ def print_table(rows, modes):
     for r in rows:
         print("| " + " | ".join(fmt(r.get(c)) for c in cols) + " |")
     print("\n*_ms: p50 ms per call with host<->device copies, like dlc-bench; *_dev_ms: "
-          "PyTorch with device-resident inputs; dlc_vs_best: fastest PyTorch / dlc (>1: dlc "
+          "device-resident inputs and outputs (dlc: dlc-bench --resident); dlc_vs_best(_dev): "
+          "fastest PyTorch / dlc (>1: dlc "
           "faster); max_rel_err / torch_err: max|out-ref|/max|ref| of dlc / PyTorch low "
           "precision vs PyTorch fp32; microbenchmarks: dlc_ms per kernel from a chain of "
           "`chain`+1 vs 1 ops, torch timed on the device.")

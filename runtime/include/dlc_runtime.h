@@ -181,6 +181,23 @@ DLC_API dlc_status dlc_context_run(dlc_context_t context,
                                    void *const *outputs,
                                    const size_t *output_sizes, int n_outputs);
 
+/// Device address (a CUdeviceptr) of the CUDA context's own buffer for
+/// input (`is_output` = 0) or output #index: where dlc_context_run copies
+/// inputs to and outputs from, and where dlc_context_run_resident reads and
+/// writes. Fixed for the context's lifetime (its CUDA graph uses it), so
+/// inputs produced on the GPU can be written there directly. Host contexts
+/// have no buffers of their own: DLC_ERROR_INVALID_ARGUMENT.
+DLC_API dlc_status dlc_context_device_buffer(dlc_context_t context,
+                                             int is_output, int32_t index,
+                                             void **device_ptr);
+
+/// Runs the model on the inputs already in the context's device buffers
+/// (left by an earlier dlc_context_run, or written through
+/// dlc_context_device_buffer by work finished before this call) and leaves
+/// the outputs there: no host copies. Waits for the run to finish. CUDA
+/// contexts only (DLC_ERROR_INVALID_ARGUMENT on host contexts).
+DLC_API dlc_status dlc_context_run_resident(dlc_context_t context);
+
 /// Memory this context holds on its device: arena plus, on CUDA, the device
 /// input/output buffers. Host contexts report their arena.
 DLC_API dlc_status dlc_context_device_memory_bytes(dlc_context_t context,

@@ -267,7 +267,7 @@ dlc_status dlc_model_check_input(dlc_model_t model, int32_t index,
                                  int32_t dtype, int32_t rank,
                                  const int64_t *shape) {
   return guarded([&]() -> dlc_status {
-    dlc_tensor_info info;
+    dlc_tensor_info info{};
     if (dlc_status s = tensorInfo(model, index, &info, true))
       return s;
     DLC_CHECK_ARG(rank >= 0 && (rank == 0 || shape), "invalid rank or shape");
@@ -356,6 +356,35 @@ dlc_status dlc_context_run(dlc_context_t context, const void *const *inputs,
     DLC_CHECK_ARG(lock.owns_lock(), "context is already running on another "
                                     "thread; use one context per thread");
     if (Error e = context->impl->run(inputs, outputs); !e.ok())
+      return fail(e);
+    return DLC_OK;
+  });
+}
+
+dlc_status dlc_context_device_buffer(dlc_context_t context, int is_output,
+                                     int32_t index, void **device_ptr) {
+  return guarded([&]() -> dlc_status {
+    DLC_CHECK_ARG(context && device_ptr, "null context or output pointer");
+    const dlc_model_desc &d = *context->model->desc;
+    int32_t n = is_output ? d.num_outputs : d.num_inputs;
+    DLC_CHECK_ARG(index >= 0 && index < n, is_output ? "output" : "input",
+                  " index ", index, " out of range (", n, ")");
+    uint64_t address = 0;
+    if (Error e = context->impl->deviceBuffer(is_output, index, &address);
+        !e.ok())
+      return fail(e);
+    *device_ptr = reinterpret_cast<void *>(uintptr_t(address));
+    return DLC_OK;
+  });
+}
+
+dlc_status dlc_context_run_resident(dlc_context_t context) {
+  return guarded([&]() -> dlc_status {
+    DLC_CHECK_ARG(context, "null context");
+    std::unique_lock<std::mutex> lock(context->busy, std::try_to_lock);
+    DLC_CHECK_ARG(lock.owns_lock(), "context is already running on another "
+                                    "thread; use one context per thread");
+    if (Error e = context->impl->runResident(); !e.ok())
       return fail(e);
     return DLC_OK;
   });

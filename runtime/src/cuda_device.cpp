@@ -247,9 +247,6 @@ public:
     if (!scope.ok())
       return makeError(DLC_ERROR_DEVICE,
                        "cannot make the CUDA context current");
-    if (!exec && desc.num_steps > 0)
-      if (Error e = capture(); !e.ok())
-        return e;
     for (int32_t i = 0; i < desc.num_inputs; ++i)
       if (cu::Result r = drv.memcpyHtoDAsync(inputs[i], in[i],
                                              desc.inputs[i].size_bytes, stream);
@@ -257,6 +254,42 @@ public:
         return drv.error(
             r, cat("cuMemcpyHtoDAsync of input '", desc.inputs[i].name, "'")
                    .c_str());
+    if (Error e = enqueueRun(); !e.ok())
+      return e;
+    for (int32_t i = 0; i < desc.num_outputs; ++i)
+      if (cu::Result r = drv.memcpyDtoHAsync(
+              out[i], outputs[i], desc.outputs[i].size_bytes, stream);
+          r != cu::kSuccess)
+        return drv.error(
+            r, cat("cuMemcpyDtoHAsync of output '", desc.outputs[i].name, "'")
+                   .c_str());
+    return finishRun();
+  }
+
+  Error runResident() override {
+    cu::ScopedContext scope(drv, model.ctx);
+    if (!scope.ok())
+      return makeError(DLC_ERROR_DEVICE,
+                       "cannot make the CUDA context current");
+    if (Error e = enqueueRun(); !e.ok())
+      return e;
+    return finishRun();
+  }
+
+  Error deviceBuffer(bool output, int32_t index, uint64_t *address) override {
+    *address = output ? outputs[index] : inputs[index];
+    return Error::success();
+  }
+
+  uint64_t deviceMemoryBytes() const override { return bytes; }
+
+private:
+  /// Enqueues one run of the plan on the context's buffers: the status word
+  /// reset, the graph (captured on first use), the status word read back.
+  Error enqueueRun() {
+    if (!exec && desc.num_steps > 0)
+      if (Error e = capture(); !e.ok())
+        return e;
     hostStatus = 0;
     if (status)
       if (cu::Result r = drv.memcpyHtoDAsync(status, &hostStatus,
@@ -271,22 +304,17 @@ public:
                                              sizeof(hostStatus), stream);
           r != cu::kSuccess)
         return drv.error(r, "cuMemcpyDtoHAsync of the status word");
-    for (int32_t i = 0; i < desc.num_outputs; ++i)
-      if (cu::Result r = drv.memcpyDtoHAsync(
-              out[i], outputs[i], desc.outputs[i].size_bytes, stream);
-          r != cu::kSuccess)
-        return drv.error(
-            r, cat("cuMemcpyDtoHAsync of output '", desc.outputs[i].name, "'")
-                   .c_str());
+    return Error::success();
+  }
+
+  /// Waits for the enqueued work; the run's error, if a check failed.
+  Error finishRun() {
     // The API promises finished results, and kernel faults surface here.
     if (cu::Result r = drv.streamSynchronize(stream); r != cu::kSuccess)
       return drv.error(r, "cuStreamSynchronize after the model's kernels");
     return checkStatus(desc, hostStatus);
   }
 
-  uint64_t deviceMemoryBytes() const override { return bytes; }
-
-private:
   /// Records every step on the stream into a graph and instantiates it.
   Error capture() {
     if (cu::Result r =

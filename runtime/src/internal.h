@@ -51,7 +51,22 @@ public:
   virtual ~DeviceContext() = default;
   /// Runs the plan; buffers were validated by the caller.
   virtual Error run(const void *const *inputs, void *const *outputs) = 0;
+  /// Runs on the context's own device buffers (CUDA only).
+  virtual Error runResident() { return noDeviceBuffers(); }
+  /// The device address of input or output #index (validated by the
+  /// caller); CUDA only.
+  virtual Error deviceBuffer(bool /*output*/, int32_t /*index*/,
+                             uint64_t * /*address*/) {
+    return noDeviceBuffers();
+  }
   virtual uint64_t deviceMemoryBytes() const = 0;
+
+private:
+  static Error noDeviceBuffers() {
+    return makeError(DLC_ERROR_INVALID_ARGUMENT,
+                     "host contexts have no device buffers; run them on the "
+                     "caller's buffers with dlc_context_run");
+  }
 };
 
 /// The device half of a loaded model (weights, modules).

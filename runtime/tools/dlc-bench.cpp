@@ -2,7 +2,7 @@
 //
 //   dlc-bench MODEL.so [--warmup N] [--iters N | --min-time SEC]
 //             [--device cpu|cuda|auto] [--device-id N] [--threads N]
-//             [--input NAME=FILE]... [--json]
+//             [--input NAME=FILE]... [--resident] [--json]
 //
 // Runs one Context repeatedly and reports latency percentiles and
 // throughput. Inputs not given as files are filled with deterministic random
@@ -31,12 +31,15 @@ namespace {
 const char kUsage[] =
     "usage: dlc-bench MODEL.so [--warmup N] [--iters N | --min-time SEC]\n"
     "                 [--device cpu|cuda|auto] [--device-id N] [--threads N]\n"
-    "                 [--input NAME=FILE]... [--json]\n"
+    "                 [--input NAME=FILE]... [--resident] [--json]\n"
     "\n"
     "Measures latency (mean, min, p50, p90, p99, max in ms) and throughput\n"
     "(batch / mean latency, batch = dim 0 of the first input) of one\n"
     "context. Defaults: --warmup 10 --min-time 1 (at least 10 iterations).\n"
-    "--threads sets DLC_NUM_THREADS for host models.\n";
+    "--threads sets DLC_NUM_THREADS for host models. --resident (CUDA): the\n"
+    "inputs are uploaded once and each timed run reads and writes the\n"
+    "context's device buffers (dlc_context_run_resident): device time\n"
+    "without host copies.\n";
 
 int fail(const std::string &message) {
   std::cerr << "dlc-bench: error: " << message << "\n";
@@ -109,6 +112,7 @@ int main(int argc, char **argv) {
   long warmup = 10, iters = -1;
   double minTime = 1.0;
   bool json = false;
+  bool resident = false;
   std::vector<std::string> inputArgs;
 
   for (int i = 1; i < argc; ++i) {
@@ -134,6 +138,8 @@ int main(int argc, char **argv) {
       return 0;
     } else if (arg == "--json") {
       json = true;
+    } else if (arg == "--resident") {
+      resident = true;
     } else if (flag == "--warmup") {
       if (!integer(&warmup))
         return fail("--warmup needs a non-negative integer");
@@ -230,9 +236,17 @@ int main(int argc, char **argv) {
   dlc::Expected<dlc::Context> ctx = model->createContext();
   if (!ctx)
     return fail(ctx.status().message());
+  if (resident && model->target() != DLC_TARGET_CUDA)
+    return fail("--resident needs a CUDA model (host models run on the "
+                "caller's buffers)");
+  // One timed step: a full run, or (--resident) a run on the inputs that
+  // the warm-up runs left in the context's device buffers.
+  auto step = [&]() {
+    return resident ? ctx->runResident() : ctx->run(in, out);
+  };
 
   using Clock = std::chrono::steady_clock;
-  for (long i = 0; i < warmup; ++i)
+  for (long i = 0; i < std::max(warmup, resident ? 1L : 0L); ++i)
     if (dlc::Status s = ctx->run(in, out); !s)
       return fail(s.message());
   // run() returns after the device has finished (stream synchronized), so
@@ -247,7 +261,7 @@ int main(int argc, char **argv) {
                       minTime)
       break;
     Clock::time_point t0 = Clock::now();
-    if (dlc::Status s = ctx->run(in, out); !s)
+    if (dlc::Status s = step(); !s)
       return fail(s.message());
     ms.push_back(
         std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
@@ -277,20 +291,22 @@ int main(int argc, char **argv) {
                 "\"iters\": %zu, \"latency_ms\": {\"mean\": %.6f, "
                 "\"min\": %.6f, \"p50\": %.6f, \"p90\": %.6f, "
                 "\"p99\": %.6f, \"max\": %.6f}, \"throughput_per_s\": %.3f, "
-                "\"device_memory_bytes\": %llu}\n",
+                "\"device_memory_bytes\": %llu, \"resident\": %s}\n",
                 jsonEscape(modelPath).c_str(), target,
                 jsonEscape(model->arch()).c_str(), threads, (long long)batch,
                 warmup, ms.size(), mean, sorted.front(),
                 percentile(sorted, 0.5), percentile(sorted, 0.9),
                 percentile(sorted, 0.99), sorted.back(), throughput,
-                (unsigned long long)ctx->deviceMemoryBytes());
+                (unsigned long long)ctx->deviceMemoryBytes(),
+                resident ? "true" : "false");
   } else {
     std::printf("model:      %s (%s, %s%s)\n", modelPath.c_str(), target,
                 model->arch().c_str(),
                 threads ? (", " + std::to_string(threads) + " threads").c_str()
                         : "");
-    std::printf("runs:       %ld warm-up, %zu timed, batch %lld\n", warmup,
-                ms.size(), (long long)batch);
+    std::printf("runs:       %ld warm-up, %zu timed%s, batch %lld\n", warmup,
+                ms.size(), resident ? " (resident: no host copies)" : "",
+                (long long)batch);
     std::printf("latency ms: mean %.4f  min %.4f  p50 %.4f  p90 %.4f  "
                 "p99 %.4f  max %.4f\n",
                 mean, sorted.front(), percentile(sorted, 0.5),

@@ -90,6 +90,40 @@ TEST_F(CudaMock, CapturesOnceAndReplays) {
   EXPECT_EQ(mockCounter("mock_retained_contexts"), 0);
 }
 
+// Inputs written straight into the context's device buffers (the mock's
+// device memory is host memory) run without host copies; outputs stay there.
+TEST_F(CudaMock, RunsResidentOnItsDeviceBuffers) {
+  dlc_model_t model = nullptr;
+  ASSERT_EQ(dlc_model_load(FAKE_CUDA_SO, DLC_DEVICE_CUDA, 0, &model), DLC_OK)
+      << dlc_last_error();
+  dlc_context_t ctx = nullptr;
+  ASSERT_EQ(dlc_context_create(model, &ctx), DLC_OK) << dlc_last_error();
+  void *a = nullptr, *b = nullptr, *c = nullptr;
+  ASSERT_EQ(dlc_context_device_buffer(ctx, 0, 0, &a), DLC_OK);
+  ASSERT_EQ(dlc_context_device_buffer(ctx, 0, 1, &b), DLC_OK);
+  ASSERT_EQ(dlc_context_device_buffer(ctx, 1, 0, &c), DLC_OK);
+  EXPECT_NE(a, b);
+  for (int i = 0; i < 8; ++i) {
+    static_cast<float *>(a)[i] = float(i);
+    static_cast<float *>(b)[i] = 100.0f;
+  }
+  int launches = mockCounter("mock_graph_launches");
+  ASSERT_EQ(dlc_context_run_resident(ctx), DLC_OK) << dlc_last_error();
+  EXPECT_EQ(mockCounter("mock_graph_launches") - launches, 1);
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(static_cast<float *>(c)[i], float(i) + 100.0f) << i;
+  // A host run leaves its inputs in the same buffers.
+  EXPECT_TRUE(runAdd(ctx, 3));
+  EXPECT_EQ(static_cast<float *>(a)[1], 4.0f);
+
+  void *p = nullptr;
+  EXPECT_EQ(dlc_context_device_buffer(ctx, 1, 1, &p),
+            DLC_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(dlc_last_error(), "output index 1 out of range (1)");
+  dlc_context_free(ctx);
+  dlc_model_free(model);
+}
+
 TEST_F(CudaMock, ContextsOnManyThreads) {
   dlc_model_t model = nullptr;
   ASSERT_EQ(dlc_model_load(FAKE_CUDA_SO, DLC_DEVICE_CUDA, 0, &model), DLC_OK)

@@ -195,6 +195,20 @@ TEST(Loader, OutOfRangePlans) {
                   "but the model has no checks");
 }
 
+TEST(Runtime, HostContextsHaveNoDeviceBuffers) {
+  auto model = dlc::Model::load(FAKE_ADD_SO, dlc::Device::Cpu);
+  ASSERT_TRUE(model);
+  auto ctx = model->createContext();
+  ASSERT_TRUE(ctx);
+  dlc::Status s = ctx->runResident();
+  EXPECT_EQ(s.code(), DLC_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(s.message(), "host contexts have no device buffers");
+  auto buffer = ctx->deviceBuffer(false, 0);
+  EXPECT_FALSE(buffer);
+  EXPECT_CONTAINS(buffer.status().message(), "dlc_context_run");
+  EXPECT_EQ(dlc_context_run_resident(nullptr), DLC_ERROR_INVALID_ARGUMENT);
+}
+
 // A failed run-time check is the run's error, names the check, and leaves
 // the context usable: the next good run succeeds.
 TEST(Runtime, FailedCheckIsTheRunsError) {

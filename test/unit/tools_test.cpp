@@ -129,6 +129,10 @@ TEST(DlcBench, Json) {
 
   r = run(std::string(DLC_BENCH_EXE) + " " + kModel + " --iters 0");
   EXPECT_EQ(r.exitCode, 1);
+
+  r = run(std::string(DLC_BENCH_EXE) + " " + kModel + " --resident");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_CONTAINS(r.err, "--resident needs a CUDA model");
 }
 
 } // namespace

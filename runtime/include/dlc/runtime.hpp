@@ -247,6 +247,22 @@ public:
                                          outSizes.data(), int(out.size())));
   }
 
+  /// Runs on the inputs already in the context's device buffers and leaves
+  /// the outputs there (CUDA only; see dlc_context_run_resident).
+  Status runResident() {
+    return Status::fromC(dlc_context_run_resident(handle_));
+  }
+
+  /// The device address of the context's buffer for input or output
+  /// #index (CUDA only; see dlc_context_device_buffer).
+  Expected<void *> deviceBuffer(bool output, int32_t index) const {
+    void *p = nullptr;
+    dlc_status s = dlc_context_device_buffer(handle_, output, index, &p);
+    if (s != DLC_OK)
+      return Status::fromC(s);
+    return p;
+  }
+
   /// Device memory held by this context (arena + device I/O buffers).
   uint64_t deviceMemoryBytes() const {
     uint64_t n = 0;
