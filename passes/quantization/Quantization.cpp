@@ -69,6 +69,14 @@ unsigned fail(std::string *why, const char *reason) {
 }
 } // namespace
 
+Attribute mlir::dlc::makeWeightAttr(RankedTensorType type, ArrayRef<char> raw,
+                                    StringRef blobName) {
+  if (type.getNumElements() <= 8)
+    return DenseElementsAttr::getFromRawBuffer(type, raw);
+  return DenseResourceElementsAttr::get(
+      type, blobName, HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, 64));
+}
+
 std::optional<SmallVector<float>> mlir::dlc::constFloats(Value v) {
   Attribute a;
   if (!v || !matchPattern(v, m_Constant(&a)))

@@ -13,6 +13,7 @@
 #ifndef DLC_PASSES_QUANTIZATION_QUANTIZATION_H
 #define DLC_PASSES_QUANTIZATION_QUANTIZATION_H
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
@@ -28,6 +29,13 @@ namespace mlir::dlc {
 /// input of a Conv, A of a Gemm, the lhs of a MatMul and its rhs when that
 /// is not a constant). dlc-quantize quantizes exactly the ops carrying it.
 constexpr const char kInputRangesAttr[] = "dlc.input_ranges";
+
+/// A constant of `type` holding `raw` (the little-endian element bytes):
+/// inline when it has at most 8 elements, else a resource blob named
+/// `blobName` (the weights blob of model.so), as the importer stores
+/// weights. For the passes that make new weights.
+Attribute makeWeightAttr(RankedTensorType type, llvm::ArrayRef<char> raw,
+                         llvm::StringRef blobName);
 
 /// The values of a constant f32 tensor (inline or a resource blob).
 std::optional<llvm::SmallVector<float>> constFloats(Value v);

@@ -31,10 +31,6 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 namespace {
-/// Weights with more elements than this become resource blobs, as the
-/// importer's do.
-constexpr int64_t kMaxInlineElements = 8;
-
 /// The [lo, hi] pairs of `op`'s `dlc.input_ranges`, or a diagnostic.
 FailureOr<SmallVector<std::pair<float, float>>>
 readRanges(Operation *op, unsigned expected, bool emitErrors) {
@@ -94,15 +90,9 @@ Value quantizeWeight(PatternRewriter &rw, Location loc, Value w, int64_t axis) {
   SmallVector<float> values = *constFloats(w);
   QuantizedWeights q = quantizeWeightsPerChannel(values, type.getShape(), axis);
   auto qType = type.clone(rw.getI8Type());
-  Attribute qAttr;
   ArrayRef<char> raw(reinterpret_cast<const char *>(q.values.data()),
                      q.values.size());
-  if (type.getNumElements() <= kMaxInlineElements)
-    qAttr = DenseElementsAttr::getFromRawBuffer(qType, raw);
-  else
-    qAttr = DenseResourceElementsAttr::get(
-        qType, "dlc_int8_weight",
-        HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, 64));
+  Attribute qAttr = makeWeightAttr(qType, raw, "dlc_int8_weight");
   int64_t channels = type.getDimSize(axis);
   auto scaleType = RankedTensorType::get({channels}, rw.getF32Type());
   auto zpType = RankedTensorType::get({channels}, rw.getI8Type());

@@ -29,10 +29,6 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 namespace {
-/// Constants this large go to a resource blob (the weights blob of
-/// model.so), smaller ones stay inline, as the importer does.
-constexpr int64_t kInlineElements = 16;
-
 bool isReducible(Operation *op) {
   if (!isa<ConvOp, ConvTransposeOp, GemmOp, MatMulOp>(op))
     return false;
@@ -54,10 +50,7 @@ Attribute halfConstant(ArrayRef<float> values, RankedTensorType type,
   }
   ArrayRef<char> raw(reinterpret_cast<const char *>(bits.data()),
                      bits.size() * sizeof(uint16_t));
-  if (type.getNumElements() <= kInlineElements)
-    return DenseElementsAttr::getFromRawBuffer(type, raw);
-  return DenseResourceElementsAttr::get(
-      type, blobName, HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, 64));
+  return makeWeightAttr(type, raw, blobName);
 }
 
 struct ReducePrecisionPass
