@@ -348,6 +348,7 @@ def bench_model(name, batch, args, dlc, timer, device, work):
             row["dlc_dev_ms"] = dlc.bench(so, npys, resident=True)["latency_ms"]["p50"]
     except Exception as e:  # noqa: BLE001 - reported in the table
         row["errors"]["dlc"] = str(e)
+    int8_out = bench_int8(row, name, tag, inputs, npys, args, dlc, work) if args.int8 else None
 
     # PyTorch fp32 reference (TF32 off), then the timed modes.
     ref = None
@@ -368,6 +369,12 @@ def bench_model(name, batch, args, dlc, timer, device, work):
                                           f"{row['max_rel_err']:.3g} > --tol {args.tol}")
         except Exception as e:  # noqa: BLE001
             row["errors"]["check"] = str(e)
+    if int8_out is not None and ref is not None:
+        try:
+            got = int8_out.get("output", next(iter(int8_out.values())))
+            row["int8_rel_err"] = rel_err(got, ref)
+        except Exception as e:  # noqa: BLE001
+            row["errors"]["int8_check"] = str(e)
 
     mlow = model.to(device=device, dtype=dtype)
     for mode in args.modes:
@@ -398,6 +405,41 @@ def bench_model(name, batch, args, dlc, timer, device, work):
         row["dlc_vs_best_dev"] = min(dev.values()) / row["dlc_dev_ms"]
     del model, mlow
     return row
+
+
+def bench_int8(row, name, tag, inputs, npys, args, dlc, work):
+    """--int8: the same model through dlc's post-training int8
+    (--precision=int8 --calibrate) on --calib-samples random inputs shaped
+    like the benchmark's; times it like the fp16 build. Returns its outputs
+    on the benchmark's inputs (compared with PyTorch fp32 by the caller)."""
+    try:
+        cal = work / f"{tag}.cal"
+        rng = np.random.default_rng(args.seed + 1)
+        for i in range(args.calib_samples):
+            d = cal / f"s{i}"
+            d.mkdir(parents=True, exist_ok=True)
+            for k, v in inputs.items():
+                if np.issubdtype(v.dtype, np.integer):
+                    sample = rng.integers(0, int(v.max()) + 1, size=v.shape).astype(v.dtype)
+                else:
+                    sample = rng.standard_normal(v.shape).astype(v.dtype)
+                np.save(d / f"{k}.npy", sample)
+        so = work / f"{tag}.int8.so"
+        row["int8_compile_s"], report = dlc.compile(work / f"{tag}.onnx", so, "int8",
+                                                    [f"--calibrate={cal}"])
+        q = report.get("quantization", {})
+        if "e2e_sqnr_db" in q:
+            row["int8_sqnr_db"] = q["e2e_sqnr_db"]
+        out = dlc.run(so, npys, work / f"{tag}.int8.out")
+        row["dlc_int8_ms"] = dlc.bench(so, npys)["latency_ms"]["p50"]
+        if dlc.target == "cuda":
+            row["dlc_int8_dev_ms"] = dlc.bench(so, npys, resident=True)["latency_ms"]["p50"]
+        if "dlc_ms" in row:
+            row["int8_vs_dlc"] = row["dlc_ms"] / row["dlc_int8_ms"]
+        return out
+    except Exception as e:  # noqa: BLE001 - reported in the table
+        row["errors"]["int8"] = str(e)
+        return None
 
 
 # --------------------------------------------------------------------------
@@ -603,7 +645,8 @@ def print_table(rows, modes):
     cols += [f"{m.replace('-', '_')}_ms" for m in modes]
     cols += ["best_torch", "dlc_vs_best", "max_rel_err", "torch_err", "ok"]
     cols += ["dlc_dev_ms"] + [f"{m.replace('-', '_')}_dev_ms" for m in modes]
-    cols += ["dlc_vs_best_dev", "dlc_1op_ms", "chain", "dlc_tflops", "torch_tflops", "dlc_gbps", "copy_gbps",
+    cols += ["dlc_vs_best_dev", "dlc_int8_ms", "dlc_int8_dev_ms", "int8_vs_dlc", "int8_sqnr_db",
+             "int8_rel_err", "dlc_1op_ms", "chain", "dlc_tflops", "torch_tflops", "dlc_gbps", "copy_gbps",
              "dlc_pct_copy", "torch_pct_copy"]
     cols = [c for c in cols if any(c in r for r in rows)]
     print("| " + " | ".join(cols) + " |")
@@ -689,6 +732,10 @@ def main():
     ap.add_argument("--tol", type=float, default=None,
                     help="max |dlc-ref|/max|ref| (default 2e-2 fp16/bf16, 1e-3 fp32)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--int8", action="store_true",
+                    help="also build each model with dlc --precision=int8 (calibrated on "
+                         "--calib-samples random inputs) and time it: the int8 column")
+    ap.add_argument("--calib-samples", type=int, default=4)
     ap.add_argument("--work-dir", help="keep the ONNX models, model.so files and inputs here")
     ap.add_argument("--json", help="write the rows and the environment as JSON")
     ap.add_argument("--report", nargs="+", metavar="JSON",
