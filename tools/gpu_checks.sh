@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The GPU test suites on a machine without LLVM (the lent GPU machine), run
+# against the `make bundle` archive instead of a build tree.
+#
+# Here (with LLVM), once:
+#   make bundle && tools/gpu_checks.sh --stage
+#     -> dist/dlc-bundle.tar.xz and dist/shared/{models,tools} (the zoo
+#        skeletons, ~3 MB), both ignored by git; together under the 64 MiB a
+#        device call carries.
+# There (device tool: carry ["dist"], one call per suite or two to stay
+# within 10 minutes a call):
+#   tools/gpu_checks.sh ops checks quant     # small models, --target cuda
+#   tools/gpu_checks.sh models               # the zoo on the GPU vs *.ref.npz
+#   tools/gpu_checks.sh precision            # resnet50 fp16, resnet50_int8
+# Each suite prints its per-case lines; the script exits non-zero if any
+# suite failed (77, "skipped", without a GPU counts as failed there: the
+# point of running it is the GPU).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+if [ "${1:-}" = "--stage" ]; then
+  [ -f dist/dlc-bundle.tar.xz ] || { echo "run make bundle first" >&2; exit 1; }
+  rm -rf dist/shared && mkdir -p dist/shared
+  cp -r ../shared/models ../shared/tools dist/shared/
+  du -ch dist/dlc-bundle.tar.xz dist/shared | tail -1
+  exit 0
+fi
+
+work=${DLC_GPU_WORK:-/tmp/dlc-gpu}
+bundle=$work/dlc-bundle
+if [ ! -x "$bundle/bin/dlc" ]; then
+  mkdir -p "$work" && tar -C "$work" -xf dist/dlc-bundle.tar.xz || exit 1
+fi
+bin=$bundle/bin
+models=(--bin-dir "$bin" --models-dir dist/shared/models
+        --tools-dir dist/shared/tools --cache-dir "$work/models")
+jobs=${DLC_GPU_JOBS:-8}
+
+failed=()
+suite() {
+  local name=$1
+  shift
+  echo "=== $name: $*"
+  "$@"
+  local rc=$?
+  echo "=== $name: exit $rc"
+  [ $rc -eq 0 ] || failed+=("$name")
+}
+
+[ $# -gt 0 ] || set -- ops checks quant models precision
+for s in "$@"; do
+  case $s in
+  ops) suite ops python3 test/e2e/test_ops.py --bin-dir "$bin" --target cuda -j "$jobs" ;;
+  checks) suite checks python3 test/e2e/test_checks.py --bin-dir "$bin" --target cuda -j "$jobs" ;;
+  quant) suite quant python3 test/e2e/test_quant.py --bin-dir "$bin" --target cuda -j "$jobs" ;;
+  models)
+    for m in squeezenet1_1 resnet50 mobilenet_v2 bert_base; do
+      suite "model-$m" python3 test/e2e/test_models.py "${models[@]}" --device cuda "$m"
+    done ;;
+  precision)
+    suite resnet50-fp16 python3 test/e2e/test_models.py "${models[@]}" --device cuda \
+      --precision fp16 --rtol 0 --atol-rel 3e-3 resnet50
+    suite resnet50_int8 python3 test/e2e/test_models.py "${models[@]}" --device cuda \
+      --rtol 0 --atol-rel 0.2 resnet50_int8 ;;
+  *) echo "unknown suite '$s' (ops checks quant models precision)" >&2; exit 2 ;;
+  esac
+done
+
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "failed: ${failed[*]}"
+  exit 1
+fi
+echo "all passed"
