@@ -149,7 +149,9 @@ def LinearizeKernelsPass : Pass<"dlc-linearize-kernels", "ModuleOp"> {
            "vectorizes it; CUDA keeps one output element per thread">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"1",
            "Consecutive innermost elements per work item (CUDA: 4, for "
-           "128-bit accesses and 4 accumulators per thread)">,
+           "128-bit accesses and 4 accumulators per thread); kernels storing "
+           "16-bit (8-bit) elements take 2x (4x) as many, falling back to "
+           "this width where the innermost dim does not divide">,
   ];
   let dependentDialects = [
     "::mlir::scf::SCFDialect", "::mlir::affine::AffineDialect",

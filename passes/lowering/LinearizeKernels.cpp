@@ -38,6 +38,21 @@ std::optional<int64_t> constantIndex(Value v) {
   return std::nullopt;
 }
 
+/// `width` elements per work item are 128-bit accesses for 32-bit data;
+/// kernels that store narrower elements (f16, bf16, i8) take as many more
+/// as keep their stores 128-bit wide.
+int64_t vectorWidthFor(scf::ParallelOp loop, int64_t width) {
+  if (width <= 1)
+    return width;
+  unsigned minBits = 32;
+  loop.walk([&](memref::StoreOp store) {
+    Type t = store.getValueToStore().getType();
+    if (t.isIntOrFloat())
+      minBits = std::min(minBits, std::max(8u, t.getIntOrFloatBitWidth()));
+  });
+  return width * (32 / minBits);
+}
+
 struct LinearizeKernelsPass
     : dlc::impl::LinearizeKernelsPassBase<LinearizeKernelsPass> {
   using LinearizeKernelsPassBase::LinearizeKernelsPassBase;
@@ -60,7 +75,10 @@ struct LinearizeKernelsPass
     if (failed(nest))
       return func.emitOpError("ops do not fuse into one parallel loop nest");
     Block &body = func.getBody().front();
-    scf::ParallelOp loop = splitInnermostDim(rewriter, *nest, vectorWidth);
+    scf::ParallelOp loop = splitInnermostDim(
+        rewriter, *nest, vectorWidthFor(*nest, vectorWidth));
+    if (loop == *nest)
+      loop = splitInnermostDim(rewriter, *nest, vectorWidth);
     int64_t workItems = 1;
     for (auto [lb, ub, step] : llvm::zip(
              loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
