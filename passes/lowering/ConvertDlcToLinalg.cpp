@@ -256,16 +256,6 @@ RankedTensorType accumulatorType(RankedTensorType type) {
   return type;
 }
 
-/// `v` converted between float types (extf / truncf), or `v`.
-Value convertFloat(OpBuilder &b, Location l, Value v, Type to) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
-    return b.create<arith::ExtFOp>(l, to, v);
-  return b.create<arith::TruncFOp>(l, to, v);
-}
-
 /// The initial accumulator of a convolution: `bias` broadcast along the
 /// channel dim (1), converted to the accumulator's type, or zeros.
 Value convAccumulatorInit(OpBuilder &b, Location loc, Value bias,
@@ -283,7 +273,7 @@ Value convAccumulatorInit(OpBuilder &b, Location loc, Value bias,
                               AffineMap::getMultiDimIdentityMap(rank, ctx)},
           SmallVector<IteratorType>(rank, IteratorType::parallel),
           [&](OpBuilder &nb, Location l, ValueRange a) {
-            nb.create<linalg::YieldOp>(l, convertFloat(nb, l, a[0], elt));
+            nb.create<linalg::YieldOp>(l, castScalar(nb, l, a[0], elt));
           })
       .getResult(0);
 }
@@ -295,7 +285,7 @@ Value roundAccumulator(OpBuilder &b, Location loc, Value acc,
     return acc;
   return elementwise(b, loc, type, {acc},
                      [&](OpBuilder &nb, Location l, ValueRange a) {
-                       return convertFloat(nb, l, a[0], type.getElementType());
+                       return castScalar(nb, l, a[0], type.getElementType());
                      });
 }
 
@@ -842,8 +832,8 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
                                             scalarConstant(b, l, inElt, 0))
                            : a[0];
           Value w = padded ? a[0] : a[1];
-          x = convertFloat(b, l, x, elt);
-          w = convertFloat(b, l, w, elt);
+          x = castScalar(b, l, x, elt);
+          w = castScalar(b, l, w, elt);
           Value r = b.create<arith::AddFOp>(l, a.back(),
                                             b.create<arith::MulFOp>(l, x, w));
           b.create<linalg::YieldOp>(l, r);
@@ -869,7 +859,7 @@ struct GemmLowering : OpRewritePattern<GemmOp> {
     if (op.getC() && beta != 0.0) {
       init = elementwise(rewriter, loc, type, {op.getC()},
                          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-                           Value c = convertFloat(b, l, a[0], elt);
+                           Value c = castScalar(b, l, a[0], elt);
                            if (beta == 1.0)
                              return c;
                            return b.create<arith::MulFOp>(
@@ -896,12 +886,12 @@ struct GemmLowering : OpRewritePattern<GemmOp> {
         ArrayRef<IteratorType>{IteratorType::parallel, IteratorType::parallel,
                                IteratorType::reduction},
         [&](OpBuilder &b, Location l, ValueRange a) {
-          Value x = convertFloat(b, l, a[0], elt);
+          Value x = castScalar(b, l, a[0], elt);
           if (alpha != 1.0)
             x = b.create<arith::MulFOp>(l, x, scalarConstant(b, l, elt, alpha));
           Value r = b.create<arith::AddFOp>(
               l, a[2],
-              b.create<arith::MulFOp>(l, x, convertFloat(b, l, a[1], elt)));
+              b.create<arith::MulFOp>(l, x, castScalar(b, l, a[1], elt)));
           b.create<linalg::YieldOp>(l, r);
         });
     rewriter.replaceOp(
@@ -939,8 +929,8 @@ struct MatMulLowering : OpRewritePattern<MatMulOp> {
         [&](OpBuilder &b, Location l, ValueRange a) {
           Value r = b.create<arith::AddFOp>(
               l, a[2],
-              b.create<arith::MulFOp>(l, convertFloat(b, l, a[0], elt),
-                                      convertFloat(b, l, a[1], elt)));
+              b.create<arith::MulFOp>(l, castScalar(b, l, a[0], elt),
+                                      castScalar(b, l, a[1], elt)));
           b.create<linalg::YieldOp>(l, r);
         });
     rewriter.replaceOp(
@@ -2450,12 +2440,12 @@ struct ConvTransposeLowering : OpRewritePattern<ConvTransposeOp> {
           check.append(k, true);
           Value x = readWithPadding(b, l, input, idx, check,
                                     scalarConstant(b, l, inElt, 0));
-          x = convertFloat(b, l, x, elt);
+          x = castScalar(b, l, x, elt);
           x = b.create<arith::SelectOp>(l, valid, x,
                                         scalarConstant(b, l, elt, 0));
           Value r = b.create<arith::AddFOp>(
               l, a.back(),
-              b.create<arith::MulFOp>(l, x, convertFloat(b, l, a[0], elt)));
+              b.create<arith::MulFOp>(l, x, castScalar(b, l, a[0], elt)));
           b.create<linalg::YieldOp>(l, r);
         });
     rewriter.replaceOp(
@@ -2576,7 +2566,6 @@ void registerIndexChecks(ModuleOp module) {
   if (!messages.empty())
     module->setAttr(attrs::kChecks, b.getArrayAttr(messages));
 }
-
 
 /// dlc.attention -> dlc.attention_kernel writing into a tensor.empty: the
 /// destination-passing form that bufferizes like a linalg op and that the
