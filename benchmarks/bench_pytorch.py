@@ -490,9 +490,11 @@ def save_npy(path, t):
     return path
 
 
-def dlc_chain_ms(dlc, work, tag, op, shape, precision, io, second, inputs, args, extra,
+def dlc_chain_ms(row, dlc, work, tag, op, shape, precision, io, second, inputs, args, extra,
                  check_kernels):
-    """Per-op dlc time from the dlc-bench p50s of a 1-op and a (1+R)-op chain
+    """Per-op dlc time (returned with the 1-op build's figures, which also go
+    into `row` with the chain length and any note) from the dlc-bench p50s of
+    a 1-op and a (1+R)-op chain
     (the input/output copies, the same in both, cancel). R: enough ops for
     their time to stand out of the copies' noise (about the 1-op run time,
     20 ms at least), at most --chain; estimated from a quick 2-op run, so a
@@ -528,7 +530,20 @@ def dlc_chain_ms(dlc, work, tag, op, shape, precision, io, second, inputs, args,
         note = f"kernel count grew by {kd}, not {reps}: per-kernel time is approximate"
     if per <= 0:
         note = "chain difference not positive (copy noise): raise --chain or --min-time"
-    return per, reps, res, note
+    row["chain"] = reps
+    row["compile_s"] = res[1]["compile_s"]
+    row["dlc_1op_ms"] = res[1]["p50"]
+    if note:
+        row["errors"]["note"] = note
+    return per, res[1]
+
+
+def compare_with_torch(row, label):
+    """dlc_vs_best of a microbenchmark row: torch's time / dlc's."""
+    if "dlc_ms" in row and "torch_ms" in row:
+        row["best_torch"], row["best_torch_ms"] = label, row["torch_ms"]
+        row["dlc_vs_best"] = row["torch_ms"] / row["dlc_ms"]
+    return row
 
 
 def bench_gemm(n, precision, args, dlc, timer, device, work):
@@ -553,30 +568,20 @@ def bench_gemm(n, precision, args, dlc, timer, device, work):
         ref = None
     try:
         tag = f"gemm{n}_{precision}_{args.gemm_io}"
-        if args.gemm_io == "native":
-            files = {"X": save_npy(work / f"{tag}.A.npy", a), "S": save_npy(work / f"{tag}.B.npy", b)}
-        else:
-            files = {"X": save_npy(work / f"{tag}.A.npy", a.float()),
-                     "S": save_npy(work / f"{tag}.B.npy", b.float())}
-        per, reps, res, note = dlc_chain_ms(dlc, work, tag, "MatMul", (n, n), precision,
-                                            args.gemm_io, "input", files, args, (), False)
-        row["chain"] = reps
-        row["compile_s"] = res[1]["compile_s"]
-        row["dlc_1op_ms"] = res[1]["p50"]
-        if note:
-            row["errors"]["note"] = note
+        io = (lambda t: t) if args.gemm_io == "native" else (lambda t: t.float())
+        files = {"X": save_npy(work / f"{tag}.A.npy", io(a)),
+                 "S": save_npy(work / f"{tag}.B.npy", io(b))}
+        per, one = dlc_chain_ms(row, dlc, work, tag, "MatMul", (n, n), precision,
+                                args.gemm_io, "input", files, args, (), False)
         if per > 0:
             row["dlc_ms"], row["dlc_tflops"] = per, flops / per / 1e9
         if ref is not None:
-            got = dlc.run(res[1]["so"], files, work / f"{tag}.out")["Y"]
+            got = dlc.run(one["so"], files, work / f"{tag}.out")["Y"]
             row["max_rel_err"] = rel_err(got.astype(np.float32), ref.numpy())
             row["ok"] = row["max_rel_err"] <= args.tol
     except Exception as e:  # noqa: BLE001
         row["errors"]["dlc"] = str(e)
-    if "dlc_ms" in row and "torch_ms" in row:
-        row["best_torch"], row["best_torch_ms"] = "matmul", row["torch_ms"]
-        row["dlc_vs_best"] = row["torch_ms"] / row["dlc_ms"]
-    return row
+    return compare_with_torch(row, "matmul")
 
 
 def bench_elementwise(n, args, dlc, timer, device, work):
@@ -602,27 +607,19 @@ def bench_elementwise(n, args, dlc, timer, device, work):
     try:
         tag = f"add{n}_{precision}"
         files = {"X": save_npy(work / f"{tag}.X.npy", x)}
-        per, reps, res, note = dlc_chain_ms(
-            dlc, work, tag, "Add", (n,), precision, "native", 0.5, files, args,
+        per, one = dlc_chain_ms(
+            row, dlc, work, tag, "Add", (n,), precision, "native", 0.5, files, args,
             ("--fuse-elementwise=false", "--fuse-kernels=false"), True)
-        row["chain"] = reps
-        row["compile_s"] = res[1]["compile_s"]
-        row["dlc_1op_ms"] = res[1]["p50"]
-        if note:
-            row["errors"]["note"] = note
         if per > 0:
             row["dlc_ms"], row["dlc_gbps"] = per, moved / per / 1e6
             if "copy_gbps" in row:
                 row["dlc_pct_copy"] = 100.0 * row["dlc_gbps"] / row["copy_gbps"]
-        got = dlc.run(res[1]["so"], files, work / f"{tag}.out")["Y"]
+        got = dlc.run(one["so"], files, work / f"{tag}.out")["Y"]
         row["max_rel_err"] = rel_err(got.astype(np.float32), (x.float() + 0.5).to(dtype).float().numpy())
         row["ok"] = row["max_rel_err"] <= args.tol
     except Exception as e:  # noqa: BLE001
         row["errors"]["dlc"] = str(e)
-    if "dlc_ms" in row and "torch_ms" in row:
-        row["best_torch"], row["best_torch_ms"] = "add", row["torch_ms"]
-        row["dlc_vs_best"] = row["torch_ms"] / row["dlc_ms"]
-    return row
+    return compare_with_torch(row, "add")
 
 
 # --------------------------------------------------------------------------
