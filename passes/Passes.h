@@ -61,6 +61,11 @@ constexpr const char kWorkItems[] = "dlc.work_items";
 /// On a kernel func / gpu.func: the CUDA launch shape.
 constexpr const char kGrid[] = "dlc.grid";
 constexpr const char kBlock[] = "dlc.block";
+/// On a kernel func built as a CTA program (dlc-tile-gemm-kernels): the
+/// threads of one work item, which is then a CUDA block, and the dynamic
+/// shared memory it needs.
+constexpr const char kCtaThreads[] = "dlc.cta_threads";
+constexpr const char kSharedBytes[] = "dlc.shared_bytes";
 /// On the model function's memref.alloc ops: the planned arena offset.
 constexpr const char kArenaOffset[] = "dlc.arena_offset";
 /// On the model function's memref.alloc ops: [first, last] op positions

@@ -116,6 +116,71 @@ def OutlineKernelsPass : Pass<"dlc-outline-kernels", "ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
+  let summary = "16-bit GEMM kernels as tensor-core CTA programs";
+  let description = [{
+    The one-thread-per-output kernel form reads each operand element once
+    per output it feeds; a GEMM needs the operands staged in shared memory
+    and the tensor cores to approach the device's FLOP rate. This pass takes
+    the kernels that `dlc-fuse-kernels` left as `fill; acc += ext(A) * ext(B)`
+    with f16 or bf16 A and B (row-major, K a multiple of 8) and an
+    elementwise epilogue over the accumulator, and replaces their body with
+    one CTA program per output tile: a cp.async pipeline of `stages` k-tiles
+    into swizzled shared memory, `ldmatrix` (`.trans` for a [K, N] B) and
+    `mma.sync.m16n8k16` with f32 accumulators in registers, then the
+    epilogue's ops applied to each accumulator element and stored. The tile
+    shape comes from a cost model (the largest of 128x128, 128x64 and 64x64
+    that still gives each of `sm-count` SMs a CTA). Buffers only the kernel
+    used (the f32 accumulator) are dropped from its arguments.
+
+    With `emulate` (the host's `--cuda-kernel-form`) the same schedule is
+    built with each warp instruction written out per lane as the PTX ISA
+    defines it, so the tiling, swizzle and fragment arithmetic run, and are
+    checked, on the host.
+
+    The kernel keeps the linearized form (one `scf.parallel` over CTAs,
+    `dlc.work_items`) with `dlc.cta_threads` threads each and
+    `dlc.shared_bytes` of dynamic shared memory.
+
+    Before:
+    ```mlir
+    func.func private @k(%acc: memref<64x128xf32>, %a: memref<64x256xf16>,
+        %b: memref<256x128xf16>, %out: memref<64x128xf16>) attributes {dlc.kernel} {
+      linalg.fill ins(%zero : f32) outs(%acc : memref<64x128xf32>)
+      linalg.generic ... ins(%a, %b) outs(%acc) { extf, extf, mulf, addf }
+      linalg.generic ... ins(%acc) outs(%out) { truncf }
+    }
+    ```
+    After:
+    ```mlir
+    func.func private @k(%a: memref<64x256xf16>, %b: memref<256x128xf16>,
+        %out: memref<64x128xf16>) attributes {dlc.kernel, dlc.work_items = 2,
+        dlc.cta_threads = 128, dlc.shared_bytes = 24576} {
+      scf.parallel (%cta) = (%c0) to (%c2) step (%c1) {
+        %smem = gpu.dynamic_shared_memory ...
+        nvgpu.device_async_copy ... // prologue
+        scf.for %kt ... iter_args(%acc = ...) -> (vector<2x2xf32>, ...) {
+          nvgpu.device_async_wait ... gpu.barrier
+          nvgpu.device_async_copy ...
+          nvgpu.ldmatrix ... nvgpu.mma.sync ...
+        }
+        %e = vector.extract ... arith.truncf ... memref.store ...
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"emulate", "emulate", "bool", /*default=*/"false",
+           "Emulate the warp instructions per lane (host --cuda-kernel-form)">,
+    Option<"smCount", "sm-count", "int64_t", /*default=*/"132",
+           "SMs of the target GPU, for the tile shape cost model">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"];
+}
+
 def LinearizeKernelsPass : Pass<"dlc-linearize-kernels", "ModuleOp"> {
   let summary = "Turn each kernel into one 1-D parallel loop over work items";
   let description = [{

@@ -15,6 +15,7 @@
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -82,6 +83,11 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
       options.target == Target::Cuda || options.hostRunsCudaKernelForm;
   if (options.fuseKernels)
     pm.addPass(dlc::createFuseKernelsPass({!cudaForm}));
+  // 16-bit GEMMs become tensor-core CTA programs (emulated per lane when
+  // the host runs the CUDA form).
+  if (cudaForm && options.tensorCores)
+    pm.addPass(dlc::createTileGemmKernelsPass(
+        {options.target != Target::Cuda, smCountFor(options.arch)}));
   pm.addPass(dlc::createLinearizeKernelsPass(
       {!cudaForm, cudaForm ? options.cudaVectorWidth : 1}));
   pm.addPass(createCanonicalizerPass());
@@ -89,6 +95,15 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
 
   // The arena.
   pm.addPass(dlc::createPlanMemoryPass({options.arenaAlignment}));
+}
+
+int64_t dlc::smCountFor(const std::string &arch) {
+  // H100 SXM has 132 SMs, A100 108; unknown archs plan for the larger.
+  if (arch == "sm_80")
+    return 108;
+  if (arch == "sm_86" || arch == "sm_89")
+    return 84;
+  return 132;
 }
 
 void dlc::buildFrontendPipeline(OpPassManager &pm,
@@ -104,6 +119,7 @@ void dlc::buildCudaKernelPipeline(OpPassManager &pm,
   pm.addPass(arith::createArithExpandOpsPass());
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertNVGPUToNVVMPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.indexBitwidth = 64;
   nvvm.useBarePtrCallConv = true;

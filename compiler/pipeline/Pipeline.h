@@ -11,6 +11,7 @@
 #ifndef DLC_COMPILER_PIPELINE_PIPELINE_H
 #define DLC_COMPILER_PIPELINE_PIPELINE_H
 
+#include <cstdint>
 #include <string>
 
 namespace mlir {
@@ -48,7 +49,13 @@ struct CompileOptions {
   /// --precision=fp16|bf16: Conv/Gemm/MatMul operands in that type, f32
   /// accumulation (dlc-reduce-precision); empty keeps fp32.
   std::string reducedPrecision;
+  /// CUDA form: 16-bit GEMM kernels on tensor cores (dlc-tile-gemm-kernels);
+  /// off for bisection.
+  bool tensorCores = true;
 };
+
+/// The number of SMs the tile-shape cost model plans for on `arch`.
+int64_t smCountFor(const std::string &arch);
 
 /// Graph passes on the dlc dialect: folding, CSE, dlc-quantize (layers
 /// marked by --precision=int8) and dlc-fold-qdq.

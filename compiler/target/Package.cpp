@@ -55,6 +55,7 @@ struct Step {
   bool copy = false;
   int kernel = -1;
   LaunchShape launch{1, 1};
+  int64_t sharedBytes = 0;
   std::vector<BufferRef> args;
 };
 
@@ -254,9 +255,17 @@ FailureOr<Plan> buildPlan(ModuleOp module, const ModelSignature &signature,
           callee->getAttrOfType<IntegerAttr>(attrs::kWorkItems).getInt();
       Step step;
       step.kernel = it->second;
-      step.launch = options.target == Target::Cuda
-                        ? cudaLaunchShape(items, options.cudaBlockSize)
-                        : LaunchShape{items, 1};
+      auto ctaThreads = callee->getAttrOfType<IntegerAttr>(attrs::kCtaThreads);
+      auto sharedBytes =
+          callee->getAttrOfType<IntegerAttr>(attrs::kSharedBytes);
+      if (options.target != Target::Cuda)
+        step.launch = LaunchShape{items, 1};
+      else if (ctaThreads)
+        step.launch = LaunchShape{items, ctaThreads.getInt()};
+      else
+        step.launch = cudaLaunchShape(items, options.cudaBlockSize);
+      if (options.target == Target::Cuda && sharedBytes)
+        step.sharedBytes = sharedBytes.getInt();
       for (Value v : call.getOperands()) {
         FailureOr<BufferRef> ref = resolve(v, call);
         if (failed(ref))
@@ -481,7 +490,7 @@ dlc::writeModelLibrary(ModuleOp module, const ModelSignature &signature,
     const Step &step = plan->steps[s];
     os << "  {" << (step.copy ? 1 : 0) << ", " << step.kernel << ", {"
        << step.launch.grid << "u, 1u, 1u}, {" << step.launch.block
-       << "u, 1u, 1u}, 0u, " << step.args.size() << ", dlc_args" << s << "},\n";
+       << "u, 1u, 1u}, " << step.sharedBytes << "u, " << step.args.size() << ", dlc_args" << s << "},\n";
   }
   os << "  {0, 0, {0, 0, 0}, {0, 0, 0}, 0, 0, 0}\n};\n";
   os << "static const char *const dlc_checks[] = {";

@@ -99,6 +99,12 @@ cl::opt<bool> fuseKernels(
     cl::desc("Merge reduction inits and epilogues into their kernels "
              "(default on; --fuse-kernels=false to bisect)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> tensorCores(
+    "tensor-cores",
+    cl::desc("CUDA: f16/bf16 GEMM kernels on tensor cores (mma.sync with a "
+             "cp.async pipeline; default on; --tensor-cores=false to "
+             "bisect)"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool> fuseAttention(
     "fuse-attention",
     cl::desc("Compile MatMul-Softmax-MatMul attention as one online-softmax "
@@ -392,6 +398,7 @@ int run(MLIRContext &context) {
   options.fuseElementwise = fuseElementwise;
   options.fuseKernels = fuseKernels;
   options.fuseAttention = fuseAttention;
+  options.tensorCores = tensorCores;
   options.foldQdq = foldQdq;
   if (precision == "fp16" || precision == "bf16")
     options.reducedPrecision = precision;

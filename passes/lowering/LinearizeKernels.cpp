@@ -58,7 +58,9 @@ struct LinearizeKernelsPass
   using LinearizeKernelsPassBase::LinearizeKernelsPassBase;
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>())
-      if (func->hasAttr(attrs::kKernel) && failed(linearize(func)))
+      // CTA programs (dlc-tile-gemm-kernels) are already linearized.
+      if (func->hasAttr(attrs::kKernel) && !func->hasAttr(attrs::kCtaThreads) &&
+          failed(linearize(func)))
         return signalPassFailure();
   }
 

@@ -80,7 +80,10 @@ struct MapKernelsToGpuPass
         return signalPassFailure();
       int64_t items =
           cast<IntegerAttr>(func->getAttr(attrs::kWorkItems)).getInt();
-      int64_t grid = cudaLaunchShape(items, blockSize).grid;
+      // A CTA program's work item is a block of its own thread count.
+      auto ctaThreads = func->getAttrOfType<IntegerAttr>(attrs::kCtaThreads);
+      int64_t threads = ctaThreads ? ctaThreads.getInt() : blockSize;
+      int64_t grid = ctaThreads ? items : cudaLaunchShape(items, blockSize).grid;
       if (grid > INT32_MAX) {
         func.emitOpError("needs more than 2^31 blocks");
         return signalPassFailure();
@@ -94,14 +97,14 @@ struct MapKernelsToGpuPass
       kernel->setAttr(attrs::kGrid,
                       b.getDenseI32ArrayAttr({(int32_t)grid, 1, 1}));
       kernel->setAttr(attrs::kBlock,
-                      b.getDenseI32ArrayAttr({(int32_t)blockSize, 1, 1}));
+                      b.getDenseI32ArrayAttr({(int32_t)threads, 1, 1}));
       kernel->setAttr(attrs::kWorkItems, func->getAttr(attrs::kWorkItems));
       if (func->hasAttr(attrs::kDistinctArgs))
         kernel->setAttr(attrs::kDistinctArgs, UnitAttr::get(ctx));
       markNoAliasArguments(kernel);
       markAlignedArguments(kernel);
       kernel->setAttr(kernel.getKnownBlockSizeAttrName(),
-                      b.getDenseI32ArrayAttr({(int32_t)blockSize, 1, 1}));
+                      b.getDenseI32ArrayAttr({(int32_t)threads, 1, 1}));
 
       // Move the body over; the gpu.func entry block already exists.
       Block &entry = kernel.getBody().front();
@@ -112,9 +115,17 @@ struct MapKernelsToGpuPass
       rewriter.setInsertionPointToEnd(&entry);
       rewriter.create<gpu::ReturnOp>(func.getLoc());
 
-      // id = block_id.x * blockSize + thread_id.x; if (id < items) body.
       Location loc = loop->getLoc();
       rewriter.setInsertionPoint(*loop);
+      if (ctaThreads) {
+        // One CTA per work item; the program indexes its own threads.
+        inlineLoopBody(rewriter, *loop,
+                       rewriter.create<gpu::BlockIdOp>(loc, gpu::Dimension::x));
+        hoistPrivateAllocas(kernel);
+        rewriter.eraseOp(func);
+        continue;
+      }
+      // id = block_id.x * blockSize + thread_id.x; if (id < items) body.
       Value bid = rewriter.create<gpu::BlockIdOp>(loc, gpu::Dimension::x);
       Value tid = rewriter.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
       Value bs = rewriter.create<arith::ConstantIndexOp>(loc, blockSize);

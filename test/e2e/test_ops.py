@@ -30,6 +30,7 @@ class Case:
     atol: float = 1e-5
     xfail: dict = field(default_factory=dict)  # {target: reason} for known compiler bugs
     extra: tuple = ()  # dlc options for --target cpu (e.g. --cuda-kernel-form)
+    flags: tuple = ()  # dlc options for every target (e.g. --precision=fp16)
 
 
 @dataclass
@@ -328,6 +329,7 @@ def graph_cases(t):
         {"q": t.rand(1, 2, 5, 8), "kt": t.rand(1, 2, 8, 5), "v": t.rand(1, 2, 5, 8)},
         consts={"scale": np.array(1 / np.sqrt(8), F32)})
     attention_cases(t)
+    tensor_core_cases(t)
     t.add("layernorm_residual_tanh", [
         helper.make_node("Add", ["x", "r"], ["s"]),
         helper.make_node("LayerNormalization", ["s", "g", "b"], ["n"], axis=-1),
@@ -338,6 +340,39 @@ def graph_cases(t):
         helper.make_node("Exp", ["x"], ["b"]),
         helper.make_node("Sub", ["a", "b"], ["y"])],
         {"x": t.rand(4, 4)}, outputs=("y", "a"))
+
+
+def tensor_core_cases(t):
+    """dlc-tile-gemm-kernels: 16-bit GEMMs as mma.sync CTA programs. On the
+    host they run in the CUDA kernel form with every ldmatrix / mma.sync
+    emulated per lane, so the schedule's swizzle and fragment indexing is
+    checked here; on a GPU the same cases run the real instructions.
+    (test/target/tensor-cores.onnxtxt checks that each shape takes that path.)"""
+    H = np.float16
+    form = ("--cuda-kernel-form",)
+    # Native f16; partial CTA tiles in M and N, a partial k-tile (K = 40),
+    # B batched like A; f32 accumulation rounded once to f16.
+    t.op("mma_f16_tails_batched", "MatMul",
+         {"a": t.rand(3, 72, 40).astype(H), "b": t.rand(3, 40, 88).astype(H)},
+         extra=form, rtol=2e-3, atol=2e-3)
+    # An f32 model at --precision=fp16: a shared [K, N] weight (ldmatrix
+    # .trans), bias and Relu applied to the accumulator registers.
+    half = ("--precision=fp16",)
+    t.add("mma_fp16_bias_relu", [
+        helper.make_node("MatMul", ["x", "w"], ["m"]),
+        helper.make_node("Add", ["m", "b"], ["s"]),
+        helper.make_node("Relu", ["s"], ["y"])],
+        {"x": t.rand(4, 64, 256)}, consts={"w": t.rand(256, 128), "b": t.rand(128)},
+        flags=half, extra=form, rtol=1e-2, atol=5e-3)
+    # Gemm with transB (B read as [N, K]), alpha scaling the product and
+    # beta * C as the accumulator's initial value; bf16 operands.
+    t.op("mma_bf16_gemm_transb_alpha_beta", "Gemm", {"x": t.rand(130, 96)},
+         {"w": t.rand(200, 96), "c": t.rand(200)},
+         attrs=dict(transB=1, alpha=0.5, beta=2.0),
+         flags=("--precision=bf16",), extra=form, rtol=3e-2, atol=2e-2)
+    # Enough CTAs for every SM with 128x128 tiles (4 warps of 64x64).
+    t.op("mma_fp16_128x128_tiles", "MatMul", {"a": t.rand(2048, 32)}, {"b": t.rand(32, 1152)},
+         flags=half, extra=form, rtol=1e-2, atol=5e-3)
 
 
 def attention_cases(t):
@@ -412,7 +447,8 @@ def check_case(case, d, dlc, target, device):
     model_path = d / "model.onnx"
     onnx.save(case.model, model_path)
     ref = harness.run_ort(model_path, case.feeds)
-    dlc.compile(model_path, d / "model.so", target=target, extra=case.extra if target == "cpu" else ())
+    dlc.compile(model_path, d / "model.so", target=target,
+                extra=(*case.flags, *(case.extra if target == "cpu" else ())))
     got = dlc.run(d / "model.so", harness.save_inputs(case.feeds, d), d / "out", list(ref), device=device)
     for name, r in ref.items():
         harness.compare(name, got[name], r, rtol=case.rtol, atol=case.atol)

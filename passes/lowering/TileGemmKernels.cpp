@@ -1,0 +1,1010 @@
+//===- TileGemmKernels.cpp - GEMM kernels on tensor cores ---------*- C++
+//-*-===//
+//
+// A kernel made of a 16-bit contraction (f16 or bf16 operands, f32
+// accumulator) and its elementwise epilogue becomes one CTA program: a
+// multi-stage cp.async pipeline into swizzled shared memory, ldmatrix and
+// mma.sync m16n8k16 per warp, and the epilogue applied to the accumulator
+// registers. One schedule (the index functions below) has two lowerings:
+// nvgpu ops for the GPU, and, for the host's --cuda-kernel-form, the same
+// instructions emulated per lane as the PTX ISA defines them, so that the
+// schedule's fragment and swizzle arithmetic is checked numerically without
+// a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+#include "passes/lowering/KernelForm.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::dlc {
+#define GEN_PASS_DEF_TILEGEMMKERNELSPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::dlc
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Matching
+//===----------------------------------------------------------------------===//
+
+/// A kernel of the form fill(acc) ; acc += ext(A) * ext(B) ; epilogue...
+struct GemmKernel {
+  func::FuncOp func;
+  /// Writes the accumulator's initial value: a linalg.fill, or an
+  /// elementwise generic (Gemm's beta * C); applied in the epilogue.
+  linalg::LinalgOp init;
+  /// Loop-invariant factors of the product (Gemm's alpha).
+  SmallVector<Value> scales;
+  linalg::GenericOp contraction;
+  SmallVector<linalg::GenericOp> epilogue;
+  Value a, b, acc;
+  AffineMap aMap, bMap;
+  /// B is read as [.., N, K] (K contiguous) rather than [.., K, N].
+  bool bTransposed = false;
+  Type elementType;
+  int64_t m = 0, n = 0, k = 0;
+  SmallVector<int64_t> batchShape;
+};
+
+bool isIdentityLayout(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && type.hasStaticShape() && type.getLayout().isIdentity();
+}
+
+/// Collects the leaves of the mulf tree `v`: extf's of the block arguments
+/// into `extended`, values defined outside the body into `scales`. Counts
+/// the ops visited.
+bool collectProduct(Value v, Block &body, SmallVector<arith::ExtFOp> &extended,
+                    SmallVector<Value> &scales, unsigned &ops) {
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != &body) {
+    if (isa<BlockArgument>(v) && cast<BlockArgument>(v).getOwner() == &body)
+      return false;
+    scales.push_back(v);
+    return true;
+  }
+  ++ops;
+  if (auto mul = dyn_cast<arith::MulFOp>(def))
+    return collectProduct(mul.getLhs(), body, extended, scales, ops) &&
+           collectProduct(mul.getRhs(), body, extended, scales, ops);
+  if (auto ext = dyn_cast<arith::ExtFOp>(def)) {
+    extended.push_back(ext);
+    return isa<BlockArgument>(ext.getIn());
+  }
+  return false;
+}
+
+/// acc += ext(in0) * ext(in1) (* loop-invariant scales), f16/bf16 inputs.
+bool isMulAccBody(linalg::GenericOp op, Type &elementType,
+                  SmallVector<Value> &scales) {
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
+  if (!add || add->getBlock() != &body)
+    return false;
+  Value out = body.getArgument(2), prod;
+  if (add.getLhs() == out)
+    prod = add.getRhs();
+  else if (add.getRhs() == out)
+    prod = add.getLhs();
+  else
+    return false;
+  SmallVector<arith::ExtFOp> extended;
+  unsigned ops = 1;
+  if (!collectProduct(prod, body, extended, scales, ops) ||
+      extended.size() != 2 || ops + 1 != body.getOperations().size())
+    return false;
+  auto x = cast<BlockArgument>(extended[0].getIn());
+  auto y = cast<BlockArgument>(extended[1].getIn());
+  Type t = x.getType();
+  if (t != y.getType() || !(t.isF16() || t.isBF16()) ||
+      !out.getType().isF32() || x == y || x.getArgNumber() > 1 ||
+      y.getArgNumber() > 1)
+    return false;
+  elementType = t;
+  return llvm::all_of(scales, [](Value s) { return s.getType().isF32(); });
+}
+
+/// Results of `map` are dims: batch dims (< rank - 2) in increasing order,
+/// then the two given dims.
+bool hasOperandMap(AffineMap map, unsigned rank, unsigned last0,
+                   unsigned last1) {
+  unsigned n = map.getNumResults();
+  if (n < 2 || map.getDimPosition(n - 2) != last0 ||
+      map.getDimPosition(n - 1) != last1)
+    return false;
+  int prev = -1;
+  for (unsigned i = 0; i + 2 < n; ++i) {
+    auto d = dyn_cast<AffineDimExpr>(map.getResult(i));
+    if (!d || (int)d.getPosition() <= prev || d.getPosition() + 2 >= rank)
+      return false;
+    prev = d.getPosition();
+  }
+  return true;
+}
+
+bool isDimsOrConstants(AffineMap map) {
+  return llvm::all_of(map.getResults(), [](AffineExpr e) {
+    return isa<AffineDimExpr, AffineConstantExpr>(e);
+  });
+}
+
+FailureOr<GemmKernel> matchGemmKernel(func::FuncOp func) {
+  GemmKernel g;
+  g.func = func;
+  SmallVector<linalg::LinalgOp> ops;
+  for (Operation &op : func.getBody().front()) {
+    if (isa<func::ReturnOp, arith::ConstantOp>(op) ||
+        isa<ViewLikeOpInterface>(op))
+      continue;
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp || !linalgOp.hasPureBufferSemantics() ||
+        linalgOp.getNumDpsInits() != 1 ||
+        !isa<linalg::FillOp, linalg::GenericOp>(op))
+      return failure();
+    ops.push_back(linalgOp);
+  }
+  // init ; contraction ; epilogue...
+  if (ops.size() < 2 || !isa<linalg::GenericOp>(ops[1]) ||
+      ops[1].getNumReductionLoops() != 1 ||
+      ops[0].getDpsInits()[0] != ops[1].getDpsInits()[0] ||
+      ops[1].getNumDpsInputs() != 2)
+    return failure();
+  g.init = ops[0];
+  g.contraction = cast<linalg::GenericOp>(ops[1]);
+  for (linalg::LinalgOp op : llvm::drop_begin(ops, 2)) {
+    if (!isa<linalg::GenericOp>(op))
+      return failure();
+    g.epilogue.push_back(cast<linalg::GenericOp>(op));
+  }
+  if (auto fill = dyn_cast<linalg::FillOp>(g.init.getOperation())) {
+    if (!fill.getInputs()[0].getType().isF32())
+      return failure();
+  } else {
+    auto init = cast<linalg::GenericOp>(g.init.getOperation());
+    if (init.getNumParallelLoops() != init.getNumLoops() ||
+        !init.getMatchingIndexingMap(init.getDpsInitOperand(0)).isIdentity() ||
+        !init.getRegion().front().getArgument(init.getNumDpsInputs()).use_empty() ||
+        llvm::any_of(init.getRegion().front().without_terminator(),
+                     [](Operation &op) { return op.getNumRegions() != 0; }))
+      return failure();
+    for (OpOperand *in : init.getDpsInputOperands())
+      if (!isDimsOrConstants(init.getMatchingIndexingMap(in)))
+        return failure();
+  }
+
+  linalg::GenericOp c = g.contraction;
+  if (!isMulAccBody(c, g.elementType, g.scales))
+    return failure();
+  g.acc = c.getDpsInits()[0];
+  unsigned rank = c.getNumLoops() - 1;
+  auto iters = c.getIteratorTypesArray();
+  if (rank < 2 || iters.back() != utils::IteratorType::reduction ||
+      llvm::count(iters, utils::IteratorType::reduction) != 1 ||
+      c.getMatchingIndexingMap(c.getDpsInitOperand(0)) !=
+          AffineMap::getMultiDimIdentityMap(rank + 1, c.getContext())
+              .getMajorSubMap(rank))
+    return failure();
+  // The multiplicands, in the order of the block arguments' roles.
+  OpOperand *in0 = c.getDpsInputOperand(0), *in1 = c.getDpsInputOperand(1);
+  AffineMap m0 = c.getMatchingIndexingMap(in0);
+  AffineMap m1 = c.getMatchingIndexingMap(in1);
+  unsigned dm = rank - 2, dn = rank - 1, dk = rank;
+  OpOperand *aOp = nullptr, *bOp = nullptr;
+  for (auto [x, y, mx, my] : {std::make_tuple(in0, in1, m0, m1),
+                              std::make_tuple(in1, in0, m1, m0)}) {
+    if (!hasOperandMap(mx, rank, dm, dk))
+      continue;
+    if (hasOperandMap(my, rank, dk, dn) || hasOperandMap(my, rank, dn, dk)) {
+      aOp = x;
+      bOp = y;
+      g.aMap = mx;
+      g.bMap = my;
+      break;
+    }
+  }
+  if (!aOp)
+    return failure();
+  g.a = aOp->get();
+  g.b = bOp->get();
+  g.bTransposed = g.bMap.getDimPosition(g.bMap.getNumResults() - 1) == dk;
+  if (!isIdentityLayout(g.a) || !isIdentityLayout(g.b) ||
+      !isIdentityLayout(g.acc))
+    return failure();
+  ArrayRef<int64_t> accShape = cast<MemRefType>(g.acc.getType()).getShape();
+  g.m = accShape[dm];
+  g.n = accShape[dn];
+  g.k = cast<MemRefType>(g.a.getType()).getShape().back();
+  g.batchShape.assign(accShape.begin(), accShape.end() - 2);
+  // 16-byte rows for cp.async; small problems stay scalar kernels.
+  if (g.k % 8 || (!g.bTransposed && g.n % 8) || g.m < 16 || g.n < 16 ||
+      g.k < 16)
+    return failure();
+
+  // Epilogue ops run per accumulator element: same iteration space, all
+  // parallel, written buffers read only at the element being computed.
+  Value aRoot = rootBuffer(g.a), bRoot = rootBuffer(g.b);
+  SmallVector<Value> written{rootBuffer(g.acc)};
+  for (linalg::GenericOp e : g.epilogue) {
+    if (e.getNumLoops() != rank ||
+        e.getNumParallelLoops() != e.getNumLoops() ||
+        !e.getMatchingIndexingMap(e.getDpsInitOperand(0)).isIdentity() ||
+        !isIdentityLayout(e.getDpsInits()[0]) ||
+        llvm::any_of(e.getRegion().front().without_terminator(),
+                     [](Operation &op) { return op.getNumRegions() != 0; }))
+      return failure();
+    written.push_back(rootBuffer(e.getDpsInits()[0]));
+  }
+  SmallVector<linalg::GenericOp> elementwise(g.epilogue);
+  if (auto init = dyn_cast<linalg::GenericOp>(g.init.getOperation()))
+    elementwise.push_back(init);
+  for (linalg::GenericOp e : elementwise)
+    for (OpOperand &operand : e->getOpOperands()) {
+      AffineMap map = e.getMatchingIndexingMap(&operand);
+      if (!isDimsOrConstants(map))
+        return failure();
+      Value root = rootBuffer(operand.get());
+      if (llvm::is_contained(written, root) && !map.isIdentity())
+        return failure();
+      if (!isa<MemRefType>(operand.get().getType()))
+        return failure();
+    }
+  for (Value w : written)
+    if (w == aRoot || w == bRoot)
+      return failure();
+  return g;
+}
+
+//===----------------------------------------------------------------------===//
+// The schedule
+//===----------------------------------------------------------------------===//
+
+/// A CTA tile shape: BM x BN x 32 with warpsM x warpsN warps.
+struct TileConfig {
+  int64_t bm, bn, warpsM, warpsN, stages;
+  int64_t bk = 32;
+  int64_t threads() const { return 32 * warpsM * warpsN; }
+  int64_t mTiles() const { return bm / warpsM / 16; } // per warp, m16
+  int64_t nTiles() const { return bn / warpsN / 8; }  // per warp, n8
+  int64_t aElems() const { return bm * bk; }
+  int64_t bElems() const { return bk * bn; }
+  int64_t stageElems() const { return aElems() + bElems(); }
+};
+
+/// The tile shapes, largest first. Each keeps the 4 x 2-byte accumulator
+/// fragments of a thread at 128 registers or fewer.
+constexpr TileConfig kConfigs[] = {
+    {128, 128, 2, 2, 4},
+    {128, 64, 2, 2, 4},
+    {64, 64, 2, 2, 3},
+};
+
+/// The cost model: the largest tile that still gives every SM a CTA (a
+/// tile that leaves SMs idle loses more than its better reuse gains).
+TileConfig chooseConfig(const GemmKernel &g, int64_t smCount) {
+  int64_t batch = 1;
+  for (int64_t d : g.batchShape)
+    batch *= d;
+  for (const TileConfig &c : kConfigs) {
+    int64_t ctas = batch * llvm::divideCeil(g.m, c.bm) *
+                   llvm::divideCeil(g.n, c.bn);
+    if (ctas >= smCount)
+      return c;
+  }
+  return kConfigs[std::size(kConfigs) - 1];
+}
+
+/// Index arithmetic that folds constants as it builds.
+struct Idx {
+  OpBuilder &b;
+  Location loc;
+  Value c(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
+  Value add(Value x, Value y) { return b.createOrFold<arith::AddIOp>(loc, x, y); }
+  Value add(Value x, int64_t y) { return y ? add(x, c(y)) : x; }
+  Value mul(Value x, int64_t y) {
+    return y == 1 ? x : b.createOrFold<arith::MulIOp>(loc, x, c(y));
+  }
+  Value div(Value x, int64_t y) {
+    return y == 1 ? x : b.createOrFold<arith::DivUIOp>(loc, x, c(y));
+  }
+  Value rem(Value x, int64_t y) {
+    return b.createOrFold<arith::RemUIOp>(loc, x, c(y));
+  }
+  Value xori(Value x, Value y) { return b.createOrFold<arith::XOrIOp>(loc, x, y); }
+  Value minu(Value x, Value y) {
+    return b.createOrFold<arith::MinUIOp>(loc, x, y);
+  }
+  Value lt(Value x, Value y) {
+    return b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, x, y);
+  }
+  Value andi(Value x, Value y) { return b.createOrFold<arith::AndIOp>(loc, x, y); }
+  Value select(Value c, Value x, Value y) {
+    return b.createOrFold<arith::SelectOp>(loc, c, x, y);
+  }
+};
+
+/// Shared-memory layout of one operand tile: `rows` rows of `rowChunks`
+/// 16-byte chunks, chunk c of row r stored at chunk c ^ f(r), so that the 8
+/// row addresses of an ldmatrix (one chunk column, 8 consecutive rows) and
+/// the 16-byte cp.async stores of a row hit 8 distinct bank groups.
+struct SmemTile {
+  int64_t base;      // element offset in a stage
+  int64_t rowChunks; // power of two
+  Value element(Idx &ix, Value row, Value chunk) const {
+    int64_t rowsPerGroup = std::max<int64_t>(1, 8 / rowChunks);
+    int64_t period = std::min<int64_t>(rowChunks, 8);
+    Value phys = ix.xori(chunk, ix.rem(ix.div(row, rowsPerGroup), period));
+    return ix.add(ix.add(ix.mul(row, rowChunks * 8), ix.mul(phys, 8)), base);
+  }
+};
+
+/// The lane-level schedule of one CTA, independent of how the instructions
+/// are realized.
+struct Schedule {
+  const GemmKernel &g;
+  TileConfig cfg;
+  SmemTile aTile, bTile;
+  int64_t kTiles, tilesM, tilesN;
+
+  Schedule(const GemmKernel &g, TileConfig cfg) : g(g), cfg(cfg) {
+    aTile = {0, cfg.bk / 8};
+    // [K, N]: BK rows of BN; [N, K]: BN rows of BK.
+    bTile = {cfg.aElems(), g.bTransposed ? cfg.bk / 8 : cfg.bn / 8};
+    kTiles = llvm::divideCeil(g.k, cfg.bk);
+    tilesM = llvm::divideCeil(g.m, cfg.bm);
+    tilesN = llvm::divideCeil(g.n, cfg.bn);
+  }
+
+  /// The 16-byte chunks one thread copies for a k-tile: chunk `i` of the
+  /// thread is chunk t + i * threads of the A tile, then of the B tile.
+  int64_t aChunksPerThread() const {
+    return cfg.aElems() / 8 / cfg.threads();
+  }
+  int64_t bChunksPerThread() const {
+    return cfg.bElems() / 8 / cfg.threads();
+  }
+
+  /// For the lane's ldmatrix.x4 of A's m16 tile `mi` at k16 step `kk`: the
+  /// (row, chunk) of the tile whose address the lane provides. Lanes 8j..8j+7
+  /// address matrix j: rows 0-7 / 8-15 (j even / odd), k 0-7 / 8-15 (j < 2 /
+  /// j >= 2), giving a0a1, a2a3, a4a5, a6a7.
+  std::pair<Value, Value> aLdmatrix(Idx &ix, Value warpRow0, Value lane,
+                                    int64_t mi, int64_t kk) const {
+    Value row = ix.add(ix.add(warpRow0, mi * 16),
+                       ix.add(ix.rem(lane, 8), ix.mul(ix.rem(ix.div(lane, 8), 2), 8)));
+    Value chunk = ix.add(ix.div(lane, 16), kk * 2);
+    return {row, chunk};
+  }
+
+  /// B's ldmatrix.x4 covering the n8 tiles 2nj and 2nj+1 at k16 step kk:
+  /// registers 0, 1 are b0b1, b2b3 of tile 2nj; 2, 3 those of tile 2nj+1.
+  /// [K, N] is read transposed (rows k, chunks along n); [N, K] directly.
+  std::pair<Value, Value> bLdmatrix(Idx &ix, Value warpCol0, Value lane,
+                                    int64_t nj, int64_t kk) const {
+    if (!g.bTransposed) {
+      Value row = ix.add(ix.rem(lane, 8),
+                         ix.add(ix.mul(ix.rem(ix.div(lane, 8), 2), 8), kk * 16));
+      Value chunk =
+          ix.add(ix.div(ix.add(warpCol0, nj * 16), 8), ix.div(lane, 16));
+      return {row, chunk};
+    }
+    Value row = ix.add(ix.add(warpCol0, nj * 16),
+                       ix.add(ix.rem(lane, 8), ix.mul(ix.div(lane, 16), 8)));
+    Value chunk = ix.add(ix.rem(ix.div(lane, 8), 2), kk * 2);
+    return {row, chunk};
+  }
+
+  /// Row and column in the warp's 16x8 tile of accumulator register r
+  /// (c0..c3) of `lane`: c0 c1 at row lane/4, c2 c3 at row lane/4 + 8;
+  /// columns 2 (lane % 4) and + 1.
+  std::pair<Value, Value> accElement(Idx &ix, Value lane, int64_t r) const {
+    Value row = ix.add(ix.div(lane, 4), (r / 2) * 8);
+    Value col = ix.add(ix.mul(ix.rem(lane, 4), 2), r % 2);
+    return {row, col};
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Building the CTA program
+//===----------------------------------------------------------------------===//
+
+class GemmBuilder {
+public:
+  GemmBuilder(RewriterBase &rewriter, GemmKernel &g, TileConfig cfg,
+              bool emulate)
+      : rw(rewriter), g(g), s(g, cfg), cfg(cfg), emulate(emulate),
+        loc(g.contraction.getLoc()), ix{rewriter, loc} {}
+
+  /// Replaces the kernel's ops with the CTA program; returns the CTA count.
+  int64_t build();
+
+private:
+  RewriterBase &rw;
+  GemmKernel &g;
+  Schedule s;
+  TileConfig cfg;
+  bool emulate;
+  Location loc;
+  Idx ix;
+
+  Type f32() { return rw.getF32Type(); }
+  Value smem;                // the stages, elements of g.elementType
+  Value accMem, fragA, fragB; // emulation: per-thread registers in memory
+  Value cta, tileRow0, tileCol0;
+  SmallVector<Value> batch;  // batch coordinates of the CTA
+  Value asyncToken;          // any token, for nvgpu.device_async_wait
+
+  int64_t accRegs() const { return cfg.mTiles() * cfg.nTiles() * 4; }
+
+  /// Runs `body(tid)` for every thread: on the GPU for this thread only; in
+  /// the emulation, for all threads of the CTA in turn (the phases between
+  /// barriers, and the steps of a warp instruction, are such loops).
+  void forEachThread(function_ref<void(Value)> body) {
+    if (!emulate) {
+      body(rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x));
+      return;
+    }
+    auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(cfg.threads()),
+                                      ix.c(1));
+    OpBuilder::InsertionGuard guard(rw);
+    rw.setInsertionPoint(loop.getBody()->getTerminator());
+    body(loop.getInductionVar());
+  }
+
+  void barrier() {
+    if (!emulate)
+      rw.create<gpu::BarrierOp>(loc);
+  }
+
+  void loadStage(Value kt, Value slot);
+  SmallVector<Value> compute(Value slot, ValueRange acc);
+  void computeEmulated(Value slot);
+  void epilogue(ValueRange acc);
+  void epilogueElement(Value row, Value col, Value value);
+  bool isKernelLocal(Value buffer);
+  DenseMap<Value, bool> localCache;
+};
+
+/// Global indices of an operand at matrix position (r0, r1), batch dims from
+/// the CTA's batch coordinates through the operand's indexing map.
+SmallVector<Value> operandIndices(AffineMap map, ArrayRef<Value> batch,
+                                  Value r0, Value r1) {
+  SmallVector<Value> idx;
+  for (unsigned i = 0; i + 2 < map.getNumResults(); ++i)
+    idx.push_back(batch[map.getDimPosition(i)]);
+  idx.push_back(r0);
+  idx.push_back(r1);
+  return idx;
+}
+
+void GemmBuilder::loadStage(Value kt, Value slot) {
+  Value stageBase = ix.mul(slot, cfg.stageElems());
+  Value k0 = ix.mul(kt, cfg.bk);
+  SmallVector<Value> tokens;
+  forEachThread([&](Value tid) {
+    auto copyChunk = [&](Value src, ArrayRef<Value> srcIdx, Value dstElem,
+                         Value valid) {
+      if (!emulate) {
+        Value count = ix.select(valid, ix.c(8), ix.c(0));
+        auto copy = rw.create<nvgpu::DeviceAsyncCopyOp>(
+            loc, nvgpu::DeviceAsyncTokenType::get(rw.getContext()), smem,
+            ValueRange{dstElem}, src, srcIdx, rw.getIndexAttr(8), count,
+            rw.getUnitAttr());
+        tokens.push_back(copy.getAsyncToken());
+        return;
+      }
+      // cp.async with src-size 0 writes zeros. The source address is always
+      // in bounds (clamped); the select is on the bits so that bf16 never
+      // needs a float select (the host has no bf16 arithmetic).
+      auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(8), ix.c(1));
+      OpBuilder::InsertionGuard guard(rw);
+      rw.setInsertionPoint(loop.getBody()->getTerminator());
+      Value e = loop.getInductionVar();
+      SmallVector<Value> at(srcIdx);
+      at.back() = ix.add(at.back(), e);
+      Type bits = rw.getIntegerType(g.elementType.getIntOrFloatBitWidth());
+      Value v = rw.create<arith::BitcastOp>(
+          loc, bits, rw.create<memref::LoadOp>(loc, src, at));
+      v = rw.create<arith::SelectOp>(
+          loc, valid, v, rw.create<arith::ConstantOp>(loc, rw.getIntegerAttr(bits, 0)));
+      rw.create<memref::StoreOp>(loc,
+                                 rw.create<arith::BitcastOp>(loc, g.elementType, v),
+                                 smem, ValueRange{ix.add(dstElem, e)});
+    };
+    Value mLimit = ix.c(g.m), nLimit = ix.c(g.n), kLimit = ix.c(g.k);
+    // A: BM rows of BK, chunks along k.
+    for (int64_t i = 0; i < s.aChunksPerThread(); ++i) {
+      Value chunk = ix.add(tid, i * cfg.threads());
+      Value row = ix.div(chunk, cfg.bk / 8), cc = ix.rem(chunk, cfg.bk / 8);
+      Value gr = ix.add(tileRow0, row), gk = ix.add(k0, ix.mul(cc, 8));
+      Value valid = ix.andi(ix.lt(gr, mLimit), ix.lt(gk, kLimit));
+      // Out-of-range chunks read a valid address (and zero-fill).
+      Value sr = ix.minu(gr, ix.c(g.m - 1)), sk = ix.minu(gk, ix.c(g.k - 8));
+      copyChunk(g.a, operandIndices(g.aMap, batch, sr, sk),
+                ix.add(stageBase, s.aTile.element(ix, row, cc)), valid);
+    }
+    // B: [K, N] as BK rows of BN, or [N, K] as BN rows of BK.
+    int64_t rowChunks = s.bTile.rowChunks;
+    for (int64_t i = 0; i < s.bChunksPerThread(); ++i) {
+      Value chunk = ix.add(tid, i * cfg.threads());
+      Value row = ix.div(chunk, rowChunks), cc = ix.rem(chunk, rowChunks);
+      Value dst = ix.add(stageBase, s.bTile.element(ix, row, cc));
+      if (!g.bTransposed) {
+        Value gk = ix.add(k0, row), gn = ix.add(tileCol0, ix.mul(cc, 8));
+        Value valid = ix.andi(ix.lt(gk, kLimit), ix.lt(gn, nLimit));
+        Value sk = ix.minu(gk, ix.c(g.k - 1)),
+              sn = ix.minu(gn, ix.c(g.n - 8));
+        copyChunk(g.b, operandIndices(g.bMap, batch, sk, sn), dst, valid);
+      } else {
+        Value gn = ix.add(tileCol0, row), gk = ix.add(k0, ix.mul(cc, 8));
+        Value valid = ix.andi(ix.lt(gn, nLimit), ix.lt(gk, kLimit));
+        Value sn = ix.minu(gn, ix.c(g.n - 1)),
+              sk = ix.minu(gk, ix.c(g.k - 8));
+        copyChunk(g.b, operandIndices(g.bMap, batch, sn, sk), dst, valid);
+      }
+    }
+  });
+  if (!emulate) {
+    asyncToken = rw.create<nvgpu::DeviceAsyncCreateGroupOp>(
+        loc, nvgpu::DeviceAsyncTokenType::get(rw.getContext()), tokens);
+  }
+}
+
+/// The warp's origin in the CTA tile.
+std::pair<Value, Value> warpOrigin(Idx &ix, const TileConfig &cfg, Value tid) {
+  Value warp = ix.div(tid, 32);
+  Value wr = ix.mul(ix.div(warp, cfg.warpsN), cfg.bm / cfg.warpsM);
+  Value wc = ix.mul(ix.rem(warp, cfg.warpsN), cfg.bn / cfg.warpsN);
+  return {wr, wc};
+}
+
+SmallVector<Value> GemmBuilder::compute(Value slot, ValueRange acc) {
+  Value stageBase = ix.mul(slot, cfg.stageElems());
+  Value tid = rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
+  Value lane = ix.rem(tid, 32);
+  auto [wr, wc] = warpOrigin(ix, cfg, tid);
+  auto fragType = VectorType::get({4, 2}, g.elementType);
+  SmallVector<Value> next(acc.begin(), acc.end());
+  for (int64_t kk = 0; kk < cfg.bk / 16; ++kk) {
+    SmallVector<Value> aFrag, bFrag;
+    for (int64_t mi = 0; mi < cfg.mTiles(); ++mi) {
+      auto [row, chunk] = s.aLdmatrix(ix, wr, lane, mi, kk);
+      Value at = ix.add(stageBase, s.aTile.element(ix, row, chunk));
+      aFrag.push_back(rw.create<nvgpu::LdMatrixOp>(loc, fragType, smem,
+                                                    ValueRange{at}, false, 4));
+    }
+    for (int64_t nj = 0; nj < cfg.nTiles() / 2; ++nj) {
+      auto [row, chunk] = s.bLdmatrix(ix, wc, lane, nj, kk);
+      Value at = ix.add(stageBase, s.bTile.element(ix, row, chunk));
+      Value x4 = rw.create<nvgpu::LdMatrixOp>(loc, fragType, smem,
+                                              ValueRange{at}, !g.bTransposed, 4);
+      for (int64_t h = 0; h < 2; ++h)
+        bFrag.push_back(rw.create<vector::ExtractStridedSliceOp>(
+            loc, x4, ArrayRef<int64_t>{2 * h, 0}, ArrayRef<int64_t>{2, 2},
+            ArrayRef<int64_t>{1, 1}));
+    }
+    for (int64_t mi = 0; mi < cfg.mTiles(); ++mi)
+      for (int64_t ni = 0; ni < cfg.nTiles(); ++ni) {
+        Value &c = next[mi * cfg.nTiles() + ni];
+        c = rw.create<nvgpu::MmaSyncOp>(loc, aFrag[mi], bFrag[ni], c,
+                                        ArrayRef<int64_t>{16, 8, 16});
+      }
+  }
+  return next;
+}
+
+void GemmBuilder::computeEmulated(Value slot) {
+  Value stageBase = ix.mul(slot, cfg.stageElems());
+  int64_t mt = cfg.mTiles(), nt = cfg.nTiles();
+  auto load = [&](Value mem, Value at) -> Value {
+    return rw.create<memref::LoadOp>(loc, mem, ValueRange{at});
+  };
+  auto store = [&](Value v, Value mem, Value at) {
+    rw.create<memref::StoreOp>(loc, v, mem, ValueRange{at});
+  };
+  for (int64_t kk = 0; kk < cfg.bk / 16; ++kk) {
+    // ldmatrix: register j of lane l comes from the 8x8 matrix j whose row
+    // addresses lanes 8j..8j+7 provide.
+    forEachThread([&](Value tid) {
+      Value lane = ix.rem(tid, 32), quad = ix.rem(lane, 4);
+      auto [wr, wc] = warpOrigin(ix, cfg, tid);
+      for (int64_t mi = 0; mi < mt; ++mi)
+        for (int64_t j = 0; j < 4; ++j) {
+          Value src = ix.add(ix.div(lane, 4), 8 * j);
+          auto [row, chunk] = s.aLdmatrix(ix, wr, src, mi, kk);
+          Value at = ix.add(ix.add(stageBase, s.aTile.element(ix, row, chunk)),
+                            ix.mul(quad, 2));
+          for (int64_t h = 0; h < 2; ++h)
+            store(load(smem, ix.add(at, h)), fragA,
+                  ix.add(ix.mul(tid, mt * 8), mi * 8 + 2 * j + h));
+        }
+      for (int64_t nj = 0; nj < nt / 2; ++nj)
+        for (int64_t j = 0; j < 4; ++j)
+          for (int64_t h = 0; h < 2; ++h) {
+            Value at;
+            if (g.bTransposed) {
+              Value src = ix.add(ix.div(lane, 4), 8 * j);
+              auto [row, chunk] = s.bLdmatrix(ix, wc, src, nj, kk);
+              at = ix.add(ix.add(stageBase, s.bTile.element(ix, row, chunk)),
+                          ix.add(ix.mul(quad, 2), h));
+            } else {
+              // .trans: element (2 (l % 4) + h, l / 4) of matrix j.
+              Value src = ix.add(ix.mul(quad, 2), 8 * j + h);
+              auto [row, chunk] = s.bLdmatrix(ix, wc, src, nj, kk);
+              at = ix.add(ix.add(stageBase, s.bTile.element(ix, row, chunk)),
+                          ix.div(lane, 4));
+            }
+            int64_t tile = 2 * nj + j / 2, reg = (j % 2) * 2 + h;
+            store(load(smem, at), fragB,
+                  ix.add(ix.mul(tid, nt * 4), tile * 4 + reg));
+          }
+    });
+    // mma.sync m16n8k16: A(r, k) is in lane (r % 8) * 4 + (k % 8) / 2,
+    // element 2 (r / 8 + 2 (k / 8)) + k % 2; B(k, c) in lane c * 4 +
+    // (k % 8) / 2, element 2 (k / 8) + k % 2.
+    forEachThread([&](Value tid) {
+      Value lane = ix.rem(tid, 32);
+      Value warpBase = ix.mul(ix.div(tid, 32), 32);
+      for (int64_t mi = 0; mi < mt; ++mi)
+        for (int64_t ni = 0; ni < nt; ++ni)
+          for (int64_t r = 0; r < 4; ++r) {
+            auto [row, col] = s.accElement(ix, lane, r);
+            Value accAt = ix.add(ix.mul(tid, accRegs()),
+                                 (mi * nt + ni) * 4 + r);
+            auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(16), ix.c(1),
+                                              ValueRange{load(accMem, accAt)});
+            {
+              OpBuilder::InsertionGuard guard(rw);
+              rw.setInsertionPointToStart(loop.getBody());
+              Value kq = loop.getInductionVar();
+              Value half = ix.div(ix.rem(kq, 8), 2), odd = ix.rem(kq, 2),
+                    hi = ix.div(kq, 8);
+              Value aLane = ix.add(ix.mul(ix.rem(row, 8), 4), half);
+              Value aElem = ix.add(
+                  ix.mul(ix.add(ix.div(row, 8), ix.mul(hi, 2)), 2), odd);
+              Value bLane = ix.add(ix.mul(col, 4), half);
+              Value bElem = ix.add(ix.mul(hi, 2), odd);
+              Value av = load(fragA, ix.add(ix.add(ix.mul(ix.add(warpBase, aLane),
+                                                          mt * 8),
+                                                   mi * 8),
+                                            aElem));
+              Value bv = load(fragB, ix.add(ix.add(ix.mul(ix.add(warpBase, bLane),
+                                                          nt * 4),
+                                                   ni * 4),
+                                            bElem));
+              Value p = rw.create<arith::MulFOp>(
+                  loc, rw.create<arith::ExtFOp>(loc, f32(), av),
+                  rw.create<arith::ExtFOp>(loc, f32(), bv));
+              Value sum = rw.create<arith::AddFOp>(
+                  loc, loop.getRegionIterArgs()[0], p);
+              rw.create<scf::YieldOp>(loc, sum);
+            }
+            store(loop.getResult(0), accMem, accAt);
+          }
+    });
+  }
+}
+
+bool GemmBuilder::isKernelLocal(Value buffer) {
+  auto it = localCache.find(buffer);
+  if (it != localCache.end())
+    return it->second;
+  bool local = false;
+  auto arg = dyn_cast<BlockArgument>(rootBuffer(buffer));
+  auto module = g.func->getParentOfType<ModuleOp>();
+  if (arg && module) {
+    std::optional<SymbolTable::UseRange> uses =
+        SymbolTable::getSymbolUses(g.func, module);
+    local = uses && !uses->empty();
+    for (SymbolTable::SymbolUse use : *uses) {
+      auto call = dyn_cast<func::CallOp>(use.getUser());
+      if (!call) {
+        local = false;
+        break;
+      }
+      Value root = rootBuffer(call.getOperand(arg.getArgNumber()));
+      auto alloc = root.getDefiningOp<memref::AllocOp>();
+      // The buffer lives only for this call: its every use is the call
+      // itself or a view the call reads it through.
+      std::function<bool(Value)> onlyThisCall = [&](Value v) {
+        for (Operation *user : v.getUsers()) {
+          if (user == call.getOperation() || isa<memref::DeallocOp>(user))
+            continue;
+          if (isa<ViewLikeOpInterface>(user) && user->getNumResults() == 1 &&
+              onlyThisCall(user->getResult(0)))
+            continue;
+          return false;
+        }
+        return true;
+      };
+      if (!alloc || !onlyThisCall(alloc)) {
+        local = false;
+        break;
+      }
+    }
+  }
+  localCache[buffer] = local;
+  return local;
+}
+
+void GemmBuilder::epilogueElement(Value row, Value col, Value value) {
+  SmallVector<Value> coords(batch);
+  coords.push_back(row);
+  coords.push_back(col);
+  auto loadAt = [&](Value buffer, AffineMap map) -> Value {
+    SmallVector<Value> at;
+    for (AffineExpr e : map.getResults()) {
+      if (auto d = dyn_cast<AffineDimExpr>(e))
+        at.push_back(coords[d.getPosition()]);
+      else
+        at.push_back(ix.c(cast<AffineConstantExpr>(e).getValue()));
+    }
+    return rw.create<memref::LoadOp>(loc, buffer, at);
+  };
+  DenseMap<Value, Value> forwarded; // buffer root -> this element's value
+  // One elementwise op's body at this element.
+  auto apply = [&](linalg::GenericOp e) -> Value {
+    Block &body = e.getRegion().front();
+    IRMapping map;
+    for (OpOperand &operand : e->getOpOperands()) {
+      BlockArgument arg = body.getArgument(operand.getOperandNumber());
+      if (arg.use_empty())
+        continue;
+      auto it = forwarded.find(rootBuffer(operand.get()));
+      map.map(arg, it != forwarded.end()
+                       ? it->second
+                       : loadAt(operand.get(),
+                                e.getMatchingIndexingMap(&operand)));
+    }
+    for (Operation &op : body.without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+        map.map(index.getResult(), coords[index.getDim()]);
+        continue;
+      }
+      rw.clone(op, map);
+    }
+    return map.lookupOrDefault(
+        cast<linalg::YieldOp>(body.getTerminator()).getValues()[0]);
+  };
+
+  for (Value scale : g.scales)
+    value = rw.create<arith::MulFOp>(loc, value, scale);
+  Value init;
+  if (auto fill = dyn_cast<linalg::FillOp>(g.init.getOperation())) {
+    auto c = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+    if (!c || !cast<FloatAttr>(c.getValue()).getValue().isPosZero())
+      init = fill.getInputs()[0];
+  } else {
+    init = apply(cast<linalg::GenericOp>(g.init.getOperation()));
+  }
+  if (init)
+    value = rw.create<arith::AddFOp>(loc, init, value);
+  forwarded[rootBuffer(g.acc)] = value;
+  if (!isKernelLocal(g.acc))
+    rw.create<memref::StoreOp>(loc, value, g.acc, coords);
+  for (linalg::GenericOp e : g.epilogue) {
+    Value result = apply(e);
+    Value out = e.getDpsInits()[0];
+    forwarded[rootBuffer(out)] = result;
+    if (!isKernelLocal(out))
+      rw.create<memref::StoreOp>(loc, result, out, coords);
+  }
+}
+
+void GemmBuilder::epilogue(ValueRange acc) {
+  int64_t mt = cfg.mTiles(), nt = cfg.nTiles();
+  bool guarded = g.m % cfg.bm || g.n % cfg.bn;
+  forEachThread([&](Value tid) {
+    Value lane = ix.rem(tid, 32);
+    auto [wr, wc] = warpOrigin(ix, cfg, tid);
+    for (int64_t mi = 0; mi < mt; ++mi)
+      for (int64_t ni = 0; ni < nt; ++ni)
+        for (int64_t r = 0; r < 4; ++r) {
+          auto [row, col] = s.accElement(ix, lane, r);
+          Value gr = ix.add(ix.add(tileRow0, ix.add(wr, mi * 16)), row);
+          Value gc = ix.add(ix.add(tileCol0, ix.add(wc, ni * 8)), col);
+          OpBuilder::InsertionGuard guard(rw);
+          if (guarded) {
+            Value in = ix.andi(ix.lt(gr, ix.c(g.m)), ix.lt(gc, ix.c(g.n)));
+            auto ifOp = rw.create<scf::IfOp>(loc, in, false);
+            rw.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+          }
+          Value v;
+          if (emulate)
+            v = rw.create<memref::LoadOp>(
+                loc, accMem,
+                ValueRange{ix.add(ix.mul(tid, accRegs()),
+                                  (mi * nt + ni) * 4 + r)});
+          else
+            v = rw.create<vector::ExtractOp>(
+                loc, acc[mi * nt + ni], ArrayRef<int64_t>{r / 2, r % 2});
+          epilogueElement(gr, gc, v);
+        }
+  });
+}
+
+int64_t GemmBuilder::build() {
+  Block &body = g.func.getBody().front();
+  rw.setInsertionPoint(body.getTerminator());
+  int64_t batchCount = 1;
+  for (int64_t d : g.batchShape)
+    batchCount *= d;
+  int64_t ctas = batchCount * s.tilesM * s.tilesN;
+  auto par = rw.create<scf::ParallelOp>(loc, ValueRange{ix.c(0)},
+                                        ValueRange{ix.c(ctas)},
+                                        ValueRange{ix.c(1)});
+  rw.setInsertionPoint(par.getBody()->getTerminator());
+  cta = par.getInductionVars()[0];
+  tileCol0 = ix.mul(ix.rem(cta, s.tilesN), cfg.bn);
+  tileRow0 = ix.mul(ix.rem(ix.div(cta, s.tilesN), s.tilesM), cfg.bm);
+  Value rest = ix.div(cta, s.tilesN * s.tilesM);
+  batch.assign(g.batchShape.size(), Value());
+  for (int64_t d = g.batchShape.size() - 1; d >= 0; --d) {
+    batch[d] = ix.rem(rest, g.batchShape[d]);
+    rest = ix.div(rest, g.batchShape[d]);
+  }
+
+  Type e = g.elementType;
+  int64_t smemElems = cfg.stages * cfg.stageElems();
+  if (emulate) {
+    auto scratch = [&](int64_t n, Type t) -> Value {
+      return rw.create<memref::AllocaOp>(loc, MemRefType::get({n}, t));
+    };
+    smem = scratch(smemElems, e);
+    accMem = scratch(cfg.threads() * accRegs(), f32());
+    fragA = scratch(cfg.threads() * cfg.mTiles() * 8, e);
+    fragB = scratch(cfg.threads() * cfg.nTiles() * 4, e);
+  } else {
+    auto workgroup = gpu::AddressSpaceAttr::get(
+        rw.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+    Value raw = rw.create<gpu::DynamicSharedMemoryOp>(
+        loc, MemRefType::get({ShapedType::kDynamic}, rw.getI8Type(),
+                             MemRefLayoutAttrInterface(), workgroup));
+    smem = rw.create<memref::ViewOp>(
+        loc, MemRefType::get({smemElems}, e, MemRefLayoutAttrInterface(),
+                             workgroup),
+        raw, ix.c(0), ValueRange{});
+  }
+  // The accumulators start at zero; the init (fill or Gemm's C) is added
+  // in the epilogue.
+  Value zero = rw.create<arith::ConstantOp>(loc, rw.getF32FloatAttr(0));
+  SmallVector<Value> acc;
+  if (emulate) {
+    forEachThread([&](Value tid) {
+      for (int64_t r = 0; r < accRegs(); ++r)
+        rw.create<memref::StoreOp>(
+            loc, zero, accMem, ValueRange{ix.add(ix.mul(tid, accRegs()), r)});
+    });
+  } else {
+    auto fragType = VectorType::get({2, 2}, f32());
+    Value init = rw.create<arith::ConstantOp>(
+        loc, DenseElementsAttr::get(fragType, rw.getF32FloatAttr(0)));
+    acc.assign(cfg.mTiles() * cfg.nTiles(), init);
+  }
+
+  // Prologue: stages - 1 k-tiles in flight (those past K zero-fill).
+  for (int64_t st = 0; st + 1 < cfg.stages; ++st)
+    loadStage(ix.c(st), ix.c(st));
+  Value firstToken = asyncToken;
+
+  auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(s.kTiles), ix.c(1),
+                                    acc);
+  {
+    OpBuilder::InsertionGuard guard(rw);
+    // Without iter_args (the emulation) the builder added the yield.
+    if (!loop.getBody()->empty())
+      rw.eraseOp(loop.getBody()->getTerminator());
+    rw.setInsertionPointToStart(loop.getBody());
+    Value kt = loop.getInductionVar();
+    if (!emulate) {
+      // Tile kt has landed once at most stages - 2 newer groups are pending;
+      // the barrier also frees the slot read in iteration kt - 1.
+      rw.create<nvgpu::DeviceAsyncWaitOp>(loc, firstToken,
+                                          rw.getI32IntegerAttr(cfg.stages - 2));
+      barrier();
+    }
+    Value nextTile = ix.add(kt, cfg.stages - 1);
+    loadStage(nextTile, ix.rem(nextTile, cfg.stages));
+    Value slot = ix.rem(kt, cfg.stages);
+    SmallVector<Value> results;
+    if (emulate)
+      computeEmulated(slot);
+    else
+      results = compute(slot, loop.getRegionIterArgs());
+    rw.create<scf::YieldOp>(loc, results);
+  }
+  epilogue(loop.getResults());
+  return ctas;
+}
+
+/// Erases the kernel arguments nothing reads or writes any more when the
+/// callers' buffers for them exist only for this call.
+void dropDeadBufferArguments(func::FuncOp func, ModuleOp module) {
+  std::optional<SymbolTable::UseRange> uses =
+      SymbolTable::getSymbolUses(func, module);
+  if (!uses)
+    return;
+  SmallVector<func::CallOp> calls;
+  for (SymbolTable::SymbolUse use : *uses) {
+    auto call = dyn_cast<func::CallOp>(use.getUser());
+    if (!call)
+      return;
+    calls.push_back(call);
+  }
+  llvm::BitVector dead(func.getNumArguments());
+  for (BlockArgument arg : func.getArguments()) {
+    if (!arg.use_empty() || !isa<MemRefType>(arg.getType()))
+      continue;
+    bool allLocal = true;
+    for (func::CallOp call : calls) {
+      Value v = call.getOperand(arg.getArgNumber());
+      auto alloc = v.getDefiningOp<memref::AllocOp>();
+      allLocal &= alloc && alloc->hasOneUse();
+    }
+    if (allLocal)
+      dead.set(arg.getArgNumber());
+  }
+  if (dead.none())
+    return;
+  for (func::CallOp call : calls) {
+    SmallVector<Operation *> allocs;
+    for (unsigned i : dead.set_bits())
+      allocs.push_back(call.getOperand(i).getDefiningOp());
+    call->eraseOperands(dead);
+    for (Operation *alloc : allocs)
+      alloc->erase();
+  }
+  (void)func.eraseArguments(dead);
+}
+
+struct TileGemmKernelsPass
+    : dlc::impl::TileGemmKernelsPassBase<TileGemmKernelsPass> {
+  using TileGemmKernelsPassBase::TileGemmKernelsPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    IRRewriter rewriter(&getContext());
+    SmallVector<func::FuncOp> kernels;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func->hasAttr(attrs::kKernel))
+        kernels.push_back(func);
+    for (func::FuncOp func : kernels) {
+      FailureOr<GemmKernel> g = matchGemmKernel(func);
+      if (failed(g))
+        continue;
+      TileConfig cfg = chooseConfig(*g, smCount);
+      GemmBuilder builder(rewriter, *g, cfg, emulate);
+      int64_t ctas = builder.build();
+      for (linalg::GenericOp e : llvm::reverse(g->epilogue))
+        rewriter.eraseOp(e);
+      rewriter.eraseOp(g->contraction);
+      rewriter.eraseOp(g->init);
+      Builder b(&getContext());
+      func->setAttr(attrs::kWorkItems, b.getI64IntegerAttr(ctas));
+      func->setAttr(attrs::kCtaThreads, b.getI64IntegerAttr(cfg.threads()));
+      func->setAttr(attrs::kSharedBytes,
+                    b.getI64IntegerAttr(
+                        emulate ? 0
+                                : cfg.stages * cfg.stageElems() *
+                                      g->elementType.getIntOrFloatBitWidth() /
+                                      8));
+      dropDeadBufferArguments(func, module);
+    }
+  }
+};
+} // namespace
