@@ -1,0 +1,151 @@
+// RUN: dlc-opt %s --split-input-file --dlc-tile-gemm-kernels | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlc-tile-gemm-kernels="emulate=true" | FileCheck %s --check-prefix=EMU
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+// fill; acc += ext(a) * ext(b); bias + truncf: one CTA program of 64x64
+// tiles (2 x 2 here), 4 warps, 3 stages of 64x32 + 32x64 halves (24 KiB).
+// The accumulator buffer, used by nothing else, leaves the arguments.
+// CHECK-LABEL: func.func private @gemm_bias
+// CHECK-SAME: (%[[A:.*]]: memref<128x64xf16>, %[[B:.*]]: memref<64x128xf16>, %[[BIAS:.*]]: memref<128xf32>, %[[OUT:.*]]: memref<128x128xf16>)
+// CHECK-SAME: dlc.cta_threads = 128 : i64
+// CHECK-SAME: dlc.shared_bytes = 24576 : i64
+// CHECK-SAME: dlc.work_items = 4 : i64
+// CHECK: scf.parallel
+// CHECK: gpu.dynamic_shared_memory
+// CHECK: nvgpu.device_async_copy %[[A]][{{.*}}], %{{.*}}[{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK: nvgpu.device_async_copy %[[B]]
+// CHECK: nvgpu.device_async_create_group
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 1 : i32}
+// CHECK: gpu.barrier
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
+// CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK: scf.yield
+// CHECK: vector.extract
+// CHECK: memref.load %[[BIAS]]
+// CHECK: arith.truncf
+// CHECK: memref.store {{.*}}, %[[OUT]]
+// CHECK-NOT: linalg.
+// EMU-LABEL: func.func private @gemm_bias
+// EMU-SAME: dlc.cta_threads = 128 : i64
+// EMU-SAME: dlc.shared_bytes = 0 : i64
+// EMU-NOT: nvgpu.
+// EMU-NOT: gpu.
+// EMU: memref.alloca() : memref<12288xf16>
+// EMU: arith.select
+// EMU: scf.for
+// EMU-NOT: linalg.
+// EMU-LABEL: func.func @main
+func.func private @gemm_bias(%acc: memref<128x128xf32>, %a: memref<128x64xf16>, %b: memref<64x128xf16>,
+    %bias: memref<128xf32>, %out: memref<128x128xf16>) attributes {dlc.kernel} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%acc : memref<128x128xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%acc : memref<128x128xf32>) {
+  ^bb0(%x: f16, %y: f16, %s: f32):
+    %0 = arith.extf %x : f16 to f32
+    %1 = arith.extf %y : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %s, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%acc, %bias : memref<128x128xf32>, memref<128xf32>) outs(%out : memref<128x128xf16>) {
+  ^bb0(%x: f32, %y: f32, %o: f16):
+    %0 = arith.addf %x, %y : f32
+    %1 = arith.truncf %0 : f32 to f16
+    linalg.yield %1 : f16
+  }
+  return
+}
+func.func @main(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %bias: memref<128xf32>, %out: memref<128x128xf16>) {
+  %acc = memref.alloc() : memref<128x128xf32>
+  // CHECK: call @gemm_bias(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (memref<128x64xf16>
+  call @gemm_bias(%acc, %a, %b, %bias, %out) : (memref<128x128xf32>, memref<128x64xf16>, memref<64x128xf16>, memref<128xf32>, memref<128x128xf16>) -> ()
+  return
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bt = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// B as [N, K] (Gemm transB): ldmatrix without .trans. The accumulator is a
+// kernel argument of the caller's, so it is still stored.
+// CHECK-LABEL: func.func private @gemm_transb
+// CHECK-SAME: %[[ACC:.*]]: memref<64x64xf32>
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: nvgpu.mma.sync
+// CHECK: memref.store {{.*}}, %[[ACC]]
+func.func private @gemm_transb(%acc: memref<64x64xf32>, %a: memref<64x32xbf16>, %b: memref<64x32xbf16>) attributes {dlc.kernel} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%acc : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<64x32xbf16>, memref<64x32xbf16>) outs(%acc : memref<64x64xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %s: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %s, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// Not a tensor-core kernel: rows of 36 halves are not 16-byte aligned for
+// cp.async (K % 8 != 0); the kernel is left to dlc-linearize-kernels.
+// CHECK-LABEL: func.func private @gemm_k36
+// CHECK-NOT: dlc.cta_threads
+// CHECK: linalg.fill
+// CHECK: linalg.generic
+func.func private @gemm_k36(%acc: memref<64x64xf32>, %a: memref<64x36xf16>, %b: memref<36x64xf16>) attributes {dlc.kernel} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%acc : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<64x36xf16>, memref<36x64xf16>) outs(%acc : memref<64x64xf32>) {
+  ^bb0(%x: f16, %y: f16, %s: f32):
+    %0 = arith.extf %x : f16 to f32
+    %1 = arith.extf %y : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %s, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// Not a tensor-core kernel: f32 operands (TF32 is not enabled).
+// CHECK-LABEL: func.func private @gemm_f32
+// CHECK-NOT: dlc.cta_threads
+// CHECK: linalg.generic
+func.func private @gemm_f32(%acc: memref<64x64xf32>, %a: memref<64x32xf32>, %b: memref<32x64xf32>) attributes {dlc.kernel} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%acc : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<64x32xf32>, memref<32x64xf32>) outs(%acc : memref<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %s: f32):
+    %2 = arith.mulf %x, %y : f32
+    %3 = arith.addf %s, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
