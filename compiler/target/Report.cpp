@@ -28,10 +28,16 @@ LogicalResult dlc::writeReport(ModuleOp model, const ModelSignature &signature,
         for (auto s : n.getAsRange<StringAttr>())
           nodes.push_back(s.str());
       auto items = f->getAttrOfType<IntegerAttr>(attrs::kWorkItems);
-      kernels.push_back(
-          llvm::json::Object{{"name", f.getName().str()},
-                             {"nodes", std::move(nodes)},
-                             {"work_items", items ? items.getInt() : 0}});
+      llvm::json::Object kernel{{"name", f.getName().str()},
+                                {"nodes", std::move(nodes)},
+                                {"work_items", items ? items.getInt() : 0}};
+      // Tensor-core CTA programs: a work item is a CTA of this many threads.
+      if (auto threads = f->getAttrOfType<IntegerAttr>(attrs::kCtaThreads)) {
+        kernel["cta_threads"] = threads.getInt();
+        if (auto smem = f->getAttrOfType<IntegerAttr>(attrs::kSharedBytes))
+          kernel["shared_bytes"] = smem.getInt();
+      }
+      kernels.push_back(std::move(kernel));
       continue;
     }
     if (f.isExternal())

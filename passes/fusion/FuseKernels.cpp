@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
@@ -42,6 +43,83 @@ bool isDataFree(Operation &op) {
 
 struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
   using FuseKernelsPassBase::FuseKernelsPassBase;
+  static bool isInitOnly(func::FuncOp kernel) {
+    bool any = false;
+    for (Operation &op : kernel.getBody().front()) {
+      if (isa<linalg::FillOp>(op))
+        any = true;
+      else if (!isa<func::ReturnOp, arith::ConstantOp>(op))
+        return false;
+    }
+    return any;
+  }
+
+  /// Whether `kernel` contracts two 16-bit float operands (a GEMM or
+  /// convolution a tensor core may run).
+  static bool hasContraction(func::FuncOp kernel) {
+    bool found = false;
+    kernel.walk([&](linalg::LinalgOp op) {
+      if (op.getNumReductionLoops() == 0 || op.getNumDpsInputs() < 2)
+        return;
+      found |= llvm::all_of(op.getDpsInputs(), [](Value v) {
+        Type t = getElementTypeOrSelf(v.getType());
+        return t.isF16() || t.isBF16();
+      });
+    });
+    return found;
+  }
+
+  /// The next kernel call after `call` with nothing that touches memory
+  /// in between, or null.
+  static func::CallOp nextKernelCall(func::CallOp call, SymbolTable &symbols) {
+    for (Operation *op = call->getNextNode(); op; op = op->getNextNode()) {
+      auto next = dyn_cast<func::CallOp>(op);
+      auto callee =
+          next ? symbols.lookup<func::FuncOp>(next.getCallee()) : nullptr;
+      if (callee && callee->hasAttr(attrs::kKernel))
+        return next;
+      if (!isDataFree(*op))
+        return nullptr;
+    }
+    return nullptr;
+  }
+
+  /// Whether kernel `call` accumulates a reduction into `buffer` (a caller
+  /// value): the init of one of its linalg ops with a reduction loop.
+  static bool reducesInto(func::CallOp call, Value buffer,
+                          SymbolTable &symbols) {
+    auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+    bool found = false;
+    callee.walk([&](linalg::LinalgOp op) {
+      if (op.getNumReductionLoops() == 0)
+        return;
+      for (Value init : op.getDpsInits()) {
+        auto arg = dyn_cast<BlockArgument>(rootBuffer(init));
+        if (arg && arg.getOwner()->getParentOp() == callee &&
+            rootBuffer(call.getOperand(arg.getArgNumber())) ==
+                rootBuffer(buffer))
+          found = true;
+      }
+    });
+    return found;
+  }
+
+  void mergeInitsForward(func::FuncOp model, SymbolTable &symbols) {
+    SmallVector<std::pair<func::CallOp, func::CallOp>> pairs;
+    for (auto call : model.getBody().front().getOps<func::CallOp>()) {
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+      if (!callee || !callee->hasAttr(attrs::kKernel) || !isInitOnly(callee))
+        continue;
+      func::CallOp next = nextKernelCall(call, symbols);
+      if (next && llvm::any_of(call.getOperands(), [&](Value v) {
+            return reducesInto(next, v, symbols);
+          }))
+        pairs.push_back({call, next});
+    }
+    for (auto [init, next] : pairs)
+      tryMerge(init, next, symbols);
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
@@ -49,6 +127,12 @@ struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
     for (auto func : module.getOps<func::FuncOp>())
       if (!func->hasAttr(attrs::kKernel) && !func.isExternal())
         models.push_back(func);
+    // CUDA form: a reduction's fill joins the reduction first. Merged
+    // backward into an unrelated kernel, it would leave the GEMM without
+    // its init, which dlc-tile-gemm-kernels needs in the kernel's body.
+    if (!rowWorkItems)
+      for (func::FuncOp model : models)
+        mergeInitsForward(model, symbols);
     for (func::FuncOp model : models) {
       func::CallOp current;
       for (Operation &op :
@@ -61,7 +145,13 @@ struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
             current = nullptr;
           continue;
         }
-        if (current)
+        // CUDA form: two 16-bit GEMMs (Q, K and V projections over the same
+        // rows) stay separate kernels, each a tensor-core CTA program.
+        bool twoContractions =
+            current && !rowWorkItems &&
+            hasContraction(symbols.lookup<func::FuncOp>(current.getCallee())) &&
+            hasContraction(callee);
+        if (current && !twoContractions)
           if (func::CallOp merged = tryMerge(current, call, symbols)) {
             current = merged;
             continue;
