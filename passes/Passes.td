@@ -177,7 +177,7 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::nvgpu::NVGPUDialect", "::mlir::scf::SCFDialect",
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"];
 }
 
@@ -370,6 +370,12 @@ def FuseKernelsPass : Pass<"dlc-fuse-kernels", "ModuleOp"> {
     most 4096 elements), so each of those is one kernel too. Unrelated
     kernels never give up parallelism to merge. The ONNX nodes of every
     kernel accumulate in `dlc.nodes` for reports.
+
+    In the CUDA form (not `row-work-items`), a kernel that only fills a
+    reduction's buffer first merges into that reduction (not backward into
+    an unrelated kernel), and two kernels that each contract 16-bit
+    operands are never merged: each GEMM stays whole for
+    `dlc-tile-gemm-kernels`.
 
     Before:
     ```mlir

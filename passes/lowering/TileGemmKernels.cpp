@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -473,6 +474,7 @@ private:
 
   void loadStage(Value kt, Value slot);
   SmallVector<Value> compute(Value slot, ValueRange acc);
+  Value mmaBf16(Value a, Value b, Value c);
   void computeEmulated(Value slot);
   void epilogue(ValueRange acc);
   void epilogueElement(Value row, Value col, Value value);
@@ -601,11 +603,51 @@ SmallVector<Value> GemmBuilder::compute(Value slot, ValueRange acc) {
     for (int64_t mi = 0; mi < cfg.mTiles(); ++mi)
       for (int64_t ni = 0; ni < cfg.nTiles(); ++ni) {
         Value &c = next[mi * cfg.nTiles() + ni];
-        c = rw.create<nvgpu::MmaSyncOp>(loc, aFrag[mi], bFrag[ni], c,
-                                        ArrayRef<int64_t>{16, 8, 16});
+        c = g.elementType.isBF16()
+                ? mmaBf16(aFrag[mi], bFrag[ni], c)
+                : rw.create<nvgpu::MmaSyncOp>(loc, aFrag[mi], bFrag[ni], c,
+                                              ArrayRef<int64_t>{16, 8, 16});
       }
   }
   return next;
+}
+
+/// MLIR 19 cannot lower a bf16 mma.sync: nvgpu's lowering has no bf16
+/// case, and NVVM's verifier wants f16 pairs where the intrinsic wants i32.
+/// The instruction is written as inline PTX instead: bf16 pairs as b32
+/// registers, f32 accumulators.
+Value GemmBuilder::mmaBf16(Value a, Value b, Value c) {
+  Type i32 = rw.getI32Type(), f = f32();
+  SmallVector<Value> operands;
+  auto regs = [&](Value frag) {
+    int64_t n = cast<VectorType>(frag.getType()).getDimSize(0);
+    for (int64_t i = 0; i < n; ++i)
+      operands.push_back(rw.create<LLVM::BitcastOp>(
+          loc, i32,
+          rw.create<vector::ExtractOp>(loc, frag, ArrayRef<int64_t>{i})));
+  };
+  regs(a);
+  regs(b);
+  for (int64_t i = 0; i < 4; ++i)
+    operands.push_back(rw.create<vector::ExtractOp>(
+        loc, c, ArrayRef<int64_t>{i / 2, i % 2}));
+  auto resultType = LLVM::LLVMStructType::getLiteral(rw.getContext(),
+                                                     {f, f, f, f});
+  Value d = rw.create<LLVM::InlineAsmOp>(
+      loc, resultType, operands,
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+      "{$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};",
+      "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f", /*has_side_effects=*/false,
+      /*is_align_stack=*/false,
+      LLVM::AsmDialectAttr::get(rw.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr())
+                ->getResult(0);
+  Value out = c;
+  for (int64_t i = 0; i < 4; ++i)
+    out = rw.create<vector::InsertOp>(
+        loc, rw.create<LLVM::ExtractValueOp>(loc, d, i), out,
+        ArrayRef<int64_t>{i / 2, i % 2});
+  return out;
 }
 
 void GemmBuilder::computeEmulated(Value slot) {
