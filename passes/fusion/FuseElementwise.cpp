@@ -16,6 +16,55 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 namespace {
+unsigned elementBits(Value v) {
+  Type t = getElementTypeOrSelf(v.getType());
+  return t.isIntOrFloat() ? t.getIntOrFloatBitWidth() : 0;
+}
+
+/// The reductions (linalg ops with a reduction loop: Conv, Gemm, MatMul,
+/// pooling) whose results `op` or its elementwise producers read: what
+/// `op` may read once everything fusable is fused into it.
+void collectReductionInputs(Operation *op,
+                            llvm::SmallPtrSetImpl<Operation *> &reductions,
+                            llvm::SmallPtrSetImpl<Operation *> &visited) {
+  if (!visited.insert(op).second || visited.size() > 64)
+    return;
+  for (Value operand : op->getOperands()) {
+    auto producer = operand.getDefiningOp<linalg::LinalgOp>();
+    if (!producer)
+      continue;
+    if (producer.getNumReductionLoops() > 0)
+      reductions.insert(producer);
+    else if (isa<linalg::GenericOp>(producer))
+      collectReductionInputs(producer, reductions, visited);
+  }
+}
+
+/// Whether `producer` narrows the result of a reduction (requantize i32 ->
+/// i8, the f32 -> f16 rounding) that should stay with that reduction rather
+/// than join `consumer`: `consumer` also reads a later reduction, whose
+/// kernel it joins (kernel fusion merges neighbours), so fused there the
+/// epilogue would leave the wide result in memory between kernels.
+bool narrowsAnEarlierReduction(Operation *producer, Operation *consumer) {
+  SmallVector<Operation *> narrowed;
+  for (Value in : producer->getOperands()) {
+    auto reduction = in.getDefiningOp<linalg::LinalgOp>();
+    if (reduction && reduction.getNumReductionLoops() > 0 &&
+        elementBits(in) > elementBits(producer->getResult(0)))
+      narrowed.push_back(reduction);
+  }
+  if (narrowed.empty())
+    return false;
+  llvm::SmallPtrSet<Operation *, 8> reductions, visited;
+  collectReductionInputs(consumer, reductions, visited);
+  return llvm::any_of(narrowed, [&](Operation *mine) {
+    return llvm::any_of(reductions, [&](Operation *other) {
+      return other != mine && other->getBlock() == mine->getBlock() &&
+             mine->isBeforeInBlock(other);
+    });
+  });
+}
+
 /// Fuse only what is computed once per element: a single-use producer read
 /// through a permutation (no broadcast, no window, no reduction reuse).
 bool shouldFuse(OpOperand *operand) {
@@ -32,7 +81,9 @@ bool shouldFuse(OpOperand *operand) {
   if (consumer->getNumOperands() + producer->getNumOperands() >
       kMaxFusedOperands)
     return false;
-  return consumer.getMatchingIndexingMap(operand).isPermutation();
+  if (!consumer.getMatchingIndexingMap(operand).isPermutation())
+    return false;
+  return !narrowsAnEarlierReduction(producer, consumer);
 }
 
 /// Upstream's elementwise fusion step with dlc's control, keeping the ONNX
