@@ -42,10 +42,13 @@ void collectReductionInputs(Operation *op,
 
 /// Whether `producer` narrows the result of a reduction (requantize i32 ->
 /// i8, the f32 -> f16 rounding) that should stay with that reduction rather
-/// than join `consumer`: `consumer` also reads a later reduction, whose
-/// kernel it joins (kernel fusion merges neighbours), so fused there the
-/// epilogue would leave the wide result in memory between kernels.
-bool narrowsAnEarlierReduction(Operation *producer, Operation *consumer) {
+/// than join `consumer`, because `consumer` will not share the reduction's
+/// kernel: it is a reduction itself (a pooling of the layer's output), or
+/// it also reads a later reduction, whose kernel it joins (kernel fusion
+/// merges neighbours). Fused there, the epilogue would leave the wide
+/// result in memory between kernels.
+bool narrowsAnotherKernelsReduction(Operation *producer,
+                                    linalg::GenericOp consumer) {
   SmallVector<Operation *> narrowed;
   for (Value in : producer->getOperands()) {
     auto reduction = in.getDefiningOp<linalg::LinalgOp>();
@@ -55,6 +58,8 @@ bool narrowsAnEarlierReduction(Operation *producer, Operation *consumer) {
   }
   if (narrowed.empty())
     return false;
+  if (consumer.getNumReductionLoops() > 0)
+    return true;
   llvm::SmallPtrSet<Operation *, 8> reductions, visited;
   collectReductionInputs(consumer, reductions, visited);
   return llvm::any_of(narrowed, [&](Operation *mine) {
@@ -63,6 +68,22 @@ bool narrowsAnEarlierReduction(Operation *producer, Operation *consumer) {
              mine->isBeforeInBlock(other);
     });
   });
+}
+
+/// Whether `consumer` widens what it reads from `operand` (a dequantize,
+/// an f16 -> f32 extension) for a reduction that will fuse it (its only
+/// user, reading it through a permutation): the narrow tensor is the one
+/// to store, so the reduction should read it, not the producer's wider
+/// inputs (a Q -> DQ -> GlobalAveragePool after a conv's epilogue).
+bool widensForAReduction(OpOperand *operand, linalg::GenericOp consumer) {
+  if (consumer->getNumResults() != 1 || !consumer->hasOneUse() ||
+      elementBits(consumer->getResult(0)) <= elementBits(operand->get()))
+    return false;
+  OpOperand &use = *consumer->getResult(0).getUses().begin();
+  auto reduction = dyn_cast<linalg::GenericOp>(use.getOwner());
+  return reduction && reduction.getNumReductionLoops() > 0 &&
+         reduction.isDpsInput(&use) &&
+         reduction.getMatchingIndexingMap(&use).isPermutation();
 }
 
 /// Fuse only what is computed once per element: a single-use producer read
@@ -83,7 +104,8 @@ bool shouldFuse(OpOperand *operand) {
     return false;
   if (!consumer.getMatchingIndexingMap(operand).isPermutation())
     return false;
-  return !narrowsAnEarlierReduction(producer, consumer);
+  return !narrowsAnotherKernelsReduction(producer, consumer) &&
+         !widensForAReduction(operand, consumer);
 }
 
 /// Upstream's elementwise fusion step with dlc's control, keeping the ONNX
