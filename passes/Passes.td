@@ -288,6 +288,19 @@ def FuseElementwisePass : Pass<"dlc-fuse-elementwise", "ModuleOp"> {
     reduction, which then reads the narrow tensor (a GlobalAveragePool after
     a quantized conv reads int8, not the conv's accumulator).
 
+    Before (a residual add of two quantized convs, %a before %b):
+    ```mlir
+    %ra = linalg.generic ins(%acc_a ...) -> tensor<...xi8>   // requantize
+    %rb = linalg.generic ins(%acc_b ...) -> tensor<...xi8>   // requantize
+    %s = linalg.generic ins(%ra, %rb ...) { dequantize x2; addf; quantize }
+    ```
+    After (only the later conv's requantize joins the add):
+    ```mlir
+    %ra = linalg.generic ins(%acc_a ...) -> tensor<...xi8>
+    %s = linalg.generic ins(%acc_b, %ra ...) { requantize; dequantize x2;
+                                               addf; quantize }
+    ```
+
     Before:
     ```mlir
     %0 = linalg.generic {...} ins(%x, %b) outs(%e0) { addf }  // bias add
@@ -323,6 +336,19 @@ def FuseKernelsPass : Pass<"dlc-fuse-kernels", "ModuleOp"> {
     first kernel taking its buffer and merges with it: merging greedily in
     plan order would put it into whatever kernel precedes it with the same
     work items (the previous layer), and the accumulator would cross kernels.
+
+    Before (%acc2 is a 3x3 conv's accumulator; @k1 does not fuse with @k0):
+    ```mlir
+    call @k0_conv1(%x, %w1, %y1)     // conv1 + requantize
+    call @k1_fill(%acc2)             // zeroes %acc2; in plan order it
+                                     // would merge into @k0
+    call @k2_conv2(%y1, %w2, %acc2, %y2)
+    ```
+    After:
+    ```mlir
+    call @k0_conv1(%x, %w1, %y1)
+    call @k1_conv2(%acc2, %y1, %w2, %y2)   // fill, conv2, requantize
+    ```
 
     Before:
     ```mlir
