@@ -42,6 +42,13 @@ void eraseUnsignedIntegerTypes(Operation *root);
 /// dequantizing epilogue where the float result is used.
 void populateFoldQdqPatterns(RewritePatternSet &patterns);
 
+/// Patterns moving quantize_linear up through the ops that commute with
+/// quantization (Relu, Clip, MaxPool, Reshape, Transpose, Concat) when that
+/// ends at a QDQ Conv/Gemm/MatMul that folds or at a dequantize_linear on
+/// the same grid (which cancels), so int8 tensors flow between quantized
+/// layers. dlc-fold-qdq applies them before populateFoldQdqPatterns.
+void populateQuantizeChainPatterns(RewritePatternSet &patterns);
+
 /// Patterns quantizing the dlc.conv / dlc.gemm / dlc.matmul ops that carry
 /// `dlc.input_ranges` into quantize/dequantize pairs for dlc-fold-qdq.
 void populateQuantizeModelPatterns(RewritePatternSet &patterns);

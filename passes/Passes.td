@@ -341,6 +341,31 @@ def FuseElementwisePass : Pass<"dlc-fuse-elementwise", "ModuleOp"> {
     fusing into a convolution or a broadcast would recompute the producer
     many times per element.
 
+    Narrow tensors are stored where they are narrow. A narrowing epilogue
+    of a reduction (requantize i32 -> i8, the f16 rounding of a GEMM) is not
+    fused into a consumer that will not share the reduction's kernel: a
+    reduction, or an op that also reads a later reduction's result (it joins
+    that one's kernel; kernel fusion merges neighbours). In ResNet's residual
+    add, the downsample conv's requantize so stays with the downsample conv,
+    which stores int8 instead of its i32 accumulator. And a widening op (a
+    dequantize, an f16 -> f32 extension) whose only user is a reduction
+    reading it element by element takes no producer: it fuses into the
+    reduction, which then reads the narrow tensor (a GlobalAveragePool after
+    a quantized conv reads int8, not the conv's accumulator).
+
+    Before (a residual add of two quantized convs, %a before %b):
+    ```mlir
+    %ra = linalg.generic ins(%acc_a ...) -> tensor<...xi8>   // requantize
+    %rb = linalg.generic ins(%acc_b ...) -> tensor<...xi8>   // requantize
+    %s = linalg.generic ins(%ra, %rb ...) { dequantize x2; addf; quantize }
+    ```
+    After (only the later conv's requantize joins the add):
+    ```mlir
+    %ra = linalg.generic ins(%acc_a ...) -> tensor<...xi8>
+    %s = linalg.generic ins(%acc_b, %ra ...) { requantize; dequantize x2;
+                                               addf; quantize }
+    ```
+
     Before:
     ```mlir
     %0 = linalg.generic {...} ins(%x, %b) outs(%e0) { addf }  // bias add
@@ -371,11 +396,28 @@ def FuseKernelsPass : Pass<"dlc-fuse-kernels", "ModuleOp"> {
     kernels never give up parallelism to merge. The ONNX nodes of every
     kernel accumulate in `dlc.nodes` for reports.
 
-    In the CUDA form (not `row-work-items`), a kernel that only fills a
-    reduction's buffer first merges into that reduction (not backward into
-    an unrelated kernel), and two kernels that each contract 16-bit
-    operands are never merged: each GEMM stays whole for
-    `dlc-tile-gemm-kernels`.
+    An initialization (a kernel whose only non-constant argument is the
+    buffer it writes: a fill or bias broadcast) first moves down to the
+    first kernel taking its buffer and merges with it: merging greedily in
+    plan order would put it into whatever kernel precedes it with the same
+    work items (the previous layer), and the accumulator would cross kernels.
+
+    Before (%acc2 is a 3x3 conv's accumulator; @k1 does not fuse with @k0):
+    ```mlir
+    call @k0_conv1(%x, %w1, %y1)     // conv1 + requantize
+    call @k1_fill(%acc2)             // zeroes %acc2; in plan order it
+                                     // would merge into @k0
+    call @k2_conv2(%y1, %w2, %acc2, %y2)
+    ```
+    After:
+    ```mlir
+    call @k0_conv1(%x, %w1, %y1)
+    call @k1_conv2(%acc2, %y1, %w2, %y2)   // fill, conv2, requantize
+    ```
+
+    In the CUDA form (not `row-work-items`), two kernels that each contract
+    16-bit operands are never merged (BERT's Q, K and V projections): each
+    GEMM stays whole for `dlc-tile-gemm-kernels`.
 
     Before:
     ```mlir
@@ -468,6 +510,44 @@ def FoldQdqPass : Pass<"dlc-fold-qdq", "ModuleOp"> {
     ```mlir
     %acc = dlc.conv_integer %xq, %wq, %xzp, %wzp {...} -> tensor<...xi32>
     %q = dlc.requantize %acc, %bq, %mult, %yzp {axis = 1 : i64}
+    ```
+
+    Chaining. Between two quantized layers there is often an op that
+    commutes with quantization: a Relu or Clip (exported unfused, or after
+    dlc-quantize, which quantizes each layer's input), a MaxPool or a
+    Flatten between a QuantizeLinear/DequantizeLinear pair on one grid (ONNX
+    Runtime's QDQ format), a Concat of branches on one grid. Left alone, the
+    producing layer stores its float result and the next kernel quantizes it
+    again. So before folding, a per-tensor `quantize_linear` moves up
+    through Relu, Clip, MaxPool, Reshape, Transpose and Concat -- q is
+    non-decreasing, so q(relu(x)) = max(q(x), zp), q(clip(x, lo, hi)) =
+    clip(q(x), q(lo), q(hi)), q(maxpool(x)) = maxpool(q(x)) (the float
+    padding -inf quantizes to the integer padding, the lowest value) --
+    when that ends at a Conv/Gemm/MatMul that folds (the quantize becomes
+    its requantize epilogue) or at a `dequantize_linear` on the same grid,
+    and `quantize_linear(dequantize_linear(x))` on one grid folds to `x`
+    (exact: (x - zp) * s / s rounds back to x - zp for normal scales). The
+    producer then requantizes straight to the next layer's grid and int8
+    flows between the kernels. It does not happen when a float value on the
+    way has another reader -- an fp32 op, or it is a model output: that
+    value must be stored in f32 anyway, and quantizing it as well would only
+    add an epilogue.
+
+    Before (conv -> Relu -> the next layer's quantize):
+    ```mlir
+    %y = dlc.conv %x, %w, %b {...}                       // QDQ operands
+    %r = dlc.relu %y
+    %q = dlc.quantize_linear %r, %s1, %z1 {axis = 0 : i64}     // z1 = 5
+    %d = dlc.dequantize_linear %q, %s1, %z1 {axis = 0 : i64}
+    %p = dlc.max_pool %d {...}
+    %pq = dlc.quantize_linear %p, %s1, %z1 {axis = 0 : i64}
+    ```
+    After:
+    ```mlir
+    %acc = dlc.conv_integer %xq, %wq, %xzp, %wzp {...} -> tensor<...xi32>
+    %q = dlc.requantize %acc, %bq, %mult, %z1 {axis = 1 : i64} -> tensor<...xi8>
+    %c = dlc.clip %q {min = 5.0 : f64, max = 127.0 : f64}      // the Relu
+    %pq = dlc.max_pool %c {...} -> tensor<...xi8>
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];

@@ -41,19 +41,16 @@ bool isDataFree(Operation &op) {
          (isMemoryEffectFree(&op) && op.getNumRegions() == 0);
 }
 
+/// Whether `v` is (a view of) a constant global: weights, which every
+/// kernel may read in any order.
+bool isConstantGlobal(Value v, SymbolTable &symbols) {
+  auto get = rootBuffer(v).getDefiningOp<memref::GetGlobalOp>();
+  auto global = get ? symbols.lookup<memref::GlobalOp>(get.getName()) : nullptr;
+  return global && global.getConstant();
+}
+
 struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
   using FuseKernelsPassBase::FuseKernelsPassBase;
-  static bool isInitOnly(func::FuncOp kernel) {
-    bool any = false;
-    for (Operation &op : kernel.getBody().front()) {
-      if (isa<linalg::FillOp>(op))
-        any = true;
-      else if (!isa<func::ReturnOp, arith::ConstantOp>(op))
-        return false;
-    }
-    return any;
-  }
-
   /// Whether `kernel` contracts two 16-bit float operands (a GEMM or
   /// convolution a tensor core may run).
   static bool hasContraction(func::FuncOp kernel) {
@@ -69,55 +66,87 @@ struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
     return found;
   }
 
-  /// The next kernel call after `call` with nothing that touches memory
-  /// in between, or null.
-  static func::CallOp nextKernelCall(func::CallOp call, SymbolTable &symbols) {
-    for (Operation *op = call->getNextNode(); op; op = op->getNextNode()) {
-      auto next = dyn_cast<func::CallOp>(op);
-      auto callee =
-          next ? symbols.lookup<func::FuncOp>(next.getCallee()) : nullptr;
-      if (callee && callee->hasAttr(attrs::kKernel))
-        return next;
-      if (!isDataFree(*op))
+
+  /// The kernel `op` calls, if it is a kernel call.
+  func::FuncOp kernelOf(Operation *op, SymbolTable &symbols) {
+    auto call = dyn_cast<func::CallOp>(op);
+    auto callee =
+        call ? symbols.lookup<func::FuncOp>(call.getCallee()) : nullptr;
+    return callee && callee->hasAttr(attrs::kKernel) ? callee : nullptr;
+  }
+
+  /// The buffer an initializing kernel call (the fill or bias broadcast of
+  /// a reduction's accumulator) writes: its only argument that is not a
+  /// constant global. Null for every other call.
+  Value initializedBuffer(func::CallOp call, SymbolTable &symbols) {
+    Value buffer;
+    for (Value arg : call.getOperands()) {
+      if (isConstantGlobal(arg, symbols))
+        continue;
+      if (buffer)
+        return nullptr;
+      buffer = rootBuffer(arg);
+    }
+    return buffer;
+  }
+
+  /// The first op after `op` (data-free ops skipped) if it is a kernel call
+  /// taking `buffer`.
+  func::CallOp nextCallTaking(Operation *op, Value buffer,
+                              SymbolTable &symbols) {
+    for (Operation *next = op->getNextNode(); next;
+         next = next->getNextNode()) {
+      if (kernelOf(next, symbols))
+        return llvm::any_of(next->getOperands(),
+                            [&](Value v) { return rootBuffer(v) == buffer; })
+                   ? cast<func::CallOp>(next)
+                   : nullptr;
+      if (!isDataFree(*next))
         return nullptr;
     }
     return nullptr;
   }
 
-  /// Whether kernel `call` accumulates a reduction into `buffer` (a caller
-  /// value): the init of one of its linalg ops with a reduction loop.
-  static bool reducesInto(func::CallOp call, Value buffer,
-                          SymbolTable &symbols) {
-    auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
-    bool found = false;
-    callee.walk([&](linalg::LinalgOp op) {
-      if (op.getNumReductionLoops() == 0)
-        return;
-      for (Value init : op.getDpsInits()) {
-        auto arg = dyn_cast<BlockArgument>(rootBuffer(init));
-        if (arg && arg.getOwner()->getParentOp() == callee &&
-            rootBuffer(call.getOperand(arg.getArgNumber())) ==
-                rootBuffer(buffer))
-          found = true;
+  /// Puts each initialization right before the first kernel that reads its
+  /// buffer and merges it there first. Greedy merging in plan order would
+  /// otherwise merge an independent initialization into whatever kernel
+  /// precedes it (same work items, no shared data): the accumulator of a
+  /// 3x3 conv was zeroed by the previous layer's kernel and crossed kernels,
+  /// and a pooling's initialization between a conv and its epilogue kept
+  /// them apart. Moving it is legal: the kernels it passes take none of its
+  /// data (the only buffer it touches is the one it writes).
+  void placeInitializations(func::FuncOp model, SymbolTable &symbols) {
+    Block &block = model.getBody().front();
+    SmallVector<func::CallOp> inits;
+    for (Operation &op : block)
+      if (kernelOf(&op, symbols) &&
+          initializedBuffer(cast<func::CallOp>(op), symbols))
+        inits.push_back(cast<func::CallOp>(op));
+    for (func::CallOp init : inits) {
+      Value buffer = initializedBuffer(init, symbols);
+      for (Operation *op = init->getNextNode(); op; op = op->getNextNode()) {
+        bool takesBuffer = llvm::any_of(op->getOperands(), [&](Value v) {
+          return rootBuffer(v) == buffer;
+        });
+        if (kernelOf(op, symbols) && takesBuffer) {
+          init->moveBefore(op);
+          break;
+        }
+        if (!kernelOf(op, symbols) && !isDataFree(*op))
+          break;
       }
-    });
-    return found;
-  }
-
-  void mergeInitsForward(func::FuncOp model, SymbolTable &symbols) {
-    SmallVector<std::pair<func::CallOp, func::CallOp>> pairs;
-    for (auto call : model.getBody().front().getOps<func::CallOp>()) {
-      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
-      if (!callee || !callee->hasAttr(attrs::kKernel) || !isInitOnly(callee))
-        continue;
-      func::CallOp next = nextKernelCall(call, symbols);
-      if (next && llvm::any_of(call.getOperands(), [&](Value v) {
-            return reducesInto(next, v, symbols);
-          }))
-        pairs.push_back({call, next});
     }
-    for (auto [init, next] : pairs)
-      tryMerge(init, next, symbols);
+    for (Operation *op = &block.front(); op;) {
+      Operation *next = op->getNextNode();
+      auto call = dyn_cast<func::CallOp>(op);
+      if (Value buffer = call && kernelOf(call, symbols)
+                             ? initializedBuffer(call, symbols)
+                             : Value())
+        if (func::CallOp consumer = nextCallTaking(call, buffer, symbols))
+          if (func::CallOp merged = tryMerge(call, consumer, symbols))
+            next = merged->getNextNode();
+      op = next;
+    }
   }
 
   void runOnOperation() override {
@@ -127,13 +156,8 @@ struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
     for (auto func : module.getOps<func::FuncOp>())
       if (!func->hasAttr(attrs::kKernel) && !func.isExternal())
         models.push_back(func);
-    // CUDA form: a reduction's fill joins the reduction first. Merged
-    // backward into an unrelated kernel, it would leave the GEMM without
-    // its init, which dlc-tile-gemm-kernels needs in the kernel's body.
-    if (!rowWorkItems)
-      for (func::FuncOp model : models)
-        mergeInitsForward(model, symbols);
     for (func::FuncOp model : models) {
+      placeInitializations(model, symbols);
       func::CallOp current;
       for (Operation &op :
            llvm::make_early_inc_range(model.getBody().front())) {

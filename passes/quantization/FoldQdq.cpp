@@ -9,6 +9,12 @@
 // than a quantize_linear read dequantize_linear(acc, x_scale * w_scale[c],
 // -bias[c]) = (acc + bias[c]) * x_scale * w_scale[c].
 //
+// Before that, a first step moves quantize_linear ops up through the ops
+// that commute with quantization (Relu, Clip, MaxPool, Reshape, Transpose,
+// Concat), towards an op that folds or a dequantize_linear with the same
+// parameters (the pair cancels), so that int8 tensors flow between
+// quantized layers instead of float ones.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dialects/dlc/DlcDialect.h"
@@ -18,12 +24,15 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 
 namespace mlir::dlc {
@@ -70,8 +79,8 @@ struct FoldSpec {
   int64_t weightAxis;  // output-channel axis of the weight
   float alpha = 1.0f, beta = 1.0f;
   /// Builds the i32 accumulator from the quantized operands.
-  function_ref<Value(PatternRewriter &, Type, Value xq, Value wq, Value xzp,
-                     Value wzp)>
+  std::function<Value(PatternRewriter &, Type, Value xq, Value wq, Value xzp,
+                      Value wzp)>
       build;
 };
 
@@ -146,37 +155,64 @@ std::optional<SmallVector<int32_t>> biasOnAccScale(Value bias, float beta,
   return out;
 }
 
-LogicalResult foldQdq(PatternRewriter &rw, const FoldSpec &spec) {
+/// What folding one float op computes before it rewrites anything, so the
+/// quantize-chaining step can ask whether an op will fold.
+struct FoldPlan {
+  Dequantized x, w;
+  int64_t channels;
+  /// x_scale * w_scale[c] * alpha, as the QLinear importers compute it.
+  SmallVector<float> accScale;
+  std::optional<SmallVector<int32_t>> bias;
+};
+
+/// The fold of `spec`, or failure with the reason in `why`.
+FailureOr<FoldPlan> planFold(const FoldSpec &spec, const char *&why) {
   Operation *op = spec.op;
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  why = "not f32";
   if (!resultType.getElementType().isF32())
-    return rw.notifyMatchFailure(op, "not f32");
+    return failure();
   std::optional<Dequantized> x = matchDequantized(spec.x);
   std::optional<Dequantized> w = matchDequantized(spec.w);
+  why = "operands are not constant-parameter dequantize_linear of i8/ui8";
   if (!x || !w)
-    return rw.notifyMatchFailure(op, "operands are not constant-parameter "
-                                     "dequantize_linear of i8/ui8");
+    return failure();
+  why = "activation is not quantized per tensor";
   if (x->perAxis || x->scale.size() != 1)
-    return rw.notifyMatchFailure(op, "activation is not quantized per tensor");
+    return failure();
+  why = "weight is not quantized per output channel";
   if (w->perAxis && (int64_t)w->op.getAxis() != spec.weightAxis)
-    return rw.notifyMatchFailure(op, "weight is not quantized per output "
-                                     "channel");
+    return failure();
   int64_t channels = resultType.getDimSize(spec.channelAxis);
+  why = "channel count mismatch";
   if (ShapedType::isDynamic(channels) ||
       (w->scale.size() != 1 && (int64_t)w->scale.size() != channels))
-    return rw.notifyMatchFailure(op, "channel count mismatch");
+    return failure();
 
-  // The accumulator's scale, as the QLinear importers compute it.
-  SmallVector<float> accScale;
+  FoldPlan plan{*x, *w, channels, {}, std::nullopt};
   for (int64_t c = 0; c < channels; ++c)
-    accScale.push_back(x->scale[0] * w->scale[w->scale.size() == 1 ? 0 : c] *
-                       spec.alpha);
-  std::optional<SmallVector<int32_t>> bias;
+    plan.accScale.push_back(
+        x->scale[0] * w->scale[w->scale.size() == 1 ? 0 : c] * spec.alpha);
   if (spec.bias) {
-    bias = biasOnAccScale(spec.bias, spec.beta, accScale);
-    if (!bias)
-      return rw.notifyMatchFailure(op, "bias is not a per-channel constant");
+    plan.bias = biasOnAccScale(spec.bias, spec.beta, plan.accScale);
+    why = "bias is not a per-channel constant";
+    if (!plan.bias)
+      return failure();
   }
+  return plan;
+}
+
+LogicalResult foldQdq(PatternRewriter &rw, const FoldSpec &spec) {
+  Operation *op = spec.op;
+  const char *why = "";
+  FailureOr<FoldPlan> planned = planFold(spec, why);
+  if (failed(planned))
+    return rw.notifyMatchFailure(op, why);
+  const FoldPlan &plan = *planned;
+  Dequantized x = plan.x, w = plan.w;
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t channels = plan.channels;
+  const std::optional<SmallVector<int32_t>> &bias = plan.bias;
 
   // Each quantize_linear user must be per tensor with constant parameters;
   // otherwise it reads the float epilogue.
@@ -202,15 +238,15 @@ LogicalResult foldQdq(PatternRewriter &rw, const FoldSpec &spec) {
 
   Location loc = op->getLoc();
   auto accType = RankedTensorType::get(resultType.getShape(), rw.getI32Type());
-  Value acc = spec.build(rw, accType, x->op.getInput(), w->op.getInput(),
-                         x->op.getZeroPoint(), w->op.getZeroPoint());
-  bool perChannel = w->scale.size() != 1 || bias;
+  Value acc = spec.build(rw, accType, x.op.getInput(), w.op.getInput(),
+                         x.op.getZeroPoint(), w.op.getZeroPoint());
+  bool perChannel = w.scale.size() != 1 || bias;
   Value biasValue = bias ? i32Constant(rw, loc, {channels}, *bias) : Value();
 
   for (Requant r : requants) {
     SmallVector<float> m;
-    for (float wsc : w->scale)
-      m.push_back(x->scale[0] * wsc / r.scale);
+    for (float wsc : w.scale)
+      m.push_back(x.scale[0] * wsc / r.scale);
     if (spec.alpha != 1.0f)
       for (float &v : m)
         v *= spec.alpha;
@@ -231,10 +267,10 @@ LogicalResult foldQdq(PatternRewriter &rw, const FoldSpec &spec) {
           negBias[c] = (*bias)[c] == std::numeric_limits<int32_t>::min()
                            ? std::numeric_limits<int32_t>::max()
                            : -(*bias)[c];
-      scale = f32Constant(rw, loc, {channels}, accScale);
+      scale = f32Constant(rw, loc, {channels}, plan.accScale);
       zp = i32Constant(rw, loc, {channels}, negBias);
     } else {
-      scale = f32Constant(rw, loc, {}, accScale[0]);
+      scale = f32Constant(rw, loc, {}, plan.accScale[0]);
       zp = i32Constant(rw, loc, {}, {0});
     }
     Value result = rw.create<DequantizeLinearOp>(
@@ -247,75 +283,280 @@ LogicalResult foldQdq(PatternRewriter &rw, const FoldSpec &spec) {
   return success();
 }
 
-struct FoldQdqConv : OpRewritePattern<ConvOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ConvOp op,
-                                PatternRewriter &rewriter) const override {
-    auto build = [&](PatternRewriter &rw, Type type, Value xq, Value wq,
-                     Value xzp, Value wzp) -> Value {
+/// The fold description of a dlc.conv, dlc.gemm or dlc.matmul (nullopt for
+/// other ops and the forms that never fold).
+std::optional<FoldSpec> foldSpec(Operation *operation) {
+  if (auto op = dyn_cast<ConvOp>(operation)) {
+    auto build = [op](PatternRewriter &rw, Type type, Value xq, Value wq,
+                      Value xzp, Value wzp) mutable -> Value {
       return rw.create<ConvIntegerOp>(op.getLoc(), type, xq, wq, xzp, wzp,
                                       op.getStridesAttr(), op.getPadsAttr(),
                                       op.getDilationsAttr(), op.getGroupAttr());
     };
-    FoldSpec spec{op,
-                  op.getInput(),
-                  op.getWeight(),
-                  op.getBias(),
-                  /*channelAxis=*/1,
-                  /*weightAxis=*/0,
-                  1.0f,
-                  1.0f,
-                  build};
-    return foldQdq(rewriter, spec);
+    return FoldSpec{op,
+                    op.getInput(),
+                    op.getWeight(),
+                    op.getBias(),
+                    /*channelAxis=*/1,
+                    /*weightAxis=*/0,
+                    1.0f,
+                    1.0f,
+                    build};
   }
-};
-
-struct FoldQdqGemm : OpRewritePattern<GemmOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(GemmOp op,
-                                PatternRewriter &rewriter) const override {
-    if (op.getTransA() || op.getA().getType().getRank() != 2)
-      return rewriter.notifyMatchFailure(op, "transposed or non-2-D A");
-    if (op.getAlpha().convertToFloat() == 0.0f)
-      return rewriter.notifyMatchFailure(op, "alpha = 0");
+  if (auto op = dyn_cast<GemmOp>(operation)) {
+    if (op.getTransA() || op.getA().getType().getRank() != 2 ||
+        op.getAlpha().convertToFloat() == 0.0f)
+      return std::nullopt;
     bool transB = op.getTransB();
-    auto build = [&](PatternRewriter &rw, Type type, Value xq, Value wq,
-                     Value xzp, Value wzp) -> Value {
+    auto build = [op, transB](PatternRewriter &rw, Type type, Value xq,
+                              Value wq, Value xzp, Value wzp) mutable -> Value {
       return rw.create<MatMulIntegerOp>(op.getLoc(), type, xq, wq, xzp, wzp,
                                         rw.getBoolAttr(transB));
     };
-    FoldSpec spec{op,
-                  op.getA(),
-                  op.getB(),
-                  op.getC(),
-                  /*channelAxis=*/1,
-                  /*weightAxis=*/transB ? 0 : 1,
-                  op.getAlpha().convertToFloat(),
-                  op.getBeta().convertToFloat(),
-                  build};
-    return foldQdq(rewriter, spec);
+    return FoldSpec{op,
+                    op.getA(),
+                    op.getB(),
+                    op.getC(),
+                    /*channelAxis=*/1,
+                    /*weightAxis=*/transB ? 0 : 1,
+                    op.getAlpha().convertToFloat(),
+                    op.getBeta().convertToFloat(),
+                    build};
   }
-};
-
-struct FoldQdqMatMul : OpRewritePattern<MatMulOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(MatMulOp op,
-                                PatternRewriter &rewriter) const override {
+  if (auto op = dyn_cast<MatMulOp>(operation)) {
     int64_t rank = op.getType().getRank();
     int64_t rhsRank = op.getRhs().getType().getRank();
-    auto build = [&](PatternRewriter &rw, Type type, Value xq, Value wq,
-                     Value xzp, Value wzp) -> Value {
+    auto build = [op](PatternRewriter &rw, Type type, Value xq, Value wq,
+                      Value xzp, Value wzp) mutable -> Value {
       return rw.create<MatMulIntegerOp>(op.getLoc(), type, xq, wq, xzp, wzp,
                                         rw.getBoolAttr(false));
     };
-    FoldSpec spec{op,          op.getLhs(), op.getRhs(), Value(), rank - 1,
-                  rhsRank - 1, 1.0f,        1.0f,        build};
-    return foldQdq(rewriter, spec);
+    return FoldSpec{op,          op.getLhs(), op.getRhs(), Value(), rank - 1,
+                    rhsRank - 1, 1.0f,        1.0f,        build};
+  }
+  return std::nullopt;
+}
+
+template <typename OpTy> struct FoldQdqOp : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<FoldSpec> spec = foldSpec(op);
+    if (!spec)
+      return rewriter.notifyMatchFailure(op, "transposed or non-2-D A, or "
+                                             "alpha = 0");
+    return foldQdq(rewriter, *spec);
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Chaining: quantize_linear moves up through quantization-commuting ops
+//===----------------------------------------------------------------------===//
+
+/// Constant per-tensor quantization parameters of a quantize_linear or
+/// dequantize_linear. Two equal ones describe the same int8 grid.
+struct QuantParams {
+  float scale;
+  int64_t zeroPoint;
+  Type quantType; // i8 or ui8
+  bool operator==(const QuantParams &o) const {
+    return scale == o.scale && zeroPoint == o.zeroPoint &&
+           quantType == o.quantType;
+  }
+};
+
+std::optional<QuantParams> perTensorParams(Value scale, Value zeroPoint,
+                                           Type quantType) {
+  if (cast<RankedTensorType>(scale.getType()).getRank() != 0)
+    return std::nullopt;
+  std::optional<SmallVector<float>> s = constFloats(scale);
+  std::optional<SmallVector<int64_t>> zp = constInts(zeroPoint);
+  // Normal scales only: then (q - zp) * s / s gives q - zp back exactly, so
+  // a quantize of a dequantize with the same parameters is the identity.
+  if (!s || !zp || s->size() != 1 || zp->size() != 1 ||
+      !std::isnormal((*s)[0]) || (*s)[0] < 0.0f || (*s)[0] > 1e30f)
+    return std::nullopt;
+  return QuantParams{(*s)[0], (*zp)[0], quantType};
+}
+
+std::optional<QuantParams> paramsOf(QuantizeLinearOp q) {
+  return perTensorParams(q.getScale(), q.getZeroPoint(),
+                         q.getType().getElementType());
+}
+
+std::optional<QuantParams> paramsOf(DequantizeLinearOp dq) {
+  if (!dq.getType().getElementType().isF32() ||
+      !isQuantType(dq.getInput().getType().getElementType()))
+    return std::nullopt;
+  return perTensorParams(dq.getScale(), dq.getZeroPoint(),
+                         dq.getInput().getType().getElementType());
+}
+
+/// The ops q(op(x...)) = op(q(x)...) holds for, for a quantization q with
+/// a positive scale: data movement, and the monotone ones (q is
+/// non-decreasing, so it commutes with max and clamping).
+bool commutesWithQuantize(Operation *op) {
+  if (isa<ReshapeOp, TransposeOp, ConcatOp, ReluOp, ClipOp>(op))
+    return true;
+  // Float padding reads -inf, the integer one the type's lowest value:
+  // q(-inf) saturates to that value.
+  return isa<MaxPoolOp>(op);
+}
+
+/// Whether `v` is only read by `user`: then quantizing it in its producer
+/// removes the float tensor.
+bool onlyReadBy(Value v, Operation *user) {
+  return !v.use_empty() &&
+         llvm::all_of(v.getUsers(), [&](Operation *u) { return u == user; });
+}
+
+/// Whether quantizing `v` (read by `user`) with `p` becomes integer work
+/// that never stores `v` in float: `v` is a dequantize_linear with the same
+/// parameters (the pair cancels), or, read by `user` alone, a Conv/Gemm/
+/// MatMul that folds (the quantize becomes its requantizing epilogue) or a
+/// commuting op whose inputs chain in turn.
+bool chainsToInt8(Value v, Operation *user, const QuantParams &p,
+                  unsigned depth = 0) {
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 16)
+    return false;
+  if (auto dq = dyn_cast<DequantizeLinearOp>(def)) {
+    std::optional<QuantParams> dp = paramsOf(dq);
+    return dp && *dp == p;
+  }
+  // A value with another reader stays float; quantizing it too would only
+  // add an epilogue.
+  if (!onlyReadBy(v, user))
+    return false;
+  if (std::optional<FoldSpec> spec = foldSpec(def)) {
+    const char *why;
+    return succeeded(planFold(*spec, why));
+  }
+  if (!commutesWithQuantize(def))
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value in) {
+    return chainsToInt8(in, def, p, depth + 1);
+  });
+}
+
+/// q = saturate(round_half_even(x / scale) + zp) of one float, as
+/// dlc.quantize_linear computes it (in f32).
+int64_t quantizeScalar(double x, const QuantParams &p) {
+  bool isUnsigned = p.quantType.isUnsignedInteger();
+  double lo = isUnsigned ? 0 : -128, hi = isUnsigned ? 255 : 127;
+  float v = (float)x / p.scale;
+  if (std::isnan(v))
+    return (int64_t)lo;
+  double q =
+      std::clamp((double)std::nearbyint(v) + (double)p.zeroPoint, lo, hi);
+  return (int64_t)q;
+}
+
+/// quantize_linear(op(x...)) -> op'(quantize_linear(x)...) for an op that
+/// commutes with quantization, when every input chains to int8 work (see
+/// chainsToInt8) and the op's float result is read by nothing but
+/// quantize_linear ops with the same parameters. Relu becomes a Clip at
+/// the zero point, a Clip gets its quantized bounds: q is non-decreasing,
+/// so q(clip(x, lo, hi)) = clip(q(x), q(lo), q(hi)).
+struct QuantizeThroughCommutingOp : OpRewritePattern<QuantizeLinearOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeLinearOp q,
+                                PatternRewriter &rw) const override {
+    std::optional<QuantParams> p = paramsOf(q);
+    Operation *op = q.getInput().getDefiningOp();
+    if (!p || !op || op->getNumResults() != 1 || !commutesWithQuantize(op))
+      return rw.notifyMatchFailure(q, "not a per-tensor quantize of a "
+                                      "commuting op");
+    auto floatType = cast<RankedTensorType>(op->getResult(0).getType());
+    if (!floatType.getElementType().isF32())
+      return rw.notifyMatchFailure(q, "not f32");
+    // Every reader of the float result is a quantize_linear to the same
+    // grid; a model output or an fp32 consumer keeps the float op.
+    SmallVector<QuantizeLinearOp> quantizes;
+    for (Operation *user : op->getResult(0).getUsers()) {
+      auto other = dyn_cast<QuantizeLinearOp>(user);
+      std::optional<QuantParams> op2 = other ? paramsOf(other) : std::nullopt;
+      if (!op2 || !(*op2 == *p))
+        return rw.notifyMatchFailure(q, "the float result has other readers");
+      quantizes.push_back(other);
+    }
+    if (auto clip = dyn_cast<ClipOp>(op);
+        clip && (std::isnan(clip.getMin().convertToDouble()) ||
+                 std::isnan(clip.getMax().convertToDouble())))
+      return rw.notifyMatchFailure(q, "NaN clip bound");
+    for (Value in : op->getOperands())
+      if (!chainsToInt8(in, op, *p))
+        return rw.notifyMatchFailure(q, "an input does not chain to int8");
+
+    // The parameters are constants; copies at `op` dominate its inputs'
+    // new quantize ops wherever the originals were defined.
+    rw.setInsertionPoint(op);
+    Value scale = rw.clone(*q.getScale().getDefiningOp())->getResult(0);
+    Value zeroPoint = rw.clone(*q.getZeroPoint().getDefiningOp())->getResult(0);
+    IRMapping mapping;
+    for (Value in : op->getOperands()) {
+      if (mapping.contains(in))
+        continue;
+      auto inType = cast<RankedTensorType>(in.getType());
+      Value qin =
+          rw.create<QuantizeLinearOp>(q.getLoc(), inType.clone(p->quantType),
+                                      in, scale, zeroPoint, q.getAxisAttr());
+      mapping.map(in, qin);
+    }
+    Type intType = floatType.clone(p->quantType);
+    Value result;
+    if (isa<ReluOp, ClipOp>(op)) {
+      int64_t typeMin = p->quantType.isUnsignedInteger() ? 0 : -128;
+      int64_t typeMax = p->quantType.isUnsignedInteger() ? 255 : 127;
+      int64_t lo = p->zeroPoint, hi = typeMax; // relu: q(0) = zp
+      if (auto clip = dyn_cast<ClipOp>(op)) {
+        lo = quantizeScalar(clip.getMin().convertToDouble(), *p);
+        hi = quantizeScalar(clip.getMax().convertToDouble(), *p);
+      }
+      result = mapping.lookup(op->getOperand(0));
+      // A clamp to the whole type (a Relu whose zero point is the lowest
+      // value, as calibrated post-Relu ranges give) is the saturation the
+      // producer's quantize already does.
+      if (lo > typeMin || hi < typeMax)
+        result = rw.create<ClipOp>(op->getLoc(), intType, result,
+                                   rw.getF64FloatAttr((double)lo),
+                                   rw.getF64FloatAttr((double)hi));
+    } else {
+      Operation *intOp = rw.clone(*op, mapping);
+      intOp->getResult(0).setType(intType);
+      result = intOp->getResult(0);
+    }
+    for (QuantizeLinearOp other : quantizes)
+      rw.replaceOp(other, result);
+    return success();
+  }
+};
+
+/// quantize_linear(dequantize_linear(x)) -> x on the same grid: exact, since
+/// (x - zp) * s / s rounds back to x - zp for normal scales.
+struct CancelQuantizeOfDequantize : OpRewritePattern<QuantizeLinearOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeLinearOp q,
+                                PatternRewriter &rw) const override {
+    auto dq = q.getInput().getDefiningOp<DequantizeLinearOp>();
+    std::optional<QuantParams> p = paramsOf(q);
+    std::optional<QuantParams> dp = dq ? paramsOf(dq) : std::nullopt;
+    if (!p || !dp || !(*p == *dp) || dq.getInput().getType() != q.getType())
+      return rw.notifyMatchFailure(q, "not a dequantize on the same grid");
+    rw.replaceOp(q, dq.getInput());
+    return success();
   }
 };
 
 struct FoldQdqPass : dlc::impl::FoldQdqPassBase<FoldQdqPass> {
   void runOnOperation() override {
+    // Chaining first, on the float graph: a Conv must see the quantize
+    // moved up to it before it folds, or it would fold with a float
+    // epilogue.
+    RewritePatternSet chain(&getContext());
+    populateQuantizeChainPatterns(chain);
+    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(chain))))
+      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     populateFoldQdqPatterns(patterns);
     if (failed(
@@ -325,6 +566,12 @@ struct FoldQdqPass : dlc::impl::FoldQdqPassBase<FoldQdqPass> {
 };
 } // namespace
 
+void mlir::dlc::populateQuantizeChainPatterns(RewritePatternSet &patterns) {
+  patterns.add<QuantizeThroughCommutingOp, CancelQuantizeOfDequantize>(
+      patterns.getContext());
+}
+
 void mlir::dlc::populateFoldQdqPatterns(RewritePatternSet &patterns) {
-  patterns.add<FoldQdqConv, FoldQdqGemm, FoldQdqMatMul>(patterns.getContext());
+  patterns.add<FoldQdqOp<ConvOp>, FoldQdqOp<GemmOp>, FoldQdqOp<MatMulOp>>(
+      patterns.getContext());
 }

@@ -158,6 +158,72 @@ def qdq_conv(op="Conv", relu=False):
                 atol=0.05 + 1e-6, rtol=0)
 
 
+def qdq_chain(xdtype=U8, fp32_tap=False):
+    """A QDQ network whose int8 activations chain from layer to layer: Conv -> Relu
+    -> Q/DQ -> MaxPool -> Q/DQ (the same grid) -> two 1x1 Convs (one with a Clip)
+    -> Q/DQ -> Concat -> Q/DQ -> Flatten -> Q/DQ -> Gemm -> Q -> DQ. dlc-fold-qdq
+    moves every QuantizeLinear into the integer kernel before it (requantize,
+    then the Relu/Clip/MaxPool/Concat/Flatten on int8). With `fp32_tap` the Relu's
+    float output is also a model output, so that layer must not chain."""
+    r = rng(8)
+    lo, hi = (0, 255) if xdtype == U8 else (-128, 127)
+    x = r.uniform(-1, 1, size=(1, 4, 8, 8)).astype(F32)
+    inits, nodes = {}, []
+
+    def grid(name, scale, zp):
+        inits[f"{name}_s"] = np.array(scale, F32)
+        inits[f"{name}_z"] = np.array(zp, xdtype)
+
+    def qdq(src, name, out):
+        nodes.append(helper.make_node("QuantizeLinear", [src, f"{name}_s", f"{name}_z"], [out + "_q"]))
+        nodes.append(helper.make_node("DequantizeLinear", [out + "_q", f"{name}_s", f"{name}_z"], [out]))
+
+    def weight(name, shape, xs, axis=0):
+        cout = shape[axis]
+        inits[name] = r.integers(-127, 128, size=shape).astype(I8)
+        inits[name + "_s"] = r.uniform(0.002, 0.01, size=cout).astype(F32)
+        inits[name + "_z"] = np.zeros(cout, I8)
+        nodes.append(helper.make_node("DequantizeLinear", [name, name + "_s", name + "_z"],
+                                      [name + "_d"], axis=axis))
+        inits[name + "_b"] = r.integers(-300, 300, size=cout).astype(I32)
+        inits[name + "_bs"] = (xs * inits[name + "_s"]).astype(F32)
+        inits[name + "_bz"] = np.zeros(cout, I32)
+        nodes.append(helper.make_node("DequantizeLinear", [name + "_b", name + "_bs", name + "_bz"],
+                                      [name + "_bd"], axis=0))
+
+    mid = (lo + hi + 1) // 2
+    grid("x", 2 / 255, mid)
+    grid("a", 0.02, lo + 10)  # the Relu clamps at the zero point lo + 10
+    grid("b", 0.04, mid - 20)  # Clip bounds -0.8, 1.1: q = zp - 20, zp + 28 (a tie)
+    grid("y", 0.12, mid - 25)
+    qdq("x", "x", "xd")
+    weight("w1", (6, 4, 3, 3), 2 / 255)
+    nodes.append(helper.make_node("Conv", ["xd", "w1_d", "w1_bd"], ["c1"], pads=[1, 1, 1, 1]))
+    nodes.append(helper.make_node("Relu", ["c1"], ["r1"]))
+    qdq("r1", "a", "r1d")
+    nodes.append(helper.make_node("MaxPool", ["r1d"], ["p"], kernel_shape=[3, 3], strides=[2, 2],
+                                  pads=[1, 1, 1, 1]))
+    qdq("p", "a", "pd")
+    weight("w2", (4, 6, 1, 1), 0.02)
+    weight("w3", (4, 6, 1, 1), 0.02)
+    nodes.append(helper.make_node("Conv", ["pd", "w2_d", "w2_bd"], ["c2"]))
+    nodes.append(helper.make_node("Clip", ["c2", "cmin", "cmax"], ["c2c"]))
+    inits.update({"cmin": np.array(-0.8, F32), "cmax": np.array(1.1, F32)})
+    qdq("c2c", "b", "c2d")
+    nodes.append(helper.make_node("Conv", ["pd", "w3_d", "w3_bd"], ["c3"]))
+    qdq("c3", "b", "c3d")
+    nodes.append(helper.make_node("Concat", ["c2d", "c3d"], ["cat"], axis=1))
+    qdq("cat", "b", "catd")
+    nodes.append(helper.make_node("Flatten", ["catd"], ["flat"]))
+    qdq("flat", "b", "flatd")
+    weight("w4", (10, 128), 0.04)
+    nodes.append(helper.make_node("Gemm", ["flatd", "w4_d", "w4_bd"], ["g"], transB=1))
+    qdq("g", "y", "y")
+    outputs = ["y_q", "y", "r1d_q", "catd_q"] + (["r1"] if fp32_tap else [])
+    return Case(harness.make_model(nodes, {"x": x}, outputs, inits), {"x": x}, int_tol=1,
+                atol=0.12 + 1e-6, rtol=0)
+
+
 def build_table():
     cases = {
         "qdq-u8-per-tensor-opset10": q_dq(10, U8, 128),
@@ -179,6 +245,9 @@ def build_table():
         "qdq-conv-relu-zp0": qdq_conv("Conv", relu=True),
         "qdq-gemm": qdq_conv("Gemm"),
         "qdq-matmul": qdq_conv("MatMul"),
+        "qdq-chain-u8": qdq_chain(U8),
+        "qdq-chain-i8": qdq_chain(I8),
+        "qdq-chain-fp32-tap": qdq_chain(U8, fp32_tap=True),
     }
     return cases
 

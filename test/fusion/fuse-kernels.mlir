@@ -245,3 +245,123 @@ func.func @main(%x: memref<1x2x8x4xf32>, %k: memref<1x2x8x4xf32>, %v: memref<1x2
   call @attn(%x, %k2, %v, %o2) : (memref<1x2x8x4xf32>, memref<1x2x8x4xf32>, memref<1x2x8x4xf32>, memref<1x2x8x4xf32>) -> ()
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+func.func private @relu(%t: memref<4x4xf32>, %y: memref<4x4xf32>) attributes {dlc.kernel, dlc.nodes = ["act"]} {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<4x4xf32>) outs(%y : memref<4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+func.func private @zero(%t: memref<4x4xf32>) attributes {dlc.kernel, dlc.nodes = ["mm"]} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%t : memref<4x4xf32>)
+  return
+}
+func.func private @matmul(%x: memref<4x4xf32>, %w: memref<4x4xf32>, %t: memref<4x4xf32>) attributes {dlc.kernel, dlc.nodes = ["mm"]} {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<4x4xf32>, memref<4x4xf32>) outs(%t : memref<4x4xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// The MatMul's accumulator is zeroed right after an unrelated kernel with
+// the same work items: the initialization merges with the MatMul that reads
+// it, not with the kernel before it, so the accumulator never crosses
+// kernels (the 3x3 convolutions of ResNet, zeroed by the previous layer).
+// CHECK-LABEL: func.func private @k0_act(
+// CHECK-COUNT-1: linalg.generic
+// CHECK-NOT: linalg.fill
+// CHECK-LABEL: func.func private @k1_mm(
+// CHECK: linalg.fill
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func @main
+// CHECK: call @k0_act(%arg0, %[[T:.*]]) :
+// CHECK-NEXT: call @k1_mm(%arg2, %[[T]], %arg1) :
+func.func @main(%x: memref<4x4xf32>, %w: memref<4x4xf32>, %y: memref<4x4xf32>) {
+  %t = memref.alloc() : memref<4x4xf32>
+  call @relu(%x, %t) : (memref<4x4xf32>, memref<4x4xf32>) -> ()
+  call @zero(%y) : (memref<4x4xf32>) -> ()
+  call @matmul(%t, %w, %y) : (memref<4x4xf32>, memref<4x4xf32>, memref<4x4xf32>) -> ()
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#r = affine_map<(d0, d1) -> (d0)>
+
+func.func private @zero(%t: memref<64x64xf32>) attributes {dlc.kernel, dlc.nodes = ["mm"]} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%t : memref<64x64xf32>)
+  return
+}
+func.func private @matmul(%x: memref<64x64xf32>, %w: memref<64x64xf32>, %t: memref<64x64xf32>) attributes {dlc.kernel, dlc.nodes = ["mm"]} {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<64x64xf32>, memref<64x64xf32>) outs(%t : memref<64x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+func.func private @zero_rows(%s: memref<64xf32>) attributes {dlc.kernel, dlc.nodes = ["sum"]} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%s : memref<64xf32>)
+  return
+}
+func.func private @relu(%t: memref<64x64xf32>, %y: memref<64x64xf32>) attributes {dlc.kernel, dlc.nodes = ["act"]} {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<64x64xf32>) outs(%y : memref<64x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+func.func private @rowsum(%y: memref<64x64xf32>, %s: memref<64xf32>) attributes {dlc.kernel, dlc.nodes = ["sum"]} {
+  linalg.generic {indexing_maps = [#id, #r], iterator_types = ["parallel", "reduction"]}
+      ins(%y : memref<64x64xf32>) outs(%s : memref<64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %acc, %in : f32
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// The row sum's initialization sits between the MatMul and its epilogue
+// (where lowering put it): it moves down to the row sum, so the epilogue
+// joins the MatMul's kernel and the accumulator does not cross kernels.
+// CHECK-LABEL: func.func @main
+// CHECK: call @k0_act(%[[T:[^,]*]], %arg0, %arg1, %[[Y:[^,)]*]])
+// CHECK-NEXT: call @k1_sum(%arg2, %[[Y]])
+// CHECK-NEXT: return
+func.func @main(%x: memref<64x64xf32>, %w: memref<64x64xf32>, %s: memref<64xf32>) {
+  %t = memref.alloc() : memref<64x64xf32>
+  %y = memref.alloc() : memref<64x64xf32>
+  call @zero(%t) : (memref<64x64xf32>) -> ()
+  call @matmul(%x, %w, %t) : (memref<64x64xf32>, memref<64x64xf32>, memref<64x64xf32>) -> ()
+  call @zero_rows(%s) : (memref<64xf32>) -> ()
+  call @relu(%t, %y) : (memref<64x64xf32>, memref<64x64xf32>) -> ()
+  call @rowsum(%y, %s) : (memref<64x64xf32>, memref<64xf32>) -> ()
+  return
+}

@@ -126,3 +126,214 @@ func.func @non_constant_scale(%xq: tensor<1x3x4x4xi8>, %xs: tensor<f32>) -> tens
   %q = dlc.quantize_linear %y, %ys, %yz {axis = 0 : i64} : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xi8>
   return %q : tensor<1x2x4x4xi8>
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Chaining: quantize_linear moves up through the ops that commute with it,
+// so the producing layer requantizes and stores int8 for the next one.
+//===----------------------------------------------------------------------===//
+
+// conv -> Relu -> quantize -> dequantize -> conv: the first conv requantizes
+// straight to the second one's input grid (multiplier 0.5 * 0.25 / 0.125),
+// and the Relu is a clamp at the zero point (q(0) = 5) on i8.
+// CHECK-LABEL: func @chain_relu
+// CHECK-NOT: dlc.relu
+// CHECK: %[[ACC:.*]] = dlc.conv_integer %arg0
+// CHECK: %[[R:.*]] = dlc.requantize %[[ACC]], %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<1x2x4x4xi32>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xi8>
+// CHECK: %[[C:.*]] = dlc.clip %[[R]] {max = 1.270000e+02 : f64, min = 5.000000e+00 : f64} : (tensor<1x2x4x4xi8>) -> tensor<1x2x4x4xi8>
+// CHECK: %[[ACC2:.*]] = dlc.conv_integer %[[C]]
+// CHECK: dlc.requantize %[[ACC2]]
+// CHECK-NOT: dlc.quantize_linear
+// CHECK-NOT: dlc.dequantize_linear
+func.func @chain_relu(%xq: tensor<1x2x4x4xi8>) -> tensor<1x2x4x4xi8> {
+  %xs = arith.constant dense<0.5> : tensor<f32>
+  %xz = arith.constant dense<0> : tensor<i8>
+  %wq = arith.constant dense<[[[[1]], [[2]]], [[[-3]], [[4]]]]> : tensor<2x2x1x1xi8>
+  %ws = arith.constant dense<0.25> : tensor<f32>
+  %wz = arith.constant dense<0> : tensor<i8>
+  %s1 = arith.constant dense<0.125> : tensor<f32>
+  %z1 = arith.constant dense<5> : tensor<i8>
+  %s2 = arith.constant dense<0.5> : tensor<f32>
+  %z2 = arith.constant dense<-7> : tensor<i8>
+  %x = dlc.dequantize_linear %xq, %xs, %xz {axis = 0 : i64} : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xf32>
+  %w = dlc.dequantize_linear %wq, %ws, %wz {axis = 0 : i64} : (tensor<2x2x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<2x2x1x1xf32>
+  %y = dlc.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %r = dlc.relu %y : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %q = dlc.quantize_linear %r, %s1, %z1 {axis = 0 : i64} : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xi8>
+  %d = dlc.dequantize_linear %q, %s1, %z1 {axis = 0 : i64} : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xf32>
+  %y2 = dlc.conv %d, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %q2 = dlc.quantize_linear %y2, %s2, %z2 {axis = 0 : i64} : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xi8>
+  return %q2 : tensor<1x2x4x4xi8>
+}
+
+// -----
+
+// The QDQ form of a stem (ONNX Runtime's quantizer): quantize -> dequantize
+// -> MaxPool -> quantize on the same grid. The pairs cancel and the pooling
+// runs on the conv's int8 result.
+// CHECK-LABEL: func @chain_maxpool
+// CHECK: %[[ACC:.*]] = dlc.conv_integer %arg0
+// CHECK: %[[R:.*]] = dlc.requantize %[[ACC]]{{.*}} -> tensor<1x2x4x4xui8>
+// CHECK-NOT: dlc.dequantize_linear
+// CHECK: %[[P:.*]] = dlc.max_pool %[[R]] {{.*}} : (tensor<1x2x4x4xui8>) -> tensor<1x2x2x2xui8>
+// CHECK-NOT: dlc.quantize_linear
+// CHECK: dlc.conv_integer %[[P]]
+func.func @chain_maxpool(%xq: tensor<1x2x4x4xi8>) -> tensor<1x2x2x2xf32> {
+  %xs = arith.constant dense<0.5> : tensor<f32>
+  %xz = arith.constant dense<0> : tensor<i8>
+  %wq = arith.constant dense<[[[[1]], [[2]]], [[[-3]], [[4]]]]> : tensor<2x2x1x1xi8>
+  %ws = arith.constant dense<0.25> : tensor<f32>
+  %wz = arith.constant dense<0> : tensor<i8>
+  %s1 = arith.constant dense<0.125> : tensor<f32>
+  %z1 = arith.constant dense<0> : tensor<ui8>
+  %x = dlc.dequantize_linear %xq, %xs, %xz {axis = 0 : i64} : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xf32>
+  %w = dlc.dequantize_linear %wq, %ws, %wz {axis = 0 : i64} : (tensor<2x2x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<2x2x1x1xf32>
+  %y = dlc.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %q = dlc.quantize_linear %y, %s1, %z1 {axis = 0 : i64} : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xui8>
+  %d = dlc.dequantize_linear %q, %s1, %z1 {axis = 0 : i64} : (tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xf32>
+  %p = dlc.max_pool %d {ceil_mode = false, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
+  %pq = dlc.quantize_linear %p, %s1, %z1 {axis = 0 : i64} : (tensor<1x2x2x2xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x2x2xui8>
+  %pd = dlc.dequantize_linear %pq, %s1, %z1 {axis = 0 : i64} : (tensor<1x2x2x2xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x2x2xf32>
+  %y2 = dlc.conv %pd, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x2x2xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x2x2xf32>
+  return %y2 : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+// Clip(0, 6) and a Reshape between the conv and its quantize, the int8
+// result returned: the Clip's bounds are quantized (q(0) = -100,
+// q(6) = 6 / 0.05 - 100 = 20) and both run on i8.
+// CHECK-LABEL: func @chain_clip_reshape
+// CHECK: %[[ACC:.*]] = dlc.conv_integer %arg0
+// CHECK: %[[R:.*]] = dlc.requantize %[[ACC]]{{.*}} -> tensor<1x2x4x4xi8>
+// CHECK: %[[C:.*]] = dlc.clip %[[R]] {max = 2.000000e+01 : f64, min = -1.000000e+02 : f64}
+// CHECK: %[[F:.*]] = dlc.reshape %[[C]] : (tensor<1x2x4x4xi8>) -> tensor<1x32xi8>
+// CHECK: return %[[F]]
+func.func @chain_clip_reshape(%xq: tensor<1x2x4x4xi8>) -> tensor<1x32xi8> {
+  %xs = arith.constant dense<0.5> : tensor<f32>
+  %xz = arith.constant dense<0> : tensor<i8>
+  %wq = arith.constant dense<[[[[1]], [[2]]], [[[-3]], [[4]]]]> : tensor<2x2x1x1xi8>
+  %ws = arith.constant dense<0.25> : tensor<f32>
+  %wz = arith.constant dense<0> : tensor<i8>
+  %s1 = arith.constant dense<0.05> : tensor<f32>
+  %z1 = arith.constant dense<-100> : tensor<i8>
+  %x = dlc.dequantize_linear %xq, %xs, %xz {axis = 0 : i64} : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xf32>
+  %w = dlc.dequantize_linear %wq, %ws, %wz {axis = 0 : i64} : (tensor<2x2x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<2x2x1x1xf32>
+  %y = dlc.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %c = dlc.clip %y {max = 6.0 : f64, min = 0.0 : f64} : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %f = dlc.reshape %c : (tensor<1x2x4x4xf32>) -> tensor<1x32xf32>
+  %q = dlc.quantize_linear %f, %s1, %z1 {axis = 0 : i64} : (tensor<1x32xf32>, tensor<f32>, tensor<i8>) -> tensor<1x32xi8>
+  return %q : tensor<1x32xi8>
+}
+
+// -----
+
+// Concat of two quantized branches on the same grid: each conv requantizes
+// to it and the concatenation moves int8.
+// CHECK-LABEL: func @chain_concat
+// CHECK: %[[A:.*]] = dlc.conv_integer %arg0
+// CHECK: %[[RA:.*]] = dlc.requantize %[[A]]{{.*}} -> tensor<1x2x4x4xi8>
+// CHECK: %[[B:.*]] = dlc.conv_integer %arg0
+// CHECK: %[[RB:.*]] = dlc.requantize %[[B]]{{.*}} -> tensor<1x2x4x4xi8>
+// CHECK: %[[C:.*]] = dlc.concat %[[RA]], %[[RB]] {axis = 1 : i64} : (tensor<1x2x4x4xi8>, tensor<1x2x4x4xi8>) -> tensor<1x4x4x4xi8>
+// CHECK: return %[[C]]
+func.func @chain_concat(%xq: tensor<1x2x4x4xi8>) -> tensor<1x4x4x4xi8> {
+  %xs = arith.constant dense<0.5> : tensor<f32>
+  %xz = arith.constant dense<0> : tensor<i8>
+  %wq = arith.constant dense<[[[[1]], [[2]]], [[[-3]], [[4]]]]> : tensor<2x2x1x1xi8>
+  %ws = arith.constant dense<0.25> : tensor<f32>
+  %wz = arith.constant dense<0> : tensor<i8>
+  %wq2 = arith.constant dense<[[[[5]], [[-2]]], [[[3]], [[1]]]]> : tensor<2x2x1x1xi8>
+  %s1 = arith.constant dense<0.125> : tensor<f32>
+  %z1 = arith.constant dense<3> : tensor<i8>
+  %x = dlc.dequantize_linear %xq, %xs, %xz {axis = 0 : i64} : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xf32>
+  %w = dlc.dequantize_linear %wq, %ws, %wz {axis = 0 : i64} : (tensor<2x2x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<2x2x1x1xf32>
+  %w2 = dlc.dequantize_linear %wq2, %ws, %wz {axis = 0 : i64} : (tensor<2x2x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<2x2x1x1xf32>
+  %a = dlc.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %b = dlc.conv %x, %w2 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %aq = dlc.quantize_linear %a, %s1, %z1 {axis = 0 : i64} : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xi8>
+  %ad = dlc.dequantize_linear %aq, %s1, %z1 {axis = 0 : i64} : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xf32>
+  %c = dlc.concat %ad, %b {axis = 1 : i64} : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %q = dlc.quantize_linear %c, %s1, %z1 {axis = 0 : i64} : (tensor<1x4x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4x4x4xi8>
+  return %q : tensor<1x4x4x4xi8>
+}
+
+// -----
+
+// Not chained: the conv's float result also feeds an fp32 op (Sigmoid), so
+// it is stored in f32 anyway; the conv keeps its dequantizing epilogue and
+// the Relu and the quantize stay float.
+// CHECK-LABEL: func @no_chain_fp32_reader
+// CHECK: %[[ACC:.*]] = dlc.conv_integer %arg0
+// CHECK: %[[Y:.*]] = dlc.dequantize_linear %[[ACC]]{{.*}} -> tensor<1x2x4x4xf32>
+// CHECK-NOT: dlc.requantize
+// CHECK: %[[R:.*]] = dlc.relu %[[Y]]
+// CHECK: dlc.quantize_linear %[[R]]
+// CHECK: dlc.sigmoid %[[Y]]
+func.func @no_chain_fp32_reader(%xq: tensor<1x2x4x4xi8>) -> (tensor<1x2x4x4xi8>, tensor<1x2x4x4xf32>) {
+  %xs = arith.constant dense<0.5> : tensor<f32>
+  %xz = arith.constant dense<0> : tensor<i8>
+  %wq = arith.constant dense<[[[[1]], [[2]]], [[[-3]], [[4]]]]> : tensor<2x2x1x1xi8>
+  %ws = arith.constant dense<0.25> : tensor<f32>
+  %wz = arith.constant dense<0> : tensor<i8>
+  %s1 = arith.constant dense<0.125> : tensor<f32>
+  %z1 = arith.constant dense<5> : tensor<i8>
+  %x = dlc.dequantize_linear %xq, %xs, %xz {axis = 0 : i64} : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xf32>
+  %w = dlc.dequantize_linear %wq, %ws, %wz {axis = 0 : i64} : (tensor<2x2x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<2x2x1x1xf32>
+  %y = dlc.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %r = dlc.relu %y : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %q = dlc.quantize_linear %r, %s1, %z1 {axis = 0 : i64} : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xi8>
+  %g = dlc.sigmoid %y : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %q, %g : tensor<1x2x4x4xi8>, tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Not chained: the Relu's float result is a model output, so it must exist
+// in f32; the quantize reads it.
+// CHECK-LABEL: func @no_chain_model_output
+// CHECK: dlc.conv_integer
+// CHECK-NOT: dlc.requantize
+// CHECK: %[[R:.*]] = dlc.relu
+// CHECK: %[[Q:.*]] = dlc.quantize_linear %[[R]]
+// CHECK: return %[[Q]], %[[R]]
+func.func @no_chain_model_output(%xq: tensor<1x2x4x4xi8>) -> (tensor<1x2x4x4xi8>, tensor<1x2x4x4xf32>) {
+  %xs = arith.constant dense<0.5> : tensor<f32>
+  %xz = arith.constant dense<0> : tensor<i8>
+  %wq = arith.constant dense<[[[[1]], [[2]]], [[[-3]], [[4]]]]> : tensor<2x2x1x1xi8>
+  %ws = arith.constant dense<0.25> : tensor<f32>
+  %wz = arith.constant dense<0> : tensor<i8>
+  %s1 = arith.constant dense<0.125> : tensor<f32>
+  %z1 = arith.constant dense<5> : tensor<i8>
+  %x = dlc.dequantize_linear %xq, %xs, %xz {axis = 0 : i64} : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xf32>
+  %w = dlc.dequantize_linear %wq, %ws, %wz {axis = 0 : i64} : (tensor<2x2x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<2x2x1x1xf32>
+  %y = dlc.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %r = dlc.relu %y : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %q = dlc.quantize_linear %r, %s1, %z1 {axis = 0 : i64} : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xi8>
+  return %q, %r : tensor<1x2x4x4xi8>, tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Not chained: the MaxPool's output grid (scale 0.25) differs from its
+// input's (0.125), so pooling the int8 values would need a requantize of
+// its own; and a Relu of a graph input has no integer producer to move the
+// quantize into. Both stay float.
+// CHECK-LABEL: func @no_chain_other_grid
+// CHECK: dlc.dequantize_linear %arg0
+// CHECK: dlc.max_pool {{.*}} -> tensor<1x2x2x2xf32>
+// CHECK: dlc.quantize_linear
+// CHECK: dlc.relu %arg1
+// CHECK: dlc.quantize_linear
+func.func @no_chain_other_grid(%xq: tensor<1x2x4x4xi8>, %v: tensor<1x2x4x4xf32>) -> (tensor<1x2x2x2xi8>, tensor<1x2x4x4xi8>) {
+  %s1 = arith.constant dense<0.125> : tensor<f32>
+  %s2 = arith.constant dense<0.25> : tensor<f32>
+  %z1 = arith.constant dense<0> : tensor<i8>
+  %d = dlc.dequantize_linear %xq, %s1, %z1 {axis = 0 : i64} : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xf32>
+  %p = dlc.max_pool %d {ceil_mode = false, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
+  %pq = dlc.quantize_linear %p, %s2, %z1 {axis = 0 : i64} : (tensor<1x2x2x2xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x2x2xi8>
+  %r = dlc.relu %v : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %rq = dlc.quantize_linear %r, %s1, %z1 {axis = 0 : i64} : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xi8>
+  return %pq, %rq : tensor<1x2x2x2xi8>, tensor<1x2x4x4xi8>
+}
