@@ -77,13 +77,14 @@ func.func @main(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %bias: memref<12
 #bt = affine_map<(d0, d1, d2) -> (d1, d2)>
 #c = affine_map<(d0, d1, d2) -> (d0, d1)>
 
-// B as [N, K] (Gemm transB): ldmatrix without .trans. The accumulator is a
-// kernel argument of the caller's, so it is still stored.
+// B as [N, K] (Gemm transB): ldmatrix without .trans. bf16 mma.sync is
+// inline PTX (MLIR 19 cannot lower it). The accumulator is a kernel
+// argument of the caller's, so it is still stored.
 // CHECK-LABEL: func.func private @gemm_transb
 // CHECK-SAME: %[[ACC:.*]]: memref<64x64xf32>
 // CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
-// CHECK: nvgpu.mma.sync
+// CHECK: llvm.inline_asm {{.*}}"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // CHECK: memref.store {{.*}}, %[[ACC]]
 func.func private @gemm_transb(%acc: memref<64x64xf32>, %a: memref<64x32xbf16>, %b: memref<64x32xbf16>) attributes {dlc.kernel} {
   %zero = arith.constant 0.0 : f32
