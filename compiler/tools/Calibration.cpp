@@ -182,6 +182,8 @@ constexpr size_t kHistogramBins = 4096;
 class HostModel {
 public:
   ~HostModel() {
+    context_.reset();
+    model_.reset();
     if (!path_.empty())
       llvm::sys::fs::remove(path_);
   }
@@ -207,43 +209,57 @@ public:
       return failure();
     return writeModelLibrary(module, *signature, *code, options, "{}", path_);
   }
-  /// Runs every sample; `fn(sample, outputs)` sees the outputs as bytes.
+  /// Runs `samples` with `extra` appended to each sample's inputs (the
+  /// switches of a switchable model); `fn(sample, outputs)` sees the outputs
+  /// as bytes. The model is loaded on the first run and kept.
   LogicalResult
-  run(const std::vector<Sample> &samples,
+  run(ArrayRef<Sample> samples,
       const std::function<void(size_t, std::vector<std::vector<uint8_t>> &)>
-          &fn) {
-    auto model = ::dlc::Model::load(path_, ::dlc::Device::Cpu);
-    if (!model) {
-      error("cannot load the calibration model: " + model.status().toString());
-      return failure();
+          &fn,
+      ArrayRef<uint8_t> extra = {}) {
+    if (!context_) {
+      auto model = ::dlc::Model::load(path_, ::dlc::Device::Cpu);
+      if (!model) {
+        error("cannot load the calibration model: " +
+              model.status().toString());
+        return failure();
+      }
+      model_ = std::make_unique<::dlc::Model>(std::move(*model));
+      auto context = model_->createContext();
+      if (!context) {
+        error(context.status().toString());
+        return failure();
+      }
+      context_ = std::make_unique<::dlc::Context>(std::move(*context));
+      outputs_.resize(model_->outputs().size());
+      for (size_t i = 0; i < outputs_.size(); ++i)
+        outputs_[i].resize(model_->outputs()[i].sizeBytes);
     }
-    auto context = model->createContext();
-    if (!context) {
-      error(context.status().toString());
-      return failure();
-    }
-    std::vector<std::vector<uint8_t>> outputs(model->outputs().size());
-    for (size_t i = 0; i < outputs.size(); ++i)
-      outputs[i].resize(model->outputs()[i].sizeBytes);
     for (size_t s = 0; s < samples.size(); ++s) {
       std::vector<::dlc::ConstBuffer> in;
       for (const ::dlc::io::Tensor &t : samples[s])
         in.emplace_back(t.data.data(), t.data.size());
+      // One byte (an i1 tensor<1>) per switch.
+      for (const uint8_t &b : extra)
+        in.emplace_back(&b, 1);
       std::vector<::dlc::Buffer> out;
-      for (auto &o : outputs)
+      for (auto &o : outputs_)
         out.emplace_back(o.data(), o.size());
-      ::dlc::Status status = context->run(in, out);
+      ::dlc::Status status = context_->run(in, out);
       if (!status) {
         error("running sample " + llvm::Twine(s) + ": " + status.toString());
         return failure();
       }
-      fn(s, outputs);
+      fn(s, outputs_);
     }
     return success();
   }
 
 private:
   std::string path_;
+  std::unique_ptr<::dlc::Model> model_;
+  std::unique_ptr<::dlc::Context> context_;
+  std::vector<std::vector<uint8_t>> outputs_;
 };
 
 /// The PTQ state: layers, captures, the fp32 reference.
