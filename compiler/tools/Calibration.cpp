@@ -290,8 +290,9 @@ enum class Form {
 };
 
 /// Samples each --max-error-db ranking run measures (the bisection and the
-/// pruning use all): the ranking takes one run per layer, and from one
-/// sample resnet50's ranked search kept as many layers as from four.
+/// pruning use all): the ranking takes one run per layer, and ranked on four
+/// samples the search kept the same 5 layers of resnet50 and 10 instead of 9
+/// of bert_base, at four times the ranking's cost.
 constexpr size_t kRankingSamples = 1;
 
 /// The PTQ state: layers, captures, the fp32 reference.
@@ -558,8 +559,8 @@ LogicalResult Calibrator::search(double targetDb, bool force) {
   // last) and how that noise adds to the others' (partly coherently:
   // restoring a layer removed twice the noise it causes alone). A layer's
   // own noise (its output's minus its input's, about the same for every
-  // layer) predicts neither: ranked by it, resnet50 kept 30 layers in fp32
-  // for 43 dB where this search keeps 5.
+  // layer) predicts neither: ranked by it, resnet50 kept 28 of its 52
+  // searched layers in fp32 for 43 dB where this search keeps 5.
   std::vector<double> restored(n);
   size_t rankingSamples = std::min(samples_.size(), kRankingSamples);
   progress(llvm::formatv("quantizing: ranking {0} layers, one run each with "
