@@ -231,11 +231,13 @@ def run_small(dlc, work, min_sqnr):
           f"e2e SQNR {base:.2f} -> {q['e2e_sqnr_db']:.2f} dB")
     check_heldout(dlc, so, held, ref, work, min_sqnr)
 
-    # A budget int8 already meets: no search, nothing kept.
+    # A budget int8 already meets: no search, nothing kept. (3 dB below:
+    # the search's fake-quantized layers round apart from the integer
+    # kernels: by 0.9 dB on ptq-driver's model, 27 output values.)
     report, _ = quantize(dlc, model, work / "small.met.so", calib, work,
-                         extra=[f"--max-error-db={base - 1}"])
-    if check_budget(dlc, model, calib, work, report, base - 1, reproduce=False):
-        raise harness.Failure(f"--max-error-db={base - 1} (below the int8 SQNR {base}) kept layers")
+                         extra=[f"--max-error-db={base - 3}"])
+    if check_budget(dlc, model, calib, work, report, base - 3, reproduce=False):
+        raise harness.Failure(f"--max-error-db={base - 3} (below the int8 SQNR {base}) kept layers")
 
 
 # ------------------------------------------------------------------ zoo
