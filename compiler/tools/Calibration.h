@@ -7,8 +7,10 @@
 /// of DIR, derives per-tensor activation ranges, marks the Conv/Gemm/MatMul
 /// layers to quantize with `dlc.input_ranges` (dlc-quantize does the rest in
 /// the frontend pipeline), measures the quantized model against the fp32
-/// one (SQNR per layer and end to end) and, with a budget, keeps the worst
-/// layers in fp32 until the end-to-end SQNR reaches it.
+/// one (SQNR per layer and end to end) and, with a budget, searches the
+/// fewest layers to keep in fp32 for the end-to-end SQNR to reach it (a
+/// ranking by the gain of restoring each layer alone, bisected and pruned,
+/// on one model compiled with every layer switchable per run).
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,7 +45,8 @@ struct PtqOptions {
   /// Outputs added by --keep-outputs: their SQNR is reported but not part
   /// of the end-to-end figure.
   std::vector<std::string> extraOutputs;
-  /// Keep the worst layers in fp32 until the end-to-end SQNR reaches this.
+  /// Keep layers in fp32 (as few as the search finds) until the end-to-end
+  /// SQNR reaches this many dB.
   std::optional<double> maxErrorDb;
   /// Progress lines on stderr.
   std::function<void(llvm::StringRef)> progress;

@@ -164,8 +164,9 @@ cl::list<std::string>
              cl::value_desc("NODE,..."), cl::CommaSeparated, cl::cat(category));
 cl::opt<std::string> maxErrorDb(
     "max-error-db",
-    cl::desc("With --precision=int8: keep the worst layers in fp32 until the "
-             "end-to-end SQNR against fp32 reaches this many dB"),
+    cl::desc("With --precision=int8: keep layers in fp32, as few as a "
+             "search finds, until the end-to-end SQNR against fp32 reaches "
+             "this many dB"),
     cl::value_desc("dB"), cl::init(""), cl::cat(category));
 cl::opt<bool> verbose("v", cl::desc("Print progress and stage timings"),
                       cl::init(false), cl::cat(category));
