@@ -46,6 +46,9 @@ namespace {
 /// A kernel of the form fill(acc) ; acc += ext(A) * ext(B) ; epilogue...
 struct GemmKernel {
   func::FuncOp func;
+  /// The model functions' calls of `func` (empty when anything else uses
+  /// its symbol): where its buffers' lifetimes are read.
+  SmallVector<func::CallOp> calls;
   /// Writes the accumulator's initial value: a linalg.fill, or an
   /// elementwise generic (Gemm's beta * C); applied in the epilogue.
   linalg::LinalgOp init;
@@ -121,12 +124,21 @@ bool isMulAccBody(linalg::GenericOp op, Type &elementType,
   return llvm::all_of(scales, [](Value s) { return s.getType().isF32(); });
 }
 
+bool isDimsOrConstants(AffineMap map) {
+  return llvm::all_of(map.getResults(), [](AffineExpr e) {
+    return isa<AffineDimExpr, AffineConstantExpr>(e);
+  });
+}
+
 /// Results of `map` are dims: batch dims (< rank - 2) in increasing order,
 /// then the two given dims.
 bool hasOperandMap(AffineMap map, unsigned rank, unsigned last0,
                    unsigned last1) {
   unsigned n = map.getNumResults();
-  if (n < 2 || map.getDimPosition(n - 2) != last0 ||
+  if (n < 2 || !isDimsOrConstants(map) ||
+      !isa<AffineDimExpr>(map.getResult(n - 2)) ||
+      !isa<AffineDimExpr>(map.getResult(n - 1)) ||
+      map.getDimPosition(n - 2) != last0 ||
       map.getDimPosition(n - 1) != last1)
     return false;
   int prev = -1;
@@ -139,13 +151,23 @@ bool hasOperandMap(AffineMap map, unsigned rank, unsigned last0,
   return true;
 }
 
-bool isDimsOrConstants(AffineMap map) {
-  return llvm::all_of(map.getResults(), [](AffineExpr e) {
-    return isa<AffineDimExpr, AffineConstantExpr>(e);
-  });
+/// The calls of `func` in `module`; empty when some other op uses it.
+SmallVector<func::CallOp> callsOf(func::FuncOp func, ModuleOp module) {
+  SmallVector<func::CallOp> calls;
+  std::optional<SymbolTable::UseRange> uses =
+      SymbolTable::getSymbolUses(func, module);
+  if (!uses)
+    return {};
+  for (SymbolTable::SymbolUse use : *uses) {
+    auto call = dyn_cast<func::CallOp>(use.getUser());
+    if (!call)
+      return {};
+    calls.push_back(call);
+  }
+  return calls;
 }
 
-FailureOr<GemmKernel> matchGemmKernel(func::FuncOp func) {
+FailureOr<GemmKernel> matchGemmKernel(func::FuncOp func, ModuleOp module) {
   GemmKernel g;
   g.func = func;
   SmallVector<linalg::LinalgOp> ops;
@@ -268,6 +290,7 @@ FailureOr<GemmKernel> matchGemmKernel(func::FuncOp func) {
   for (Value w : written)
     if (w == aRoot || w == bRoot)
       return failure();
+  g.calls = callsOf(func, module);
   return g;
 }
 
@@ -446,11 +469,16 @@ private:
   Type f32() { return rw.getF32Type(); }
   Value smem;                // the stages, elements of g.elementType
   Value accMem, fragA, fragB; // emulation: per-thread registers in memory
-  Value cta, tileRow0, tileCol0;
+  Value tileRow0, tileCol0;
   SmallVector<Value> batch;  // batch coordinates of the CTA
   Value asyncToken;          // any token, for nvgpu.device_async_wait
 
   int64_t accRegs() const { return cfg.mTiles() * cfg.nTiles() * 4; }
+  /// Emulation: the accMem element of thread `tid`'s accumulator register
+  /// r of fragment (mi, ni).
+  Value accSlot(Value tid, int64_t mi, int64_t ni, int64_t r) {
+    return ix.add(ix.mul(tid, accRegs()), (mi * cfg.nTiles() + ni) * 4 + r);
+  }
 
   /// Runs `body(tid)` for every thread: on the GPU for this thread only; in
   /// the emulation, for all threads of the CTA in turn (the phases between
@@ -528,38 +556,33 @@ void GemmBuilder::loadStage(Value kt, Value slot) {
                                  rw.create<arith::BitcastOp>(loc, g.elementType, v),
                                  smem, ValueRange{ix.add(dstElem, e)});
     };
-    Value mLimit = ix.c(g.m), nLimit = ix.c(g.n), kLimit = ix.c(g.k);
-    // A: BM rows of BK, chunks along k.
-    for (int64_t i = 0; i < s.aChunksPerThread(); ++i) {
-      Value chunk = ix.add(tid, i * cfg.threads());
-      Value row = ix.div(chunk, cfg.bk / 8), cc = ix.rem(chunk, cfg.bk / 8);
-      Value gr = ix.add(tileRow0, row), gk = ix.add(k0, ix.mul(cc, 8));
-      Value valid = ix.andi(ix.lt(gr, mLimit), ix.lt(gk, kLimit));
-      // Out-of-range chunks read a valid address (and zero-fill).
-      Value sr = ix.minu(gr, ix.c(g.m - 1)), sk = ix.minu(gk, ix.c(g.k - 8));
-      copyChunk(g.a, operandIndices(g.aMap, batch, sr, sk),
-                ix.add(stageBase, s.aTile.element(ix, row, cc)), valid);
-    }
-    // B: [K, N] as BK rows of BN, or [N, K] as BN rows of BK.
-    int64_t rowChunks = s.bTile.rowChunks;
-    for (int64_t i = 0; i < s.bChunksPerThread(); ++i) {
-      Value chunk = ix.add(tid, i * cfg.threads());
-      Value row = ix.div(chunk, rowChunks), cc = ix.rem(chunk, rowChunks);
-      Value dst = ix.add(stageBase, s.bTile.element(ix, row, cc));
-      if (!g.bTransposed) {
-        Value gk = ix.add(k0, row), gn = ix.add(tileCol0, ix.mul(cc, 8));
-        Value valid = ix.andi(ix.lt(gk, kLimit), ix.lt(gn, nLimit));
-        Value sk = ix.minu(gk, ix.c(g.k - 1)),
-              sn = ix.minu(gn, ix.c(g.n - 8));
-        copyChunk(g.b, operandIndices(g.bMap, batch, sk, sn), dst, valid);
-      } else {
-        Value gn = ix.add(tileCol0, row), gk = ix.add(k0, ix.mul(cc, 8));
-        Value valid = ix.andi(ix.lt(gn, nLimit), ix.lt(gk, kLimit));
-        Value sn = ix.minu(gn, ix.c(g.n - 1)),
-              sk = ix.minu(gk, ix.c(g.k - 8));
-        copyChunk(g.b, operandIndices(g.bMap, batch, sn, sk), dst, valid);
+    // Each operand tile is rows of 16-byte chunks along the operand's
+    // contiguous (last) dim: A as BM rows of k, B [K, N] as BK rows of n,
+    // B [N, K] as BN rows of k. Chunk i of the thread is tid + i * threads.
+    auto copyTile = [&](Value src, AffineMap map, const SmemTile &tile,
+                        int64_t chunks, Value row0, int64_t rows, Value col0,
+                        int64_t cols) {
+      for (int64_t i = 0; i < chunks; ++i) {
+        Value chunk = ix.add(tid, i * cfg.threads());
+        Value row = ix.div(chunk, tile.rowChunks);
+        Value cc = ix.rem(chunk, tile.rowChunks);
+        Value gr = ix.add(row0, row), gc = ix.add(col0, ix.mul(cc, 8));
+        Value valid = ix.andi(ix.lt(gr, ix.c(rows)), ix.lt(gc, ix.c(cols)));
+        // Out-of-range chunks read a valid address (and zero-fill).
+        Value sr = ix.minu(gr, ix.c(rows - 1));
+        Value sc = ix.minu(gc, ix.c(cols - 8));
+        copyChunk(src, operandIndices(map, batch, sr, sc),
+                  ix.add(stageBase, tile.element(ix, row, cc)), valid);
       }
-    }
+    };
+    copyTile(g.a, g.aMap, s.aTile, s.aChunksPerThread(), tileRow0, g.m, k0,
+             g.k);
+    if (g.bTransposed)
+      copyTile(g.b, g.bMap, s.bTile, s.bChunksPerThread(), tileCol0, g.n, k0,
+               g.k);
+    else
+      copyTile(g.b, g.bMap, s.bTile, s.bChunksPerThread(), k0, g.k, tileCol0,
+               g.n);
   });
   if (!emulate) {
     asyncToken = rw.create<nvgpu::DeviceAsyncCreateGroupOp>(
@@ -706,8 +729,7 @@ void GemmBuilder::computeEmulated(Value slot) {
         for (int64_t ni = 0; ni < nt; ++ni)
           for (int64_t r = 0; r < 4; ++r) {
             auto [row, col] = s.accElement(ix, lane, r);
-            Value accAt = ix.add(ix.mul(tid, accRegs()),
-                                 (mi * nt + ni) * 4 + r);
+            Value accAt = accSlot(tid, mi, ni, r);
             auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(16), ix.c(1),
                                               ValueRange{load(accMem, accAt)});
             {
@@ -746,38 +768,27 @@ bool GemmBuilder::isKernelLocal(Value buffer) {
   auto it = localCache.find(buffer);
   if (it != localCache.end())
     return it->second;
-  bool local = false;
   auto arg = dyn_cast<BlockArgument>(rootBuffer(buffer));
-  auto module = g.func->getParentOfType<ModuleOp>();
-  if (arg && module) {
-    std::optional<SymbolTable::UseRange> uses =
-        SymbolTable::getSymbolUses(g.func, module);
-    local = uses && !uses->empty();
-    for (SymbolTable::SymbolUse use : *uses) {
-      auto call = dyn_cast<func::CallOp>(use.getUser());
-      if (!call) {
-        local = false;
-        break;
+  bool local = arg && !g.calls.empty();
+  for (func::CallOp call : g.calls) {
+    Value root = rootBuffer(call.getOperand(arg.getArgNumber()));
+    auto alloc = root.getDefiningOp<memref::AllocOp>();
+    // The buffer lives only for this call: its every use is the call
+    // itself or a view the call reads it through.
+    std::function<bool(Value)> onlyThisCall = [&](Value v) {
+      for (Operation *user : v.getUsers()) {
+        if (user == call.getOperation() || isa<memref::DeallocOp>(user))
+          continue;
+        if (isa<ViewLikeOpInterface>(user) && user->getNumResults() == 1 &&
+            onlyThisCall(user->getResult(0)))
+          continue;
+        return false;
       }
-      Value root = rootBuffer(call.getOperand(arg.getArgNumber()));
-      auto alloc = root.getDefiningOp<memref::AllocOp>();
-      // The buffer lives only for this call: its every use is the call
-      // itself or a view the call reads it through.
-      std::function<bool(Value)> onlyThisCall = [&](Value v) {
-        for (Operation *user : v.getUsers()) {
-          if (user == call.getOperation() || isa<memref::DeallocOp>(user))
-            continue;
-          if (isa<ViewLikeOpInterface>(user) && user->getNumResults() == 1 &&
-              onlyThisCall(user->getResult(0)))
-            continue;
-          return false;
-        }
-        return true;
-      };
-      if (!alloc || !onlyThisCall(alloc)) {
-        local = false;
-        break;
-      }
+      return true;
+    };
+    if (!alloc || !onlyThisCall(alloc)) {
+      local = false;
+      break;
     }
   }
   localCache[buffer] = local;
@@ -868,10 +879,8 @@ void GemmBuilder::epilogue(ValueRange acc) {
           }
           Value v;
           if (emulate)
-            v = rw.create<memref::LoadOp>(
-                loc, accMem,
-                ValueRange{ix.add(ix.mul(tid, accRegs()),
-                                  (mi * nt + ni) * 4 + r)});
+            v = rw.create<memref::LoadOp>(loc, accMem,
+                                          ValueRange{accSlot(tid, mi, ni, r)});
           else
             v = rw.create<vector::ExtractOp>(
                 loc, acc[mi * nt + ni], ArrayRef<int64_t>{r / 2, r % 2});
@@ -891,7 +900,7 @@ int64_t GemmBuilder::build() {
                                         ValueRange{ix.c(ctas)},
                                         ValueRange{ix.c(1)});
   rw.setInsertionPoint(par.getBody()->getTerminator());
-  cta = par.getInductionVars()[0];
+  Value cta = par.getInductionVars()[0];
   tileCol0 = ix.mul(ix.rem(cta, s.tilesN), cfg.bn);
   tileRow0 = ix.mul(ix.rem(ix.div(cta, s.tilesN), s.tilesM), cfg.bm);
   Value rest = ix.div(cta, s.tilesN * s.tilesM);
@@ -928,9 +937,11 @@ int64_t GemmBuilder::build() {
   SmallVector<Value> acc;
   if (emulate) {
     forEachThread([&](Value tid) {
-      for (int64_t r = 0; r < accRegs(); ++r)
-        rw.create<memref::StoreOp>(
-            loc, zero, accMem, ValueRange{ix.add(ix.mul(tid, accRegs()), r)});
+      for (int64_t mi = 0; mi < cfg.mTiles(); ++mi)
+        for (int64_t ni = 0; ni < cfg.nTiles(); ++ni)
+          for (int64_t r = 0; r < 4; ++r)
+            rw.create<memref::StoreOp>(loc, zero, accMem,
+                                       ValueRange{accSlot(tid, mi, ni, r)});
     });
   } else {
     auto fragType = VectorType::get({2, 2}, f32());
@@ -976,18 +987,10 @@ int64_t GemmBuilder::build() {
 
 /// Erases the kernel arguments nothing reads or writes any more when the
 /// callers' buffers for them exist only for this call.
-void dropDeadBufferArguments(func::FuncOp func, ModuleOp module) {
-  std::optional<SymbolTable::UseRange> uses =
-      SymbolTable::getSymbolUses(func, module);
-  if (!uses)
+void dropDeadBufferArguments(func::FuncOp func,
+                              ArrayRef<func::CallOp> calls) {
+  if (calls.empty())
     return;
-  SmallVector<func::CallOp> calls;
-  for (SymbolTable::SymbolUse use : *uses) {
-    auto call = dyn_cast<func::CallOp>(use.getUser());
-    if (!call)
-      return;
-    calls.push_back(call);
-  }
   llvm::BitVector dead(func.getNumArguments());
   for (BlockArgument arg : func.getArguments()) {
     if (!arg.use_empty() || !isa<MemRefType>(arg.getType()))
@@ -1026,7 +1029,7 @@ struct TileGemmKernelsPass
       if (func->hasAttr(attrs::kKernel))
         kernels.push_back(func);
     for (func::FuncOp func : kernels) {
-      FailureOr<GemmKernel> g = matchGemmKernel(func);
+      FailureOr<GemmKernel> g = matchGemmKernel(func, module);
       if (failed(g))
         continue;
       TileConfig cfg = chooseConfig(*g, smCount);
@@ -1045,7 +1048,7 @@ struct TileGemmKernelsPass
                                 : cfg.stages * cfg.stageElems() *
                                       g->elementType.getIntOrFloatBitWidth() /
                                       8));
-      dropDeadBufferArguments(func, module);
+      dropDeadBufferArguments(func, g->calls);
     }
   }
 };

@@ -150,3 +150,29 @@ func.func private @gemm_f32(%acc: memref<64x64xf32>, %a: memref<64x32xf32>, %b: 
   }
   return
 }
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, 0)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// Not a tensor-core kernel (and no crash): an operand map whose last
+// results are not all loop dims.
+// CHECK-LABEL: func.func private @gemm_const_map
+// CHECK-NOT: dlc.cta_threads
+// CHECK: linalg.generic
+func.func private @gemm_const_map(%acc: memref<64x64xf32>, %a: memref<64x32xf16>, %b: memref<32x64xf16>) attributes {dlc.kernel} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%acc : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<64x32xf16>, memref<32x64xf16>) outs(%acc : memref<64x64xf32>) {
+  ^bb0(%x: f16, %y: f16, %s: f32):
+    %0 = arith.extf %x : f16 to f32
+    %1 = arith.extf %y : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %s, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
