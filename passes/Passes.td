@@ -46,6 +46,11 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
   ];
+  let options = [
+    Option<"int8WeightsNK", "int8-weights-nk", "bool", /*default=*/"false",
+           "Store constant 2-D MatMulInteger weights as [N, K] (the B "
+           "layout int8 mma.sync reads)">
+  ];
 }
 
 def IsolateOutputsPass : Pass<"dlc-isolate-outputs", "ModuleOp"> {

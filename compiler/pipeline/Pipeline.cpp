@@ -58,8 +58,11 @@ void dlc::buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
 
 void dlc::buildLoweringPipeline(OpPassManager &pm,
                                 const CompileOptions &options) {
-  // dlc -> linalg on tensors, one structured op per dlc op.
-  pm.addPass(createConvertDlcToLinalgPass());
+  bool cudaForm =
+      options.target == Target::Cuda || options.hostRunsCudaKernelForm;
+  // dlc -> linalg on tensors, one structured op per dlc op; the CUDA form
+  // keeps int8 weights [N, K] for the tensor cores.
+  pm.addPass(createConvertDlcToLinalgPass({cudaForm && options.tensorCores}));
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)
     pm.addPass(dlc::createFuseElementwisePass());
@@ -80,8 +83,6 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   // One kernel per structured op, in the shared linearized form.
   pm.addPass(dlc::createOutlineKernelsPass());
   // The host vectorizes rows; CUDA keeps a few output elements per thread.
-  bool cudaForm =
-      options.target == Target::Cuda || options.hostRunsCudaKernelForm;
   if (options.fuseKernels)
     pm.addPass(dlc::createFuseKernelsPass({!cudaForm}));
   // 16-bit GEMMs become tensor-core CTA programs (emulated per lane when

@@ -51,8 +51,8 @@ bool isConstantGlobal(Value v, SymbolTable &symbols) {
 
 struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
   using FuseKernelsPassBase::FuseKernelsPassBase;
-  /// Whether `kernel` contracts two 16-bit float operands (a GEMM or
-  /// convolution a tensor core may run).
+  /// Whether `kernel` contracts two 16-bit float or two int8 operands (a
+  /// GEMM or convolution a tensor core may run).
   static bool hasContraction(func::FuncOp kernel) {
     bool found = false;
     kernel.walk([&](linalg::LinalgOp op) {
@@ -60,7 +60,7 @@ struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
         return;
       found |= llvm::all_of(op.getDpsInputs(), [](Value v) {
         Type t = getElementTypeOrSelf(v.getType());
-        return t.isF16() || t.isBF16();
+        return t.isF16() || t.isBF16() || t.isInteger(8);
       });
     });
     return found;

@@ -2586,6 +2586,7 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
 
 struct ConvertDlcToLinalgPass
     : dlc::impl::ConvertDlcToLinalgPassBase<ConvertDlcToLinalgPass> {
+  using ConvertDlcToLinalgPassBase::ConvertDlcToLinalgPassBase;
   void runOnOperation() override {
     registerIndexChecks(getOperation());
     ConversionTarget target(getContext());
@@ -2597,7 +2598,7 @@ struct ConvertDlcToLinalgPass
     target.addLegalOp<AttentionKernelOp>();
     RewritePatternSet patterns(&getContext());
     populateDlcToLinalgPatterns(patterns);
-    populateDlcQuantToLinalgPatterns(patterns);
+    populateDlcQuantToLinalgPatterns(patterns, int8WeightsNK);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();

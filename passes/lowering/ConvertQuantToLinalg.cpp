@@ -19,6 +19,7 @@
 #include "dialects/dlc/DlcDialect.h"
 #include "passes/Passes.h"
 #include "passes/lowering/LinalgBuilders.h"
+#include "passes/quantization/Quantization.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -152,6 +153,60 @@ Value zeroFilled(OpBuilder &b, Location loc, RankedTensorType type) {
   return b.create<linalg::FillOp>(loc, i32(b, loc, 0), init).getResult(0);
 }
 
+/// sum((x - x_zp) * w) = sum(x * w) - x_zp * sum(w). With a constant weight
+/// and an all-zero weight zero point, the contraction multiplies the raw
+/// operands (the form tensor cores run: mma.sync takes no zero point) and
+/// the accumulator starts at -x_zp * wsum[c], wsum being the weight's sum
+/// per output channel. Padding still reads x_zp, so it still contributes 0.
+struct ZeroPointSplit {
+  /// The sum over each output channel's weights.
+  SmallVector<int64_t> weightSums;
+
+  /// `channelOf(i)`: the output channel of the weight's i-th element.
+  static std::optional<ZeroPointSplit>
+  get(Value weight, Value weightZeroPoint, int64_t channels,
+      function_ref<int64_t(int64_t)> channelOf) {
+    std::optional<SmallVector<int64_t>> wzp = constInts(weightZeroPoint);
+    if (!wzp || llvm::any_of(*wzp, [](int64_t z) { return z != 0; }))
+      return std::nullopt;
+    std::optional<SmallVector<int64_t>> w = constInts(weight);
+    if (!w)
+      return std::nullopt;
+    ZeroPointSplit split;
+    split.weightSums.assign(channels, 0);
+    for (auto [i, v] : llvm::enumerate(*w))
+      split.weightSums[channelOf(i)] += v;
+    return split;
+  }
+
+  /// The accumulator's initial value: zeros, or -x_zp * wsum[c] with c the
+  /// iteration dim `channelDim` of the `type`-shaped result.
+  Value init(OpBuilder &b, Location loc, RankedTensorType type,
+             int64_t channelDim, Value inputZeroPoint) const {
+    std::optional<SmallVector<int64_t>> xzp = constInts(inputZeroPoint);
+    if (xzp && xzp->size() == 1 && (*xzp)[0] == 0)
+      return zeroFilled(b, loc, type);
+    bool xUnsigned = isUnsigned(inputZeroPoint);
+    MLIRContext *ctx = b.getContext();
+    SmallVector<int32_t> sums(weightSums.begin(), weightSums.end());
+    auto sumsType = RankedTensorType::get({(int64_t)sums.size()},
+                                          b.getI32Type());
+    Value sumsConst = b.create<arith::ConstantOp>(
+        loc, DenseElementsAttr::get(sumsType, ArrayRef<int32_t>(sums)));
+    int64_t rank = type.getRank();
+    return parallelGeneric(
+        b, loc, type, {toSignless(b, loc, inputZeroPoint), sumsConst},
+        {AffineMap::get(rank, 0, ctx),
+         AffineMap::get(rank, 0, getAffineDimExpr(channelDim, ctx))},
+        [&](OpBuilder &nb, Location l, ValueRange a) {
+          Value z = toI32(nb, l, a[0], xUnsigned);
+          return nb.create<arith::MulIOp>(
+                       l, nb.create<arith::SubIOp>(l, i32(nb, l, 0), z), a[1])
+              .getResult();
+        });
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Patterns
 //===----------------------------------------------------------------------===//
@@ -274,25 +329,51 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
 
     Value input = toSignless(rewriter, loc, op.getInput());
     Value wzp = op.getWeightZeroPoint();
-    SmallVector<Value> inputs{toSignless(rewriter, loc, op.getWeight()),
-                              toSignless(rewriter, loc, op.getInputZeroPoint()),
-                              toSignless(rewriter, loc, wzp)};
+    int64_t outChannels = outType.getDimSize(1);
+    int64_t perChannel = wType.getNumElements() / outChannels;
+    std::optional<ZeroPointSplit> split =
+        ZeroPointSplit::get(op.getWeight(), wzp, outChannels,
+                            [&](int64_t i) { return i / perChannel; });
     int64_t numDims = conv.numDims();
-    SmallVector<AffineMap> maps{
-        conv.weightMap(), AffineMap::get(numDims, 0, ctx),
-        tensorType(wzp).getRank() == 0
-            ? AffineMap::get(numDims, 0, ctx)
-            : AffineMap::get(numDims, 0, getAffineDimExpr(1, ctx))};
+    // Operands: w, x_zp, [w_zp when not split], [x when unpadded].
+    SmallVector<Value> inputs{toSignless(rewriter, loc, op.getWeight()),
+                              toSignless(rewriter, loc, op.getInputZeroPoint())};
+    SmallVector<AffineMap> maps{conv.weightMap(),
+                                AffineMap::get(numDims, 0, ctx)};
+    if (!split) {
+      inputs.push_back(toSignless(rewriter, loc, wzp));
+      maps.push_back(tensorType(wzp).getRank() == 0
+                         ? AffineMap::get(numDims, 0, ctx)
+                         : AffineMap::get(numDims, 0, getAffineDimExpr(1, ctx)));
+    }
     if (!padded) {
       inputs.push_back(input);
       maps.push_back(conv.inputMap());
+      if (split) {
+        // Only x and w: the x_zp operand is not read.
+        inputs.erase(inputs.begin() + 1);
+        maps.erase(maps.begin() + 1);
+      }
     }
     maps.push_back(conv.outputMap());
-    Value init = zeroFilled(rewriter, loc, outType);
+    Value init = split ? split->init(rewriter, loc, outType, 1,
+                                     op.getInputZeroPoint())
+                       : zeroFilled(rewriter, loc, outType);
     auto generic = rewriter.create<linalg::GenericOp>(
         loc, TypeRange{outType}, inputs, ValueRange{init}, maps,
         conv.iterators(), [&](OpBuilder &b, Location l, ValueRange a) {
-          Value w = a[0], xzp = a[1];
+          Value w = a[0];
+          if (split) {
+            // Padding reads the zero point, which the init subtracts again.
+            Value x = padded ? conv.readInput(b, l, input, a[1]) : a[1];
+            Value r = b.create<arith::AddIOp>(
+                l, a.back(),
+                b.create<arith::MulIOp>(l, toI32(b, l, x, xUnsigned),
+                                        toI32(b, l, w, wUnsigned)));
+            b.create<linalg::YieldOp>(l, r);
+            return;
+          }
+          Value xzp = a[1];
           // Padding reads the zero point: it contributes 0.
           Value x = padded ? conv.readInput(b, l, input, xzp) : a[3];
           Value xi = b.create<arith::SubIOp>(l, toI32(b, l, x, xUnsigned),
@@ -309,7 +390,28 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
 };
 
 struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
-  using OpRewritePattern::OpRewritePattern;
+  MatMulIntegerLowering(MLIRContext *ctx, bool weightsNK)
+      : OpRewritePattern(ctx), weightsNK(weightsNK) {}
+  /// Constant 2-D rhs laid out [N, K] (int8 mma.sync reads B that way).
+  bool weightsNK;
+
+  /// The constant [K, N] `rhs` as a constant [N, K], if it is one.
+  static Value transposedConstant(OpBuilder &b, Location loc, Value rhs) {
+    auto type = tensorType(rhs);
+    std::optional<SmallVector<int64_t>> w = constInts(rhs);
+    if (type.getRank() != 2 || !w ||
+        type.getElementType().getIntOrFloatBitWidth() != 8)
+      return {};
+    int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+    SmallVector<char> raw(k * n);
+    for (int64_t i = 0; i < k; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        raw[j * k + i] = (char)(*w)[i * n + j];
+    auto nk = RankedTensorType::get({n, k}, type.getElementType());
+    return b.create<arith::ConstantOp>(
+        loc, cast<TypedAttr>(makeWeightAttr(nk, raw, "weight_nk")));
+  }
+
   LogicalResult matchAndRewrite(MatMulIntegerOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -318,6 +420,13 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
     int64_t rank = type.getRank(), batch = rank - 2;
     bool aUnsigned = isUnsigned(op.getLhs()),
          bUnsigned = isUnsigned(op.getRhs());
+    Value rhs = op.getRhs();
+    bool rhsTransposed = op.getRhsTransposed();
+    if (weightsNK && !rhsTransposed)
+      if (Value nk = transposedConstant(rewriter, loc, rhs)) {
+        rhs = nk;
+        rhsTransposed = true;
+      }
     // Iteration space: batch..., m, n (parallel), k (reduction).
     int64_t numDims = rank + 1;
     auto operandMap = [&](Value v, AffineExpr row, AffineExpr col) {
@@ -329,18 +438,43 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
     Value bzp = op.getRhsZeroPoint();
     SmallVector<AffineMap> maps{
         operandMap(op.getLhs(), m, kk),
-        op.getRhsTransposed() ? operandMap(op.getRhs(), n, kk)
-                              : operandMap(op.getRhs(), kk, n),
+        rhsTransposed ? operandMap(rhs, n, kk) : operandMap(rhs, kk, n),
         AffineMap::get(numDims, 0, ctx),
         tensorType(bzp).getRank() == 0 ? AffineMap::get(numDims, 0, ctx)
                                        : AffineMap::get(numDims, 0, n),
         AffineMap::getMultiDimIdentityMap(numDims, ctx).getMajorSubMap(rank)};
     SmallVector<IteratorType> iters(rank, IteratorType::parallel);
     iters.push_back(IteratorType::reduction);
+    // A 2-D constant rhs (a weight): the zero point moves into the init.
+    auto rhsType = tensorType(rhs);
+    int64_t cols = type.getDimSize(rank - 1);
+    std::optional<ZeroPointSplit> split;
+    if (rhsType.getRank() == 2)
+      split = ZeroPointSplit::get(rhs, bzp, cols, [&](int64_t i) {
+        return rhsTransposed ? i / rhsType.getDimSize(1) : i % cols;
+      });
+    if (split) {
+      auto generic = rewriter.create<linalg::GenericOp>(
+          loc, TypeRange{type},
+          ValueRange{toSignless(rewriter, loc, op.getLhs()),
+                     toSignless(rewriter, loc, rhs)},
+          ValueRange{split->init(rewriter, loc, type, rank - 1,
+                                 op.getLhsZeroPoint())},
+          ArrayRef<AffineMap>{maps[0], maps[1], maps[4]}, iters,
+          [&](OpBuilder &b, Location l, ValueRange a) {
+            Value p = b.create<arith::MulIOp>(l, toI32(b, l, a[0], aUnsigned),
+                                              toI32(b, l, a[1], bUnsigned));
+            b.create<linalg::YieldOp>(l,
+                                      b.create<arith::AddIOp>(l, a[2], p)
+                                          .getResult());
+          });
+      rewriter.replaceOp(op, generic.getResult(0));
+      return success();
+    }
     auto generic = rewriter.create<linalg::GenericOp>(
         loc, TypeRange{type},
         ValueRange{toSignless(rewriter, loc, op.getLhs()),
-                   toSignless(rewriter, loc, op.getRhs()),
+                   toSignless(rewriter, loc, rhs),
                    toSignless(rewriter, loc, op.getLhsZeroPoint()),
                    toSignless(rewriter, loc, bzp)},
         ValueRange{zeroFilled(rewriter, loc, type)}, maps, iters,
@@ -359,10 +493,11 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
 };
 } // namespace
 
-void mlir::dlc::populateDlcQuantToLinalgPatterns(RewritePatternSet &patterns) {
+void mlir::dlc::populateDlcQuantToLinalgPatterns(RewritePatternSet &patterns,
+                                                 bool int8WeightsNK) {
   patterns.add<QuantizeLinearLowering, DequantizeLinearLowering,
-               RequantizeLowering, ConvIntegerLowering, MatMulIntegerLowering>(
-      patterns.getContext());
+               RequantizeLowering, ConvIntegerLowering>(patterns.getContext());
+  patterns.add<MatMulIntegerLowering>(patterns.getContext(), int8WeightsNK);
 }
 
 void mlir::dlc::eraseUnsignedIntegerTypes(Operation *root) {

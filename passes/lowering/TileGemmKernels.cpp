@@ -27,6 +27,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::dlc {
@@ -60,9 +61,25 @@ struct GemmKernel {
   AffineMap aMap, bMap;
   /// B is read as [.., N, K] (K contiguous) rather than [.., K, N].
   bool bTransposed = false;
+  /// f16, bf16 (f32 accumulator) or i8 (i32 accumulator).
   Type elementType;
+  /// i8 operands: zero-extended (u8) rather than sign-extended (s8).
+  bool aUnsigned = false, bUnsigned = false;
   int64_t m = 0, n = 0, k = 0;
   SmallVector<int64_t> batchShape;
+
+  bool isInt() const { return elementType.isInteger(8); }
+  Type accType() const {
+    MLIRContext *ctx = elementType.getContext();
+    if (isInt())
+      return IntegerType::get(ctx, 32);
+    return Float32Type::get(ctx);
+  }
+  int64_t elementBytes() const {
+    return elementType.getIntOrFloatBitWidth() / 8;
+  }
+  /// Elements per 16-byte chunk (cp.async, ldmatrix row).
+  int64_t chunkElems() const { return 16 / elementBytes(); }
 };
 
 bool isIdentityLayout(Value v) {
@@ -122,6 +139,40 @@ bool isMulAccBody(linalg::GenericOp op, Type &elementType,
     return false;
   elementType = t;
   return llvm::all_of(scales, [](Value s) { return s.getType().isF32(); });
+}
+
+/// acc += ext(in0) * ext(in1) with i8 inputs and an i32 accumulator; sets
+/// `isUnsigned[i]` when input i is zero-extended.
+bool isIntMulAccBody(linalg::GenericOp op, Type &elementType,
+                     bool isUnsigned[2]) {
+  Block &body = op.getRegion().front();
+  if (body.getOperations().size() != 5)
+    return false;
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getValues()[0].getDefiningOp<arith::AddIOp>();
+  Value out = body.getArgument(2);
+  if (!add || !out.getType().isInteger(32))
+    return false;
+  Value prod = add.getLhs() == out ? add.getRhs() : add.getLhs();
+  if (prod == out || (add.getLhs() != out && add.getRhs() != out))
+    return false;
+  auto mul = prod.getDefiningOp<arith::MulIOp>();
+  if (!mul)
+    return false;
+  bool seen[2] = {false, false};
+  for (Value v : {mul.getLhs(), mul.getRhs()}) {
+    Operation *ext = v.getDefiningOp();
+    if (!ext || !isa<arith::ExtSIOp, arith::ExtUIOp>(ext))
+      return false;
+    auto arg = dyn_cast<BlockArgument>(ext->getOperand(0));
+    if (!arg || arg.getOwner() != &body || arg.getArgNumber() > 1 ||
+        seen[arg.getArgNumber()] || !arg.getType().isInteger(8))
+      return false;
+    seen[arg.getArgNumber()] = true;
+    isUnsigned[arg.getArgNumber()] = isa<arith::ExtUIOp>(ext);
+  }
+  elementType = body.getArgument(0).getType();
+  return true;
 }
 
 bool isDimsOrConstants(AffineMap map) {
@@ -195,8 +246,15 @@ FailureOr<GemmKernel> matchGemmKernel(func::FuncOp func, ModuleOp module) {
       return failure();
     g.epilogue.push_back(cast<linalg::GenericOp>(op));
   }
+  linalg::GenericOp c = g.contraction;
+  bool unsignedArg[2] = {false, false};
+  if (!isMulAccBody(c, g.elementType, g.scales)) {
+    g.scales.clear();
+    if (!isIntMulAccBody(c, g.elementType, unsignedArg))
+      return failure();
+  }
   if (auto fill = dyn_cast<linalg::FillOp>(g.init.getOperation())) {
-    if (!fill.getInputs()[0].getType().isF32())
+    if (fill.getInputs()[0].getType() != g.accType())
       return failure();
   } else {
     auto init = cast<linalg::GenericOp>(g.init.getOperation());
@@ -211,9 +269,6 @@ FailureOr<GemmKernel> matchGemmKernel(func::FuncOp func, ModuleOp module) {
         return failure();
   }
 
-  linalg::GenericOp c = g.contraction;
-  if (!isMulAccBody(c, g.elementType, g.scales))
-    return failure();
   g.acc = c.getDpsInits()[0];
   unsigned rank = c.getNumLoops() - 1;
   auto iters = c.getIteratorTypesArray();
@@ -246,6 +301,8 @@ FailureOr<GemmKernel> matchGemmKernel(func::FuncOp func, ModuleOp module) {
   g.a = aOp->get();
   g.b = bOp->get();
   g.bTransposed = g.bMap.getDimPosition(g.bMap.getNumResults() - 1) == dk;
+  g.aUnsigned = unsignedArg[aOp->getOperandNumber()];
+  g.bUnsigned = unsignedArg[bOp->getOperandNumber()];
   if (!isIdentityLayout(g.a) || !isIdentityLayout(g.b) ||
       !isIdentityLayout(g.acc))
     return failure();
@@ -254,9 +311,11 @@ FailureOr<GemmKernel> matchGemmKernel(func::FuncOp func, ModuleOp module) {
   g.n = accShape[dn];
   g.k = cast<MemRefType>(g.a.getType()).getShape().back();
   g.batchShape.assign(accShape.begin(), accShape.end() - 2);
-  // 16-byte rows for cp.async; small problems stay scalar kernels.
-  if (g.k % 8 || (!g.bTransposed && g.n % 8) || g.m < 16 || g.n < 16 ||
-      g.k < 16)
+  // 16-byte rows for cp.async; small problems stay scalar kernels. An i8
+  // B must be [N, K]: ldmatrix transposes only 16-bit elements.
+  int64_t ce = g.chunkElems();
+  if (g.k % ce || (!g.bTransposed && (g.isInt() || g.n % ce)) || g.m < 16 ||
+      g.n < 16 || g.k < 2 * ce)
     return failure();
 
   // Epilogue ops run per accumulator element: same iteration space, all
@@ -298,7 +357,8 @@ FailureOr<GemmKernel> matchGemmKernel(func::FuncOp func, ModuleOp module) {
 // The schedule
 //===----------------------------------------------------------------------===//
 
-/// A CTA tile shape: BM x BN x 32 with warpsM x warpsN warps.
+/// A CTA tile shape: BM x BN x BK with warpsM x warpsN warps; BK is 64
+/// bytes of k (32 f16/bf16 or 64 i8 elements), two mma k-steps.
 struct TileConfig {
   int64_t bm, bn, warpsM, warpsN, stages;
   int64_t bk = 32;
@@ -310,8 +370,8 @@ struct TileConfig {
   int64_t stageElems() const { return aElems() + bElems(); }
 };
 
-/// The tile shapes, largest first. Each keeps the 4 x 2-byte accumulator
-/// fragments of a thread at 128 registers or fewer.
+/// The tile shapes, largest first. Each keeps the 4-byte accumulators of a
+/// thread at 128 registers or fewer.
 constexpr TileConfig kConfigs[] = {
     {128, 128, 2, 2, 4},
     {128, 64, 2, 2, 4},
@@ -324,13 +384,17 @@ TileConfig chooseConfig(const GemmKernel &g, int64_t smCount) {
   int64_t batch = 1;
   for (int64_t d : g.batchShape)
     batch *= d;
+  TileConfig chosen = kConfigs[std::size(kConfigs) - 1];
   for (const TileConfig &c : kConfigs) {
     int64_t ctas = batch * llvm::divideCeil(g.m, c.bm) *
                    llvm::divideCeil(g.n, c.bn);
-    if (ctas >= smCount)
-      return c;
+    if (ctas >= smCount) {
+      chosen = c;
+      break;
+    }
   }
-  return kConfigs[std::size(kConfigs) - 1];
+  chosen.bk = 64 / g.elementBytes();
+  return chosen;
 }
 
 /// Index arithmetic that folds constants as it builds.
@@ -367,13 +431,16 @@ struct Idx {
 /// row addresses of an ldmatrix (one chunk column, 8 consecutive rows) and
 /// the 16-byte cp.async stores of a row hit 8 distinct bank groups.
 struct SmemTile {
-  int64_t base;      // element offset in a stage
-  int64_t rowChunks; // power of two
+  int64_t base;       // element offset in a stage
+  int64_t rowChunks;  // power of two
+  int64_t chunkElems; // elements per 16-byte chunk
   Value element(Idx &ix, Value row, Value chunk) const {
     int64_t rowsPerGroup = std::max<int64_t>(1, 8 / rowChunks);
     int64_t period = std::min<int64_t>(rowChunks, 8);
     Value phys = ix.xori(chunk, ix.rem(ix.div(row, rowsPerGroup), period));
-    return ix.add(ix.add(ix.mul(row, rowChunks * 8), ix.mul(phys, 8)), base);
+    return ix.add(ix.add(ix.mul(row, rowChunks * chunkElems),
+                         ix.mul(phys, chunkElems)),
+                  base);
   }
 };
 
@@ -386,9 +453,10 @@ struct Schedule {
   int64_t kTiles, tilesM, tilesN;
 
   Schedule(const GemmKernel &g, TileConfig cfg) : g(g), cfg(cfg) {
-    aTile = {0, cfg.bk / 8};
+    int64_t ce = g.chunkElems();
+    aTile = {0, cfg.bk / ce, ce};
     // [K, N]: BK rows of BN; [N, K]: BN rows of BK.
-    bTile = {cfg.aElems(), g.bTransposed ? cfg.bk / 8 : cfg.bn / 8};
+    bTile = {cfg.aElems(), g.bTransposed ? cfg.bk / ce : cfg.bn / ce, ce};
     kTiles = llvm::divideCeil(g.k, cfg.bk);
     tilesM = llvm::divideCeil(g.m, cfg.bm);
     tilesN = llvm::divideCeil(g.n, cfg.bn);
@@ -397,10 +465,10 @@ struct Schedule {
   /// The 16-byte chunks one thread copies for a k-tile: chunk `i` of the
   /// thread is chunk t + i * threads of the A tile, then of the B tile.
   int64_t aChunksPerThread() const {
-    return cfg.aElems() / 8 / cfg.threads();
+    return cfg.aElems() / g.chunkElems() / cfg.threads();
   }
   int64_t bChunksPerThread() const {
-    return cfg.bElems() / 8 / cfg.threads();
+    return cfg.bElems() / g.chunkElems() / cfg.threads();
   }
 
   /// For the lane's ldmatrix.x4 of A's m16 tile `mi` at k16 step `kk`: the
@@ -467,6 +535,10 @@ private:
   Idx ix;
 
   Type f32() { return rw.getF32Type(); }
+  /// mma k-steps per k-tile: 32 bytes of k each (k16 f16/bf16, k32 i8).
+  int64_t kSteps() const { return cfg.bk / (2 * g.chunkElems()); }
+  /// Elements of one operand in a 32-bit fragment register.
+  int64_t perReg() const { return 4 / g.elementBytes(); }
   Value smem;                // the stages, elements of g.elementType
   Value accMem, fragA, fragB; // emulation: per-thread registers in memory
   Value tileRow0, tileCol0;
@@ -502,7 +574,7 @@ private:
 
   void loadStage(Value kt, Value slot);
   SmallVector<Value> compute(Value slot, ValueRange acc);
-  Value mmaBf16(Value a, Value b, Value c);
+  Value mmaInlinePtx(Value a, Value b, Value c);
   void computeEmulated(Value slot);
   void epilogue(ValueRange acc);
   void epilogueElement(Value row, Value col, Value value);
@@ -527,13 +599,14 @@ void GemmBuilder::loadStage(Value kt, Value slot) {
   Value k0 = ix.mul(kt, cfg.bk);
   SmallVector<Value> tokens;
   forEachThread([&](Value tid) {
+    int64_t ce = g.chunkElems();
     auto copyChunk = [&](Value src, ArrayRef<Value> srcIdx, Value dstElem,
                          Value valid) {
       if (!emulate) {
-        Value count = ix.select(valid, ix.c(8), ix.c(0));
+        Value count = ix.select(valid, ix.c(ce), ix.c(0));
         auto copy = rw.create<nvgpu::DeviceAsyncCopyOp>(
             loc, nvgpu::DeviceAsyncTokenType::get(rw.getContext()), smem,
-            ValueRange{dstElem}, src, srcIdx, rw.getIndexAttr(8), count,
+            ValueRange{dstElem}, src, srcIdx, rw.getIndexAttr(ce), count,
             rw.getUnitAttr());
         tokens.push_back(copy.getAsyncToken());
         return;
@@ -541,20 +614,20 @@ void GemmBuilder::loadStage(Value kt, Value slot) {
       // cp.async with src-size 0 writes zeros. The source address is always
       // in bounds (clamped); the select is on the bits so that bf16 never
       // needs a float select (the host has no bf16 arithmetic).
-      auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(8), ix.c(1));
+      auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(ce), ix.c(1));
       OpBuilder::InsertionGuard guard(rw);
       rw.setInsertionPoint(loop.getBody()->getTerminator());
       Value e = loop.getInductionVar();
       SmallVector<Value> at(srcIdx);
       at.back() = ix.add(at.back(), e);
       Type bits = rw.getIntegerType(g.elementType.getIntOrFloatBitWidth());
-      Value v = rw.create<arith::BitcastOp>(
+      Value v = rw.createOrFold<arith::BitcastOp>(
           loc, bits, rw.create<memref::LoadOp>(loc, src, at));
       v = rw.create<arith::SelectOp>(
           loc, valid, v, rw.create<arith::ConstantOp>(loc, rw.getIntegerAttr(bits, 0)));
-      rw.create<memref::StoreOp>(loc,
-                                 rw.create<arith::BitcastOp>(loc, g.elementType, v),
-                                 smem, ValueRange{ix.add(dstElem, e)});
+      rw.create<memref::StoreOp>(
+          loc, rw.createOrFold<arith::BitcastOp>(loc, g.elementType, v), smem,
+          ValueRange{ix.add(dstElem, e)});
     };
     // Each operand tile is rows of 16-byte chunks along the operand's
     // contiguous (last) dim: A as BM rows of k, B [K, N] as BK rows of n,
@@ -566,11 +639,11 @@ void GemmBuilder::loadStage(Value kt, Value slot) {
         Value chunk = ix.add(tid, i * cfg.threads());
         Value row = ix.div(chunk, tile.rowChunks);
         Value cc = ix.rem(chunk, tile.rowChunks);
-        Value gr = ix.add(row0, row), gc = ix.add(col0, ix.mul(cc, 8));
+        Value gr = ix.add(row0, row), gc = ix.add(col0, ix.mul(cc, ce));
         Value valid = ix.andi(ix.lt(gr, ix.c(rows)), ix.lt(gc, ix.c(cols)));
         // Out-of-range chunks read a valid address (and zero-fill).
         Value sr = ix.minu(gr, ix.c(rows - 1));
-        Value sc = ix.minu(gc, ix.c(cols - 8));
+        Value sc = ix.minu(gc, ix.c(cols - ce));
         copyChunk(src, operandIndices(map, batch, sr, sc),
                   ix.add(stageBase, tile.element(ix, row, cc)), valid);
       }
@@ -603,9 +676,9 @@ SmallVector<Value> GemmBuilder::compute(Value slot, ValueRange acc) {
   Value tid = rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
   Value lane = ix.rem(tid, 32);
   auto [wr, wc] = warpOrigin(ix, cfg, tid);
-  auto fragType = VectorType::get({4, 2}, g.elementType);
+  auto fragType = VectorType::get({4, perReg()}, g.elementType);
   SmallVector<Value> next(acc.begin(), acc.end());
-  for (int64_t kk = 0; kk < cfg.bk / 16; ++kk) {
+  for (int64_t kk = 0; kk < kSteps(); ++kk) {
     SmallVector<Value> aFrag, bFrag;
     for (int64_t mi = 0; mi < cfg.mTiles(); ++mi) {
       auto [row, chunk] = s.aLdmatrix(ix, wr, lane, mi, kk);
@@ -620,27 +693,27 @@ SmallVector<Value> GemmBuilder::compute(Value slot, ValueRange acc) {
                                               ValueRange{at}, !g.bTransposed, 4);
       for (int64_t h = 0; h < 2; ++h)
         bFrag.push_back(rw.create<vector::ExtractStridedSliceOp>(
-            loc, x4, ArrayRef<int64_t>{2 * h, 0}, ArrayRef<int64_t>{2, 2},
-            ArrayRef<int64_t>{1, 1}));
+            loc, x4, ArrayRef<int64_t>{2 * h, 0},
+            ArrayRef<int64_t>{2, perReg()}, ArrayRef<int64_t>{1, 1}));
     }
     for (int64_t mi = 0; mi < cfg.mTiles(); ++mi)
       for (int64_t ni = 0; ni < cfg.nTiles(); ++ni) {
         Value &c = next[mi * cfg.nTiles() + ni];
-        c = g.elementType.isBF16()
-                ? mmaBf16(aFrag[mi], bFrag[ni], c)
-                : rw.create<nvgpu::MmaSyncOp>(loc, aFrag[mi], bFrag[ni], c,
-                                              ArrayRef<int64_t>{16, 8, 16});
+        c = g.elementType.isF16()
+                ? rw.create<nvgpu::MmaSyncOp>(loc, aFrag[mi], bFrag[ni], c,
+                                              ArrayRef<int64_t>{16, 8, 16})
+                : mmaInlinePtx(aFrag[mi], bFrag[ni], c);
       }
   }
   return next;
 }
 
-/// MLIR 19 cannot lower a bf16 mma.sync: nvgpu's lowering has no bf16
-/// case, and NVVM's verifier wants f16 pairs where the intrinsic wants i32.
-/// The instruction is written as inline PTX instead: bf16 pairs as b32
-/// registers, f32 accumulators.
-Value GemmBuilder::mmaBf16(Value a, Value b, Value c) {
-  Type i32 = rw.getI32Type(), f = f32();
+/// MLIR 19 cannot lower a bf16 mma.sync (nvgpu's lowering has no bf16
+/// case, and NVVM's verifier wants f16 pairs where the intrinsic wants
+/// i32), nor a u8 one (nvgpu takes signless i8 as s8). Those are written as
+/// inline PTX: operand fragments as b32 registers, f32 or s32 accumulators.
+Value GemmBuilder::mmaInlinePtx(Value a, Value b, Value c) {
+  Type i32 = rw.getI32Type(), f = g.accType();
   SmallVector<Value> operands;
   auto regs = [&](Value frag) {
     int64_t n = cast<VectorType>(frag.getType()).getDimSize(0);
@@ -656,11 +729,20 @@ Value GemmBuilder::mmaBf16(Value a, Value b, Value c) {
         loc, c, ArrayRef<int64_t>{i / 2, i % 2}));
   auto resultType = LLVM::LLVMStructType::getLiteral(rw.getContext(),
                                                      {f, f, f, f});
+  std::string shape = "m16n8k16.row.col.f32.bf16.bf16.f32", constraints =
+      "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f";
+  if (g.isInt()) {
+    shape = std::string("m16n8k32.row.col.s32.") +
+            (g.aUnsigned ? "u8." : "s8.") + (g.bUnsigned ? "u8" : "s8") +
+            ".s32";
+    constraints = "=r,=r,=r,=r,r,r,r,r,r,r,r,r,r,r";
+  }
   Value d = rw.create<LLVM::InlineAsmOp>(
       loc, resultType, operands,
-      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-      "{$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};",
-      "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f", /*has_side_effects=*/false,
+      "mma.sync.aligned." + shape +
+          " {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
+          "{$10, $11, $12, $13};",
+      constraints, /*has_side_effects=*/false,
       /*is_align_stack=*/false,
       LLVM::AsmDialectAttr::get(rw.getContext(), LLVM::AsmDialect::AD_ATT),
       ArrayAttr())
@@ -682,9 +764,11 @@ void GemmBuilder::computeEmulated(Value slot) {
   auto store = [&](Value v, Value mem, Value at) {
     rw.create<memref::StoreOp>(loc, v, mem, ValueRange{at});
   };
-  for (int64_t kk = 0; kk < cfg.bk / 16; ++kk) {
-    // ldmatrix: register j of lane l comes from the 8x8 matrix j whose row
-    // addresses lanes 8j..8j+7 provide.
+  for (int64_t kk = 0; kk < kSteps(); ++kk) {
+    // ldmatrix: register j of lane l comes from the 8x8 (16-bit) matrix j
+    // whose row addresses lanes 8j..8j+7 provide: bytes 4 (l % 4) .. + 3
+    // of row l / 4, i.e. `er` elements.
+    int64_t er = perReg();
     forEachThread([&](Value tid) {
       Value lane = ix.rem(tid, 32), quad = ix.rem(lane, 4);
       auto [wr, wc] = warpOrigin(ix, cfg, tid);
@@ -693,69 +777,86 @@ void GemmBuilder::computeEmulated(Value slot) {
           Value src = ix.add(ix.div(lane, 4), 8 * j);
           auto [row, chunk] = s.aLdmatrix(ix, wr, src, mi, kk);
           Value at = ix.add(ix.add(stageBase, s.aTile.element(ix, row, chunk)),
-                            ix.mul(quad, 2));
-          for (int64_t h = 0; h < 2; ++h)
+                            ix.mul(quad, er));
+          for (int64_t h = 0; h < er; ++h)
             store(load(smem, ix.add(at, h)), fragA,
-                  ix.add(ix.mul(tid, mt * 8), mi * 8 + 2 * j + h));
+                  ix.add(ix.mul(tid, mt * 4 * er), (mi * 4 + j) * er + h));
         }
       for (int64_t nj = 0; nj < nt / 2; ++nj)
         for (int64_t j = 0; j < 4; ++j)
-          for (int64_t h = 0; h < 2; ++h) {
+          for (int64_t h = 0; h < er; ++h) {
             Value at;
             if (g.bTransposed) {
               Value src = ix.add(ix.div(lane, 4), 8 * j);
               auto [row, chunk] = s.bLdmatrix(ix, wc, src, nj, kk);
               at = ix.add(ix.add(stageBase, s.bTile.element(ix, row, chunk)),
-                          ix.add(ix.mul(quad, 2), h));
+                          ix.add(ix.mul(quad, er), h));
             } else {
-              // .trans: element (2 (l % 4) + h, l / 4) of matrix j.
+              // .trans (16-bit only): element (2 (l % 4) + h, l / 4) of
+              // matrix j.
               Value src = ix.add(ix.mul(quad, 2), 8 * j + h);
               auto [row, chunk] = s.bLdmatrix(ix, wc, src, nj, kk);
               at = ix.add(ix.add(stageBase, s.bTile.element(ix, row, chunk)),
                           ix.div(lane, 4));
             }
-            int64_t tile = 2 * nj + j / 2, reg = (j % 2) * 2 + h;
+            int64_t tile = 2 * nj + j / 2, reg = j % 2;
             store(load(smem, at), fragB,
-                  ix.add(ix.mul(tid, nt * 4), tile * 4 + reg));
+                  ix.add(ix.mul(tid, nt * 2 * er), (tile * 2 + reg) * er + h));
           }
     });
-    // mma.sync m16n8k16: A(r, k) is in lane (r % 8) * 4 + (k % 8) / 2,
-    // element 2 (r / 8 + 2 (k / 8)) + k % 2; B(k, c) in lane c * 4 +
-    // (k % 8) / 2, element 2 (k / 8) + k % 2.
+    // mma.sync m16n8k16 (f16/bf16, er = 2) and m16n8k32 (i8, er = 4), with
+    // q = 4 er the k covered by one register column: A(r, k) is in lane
+    // (r % 8) * 4 + (k % q) / er, register r / 8 + 2 (k / q), element
+    // k % er; B(k, c) in lane c * 4 + (k % q) / er, register k / q.
     forEachThread([&](Value tid) {
       Value lane = ix.rem(tid, 32);
       Value warpBase = ix.mul(ix.div(tid, 32), 32);
+      int64_t q = 4 * er;
       for (int64_t mi = 0; mi < mt; ++mi)
         for (int64_t ni = 0; ni < nt; ++ni)
           for (int64_t r = 0; r < 4; ++r) {
             auto [row, col] = s.accElement(ix, lane, r);
             Value accAt = accSlot(tid, mi, ni, r);
-            auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(16), ix.c(1),
+            auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(2 * q),
+                                              ix.c(1),
                                               ValueRange{load(accMem, accAt)});
             {
               OpBuilder::InsertionGuard guard(rw);
               rw.setInsertionPointToStart(loop.getBody());
               Value kq = loop.getInductionVar();
-              Value half = ix.div(ix.rem(kq, 8), 2), odd = ix.rem(kq, 2),
-                    hi = ix.div(kq, 8);
+              Value half = ix.div(ix.rem(kq, q), er), odd = ix.rem(kq, er),
+                    hi = ix.div(kq, q);
               Value aLane = ix.add(ix.mul(ix.rem(row, 8), 4), half);
               Value aElem = ix.add(
-                  ix.mul(ix.add(ix.div(row, 8), ix.mul(hi, 2)), 2), odd);
+                  ix.mul(ix.add(ix.div(row, 8), ix.mul(hi, 2)), er), odd);
               Value bLane = ix.add(ix.mul(col, 4), half);
-              Value bElem = ix.add(ix.mul(hi, 2), odd);
+              Value bElem = ix.add(ix.mul(hi, er), odd);
               Value av = load(fragA, ix.add(ix.add(ix.mul(ix.add(warpBase, aLane),
-                                                          mt * 8),
-                                                   mi * 8),
+                                                          mt * 4 * er),
+                                                   mi * 4 * er),
                                             aElem));
               Value bv = load(fragB, ix.add(ix.add(ix.mul(ix.add(warpBase, bLane),
-                                                          nt * 4),
-                                                   ni * 4),
+                                                          nt * 2 * er),
+                                                   ni * 2 * er),
                                             bElem));
-              Value p = rw.create<arith::MulFOp>(
-                  loc, rw.create<arith::ExtFOp>(loc, f32(), av),
-                  rw.create<arith::ExtFOp>(loc, f32(), bv));
-              Value sum = rw.create<arith::AddFOp>(
-                  loc, loop.getRegionIterArgs()[0], p);
+              Value sum;
+              if (g.isInt()) {
+                auto ext = [&](Value v, bool isUnsigned) -> Value {
+                  if (isUnsigned)
+                    return rw.create<arith::ExtUIOp>(loc, g.accType(), v);
+                  return rw.create<arith::ExtSIOp>(loc, g.accType(), v);
+                };
+                Value p = rw.create<arith::MulIOp>(loc, ext(av, g.aUnsigned),
+                                                   ext(bv, g.bUnsigned));
+                sum = rw.create<arith::AddIOp>(loc, loop.getRegionIterArgs()[0],
+                                               p);
+              } else {
+                Value p = rw.create<arith::MulFOp>(
+                    loc, rw.create<arith::ExtFOp>(loc, f32(), av),
+                    rw.create<arith::ExtFOp>(loc, f32(), bv));
+                sum = rw.create<arith::AddFOp>(loc, loop.getRegionIterArgs()[0],
+                                               p);
+              }
               rw.create<scf::YieldOp>(loc, sum);
             }
             store(loop.getResult(0), accMem, accAt);
@@ -839,13 +940,15 @@ void GemmBuilder::epilogueElement(Value row, Value col, Value value) {
     value = rw.create<arith::MulFOp>(loc, value, scale);
   Value init;
   if (auto fill = dyn_cast<linalg::FillOp>(g.init.getOperation())) {
-    auto c = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
-    if (!c || !cast<FloatAttr>(c.getValue()).getValue().isPosZero())
-      init = fill.getInputs()[0];
+    Value v = fill.getInputs()[0];
+    if (!matchPattern(v, m_Zero()) && !matchPattern(v, m_PosZeroFloat()))
+      init = v;
   } else {
     init = apply(cast<linalg::GenericOp>(g.init.getOperation()));
   }
-  if (init)
+  if (init && g.isInt())
+    value = rw.create<arith::AddIOp>(loc, init, value);
+  else if (init)
     value = rw.create<arith::AddFOp>(loc, init, value);
   forwarded[rootBuffer(g.acc)] = value;
   if (!isKernelLocal(g.acc))
@@ -917,9 +1020,9 @@ int64_t GemmBuilder::build() {
       return rw.create<memref::AllocaOp>(loc, MemRefType::get({n}, t));
     };
     smem = scratch(smemElems, e);
-    accMem = scratch(cfg.threads() * accRegs(), f32());
-    fragA = scratch(cfg.threads() * cfg.mTiles() * 8, e);
-    fragB = scratch(cfg.threads() * cfg.nTiles() * 4, e);
+    accMem = scratch(cfg.threads() * accRegs(), g.accType());
+    fragA = scratch(cfg.threads() * cfg.mTiles() * 4 * perReg(), e);
+    fragB = scratch(cfg.threads() * cfg.nTiles() * 2 * perReg(), e);
   } else {
     auto workgroup = gpu::AddressSpaceAttr::get(
         rw.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
@@ -933,7 +1036,7 @@ int64_t GemmBuilder::build() {
   }
   // The accumulators start at zero; the init (fill or Gemm's C) is added
   // in the epilogue.
-  Value zero = rw.create<arith::ConstantOp>(loc, rw.getF32FloatAttr(0));
+  Value zero = rw.create<arith::ConstantOp>(loc, rw.getZeroAttr(g.accType()));
   SmallVector<Value> acc;
   if (emulate) {
     forEachThread([&](Value tid) {
@@ -944,9 +1047,9 @@ int64_t GemmBuilder::build() {
                                        ValueRange{accSlot(tid, mi, ni, r)});
     });
   } else {
-    auto fragType = VectorType::get({2, 2}, f32());
+    auto fragType = VectorType::get({2, 2}, g.accType());
     Value init = rw.create<arith::ConstantOp>(
-        loc, DenseElementsAttr::get(fragType, rw.getF32FloatAttr(0)));
+        loc, DenseElementsAttr::get(fragType, rw.getZeroAttr(g.accType())));
     acc.assign(cfg.mTiles() * cfg.nTiles(), init);
   }
 

@@ -373,6 +373,24 @@ def tensor_core_cases(t):
     # Enough CTAs for every SM with 128x128 tiles (4 warps of 64x64).
     t.op("mma_fp16_128x128_tiles", "MatMul", {"a": t.rand(2048, 32)}, {"b": t.rand(32, 1152)},
          flags=half, extra=form, rtol=1e-2, atol=5e-3)
+    # int8: mma.sync m16n8k32 with i32 accumulators, exact. A u8 activation
+    # with a zero point (moved into the accumulator's init as -zp * sum(w))
+    # times an s8 [K, N] weight (stored [N, K] at compile time); partial
+    # tiles in M, N and K (K = 80: a 64-wide k-tile and a zero-filled one).
+    ints = lambda dtype, *shape: t.rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max,
+                                                size=shape, endpoint=True).astype(dtype)
+    t.op("mma_int8_u8s8_zero_point", "MatMulInteger", {"x": ints(np.uint8, 2, 72, 80)},
+         {"w": ints(np.int8, 80, 88), "xz": np.array(131, np.uint8)}, extra=form)
+    # s8 x s8 with 128x128 tiles and a per-column weight zero point of 0.
+    t.op("mma_int8_s8s8_128x128_tiles", "MatMulInteger", {"x": ints(np.int8, 2048, 64)},
+         {"w": ints(np.int8, 64, 1152), "xz": np.array(-7, np.int8),
+          "wz": np.zeros(1152, np.int8)}, extra=form)
+    # QLinearMatMul: the requantize epilogue on the i32 accumulator registers.
+    t.op("mma_int8_qlinear_matmul", "QLinearMatMul", {"a": ints(np.uint8, 96, 160)},
+         {"as": np.array(0.02, F32), "az": np.array(120, np.uint8),
+          "b": ints(np.int8, 160, 48), "bs": np.array(0.01, F32), "bz": np.array(0, np.int8),
+          "ys": np.array(0.5, F32), "yz": np.array(100, np.uint8)},
+         order=["a", "as", "az", "b", "bs", "bz", "ys", "yz"], extra=form)
 
 
 def attention_cases(t):

@@ -176,3 +176,72 @@ func.func private @gemm_const_map(%acc: memref<64x64xf32>, %a: memref<64x32xf16>
   }
   return
 }
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bt = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+// int8: u8 A times s8 B [N, K] into i32, the init a per-column generic
+// (MatMulInteger's -zp * sum(w)). 16-byte chunks hold 16 elements; a k-tile
+// is 64 wide (two k32 steps); the mma is inline PTX, mixed u8.s8. The
+// emulation widens with extui / extsi as the body does.
+// CHECK-LABEL: func.func private @gemm_int8
+// CHECK-SAME: dlc.shared_bytes = 24576 : i64
+// CHECK: nvgpu.device_async_copy {{.*}}, 16, %{{.*}} {bypassL1}
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<{{.*}}xi8, #gpu.address_space<workgroup>> -> vector<4x4xi8>
+// CHECK: llvm.inline_asm {{.*}}"mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32
+// CHECK: memref.load %{{.*}} : memref<64xi32>
+// CHECK: arith.addi
+// CHECK-NOT: linalg.
+// EMU-LABEL: func.func private @gemm_int8
+// EMU: memref.alloca() : memref<24576xi8>
+// EMU: arith.extui {{.*}} : i8 to i32
+// EMU: arith.extsi {{.*}} : i8 to i32
+// EMU: arith.muli
+func.func private @gemm_int8(%acc: memref<64x64xi32>, %a: memref<64x128xi8>, %b: memref<64x128xi8>, %sums: memref<64xi32>) attributes {dlc.kernel} {
+  linalg.generic {indexing_maps = [#row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%sums : memref<64xi32>) outs(%acc : memref<64x64xi32>) {
+  ^bb0(%s: i32, %o: i32):
+    linalg.yield %s : i32
+  }
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<64x128xi8>, memref<64x128xi8>) outs(%acc : memref<64x64xi32>) {
+  ^bb0(%x: i8, %y: i8, %s: i32):
+    %0 = arith.extui %x : i8 to i32
+    %1 = arith.extsi %y : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %s, %2 : i32
+    linalg.yield %3 : i32
+  }
+  return
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// Not a tensor-core kernel: an int8 B laid out [K, N] (ldmatrix .trans
+// moves 16-bit elements only; constant weights are stored [N, K] earlier).
+// CHECK-LABEL: func.func private @gemm_int8_kn
+// CHECK-NOT: dlc.cta_threads
+// CHECK: linalg.generic
+func.func private @gemm_int8_kn(%acc: memref<64x64xi32>, %a: memref<64x128xi8>, %b: memref<128x64xi8>) attributes {dlc.kernel} {
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%acc : memref<64x64xi32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<64x128xi8>, memref<128x64xi8>) outs(%acc : memref<64x64xi32>) {
+  ^bb0(%x: i8, %y: i8, %s: i32):
+    %0 = arith.extsi %x : i8 to i32
+    %1 = arith.extsi %y : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %s, %2 : i32
+    linalg.yield %3 : i32
+  }
+  return
+}

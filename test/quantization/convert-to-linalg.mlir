@@ -1,4 +1,5 @@
 // RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="int8-weights-nk=true" | FileCheck %s --check-prefix=NK
 
 // uint8 is signless i8 after lowering (function type included); the
 // quantize rounds half to even with the 1.5*2^23 trick and saturates.
@@ -68,4 +69,68 @@ func.func @qconv(%x: tensor<1x2x4x4xi8>, %w: tensor<3x2x3x3xi8>, %xz: tensor<i8>
 func.func @qmatmul_transposed(%a: tensor<2x5xui8>, %b: tensor<6x5xi8>, %az: tensor<ui8>, %bz: tensor<i8>) -> tensor<2x6xi32> {
   %0 = dlc.matmul_integer %a, %b, %az, %bz {rhs_transposed = true} : (tensor<2x5xui8>, tensor<6x5xi8>, tensor<ui8>, tensor<i8>) -> tensor<2x6xi32>
   return %0 : tensor<2x6xi32>
+}
+
+// -----
+
+// A constant weight whose zero point is 0: the product takes the raw u8
+// and s8 values (mma.sync's form) and the accumulator starts at
+// -lhs_zp * (the weight's column sums, [3, -1]). With int8-weights-nk (the
+// CUDA form) the weight is stored [N, K].
+// CHECK-LABEL: func @qmatmul_const_weight
+// CHECK: %[[SUMS:.*]] = arith.constant dense<[3, -1]> : tensor<2xi32>
+// CHECK: %[[INIT:.*]] = linalg.generic {{.*}} ins(%arg1, %[[SUMS]] : tensor<i8>, tensor<2xi32>)
+// CHECK: arith.extui
+// CHECK: arith.subi
+// CHECK: arith.muli
+// CHECK: linalg.generic {{.*}} ins(%arg0, %{{.*}} : tensor<4x3xi8>, tensor<3x2xi8>) outs(%[[INIT]] : tensor<4x2xi32>)
+// CHECK-NOT: arith.subi
+// CHECK: arith.muli
+// CHECK: arith.addi
+// NK-LABEL: func @qmatmul_const_weight
+// NK: arith.constant dense<{{\[}}[1, 3, -1], [-2, 4, -3]]> : tensor<2x3xi8>
+// NK: linalg.generic {{.*}} ins(%arg0, %{{.*}} : tensor<4x3xi8>, tensor<2x3xi8>)
+func.func @qmatmul_const_weight(%a: tensor<4x3xui8>, %az: tensor<ui8>) -> tensor<4x2xi32> {
+  %w = arith.constant dense<[[1, -2], [3, 4], [-1, -3]]> : tensor<3x2xi8>
+  %wz = arith.constant dense<0> : tensor<i8>
+  %0 = dlc.matmul_integer %a, %w, %az, %wz {rhs_transposed = false} : (tensor<4x3xui8>, tensor<3x2xi8>, tensor<ui8>, tensor<i8>) -> tensor<4x2xi32>
+  return %0 : tensor<4x2xi32>
+}
+
+// -----
+
+// A nonzero weight zero point keeps both subtractions in the product.
+// CHECK-LABEL: func @qmatmul_weight_zero_point
+// CHECK: linalg.fill
+// CHECK: linalg.generic
+// CHECK: arith.subi
+// CHECK: arith.subi
+// CHECK: arith.muli
+// NK-LABEL: func @qmatmul_weight_zero_point
+func.func @qmatmul_weight_zero_point(%a: tensor<4x3xi8>, %az: tensor<i8>) -> tensor<4x2xi32> {
+  %w = arith.constant dense<[[1, -2], [3, 4], [-1, -3]]> : tensor<3x2xi8>
+  %wz = arith.constant dense<[0, 1]> : tensor<2xi8>
+  %0 = dlc.matmul_integer %a, %w, %az, %wz {rhs_transposed = false} : (tensor<4x3xi8>, tensor<3x2xi8>, tensor<i8>, tensor<2xi8>) -> tensor<4x2xi32>
+  return %0 : tensor<4x2xi32>
+}
+
+// -----
+
+// Conv with a constant weight and a constant input zero point of 5: the
+// init is -5 * (per-output-channel weight sums [4, -8]); padding still
+// reads the zero point, which that init takes away again.
+// CHECK-LABEL: func @qconv_const_weight
+// CHECK: %[[SUMS:.*]] = arith.constant dense<[4, -8]> : tensor<2xi32>
+// CHECK: %[[INIT:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[SUMS]] : tensor<i8>, tensor<2xi32>)
+// CHECK: linalg.generic {{.*}} outs(%[[INIT]] : tensor<1x2x3x3xi32>)
+// CHECK: tensor.extract
+// CHECK-NOT: arith.subi
+// CHECK: arith.muli
+// NK-LABEL: func @qconv_const_weight
+func.func @qconv_const_weight(%x: tensor<1x1x3x3xi8>) -> tensor<1x2x3x3xi32> {
+  %w = arith.constant dense<[[[[1, 1], [1, 1]]], [[[-2, -2], [-2, -2]]]]> : tensor<2x1x2x2xi8>
+  %xz = arith.constant dense<5> : tensor<i8>
+  %wz = arith.constant dense<0> : tensor<i8>
+  %0 = dlc.conv_integer %x, %w, %xz, %wz {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x1x3x3xi8>, tensor<2x1x2x2xi8>, tensor<i8>, tensor<i8>) -> tensor<1x2x3x3xi32>
+  return %0 : tensor<1x2x3x3xi32>
 }
