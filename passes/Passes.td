@@ -122,18 +122,23 @@ def OutlineKernelsPass : Pass<"dlc-outline-kernels", "ModuleOp"> {
 }
 
 def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
-  let summary = "16-bit GEMM kernels as tensor-core CTA programs";
+  let summary = "16-bit and int8 GEMM kernels as tensor-core CTA programs";
   let description = [{
     The one-thread-per-output kernel form reads each operand element once
     per output it feeds; a GEMM needs the operands staged in shared memory
     and the tensor cores to approach the device's FLOP rate. This pass takes
-    the kernels that `dlc-fuse-kernels` left as `fill; acc += ext(A) * ext(B)`
-    with f16 or bf16 A and B (row-major, K a multiple of 8) and an
-    elementwise epilogue over the accumulator, and replaces their body with
-    one CTA program per output tile: a cp.async pipeline of `stages` k-tiles
-    into swizzled shared memory, `ldmatrix` (`.trans` for a [K, N] B) and
-    `mma.sync.m16n8k16` with f32 accumulators in registers, then the
-    epilogue's ops applied to each accumulator element and stored. The tile
+    the kernels that `dlc-fuse-kernels` left as `init; acc += ext(A) * ext(B)`
+    with f16 or bf16 A and B (f32 accumulator, K a multiple of 8) or i8 A and
+    B (i32 accumulator, `extsi`/`extui` giving s8/u8, B laid out [N, K], K a
+    multiple of 16), row-major, and an elementwise epilogue over the
+    accumulator, and replaces their body with one CTA program per output
+    tile: a cp.async pipeline of `stages` k-tiles (64 bytes of k each) into
+    swizzled shared memory, `ldmatrix` (`.trans` for a 16-bit [K, N] B) and
+    `mma.sync` (m16n8k16 for 16-bit, m16n8k32 for int8) with the
+    accumulators in registers, then the init (a fill or an elementwise
+    generic), alpha and the epilogue's ops applied to each accumulator
+    element and stored. In 16-byte units the int8 schedule is the 16-bit
+    one: the same swizzle, ldmatrix addresses and fragment registers. The tile
     shape comes from a cost model (the largest of 128x128, 128x64 and 64x64
     that still gives each of `sm-count` SMs a CTA). Buffers only the kernel
     used (the f32 accumulator) are dropped from its arguments.
