@@ -68,6 +68,14 @@ struct GemmKernel {
   int64_t m = 0, n = 0, k = 0;
   SmallVector<int64_t> batchShape;
 
+  /// A channels-last 2-D convolution run as an implicit GEMM: M = n * oh *
+  /// ow output pixels, N = the output channels, K = kh * kw * c; A is the
+  /// input window (im2col on the fly), B the [O, KH, KW, C] weight as [N, K].
+  struct Conv {
+    int64_t batch, oh, ow, kh, kw, c, sh, sw, dh, dw;
+  };
+  std::optional<Conv> conv;
+
   bool isInt() const { return elementType.isInteger(8); }
   Type accType() const {
     MLIRContext *ctx = elementType.getContext();
@@ -218,6 +226,11 @@ SmallVector<func::CallOp> callsOf(func::FuncOp func, ModuleOp module) {
   return calls;
 }
 
+LogicalResult matchConvKernel(GemmKernel &g, bool unsignedArg[2],
+                              ModuleOp module);
+LogicalResult checkShapeAndEpilogue(GemmKernel &g, unsigned rank,
+                                    ModuleOp module);
+
 FailureOr<GemmKernel> matchGemmKernel(func::FuncOp func, ModuleOp module) {
   GemmKernel g;
   g.func = func;
@@ -235,7 +248,7 @@ FailureOr<GemmKernel> matchGemmKernel(func::FuncOp func, ModuleOp module) {
   }
   // init ; contraction ; epilogue...
   if (ops.size() < 2 || !isa<linalg::GenericOp>(ops[1]) ||
-      ops[1].getNumReductionLoops() != 1 ||
+      ops[1].getNumReductionLoops() == 0 ||
       ops[0].getDpsInits()[0] != ops[1].getDpsInits()[0] ||
       ops[1].getNumDpsInputs() != 2)
     return failure();
@@ -270,6 +283,11 @@ FailureOr<GemmKernel> matchGemmKernel(func::FuncOp func, ModuleOp module) {
   }
 
   g.acc = c.getDpsInits()[0];
+  if (c.getNumLoops() == 7) {
+    if (failed(matchConvKernel(g, unsignedArg, module)))
+      return failure();
+    return g;
+  }
   unsigned rank = c.getNumLoops() - 1;
   auto iters = c.getIteratorTypesArray();
   if (rank < 2 || iters.back() != utils::IteratorType::reduction ||
@@ -311,6 +329,124 @@ FailureOr<GemmKernel> matchGemmKernel(func::FuncOp func, ModuleOp module) {
   g.n = accShape[dn];
   g.k = cast<MemRefType>(g.a.getType()).getShape().back();
   g.batchShape.assign(accShape.begin(), accShape.end() - 2);
+  if (failed(checkShapeAndEpilogue(g, rank, module)))
+    return failure();
+  return g;
+}
+
+/// `e` is `d * stride [+ r * dilation]` over dims `d` and `r` (the
+/// dilation term absent when the window dim has extent 1 and folded away).
+bool isWindowExpr(AffineExpr e, unsigned d, unsigned r, int64_t &stride,
+                  int64_t &dilation) {
+  stride = dilation = 1;
+  SmallVector<AffineExpr> terms;
+  std::function<void(AffineExpr)> flatten = [&](AffineExpr x) {
+    auto bin = dyn_cast<AffineBinaryOpExpr>(x);
+    if (bin && bin.getKind() == AffineExprKind::Add) {
+      flatten(bin.getLHS());
+      flatten(bin.getRHS());
+      return;
+    }
+    terms.push_back(x);
+  };
+  flatten(e);
+  bool seenD = false, seenR = false;
+  for (AffineExpr t : terms) {
+    int64_t coeff = 1;
+    AffineExpr dim = t;
+    if (auto mul = dyn_cast<AffineBinaryOpExpr>(t);
+        mul && mul.getKind() == AffineExprKind::Mul) {
+      auto cst = dyn_cast<AffineConstantExpr>(mul.getRHS());
+      if (!cst)
+        return false;
+      coeff = cst.getValue();
+      dim = mul.getLHS();
+    }
+    auto de = dyn_cast<AffineDimExpr>(dim);
+    if (!de || coeff < 1)
+      return false;
+    if (de.getPosition() == d && !seenD) {
+      seenD = true;
+      stride = coeff;
+    } else if (de.getPosition() == r && !seenR) {
+      seenR = true;
+      dilation = coeff;
+    } else {
+      return false;
+    }
+  }
+  return seenD;
+}
+
+/// The channels-last convolution dlc-convert-to-linalg writes: loops (n, oh,
+/// ow, o, kh, kw, c), input (n, oh*sh + kh*dh, ow*sw + kw*dw, c) on an
+/// input padded beforehand, weight (o, kh, kw, c), output (n, oh, ow, o).
+LogicalResult matchConvKernel(GemmKernel &g, bool unsignedArg[2],
+                              ModuleOp module) {
+  linalg::GenericOp c = g.contraction;
+  MLIRContext *ctx = c.getContext();
+  auto iters = c.getIteratorTypesArray();
+  for (unsigned i = 0; i < 7; ++i)
+    if (iters[i] != (i < 4 ? utils::IteratorType::parallel
+                           : utils::IteratorType::reduction))
+      return failure();
+  auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  if (c.getMatchingIndexingMap(c.getDpsInitOperand(0)) !=
+      AffineMap::get(7, 0, {dim(0), dim(1), dim(2), dim(3)}, ctx))
+    return failure();
+  AffineMap weightMap = AffineMap::get(7, 0, {dim(3), dim(4), dim(5), dim(6)},
+                                       ctx);
+  OpOperand *in0 = c.getDpsInputOperand(0), *in1 = c.getDpsInputOperand(1);
+  OpOperand *aOp = in0, *bOp = in1;
+  if (c.getMatchingIndexingMap(in0) == weightMap)
+    std::swap(aOp, bOp);
+  if (c.getMatchingIndexingMap(bOp) != weightMap)
+    return failure();
+  AffineMap im = c.getMatchingIndexingMap(aOp);
+  GemmKernel::Conv conv;
+  if (im.getNumResults() != 4 || im.getResult(0) != dim(0) ||
+      im.getResult(3) != dim(6) ||
+      !isWindowExpr(im.getResult(1), 1, 4, conv.sh, conv.dh) ||
+      !isWindowExpr(im.getResult(2), 2, 5, conv.sw, conv.dw))
+    return failure();
+  g.a = aOp->get();
+  g.b = bOp->get();
+  g.aMap = im;
+  g.bMap = weightMap;
+  g.bTransposed = true;
+  g.aUnsigned = unsignedArg[aOp->getOperandNumber()];
+  g.bUnsigned = unsignedArg[bOp->getOperandNumber()];
+  if (!isIdentityLayout(g.a) || !isIdentityLayout(g.b) ||
+      !isIdentityLayout(g.acc))
+    return failure();
+  ArrayRef<int64_t> out = cast<MemRefType>(g.acc.getType()).getShape();
+  ArrayRef<int64_t> w = cast<MemRefType>(g.b.getType()).getShape();
+  ArrayRef<int64_t> in = cast<MemRefType>(g.a.getType()).getShape();
+  conv.batch = out[0];
+  conv.oh = out[1];
+  conv.ow = out[2];
+  conv.kh = w[1];
+  conv.kw = w[2];
+  conv.c = w[3];
+  // Every window lies inside the (padded) input.
+  if (in[3] != conv.c ||
+      (conv.oh - 1) * conv.sh + (conv.kh - 1) * conv.dh >= in[1] ||
+      (conv.ow - 1) * conv.sw + (conv.kw - 1) * conv.dw >= in[2])
+    return failure();
+  g.conv = conv;
+  g.m = conv.batch * conv.oh * conv.ow;
+  g.n = out[3];
+  g.k = conv.kh * conv.kw * conv.c;
+  // A 16-byte chunk of k stays within one window position's channels.
+  if (conv.c % g.chunkElems())
+    return failure();
+  return checkShapeAndEpilogue(g, 4, module);
+}
+
+/// The size limits, and the epilogue's ops (`rank` loops, like the
+/// accumulator); collects the kernel's callers.
+LogicalResult checkShapeAndEpilogue(GemmKernel &g, unsigned rank,
+                                    ModuleOp module) {
   // 16-byte rows for cp.async; small problems stay scalar kernels. An i8
   // B must be [N, K]: ldmatrix transposes only 16-bit elements.
   int64_t ce = g.chunkElems();
@@ -349,8 +485,8 @@ FailureOr<GemmKernel> matchGemmKernel(func::FuncOp func, ModuleOp module) {
   for (Value w : written)
     if (w == aRoot || w == bRoot)
       return failure();
-  g.calls = callsOf(func, module);
-  return g;
+  g.calls = callsOf(g.func, module);
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -578,6 +714,18 @@ private:
   void computeEmulated(Value slot);
   void epilogue(ValueRange acc);
   void epilogueElement(Value row, Value col, Value value);
+  /// Convolution: (n, oh, ow) of GEMM row `m`.
+  SmallVector<Value> outputPixel(Value m) {
+    const GemmKernel::Conv &cv = *g.conv;
+    return {ix.div(m, cv.oh * cv.ow), ix.rem(ix.div(m, cv.ow), cv.oh),
+            ix.rem(m, cv.ow)};
+  }
+  /// Convolution: (kh, kw, c) of GEMM column `k`.
+  std::tuple<Value, Value, Value> windowPosition(Value k) {
+    const GemmKernel::Conv &cv = *g.conv;
+    Value pos = ix.div(k, cv.c);
+    return {ix.div(pos, cv.kw), ix.rem(pos, cv.kw), ix.rem(k, cv.c)};
+  }
   bool isKernelLocal(Value buffer);
   DenseMap<Value, bool> localCache;
 };
@@ -632,9 +780,11 @@ void GemmBuilder::loadStage(Value kt, Value slot) {
     // Each operand tile is rows of 16-byte chunks along the operand's
     // contiguous (last) dim: A as BM rows of k, B [K, N] as BK rows of n,
     // B [N, K] as BN rows of k. Chunk i of the thread is tid + i * threads.
-    auto copyTile = [&](Value src, AffineMap map, const SmemTile &tile,
-                        int64_t chunks, Value row0, int64_t rows, Value col0,
-                        int64_t cols) {
+    // `indices` gives the operand's indices of matrix element (row, col).
+    auto copyTile = [&](Value src,
+                        function_ref<SmallVector<Value>(Value, Value)> indices,
+                        const SmemTile &tile, int64_t chunks, Value row0,
+                        int64_t rows, Value col0, int64_t cols) {
       for (int64_t i = 0; i < chunks; ++i) {
         Value chunk = ix.add(tid, i * cfg.threads());
         Value row = ix.div(chunk, tile.rowChunks);
@@ -644,18 +794,34 @@ void GemmBuilder::loadStage(Value kt, Value slot) {
         // Out-of-range chunks read a valid address (and zero-fill).
         Value sr = ix.minu(gr, ix.c(rows - 1));
         Value sc = ix.minu(gc, ix.c(cols - ce));
-        copyChunk(src, operandIndices(map, batch, sr, sc),
+        copyChunk(src, indices(sr, sc),
                   ix.add(stageBase, tile.element(ix, row, cc)), valid);
       }
     };
-    copyTile(g.a, g.aMap, s.aTile, s.aChunksPerThread(), tileRow0, g.m, k0,
+    auto aIndices = [&](Value r, Value c) -> SmallVector<Value> {
+      if (!g.conv)
+        return operandIndices(g.aMap, batch, r, c);
+      // im2col: pixel r, window position and channel c.
+      const GemmKernel::Conv &cv = *g.conv;
+      SmallVector<Value> p = outputPixel(r);
+      auto [ky, kx, ch] = windowPosition(c);
+      return {p[0], ix.add(ix.mul(p[1], cv.sh), ix.mul(ky, cv.dh)),
+              ix.add(ix.mul(p[2], cv.sw), ix.mul(kx, cv.dw)), ch};
+    };
+    auto bIndices = [&](Value r, Value c) -> SmallVector<Value> {
+      if (!g.conv)
+        return operandIndices(g.bMap, batch, r, c);
+      auto [ky, kx, ch] = windowPosition(c);
+      return {r, ky, kx, ch};
+    };
+    copyTile(g.a, aIndices, s.aTile, s.aChunksPerThread(), tileRow0, g.m, k0,
              g.k);
     if (g.bTransposed)
-      copyTile(g.b, g.bMap, s.bTile, s.bChunksPerThread(), tileCol0, g.n, k0,
-               g.k);
+      copyTile(g.b, bIndices, s.bTile, s.bChunksPerThread(), tileCol0, g.n,
+               k0, g.k);
     else
-      copyTile(g.b, g.bMap, s.bTile, s.bChunksPerThread(), k0, g.k, tileCol0,
-               g.n);
+      copyTile(g.b, bIndices, s.bTile, s.bChunksPerThread(), k0, g.k,
+               tileCol0, g.n);
   });
   if (!emulate) {
     asyncToken = rw.create<nvgpu::DeviceAsyncCreateGroupOp>(
@@ -898,7 +1064,10 @@ bool GemmBuilder::isKernelLocal(Value buffer) {
 
 void GemmBuilder::epilogueElement(Value row, Value col, Value value) {
   SmallVector<Value> coords(batch);
-  coords.push_back(row);
+  if (g.conv)
+    coords = outputPixel(row);
+  else
+    coords.push_back(row);
   coords.push_back(col);
   auto loadAt = [&](Value buffer, AffineMap map) -> Value {
     SmallVector<Value> at;

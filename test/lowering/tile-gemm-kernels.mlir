@@ -245,3 +245,74 @@ func.func private @gemm_int8_kn(%acc: memref<64x64xi32>, %a: memref<64x128xi8>, 
   }
   return
 }
+
+// -----
+
+#in = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 * 2 + d4, d2 * 2 + d5 * 2, d6)>
+#w = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d4, d5, d6)>
+#out = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d3)>
+
+// A channels-last convolution (stride 2, dilation 2 along w, input padded
+// beforehand) as an implicit GEMM: M = 2 * 4 * 4 pixels, N = 32 output
+// channels, K = 3 * 3 * 16; the A tile is gathered from the input window
+// (row -> n, oh, ow; column -> kh, kw, c), the weight is read as [N, K],
+// and the bias epilogue indexes (n, oh, ow, o).
+// CHECK-LABEL: func.func private @conv_nhwc
+// CHECK-SAME: dlc.cta_threads = 128 : i64
+// CHECK: arith.divui %{{.*}}, %c16
+// CHECK: nvgpu.device_async_copy %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}], 8
+// CHECK: nvgpu.mma.sync
+// CHECK: memref.load %{{.*}}[%{{.*}}] : memref<32xf32>
+// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<2x4x4x32xf16>
+// CHECK-NOT: linalg.
+// EMU-LABEL: func.func private @conv_nhwc
+// EMU-SAME: dlc.cta_threads = 128 : i64
+func.func private @conv_nhwc(%acc: memref<2x4x4x32xf32>, %x: memref<2x9x12x16xf16>, %wt: memref<32x3x3x16xf16>,
+    %bias: memref<32xf32>, %y: memref<2x4x4x32xf16>) attributes {dlc.kernel} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%acc : memref<2x4x4x32xf32>)
+  linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %wt : memref<2x9x12x16xf16>, memref<32x3x3x16xf16>) outs(%acc : memref<2x4x4x32xf32>) {
+  ^bb0(%a: f16, %b: f16, %s: f32):
+    %0 = arith.extf %a : f16 to f32
+    %1 = arith.extf %b : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %s, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#id4, #ch, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%acc, %bias : memref<2x4x4x32xf32>, memref<32xf32>) outs(%y : memref<2x4x4x32xf16>) {
+  ^bb0(%a: f32, %b: f32, %o: f16):
+    %0 = arith.addf %a, %b : f32
+    %1 = arith.truncf %0 : f32 to f16
+    linalg.yield %1 : f16
+  }
+  return
+}
+
+// -----
+
+#in = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d6)>
+#w = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d4, d5, d6)>
+#out = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+
+// Not a tensor-core kernel: 12 channels do not fill 16-byte chunks of k.
+// CHECK-LABEL: func.func private @conv_nhwc_c12
+// CHECK-NOT: dlc.cta_threads
+// CHECK: linalg.generic
+func.func private @conv_nhwc_c12(%acc: memref<1x8x8x32xf32>, %x: memref<1x10x10x12xf16>, %wt: memref<32x3x3x12xf16>) attributes {dlc.kernel} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%acc : memref<1x8x8x32xf32>)
+  linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %wt : memref<1x10x10x12xf16>, memref<32x3x3x12xf16>) outs(%acc : memref<1x8x8x32xf32>) {
+  ^bb0(%a: f16, %b: f16, %s: f32):
+    %0 = arith.extf %a : f16 to f32
+    %1 = arith.extf %b : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %s, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
