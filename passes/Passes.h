@@ -23,7 +23,8 @@ namespace dlc {
 #include "passes/Passes.h.inc"
 
 /// Patterns lowering dlc ops to linalg/tensor/arith/math on tensors.
-void populateDlcToLinalgPatterns(RewritePatternSet &patterns);
+void populateDlcToLinalgPatterns(RewritePatternSet &patterns,
+                                 bool f32WeightsNK = false);
 
 /// Patterns lowering the quantization ops (quantize_linear,
 /// dequantize_linear, conv_integer, matmul_integer, requantize) to linalg on

@@ -49,7 +49,10 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
   let options = [
     Option<"int8WeightsNK", "int8-weights-nk", "bool", /*default=*/"false",
            "Store constant 2-D MatMulInteger weights as [N, K] (the B "
-           "layout int8 mma.sync reads)">
+           "layout int8 mma.sync reads)">,
+    Option<"f32WeightsNK", "f32-weights-nk", "bool", /*default=*/"false",
+           "Store constant 2-D f32 MatMul weights as [N, K] (the B layout "
+           "TF32 mma.sync reads)">
   ];
 }
 
@@ -184,6 +187,9 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
            "Emulate the warp instructions per lane (host --cuda-kernel-form)">,
     Option<"smCount", "sm-count", "int64_t", /*default=*/"132",
            "SMs of the target GPU, for the tile shape cost model">,
+    Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",
+           "Also f32 GEMMs, on TF32 tensor cores (mma.sync m16n8k8, "
+           "operands rounded to TF32; B must be [N, K])">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
@@ -444,6 +450,8 @@ def FuseKernelsPass : Pass<"dlc-fuse-kernels", "ModuleOp"> {
     Option<"rowWorkItems", "row-work-items", "bool", /*default=*/"false",
            "Host loop order (see dlc-linearize-kernels); must match the "
            "option of dlc-linearize-kernels that follows">,
+    Option<"f32Contractions", "f32-contractions", "bool", /*default=*/"false",
+           "f32 GEMMs are tensor-core kernels too (TF32): never merge two">,
   ];
   let dependentDialects = [
     "::mlir::scf::SCFDialect", "::mlir::func::FuncDialect",

@@ -62,7 +62,9 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
       options.target == Target::Cuda || options.hostRunsCudaKernelForm;
   // dlc -> linalg on tensors, one structured op per dlc op; the CUDA form
   // keeps int8 weights [N, K] for the tensor cores.
-  pm.addPass(createConvertDlcToLinalgPass({cudaForm && options.tensorCores}));
+  bool tensorCores = cudaForm && options.tensorCores;
+  pm.addPass(createConvertDlcToLinalgPass(
+      {tensorCores, tensorCores && options.allowTf32}));
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)
     pm.addPass(dlc::createFuseElementwisePass());
@@ -84,12 +86,14 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   pm.addPass(dlc::createOutlineKernelsPass());
   // The host vectorizes rows; CUDA keeps a few output elements per thread.
   if (options.fuseKernels)
-    pm.addPass(dlc::createFuseKernelsPass({!cudaForm}));
+    pm.addPass(dlc::createFuseKernelsPass(
+        {!cudaForm, tensorCores && options.allowTf32}));
   // 16-bit GEMMs become tensor-core CTA programs (emulated per lane when
   // the host runs the CUDA form).
   if (cudaForm && options.tensorCores)
     pm.addPass(dlc::createTileGemmKernelsPass(
-        {options.target != Target::Cuda, smCountFor(options.arch)}));
+        {options.target != Target::Cuda, smCountFor(options.arch),
+         options.allowTf32}));
   pm.addPass(dlc::createLinearizeKernelsPass(
       {!cudaForm, cudaForm ? options.cudaVectorWidth : 1}));
   pm.addPass(createCanonicalizerPass());

@@ -52,6 +52,8 @@ struct CompileOptions {
   /// CUDA form: 16-bit GEMM kernels on tensor cores (dlc-tile-gemm-kernels);
   /// off for bisection.
   bool tensorCores = true;
+  /// --allow-tf32: f32 GEMMs and convolutions on TF32 tensor cores too.
+  bool allowTf32 = false;
 };
 
 /// The number of SMs the tile-shape cost model plans for on `arch`.

@@ -105,6 +105,12 @@ cl::opt<bool> tensorCores(
              "cp.async pipeline; default on; --tensor-cores=false to "
              "bisect)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> allowTf32(
+    "allow-tf32",
+    cl::desc("CUDA: fp32 GEMMs and convolutions on TF32 tensor cores "
+             "(operands rounded to 10-bit mantissas, fp32 accumulation; "
+             "default off, as in PyTorch's matmul)"),
+    cl::init(false), cl::cat(category));
 cl::opt<bool> fuseAttention(
     "fuse-attention",
     cl::desc("Compile MatMul-Softmax-MatMul attention as one online-softmax "
@@ -400,6 +406,7 @@ int run(MLIRContext &context) {
   options.fuseKernels = fuseKernels;
   options.fuseAttention = fuseAttention;
   options.tensorCores = tensorCores;
+  options.allowTf32 = allowTf32;
   options.foldQdq = foldQdq;
   if (precision == "fp16" || precision == "bf16")
     options.reducedPrecision = precision;

@@ -51,16 +51,16 @@ bool isConstantGlobal(Value v, SymbolTable &symbols) {
 
 struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
   using FuseKernelsPassBase::FuseKernelsPassBase;
-  /// Whether `kernel` contracts two 16-bit float or two int8 operands (a
-  /// GEMM or convolution a tensor core may run).
-  static bool hasContraction(func::FuncOp kernel) {
+  /// Whether `kernel` contracts two 16-bit float or two int8 operands, or
+  /// with `f32` two f32 ones (a GEMM or convolution a tensor core may run).
+  static bool hasContraction(func::FuncOp kernel, bool f32) {
     bool found = false;
     kernel.walk([&](linalg::LinalgOp op) {
       if (op.getNumReductionLoops() == 0 || op.getNumDpsInputs() < 2)
         return;
-      found |= llvm::all_of(op.getDpsInputs(), [](Value v) {
+      found |= llvm::all_of(op.getDpsInputs(), [&](Value v) {
         Type t = getElementTypeOrSelf(v.getType());
-        return t.isF16() || t.isBF16() || t.isInteger(8);
+        return t.isF16() || t.isBF16() || t.isInteger(8) || (f32 && t.isF32());
       });
     });
     return found;
@@ -173,8 +173,9 @@ struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
         // rows) stay separate kernels, each a tensor-core CTA program.
         bool twoContractions =
             current && !rowWorkItems &&
-            hasContraction(symbols.lookup<func::FuncOp>(current.getCallee())) &&
-            hasContraction(callee);
+            hasContraction(symbols.lookup<func::FuncOp>(current.getCallee()),
+                           f32Contractions) &&
+            hasContraction(callee, f32Contractions);
         if (current && !twoContractions)
           if (func::CallOp merged = tryMerge(current, call, symbols)) {
             current = merged;

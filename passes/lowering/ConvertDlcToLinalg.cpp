@@ -11,6 +11,7 @@
 #include "dialects/dlc/DlcDialect.h"
 #include "passes/Passes.h"
 #include "passes/lowering/LinalgBuilders.h"
+#include "passes/quantization/Quantization.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -901,7 +902,11 @@ struct GemmLowering : OpRewritePattern<GemmOp> {
 };
 
 struct MatMulLowering : OpRewritePattern<MatMulOp> {
-  using OpRewritePattern::OpRewritePattern;
+  MatMulLowering(MLIRContext *ctx, bool f32WeightsNK)
+      : OpRewritePattern(ctx), f32WeightsNK(f32WeightsNK) {}
+  /// Constant 2-D f32 rhs laid out [N, K] (TF32 mma.sync reads B that way).
+  bool f32WeightsNK;
+
   LogicalResult matchAndRewrite(MatMulOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -915,16 +920,22 @@ struct MatMulLowering : OpRewritePattern<MatMulOp> {
     AffineExpr m = getAffineDimExpr(batch, ctx),
                n = getAffineDimExpr(batch + 1, ctx),
                kk = getAffineDimExpr(batch + 2, ctx);
+    Value rhs = op.getRhs();
+    AffineMap rhsMap = batchedOperandMap(type, rhs, kk, n);
+    if (f32WeightsNK && tensorType(rhs).getElementType().isF32())
+      if (Value nk = transposedConstant2D(rewriter, loc, rhs)) {
+        rhs = nk;
+        rhsMap = batchedOperandMap(type, rhs, n, kk);
+      }
     SmallVector<AffineMap> maps{
-        batchedOperandMap(type, op.getLhs(), m, kk),
-        batchedOperandMap(type, op.getRhs(), kk, n),
+        batchedOperandMap(type, op.getLhs(), m, kk), rhsMap,
         AffineMap::getMultiDimIdentityMap(numDims, ctx).getMajorSubMap(rank)};
     SmallVector<IteratorType> iters(rank, IteratorType::parallel);
     iters.push_back(IteratorType::reduction);
     Value init =
         filled(rewriter, loc, type, scalarConstant(rewriter, loc, elt, 0));
     auto generic = rewriter.create<linalg::GenericOp>(
-        loc, TypeRange{type}, ValueRange{op.getLhs(), op.getRhs()},
+        loc, TypeRange{type}, ValueRange{op.getLhs(), rhs},
         ValueRange{init}, maps, iters,
         [&](OpBuilder &b, Location l, ValueRange a) {
           Value r = b.create<arith::AddFOp>(
@@ -2597,7 +2608,7 @@ struct ConvertDlcToLinalgPass
                            func::FuncDialect>();
     target.addLegalOp<AttentionKernelOp>();
     RewritePatternSet patterns(&getContext());
-    populateDlcToLinalgPatterns(patterns);
+    populateDlcToLinalgPatterns(patterns, f32WeightsNK);
     populateDlcQuantToLinalgPatterns(patterns, int8WeightsNK);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
@@ -2607,7 +2618,8 @@ struct ConvertDlcToLinalgPass
 };
 } // namespace
 
-void mlir::dlc::populateDlcToLinalgPatterns(RewritePatternSet &patterns) {
+void mlir::dlc::populateDlcToLinalgPatterns(RewritePatternSet &patterns,
+                                            bool f32WeightsNK) {
   MLIRContext *ctx = patterns.getContext();
   patterns
       .add<BinaryLowering<AddOp>, BinaryLowering<SubOp>, BinaryLowering<MulOp>,
@@ -2615,7 +2627,7 @@ void mlir::dlc::populateDlcToLinalgPatterns(RewritePatternSet &patterns) {
            UnaryLowering<SigmoidOp>, UnaryLowering<TanhOp>,
            UnaryLowering<ErfOp>, UnaryLowering<SqrtOp>, UnaryLowering<ExpOp>,
            UnaryLowering<ClipOp>, CastLowering, BatchNormLowering, ConvLowering,
-           GemmLowering, MatMulLowering, ReduceMeanLowering, SoftmaxLowering,
+           GemmLowering, ReduceMeanLowering, SoftmaxLowering,
            LayerNormLowering, PoolLowering<MaxPoolOp>,
            PoolLowering<AveragePoolOp>, ReshapeLowering, TransposeLowering,
            SliceLowering, ConcatLowering, GatherLowering, ShapeLowering>(ctx);
@@ -2650,4 +2662,5 @@ void mlir::dlc::populateDlcToLinalgPatterns(RewritePatternSet &patterns) {
                GatherNDLowering, ScatterElementsLowering, ScatterNDLowering,
                OneHotLowering, EinsumLowering, TopKLowering, ResizeLowering,
                ConvTransposeLowering, AttentionLowering>(ctx);
+  patterns.add<MatMulLowering>(ctx, f32WeightsNK);
 }

@@ -395,23 +395,6 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
   /// Constant 2-D rhs laid out [N, K] (int8 mma.sync reads B that way).
   bool weightsNK;
 
-  /// The constant [K, N] `rhs` as a constant [N, K], if it is one.
-  static Value transposedConstant(OpBuilder &b, Location loc, Value rhs) {
-    auto type = tensorType(rhs);
-    std::optional<SmallVector<int64_t>> w = constInts(rhs);
-    if (type.getRank() != 2 || !w ||
-        type.getElementType().getIntOrFloatBitWidth() != 8)
-      return {};
-    int64_t k = type.getDimSize(0), n = type.getDimSize(1);
-    SmallVector<char> raw(k * n);
-    for (int64_t i = 0; i < k; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        raw[j * k + i] = (char)(*w)[i * n + j];
-    auto nk = RankedTensorType::get({n, k}, type.getElementType());
-    return b.create<arith::ConstantOp>(
-        loc, cast<TypedAttr>(makeWeightAttr(nk, raw, "weight_nk")));
-  }
-
   LogicalResult matchAndRewrite(MatMulIntegerOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -423,7 +406,7 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
     Value rhs = op.getRhs();
     bool rhsTransposed = op.getRhsTransposed();
     if (weightsNK && !rhsTransposed)
-      if (Value nk = transposedConstant(rewriter, loc, rhs)) {
+      if (Value nk = transposedConstant2D(rewriter, loc, rhs)) {
         rhs = nk;
         rhsTransposed = true;
       }

@@ -77,6 +77,8 @@ struct GemmKernel {
   std::optional<Conv> conv;
 
   bool isInt() const { return elementType.isInteger(8); }
+  /// f32 operands on TF32 tensor cores (--allow-tf32).
+  bool isTf32() const { return elementType.isF32(); }
   Type accType() const {
     MLIRContext *ctx = elementType.getContext();
     if (isInt())
@@ -97,30 +99,38 @@ bool isIdentityLayout(Value v) {
 
 /// Collects the leaves of the mulf tree `v`: extf's of the block arguments
 /// into `extended`, values defined outside the body into `scales`. Counts
-/// the ops visited.
-bool collectProduct(Value v, Block &body, SmallVector<arith::ExtFOp> &extended,
-                    SmallVector<Value> &scales, unsigned &ops) {
+/// the ops visited. With `f32`, f32 block arguments are leaves as they are
+/// (TF32 GEMMs).
+bool collectProduct(Value v, Block &body, SmallVector<BlockArgument> &operands,
+                    SmallVector<Value> &scales, unsigned &ops, bool f32) {
   Operation *def = v.getDefiningOp();
   if (!def || def->getBlock() != &body) {
-    if (isa<BlockArgument>(v) && cast<BlockArgument>(v).getOwner() == &body)
-      return false;
+    if (isa<BlockArgument>(v) && cast<BlockArgument>(v).getOwner() == &body) {
+      if (!f32 || !v.getType().isF32())
+        return false;
+      operands.push_back(cast<BlockArgument>(v));
+      return true;
+    }
     scales.push_back(v);
     return true;
   }
   ++ops;
   if (auto mul = dyn_cast<arith::MulFOp>(def))
-    return collectProduct(mul.getLhs(), body, extended, scales, ops) &&
-           collectProduct(mul.getRhs(), body, extended, scales, ops);
+    return collectProduct(mul.getLhs(), body, operands, scales, ops, f32) &&
+           collectProduct(mul.getRhs(), body, operands, scales, ops, f32);
   if (auto ext = dyn_cast<arith::ExtFOp>(def)) {
-    extended.push_back(ext);
-    return isa<BlockArgument>(ext.getIn());
+    auto arg = dyn_cast<BlockArgument>(ext.getIn());
+    if (arg)
+      operands.push_back(arg);
+    return arg != nullptr;
   }
   return false;
 }
 
-/// acc += ext(in0) * ext(in1) (* loop-invariant scales), f16/bf16 inputs.
+/// acc += ext(in0) * ext(in1) (* loop-invariant scales), f16/bf16 inputs;
+/// with `f32`, also acc += in0 * in1 with f32 inputs.
 bool isMulAccBody(linalg::GenericOp op, Type &elementType,
-                  SmallVector<Value> &scales) {
+                  SmallVector<Value> &scales, bool f32) {
   Block &body = op.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
@@ -133,15 +143,14 @@ bool isMulAccBody(linalg::GenericOp op, Type &elementType,
     prod = add.getLhs();
   else
     return false;
-  SmallVector<arith::ExtFOp> extended;
+  SmallVector<BlockArgument> operands;
   unsigned ops = 1;
-  if (!collectProduct(prod, body, extended, scales, ops) ||
-      extended.size() != 2 || ops + 1 != body.getOperations().size())
+  if (!collectProduct(prod, body, operands, scales, ops, f32) ||
+      operands.size() != 2 || ops + 1 != body.getOperations().size())
     return false;
-  auto x = cast<BlockArgument>(extended[0].getIn());
-  auto y = cast<BlockArgument>(extended[1].getIn());
+  BlockArgument x = operands[0], y = operands[1];
   Type t = x.getType();
-  if (t != y.getType() || !(t.isF16() || t.isBF16()) ||
+  if (t != y.getType() || !(t.isF16() || t.isBF16() || (f32 && t.isF32())) ||
       !out.getType().isF32() || x == y || x.getArgNumber() > 1 ||
       y.getArgNumber() > 1)
     return false;
@@ -231,7 +240,8 @@ LogicalResult matchConvKernel(GemmKernel &g, bool unsignedArg[2],
 LogicalResult checkShapeAndEpilogue(GemmKernel &g, unsigned rank,
                                     ModuleOp module);
 
-FailureOr<GemmKernel> matchGemmKernel(func::FuncOp func, ModuleOp module) {
+FailureOr<GemmKernel> matchGemmKernel(func::FuncOp func, ModuleOp module,
+                                      bool allowTf32) {
   GemmKernel g;
   g.func = func;
   SmallVector<linalg::LinalgOp> ops;
@@ -261,7 +271,7 @@ FailureOr<GemmKernel> matchGemmKernel(func::FuncOp func, ModuleOp module) {
   }
   linalg::GenericOp c = g.contraction;
   bool unsignedArg[2] = {false, false};
-  if (!isMulAccBody(c, g.elementType, g.scales)) {
+  if (!isMulAccBody(c, g.elementType, g.scales, allowTf32)) {
     g.scales.clear();
     if (!isIntMulAccBody(c, g.elementType, unsignedArg))
       return failure();
@@ -450,8 +460,9 @@ LogicalResult checkShapeAndEpilogue(GemmKernel &g, unsigned rank,
   // 16-byte rows for cp.async; small problems stay scalar kernels. An i8
   // B must be [N, K]: ldmatrix transposes only 16-bit elements.
   int64_t ce = g.chunkElems();
-  if (g.k % ce || (!g.bTransposed && (g.isInt() || g.n % ce)) || g.m < 16 ||
-      g.n < 16 || g.k < 2 * ce)
+  if (g.k % ce ||
+      (!g.bTransposed && (g.elementBytes() != 2 || g.n % ce)) ||
+      g.m < 16 || g.n < 16 || g.k < 2 * ce)
     return failure();
 
   // Epilogue ops run per accumulator element: same iteration space, all
@@ -711,6 +722,9 @@ private:
   void loadStage(Value kt, Value slot);
   SmallVector<Value> compute(Value slot, ValueRange acc);
   Value mmaInlinePtx(Value a, Value b, Value c);
+  /// TF32: an f32 fragment (vector<Nx1xf32>) rounded to TF32 by
+  /// cvt.rna.tf32.f32, as b32 registers (vector<Nx1xi32>).
+  Value roundToTf32(Value frag);
   void computeEmulated(Value slot);
   void epilogue(ValueRange acc);
   void epilogueElement(Value row, Value col, Value value);
@@ -862,10 +876,16 @@ SmallVector<Value> GemmBuilder::compute(Value slot, ValueRange acc) {
             loc, x4, ArrayRef<int64_t>{2 * h, 0},
             ArrayRef<int64_t>{2, perReg()}, ArrayRef<int64_t>{1, 1}));
     }
+    if (g.isTf32()) {
+      for (Value &f : aFrag)
+        f = roundToTf32(f);
+      for (Value &f : bFrag)
+        f = roundToTf32(f);
+    }
     for (int64_t mi = 0; mi < cfg.mTiles(); ++mi)
       for (int64_t ni = 0; ni < cfg.nTiles(); ++ni) {
         Value &c = next[mi * cfg.nTiles() + ni];
-        c = g.elementType.isF16()
+        c = g.elementType.isF16() && !g.isTf32()
                 ? rw.create<nvgpu::MmaSyncOp>(loc, aFrag[mi], bFrag[ni], c,
                                               ArrayRef<int64_t>{16, 8, 16})
                 : mmaInlinePtx(aFrag[mi], bFrag[ni], c);
@@ -882,11 +902,17 @@ Value GemmBuilder::mmaInlinePtx(Value a, Value b, Value c) {
   Type i32 = rw.getI32Type(), f = g.accType();
   SmallVector<Value> operands;
   auto regs = [&](Value frag) {
-    int64_t n = cast<VectorType>(frag.getType()).getDimSize(0);
-    for (int64_t i = 0; i < n; ++i)
+    auto type = cast<VectorType>(frag.getType());
+    for (int64_t i = 0; i < type.getDimSize(0); ++i) {
+      if (type.getElementType() == i32) { // TF32, already rounded
+        operands.push_back(rw.create<vector::ExtractOp>(
+            loc, frag, ArrayRef<int64_t>{i, 0}));
+        continue;
+      }
       operands.push_back(rw.create<LLVM::BitcastOp>(
           loc, i32,
           rw.create<vector::ExtractOp>(loc, frag, ArrayRef<int64_t>{i})));
+    }
   };
   regs(a);
   regs(b);
@@ -895,8 +921,9 @@ Value GemmBuilder::mmaInlinePtx(Value a, Value b, Value c) {
         loc, c, ArrayRef<int64_t>{i / 2, i % 2}));
   auto resultType = LLVM::LLVMStructType::getLiteral(rw.getContext(),
                                                      {f, f, f, f});
-  std::string shape = "m16n8k16.row.col.f32.bf16.bf16.f32", constraints =
-      "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f";
+  std::string shape = g.isTf32() ? "m16n8k8.row.col.f32.tf32.tf32.f32"
+                                 : "m16n8k16.row.col.f32.bf16.bf16.f32",
+              constraints = "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f";
   if (g.isInt()) {
     shape = std::string("m16n8k32.row.col.s32.") +
             (g.aUnsigned ? "u8." : "s8.") + (g.bUnsigned ? "u8" : "s8") +
@@ -919,6 +946,39 @@ Value GemmBuilder::mmaInlinePtx(Value a, Value b, Value c) {
         loc, rw.create<LLVM::ExtractValueOp>(loc, d, i), out,
         ArrayRef<int64_t>{i / 2, i % 2});
   return out;
+}
+
+Value GemmBuilder::roundToTf32(Value frag) {
+  auto type = cast<VectorType>(frag.getType());
+  Type i32 = rw.getI32Type();
+  Value out = rw.create<arith::ConstantOp>(
+      loc, DenseElementsAttr::get(type.clone(i32), rw.getI32IntegerAttr(0)));
+  for (int64_t i = 0; i < type.getDimSize(0); ++i) {
+    Value x = rw.create<vector::ExtractOp>(loc, frag, ArrayRef<int64_t>{i, 0});
+    Value r = rw.create<LLVM::InlineAsmOp>(
+                    loc, i32, ValueRange{x}, "cvt.rna.tf32.f32 $0, $1;",
+                    "=r,f", /*has_side_effects=*/false,
+                    /*is_align_stack=*/false,
+                    LLVM::AsmDialectAttr::get(rw.getContext(),
+                                              LLVM::AsmDialect::AD_ATT),
+                    ArrayAttr())
+                  ->getResult(0);
+    out = rw.create<vector::InsertOp>(loc, r, out, ArrayRef<int64_t>{i, 0});
+  }
+  return out;
+}
+
+/// f32 `x` rounded to TF32 (10 mantissa bits) to nearest, ties away from
+/// zero: what cvt.rna.tf32.f32 does to finite values.
+Value emulateTf32(OpBuilder &b, Location loc, Value x) {
+  Type i32 = b.getI32Type();
+  Value bits = b.create<arith::BitcastOp>(loc, i32, x);
+  bits = b.create<arith::AddIOp>(
+      loc, bits, b.create<arith::ConstantOp>(loc, b.getI32IntegerAttr(0x1000)));
+  bits = b.create<arith::AndIOp>(
+      loc, bits,
+      b.create<arith::ConstantOp>(loc, b.getI32IntegerAttr(~0x1FFF)));
+  return b.create<arith::BitcastOp>(loc, x.getType(), bits);
 }
 
 void GemmBuilder::computeEmulated(Value slot) {
@@ -1015,6 +1075,11 @@ void GemmBuilder::computeEmulated(Value slot) {
                 Value p = rw.create<arith::MulIOp>(loc, ext(av, g.aUnsigned),
                                                    ext(bv, g.bUnsigned));
                 sum = rw.create<arith::AddIOp>(loc, loop.getRegionIterArgs()[0],
+                                               p);
+              } else if (g.isTf32()) {
+                Value p = rw.create<arith::MulFOp>(
+                    loc, emulateTf32(rw, loc, av), emulateTf32(rw, loc, bv));
+                sum = rw.create<arith::AddFOp>(loc, loop.getRegionIterArgs()[0],
                                                p);
               } else {
                 Value p = rw.create<arith::MulFOp>(
@@ -1301,7 +1366,7 @@ struct TileGemmKernelsPass
       if (func->hasAttr(attrs::kKernel))
         kernels.push_back(func);
     for (func::FuncOp func : kernels) {
-      FailureOr<GemmKernel> g = matchGemmKernel(func, module);
+      FailureOr<GemmKernel> g = matchGemmKernel(func, module, allowTf32);
       if (failed(g))
         continue;
       TileConfig cfg = chooseConfig(*g, smCount);

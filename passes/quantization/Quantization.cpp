@@ -4,6 +4,7 @@
 
 #include "dialects/dlc/DlcDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
@@ -75,6 +76,43 @@ Attribute mlir::dlc::makeWeightAttr(RankedTensorType type, ArrayRef<char> raw,
     return DenseElementsAttr::getFromRawBuffer(type, raw);
   return DenseResourceElementsAttr::get(
       type, blobName, HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, 64));
+}
+
+Value mlir::dlc::transposedConstant2D(OpBuilder &b, Location loc, Value v) {
+  Attribute a;
+  if (!v || !matchPattern(v, m_Constant(&a)))
+    return {};
+  auto typed = dyn_cast<TypedAttr>(a);
+  auto type = typed ? dyn_cast<RankedTensorType>(typed.getType()) : nullptr;
+  if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
+      !type.getElementType().isIntOrFloat())
+    return {};
+  int64_t bytes = type.getElementType().getIntOrFloatBitWidth() / 8;
+  if (bytes != 1 && bytes != 2 && bytes != 4)
+    return {};
+  int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+  ArrayRef<char> data;
+  SmallVector<char> splat;
+  if (auto dense = dyn_cast<DenseElementsAttr>(a)) {
+    data = dense.getRawData();
+    if (dense.isSplat()) {
+      for (int64_t i = 0; i < k * n; ++i)
+        splat.append(data.begin(), data.begin() + bytes);
+      data = splat;
+    }
+  } else if (std::optional<ArrayRef<char>> blob = resourceData(a)) {
+    data = *blob;
+  }
+  if ((int64_t)data.size() != k * n * bytes)
+    return {};
+  SmallVector<char> raw(k * n * bytes);
+  for (int64_t i = 0; i < k; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      std::memcpy(&raw[(j * k + i) * bytes], &data[(i * n + j) * bytes],
+                  bytes);
+  auto nk = RankedTensorType::get({n, k}, type.getElementType());
+  return b.create<arith::ConstantOp>(
+      loc, cast<TypedAttr>(makeWeightAttr(nk, raw, "weight_nk")));
 }
 
 std::optional<SmallVector<float>> mlir::dlc::constFloats(Value v) {

@@ -13,6 +13,7 @@
 #ifndef DLC_PASSES_QUANTIZATION_QUANTIZATION_H
 #define DLC_PASSES_QUANTIZATION_QUANTIZATION_H
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
@@ -36,6 +37,10 @@ constexpr const char kInputRangesAttr[] = "dlc.input_ranges";
 /// weights. For the passes that make new weights.
 Attribute makeWeightAttr(RankedTensorType type, llvm::ArrayRef<char> raw,
                          llvm::StringRef blobName);
+
+/// The constant 2-D tensor `v` ([K, N], 1-, 2- or 4-byte elements, inline
+/// or a resource blob) as a new constant [N, K]; null if `v` is not one.
+Value transposedConstant2D(OpBuilder &b, Location loc, Value v);
 
 /// The values of a constant f32 tensor (inline or a resource blob).
 std::optional<llvm::SmallVector<float>> constFloats(Value v);

@@ -385,6 +385,19 @@ def tensor_core_cases(t):
     t.op("mma_int8_s8s8_128x128_tiles", "MatMulInteger", {"x": ints(np.int8, 2048, 64)},
          {"w": ints(np.int8, 64, 1152), "xz": np.array(-7, np.int8),
           "wz": np.zeros(1152, np.int8)}, extra=form)
+    # --allow-tf32: f32 GEMMs on mma.sync m16n8k8 with operands rounded to
+    # TF32 (10-bit mantissas; the tolerance is TF32's, a wrong fragment
+    # index is off by O(1)). A constant [K, N] weight is stored [N, K].
+    tf32 = ("--allow-tf32",)
+    t.add("mma_tf32_matmul_bias", [
+        helper.make_node("MatMul", ["x", "w"], ["m"]),
+        helper.make_node("Add", ["m", "b"], ["y"])],
+        {"x": t.rand(2, 72, 96)}, consts={"w": t.rand(96, 88), "b": t.rand(88)},
+        flags=tf32, extra=form, rtol=1e-2, atol=1e-2)
+    t.op("mma_tf32_gemm_transb_alpha_beta", "Gemm", {"x": t.rand(130, 100)},
+         {"w": t.rand(200, 100), "c": t.rand(200)},
+         attrs=dict(transB=1, alpha=0.5, beta=2.0), flags=tf32, extra=form,
+         rtol=1e-2, atol=1e-2)
     # QLinearMatMul: the requantize epilogue on the i32 accumulator registers.
     t.op("mma_int8_qlinear_matmul", "QLinearMatMul", {"a": ints(np.uint8, 96, 160)},
          {"as": np.array(0.02, F32), "az": np.array(120, np.uint8),
