@@ -101,8 +101,8 @@ cl::opt<bool> fuseKernels(
     cl::init(true), cl::cat(category));
 cl::opt<bool> tensorCores(
     "tensor-cores",
-    cl::desc("CUDA: f16/bf16 GEMM kernels on tensor cores (mma.sync with a "
-             "cp.async pipeline; default on; --tensor-cores=false to "
+    cl::desc("CUDA: f16/bf16/int8 GEMM kernels on tensor cores (mma.sync "
+             "with a cp.async pipeline; default on; --tensor-cores=false to "
              "bisect)"),
     cl::init(true), cl::cat(category));
 cl::opt<bool> allowTf32(
