@@ -651,9 +651,9 @@ struct Schedule {
   /// Row and column in the warp's 16x8 tile of accumulator register r
   /// (c0..c3) of `lane`: c0 c1 at row lane/4, c2 c3 at row lane/4 + 8;
   /// columns 2 (lane % 4) and + 1.
-  std::pair<Value, Value> accElement(Idx &ix, Value lane, int64_t r) const {
-    Value row = ix.add(ix.div(lane, 4), (r / 2) * 8);
-    Value col = ix.add(ix.mul(ix.rem(lane, 4), 2), r % 2);
+  std::pair<Value, Value> accElement(Idx &ix, Value lane, Value r) const {
+    Value row = ix.add(ix.div(lane, 4), ix.mul(ix.div(r, 2), 8));
+    Value col = ix.add(ix.mul(ix.rem(lane, 4), 2), ix.rem(r, 2));
     return {row, col};
   }
 };
@@ -694,9 +694,33 @@ private:
 
   int64_t accRegs() const { return cfg.mTiles() * cfg.nTiles() * 4; }
   /// Emulation: the accMem element of thread `tid`'s accumulator register
-  /// r of fragment (mi, ni).
-  Value accSlot(Value tid, int64_t mi, int64_t ni, int64_t r) {
-    return ix.add(ix.mul(tid, accRegs()), (mi * cfg.nTiles() + ni) * 4 + r);
+  /// number `reg` ((mi * nTiles + ni) * 4 + r).
+  Value accSlot(Value tid, Value reg) {
+    return ix.add(ix.mul(tid, accRegs()), reg);
+  }
+
+  /// Runs `body(mi, ni, r, reg)` for each accumulator register of a thread
+  /// (register r of fragment (mi, ni), number reg): unrolled on the GPU,
+  /// where registers need constant positions (then `regIndex` is reg), one
+  /// scf.for in the emulation, which keeps the host's IR small (then
+  /// `regIndex` is -1).
+  void forEachAccumulator(
+      function_ref<void(Value mi, Value ni, Value r, Value reg,
+                        int64_t regIndex)>
+          body) {
+    int64_t nt = cfg.nTiles();
+    if (!emulate) {
+      for (int64_t reg = 0; reg < accRegs(); ++reg)
+        body(ix.c(reg / 4 / nt), ix.c(reg / 4 % nt), ix.c(reg % 4), ix.c(reg),
+             reg);
+      return;
+    }
+    auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(accRegs()), ix.c(1));
+    OpBuilder::InsertionGuard guard(rw);
+    rw.setInsertionPoint(loop.getBody()->getTerminator());
+    Value reg = loop.getInductionVar();
+    body(ix.div(reg, 4 * nt), ix.rem(ix.div(reg, 4), nt), ix.rem(reg, 4), reg,
+         -1);
   }
 
   /// Runs `body(tid)` for every thread: on the GPU for this thread only; in
@@ -1038,11 +1062,9 @@ void GemmBuilder::computeEmulated(Value slot) {
       Value lane = ix.rem(tid, 32);
       Value warpBase = ix.mul(ix.div(tid, 32), 32);
       int64_t q = 4 * er;
-      for (int64_t mi = 0; mi < mt; ++mi)
-        for (int64_t ni = 0; ni < nt; ++ni)
-          for (int64_t r = 0; r < 4; ++r) {
+      forEachAccumulator([&](Value mi, Value ni, Value r, Value reg, int64_t) {
             auto [row, col] = s.accElement(ix, lane, r);
-            Value accAt = accSlot(tid, mi, ni, r);
+            Value accAt = accSlot(tid, reg);
             auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(2 * q),
                                               ix.c(1),
                                               ValueRange{load(accMem, accAt)});
@@ -1059,11 +1081,11 @@ void GemmBuilder::computeEmulated(Value slot) {
               Value bElem = ix.add(ix.mul(hi, er), odd);
               Value av = load(fragA, ix.add(ix.add(ix.mul(ix.add(warpBase, aLane),
                                                           mt * 4 * er),
-                                                   mi * 4 * er),
+                                                   ix.mul(mi, 4 * er)),
                                             aElem));
               Value bv = load(fragB, ix.add(ix.add(ix.mul(ix.add(warpBase, bLane),
                                                           nt * 2 * er),
-                                                   ni * 2 * er),
+                                                   ix.mul(ni, 2 * er)),
                                             bElem));
               Value sum;
               if (g.isInt()) {
@@ -1091,7 +1113,7 @@ void GemmBuilder::computeEmulated(Value slot) {
               rw.create<scf::YieldOp>(loc, sum);
             }
             store(loop.getResult(0), accMem, accAt);
-          }
+          });
     });
   }
 }
@@ -1197,17 +1219,15 @@ void GemmBuilder::epilogueElement(Value row, Value col, Value value) {
 }
 
 void GemmBuilder::epilogue(ValueRange acc) {
-  int64_t mt = cfg.mTiles(), nt = cfg.nTiles();
   bool guarded = g.m % cfg.bm || g.n % cfg.bn;
   forEachThread([&](Value tid) {
     Value lane = ix.rem(tid, 32);
     auto [wr, wc] = warpOrigin(ix, cfg, tid);
-    for (int64_t mi = 0; mi < mt; ++mi)
-      for (int64_t ni = 0; ni < nt; ++ni)
-        for (int64_t r = 0; r < 4; ++r) {
+    forEachAccumulator([&](Value mi, Value ni, Value r, Value reg,
+                           int64_t regIndex) {
           auto [row, col] = s.accElement(ix, lane, r);
-          Value gr = ix.add(ix.add(tileRow0, ix.add(wr, mi * 16)), row);
-          Value gc = ix.add(ix.add(tileCol0, ix.add(wc, ni * 8)), col);
+          Value gr = ix.add(ix.add(tileRow0, ix.add(wr, ix.mul(mi, 16))), row);
+          Value gc = ix.add(ix.add(tileCol0, ix.add(wc, ix.mul(ni, 8))), col);
           OpBuilder::InsertionGuard guard(rw);
           if (guarded) {
             Value in = ix.andi(ix.lt(gr, ix.c(g.m)), ix.lt(gc, ix.c(g.n)));
@@ -1217,12 +1237,13 @@ void GemmBuilder::epilogue(ValueRange acc) {
           Value v;
           if (emulate)
             v = rw.create<memref::LoadOp>(loc, accMem,
-                                          ValueRange{accSlot(tid, mi, ni, r)});
+                                          ValueRange{accSlot(tid, reg)});
           else
             v = rw.create<vector::ExtractOp>(
-                loc, acc[mi * nt + ni], ArrayRef<int64_t>{r / 2, r % 2});
+                loc, acc[regIndex / 4],
+                ArrayRef<int64_t>{regIndex % 4 / 2, regIndex % 2});
           epilogueElement(gr, gc, v);
-        }
+        });
   });
 }
 
@@ -1274,11 +1295,10 @@ int64_t GemmBuilder::build() {
   SmallVector<Value> acc;
   if (emulate) {
     forEachThread([&](Value tid) {
-      for (int64_t mi = 0; mi < cfg.mTiles(); ++mi)
-        for (int64_t ni = 0; ni < cfg.nTiles(); ++ni)
-          for (int64_t r = 0; r < 4; ++r)
-            rw.create<memref::StoreOp>(loc, zero, accMem,
-                                       ValueRange{accSlot(tid, mi, ni, r)});
+      forEachAccumulator([&](Value, Value, Value, Value reg, int64_t) {
+        rw.create<memref::StoreOp>(loc, zero, accMem,
+                                   ValueRange{accSlot(tid, reg)});
+      });
     });
   } else {
     auto fragType = VectorType::get({2, 2}, g.accType());
