@@ -316,3 +316,30 @@ func.func private @conv_nhwc_c12(%acc: memref<1x8x8x32xf32>, %x: memref<1x10x10x
   }
   return
 }
+
+// -----
+
+#in = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d6)>
+#w = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d4, d5, d6)>
+#out = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+
+// An int8 channels-last convolution (ConvInteger after the zero-point
+// split): s8 x s8 implicit GEMM on mma.sync m16n8k32, K = 3 * 3 * 32.
+// CHECK-LABEL: func.func private @conv_nhwc_int8
+// CHECK-SAME: dlc.cta_threads = 128 : i64
+// CHECK: nvgpu.device_async_copy %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}], 16
+// CHECK: llvm.inline_asm {{.*}}"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32
+func.func private @conv_nhwc_int8(%acc: memref<1x8x8x32xi32>, %x: memref<1x10x10x32xi8>, %wt: memref<32x3x3x32xi8>) attributes {dlc.kernel} {
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%acc : memref<1x8x8x32xi32>)
+  linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %wt : memref<1x10x10x32xi8>, memref<32x3x3x32xi8>) outs(%acc : memref<1x8x8x32xi32>) {
+  ^bb0(%a: i8, %b: i8, %s: i32):
+    %0 = arith.extsi %a : i8 to i32
+    %1 = arith.extsi %b : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %s, %2 : i32
+    linalg.yield %3 : i32
+  }
+  return
+}
