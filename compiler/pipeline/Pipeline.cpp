@@ -89,6 +89,12 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   if (cudaForm && options.tensorCores)
     pm.addPass(dlc::createTileGemmKernelsPass(
         {options.target != Target::Cuda, smCountFor(options.arch)}));
+  // Row reductions become one warp per row (lanes emulated likewise).
+  if (cudaForm && options.warpReductions) {
+    dlc::DistributeReductionsPassOptions warp;
+    warp.emulate = options.target != Target::Cuda;
+    pm.addPass(dlc::createDistributeReductionsPass(warp));
+  }
   pm.addPass(dlc::createLinearizeKernelsPass(
       {!cudaForm, cudaForm ? options.cudaVectorWidth : 1}));
   pm.addPass(createCanonicalizerPass());

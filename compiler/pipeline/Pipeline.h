@@ -52,6 +52,9 @@ struct CompileOptions {
   /// CUDA form: 16-bit GEMM kernels on tensor cores (dlc-tile-gemm-kernels);
   /// off for bisection.
   bool tensorCores = true;
+  /// CUDA form: row reduction kernels as one warp per row
+  /// (dlc-distribute-reductions); off for bisection.
+  bool warpReductions = true;
 };
 
 /// The number of SMs the tile-shape cost model plans for on `arch`.

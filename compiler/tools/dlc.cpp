@@ -105,6 +105,12 @@ cl::opt<bool> tensorCores(
              "cp.async pipeline; default on; --tensor-cores=false to "
              "bisect)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> warpReductions(
+    "warp-reductions",
+    cl::desc("CUDA: kernels reducing rows over the contiguous dim (LayerNorm, "
+             "Softmax, ReduceMean...) run one warp per row with a shuffle "
+             "butterfly (default on; --warp-reductions=false to bisect)"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool> fuseAttention(
     "fuse-attention",
     cl::desc("Compile MatMul-Softmax-MatMul attention as one online-softmax "
@@ -400,6 +406,7 @@ int run(MLIRContext &context) {
   options.fuseKernels = fuseKernels;
   options.fuseAttention = fuseAttention;
   options.tensorCores = tensorCores;
+  options.warpReductions = warpReductions;
   options.foldQdq = foldQdq;
   if (precision == "fp16" || precision == "bf16")
     options.reducedPrecision = precision;
