@@ -287,7 +287,81 @@ struct RowKernel {
   scf::ParallelOp loop;
   SmallVector<int64_t> rowShape; // the work item loop's extents
   SmallVector<Phase> phases;
+  /// Loads of an accumulator after its reduction: they read the total,
+  /// which every lane holds in registers (the store of the accumulator
+  /// reducing it -> its loads).
+  DenseMap<Operation *, Operation *> forwarded;
 };
+
+/// The lanes of a warp communicate only through registers: a phase reads
+/// what an earlier one wrote either at its own elements (same row position
+/// k, same distribution over the lanes) or as a reduction total (forwarded
+/// from registers). Anything else (another lane's element, an accumulator
+/// at another place) would need memory ordering between lanes that the
+/// compiler does not see (kernel buffers are noalias), so the kernel keeps
+/// its old form.
+LogicalResult checkLaneDataFlow(RowKernel &row) {
+  DenseMap<Value, int64_t> rowWritten; // buffer -> length of its writer
+  SmallVector<Accumulator> totals;
+  Block *rowBody = row.loop.getBody();
+  for (Phase &phase : row.phases) {
+    Value k = phase.loop ? phase.loop.getInductionVar() : Value();
+    Block *body = phase.loop ? phase.loop.getBody() : rowBody;
+    auto visit = [&](Operation &op) -> LogicalResult {
+      Value memref;
+      ValueRange indices;
+      if (auto load = dyn_cast<memref::LoadOp>(op))
+        memref = load.getMemRef(), indices = load.getIndices();
+      else if (auto store = dyn_cast<memref::StoreOp>(op))
+        memref = store.getMemRef(), indices = store.getIndices();
+      else
+        return success();
+      bool usesK = k && llvm::any_of(indices, [&](Value index) {
+                     return dependsOn(index, k, body);
+                   });
+      if (auto it = rowWritten.find(memref); it != rowWritten.end())
+        if (!usesK || it->second != phase.length)
+          return failure();
+      for (Accumulator &total : totals) {
+        if (total.store.getMemRef() != memref)
+          continue;
+        auto load = dyn_cast<memref::LoadOp>(op);
+        if (!load || usesK ||
+            !llvm::all_of(llvm::zip(load.getIndices(),
+                                    total.store.getIndices()),
+                          [](auto p) {
+                            return sameIndex(std::get<0>(p), std::get<1>(p));
+                          }))
+          return failure();
+        row.forwarded[load] = total.store;
+      }
+      if (isa<memref::StoreOp>(op) && usesK)
+        rowWritten[memref] = phase.length;
+      return success();
+    };
+    if (!phase.loop) {
+      if (failed(visit(*phase.op)))
+        return failure();
+      continue;
+    }
+    for (Operation &op : body->without_terminator()) {
+      bool isAcc = llvm::any_of(phase.accs, [&](Accumulator &acc) {
+        return &op == acc.load || &op == acc.store;
+      });
+      if (!isAcc && failed(visit(op)))
+        return failure();
+    }
+    for (Accumulator &acc : phase.accs) {
+      if (rowWritten.count(acc.store.getMemRef()) ||
+          llvm::any_of(totals, [&](Accumulator &t) {
+            return t.store.getMemRef() == acc.store.getMemRef();
+          }))
+        return failure();
+      totals.push_back(acc);
+    }
+  }
+  return success();
+}
 
 FailureOr<RowKernel> matchRowKernel(scf::ParallelOp loop,
                                     int64_t minRowLength) {
@@ -331,7 +405,7 @@ FailureOr<RowKernel> matchRowKernel(scf::ParallelOp loop,
     }
     row.phases.push_back(phase);
   }
-  if (!longReduction)
+  if (!longReduction || failed(checkLaneDataFlow(row)))
     return failure();
   return row;
 }
@@ -388,7 +462,17 @@ private:
   laneLoop(Value lane, Phase &phase, ValueRange inits,
            function_ref<SmallVector<Value>(Value, ValueRange)> body);
 
-  void cloneStraight(Operation *op) { rw.clone(*op, rowMapping); }
+  DenseMap<Operation *, Value> totals; // accumulator store -> its total
+
+  /// Clones `op`, or maps a load of a reduced accumulator to its total.
+  void cloneOp(Operation &op, IRMapping &mapping) {
+    if (auto it = row.forwarded.find(&op); it != row.forwarded.end()) {
+      mapping.map(op.getResult(0), totals.lookup(it->second));
+      return;
+    }
+    rw.clone(op, mapping);
+  }
+  void cloneStraight(Operation *op) { cloneOp(*op, rowMapping); }
   void buildMap(Phase &phase);
   void buildReduce(Phase &phase);
   Value merge(Phase &phase, unsigned i, ValueRange a, ValueRange b);
@@ -432,7 +516,7 @@ void WarpBuilder::buildMap(Phase &phase) {
       IRMapping mapping = rowMapping;
       mapping.map(phase.loop.getInductionVar(), k);
       for (Operation &op : phase.loop.getBody()->without_terminator())
-        rw.clone(op, mapping);
+        cloneOp(op, mapping);
       return SmallVector<Value>{};
     });
   });
@@ -477,43 +561,51 @@ void WarpBuilder::buildReduce(Phase &phase) {
         mapping.map(acc.load.getResult(), value);
       for (Operation &op : body->without_terminator())
         if (!skip.contains(&op))
-          rw.clone(op, mapping);
+          cloneOp(op, mapping);
       SmallVector<Value> next;
       for (Accumulator &acc : phase.accs)
         next.push_back(mapping.lookupOrDefault(acc.store.getValueToStore()));
       return next;
     });
   };
-  // The accumulators merged with the row's total, where the row loop
-  // computed their place.
-  auto storeTotals = [&](ValueRange total) {
-    IRMapping mapping = rowMapping;
-    mapping.map(phase.loop.getInductionVar(), c(0));
-    SmallVector<Operation *> slice;
-    std::function<void(Value)> collect = [&](Value v) {
-      Operation *def = v.getDefiningOp();
-      if (!def || def->getBlock() != body || llvm::is_contained(slice, def))
-        return;
-      for (Value o : def->getOperands())
-        collect(o);
-      slice.push_back(def);
-    };
-    for (Accumulator &acc : phase.accs) {
-      for (Value index : acc.store.getIndices())
-        collect(index);
-      for (Value index : acc.load.getIndices())
-        collect(index);
-    }
-    for (Operation *op : slice)
-      rw.clone(*op, mapping);
-    SmallVector<Value> old;
-    for (Accumulator &acc : phase.accs)
-      old.push_back(rw.clone(*acc.load, mapping)->getResult(0));
+  // The accumulators' places, computed outside the row loop, and their
+  // values before the reduction (what the fills stored; every lane reads
+  // its own store, before any lane writes a total).
+  IRMapping placeMapping = rowMapping;
+  placeMapping.map(phase.loop.getInductionVar(), c(0));
+  SmallVector<Operation *> slice;
+  std::function<void(Value)> collect = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != body || llvm::is_contained(slice, def))
+      return;
+    for (Value o : def->getOperands())
+      collect(o);
+    slice.push_back(def);
+  };
+  for (Accumulator &acc : phase.accs) {
+    for (Value index : acc.store.getIndices())
+      collect(index);
+    for (Value index : acc.load.getIndices())
+      collect(index);
+  }
+  for (Operation *op : slice)
+    rw.clone(*op, placeMapping);
+  SmallVector<Value> old;
+  for (Accumulator &acc : phase.accs)
+    old.push_back(rw.clone(*acc.load, placeMapping)->getResult(0));
+  // Every lane merges the total into the old value (later phases read it
+  // from registers); one writes it.
+  auto mergeTotals = [&](ValueRange total) {
     SmallVector<Value> results;
     for (unsigned i = 0; i < n; ++i)
       results.push_back(merge(phase, i, old, total));
+    for (auto [acc, result] : llvm::zip(phase.accs, results))
+      totals[acc.store] = result;
+    return results;
+  };
+  auto storeTotals = [&](ValueRange results) {
     for (auto [acc, result] : llvm::zip(phase.accs, results)) {
-      IRMapping storeMapping = mapping;
+      IRMapping storeMapping = placeMapping;
       storeMapping.map(acc.store.getValueToStore(), result);
       rw.clone(*acc.store, storeMapping);
     }
@@ -538,13 +630,13 @@ void WarpBuilder::buildReduce(Phase &phase) {
         merged.push_back(merge(phase, i, p, q));
       p = merged;
     }
-    // Lane 0 writes the totals; the phase's __syncwarp publishes them.
+    SmallVector<Value> results = mergeTotals(p);
     Value first = rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
                                            gpuLane, c(0));
     auto ifOp = rw.create<scf::IfOp>(loc, first, false);
     OpBuilder::InsertionGuard guard(rw);
     rw.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    storeTotals(p);
+    storeTotals(results);
     return;
   }
 
@@ -582,7 +674,7 @@ void WarpBuilder::buildReduce(Phase &phase) {
   SmallVector<Value> total;
   for (Value reg : regs)
     total.push_back(rw.create<memref::LoadOp>(loc, reg, c(0)));
-  storeTotals(total);
+  storeTotals(mergeTotals(total));
 }
 
 void WarpBuilder::buildRow(Value rowId) {

@@ -404,7 +404,9 @@ def warp_reduction_cases(t):
     # Not over the contiguous dim: the one-thread-per-output path.
     t.op("warp_reducesum_axis1_old_path", "ReduceSum", {"x": t.rand(2, 64, 48)},
          {"axes": np.array([1], I64)}, attrs=dict(keepdims=1), extra=form)
-    # A residual Add fused before the LayerNorm (BERT's Add + LayerNorm).
+    # A residual Add before the LayerNorm: the Add stays its own kernel (dlc-fuse-kernels
+    # does not merge an elementwise producer into a row reduction); in BERT it is
+    # in the epilogue of the GEMM before, and the LayerNorm kernel is this one.
     t.add("warp_layernorm_residual", [
         helper.make_node("Add", ["x", "r"], ["s"]),
         helper.make_node("LayerNormalization", ["s", "g", "b"], ["y"], axis=-1)],
