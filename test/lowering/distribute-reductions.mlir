@@ -6,8 +6,9 @@
 
 // A row sum over the contiguous dim (ReduceSum keepdims): 6 rows, 4 warps
 // per CTA (2 CTAs, the last one guarded), lanes striding over 4-wide
-// vectors of the 256 elements, a butterfly of xor shuffles 16..1, lane 0
-// storing the total, __syncwarp after the fill and the reduction.
+// vectors of the 256 elements, a butterfly of xor shuffles 16..1. Every
+// lane reads the filled value before the reduction and merges the total
+// into it; lane 0 stores it; __syncwarp after the fill and the reduction.
 // CHECK-LABEL: func.func private @row_sum
 // CHECK-SAME: dlc.cta_threads = 128 : i64
 // CHECK-SAME: dlc.work_items = 2 : i64
@@ -17,6 +18,7 @@
 // CHECK: scf.if
 // CHECK: memref.store %{{.*}}, %arg0
 // CHECK: nvvm.bar.warp.sync
+// CHECK: %[[OLD:.*]] = memref.load %arg0
 // CHECK: scf.for %{{.*}} = %[[LANE]] to %c64{{.*}} step %c32{{.*}} iter_args
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c1{{.*}} iter_args
 // CHECK: memref.load %arg1
@@ -25,12 +27,12 @@
 // CHECK: gpu.shuffle  xor %{{.*}}, %c8
 // CHECK: gpu.shuffle  xor %{{.*}}, %c4
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2
-// CHECK: gpu.shuffle  xor %{{.*}}, %c1
+// CHECK: %[[LAST:.*]], %{{.*}} = gpu.shuffle  xor %{{.*}}, %c1
+// CHECK: %[[SUM:.*]] = arith.addf %{{.*}}, %[[LAST]]
+// CHECK: %[[TOTAL:.*]] = arith.addf %[[OLD]], %[[SUM]]
 // CHECK: arith.cmpi eq, %[[LANE]]
 // CHECK: scf.if
-// CHECK: memref.load %arg0
-// CHECK: arith.addf
-// CHECK: memref.store %{{.*}}, %arg0
+// CHECK-NEXT: memref.store %[[TOTAL]], %arg0
 // CHECK: nvvm.bar.warp.sync
 // CHECK-NOT: linalg.
 // EMU-LABEL: func.func private @row_sum
@@ -77,12 +79,16 @@ func.func @main(%sum: memref<6x1xf32>, %x: memref<6x256xf32>) {
 // CHECK: arith.maximumf
 // CHECK: math.exp
 // CHECK: scf.if
-// CHECK: memref.store
-// CHECK: memref.store
+// CHECK: memref.store %[[MAX:.*]], %arg0
+// CHECK: memref.store %[[SUM:.*]], %arg1
 // CHECK: nvvm.bar.warp.sync
+// The statistics come from registers, not from the buffers lane 0 wrote.
+// CHECK-NOT: memref.load %arg0
+// CHECK-NOT: memref.load %arg1
 // CHECK: scf.for %{{.*}} to %c50{{.*}} step %c32
+// CHECK: arith.subf %{{.*}}, %[[MAX]]
 // CHECK: math.exp
-// CHECK: arith.divf
+// CHECK: arith.divf %{{.*}}, %[[SUM]]
 // CHECK: memref.store %{{.*}}, %arg3
 // CHECK: nvvm.bar.warp.sync
 func.func private @softmax(%max: memref<8x1xf32>, %sum: memref<8x1xf32>, %x: memref<8x100xf32>,
