@@ -162,3 +162,71 @@ func.func private @short_rows(%sum: memref<64x1xf32>, %x: memref<64x16xf32>) att
   }
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#acc = affine_map<(d0, d1) -> (d0, 0)>
+
+// The second reduction reads the first element of a row the elementwise
+// phase wrote: another lane's write, which lanes do not share through
+// memory. The kernel keeps its form; reading its own element (@reads_own)
+// is distributed.
+// CHECK-LABEL: func.func private @reads_other_lane
+// CHECK-NOT: dlc.cta_threads
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func private @reads_own
+// CHECK-SAME: dlc.cta_threads = 128 : i64
+// CHECK-NOT: linalg.
+func.func private @reads_other_lane(%s0: memref<8x1xf32>, %t: memref<8x64xf32>, %s1: memref<8x1xf32>,
+    %x: memref<8x64xf32>) attributes {dlc.kernel} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%s0 : memref<8x1xf32>)
+  linalg.generic {indexing_maps = [#id, #acc], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x64xf32>) outs(%s0 : memref<8x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #acc, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s0 : memref<8x64xf32>, memref<8x1xf32>) outs(%t : memref<8x64xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    linalg.yield %d : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%s1 : memref<8x1xf32>)
+  linalg.generic {indexing_maps = [#id, #acc, #acc], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %t : memref<8x64xf32>, memref<8x64xf32>) outs(%s1 : memref<8x1xf32>) {
+  ^bb0(%in: f32, %first: f32, %out: f32):
+    %d = arith.subf %in, %first : f32
+    %s = arith.addf %out, %d : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+func.func private @reads_own(%s0: memref<8x1xf32>, %t: memref<8x64xf32>, %s1: memref<8x1xf32>,
+    %x: memref<8x64xf32>) attributes {dlc.kernel} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%s0 : memref<8x1xf32>)
+  linalg.generic {indexing_maps = [#id, #acc], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x64xf32>) outs(%s0 : memref<8x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #acc, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s0 : memref<8x64xf32>, memref<8x1xf32>) outs(%t : memref<8x64xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    linalg.yield %d : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%s1 : memref<8x1xf32>)
+  linalg.generic {indexing_maps = [#id, #id, #acc], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %t : memref<8x64xf32>, memref<8x64xf32>) outs(%s1 : memref<8x1xf32>) {
+  ^bb0(%in: f32, %own: f32, %out: f32):
+    %d = arith.subf %in, %own : f32
+    %s = arith.addf %out, %d : f32
+    linalg.yield %s : f32
+  }
+  return
+}
