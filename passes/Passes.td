@@ -197,6 +197,92 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
     "::mlir::vector::VectorDialect"];
 }
 
+def DistributeReductionsPass : Pass<"dlc-distribute-reductions", "ModuleOp"> {
+  let summary = "Row reduction kernels as warp-cooperative CTA programs";
+  let description = [{
+    In the one-thread-per-work-item form a row reduction kernel (LayerNorm,
+    Softmax, ReduceMean/Sum over the last axis, with its fused neighbours)
+    runs one thread per row: neighbouring threads read addresses a row
+    apart, and there are only as many threads as rows. This pass takes the
+    kernels (in the CUDA form, before `dlc-linearize-kernels`) whose work
+    item is a sequence of row phases over the innermost, contiguous dim --
+    reductions `acc[i] = combine(acc[i], f(x[.., k]))` with an arith
+    combiner (addf, maximumf, ...) on f32 or i32, elementwise passes
+    writing `y[.., k]`, and straight-line code (the fills) -- with at least
+    one reduction of `min-row-length` elements or more, and rebuilds them
+    as CTA programs of `warps-per-cta` warps, one warp per row:
+
+    - each phase is spread over the 32 lanes, lane `l` taking the vectors
+      `l, l + 32, ...` of `width` consecutive elements (128 bits of the
+      narrowest element the kernel moves, halved until it divides the row
+      and gives every lane a vector): consecutive lanes read consecutive
+      16-byte chunks;
+    - a reduction's lane partials start at the combiner's neutral element
+      and meet in an xor butterfly (`gpu.shuffle xor` 16, 8, 4, 2, 1, i.e.
+      `shfl.sync.bfly`); lane 0 combines the total into the accumulator;
+    - the phases (mean, variance, normalize) run one after the other by the
+      same warp, re-reading the row (it stays in L1/L2), separated by
+      `__syncwarp` (`nvvm.bar.warp.sync`) after phases that write memory.
+
+    The result keeps the launch contract of `dlc-tile-gemm-kernels`:
+    `dlc.work_items` CTAs of `dlc.cta_threads` threads, which
+    `dlc-linearize-kernels` leaves alone and the mapper launches as blocks.
+    With `emulate` (the host's `--cuda-kernel-form`) the same schedule is
+    built with the warps and lanes as loops and the shuffle reading lane
+    `l ^ offset`'s slot of a per-warp scratch array, so the distribution and
+    the butterfly are checked numerically on the host.
+
+    Before (after lowering to the work item loop, for illustration):
+    ```mlir
+    func.func private @k(%x: memref<1024x768xf32>, %sum: memref<1024x1xf32>)
+        attributes {dlc.kernel} {
+      linalg.fill ins(%zero : f32) outs(%sum : memref<1024x1xf32>)
+      linalg.generic {iterator_types = ["parallel", "reduction"]}
+          ins(%x) outs(%sum) { addf }
+    }
+    ```
+    After:
+    ```mlir
+    func.func private @k(...) attributes {dlc.kernel, dlc.work_items = 256,
+        dlc.cta_threads = 128} {
+      scf.parallel (%cta) = (%c0) to (%c256) step (%c1) {
+        %tid = gpu.thread_id x
+        %lane = arith.remui %tid, %c32
+        %row = ... %cta * 4 + %tid / 32
+        memref.store %zero, %sum[%row, %c0]
+        nvvm.bar.warp.sync %all
+        %p = scf.for %j = %lane to %c192 step %c32 iter_args(%a = %neg0) {
+          %s = scf.for %v = %c0 to %c4 step %c1 iter_args(%b = %a) {
+            %e = memref.load %x[%row, %j * 4 + %v]
+            %n = arith.addf %b, %e
+            scf.yield %n
+          }
+          scf.yield %s
+        }
+        %s16, %ok = gpu.shuffle xor %p, %c16, %c32 : f32
+        %p16 = arith.addf %p, %s16
+        ...                                    // 8, 4, 2, 1
+        scf.if %lane_is_0 { ... memref.store %total, %sum[%row, %c0] }
+        nvvm.bar.warp.sync %all
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"emulate", "emulate", "bool", /*default=*/"false",
+           "Emulate the lanes and the shuffle with loops and scratch arrays "
+           "(host --cuda-kernel-form)">,
+    Option<"warpsPerCta", "warps-per-cta", "int64_t", /*default=*/"4",
+           "Rows (warps) per CTA">,
+    Option<"minRowLength", "min-row-length", "int64_t", /*default=*/"32",
+           "Shortest reduction (elements) worth a warp">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect", "::mlir::scf::SCFDialect",
+    "::mlir::affine::AffineDialect", "::mlir::math::MathDialect"];
+}
+
 def LinearizeKernelsPass : Pass<"dlc-linearize-kernels", "ModuleOp"> {
   let summary = "Turn each kernel into one 1-D parallel loop over work items";
   let description = [{

@@ -88,12 +88,19 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   if (options.fuseKernels)
     pm.addPass(dlc::createFuseKernelsPass(
         {!cudaForm, tensorCores && options.allowTf32}));
-  // 16-bit GEMMs become tensor-core CTA programs (emulated per lane when
+  // 16-bit, int8 (and with TF32 f32) GEMMs become tensor-core CTA programs
+  // (emulated per lane when
   // the host runs the CUDA form).
   if (cudaForm && options.tensorCores)
     pm.addPass(dlc::createTileGemmKernelsPass(
         {options.target != Target::Cuda, smCountFor(options.arch),
          options.allowTf32}));
+  // Row reductions become one warp per row (lanes emulated likewise).
+  if (cudaForm && options.warpReductions) {
+    dlc::DistributeReductionsPassOptions warp;
+    warp.emulate = options.target != Target::Cuda;
+    pm.addPass(dlc::createDistributeReductionsPass(warp));
+  }
   pm.addPass(dlc::createLinearizeKernelsPass(
       {!cudaForm, cudaForm ? options.cudaVectorWidth : 1}));
   pm.addPass(createCanonicalizerPass());

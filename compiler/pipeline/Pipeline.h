@@ -54,6 +54,9 @@ struct CompileOptions {
   bool tensorCores = true;
   /// --allow-tf32: f32 GEMMs and convolutions on TF32 tensor cores too.
   bool allowTf32 = false;
+  /// CUDA form: row reduction kernels as one warp per row
+  /// (dlc-distribute-reductions); off for bisection.
+  bool warpReductions = true;
 };
 
 /// The number of SMs the tile-shape cost model plans for on `arch`.

@@ -111,6 +111,12 @@ cl::opt<bool> allowTf32(
              "(operands rounded to 10-bit mantissas, fp32 accumulation; "
              "default off, as in PyTorch's matmul)"),
     cl::init(false), cl::cat(category));
+cl::opt<bool> warpReductions(
+    "warp-reductions",
+    cl::desc("CUDA: kernels reducing rows over the contiguous dim (LayerNorm, "
+             "Softmax, ReduceMean...) run one warp per row with a shuffle "
+             "butterfly (default on; --warp-reductions=false to bisect)"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool> fuseAttention(
     "fuse-attention",
     cl::desc("Compile MatMul-Softmax-MatMul attention as one online-softmax "
@@ -407,6 +413,7 @@ int run(MLIRContext &context) {
   options.fuseAttention = fuseAttention;
   options.tensorCores = tensorCores;
   options.allowTf32 = allowTf32;
+  options.warpReductions = warpReductions;
   options.foldQdq = foldQdq;
   if (precision == "fp16" || precision == "bf16")
     options.reducedPrecision = precision;

@@ -330,6 +330,7 @@ def graph_cases(t):
         consts={"scale": np.array(1 / np.sqrt(8), F32)})
     attention_cases(t)
     tensor_core_cases(t)
+    warp_reduction_cases(t)
     t.add("layernorm_residual_tanh", [
         helper.make_node("Add", ["x", "r"], ["s"]),
         helper.make_node("LayerNormalization", ["s", "g", "b"], ["n"], axis=-1),
@@ -404,6 +405,44 @@ def tensor_core_cases(t):
           "b": ints(np.int8, 160, 48), "bs": np.array(0.01, F32), "bz": np.array(0, np.int8),
           "ys": np.array(0.5, F32), "yz": np.array(100, np.uint8)},
          order=["a", "as", "az", "b", "bs", "bz", "ys", "yz"], extra=form)
+
+
+def warp_reduction_cases(t):
+    """dlc-distribute-reductions: kernels reducing rows over the contiguous
+    dim run one warp per row (lanes striding over the row, an xor-shuffle
+    butterfly). On the host they run in the CUDA kernel form with the lanes
+    and the shuffle emulated, so the distribution (vector widths, tails) and
+    the butterfly are checked here; a GPU runs the same cases for real.
+    (test/target/warp-reductions.onnxtxt checks the PTX.)"""
+    form = ("--cuda-kernel-form",)
+    # Row lengths: 768 (4-wide vectors, 6 per lane), 100 (2-wide: 100 / 4
+    # would leave lanes idle), 33 (one lane takes two elements); row
+    # counts that are not a multiple of the 4 warps of a CTA.
+    for n, shape in ((768, (6, 768)), (100, (5, 100)), (33, (3, 7, 33))):
+        t.op(f"warp_layernorm_{n}", "LayerNormalization", {"x": t.rand(*shape, lo=-2, hi=3)},
+             {"g": t.rand(n), "b": t.rand(n)}, attrs=dict(axis=-1), extra=form)
+    # The online softmax: running max and rescaled sum merged pairwise.
+    t.op("warp_softmax_last", "Softmax", {"x": t.rand(6, 200, lo=-8, hi=8)},
+         attrs=dict(axis=-1), extra=form)
+    t.op("warp_softmax_rank3", "Softmax", {"x": t.rand(2, 3, 64, lo=-4, hi=4)},
+         attrs=dict(axis=-1), extra=form)
+    t.op("warp_reducemean_last_keepdims", "ReduceMean", {"x": t.rand(4, 3, 100)},
+         {"axes": np.array([-1], I64)}, opset=18, extra=form)
+    t.op("warp_reducesum_last_keepdims", "ReduceSum", {"x": t.rand(5, 256)},
+         {"axes": np.array([-1], I64)}, attrs=dict(keepdims=1), extra=form)
+    t.op("warp_reducemax_last", "ReduceMax", {"x": t.rand(7, 96, lo=-5, hi=5)},
+         {"axes": np.array([-1], I64)}, opset=18, extra=form)
+    # Not over the contiguous dim: the one-thread-per-output path.
+    t.op("warp_reducesum_axis1_old_path", "ReduceSum", {"x": t.rand(2, 64, 48)},
+         {"axes": np.array([1], I64)}, attrs=dict(keepdims=1), extra=form)
+    # A residual Add before the LayerNorm: the Add stays its own kernel (dlc-fuse-kernels
+    # does not merge an elementwise producer into a row reduction); in BERT it is
+    # in the epilogue of the GEMM before, and the LayerNorm kernel is this one.
+    t.add("warp_layernorm_residual", [
+        helper.make_node("Add", ["x", "r"], ["s"]),
+        helper.make_node("LayerNormalization", ["s", "g", "b"], ["y"], axis=-1)],
+        {"x": t.rand(9, 256), "r": t.rand(9, 256)}, consts={"g": t.rand(256), "b": t.rand(256)},
+        extra=form)
 
 
 def attention_cases(t):
