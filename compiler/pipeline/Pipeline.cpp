@@ -89,8 +89,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     pm.addPass(dlc::createFuseKernelsPass(
         {!cudaForm, tensorCores && options.allowTf32}));
   // 16-bit, int8 (and with TF32 f32) GEMMs become tensor-core CTA programs
-  // (emulated per lane when
-  // the host runs the CUDA form).
+  // (emulated per lane when the host runs the CUDA form).
   if (cudaForm && options.tensorCores)
     pm.addPass(dlc::createTileGemmKernelsPass(
         {options.target != Target::Cuda, smCountFor(options.arch),

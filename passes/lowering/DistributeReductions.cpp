@@ -365,7 +365,8 @@ LogicalResult checkLaneDataFlow(RowKernel &row) {
 
 FailureOr<RowKernel> matchRowKernel(scf::ParallelOp loop,
                                     int64_t minRowLength) {
-  RowKernel row{loop, {}, {}};
+  RowKernel row;
+  row.loop = loop;
   for (auto [lb, ub, step] :
        llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
     auto l = constantOf(lb), u = constantOf(ub), s = constantOf(step);
