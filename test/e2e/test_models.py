@@ -146,6 +146,8 @@ def main():
     p.add_argument("--atol-rel", type=float, default=1e-4, help="atol as a fraction of max|ref|")
     p.add_argument("--precision", choices=["fp32", "fp16", "bf16"], default="fp32",
                    help="dlc --precision for every build (fp16/bf16: GEMM and Conv operands)")
+    p.add_argument("--conv-layout", choices=["nchw", "nhwc"],
+                   help="dlc --conv-layout for every build (nhwc: channels-last convolutions)")
     args = p.parse_args()
 
     models_dir = Path(args.models_dir)
@@ -157,8 +159,11 @@ def main():
     dlc = harness.Dlc(args.bin_dir)
     work = Path(args.work_dir or tempfile.mkdtemp(prefix=f"dlc-e2e-{args.model}-"))
     work.mkdir(parents=True, exist_ok=True)
-    print(f"model {args.model} (device {args.device}, precision {args.precision})")
+    print(f"model {args.model} (device {args.device}, precision {args.precision}"
+          f"{', conv layout ' + args.conv_layout if args.conv_layout else ''})")
     flags = [f"--precision={args.precision}"]
+    if args.conv_layout:
+        flags.append(f"--conv-layout={args.conv_layout}")
     try:
         model = restore_weights(args.model, models_dir, args.tools_dir, args.cache_dir)
         feeds, ref = load_reference(models_dir / f"{args.model}.ref.npz")
