@@ -25,6 +25,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace mlir::dlc {
@@ -256,12 +257,21 @@ struct SinkPlan {
   SmallVector<NamedAttribute> attrs;
 };
 
+std::optional<SinkPlan> planSink(Operation *op, TransposeOp t, int depth);
+
 /// Whether `v` can be given as transpose^-1(v) cheaply: a transpose by
-/// `perm` (which then cancels) or a constant (permuted here).
-bool isFreeToPermute(Value v, ArrayRef<int64_t> perm) {
-  if (auto t = v.getDefiningOp<TransposeOp>())
-    return t.getPerm() == perm;
-  return matchPattern(v, m_Constant());
+/// `t`'s perm (which then cancels) or a constant (permuted here). With
+/// `depth` > 0 also a value that will be one once `t` has sunk through its
+/// producer (concat(relu(t), t) when t has both readers).
+bool isFreeToPermute(Value v, TransposeOp t, int depth) {
+  if (auto other = v.getDefiningOp<TransposeOp>())
+    return other.getPerm() == t.getPerm();
+  if (matchPattern(v, m_Constant()))
+    return true;
+  Operation *def = v.getDefiningOp();
+  return depth > 0 && def &&
+         llvm::is_contained(def->getOperands(), t.getResult()) &&
+         planSink(def, t, depth - 1).has_value();
 }
 
 /// `axes` (dims of transpose(x, perm)) as dims of x.
@@ -273,7 +283,9 @@ SmallVector<int64_t> mapAxes(ArrayRef<int64_t> axes, ArrayRef<int64_t> perm) {
   return out;
 }
 
-std::optional<SinkPlan> planSink(Operation *op, TransposeOp t) {
+/// How `op` is rebuilt with `t` (and its other operands) moved below it;
+/// nullopt when `t` cannot move below `op`. `depth` as in isFreeToPermute.
+std::optional<SinkPlan> planSink(Operation *op, TransposeOp t, int depth) {
   MLIRContext *ctx = op->getContext();
   ArrayRef<int64_t> perm = t.getPerm();
   int64_t rank = perm.size();
@@ -307,13 +319,22 @@ std::optional<SinkPlan> planSink(Operation *op, TransposeOp t) {
                                         rank)
       return std::nullopt;
     for (Value v : op->getOperands()) {
-      auto t = tensorType(v);
-      if (t.getNumElements() == 1 || isFreeToPermute(v, perm))
+      if (tensorType(v).getNumElements() == 1 || isFreeToPermute(v, t, depth))
         continue;
       return std::nullopt;
     }
     plan.permuted.assign(op->getNumOperands(), true);
     single();
+    return plan;
+  }
+  if (auto c = dyn_cast<ConcatOp>(op)) {
+    for (Value v : c.getInputs())
+      if (!isFreeToPermute(v, t, depth))
+        return std::nullopt;
+    plan.permuted.assign(op->getNumOperands(), true);
+    single();
+    setAttr("axis",
+            IntegerAttr::get(c.getAxisAttr().getType(), perm[c.getAxis()]));
     return plan;
   }
   // The other ops permute their first operand only: it must be `t`.
@@ -344,16 +365,6 @@ std::optional<SinkPlan> planSink(Operation *op, TransposeOp t) {
                                      perm[rq.getAxis() < (uint64_t)rank
                                               ? rq.getAxis()
                                               : 0]));
-    return plan;
-  }
-  if (auto c = dyn_cast<ConcatOp>(op)) {
-    for (Value v : c.getInputs())
-      if (!isFreeToPermute(v, perm))
-        return std::nullopt;
-    plan.permuted.assign(op->getNumOperands(), true);
-    single();
-    setAttr("axis",
-            IntegerAttr::get(c.getAxisAttr().getType(), perm[c.getAxis()]));
     return plan;
   }
   if (isa<SoftmaxOp, LogSoftmaxOp>(op)) {
@@ -424,13 +435,14 @@ struct SinkTranspose : RewritePattern {
     if (!t)
       return failure();
     ArrayRef<int64_t> perm = t.getPerm();
-    std::optional<SinkPlan> plan = planSink(op, t);
+    std::optional<SinkPlan> plan = planSink(op, t, /*depth=*/0);
     if (!plan)
       return failure();
     // A transpose with other readers stays unless they can all take it
     // (then it dies once they have).
     for (Operation *user : t->getUsers())
-      if (user != op && !isa<TransposeOp>(user) && !planSink(user, t))
+      if (user != op && !isa<TransposeOp>(user) &&
+          !planSink(user, t, /*depth=*/1))
         return failure();
     Location loc = op->getLoc();
     SmallVector<int64_t> inv = inversePerm(perm);
@@ -469,6 +481,42 @@ struct SinkTranspose : RewritePattern {
   }
 };
 
+/// batch_norm(transpose(x)) with constant f32 parameters -> x * s + b with
+/// s = scale / sqrt(var + eps), b = bias - mean * s as [C, 1, ...]
+/// constants: elementwise ops the transpose then sinks through.
+struct BatchNormOfTranspose : OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BatchNormOp op,
+                                PatternRewriter &rw) const override {
+    if (!op.getInput().getDefiningOp<TransposeOp>())
+      return failure();
+    auto scale = constFloats(op.getScale()), bias = constFloats(op.getBias()),
+         mean = constFloats(op.getMean()),
+         var = constFloats(op.getVariance());
+    auto type = op.getType();
+    if (!scale || !bias || !mean || !var || !type.getElementType().isF32())
+      return failure();
+    int64_t c = scale->size();
+    float eps = op.getEpsilon().convertToFloat();
+    SmallVector<float> s(c), b(c);
+    for (int64_t i = 0; i < c; ++i) {
+      s[i] = (*scale)[i] / std::sqrt((*var)[i] + eps);
+      b[i] = (*bias)[i] - (*mean)[i] * s[i];
+    }
+    SmallVector<int64_t> shape(type.getRank() - 1, 1);
+    shape[0] = c;
+    auto paramType = RankedTensorType::get(shape, rw.getF32Type());
+    Location loc = op.getLoc();
+    Value sv = rw.create<arith::ConstantOp>(
+        loc, DenseElementsAttr::get(paramType, ArrayRef<float>(s)));
+    Value bv = rw.create<arith::ConstantOp>(
+        loc, DenseElementsAttr::get(paramType, ArrayRef<float>(b)));
+    Value y = rw.create<MulOp>(loc, op.getInput(), sv);
+    rw.replaceOpWithNewOp<AddOp>(op, y, bv);
+    return success();
+  }
+};
+
 struct ConvertConvLayoutPass
     : dlc::impl::ConvertConvLayoutPassBase<ConvertConvLayoutPass> {
   void runOnOperation() override {
@@ -487,5 +535,6 @@ struct ConvertConvLayoutPass
 void mlir::dlc::populateConvertConvLayoutPatterns(
     RewritePatternSet &patterns) {
   patterns.add<ConvToChannelsLast<ConvOp>, ConvToChannelsLast<ConvIntegerOp>,
-               SimplifyTranspose, SinkTranspose>(patterns.getContext());
+               SimplifyTranspose, SinkTranspose, BatchNormOfTranspose>(
+      patterns.getContext());
 }
