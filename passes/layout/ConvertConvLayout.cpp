@@ -257,21 +257,23 @@ struct SinkPlan {
   SmallVector<NamedAttribute> attrs;
 };
 
-std::optional<SinkPlan> planSink(Operation *op, TransposeOp t, int depth);
+std::optional<SinkPlan> planSink(Operation *op, ArrayRef<int64_t> perm,
+                                 int depth);
 
 /// Whether `v` can be given as transpose^-1(v) cheaply: a transpose by
-/// `t`'s perm (which then cancels) or a constant (permuted here). With
-/// `depth` > 0 also a value that will be one once `t` has sunk through its
-/// producer (concat(relu(t), t) when t has both readers).
-bool isFreeToPermute(Value v, TransposeOp t, int depth) {
+/// `perm` (which then cancels) or a constant (permuted here). With `depth`
+/// > 0 also a value whose producer a transpose by `perm` will sink through
+/// (looking `depth` producers up): when a transpose has several readers,
+/// concat(relu(t), t) or add(t, ...) -> relu -> concat(.., t), it moves only
+/// if all of them will take it.
+bool isFreeToPermute(Value v, ArrayRef<int64_t> perm, int depth) {
   if (auto other = v.getDefiningOp<TransposeOp>())
-    return other.getPerm() == t.getPerm();
+    return other.getPerm() == perm;
   if (matchPattern(v, m_Constant()))
     return true;
   Operation *def = v.getDefiningOp();
-  return depth > 0 && def &&
-         llvm::is_contained(def->getOperands(), t.getResult()) &&
-         planSink(def, t, depth - 1).has_value();
+  return depth > 0 && def && isa<DlcDialect>(def->getDialect()) &&
+         planSink(def, perm, depth - 1).has_value();
 }
 
 /// `axes` (dims of transpose(x, perm)) as dims of x.
@@ -283,11 +285,11 @@ SmallVector<int64_t> mapAxes(ArrayRef<int64_t> axes, ArrayRef<int64_t> perm) {
   return out;
 }
 
-/// How `op` is rebuilt with `t` (and its other operands) moved below it;
-/// nullopt when `t` cannot move below `op`. `depth` as in isFreeToPermute.
-std::optional<SinkPlan> planSink(Operation *op, TransposeOp t, int depth) {
+/// How `op` is rebuilt with the transposes by `perm` of its operands moved
+/// below it; nullopt when they cannot move. `depth` as in isFreeToPermute.
+std::optional<SinkPlan> planSink(Operation *op, ArrayRef<int64_t> perm,
+                                 int depth) {
   MLIRContext *ctx = op->getContext();
-  ArrayRef<int64_t> perm = t.getPerm();
   int64_t rank = perm.size();
   SinkPlan plan;
   plan.attrs.assign(op->getAttrs().begin(), op->getAttrs().end());
@@ -319,7 +321,8 @@ std::optional<SinkPlan> planSink(Operation *op, TransposeOp t, int depth) {
                                         rank)
       return std::nullopt;
     for (Value v : op->getOperands()) {
-      if (tensorType(v).getNumElements() == 1 || isFreeToPermute(v, t, depth))
+      if (tensorType(v).getNumElements() == 1 ||
+          isFreeToPermute(v, perm, depth))
         continue;
       return std::nullopt;
     }
@@ -329,7 +332,7 @@ std::optional<SinkPlan> planSink(Operation *op, TransposeOp t, int depth) {
   }
   if (auto c = dyn_cast<ConcatOp>(op)) {
     for (Value v : c.getInputs())
-      if (!isFreeToPermute(v, t, depth))
+      if (!isFreeToPermute(v, perm, depth))
         return std::nullopt;
     plan.permuted.assign(op->getNumOperands(), true);
     single();
@@ -337,8 +340,9 @@ std::optional<SinkPlan> planSink(Operation *op, TransposeOp t, int depth) {
             IntegerAttr::get(c.getAxisAttr().getType(), perm[c.getAxis()]));
     return plan;
   }
-  // The other ops permute their first operand only: it must be `t`.
-  if (op->getOperand(0) != t.getResult())
+  // The other ops permute their first operand only.
+  if (!isFreeToPermute(op->getOperand(0), perm, depth) ||
+      tensorType(op->getOperand(0)).getRank() != rank)
     return std::nullopt;
   if (auto q = dyn_cast<QuantizeLinearOp>(op)) {
     firstOnly();
@@ -435,14 +439,18 @@ struct SinkTranspose : RewritePattern {
     if (!t)
       return failure();
     ArrayRef<int64_t> perm = t.getPerm();
-    std::optional<SinkPlan> plan = planSink(op, t, /*depth=*/0);
-    if (!plan)
+    std::optional<SinkPlan> plan = planSink(op, perm, /*depth=*/0);
+    // Something to sink: `t` must be one of the permuted operands.
+    if (!plan || !llvm::any_of(op->getOpOperands(), [&](OpOperand &o) {
+          return o.get() == t.getResult() &&
+                 plan->permuted[o.getOperandNumber()];
+        }))
       return failure();
     // A transpose with other readers stays unless they can all take it
     // (then it dies once they have).
     for (Operation *user : t->getUsers())
       if (user != op && !isa<TransposeOp>(user) &&
-          !planSink(user, t, /*depth=*/1))
+          !planSink(user, perm, /*depth=*/3))
         return failure();
     Location loc = op->getLoc();
     SmallVector<int64_t> inv = inversePerm(perm);
