@@ -217,15 +217,16 @@ struct SimplifyTranspose : OpRewritePattern<TransposeOp> {
       return success();
     }
     auto type = tensorType(op.getInput());
-    if (matchPattern(op.getInput(), m_Constant()) ||
-        isReshapeLike(type, perm)) {
-      Value v = transposeValue(rw, op.getLoc(), op.getInput(), perm);
-      if (v.getDefiningOp<TransposeOp>())
-        return failure();
-      rw.replaceOp(op, v);
-      return success();
-    }
-    return failure();
+    Attribute attr;
+    if (matchPattern(op.getInput(), m_Constant(&attr)))
+      if (Attribute permuted = permuteConstant(attr, type, perm)) {
+        rw.replaceOpWithNewOp<arith::ConstantOp>(op, cast<TypedAttr>(permuted));
+        return success();
+      }
+    if (!isReshapeLike(type, perm))
+      return failure();
+    rw.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), op.getInput());
+    return success();
   }
 };
 
