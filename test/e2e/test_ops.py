@@ -492,6 +492,16 @@ def nhwc_cases(t):
         consts={"w1": t.rand(6, 4, 3, 3), "w2": t.rand(6, 6, 3, 3), "wd": t.rand(6, 4, 1, 1),
                 "w3": t.rand(3, 12, 1, 1), "cs": t.rand(6, 1, 1), "lo": np.array(0, F32),
                 "hi": np.array(0.5, F32)}, flags=nhwc)
+    # Reductions (axes remapped, without keepdims the result's dims
+    # renumbered) and Softmax (axis remapped) after a channels-last conv.
+    t.add("nhwc_conv_reduce_softmax", [
+        helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Sigmoid", ["c"], ["s"]),
+        helper.make_node("ReduceMax", ["s"], ["m"], axes=[2], keepdims=0),
+        helper.make_node("Softmax", ["m"], ["y"], axis=1),
+        helper.make_node("Softmax", ["s"], ["z"], axis=1)],
+        {"x": t.rand(2, 3, 5, 6)}, outputs=("y", "z"), consts={"w": t.rand(4, 3, 3, 3)},
+        flags=nhwc)
     # QDQ int8 chain (dlc-fold-qdq -> conv_integer + requantize, int8 between
     # the layers): a nonzero input zero point padded in by the NHWC copy,
     # per-channel weights (requantize's axis remapped to 3). Output scale
