@@ -311,8 +311,11 @@ struct RequantizeLowering : OpRewritePattern<RequantizeOp> {
 
 /// A channels-last conv_integer: the input padded with its zero point
 /// first (its own generic), then one reduction generic with pure affine
-/// maps over (n, oh, ow, o, kh, kw, c) on a zero fill: ins(input, weight,
-/// input zero point, weight zero point).
+/// maps over (n, oh, ow, o, kh, kw, c). With a constant weight whose zero
+/// point is 0 (ZeroPointSplit) it reads ins(input, weight) and accumulates
+/// ext(x) * ext(w) onto -x_zp * wsum[o] (the implicit-GEMM form of int8
+/// tensor cores); otherwise ins(input, weight, input zp, weight zp) and
+/// (x - x_zp) * (w - w_zp) onto zeros.
 LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
                                            PatternRewriter &rewriter) {
   Location loc = op.getLoc();
@@ -332,7 +335,8 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
   Value input = toSignless(rewriter, loc, op.getInput());
   Value xzp = toSignless(rewriter, loc, op.getInputZeroPoint());
   Value wzp = toSignless(rewriter, loc, op.getWeightZeroPoint());
-  // Padding reads the zero point: it contributes 0.
+  // Padding reads the zero point: it contributes 0 (with the split, the
+  // init takes it away again).
   if (win.padded())
     input = padChannelsLast(rewriter, loc, input, op.getPads(), xzp);
   ChannelsLastConvIndexing conv{op.getStrides(),
@@ -342,6 +346,28 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
                                 wType.getDimSize(3),
                                 ctx};
   int64_t numDims = ChannelsLastConvIndexing::numDims;
+  Value weight = toSignless(rewriter, loc, op.getWeight());
+  int64_t outChannels = outType.getDimSize(3);
+  int64_t perChannel = wType.getNumElements() / outChannels;
+  std::optional<ZeroPointSplit> split = ZeroPointSplit::get(
+      op.getWeight(), op.getWeightZeroPoint(), outChannels,
+      [&](int64_t i) { return i / perChannel; });
+  if (split) {
+    Value init = split->init(rewriter, loc, outType, /*channelDim=*/3,
+                             op.getInputZeroPoint());
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{outType}, ValueRange{input, weight}, ValueRange{init},
+        ArrayRef<AffineMap>{conv.inputMap(), conv.weightMap(),
+                            conv.outputMap()},
+        conv.iterators(), [&](OpBuilder &b, Location l, ValueRange a) {
+          Value p = b.create<arith::MulIOp>(l, toI32(b, l, a[0], xUnsigned),
+                                            toI32(b, l, a[1], wUnsigned));
+          b.create<linalg::YieldOp>(
+              l, b.create<arith::AddIOp>(l, a[2], p).getResult());
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
   SmallVector<AffineMap> maps{
       conv.inputMap(), conv.weightMap(), AffineMap::get(numDims, 0, ctx),
       tensorType(wzp).getRank() == 0
@@ -350,8 +376,7 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
       conv.outputMap()};
   Value init = zeroFilled(rewriter, loc, outType);
   auto generic = rewriter.create<linalg::GenericOp>(
-      loc, TypeRange{outType},
-      ValueRange{input, toSignless(rewriter, loc, op.getWeight()), xzp, wzp},
+      loc, TypeRange{outType}, ValueRange{input, weight, xzp, wzp},
       ValueRange{init}, maps, conv.iterators(),
       [&](OpBuilder &b, Location l, ValueRange a) {
         Value xi = b.create<arith::SubIOp>(l, toI32(b, l, a[0], xUnsigned),
