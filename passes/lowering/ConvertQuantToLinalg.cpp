@@ -360,8 +360,9 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
         ArrayRef<AffineMap>{conv.inputMap(), conv.weightMap(),
                             conv.outputMap()},
         conv.iterators(), [&](OpBuilder &b, Location l, ValueRange a) {
-          Value p = b.create<arith::MulIOp>(l, toI32(b, l, a[0], xUnsigned),
-                                            toI32(b, l, a[1], wUnsigned));
+          Value x = toI32(b, l, a[0], xUnsigned);
+          Value w = toI32(b, l, a[1], wUnsigned);
+          Value p = b.create<arith::MulIOp>(l, x, w);
           b.create<linalg::YieldOp>(
               l, b.create<arith::AddIOp>(l, a[2], p).getResult());
         });
