@@ -55,6 +55,12 @@ void populateQuantizeChainPatterns(RewritePatternSet &patterns);
 /// `dlc.input_ranges` into quantize/dequantize pairs for dlc-fold-qdq.
 void populateQuantizeModelPatterns(RewritePatternSet &patterns);
 
+/// dlc-convert-conv-layout: 2-D NCHW conv / conv_integer -> channels_last
+/// between transposes, and the patterns that sink transposes through
+/// elementwise, quantization, reduction, concat and pooling ops and cancel
+/// inverse pairs.
+void populateConvertConvLayoutPatterns(RewritePatternSet &patterns);
+
 /// softmax(scale * Q K^T + mask) V chains of dlc ops -> dlc.attention.
 void populateFuseAttentionPatterns(RewritePatternSet &patterns);
 

@@ -579,6 +579,55 @@ def PlanMemoryPass : Pass<"dlc-plan-memory", "ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Layout
+//===----------------------------------------------------------------------===//
+
+def ConvertConvLayoutPass : Pass<"dlc-convert-conv-layout", "ModuleOp"> {
+  let summary = "Compute 2-D convolutions channels-last (NHWC)";
+  let description = [{
+    Runs on the dlc dialect after dlc-fold-qdq and dlc-reduce-precision, so
+    it sees the final dlc.conv / dlc.conv_integer ops. Tensor cores run a
+    convolution as an implicit GEMM whose reduction (the input channels) must
+    be the contiguous dim of both the activations and the weights: every
+    2-D NCHW conv becomes `transpose(x, [0, 2, 3, 1])` -> the conv with
+    `channels_last` (weights [O, KH, KW, C/group], permuted here when they
+    are constants, else a transpose) -> `transpose(y, [0, 3, 1, 2])`.
+
+    Then the transposes sink towards their consumers through every op that
+    commutes with a permutation of its dims -- elementwise ops and
+    activations (the other operands of a broadcast permuted too: constants
+    here, lower ranks expanded first), quantize_linear, dequantize_linear and
+    requantize (per-channel `axis` remapped), reductions (`axes` remapped),
+    concat (`axis` remapped), softmax, max/average pooling (made
+    `channels_last`) -- and inverse pairs cancel. A chain of convolutions
+    then keeps its activations NHWC; the transposes left are where the
+    network enters the convolutional part and where it leaves it (after a
+    global average pool the NCHW -> NHWC difference only moves unit dims,
+    which is a reshape). 3-D and 1-D convolutions stay NCHW.
+
+    Before:
+    ```mlir
+    %0 = dlc.conv %x, %w1, %b1 {group = 1 : i64, ...}
+       : (tensor<1x8x16x16xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<1x16x16x16xf32>
+    %1 = dlc.relu %0 : (tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+    %2 = dlc.conv %1, %w2 {group = 1 : i64, ...}
+       : (tensor<1x16x16x16xf32>, tensor<16x16x1x1xf32>) -> tensor<1x16x16x16xf32>
+    ```
+    After:
+    ```mlir
+    %t = dlc.transpose %x {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x8x16x16xf32>) -> tensor<1x16x16x8xf32>
+    %0 = dlc.conv %t, %w1_nhwc, %b1 {channels_last, group = 1 : i64, ...}
+       : (tensor<1x16x16x8xf32>, tensor<16x3x3x8xf32>, tensor<16xf32>) -> tensor<1x16x16x16xf32>
+    %1 = dlc.relu %0 : (tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+    %2 = dlc.conv %1, %w2_nhwc {channels_last, group = 1 : i64, ...}
+       : (tensor<1x16x16x16xf32>, tensor<16x1x1x16xf32>) -> tensor<1x16x16x16xf32>
+    %3 = dlc.transpose %2 {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+//===----------------------------------------------------------------------===//
 // Quantization
 //===----------------------------------------------------------------------===//
 

@@ -54,6 +54,24 @@ void dlc::buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
   // After the integer folds: only the float GEMMs left go to half precision.
   if (!options.reducedPrecision.empty())
     pm.addPass(dlc::createReducePrecisionPass({options.reducedPrecision}));
+  // Layout last: it sees the final convolutions (integer, half precision)
+  // and the quantize/dequantize ops left between them.
+  if (convsChannelsLast(options)) {
+    pm.addPass(dlc::createConvertConvLayoutPass());
+    pm.addPass(createCSEPass());
+  }
+}
+
+bool dlc::convsChannelsLast(const CompileOptions &options) {
+  switch (options.convLayout) {
+  case ConvLayout::Nchw:
+    return false;
+  case ConvLayout::Nhwc:
+    return true;
+  case ConvLayout::Auto:
+    break;
+  }
+  return options.target == Target::Cuda || options.hostRunsCudaKernelForm;
 }
 
 void dlc::buildLoweringPipeline(OpPassManager &pm,

@@ -20,6 +20,15 @@ namespace dlc {
 
 enum class Target { Cuda, Cpu };
 
+/// The layout 2-D convolutions compute in (dlc-convert-conv-layout).
+enum class ConvLayout {
+  /// NHWC where the kernels are the CUDA form (--target=cuda, and the host's
+  /// --cuda-kernel-form), NCHW for the host's own kernels.
+  Auto,
+  Nchw,
+  Nhwc,
+};
+
 /// Options shared by the driver, the pipelines and the packager.
 struct CompileOptions {
   Target target = Target::Cuda;
@@ -57,13 +66,21 @@ struct CompileOptions {
   /// CUDA form: row reduction kernels as one warp per row
   /// (dlc-distribute-reductions); off for bisection.
   bool warpReductions = true;
+  /// --conv-layout=nchw|nhwc: channels-last 2-D convolutions (implicit GEMMs
+  /// with the channels contiguous), or ONNX's NCHW.
+  ConvLayout convLayout = ConvLayout::Auto;
 };
+
+/// Whether `options` compute 2-D convolutions channels-last: the explicit
+/// --conv-layout, else NHWC for the CUDA kernel form and NCHW for the host.
+bool convsChannelsLast(const CompileOptions &options);
 
 /// The number of SMs the tile-shape cost model plans for on `arch`.
 int64_t smCountFor(const std::string &arch);
 
 /// Graph passes on the dlc dialect: folding, CSE, dlc-quantize (layers
-/// marked by --precision=int8) and dlc-fold-qdq.
+/// marked by --precision=int8), dlc-fold-qdq, dlc-fuse-attention,
+/// dlc-reduce-precision and dlc-convert-conv-layout.
 void buildGraphPipeline(OpPassManager &pm, const CompileOptions &options);
 
 /// dlc (tensors, after the graph passes) -> linalg -> buffers -> outlined,

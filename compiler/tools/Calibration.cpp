@@ -209,6 +209,8 @@ public:
     CompileOptions options = base;
     options.target = Target::Cpu;
     options.hostRunsCudaKernelForm = false;
+    // The host's own kernels are fastest NCHW; numerics do not depend on it.
+    options.convLayout = ConvLayout::Nchw;
     PassManager pm(module.getContext());
     buildFrontendPipeline(pm, options);
     if (failed(pm.run(module)))

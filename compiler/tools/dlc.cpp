@@ -137,6 +137,12 @@ cl::list<std::string> keepOutputs(
     cl::desc("Expose these intermediate ONNX tensors as extra outputs "
              "(comma separated); the rest stays fused"),
     cl::value_desc("NAME,..."), cl::CommaSeparated, cl::cat(category));
+cl::opt<std::string> convLayout(
+    "conv-layout",
+    cl::desc("Layout of 2-D convolutions: nhwc (channels-last, implicit "
+             "GEMMs; default for --target=cuda and --cuda-kernel-form) or "
+             "nchw (default for --target=cpu)"),
+    cl::init(""), cl::cat(category));
 cl::opt<bool> cudaKernelForm(
     "cuda-kernel-form",
     cl::desc("With --target=cpu: build the kernels exactly as for CUDA and "
@@ -259,6 +265,8 @@ std::string optionsJson(const dlc::ImportOptions &importOptions) {
      << ", \"fuse_attention\": " << (fuseAttention ? "true" : "false")
      << ", \"fold_qdq\": " << (foldQdq ? "true" : "false")
      << ", \"precision\": \"" << precision << "\"";
+  if (!convLayout.empty())
+    os << ", \"conv_layout\": \"" << convLayout << "\"";
   if (precision == "int8") {
     os << ", \"calibration\": \"" << calibration << "\"";
     if (calibration == "percentile")
@@ -418,6 +426,15 @@ int run(MLIRContext &context) {
   if (precision == "fp16" || precision == "bf16")
     options.reducedPrecision = precision;
   options.hostRunsCudaKernelForm = cudaKernelForm;
+  if (convLayout == "nhwc") {
+    options.convLayout = dlc::ConvLayout::Nhwc;
+  } else if (convLayout == "nchw") {
+    options.convLayout = dlc::ConvLayout::Nchw;
+  } else if (!convLayout.empty()) {
+    llvm::errs() << "dlc: error: unknown --conv-layout '" << convLayout
+                 << "' (expected nchw or nhwc)\n";
+    return 1;
+  }
   if (emit != "so" && emit != "mlir" && emit != "ptx" && emit != "dot") {
     llvm::errs() << "dlc: error: unknown --emit '" << emit
                  << "' (expected so, mlir, ptx or dot)\n";

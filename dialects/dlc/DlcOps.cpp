@@ -195,22 +195,29 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
   auto in = rankedType(adaptor.getInput());
   auto w = rankedType(adaptor.getWeight());
   int64_t rank = in.getRank();
+  bool last = adaptor.getChannelsLast();
   if (rank < 3)
     return failInference(loc, "input must have rank >= 3 (N, C, spatial...)");
+  if (last && rank != 4)
+    return failInference(loc, "channels_last needs a 2-D convolution (rank "
+                              "4), got rank " +
+                                  Twine(rank));
   if (w.getRank() != rank)
     return failInference(loc, "weight rank differs from input rank");
   int64_t spatial = rank - 2;
   if (failed(checkWindowAttrs(loc, spatial, adaptor.getStrides(),
                               adaptor.getPads(), adaptor.getDilations())))
     return failure();
+  // Positions of the channel and first spatial dims (NCHW or NHWC).
+  int64_t cDim = last ? rank - 1 : 1, sDim = last ? 1 : 2;
   int64_t group = adaptor.getGroup();
-  int64_t c = in.getDimSize(1), m = w.getDimSize(0);
+  int64_t c = in.getDimSize(cDim), m = w.getDimSize(0);
   if (group <= 0 || c % group != 0 || m % group != 0)
     return failInference(loc, "group " + Twine(group) +
                                   " must divide input channels " + Twine(c) +
                                   " and output channels " + Twine(m));
-  if (w.getDimSize(1) * group != c)
-    return failInference(loc, "weight has " + Twine(w.getDimSize(1)) +
+  if (w.getDimSize(cDim) * group != c)
+    return failInference(loc, "weight has " + Twine(w.getDimSize(cDim)) +
                                   " channels per group, input has " +
                                   Twine(c / group));
   if (Value bias = adaptor.getBias()) {
@@ -219,12 +226,16 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
       return failInference(loc,
                            "bias must be 1-D with " + Twine(m) + " elements");
   }
-  SmallVector<int64_t> shape{in.getDimSize(0), m};
+  SmallVector<int64_t> shape{in.getDimSize(0)};
+  if (!last)
+    shape.push_back(m);
   for (int64_t i = 0; i < spatial; ++i)
-    shape.push_back(windowOutput(in.getDimSize(2 + i), w.getDimSize(2 + i),
-                                 adaptor.getStrides()[i], adaptor.getPads()[i],
-                                 adaptor.getPads()[spatial + i],
-                                 adaptor.getDilations()[i], false));
+    shape.push_back(windowOutput(
+        in.getDimSize(sDim + i), w.getDimSize(sDim + i),
+        adaptor.getStrides()[i], adaptor.getPads()[i],
+        adaptor.getPads()[spatial + i], adaptor.getDilations()[i], false));
+  if (last)
+    shape.push_back(m);
   types.push_back(RankedTensorType::get(shape, in.getElementType()));
   return success();
 }
@@ -304,6 +315,12 @@ static LogicalResult inferPool(std::optional<Location> loc, Adaptor adaptor,
   int64_t spatial = in.getRank() - 2;
   if (spatial < 1)
     return failInference(loc, "input must have rank >= 3");
+  bool last = adaptor.getChannelsLast();
+  if (last && spatial != 2)
+    return failInference(loc, "channels_last needs 2-D pooling (rank 4), "
+                              "got rank " +
+                                  Twine(in.getRank()));
+  int64_t sDim = last ? 1 : 2;
   ArrayRef<int64_t> k = adaptor.getKernelShape();
   if ((int64_t)k.size() != spatial)
     return failInference(loc, "expected " + Twine(spatial) +
@@ -314,17 +331,21 @@ static LogicalResult inferPool(std::optional<Location> loc, Adaptor adaptor,
   if (failed(checkWindowAttrs(loc, spatial, adaptor.getStrides(),
                               adaptor.getPads(), adaptor.getDilations())))
     return failure();
-  SmallVector<int64_t> shape{in.getDimSize(0), in.getDimSize(1)};
+  SmallVector<int64_t> shape{in.getDimSize(0)};
+  if (!last)
+    shape.push_back(in.getDimSize(1));
   for (int64_t i = 0; i < spatial; ++i) {
     // A pad as large as the window would produce windows with no input.
     if (adaptor.getPads()[i] >= k[i] * adaptor.getDilations()[i] ||
         adaptor.getPads()[spatial + i] >= k[i] * adaptor.getDilations()[i])
       return failInference(loc, "pads must be smaller than the window");
     shape.push_back(
-        windowOutput(in.getDimSize(2 + i), k[i], adaptor.getStrides()[i],
+        windowOutput(in.getDimSize(sDim + i), k[i], adaptor.getStrides()[i],
                      adaptor.getPads()[i], adaptor.getPads()[spatial + i],
                      adaptor.getDilations()[i], adaptor.getCeilMode()));
   }
+  if (last)
+    shape.push_back(in.getDimSize(in.getRank() - 1));
   types.push_back(RankedTensorType::get(shape, in.getElementType()));
   return success();
 }

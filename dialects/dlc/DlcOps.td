@@ -237,15 +237,21 @@ def Dlc_IsInfOp : Dlc_Op<"is_inf", [InferTypeOpAdaptor]> {
 //===----------------------------------------------------------------------===//
 
 def Dlc_ConvOp : Dlc_Op<"conv", [InferTypeOpAdaptor]> {
-  let summary = "N-d convolution (ONNX Conv), NC[D]HW layout";
+  let summary = "N-d convolution (ONNX Conv), NC[D]HW or channels-last layout";
   let description = [{
     `pads` holds the begin pads of every spatial dim followed by the end pads,
     as in ONNX. `group` splits channels: the weight is [M, C/group, k...].
+
+    With `channels_last` (2-D only, set by dlc-convert-conv-layout) the input
+    is [N, H, W, C], the weight [M, KH, KW, C/group] and the result
+    [N, OH, OW, M]; strides, pads and dilations keep their meaning (spatial
+    dims in H, W order) and the bias stays [M].
   }];
   let arguments = (ins Dlc_FloatTensor:$input, Dlc_FloatTensor:$weight,
                    Optional<Dlc_FloatTensor>:$bias,
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
-                   DenseI64ArrayAttr:$dilations, I64Attr:$group);
+                   DenseI64ArrayAttr:$dilations, I64Attr:$group,
+                   UnitAttr:$channels_last);
   let results = (outs Dlc_FloatTensor:$result);
 }
 
@@ -358,19 +364,26 @@ class Dlc_PoolOp<string mnemonic> : Dlc_Op<mnemonic, [InferTypeOpAdaptor]> {
 
 def Dlc_MaxPoolOp : Dlc_Op<"max_pool", [InferTypeOpAdaptor]> {
   let summary = "N-d max pooling (ONNX MaxPool, single output)";
-  let description = [{ Floats, and int8/uint8 as ONNX allows since opset 12. }];
+  let description = [{
+    Floats, and int8/uint8 as ONNX allows since opset 12. `channels_last`
+    (2-D only): input and result are [N, H, W, C].
+  }];
   let results = (outs Dlc_NumericTensor:$result);
   let arguments = (ins Dlc_NumericTensor:$input, DenseI64ArrayAttr:$kernel_shape,
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
-                   DenseI64ArrayAttr:$dilations, BoolAttr:$ceil_mode);
+                   DenseI64ArrayAttr:$dilations, BoolAttr:$ceil_mode,
+                   UnitAttr:$channels_last);
 }
 
 def Dlc_AveragePoolOp : Dlc_PoolOp<"average_pool"> {
   let summary = "N-d average pooling (ONNX AveragePool)";
+  let description = [{
+    `channels_last` (2-D only): input and result are [N, H, W, C].
+  }];
   let arguments = (ins Dlc_FloatTensor:$input, DenseI64ArrayAttr:$kernel_shape,
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                    DenseI64ArrayAttr:$dilations, BoolAttr:$ceil_mode,
-                   BoolAttr:$count_include_pad);
+                   BoolAttr:$count_include_pad, UnitAttr:$channels_last);
 }
 
 def Dlc_ReduceMeanOp : Dlc_Op<"reduce_mean", [InferTypeOpAdaptor]> {
@@ -712,12 +725,15 @@ def Dlc_ConvIntegerOp : Dlc_Op<"conv_integer", [InferTypeOpAdaptor]> {
     sum((x - x_zp) * (w - w_zp)) in i32, NC[D]HW, attributes as dlc.conv.
     `input_zero_point` is rank 0; `weight_zero_point` is rank 0 or one per
     output channel. Padding contributes 0 (the padded input equals x_zp).
+    `channels_last` (2-D only): input [N, H, W, C], weight [M, KH, KW,
+    C/group], result [N, OH, OW, M], as for dlc.conv.
   }];
   let arguments = (ins Dlc_QuantTensor:$input, Dlc_QuantTensor:$weight,
                    Dlc_QuantTensor:$input_zero_point,
                    Dlc_QuantTensor:$weight_zero_point,
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
-                   DenseI64ArrayAttr:$dilations, I64Attr:$group);
+                   DenseI64ArrayAttr:$dilations, I64Attr:$group,
+                   UnitAttr:$channels_last);
   let results = (outs Dlc_I32Tensor:$result);
 }
 

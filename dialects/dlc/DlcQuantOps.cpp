@@ -101,6 +101,13 @@ LogicalResult ConvIntegerOp::inferReturnTypes(MLIRContext *ctx,
   int64_t rank = in.getRank();
   if (rank < 3 || w.getRank() != rank)
     return fail(loc, "input and weight must have the same rank >= 3");
+  bool last = adaptor.getChannelsLast();
+  if (last && rank != 4)
+    return fail(loc, "channels_last needs a 2-D convolution (rank 4), got "
+                     "rank " +
+                         Twine(rank));
+  // Positions of the channel and first spatial dims (NCHW or NHWC).
+  int64_t cDim = last ? rank - 1 : 1, sDim = last ? 1 : 2;
   int64_t spatial = rank - 2;
   auto strides = adaptor.getStrides(), pads = adaptor.getPads(),
        dilations = adaptor.getDilations();
@@ -115,12 +122,12 @@ LogicalResult ConvIntegerOp::inferReturnTypes(MLIRContext *ctx,
         pads[spatial + i] < 0)
       return fail(loc, "strides and dilations must be positive, pads >= 0");
   int64_t group = adaptor.getGroup();
-  int64_t c = in.getDimSize(1), m = w.getDimSize(0);
+  int64_t c = in.getDimSize(cDim), m = w.getDimSize(0);
   if (group <= 0 || c % group != 0 || m % group != 0 ||
-      w.getDimSize(1) * group != c)
+      w.getDimSize(cDim) * group != c)
     return fail(loc, "group " + Twine(group) + " does not fit input channels " +
                          Twine(c) + " and weight " + Twine(m) + "x" +
-                         Twine(w.getDimSize(1)));
+                         Twine(w.getDimSize(cDim)));
   if (rankedType(adaptor.getInputZeroPoint()).getElementType() !=
           in.getElementType() ||
       rankedType(adaptor.getWeightZeroPoint()).getElementType() !=
@@ -131,11 +138,15 @@ LogicalResult ConvIntegerOp::inferReturnTypes(MLIRContext *ctx,
   if (failed(checkPerAxis(loc, adaptor.getWeightZeroPoint(),
                           "weight zero point", m, /*allowScalar=*/true)))
     return failure();
-  SmallVector<int64_t> shape{in.getDimSize(0), m};
+  SmallVector<int64_t> shape{in.getDimSize(0)};
+  if (!last)
+    shape.push_back(m);
   for (int64_t i = 0; i < spatial; ++i)
-    shape.push_back(windowOutput(in.getDimSize(2 + i), w.getDimSize(2 + i),
-                                 strides[i], pads[i], pads[spatial + i],
-                                 dilations[i]));
+    shape.push_back(windowOutput(in.getDimSize(sDim + i),
+                                 w.getDimSize(sDim + i), strides[i], pads[i],
+                                 pads[spatial + i], dilations[i]));
+  if (last)
+    shape.push_back(m);
   types.push_back(RankedTensorType::get(shape, IntegerType::get(ctx, 32)));
   return success();
 }

@@ -260,7 +260,7 @@ RankedTensorType accumulatorType(RankedTensorType type) {
 /// The initial accumulator of a convolution: `bias` broadcast along the
 /// channel dim (1), converted to the accumulator's type, or zeros.
 Value convAccumulatorInit(OpBuilder &b, Location loc, Value bias,
-                          RankedTensorType accType) {
+                          RankedTensorType accType, int64_t channelDim = 1) {
   Type elt = accType.getElementType();
   if (!bias)
     return filled(b, loc, accType, scalarConstant(b, loc, elt, 0));
@@ -270,7 +270,8 @@ Value convAccumulatorInit(OpBuilder &b, Location loc, Value bias,
       .create<linalg::GenericOp>(
           loc, TypeRange{accType}, ValueRange{bias},
           ValueRange{b.create<tensor::EmptyOp>(loc, accType.getShape(), elt)},
-          ArrayRef<AffineMap>{AffineMap::get(rank, 0, getAffineDimExpr(1, ctx)),
+          ArrayRef<AffineMap>{AffineMap::get(rank, 0,
+                                             getAffineDimExpr(channelDim, ctx)),
                               AffineMap::getMultiDimIdentityMap(rank, ctx)},
           SmallVector<IteratorType>(rank, IteratorType::parallel),
           [&](OpBuilder &nb, Location l, ValueRange a) {
@@ -793,10 +794,58 @@ struct BatchNormLowering : OpRewritePattern<BatchNormOp> {
   }
 };
 
+/// A channels-last 2-D convolution: the padded input first (its own
+/// generic), then one reduction generic with pure affine maps over (n, oh,
+/// ow, o, kh, kw, c) on the bias/zero init, then the rounding epilogue --
+/// the init; acc += ext(x) * ext(w); epilogue form of a GEMM kernel.
+LogicalResult lowerChannelsLastConv(ConvOp op, PatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  auto resultType = op.getType();
+  auto outType = accumulatorType(resultType);
+  auto wType = tensorType(op.getWeight());
+  Type elt = outType.getElementType();
+  int64_t groups = op.getGroup();
+  Window win{tensorType(op.getInput()).getShape(),
+             outType.getShape(),
+             wType.getShape().slice(1, 2),
+             op.getStrides(),
+             op.getPads(),
+             op.getDilations(),
+             /*firstSpatial=*/1};
+  Value input = op.getInput();
+  if (win.padded())
+    input = padChannelsLast(rewriter, loc, input, op.getPads(), Value());
+  Value init = convAccumulatorInit(rewriter, loc, op.getBias(), outType,
+                                   /*channelDim=*/3);
+  ChannelsLastConvIndexing conv{op.getStrides(),
+                                op.getDilations(),
+                                groups,
+                                outType.getDimSize(3) / groups,
+                                wType.getDimSize(3),
+                                rewriter.getContext()};
+  auto generic = rewriter.create<linalg::GenericOp>(
+      loc, TypeRange{outType}, ValueRange{input, op.getWeight()},
+      ValueRange{init},
+      ArrayRef<AffineMap>{conv.inputMap(), conv.weightMap(),
+                          conv.outputMap()},
+      conv.iterators(), [&](OpBuilder &b, Location l, ValueRange a) {
+        Value x = castScalar(b, l, a[0], elt);
+        Value w = castScalar(b, l, a[1], elt);
+        Value r = b.create<arith::AddFOp>(l, a[2],
+                                          b.create<arith::MulFOp>(l, x, w));
+        b.create<linalg::YieldOp>(l, r);
+      });
+  rewriter.replaceOp(
+      op, roundAccumulator(rewriter, loc, generic.getResult(0), resultType));
+  return success();
+}
+
 struct ConvLowering : OpRewritePattern<ConvOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op.getChannelsLast())
+      return lowerChannelsLastConv(op, rewriter);
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto resultType = op.getType();
@@ -1348,8 +1397,11 @@ template <typename OpTy> struct PoolLowering : OpRewritePattern<OpTy> {
     auto type = op.getType();
     auto inType = tensorType(op.getInput());
     Type elt = type.getElementType();
+    // NC[D]HW, or NHWC with channels_last.
+    int64_t first = op.getChannelsLast() ? 1 : 2;
     Window win{inType.getShape(), type.getShape(), op.getKernelShape(),
-               op.getStrides(),   op.getPads(),    op.getDilations()};
+               op.getStrides(),   op.getPads(),    op.getDilations(),
+               first};
     int64_t k = win.spatial(), rank = type.getRank();
     Value padValue = isMax ? lowestValue(rewriter, loc, elt)
                            : scalarConstant(rewriter, loc, elt, 0);
@@ -1374,11 +1426,12 @@ template <typename OpTy> struct PoolLowering : OpRewritePattern<OpTy> {
           SmallVector<Value> dims;
           for (int64_t i = 0; i < rank + k; ++i)
             dims.push_back(b.create<linalg::IndexOp>(l, i));
-          SmallVector<Value> idx{dims[0], dims[1]};
-          SmallVector<bool> check{false, false};
+          SmallVector<Value> idx(dims.begin(), dims.begin() + rank);
+          SmallVector<bool> check(rank, false);
           for (int64_t i = 0; i < k; ++i) {
-            idx.push_back(win.position(b, l, i, dims[2 + i], dims[rank + i]));
-            check.push_back(win.mayLeave(i));
+            idx[first + i] =
+                win.position(b, l, i, dims[first + i], dims[rank + i]);
+            check[first + i] = win.mayLeave(i);
           }
           Value pad =
               isMax ? lowestValue(b, l, elt) : scalarConstant(b, l, elt, 0);
@@ -1405,10 +1458,10 @@ template <typename OpTy> struct PoolLowering : OpRewritePattern<OpTy> {
                     Value count = index(b, l, 1);
                     for (int64_t i = 0; i < k; ++i) {
                       int64_t lo = includePad ? -win.pads[i] : 0;
-                      int64_t hi = win.inShape[2 + i] +
+                      int64_t hi = win.inShape[first + i] +
                                    (includePad ? win.pads[k + i] : 0);
                       int64_t dil = win.dilations[i];
-                      Value o = b.create<linalg::IndexOp>(l, 2 + i);
+                      Value o = b.create<linalg::IndexOp>(l, first + i);
                       Value start = win.position(b, l, i, o, index(b, l, 0));
                       // r in [ceil((lo-start)/d), floor((hi-1-start)/d)]
                       Value rMin = b.create<arith::MaxSIOp>(

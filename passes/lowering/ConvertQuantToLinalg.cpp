@@ -309,10 +309,95 @@ struct RequantizeLowering : OpRewritePattern<RequantizeOp> {
   }
 };
 
+/// A channels-last conv_integer: the input padded with its zero point
+/// first (its own generic), then one reduction generic with pure affine
+/// maps over (n, oh, ow, o, kh, kw, c). With a constant weight whose zero
+/// point is 0 (ZeroPointSplit) it reads ins(input, weight) and accumulates
+/// ext(x) * ext(w) onto -x_zp * wsum[o] (the implicit-GEMM form of int8
+/// tensor cores); otherwise ins(input, weight, input zp, weight zp) and
+/// (x - x_zp) * (w - w_zp) onto zeros.
+LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
+                                           PatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  auto outType = op.getType();
+  auto wType = tensorType(op.getWeight());
+  bool xUnsigned = isUnsigned(op.getInput());
+  bool wUnsigned = isUnsigned(op.getWeight());
+  int64_t groups = op.getGroup();
+  Window win{tensorType(op.getInput()).getShape(),
+             outType.getShape(),
+             wType.getShape().slice(1, 2),
+             op.getStrides(),
+             op.getPads(),
+             op.getDilations(),
+             /*firstSpatial=*/1};
+  Value input = toSignless(rewriter, loc, op.getInput());
+  Value xzp = toSignless(rewriter, loc, op.getInputZeroPoint());
+  Value wzp = toSignless(rewriter, loc, op.getWeightZeroPoint());
+  // Padding reads the zero point: it contributes 0 (with the split, the
+  // init takes it away again).
+  if (win.padded())
+    input = padChannelsLast(rewriter, loc, input, op.getPads(), xzp);
+  ChannelsLastConvIndexing conv{op.getStrides(),
+                                op.getDilations(),
+                                groups,
+                                outType.getDimSize(3) / groups,
+                                wType.getDimSize(3),
+                                ctx};
+  int64_t numDims = ChannelsLastConvIndexing::numDims;
+  Value weight = toSignless(rewriter, loc, op.getWeight());
+  int64_t outChannels = outType.getDimSize(3);
+  int64_t perChannel = wType.getNumElements() / outChannels;
+  std::optional<ZeroPointSplit> split = ZeroPointSplit::get(
+      op.getWeight(), op.getWeightZeroPoint(), outChannels,
+      [&](int64_t i) { return i / perChannel; });
+  if (split) {
+    Value init = split->init(rewriter, loc, outType, /*channelDim=*/3,
+                             op.getInputZeroPoint());
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{outType}, ValueRange{input, weight}, ValueRange{init},
+        ArrayRef<AffineMap>{conv.inputMap(), conv.weightMap(),
+                            conv.outputMap()},
+        conv.iterators(), [&](OpBuilder &b, Location l, ValueRange a) {
+          Value x = toI32(b, l, a[0], xUnsigned);
+          Value w = toI32(b, l, a[1], wUnsigned);
+          Value p = b.create<arith::MulIOp>(l, x, w);
+          b.create<linalg::YieldOp>(
+              l, b.create<arith::AddIOp>(l, a[2], p).getResult());
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+  SmallVector<AffineMap> maps{
+      conv.inputMap(), conv.weightMap(), AffineMap::get(numDims, 0, ctx),
+      tensorType(wzp).getRank() == 0
+          ? AffineMap::get(numDims, 0, ctx)
+          : AffineMap::get(numDims, 0, getAffineDimExpr(3, ctx)),
+      conv.outputMap()};
+  Value init = zeroFilled(rewriter, loc, outType);
+  auto generic = rewriter.create<linalg::GenericOp>(
+      loc, TypeRange{outType}, ValueRange{input, weight, xzp, wzp},
+      ValueRange{init}, maps, conv.iterators(),
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        Value xi = b.create<arith::SubIOp>(l, toI32(b, l, a[0], xUnsigned),
+                                           toI32(b, l, a[2], xUnsigned));
+        Value wi = b.create<arith::SubIOp>(l, toI32(b, l, a[1], wUnsigned),
+                                           toI32(b, l, a[3], wUnsigned));
+        Value r = b.create<arith::AddIOp>(l, a[4],
+                                          b.create<arith::MulIOp>(l, xi, wi));
+        b.create<linalg::YieldOp>(l, r);
+      });
+  rewriter.replaceOp(op, generic.getResult(0));
+  return success();
+}
+
 struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvIntegerOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op.getChannelsLast())
+      return lowerChannelsLastConvInteger(op, rewriter);
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto outType = op.getType();

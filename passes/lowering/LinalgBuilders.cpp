@@ -111,3 +111,72 @@ AffineMap mlir::dlc::batchedOperandMap(RankedTensorType out, Value operand,
   exprs.push_back(col);
   return AffineMap::get(numDims, 0, exprs, ctx);
 }
+
+SmallVector<utils::IteratorType> ChannelsLastConvIndexing::iterators() const {
+  SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
+  iters.append(3, utils::IteratorType::reduction);
+  return iters;
+}
+
+AffineMap ChannelsLastConvIndexing::inputMap() const {
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  AffineExpr c = d(6);
+  if (groups != 1)
+    c = d(3).floorDiv(outPerGroup) * inPerGroup + c;
+  return AffineMap::get(numDims, 0,
+                        {d(0), d(1) * strides[0] + d(4) * dilations[0],
+                         d(2) * strides[1] + d(5) * dilations[1], c},
+                        ctx);
+}
+
+AffineMap ChannelsLastConvIndexing::weightMap() const {
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  return AffineMap::get(numDims, 0, {d(3), d(4), d(5), d(6)}, ctx);
+}
+
+AffineMap ChannelsLastConvIndexing::outputMap() const {
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  return AffineMap::get(numDims, 0, {d(0), d(1), d(2), d(3)}, ctx);
+}
+
+Value mlir::dlc::padChannelsLast(OpBuilder &b, Location loc, Value input,
+                                 ArrayRef<int64_t> pads, Value padValue) {
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<RankedTensorType>(input.getType());
+  Type elt = type.getElementType();
+  SmallVector<int64_t> shape(type.getShape());
+  shape[1] += pads[0] + pads[2];
+  shape[2] += pads[1] + pads[3];
+  auto paddedType = RankedTensorType::get(shape, elt);
+  Value init = b.create<tensor::EmptyOp>(loc, shape, elt);
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  if (padValue) {
+    inputs.push_back(padValue);
+    maps.push_back(AffineMap::get(4, 0, ctx));
+  }
+  maps.push_back(AffineMap::getMultiDimIdentityMap(4, ctx));
+  return b
+      .create<linalg::GenericOp>(
+          loc, TypeRange{paddedType}, inputs, ValueRange{init}, maps,
+          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+          [&](OpBuilder &nb, Location l, ValueRange a) {
+            Value pad = padValue ? a[0]
+                                 : nb.create<arith::ConstantOp>(
+                                         l, cast<TypedAttr>(
+                                                nb.getZeroAttr(elt)));
+            SmallVector<Value> idx;
+            for (int64_t i = 0; i < 4; ++i)
+              idx.push_back(nb.create<linalg::IndexOp>(l, i));
+            idx[1] = nb.create<arith::SubIOp>(l, idx[1],
+                                              indexConstant(nb, l, pads[0]));
+            idx[2] = nb.create<arith::SubIOp>(l, idx[2],
+                                              indexConstant(nb, l, pads[1]));
+            Value x = readWithPadding(
+                nb, l, input, idx,
+                {false, pads[0] + pads[2] > 0, pads[1] + pads[3] > 0, false},
+                pad);
+            nb.create<linalg::YieldOp>(l, x);
+          })
+      .getResult(0);
+}

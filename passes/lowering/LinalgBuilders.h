@@ -30,17 +30,20 @@ Value readWithPadding(OpBuilder &b, Location loc, Value source,
                       ArrayRef<Value> indices, ArrayRef<bool> mayBeOutside,
                       Value padValue);
 
-/// Sliding-window geometry shared by Conv and pooling (NC[D]HW).
+/// Sliding-window geometry shared by Conv and pooling (NC[D]HW, or NHWC
+/// with `firstSpatial` 1).
 struct Window {
   ArrayRef<int64_t> inShape, outShape, kernel, strides, pads, dilations;
+  /// The dim of inShape/outShape holding the first spatial dim.
+  int64_t firstSpatial = 2;
 
   int64_t spatial() const { return kernel.size(); }
 
   /// Whether positions along spatial dim `i` can leave the input.
   bool mayLeave(int64_t i) const {
-    int64_t last = (outShape[2 + i] - 1) * strides[i] - pads[i] +
+    int64_t last = (outShape[firstSpatial + i] - 1) * strides[i] - pads[i] +
                    (kernel[i] - 1) * dilations[i];
-    return pads[i] > 0 || last >= inShape[2 + i];
+    return pads[i] > 0 || last >= inShape[firstSpatial + i];
   }
 
   bool padded() const {
@@ -77,6 +80,34 @@ struct ConvIndexing {
   Value readInput(OpBuilder &b, Location loc, Value input,
                   Value padValue) const;
 };
+
+/// A channels-last 2-D convolution as one linalg.generic over
+///   d0..d6 = n, oh, ow, o (parallel), kh, kw, c (reduction)
+/// on an input every window stays inside (padChannelsLast first), so that
+/// all three operands are pure affine maps (an implicit GEMM: M = n*oh*ow,
+/// N = o, K = kh*kw*c):
+///   input  (d0, d1*sh + d4*dh, d2*sw + d5*dw, d6)
+///   weight (d3, d4, d5, d6)
+///   output (d0, d1, d2, d3)
+/// Grouped: c runs over the group's input channels and the input's channel
+/// is (d3 floordiv outPerGroup) * inPerGroup + d6.
+struct ChannelsLastConvIndexing {
+  ArrayRef<int64_t> strides, dilations;
+  int64_t groups, outPerGroup, inPerGroup;
+  MLIRContext *ctx;
+
+  static constexpr int64_t numDims = 7;
+  SmallVector<utils::IteratorType> iterators() const;
+  AffineMap inputMap() const;
+  AffineMap weightMap() const;
+  AffineMap outputMap() const;
+};
+
+/// `input` [N, H, W, C] padded along H and W by `pads` (begin H, begin W,
+/// end H, end W) as one linalg.generic over the padded tensor. The padding
+/// is `padValue` (a rank-0 tensor, read as an input) or, when null, zero.
+Value padChannelsLast(OpBuilder &b, Location loc, Value input,
+                      ArrayRef<int64_t> pads, Value padValue);
 
 /// The indexing map of a batched-matmul operand with numpy-broadcast batch
 /// dims, in the iteration space batch..., m, n, k of an `out` result: the

@@ -287,11 +287,16 @@ LogicalResult foldQdq(PatternRewriter &rw, const FoldSpec &spec) {
 /// other ops and the forms that never fold).
 std::optional<FoldSpec> foldSpec(Operation *operation) {
   if (auto op = dyn_cast<ConvOp>(operation)) {
+    // Folding reads the channel axis as dim 1 (it runs before
+    // dlc-convert-conv-layout).
+    if (op.getChannelsLast())
+      return std::nullopt;
     auto build = [op](PatternRewriter &rw, Type type, Value xq, Value wq,
                       Value xzp, Value wzp) mutable -> Value {
       return rw.create<ConvIntegerOp>(op.getLoc(), type, xq, wq, xzp, wzp,
                                       op.getStridesAttr(), op.getPadsAttr(),
-                                      op.getDilationsAttr(), op.getGroupAttr());
+                                      op.getDilationsAttr(), op.getGroupAttr(),
+                                      /*channels_last=*/nullptr);
     };
     return FoldSpec{op,
                     op.getInput(),

@@ -220,6 +220,8 @@ unsigned mlir::dlc::quantizableActivationOperands(Operation *op,
     return fail(why, "the result is not a static f32 tensor");
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   if (auto conv = dyn_cast<ConvOp>(op)) {
+    if (conv.getChannelsLast())
+      return fail(why, "the convolution is channels-last");
     if (!isF32Tensor(conv.getInput()))
       return fail(why, "the input is not a static f32 tensor");
     if (!isF32Constant(conv.getWeight()))

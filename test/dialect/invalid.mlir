@@ -374,3 +374,39 @@ func.func @attention_kernel_result(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x8x4xf
   dlc.attention_kernel %q, %k, %v outs(%o : tensor<1x2x8x4xf32>) {k_transposed = false, scale = 1.0 : f32} : tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>
   return
 }
+
+// -----
+
+func.func @conv_channels_last_3d(%x: tensor<1x4x4x4x2xf32>, %w: tensor<3x1x1x1x2xf32>) -> tensor<1x4x4x4x3xf32> {
+  // expected-error @+2 {{channels_last needs a 2-D convolution (rank 4), got rank 5}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.conv %x, %w {channels_last, dilations = array<i64: 1, 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0, 0, 0>, strides = array<i64: 1, 1, 1>} : (tensor<1x4x4x4x2xf32>, tensor<3x1x1x1x2xf32>) -> tensor<1x4x4x4x3xf32>
+  return %0 : tensor<1x4x4x4x3xf32>
+}
+
+// -----
+
+func.func @conv_integer_channels_last_1d(%x: tensor<1x8x2xi8>, %w: tensor<3x1x2xi8>, %zp: tensor<i8>) -> tensor<1x8x3xi32> {
+  // expected-error @+2 {{channels_last needs a 2-D convolution (rank 4), got rank 3}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.conv_integer %x, %w, %zp, %zp {channels_last, dilations = array<i64: 1>, group = 1 : i64, pads = array<i64: 0, 0>, strides = array<i64: 1>} : (tensor<1x8x2xi8>, tensor<3x1x2xi8>, tensor<i8>, tensor<i8>) -> tensor<1x8x3xi32>
+  return %0 : tensor<1x8x3xi32>
+}
+
+// -----
+
+func.func @max_pool_channels_last_1d(%x: tensor<1x8x2xf32>) -> tensor<1x8x2xf32> {
+  // expected-error @+2 {{channels_last needs 2-D pooling (rank 4), got rank 3}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.max_pool %x {ceil_mode = false, channels_last, dilations = array<i64: 1>, kernel_shape = array<i64: 1>, pads = array<i64: 0, 0>, strides = array<i64: 1>} : (tensor<1x8x2xf32>) -> tensor<1x8x2xf32>
+  return %0 : tensor<1x8x2xf32>
+}
+
+// -----
+
+func.func @conv_channels_last_weight(%x: tensor<1x4x4x6xf32>, %w: tensor<3x6x1x1xf32>) -> tensor<1x4x4x3xf32> {
+  // expected-error @+2 {{weight has 1 channels per group, input has 6}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x4x6xf32>, tensor<3x6x1x1xf32>) -> tensor<1x4x4x3xf32>
+  return %0 : tensor<1x4x4x3xf32>
+}

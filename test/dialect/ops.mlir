@@ -208,3 +208,14 @@ func.func @attention(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %v: tens
   dlc.attention_kernel %bq, %bk, %bk outs(%bo : memref<1x2x8x4xf32>) {k_transposed = false, scale = 1.0 : f32} : memref<1x2x8x4xf32>, memref<1x2x8x4xf32>, memref<1x2x8x4xf32>
   return %0, %1 : tensor<1x2x8x3xf32>, tensor<1x2x8x3xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @conv_channels_last
+// CHECK: dlc.conv %arg0, %arg1, %arg2 {channels_last, {{.*}}} : (tensor<1x9x9x4xf32>, tensor<8x3x3x2xf32>, tensor<8xf32>) -> tensor<1x5x5x8xf32>
+// CHECK: dlc.max_pool %{{.*}} {ceil_mode = false, channels_last, {{.*}}} : (tensor<1x5x5x8xf32>) -> tensor<1x3x3x8xf32>
+func.func @conv_channels_last(%x: tensor<1x9x9x4xf32>, %w: tensor<8x3x3x2xf32>, %b: tensor<8xf32>) -> tensor<1x3x3x8xf32> {
+  %0 = dlc.conv %x, %w, %b {channels_last, dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x9x9x4xf32>, tensor<8x3x3x2xf32>, tensor<8xf32>) -> tensor<1x5x5x8xf32>
+  %1 = dlc.max_pool %0 {ceil_mode = false, channels_last, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x5x5x8xf32>) -> tensor<1x3x3x8xf32>
+  return %1 : tensor<1x3x3x8xf32>
+}

@@ -115,6 +115,21 @@ def check_fusion_and_plan(dlc, model, work):
                               f"{reports[False]['kernel_count']} kernels (want at most half)")
 
 
+def check_transposes(dlc, model, work, flags, limit):
+    """dlc --emit=mlir --stage=graph: the dlc.transpose ops left after the
+    graph passes (with --conv-layout=nhwc, dlc-convert-conv-layout's), listed
+    with their shapes; at most `limit`."""
+    path = work / "graph.mlir"
+    dlc.compile(model, path, target="cpu", emit="mlir", extra=[*flags, "--stage=graph"])
+    ops = [line.strip() for line in path.read_text().splitlines() if "= dlc.transpose " in line]
+    print(f"  dlc.transpose after the graph passes: {len(ops)}")
+    for op in ops:
+        m = re.search(r"perm = array<i64: ([^>]*)>\} : \((tensor<[^>]*>)\) -> (tensor<[^>]*>)", op)
+        print(f"    perm [{m.group(1)}] {m.group(2)} -> {m.group(3)}" if m else f"    {op[:160]}")
+    if len(ops) > limit:
+        raise harness.Failure(f"{len(ops)} dlc.transpose ops left (want at most {limit})")
+
+
 def gpu_arch():
     """sm_90 or sm_80 from the GPU's compute capability (dlc targets those two)."""
     try:
@@ -146,6 +161,11 @@ def main():
     p.add_argument("--atol-rel", type=float, default=1e-4, help="atol as a fraction of max|ref|")
     p.add_argument("--precision", choices=["fp32", "fp16", "bf16"], default="fp32",
                    help="dlc --precision for every build (fp16/bf16: GEMM and Conv operands)")
+    p.add_argument("--conv-layout", choices=["nchw", "nhwc"],
+                   help="dlc --conv-layout for every build (nhwc: channels-last convolutions)")
+    p.add_argument("--max-transposes", type=int,
+                   help="list the dlc.transpose ops left after the graph passes and fail if "
+                        "there are more")
     args = p.parse_args()
 
     models_dir = Path(args.models_dir)
@@ -157,8 +177,11 @@ def main():
     dlc = harness.Dlc(args.bin_dir)
     work = Path(args.work_dir or tempfile.mkdtemp(prefix=f"dlc-e2e-{args.model}-"))
     work.mkdir(parents=True, exist_ok=True)
-    print(f"model {args.model} (device {args.device}, precision {args.precision})")
+    print(f"model {args.model} (device {args.device}, precision {args.precision}"
+          f"{', conv layout ' + args.conv_layout if args.conv_layout else ''})")
     flags = [f"--precision={args.precision}"]
+    if args.conv_layout:
+        flags.append(f"--conv-layout={args.conv_layout}")
     try:
         model = restore_weights(args.model, models_dir, args.tools_dir, args.cache_dir)
         feeds, ref = load_reference(models_dir / f"{args.model}.ref.npz")
@@ -179,6 +202,8 @@ def main():
             timed("compile (cpu, CUDA kernel form)", dlc.compile, model, so, target="cpu",
                   extra=["--cuda-kernel-form", *flags])
             run_and_compare(dlc, so, feeds, ref, work, "cpu", args.rtol, args.atol_rel)
+        if args.max_transposes is not None:
+            check_transposes(dlc, model, work, flags, args.max_transposes)
         if args.check_plan:
             check_fusion_and_plan(dlc, model, work)
         for arch in args.cuda_arch:

@@ -445,6 +445,101 @@ def warp_reduction_cases(t):
         extra=form)
 
 
+def nhwc_cases(t):
+    """--conv-layout=nhwc on the host: dlc-convert-conv-layout's transposes
+    and channels_last convolutions (padded NHWC copies, implicit-GEMM
+    generics), pooling and the ops the transposes sink through."""
+    nhwc = ("--conv-layout=nhwc",)
+    t.op("nhwc_conv_pads_strides_bias", "Conv", {"x": t.rand(1, 3, 9, 8)},
+         {"w": t.rand(4, 3, 3, 3), "b": t.rand(4)},
+         attrs=dict(pads=[1, 2, 0, 1], strides=[2, 1]), flags=nhwc)
+    t.op("nhwc_conv_dilations", "Conv", {"x": t.rand(2, 3, 10, 11)}, {"w": t.rand(5, 3, 3, 2)},
+         attrs=dict(dilations=[2, 3], pads=[2, 1, 2, 1]), flags=nhwc)
+    t.op("nhwc_conv_groups2", "Conv", {"x": t.rand(1, 4, 7, 7)}, {"w": t.rand(6, 2, 3, 3)},
+         attrs=dict(group=2, pads=[1, 1, 1, 1]), flags=nhwc)
+    t.op("nhwc_conv_depthwise_stride2_mult2", "Conv", {"x": t.rand(1, 4, 9, 9)},
+         {"w": t.rand(8, 1, 3, 3), "b": t.rand(8)},
+         attrs=dict(group=4, pads=[1, 1, 1, 1], strides=[2, 2]), flags=nhwc)
+    t.op("nhwc_conv_weight_input", "Conv", {"x": t.rand(1, 3, 6, 6), "w": t.rand(2, 3, 3, 3)},
+         attrs=dict(pads=[1, 1, 1, 1]), flags=nhwc)
+    t.op("nhwc_conv3d_stays_nchw", "Conv", {"x": t.rand(1, 2, 4, 5, 6)}, {"w": t.rand(3, 2, 2, 2, 2)},
+         attrs=dict(pads=[1, 0, 1, 0, 1, 1]), flags=nhwc)
+    t.add("nhwc_conv_bn_relu_pool", [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["c", "s", "bb", "m", "v"], ["n"]),
+        helper.make_node("Relu", ["n"], ["r"]),
+        helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[1, 1, 1, 1]),
+        helper.make_node("Conv", ["p", "w2"], ["c2"], pads=[1, 1, 1, 1]),
+        helper.make_node("AveragePool", ["c2"], ["a"], kernel_shape=[2, 2], pads=[1, 1, 0, 0]),
+        helper.make_node("GlobalAveragePool", ["a"], ["g"]),
+        helper.make_node("Flatten", ["g"], ["y"])],
+        {"x": t.rand(1, 3, 12, 12)},
+        consts={"w": t.rand(6, 3, 3, 3), "b": t.rand(6), "s": t.rand(6, lo=0.5, hi=1.5),
+                "bb": t.rand(6), "m": t.rand(6), "v": t.rand(6, lo=0.5, hi=1.0),
+                "w2": t.rand(5, 6, 3, 3)}, flags=nhwc)
+    t.add("nhwc_residual_downsample_concat", [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("Clip", ["c1", "lo", "hi"], ["r1"]),
+        helper.make_node("Conv", ["r1", "w2"], ["c2"], pads=[1, 1, 1, 1]),
+        helper.make_node("Conv", ["x", "wd"], ["d"], strides=[2, 2]),
+        helper.make_node("Mul", ["d", "cs"], ["ds"]),
+        helper.make_node("Add", ["c2", "ds"], ["s"]),
+        helper.make_node("Relu", ["s"], ["r2"]),
+        helper.make_node("Concat", ["r2", "c2"], ["cat"], axis=1),
+        helper.make_node("Conv", ["cat", "w3"], ["y"])],
+        {"x": t.rand(1, 4, 8, 8)},
+        consts={"w1": t.rand(6, 4, 3, 3), "w2": t.rand(6, 6, 3, 3), "wd": t.rand(6, 4, 1, 1),
+                "w3": t.rand(3, 12, 1, 1), "cs": t.rand(6, 1, 1), "lo": np.array(0, F32),
+                "hi": np.array(0.5, F32)}, flags=nhwc)
+    # Reductions (axes remapped, without keepdims the result's dims
+    # renumbered) and Softmax (axis remapped) after a channels-last conv.
+    t.add("nhwc_conv_reduce_softmax", [
+        helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Sigmoid", ["c"], ["s"]),
+        helper.make_node("ReduceMax", ["s"], ["m"], axes=[2], keepdims=0),
+        helper.make_node("Softmax", ["m"], ["y"], axis=1),
+        helper.make_node("Softmax", ["s"], ["z"], axis=1)],
+        {"x": t.rand(2, 3, 5, 6)}, outputs=("y", "z"), consts={"w": t.rand(4, 3, 3, 3)},
+        flags=nhwc)
+    # QDQ int8 chain (dlc-fold-qdq -> conv_integer + requantize, int8 between
+    # the layers): a nonzero input zero point padded in by the NHWC copy,
+    # per-channel weights (requantize's axis remapped to 3). Output scale
+    # 0.05: one int8 step of rounding difference allowed.
+    r = np.random.default_rng(7)
+    t.add("nhwc_qdq_conv_chain", [
+        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+        helper.make_node("DequantizeLinear", ["w1", "w1s", "w1z"], ["w1d"], axis=0),
+        helper.make_node("Conv", ["xd", "w1d", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("QuantizeLinear", ["r1", "s1", "z1"], ["q1"]),
+        helper.make_node("DequantizeLinear", ["q1", "s1", "z1"], ["d1"]),
+        helper.make_node("DequantizeLinear", ["w2", "w2s", "w2z"], ["w2d"], axis=0),
+        helper.make_node("Conv", ["d1", "w2d"], ["c2"], pads=[1, 0, 1, 1], strides=[2, 1]),
+        helper.make_node("QuantizeLinear", ["c2", "ys", "yz"], ["q2"]),
+        helper.make_node("DequantizeLinear", ["q2", "ys", "yz"], ["y"])],
+        {"x": t.rand(1, 3, 9, 9)},
+        consts={"xs": np.array(0.01, F32), "xz": np.array(23, np.int8),
+                "w1": r.integers(-127, 127, size=(8, 3, 3, 3)).astype(np.int8),
+                "w1s": r.uniform(0.002, 0.01, size=8).astype(F32), "w1z": np.zeros(8, np.int8),
+                "b1": t.rand(8, lo=-0.2, hi=0.2),
+                "s1": np.array(0.004, F32), "z1": np.array(-100, np.int8),
+                "w2": r.integers(-127, 127, size=(4, 8, 3, 3)).astype(np.int8),
+                "w2s": r.uniform(0.002, 0.01, size=4).astype(F32), "w2z": np.zeros(4, np.int8),
+                "ys": np.array(0.05, F32), "yz": np.array(3, np.int8)},
+        flags=nhwc, rtol=0, atol=0.0501)
+    # Half precision in the CUDA kernel form on the host (nhwc is its
+    # default): f16 NHWC convolutions accumulating in f32.
+    t.add("nhwc_fp16_cuda_form", [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["r"]),
+        helper.make_node("Conv", ["r", "w2"], ["y"], group=2, pads=[0, 1, 0, 1])],
+        {"x": t.rand(1, 16, 8, 8)},
+        consts={"w": t.rand(32, 16, 3, 3), "b": t.rand(32), "w2": t.rand(8, 16, 1, 3)},
+        flags=("--precision=fp16",), extra=("--cuda-kernel-form",), rtol=1e-2, atol=2e-2)
+
+
 def attention_cases(t):
     """dlc-fuse-attention: one online-softmax kernel per chain, in the host
     form and in the CUDA kernel form run on the host (--cuda-kernel-form)."""
@@ -508,7 +603,7 @@ def attention_cases(t):
 def build_table():
     t = Table()
     for fn in (conv_cases, gemm_matmul_cases, elementwise_cases, normalization_cases, pool_cases,
-               shape_cases, graph_cases):
+               shape_cases, graph_cases, nhwc_cases):
         fn(t)
     return t.cases
 

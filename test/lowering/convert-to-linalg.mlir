@@ -534,3 +534,61 @@ func.func @concat_all_empty(%a: tensor<2x0xf32>, %b: tensor<2x0xf32>) -> tensor<
   %0 = dlc.concat %a, %b {axis = 1 : i64} : (tensor<2x0xf32>, tensor<2x0xf32>) -> tensor<2x0xf32>
   return %0 : tensor<2x0xf32>
 }
+
+// -----
+
+// A channels_last conv (dlc-convert-conv-layout) is the implicit-GEMM form
+// dlc-tile-gemm-kernels matches: the padded input made first (its own
+// generic, zeros outside), the bias broadcast along the last dim as the
+// init, then ONE generic over (n, oh, ow, o, kh, kw, c) with pure affine
+// maps and ext/mul/add into the f32 accumulator, then the rounding.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[BIAS:.*]] = affine_map<(d0, d1, d2, d3) -> (d3)>
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 * 2 + d4, d2 * 2 + d5, d6)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d4, d5, d6)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func @conv_nhwc_padded_f16_bias
+// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%{{.*}} : tensor<1x10x10x16xf16>)
+// CHECK: tensor.extract %arg0
+// CHECK: arith.select
+// CHECK: %[[INIT:.*]] = linalg.generic {indexing_maps = [#[[BIAS]], #[[ID]]]{{.*}} ins(%arg2 : tensor<32xf16>) outs(%{{.*}} : tensor<1x4x4x32xf32>)
+// CHECK: %[[ACC:.*]] = linalg.generic {indexing_maps = [#[[IN]], #[[W]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[P]], %arg1 : tensor<1x10x10x16xf16>, tensor<32x3x3x16xf16>) outs(%[[INIT]] : tensor<1x4x4x32xf32>)
+// CHECK-NEXT: ^bb0(%[[X:.*]]: f16, %[[WV:.*]]: f16, %[[O:.*]]: f32):
+// CHECK-NEXT: %[[XE:.*]] = arith.extf %[[X]] : f16 to f32
+// CHECK-NEXT: %[[WE:.*]] = arith.extf %[[WV]] : f16 to f32
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[XE]], %[[WE]] : f32
+// CHECK-NEXT: %[[A:.*]] = arith.addf %[[O]], %[[M]] : f32
+// CHECK-NEXT: linalg.yield %[[A]]
+// CHECK: linalg.generic {{.*}} ins(%[[ACC]] : tensor<1x4x4x32xf32>) outs(%{{.*}} : tensor<1x4x4x32xf16>)
+// CHECK: arith.truncf
+func.func @conv_nhwc_padded_f16_bias(%x: tensor<1x8x8x16xf16>, %w: tensor<32x3x3x16xf16>, %b: tensor<32xf16>) -> tensor<1x4x4x32xf16> {
+  %0 = dlc.conv %x, %w, %b {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x8x16xf16>, tensor<32x3x3x16xf16>, tensor<32xf16>) -> tensor<1x4x4x32xf16>
+  return %0 : tensor<1x4x4x32xf16>
+}
+
+// -----
+
+// Unpadded, dilated depthwise channels_last conv: no padded copy; the
+// input's channel is the group's (d3 / 1 * 1 + d6).
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4 * 2, d2 + d5 * 2, d3 + d6)>
+// CHECK-LABEL: func @conv_nhwc_dilated_depthwise
+// CHECK: linalg.fill
+// CHECK-NEXT: linalg.generic {indexing_maps = [#[[IN]], {{.*}}} ins(%arg0, %arg1 : tensor<1x8x8x4xf32>, tensor<4x3x3x1xf32>)
+// CHECK-NOT: tensor.extract
+func.func @conv_nhwc_dilated_depthwise(%x: tensor<1x8x8x4xf32>, %w: tensor<4x3x3x1xf32>) -> tensor<1x4x4x4xf32> {
+  %0 = dlc.conv %x, %w {channels_last, dilations = array<i64: 2, 2>, group = 4 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<4x3x3x1xf32>) -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// channels_last max pooling: the window runs over dims 1 and 2.
+// CHECK-LABEL: func @max_pool_nhwc
+// CHECK: %[[N:.*]] = linalg.index 0 : index
+// CHECK: %[[C:.*]] = linalg.index 3 : index
+// CHECK: tensor.extract %arg0[%[[N]], %{{.*}}, %{{.*}}, %[[C]]] : tensor<1x8x8x4xf32>
+// CHECK: arith.maximumf
+func.func @max_pool_nhwc(%x: tensor<1x8x8x4xf32>) -> tensor<1x4x4x4xf32> {
+  %0 = dlc.max_pool %x {ceil_mode = false, channels_last, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x8x4xf32>) -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}

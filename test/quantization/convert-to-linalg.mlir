@@ -134,3 +134,51 @@ func.func @qconv_const_weight(%x: tensor<1x1x3x3xi8>) -> tensor<1x2x3x3xi32> {
   %0 = dlc.conv_integer %x, %w, %xz, %wz {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x1x3x3xi8>, tensor<2x1x2x2xi8>, tensor<i8>, tensor<i8>) -> tensor<1x2x3x3xi32>
   return %0 : tensor<1x2x3x3xi32>
 }
+
+// -----
+
+// channels_last conv_integer: the input padded with its zero point (read
+// from the rank-0 zero point tensor), then one generic over (n, oh, ow, o,
+// kh, kw, c): ins(input, weight, input zp, weight zp per channel (d3)).
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d6)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d4, d5, d6)>
+// CHECK-DAG: #[[S:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> ()>
+// CHECK-DAG: #[[WZP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func @conv_integer_nhwc
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%arg2 : tensor<i8>) outs(%{{.*}} : tensor<1x6x6x8xi8>)
+// CHECK-NEXT: ^bb0(%[[Z:.*]]: i8, %{{.*}}: i8):
+// CHECK: %[[E:.*]] = tensor.extract %arg0
+// CHECK: arith.select %{{.*}}, %[[E]], %[[Z]] : i8
+// CHECK: %[[F:.*]] = linalg.fill ins(%{{.*}} : i32)
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[W]], #[[S]], #[[WZP]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[P]], %arg1, %arg2, %arg3 : tensor<1x6x6x8xi8>, tensor<16x3x3x8xi8>, tensor<i8>, tensor<16xi8>) outs(%[[F]] : tensor<1x4x4x16xi32>)
+// CHECK: arith.muli
+// CHECK: arith.addi
+func.func @conv_integer_nhwc(%x: tensor<1x4x4x8xi8>, %w: tensor<16x3x3x8xi8>, %xzp: tensor<i8>, %wzp: tensor<16xi8>) -> tensor<1x4x4x16xi32> {
+  %0 = dlc.conv_integer %x, %w, %xzp, %wzp {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x4x8xi8>, tensor<16x3x3x8xi8>, tensor<i8>, tensor<16xi8>) -> tensor<1x4x4x16xi32>
+  return %0 : tensor<1x4x4x16xi32>
+}
+
+// -----
+
+// channels_last conv_integer with a constant weight and a zero weight zero
+// point: the zero-point split, as for NCHW -- ins(x padded with x_zp, w)
+// only, raw products onto -x_zp * wsum[o] (over d3 of the NHWC result):
+// the int8 implicit-GEMM form of dlc-tile-gemm-kernels.
+// CHECK-LABEL: func @conv_integer_nhwc_split
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<i8>) outs(%{{.*}} : tensor<1x5x5x2xi8>)
+// CHECK: %[[SUMS:.*]] = arith.constant dense<[4, -8]> : tensor<2xi32>
+// CHECK: %[[INIT:.*]] = linalg.generic {{.*}} ins(%arg1, %[[SUMS]] : tensor<i8>, tensor<2xi32>) outs(%{{.*}} : tensor<1x4x4x2xi32>)
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[P]], %{{.*}} : tensor<1x5x5x2xi8>, tensor<2x2x2x2xi8>) outs(%[[INIT]] : tensor<1x4x4x2xi32>)
+// CHECK-NEXT: ^bb0(%[[X:.*]]: i8, %[[W:.*]]: i8, %[[A:.*]]: i32):
+// CHECK-NEXT: %[[XE:.*]] = arith.extsi %[[X]] : i8 to i32
+// CHECK-NEXT: %[[WE:.*]] = arith.extsi %[[W]] : i8 to i32
+// CHECK-NEXT: %[[M:.*]] = arith.muli %[[XE]], %[[WE]] : i32
+// CHECK-NEXT: %[[S:.*]] = arith.addi %[[A]], %[[M]] : i32
+// CHECK-NEXT: linalg.yield %[[S]]
+func.func @conv_integer_nhwc_split(%x: tensor<1x4x4x2xi8>, %xz: tensor<i8>) -> tensor<1x4x4x2xi32> {
+  %w = arith.constant dense<[[[[1, 0], [0, 1]], [[1, 0], [0, 1]]], [[[-2, 0], [0, -2]], [[-2, 0], [0, -2]]]]> : tensor<2x2x2x2xi8>
+  %wz = arith.constant dense<0> : tensor<2xi8>
+  %0 = dlc.conv_integer %x, %w, %xz, %wz {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x2x2x2xi8>, tensor<i8>, tensor<2xi8>) -> tensor<1x4x4x2xi32>
+  return %0 : tensor<1x4x4x2xi32>
+}
