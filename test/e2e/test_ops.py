@@ -399,6 +399,35 @@ def tensor_core_cases(t):
          {"w": t.rand(200, 100), "c": t.rand(200)},
          attrs=dict(transB=1, alpha=0.5, beta=2.0), flags=tf32, extra=form,
          rtol=1e-2, atol=1e-2)
+    # Convolutions as implicit GEMMs (NHWC, the CUDA form's default layout):
+    # the A tile gathered from the (padded) input window. Stride 2 and
+    # dilation 2, batch 2, a 3x2 window, 24 output channels (a partial N
+    # tile), bias.
+    t.op("mma_conv_fp16_stride_dilation", "Conv", {"x": t.rand(2, 16, 15, 13)},
+         {"w": t.rand(24, 16, 3, 2), "b": t.rand(24)},
+         attrs=dict(pads=[1, 1, 1, 1], strides=[2, 1], dilations=[1, 2]),
+         flags=half, extra=form, rtol=1e-2, atol=5e-3)
+    # TF32: 8 channels fill a 16-byte chunk of f32.
+    t.op("mma_conv_tf32_1x1", "Conv", {"x": t.rand(1, 8, 12, 12)},
+         {"w": t.rand(32, 8, 1, 1)}, flags=tf32, extra=form, rtol=1e-2, atol=1e-2)
+    # int8 QDQ conv (dlc-fold-qdq: conv_integer + requantize): 16 input
+    # channels, an input zero point padded in by the NHWC copy and taken
+    # out again through the accumulator's init (-zp * sum(w)).
+    r = np.random.default_rng(11)
+    t.add("mma_conv_int8_qdq_zero_point", [
+        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+        helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=0),
+        helper.make_node("Conv", ["xd", "wd", "b"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("QuantizeLinear", ["c", "ys", "yz"], ["q"]),
+        helper.make_node("DequantizeLinear", ["q", "ys", "yz"], ["y"])],
+        {"x": t.rand(1, 16, 10, 9)},
+        consts={"xs": np.array(0.01, F32), "xz": np.array(23, np.int8),
+                "w": r.integers(-127, 127, size=(32, 16, 3, 3)).astype(np.int8),
+                "ws": r.uniform(0.002, 0.01, size=32).astype(F32), "wz": np.zeros(32, np.int8),
+                "b": t.rand(32, lo=-0.2, hi=0.2),
+                "ys": np.array(0.02, F32), "yz": np.array(-5, np.int8)},
+        extra=form, rtol=0, atol=0.0201)
     # QLinearMatMul: the requantize epilogue on the i32 accumulator registers.
     t.op("mma_int8_qlinear_matmul", "QLinearMatMul", {"a": ints(np.uint8, 96, 160)},
          {"as": np.array(0.02, F32), "az": np.array(120, np.uint8),
