@@ -154,7 +154,8 @@ class Dlc:
 
 
 def torch_dtype(precision):
-    return {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[precision]
+    return {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32,
+            "tf32": torch.float32}[precision]
 
 
 class Timer:
@@ -446,9 +447,10 @@ def bench_int8(row, name, tag, inputs, npys, args, dlc, work):
 # Microbenchmarks
 # --------------------------------------------------------------------------
 
-def chain_model(path, op, n_ops, shape, elem_type, second):
+def chain_model(path, op, n_ops, shape, elem_type, second, attrs=None):
     """ONNX model: Y = X op S op S ... (n_ops times). second: 'input' (S is a
-    second model input of the same shape) or a float constant (scalar)."""
+    second model input of the same shape) or a float constant (scalar);
+    attrs: the op's attributes."""
     import onnx
     from onnx import helper, numpy_helper
     inits, ins = [], [helper.make_tensor_value_info("X", elem_type, list(shape))]
@@ -460,7 +462,7 @@ def chain_model(path, op, n_ops, shape, elem_type, second):
     nodes, prev = [], "X"
     for i in range(n_ops):
         out = "Y" if i == n_ops - 1 else f"t{i}"
-        nodes.append(helper.make_node(op, [prev, "S"], [out]))
+        nodes.append(helper.make_node(op, [prev, "S"], [out], **(attrs or {})))
         prev = out
     graph = helper.make_graph(nodes, "chain", ins,
                               [helper.make_tensor_value_info("Y", elem_type, list(shape))],
@@ -491,7 +493,7 @@ def save_npy(path, t):
 
 
 def dlc_chain_ms(row, dlc, work, tag, op, shape, precision, io, second, inputs, args, extra,
-                 check_kernels):
+                 check_kernels, attrs=None):
     """Per-op dlc time (returned with the 1-op build's figures, which also go
     into `row` with the chain length and any note) from the dlc-bench p50s of
     a 1-op and a (1+R)-op chain
@@ -508,7 +510,7 @@ def dlc_chain_ms(row, dlc, work, tag, op, shape, precision, io, second, inputs, 
     def model(k):
         if k not in models:
             path = work / f"{tag}.{k}.onnx"
-            chain_model(path, op, k, shape, elem, second)
+            chain_model(path, op, k, shape, elem, second, attrs)
             so = work / f"{tag}.{k}.so"
             compile_s, report = dlc.compile(path, so, flag, extra)
             models[k] = {"so": so, "compile_s": compile_s, "kernels": report.get("kernel_count")}
@@ -555,11 +557,20 @@ def bench_gemm(n, precision, args, dlc, timer, device, work):
     # Entries with variance 1/n keep the chain's values at scale 1.
     a = (torch.randn(n, n, generator=g) / n ** 0.5).to(dtype)
     b = (torch.randn(n, n, generator=g) / n ** 0.5).to(dtype)
+    tf32 = precision == "tf32"
     try:
         ad, bd = a.to(device), b.to(device)
         out = torch.empty_like(ad)
         reps = max(1, int(args.gemm_reps))
-        ms = timer.device_ms(lambda: torch.matmul(ad, bd, out=out), reps)
+        # TF32: cuBLAS on TF32 tensor cores for the timing, fp32 for the
+        # reference.
+        if tf32 and device.type == "cuda":
+            torch.backends.cuda.matmul.allow_tf32 = True
+        try:
+            ms = timer.device_ms(lambda: torch.matmul(ad, bd, out=out), reps)
+        finally:
+            if device.type == "cuda":
+                torch.backends.cuda.matmul.allow_tf32 = False
         row["torch_ms"], row["torch_tflops"] = ms, flops / ms / 1e9
         ref = torch.matmul(ad, bd).float().cpu()
         del ad, bd, out
@@ -569,16 +580,25 @@ def bench_gemm(n, precision, args, dlc, timer, device, work):
     try:
         tag = f"gemm{n}_{precision}_{args.gemm_io}"
         io = (lambda t: t) if args.gemm_io == "native" else (lambda t: t.float())
-        files = {"X": save_npy(work / f"{tag}.A.npy", io(a)),
-                 "S": save_npy(work / f"{tag}.B.npy", io(b))}
-        per, one = dlc_chain_ms(row, dlc, work, tag, "MatMul", (n, n), precision,
-                                args.gemm_io, "input", files, args, (), False)
+        if tf32:
+            # dlc's TF32 GEMMs read B as [N, K]: Gemm(transB=1) on B^T.
+            files = {"X": save_npy(work / f"{tag}.A.npy", a),
+                     "S": save_npy(work / f"{tag}.B.npy", b.t().contiguous())}
+            per, one = dlc_chain_ms(row, dlc, work, tag, "Gemm", (n, n), "fp32", "native",
+                                    "input", files, args, ("--allow-tf32",), False,
+                                    attrs={"transB": 1})
+        else:
+            files = {"X": save_npy(work / f"{tag}.A.npy", io(a)),
+                     "S": save_npy(work / f"{tag}.B.npy", io(b))}
+            per, one = dlc_chain_ms(row, dlc, work, tag, "MatMul", (n, n), precision,
+                                    args.gemm_io, "input", files, args, (), False)
         if per > 0:
             row["dlc_ms"], row["dlc_tflops"] = per, flops / per / 1e9
         if ref is not None:
             got = dlc.run(one["so"], files, work / f"{tag}.out")["Y"]
             row["max_rel_err"] = rel_err(got.astype(np.float32), ref.numpy())
-            row["ok"] = row["max_rel_err"] <= args.tol
+            # TF32 keeps 10 mantissa bits: fp16's tolerance.
+            row["ok"] = row["max_rel_err"] <= (max(args.tol, 2e-2) if tf32 else args.tol)
     except Exception as e:  # noqa: BLE001
         row["errors"]["dlc"] = str(e)
     return compare_with_torch(row, "matmul")
@@ -716,7 +736,9 @@ def main():
     ap.add_argument("--gemm-sizes", default="4096,8192",
                     help="square GEMM sizes, or 'none' (default %(default)s)")
     ap.add_argument("--gemm-precisions", default=None,
-                    help="default: fp16,bf16 on cuda, fp32 on cpu")
+                    help="fp16, bf16, fp32 or tf32 (fp32 operands on TF32 tensor cores: "
+                    "dlc --allow-tf32 against torch.matmul with allow_tf32); "
+                    "default: fp16,bf16 on cuda, fp32 on cpu")
     ap.add_argument("--gemm-io", choices=["native", "fp32"], default="native",
                     help="dlc GEMM models with fp16/bf16 inputs (native) or fp32 inputs "
                     "and --precision (default %(default)s)")
