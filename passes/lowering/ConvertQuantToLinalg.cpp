@@ -27,6 +27,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -480,6 +481,79 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
   /// Constant 2-D rhs laid out [N, K] (int8 mma.sync reads B that way).
   bool weightsNK;
 
+  static bool isZeroConstant(Value zp) {
+    std::optional<SmallVector<int64_t>> z = constInts(zp);
+    return z && llvm::all_of(*z, [](int64_t v) { return v == 0; });
+  }
+
+  /// The signless `y` [.., K, N] as a new tensor [.., N, K].
+  static Value transposeLastTwo(OpBuilder &b, Location loc, Value y) {
+    auto type = tensorType(y);
+    int64_t r = type.getRank();
+    SmallVector<int64_t> shape(type.getShape());
+    std::swap(shape[r - 2], shape[r - 1]);
+    SmallVector<AffineExpr> in;
+    for (int64_t i = 0; i < r; ++i)
+      in.push_back(b.getAffineDimExpr(i < r - 2 ? i : (i == r - 2 ? r - 1
+                                                                   : r - 2)));
+    return parallelGeneric(
+        b, loc, type.clone(shape), {y},
+        {AffineMap::get(r, 0, in, b.getContext())},
+        [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+  }
+
+  /// The accumulator's initial value -x_zp * sum_k y[.., n, k] over the
+  /// `type`-shaped result, y [.., N, K] signless (zeros when x_zp is 0).
+  static Value runtimeSplitInit(OpBuilder &b, Location loc,
+                                RankedTensorType type, Value y, bool yUnsigned,
+                                Value inputZeroPoint) {
+    std::optional<SmallVector<int64_t>> xzp = constInts(inputZeroPoint);
+    if (xzp && xzp->size() == 1 && (*xzp)[0] == 0)
+      return zeroFilled(b, loc, type);
+    MLIRContext *ctx = b.getContext();
+    auto yType = tensorType(y);
+    int64_t r = yType.getRank(), rank = type.getRank();
+    auto sumsType = RankedTensorType::get(yType.getShape().drop_back(),
+                                          b.getI32Type());
+    SmallVector<IteratorType> iters(r - 1, IteratorType::parallel);
+    iters.push_back(IteratorType::reduction);
+    Value sums =
+        b.create<linalg::GenericOp>(
+             loc, TypeRange{sumsType}, ValueRange{y},
+             ValueRange{zeroFilled(b, loc, sumsType)},
+             ArrayRef<AffineMap>{
+                 AffineMap::getMultiDimIdentityMap(r, ctx),
+                 AffineMap::getMultiDimIdentityMap(r, ctx).getMajorSubMap(
+                     r - 1)},
+             iters,
+             [&](OpBuilder &nb, Location l, ValueRange a) {
+               nb.create<linalg::YieldOp>(
+                   l, nb.create<arith::AddIOp>(l, a[1],
+                                               toI32(nb, l, a[0], yUnsigned))
+                          .getResult());
+             })
+            .getResult(0);
+    // The sums' batch dims broadcast against the result's, as y's do.
+    SmallVector<AffineExpr> at;
+    int64_t vb = r - 2, batch = rank - 2;
+    for (int64_t i = 0; i < vb; ++i)
+      at.push_back(sumsType.getDimSize(i) == 1 &&
+                           type.getDimSize(batch - vb + i) != 1
+                       ? getAffineConstantExpr(0, ctx)
+                       : getAffineDimExpr(batch - vb + i, ctx));
+    at.push_back(getAffineDimExpr(rank - 1, ctx));
+    bool xUnsigned = isUnsigned(inputZeroPoint);
+    return parallelGeneric(
+        b, loc, type, {toSignless(b, loc, inputZeroPoint), sums},
+        {AffineMap::get(rank, 0, ctx), AffineMap::get(rank, 0, at, ctx)},
+        [&](OpBuilder &nb, Location l, ValueRange a) {
+          Value z = toI32(nb, l, a[0], xUnsigned);
+          return nb.create<arith::MulIOp>(
+                       l, nb.create<arith::SubIOp>(l, i32(nb, l, 0), z), a[1])
+              .getResult();
+        });
+  }
+
   LogicalResult matchAndRewrite(MatMulIntegerOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -521,14 +595,31 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
       split = ZeroPointSplit::get(rhs, bzp, cols, [&](int64_t i) {
         return rhsTransposed ? i / rhsType.getDimSize(1) : i % cols;
       });
+    Value init;
     if (split) {
+      init = split->init(rewriter, loc, type, rank - 1, op.getLhsZeroPoint());
+    } else if (weightsNK && isZeroConstant(bzp) &&
+               !matchPattern(rhs, m_Constant())) {
+      // An activation rhs in the CUDA form (attention's Q.K^T and P.V): a
+      // transpose kernel stores it [.., N, K] and the lhs zero point leaves
+      // the product through the rhs's column sums, computed at run time, so
+      // the product is tensor-core shaped too.
+      rhs = toSignless(rewriter, loc, rhs);
+      if (!rhsTransposed) {
+        rhs = transposeLastTwo(rewriter, loc, rhs);
+        rhsTransposed = true;
+        maps[1] = operandMap(rhs, n, kk);
+      }
+      init = runtimeSplitInit(rewriter, loc, type, rhs, bUnsigned,
+                              op.getLhsZeroPoint());
+    }
+    if (init) {
       auto generic = rewriter.create<linalg::GenericOp>(
           loc, TypeRange{type},
           ValueRange{toSignless(rewriter, loc, op.getLhs()),
                      toSignless(rewriter, loc, rhs)},
-          ValueRange{split->init(rewriter, loc, type, rank - 1,
-                                 op.getLhsZeroPoint())},
-          ArrayRef<AffineMap>{maps[0], maps[1], maps[4]}, iters,
+          ValueRange{init}, ArrayRef<AffineMap>{maps[0], maps[1], maps[4]},
+          iters,
           [&](OpBuilder &b, Location l, ValueRange a) {
             Value p = b.create<arith::MulIOp>(l, toI32(b, l, a[0], aUnsigned),
                                               toI32(b, l, a[1], bUnsigned));

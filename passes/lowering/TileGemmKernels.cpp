@@ -211,6 +211,12 @@ bool hasOperandMap(AffineMap map, unsigned rank, unsigned last0,
     return false;
   int prev = -1;
   for (unsigned i = 0; i + 2 < n; ++i) {
+    // A broadcast batch dim reads index 0.
+    if (auto c = dyn_cast<AffineConstantExpr>(map.getResult(i))) {
+      if (c.getValue() != 0)
+        return false;
+      continue;
+    }
     auto d = dyn_cast<AffineDimExpr>(map.getResult(i));
     if (!d || (int)d.getPosition() <= prev || d.getPosition() + 2 >= rank)
       return false;
@@ -770,11 +776,13 @@ private:
 
 /// Global indices of an operand at matrix position (r0, r1), batch dims from
 /// the CTA's batch coordinates through the operand's indexing map.
-SmallVector<Value> operandIndices(AffineMap map, ArrayRef<Value> batch,
-                                  Value r0, Value r1) {
+SmallVector<Value> operandIndices(Idx &ix, AffineMap map,
+                                  ArrayRef<Value> batch, Value r0, Value r1) {
   SmallVector<Value> idx;
-  for (unsigned i = 0; i + 2 < map.getNumResults(); ++i)
-    idx.push_back(batch[map.getDimPosition(i)]);
+  for (unsigned i = 0; i + 2 < map.getNumResults(); ++i) {
+    auto d = dyn_cast<AffineDimExpr>(map.getResult(i));
+    idx.push_back(d ? batch[d.getPosition()] : ix.c(0));
+  }
   idx.push_back(r0);
   idx.push_back(r1);
   return idx;
@@ -838,7 +846,7 @@ void GemmBuilder::loadStage(Value kt, Value slot) {
     };
     auto aIndices = [&](Value r, Value c) -> SmallVector<Value> {
       if (!g.conv)
-        return operandIndices(g.aMap, batch, r, c);
+        return operandIndices(ix, g.aMap, batch, r, c);
       // im2col: pixel r, window position and channel c.
       const GemmKernel::Conv &cv = *g.conv;
       SmallVector<Value> p = outputPixel(r);
@@ -848,7 +856,7 @@ void GemmBuilder::loadStage(Value kt, Value slot) {
     };
     auto bIndices = [&](Value r, Value c) -> SmallVector<Value> {
       if (!g.conv)
-        return operandIndices(g.bMap, batch, r, c);
+        return operandIndices(ix, g.bMap, batch, r, c);
       auto [ky, kx, ch] = windowPosition(c);
       return {r, ky, kx, ch};
     };

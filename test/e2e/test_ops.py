@@ -382,6 +382,12 @@ def tensor_core_cases(t):
                                                 size=shape, endpoint=True).astype(dtype)
     t.op("mma_int8_u8s8_zero_point", "MatMulInteger", {"x": ints(np.uint8, 2, 72, 80)},
          {"w": ints(np.int8, 80, 88), "xz": np.array(131, np.uint8)}, extra=form)
+    # Two activations (attention's P.V in int8): the rhs goes [N, K] through
+    # a transpose kernel and the lhs zero point leaves the product through
+    # the rhs's column sums, computed at run time; batch dims broadcast.
+    t.op("mma_int8_activations", "MatMulInteger",
+         {"x": ints(np.uint8, 2, 3, 40, 64), "v": ints(np.int8, 1, 3, 64, 48)},
+         {"xz": np.array(200, np.uint8), "vz": np.array(0, np.int8)}, extra=form)
     # s8 x s8 with 128x128 tiles and a per-column weight zero point of 0.
     t.op("mma_int8_s8s8_128x128_tiles", "MatMulInteger", {"x": ints(np.int8, 2048, 64)},
          {"w": ints(np.int8, 64, 1152), "xz": np.array(-7, np.int8),
