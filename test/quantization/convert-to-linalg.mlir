@@ -182,3 +182,26 @@ func.func @conv_integer_nhwc_split(%x: tensor<1x4x4x2xi8>, %xz: tensor<i8>) -> t
   %0 = dlc.conv_integer %x, %w, %xz, %wz {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x2x2x2xi8>, tensor<i8>, tensor<2xi8>) -> tensor<1x4x4x2xi32>
   return %0 : tensor<1x4x4x2xi32>
 }
+
+// -----
+
+// Two activations with a zero rhs zero point. Host: the subtracting form.
+// With int8-weights-nk (the CUDA form): the rhs copied to [N, K], its
+// column sums reduced at run time, the init -lhs_zp * sums, and the raw
+// product, so the GEMM takes the tensor-core path.
+// CHECK-LABEL: func @qmatmul_activations
+// CHECK: linalg.fill
+// CHECK: arith.subi
+// NK-LABEL: func @qmatmul_activations
+// NK: %[[T:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<2x3x5xi8>) outs(%{{.*}} : tensor<2x5x3xi8>)
+// NK: %[[S:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[T]] : tensor<2x5x3xi8>) outs(%{{.*}} : tensor<2x5xi32>)
+// NK: arith.extsi
+// NK: %[[I:.*]] = linalg.generic {{.*}} ins(%arg2, %[[S]] : tensor<i8>, tensor<2x5xi32>) outs(%{{.*}} : tensor<2x4x5xi32>)
+// NK: linalg.generic {{.*}} ins(%arg0, %[[T]] : tensor<2x4x3xi8>, tensor<2x5x3xi8>) outs(%[[I]] : tensor<2x4x5xi32>)
+// NK-NOT: arith.subi
+// NK: arith.muli
+func.func @qmatmul_activations(%a: tensor<2x4x3xi8>, %b: tensor<2x3x5xi8>, %az: tensor<i8>) -> tensor<2x4x5xi32> {
+  %bz = arith.constant dense<0> : tensor<i8>
+  %0 = dlc.matmul_integer %a, %b, %az, %bz {rhs_transposed = false} : (tensor<2x4x3xi8>, tensor<2x3x5xi8>, tensor<i8>, tensor<i8>) -> tensor<2x4x5xi32>
+  return %0 : tensor<2x4x5xi32>
+}
