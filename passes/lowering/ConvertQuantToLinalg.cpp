@@ -481,11 +481,6 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
   /// Constant 2-D rhs laid out [N, K] (int8 mma.sync reads B that way).
   bool weightsNK;
 
-  static bool isZeroConstant(Value zp) {
-    std::optional<SmallVector<int64_t>> z = constInts(zp);
-    return z && llvm::all_of(*z, [](int64_t v) { return v == 0; });
-  }
-
   /// The signless `y` [.., K, N] as a new tensor [.., N, K].
   static Value transposeLastTwo(OpBuilder &b, Location loc, Value y) {
     auto type = tensorType(y);
@@ -502,55 +497,99 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
         [](OpBuilder &, Location, ValueRange a) { return a[0]; });
   }
 
-  /// The accumulator's initial value -x_zp * sum_k y[.., n, k] over the
-  /// `type`-shaped result, y [.., N, K] signless (zeros when x_zp is 0).
-  static Value runtimeSplitInit(OpBuilder &b, Location loc,
-                                RankedTensorType type, Value y, bool yUnsigned,
-                                Value inputZeroPoint) {
-    std::optional<SmallVector<int64_t>> xzp = constInts(inputZeroPoint);
-    if (xzp && xzp->size() == 1 && (*xzp)[0] == 0)
-      return zeroFilled(b, loc, type);
+  /// Sums over the last dim of the signless `v` [.., R, K] into i32 [.., R].
+  static Value rowSums(OpBuilder &b, Location loc, Value v, bool isUnsigned) {
     MLIRContext *ctx = b.getContext();
-    auto yType = tensorType(y);
-    int64_t r = yType.getRank(), rank = type.getRank();
-    auto sumsType = RankedTensorType::get(yType.getShape().drop_back(),
+    auto vType = tensorType(v);
+    int64_t r = vType.getRank();
+    auto sumsType = RankedTensorType::get(vType.getShape().drop_back(),
                                           b.getI32Type());
     SmallVector<IteratorType> iters(r - 1, IteratorType::parallel);
     iters.push_back(IteratorType::reduction);
-    Value sums =
-        b.create<linalg::GenericOp>(
-             loc, TypeRange{sumsType}, ValueRange{y},
-             ValueRange{zeroFilled(b, loc, sumsType)},
-             ArrayRef<AffineMap>{
-                 AffineMap::getMultiDimIdentityMap(r, ctx),
-                 AffineMap::getMultiDimIdentityMap(r, ctx).getMajorSubMap(
-                     r - 1)},
-             iters,
-             [&](OpBuilder &nb, Location l, ValueRange a) {
-               nb.create<linalg::YieldOp>(
-                   l, nb.create<arith::AddIOp>(l, a[1],
-                                               toI32(nb, l, a[0], yUnsigned))
-                          .getResult());
-             })
-            .getResult(0);
-    // The sums' batch dims broadcast against the result's, as y's do.
+    return b
+        .create<linalg::GenericOp>(
+            loc, TypeRange{sumsType}, ValueRange{v},
+            ValueRange{zeroFilled(b, loc, sumsType)},
+            ArrayRef<AffineMap>{
+                AffineMap::getMultiDimIdentityMap(r, ctx),
+                AffineMap::getMultiDimIdentityMap(r, ctx).getMajorSubMap(r -
+                                                                         1)},
+            iters,
+            [&](OpBuilder &nb, Location l, ValueRange a) {
+              nb.create<linalg::YieldOp>(
+                  l, nb.create<arith::AddIOp>(l, a[1],
+                                              toI32(nb, l, a[0], isUnsigned))
+                         .getResult());
+            })
+        .getResult(0);
+  }
+
+  /// The map of per-row sums `sums` [.., R] in the iteration space of the
+  /// `type`-shaped result, R being result dim `dim`; batch dims broadcast
+  /// as the operand they came from does.
+  static AffineMap sumsMap(RankedTensorType type, Value sums, int64_t dim) {
+    MLIRContext *ctx = type.getContext();
+    auto sumsType = tensorType(sums);
+    int64_t rank = type.getRank(), batch = rank - 2,
+            vb = sumsType.getRank() - 1;
     SmallVector<AffineExpr> at;
-    int64_t vb = r - 2, batch = rank - 2;
     for (int64_t i = 0; i < vb; ++i)
       at.push_back(sumsType.getDimSize(i) == 1 &&
                            type.getDimSize(batch - vb + i) != 1
                        ? getAffineConstantExpr(0, ctx)
                        : getAffineDimExpr(batch - vb + i, ctx));
-    at.push_back(getAffineDimExpr(rank - 1, ctx));
-    bool xUnsigned = isUnsigned(inputZeroPoint);
+    at.push_back(getAffineDimExpr(dim, ctx));
+    return AffineMap::get(rank, 0, at, ctx);
+  }
+
+  /// The accumulator's initial value when both operands are activations:
+  /// sum (x - x_zp)(y - y_zp) = sum x y - x_zp * colsum(y)[n] -
+  /// y_zp * rowsum(x)[m] + K x_zp y_zp, the sums computed at run time (only
+  /// those whose zero point is not a constant 0). x [.., M, K] and y
+  /// [.., N, K] are signless.
+  static Value runtimeSplitInit(OpBuilder &b, Location loc,
+                                RankedTensorType type, Value x, bool xUnsigned,
+                                Value xzp, Value y, bool yUnsigned, Value yzp) {
+    auto isZero = [](Value zp) {
+      std::optional<SmallVector<int64_t>> z = constInts(zp);
+      return z && z->size() == 1 && (*z)[0] == 0;
+    };
+    bool useX = !isZero(xzp), useY = !isZero(yzp);
+    if (!useX && !useY)
+      return zeroFilled(b, loc, type);
+    MLIRContext *ctx = b.getContext();
+    int64_t rank = type.getRank();
+    int64_t k = tensorType(x).getShape().back();
+    SmallVector<Value> inputs{toSignless(b, loc, xzp), toSignless(b, loc, yzp)};
+    SmallVector<AffineMap> maps{AffineMap::get(rank, 0, ctx),
+                                AffineMap::get(rank, 0, ctx)};
+    if (useX) { // x_zp * colsum(y)
+      inputs.push_back(rowSums(b, loc, y, yUnsigned));
+      maps.push_back(sumsMap(type, inputs.back(), rank - 1));
+    }
+    if (useY) { // y_zp * rowsum(x)
+      inputs.push_back(rowSums(b, loc, x, xUnsigned));
+      maps.push_back(sumsMap(type, inputs.back(), rank - 2));
+    }
     return parallelGeneric(
-        b, loc, type, {toSignless(b, loc, inputZeroPoint), sums},
-        {AffineMap::get(rank, 0, ctx), AffineMap::get(rank, 0, at, ctx)},
+        b, loc, type, inputs, maps,
         [&](OpBuilder &nb, Location l, ValueRange a) {
-          Value z = toI32(nb, l, a[0], xUnsigned);
-          return nb.create<arith::MulIOp>(
-                       l, nb.create<arith::SubIOp>(l, i32(nb, l, 0), z), a[1])
-              .getResult();
+          Value zx = toI32(nb, l, a[0], xUnsigned);
+          Value zy = toI32(nb, l, a[1], yUnsigned);
+          Value v = i32(nb, l, 0);
+          unsigned next = 2;
+          if (useX)
+            v = nb.create<arith::SubIOp>(
+                l, v, nb.create<arith::MulIOp>(l, zx, a[next++]));
+          if (useY)
+            v = nb.create<arith::SubIOp>(
+                l, v, nb.create<arith::MulIOp>(l, zy, a[next++]));
+          if (useX && useY)
+            v = nb.create<arith::AddIOp>(
+                l, v,
+                nb.create<arith::MulIOp>(
+                    l, i32(nb, l, k), nb.create<arith::MulIOp>(l, zx, zy)));
+          return v;
         });
   }
 
@@ -598,20 +637,21 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
     Value init;
     if (split) {
       init = split->init(rewriter, loc, type, rank - 1, op.getLhsZeroPoint());
-    } else if (weightsNK && isZeroConstant(bzp) &&
+    } else if (weightsNK && tensorType(bzp).getRank() == 0 &&
                !matchPattern(rhs, m_Constant())) {
       // An activation rhs in the CUDA form (attention's Q.K^T and P.V): a
-      // transpose kernel stores it [.., N, K] and the lhs zero point leaves
-      // the product through the rhs's column sums, computed at run time, so
-      // the product is tensor-core shaped too.
+      // transpose kernel stores it [.., N, K] and the zero points leave the
+      // product through row and column sums computed at run time, so the
+      // product is tensor-core shaped too.
       rhs = toSignless(rewriter, loc, rhs);
       if (!rhsTransposed) {
         rhs = transposeLastTwo(rewriter, loc, rhs);
         rhsTransposed = true;
         maps[1] = operandMap(rhs, n, kk);
       }
-      init = runtimeSplitInit(rewriter, loc, type, rhs, bUnsigned,
-                              op.getLhsZeroPoint());
+      init = runtimeSplitInit(rewriter, loc, type,
+                              toSignless(rewriter, loc, op.getLhs()), aUnsigned,
+                              op.getLhsZeroPoint(), rhs, bUnsigned, bzp);
     }
     if (init) {
       auto generic = rewriter.create<linalg::GenericOp>(

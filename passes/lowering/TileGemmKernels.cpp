@@ -262,15 +262,18 @@ FailureOr<GemmKernel> matchGemmKernel(func::FuncOp func, ModuleOp module,
       return failure();
     ops.push_back(linalgOp);
   }
-  // init ; contraction ; epilogue...
-  if (ops.size() < 2 || !isa<linalg::GenericOp>(ops[1]) ||
-      ops[1].getNumReductionLoops() == 0 ||
-      ops[0].getDpsInits()[0] != ops[1].getDpsInits()[0] ||
-      ops[1].getNumDpsInputs() != 2)
+  // [init ;] contraction ; epilogue... Without an init the accumulator
+  // starts from what an earlier kernel wrote (an init fusion merged there).
+  unsigned first = !ops.empty() && ops[0].getNumReductionLoops() != 0 ? 0 : 1;
+  if (ops.size() < first + 1 || !isa<linalg::GenericOp>(ops[first]) ||
+      ops[first].getNumReductionLoops() == 0 ||
+      (first && ops[0].getDpsInits()[0] != ops[1].getDpsInits()[0]) ||
+      ops[first].getNumDpsInputs() != 2)
     return failure();
-  g.init = ops[0];
-  g.contraction = cast<linalg::GenericOp>(ops[1]);
-  for (linalg::LinalgOp op : llvm::drop_begin(ops, 2)) {
+  if (first)
+    g.init = ops[0];
+  g.contraction = cast<linalg::GenericOp>(ops[first]);
+  for (linalg::LinalgOp op : llvm::drop_begin(ops, first + 1)) {
     if (!isa<linalg::GenericOp>(op))
       return failure();
     g.epilogue.push_back(cast<linalg::GenericOp>(op));
@@ -282,7 +285,9 @@ FailureOr<GemmKernel> matchGemmKernel(func::FuncOp func, ModuleOp module,
     if (!isIntMulAccBody(c, g.elementType, unsignedArg))
       return failure();
   }
-  if (auto fill = dyn_cast<linalg::FillOp>(g.init.getOperation())) {
+  if (!g.init) {
+    // The accumulator's earlier value is read in the epilogue.
+  } else if (auto fill = dyn_cast<linalg::FillOp>(g.init.getOperation())) {
     if (fill.getInputs()[0].getType() != g.accType())
       return failure();
   } else {
@@ -486,7 +491,8 @@ LogicalResult checkShapeAndEpilogue(GemmKernel &g, unsigned rank,
     written.push_back(rootBuffer(e.getDpsInits()[0]));
   }
   SmallVector<linalg::GenericOp> elementwise(g.epilogue);
-  if (auto init = dyn_cast<linalg::GenericOp>(g.init.getOperation()))
+  if (auto init = g.init ? dyn_cast<linalg::GenericOp>(g.init.getOperation())
+                         : linalg::GenericOp())
     elementwise.push_back(init);
   for (linalg::GenericOp e : elementwise)
     for (OpOperand &operand : e->getOpOperands()) {
@@ -1203,7 +1209,9 @@ void GemmBuilder::epilogueElement(Value row, Value col, Value value) {
   for (Value scale : g.scales)
     value = rw.create<arith::MulFOp>(loc, value, scale);
   Value init;
-  if (auto fill = dyn_cast<linalg::FillOp>(g.init.getOperation())) {
+  if (!g.init) {
+    init = rw.create<memref::LoadOp>(loc, g.acc, coords);
+  } else if (auto fill = dyn_cast<linalg::FillOp>(g.init.getOperation())) {
     Value v = fill.getInputs()[0];
     if (!matchPattern(v, m_Zero()) && !matchPattern(v, m_PosZeroFloat()))
       init = v;
@@ -1403,7 +1411,8 @@ struct TileGemmKernelsPass
       for (linalg::GenericOp e : llvm::reverse(g->epilogue))
         rewriter.eraseOp(e);
       rewriter.eraseOp(g->contraction);
-      rewriter.eraseOp(g->init);
+      if (g->init)
+        rewriter.eraseOp(g->init);
       Builder b(&getContext());
       func->setAttr(attrs::kWorkItems, b.getI64IntegerAttr(ctas));
       func->setAttr(attrs::kCtaThreads, b.getI64IntegerAttr(cfg.threads()));

@@ -388,6 +388,10 @@ def tensor_core_cases(t):
     t.op("mma_int8_activations", "MatMulInteger",
          {"x": ints(np.uint8, 2, 3, 40, 64), "v": ints(np.int8, 1, 3, 64, 48)},
          {"xz": np.array(200, np.uint8), "vz": np.array(0, np.int8)}, extra=form)
+    # Both zero points nonzero: -x_zp colsum(v) - v_zp rowsum(x) + K x_zp v_zp.
+    t.op("mma_int8_activations_both_zero_points", "MatMulInteger",
+         {"x": ints(np.int8, 3, 48, 96), "v": ints(np.int8, 3, 96, 40)},
+         {"xz": np.array(-9, np.int8), "vz": np.array(17, np.int8)}, extra=form)
     # s8 x s8 with 128x128 tiles and a per-column weight zero point of 0.
     t.op("mma_int8_s8s8_128x128_tiles", "MatMulInteger", {"x": ints(np.int8, 2048, 64)},
          {"w": ints(np.int8, 64, 1152), "xz": np.array(-7, np.int8),

@@ -196,7 +196,7 @@ func.func @conv_integer_nhwc_split(%x: tensor<1x4x4x2xi8>, %xz: tensor<i8>) -> t
 // NK: %[[T:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<2x3x5xi8>) outs(%{{.*}} : tensor<2x5x3xi8>)
 // NK: %[[S:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[T]] : tensor<2x5x3xi8>) outs(%{{.*}} : tensor<2x5xi32>)
 // NK: arith.extsi
-// NK: %[[I:.*]] = linalg.generic {{.*}} ins(%arg2, %[[S]] : tensor<i8>, tensor<2x5xi32>) outs(%{{.*}} : tensor<2x4x5xi32>)
+// NK: %[[I:.*]] = linalg.generic {{.*}} ins(%arg2, %{{.*}}, %[[S]] : tensor<i8>, tensor<i8>, tensor<2x5xi32>) outs(%{{.*}} : tensor<2x4x5xi32>)
 // NK: linalg.generic {{.*}} ins(%arg0, %[[T]] : tensor<2x4x3xi8>, tensor<2x5x3xi8>) outs(%[[I]] : tensor<2x4x5xi32>)
 // NK-NOT: arith.subi
 // NK: arith.muli
