@@ -343,3 +343,31 @@ func.func private @conv_nhwc_int8(%acc: memref<1x8x8x32xi32>, %x: memref<1x10x10
   }
   return
 }
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bt = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// No init in the kernel: an earlier kernel wrote the accumulator's initial
+// value (kernel fusion merged the init there), which the epilogue reads
+// back and adds.
+// CHECK-LABEL: func.func private @gemm_int8_no_init
+// CHECK-SAME: dlc.cta_threads = 128 : i64
+// CHECK: llvm.inline_asm {{.*}}"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32
+// CHECK: %[[OLD:.*]] = memref.load %[[ACC:.*]][%{{.*}}, %{{.*}}] : memref<64x64xi32>
+// CHECK: arith.addi %[[OLD]]
+// CHECK: memref.store %{{.*}}, %[[ACC]]
+func.func private @gemm_int8_no_init(%acc: memref<64x64xi32>, %a: memref<64x128xi8>, %b: memref<64x128xi8>) attributes {dlc.kernel} {
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<64x128xi8>, memref<64x128xi8>) outs(%acc : memref<64x64xi32>) {
+  ^bb0(%x: i8, %y: i8, %s: i32):
+    %0 = arith.extsi %x : i8 to i32
+    %1 = arith.extsi %y : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %s, %2 : i32
+    linalg.yield %3 : i32
+  }
+  return
+}
