@@ -88,18 +88,6 @@ std::optional<int64_t> constantOf(Value v) {
   return std::nullopt;
 }
 
-/// Looks through the affine.apply ops that spell identity indices.
-Value stripIdentityApply(Value index) {
-  while (auto apply = index.getDefiningOp<affine::AffineApplyOp>()) {
-    AffineMap map = apply.getAffineMap();
-    if (map.getNumResults() != 1 || map.getNumInputs() != 1 ||
-        map.getResult(0) != getAffineDimExpr(0, map.getContext()))
-      break;
-    index = apply.getOperand(0);
-  }
-  return index;
-}
-
 bool sameIndex(Value a, Value b) {
   a = stripIdentityApply(a), b = stripIdentityApply(b);
   if (a == b)

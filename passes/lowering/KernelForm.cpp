@@ -17,25 +17,13 @@
 #include "passes/Passes.h"
 
 using namespace mlir;
+using mlir::dlc::stripIdentityApply;
 
 namespace {
 /// Trailing parallel dims longer than this are not serialized into a work
 /// item when fusing a row reduction with its neighbours: the work items
 /// would become too coarse.
 constexpr int64_t kMaxSerializedExtent = 4096;
-
-/// Looks through the affine.apply ops loop generation spells identity
-/// indices with.
-Value stripIdentityApply(Value index) {
-  while (auto apply = index.getDefiningOp<affine::AffineApplyOp>()) {
-    AffineMap map = apply.getAffineMap();
-    if (map.getNumResults() != 1 || map.getNumInputs() != 1 ||
-        map.getResult(0) != getAffineDimExpr(0, map.getContext()))
-      break;
-    index = apply.getOperand(0);
-  }
-  return index;
-}
 
 /// Which induction variable of `loop` each index is (-1: anything else, a
 /// constant, an inner loop's variable or a computed position).
@@ -320,6 +308,17 @@ scf::ParallelOp mlir::dlc::splitInnermostDim(RewriterBase &rewriter,
     rewriter.clone(op, mapping);
   rewriter.eraseOp(loop);
   return newLoop;
+}
+
+Value mlir::dlc::stripIdentityApply(Value index) {
+  while (auto apply = index.getDefiningOp<affine::AffineApplyOp>()) {
+    AffineMap map = apply.getAffineMap();
+    if (map.getNumResults() != 1 || map.getNumInputs() != 1 ||
+        map.getResult(0) != getAffineDimExpr(0, map.getContext()))
+      break;
+    index = apply.getOperand(0);
+  }
+  return index;
 }
 
 Value mlir::dlc::rootBuffer(Value v) {

@@ -70,6 +70,10 @@ void hoistPrivateAllocas(FunctionOpInterface kernel);
 scf::ParallelOp splitInnermostDim(RewriterBase &rewriter, scf::ParallelOp loop,
                                   int64_t width);
 
+/// `index` with the affine.apply ops that spell identity indices (as loop
+/// generation writes them) looked through.
+Value stripIdentityApply(Value index);
+
 /// The buffer a memref value is a view of (through expand/collapse_shape
 /// and view-like ops): two kernel arguments with the same root alias.
 Value rootBuffer(Value v);
