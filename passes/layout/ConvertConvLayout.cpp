@@ -26,7 +26,6 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
-#include <cstring>
 
 namespace mlir::dlc {
 #define GEN_PASS_DEF_CONVERTCONVLAYOUTPASS
@@ -59,89 +58,6 @@ bool isIdentityPerm(ArrayRef<int64_t> perm) {
   return true;
 }
 
-/// The type of transpose(value of `type`, perm).
-RankedTensorType permutedType(RankedTensorType type, ArrayRef<int64_t> perm) {
-  SmallVector<int64_t> shape;
-  for (int64_t p : perm)
-    shape.push_back(type.getDimSize(p));
-  return RankedTensorType::get(shape, type.getElementType());
-}
-
-/// Whether transposing `type` by `perm` keeps the order of its non-unit
-/// dims, i.e. is a reshape of the same bytes.
-bool isReshapeLike(RankedTensorType type, ArrayRef<int64_t> perm) {
-  int64_t last = -1;
-  for (int64_t p : perm) {
-    if (type.getDimSize(p) == 1)
-      continue;
-    if (p < last)
-      return false;
-    last = p;
-  }
-  return true;
-}
-
-/// The raw little-endian bytes of a resource-blob constant.
-std::optional<ArrayRef<char>> resourceData(Attribute a) {
-  auto r = dyn_cast<DenseResourceElementsAttr>(a);
-  if (!r)
-    return std::nullopt;
-  AsmResourceBlob *blob = r.getRawHandle().getBlob();
-  if (!blob)
-    return std::nullopt;
-  return blob->getData();
-}
-
-/// `attr` (a constant of `type`) transposed by `perm`; null when it cannot
-/// be read (an elided blob, i1 data in a blob).
-Attribute permuteConstant(Attribute attr, RankedTensorType type,
-                          ArrayRef<int64_t> perm) {
-  RankedTensorType to = permutedType(type, perm);
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-    if (dense.isSplat() || isReshapeLike(type, perm))
-      return dense.reshape(to);
-  }
-  int64_t n = type.getNumElements();
-  int64_t rank = type.getRank();
-  // Source strides, and for each result index the source offset.
-  SmallVector<int64_t> strides(rank, 1);
-  for (int64_t i = rank - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * type.getDimSize(i + 1);
-  SmallVector<int64_t> sourceOf(n);
-  SmallVector<int64_t> idx(rank, 0);
-  for (int64_t flat = 0; flat < n; ++flat) {
-    int64_t off = 0;
-    for (int64_t i = 0; i < rank; ++i)
-      off += idx[i] * strides[perm[i]];
-    sourceOf[flat] = off;
-    for (int64_t i = rank - 1; i >= 0; --i) {
-      if (++idx[i] < to.getDimSize(i))
-        break;
-      idx[i] = 0;
-    }
-  }
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-    SmallVector<Attribute> values(dense.getValues<Attribute>());
-    SmallVector<Attribute> out;
-    out.reserve(n);
-    for (int64_t s : sourceOf)
-      out.push_back(values[s]);
-    return DenseElementsAttr::get(to, out);
-  }
-  std::optional<ArrayRef<char>> data = resourceData(attr);
-  unsigned bits = type.getElementTypeBitWidth();
-  if (!data || bits % 8 != 0 || (int64_t)data->size() != n * (bits / 8))
-    return {};
-  int64_t bytes = bits / 8;
-  std::vector<char> raw(n * bytes);
-  for (int64_t flat = 0; flat < n; ++flat)
-    std::memcpy(raw.data() + flat * bytes, data->data() + sourceOf[flat] * bytes,
-                bytes);
-  StringRef name =
-      cast<DenseResourceElementsAttr>(attr).getRawHandle().getKey();
-  return makeWeightAttr(to, raw, (name + "_nhwc").str());
-}
-
 /// `v` transposed by `perm`: a permuted constant, a reshape where only unit
 /// dims move, else a dlc.transpose.
 Value transposeValue(PatternRewriter &rw, Location loc, Value v,
@@ -157,7 +73,7 @@ Value transposeValue(PatternRewriter &rw, Location loc, Value v,
   auto type = tensorType(v);
   Attribute attr;
   if (matchPattern(v, m_Constant(&attr)))
-    if (Attribute permuted = permuteConstant(attr, type, perm))
+    if (Attribute permuted = permuteConstant(attr, type, perm, "_nhwc"))
       return rw.create<arith::ConstantOp>(loc, cast<TypedAttr>(permuted));
   if (isReshapeLike(type, perm))
     return rw.create<ReshapeOp>(loc, permutedType(type, perm), v);
@@ -219,7 +135,7 @@ struct SimplifyTranspose : OpRewritePattern<TransposeOp> {
     auto type = tensorType(op.getInput());
     Attribute attr;
     if (matchPattern(op.getInput(), m_Constant(&attr)))
-      if (Attribute permuted = permuteConstant(attr, type, perm)) {
+      if (Attribute permuted = permuteConstant(attr, type, perm, "_nhwc")) {
         rw.replaceOpWithNewOp<arith::ConstantOp>(op, cast<TypedAttr>(permuted));
         return success();
       }

@@ -78,41 +78,87 @@ Attribute mlir::dlc::makeWeightAttr(RankedTensorType type, ArrayRef<char> raw,
       type, blobName, HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, 64));
 }
 
+RankedTensorType mlir::dlc::permutedType(RankedTensorType type,
+                                         ArrayRef<int64_t> perm) {
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+bool mlir::dlc::isReshapeLike(RankedTensorType type, ArrayRef<int64_t> perm) {
+  int64_t last = -1;
+  for (int64_t p : perm) {
+    if (type.getDimSize(p) == 1)
+      continue;
+    if (p < last)
+      return false;
+    last = p;
+  }
+  return true;
+}
+
+Attribute mlir::dlc::permuteConstant(Attribute attr, RankedTensorType type,
+                                     ArrayRef<int64_t> perm,
+                                     StringRef blobSuffix) {
+  RankedTensorType to = permutedType(type, perm);
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (dense.isSplat() || isReshapeLike(type, perm))
+      return dense.reshape(to);
+  }
+  int64_t n = type.getNumElements();
+  int64_t rank = type.getRank();
+  // Source strides, and for each result index the source offset.
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t i = rank - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * type.getDimSize(i + 1);
+  SmallVector<int64_t> sourceOf(n);
+  SmallVector<int64_t> idx(rank, 0);
+  for (int64_t flat = 0; flat < n; ++flat) {
+    int64_t off = 0;
+    for (int64_t i = 0; i < rank; ++i)
+      off += idx[i] * strides[perm[i]];
+    sourceOf[flat] = off;
+    for (int64_t i = rank - 1; i >= 0; --i) {
+      if (++idx[i] < to.getDimSize(i))
+        break;
+      idx[i] = 0;
+    }
+  }
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    SmallVector<Attribute> values(dense.getValues<Attribute>());
+    SmallVector<Attribute> out;
+    out.reserve(n);
+    for (int64_t s : sourceOf)
+      out.push_back(values[s]);
+    return DenseElementsAttr::get(to, out);
+  }
+  std::optional<ArrayRef<char>> data = resourceData(attr);
+  unsigned bits = type.getElementTypeBitWidth();
+  if (!data || bits % 8 != 0 || (int64_t)data->size() != n * (bits / 8))
+    return {};
+  int64_t bytes = bits / 8;
+  std::vector<char> raw(n * bytes);
+  for (int64_t flat = 0; flat < n; ++flat)
+    std::memcpy(raw.data() + flat * bytes, data->data() + sourceOf[flat] * bytes,
+                bytes);
+  StringRef name =
+      cast<DenseResourceElementsAttr>(attr).getRawHandle().getKey();
+  return makeWeightAttr(to, raw, (name + blobSuffix).str());
+}
+
 Value mlir::dlc::transposedConstant2D(OpBuilder &b, Location loc, Value v) {
   Attribute a;
   if (!v || !matchPattern(v, m_Constant(&a)))
     return {};
   auto typed = dyn_cast<TypedAttr>(a);
   auto type = typed ? dyn_cast<RankedTensorType>(typed.getType()) : nullptr;
-  if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
-      !type.getElementType().isIntOrFloat())
+  if (!type || type.getRank() != 2 || !type.hasStaticShape())
     return {};
-  int64_t bytes = type.getElementType().getIntOrFloatBitWidth() / 8;
-  if (bytes != 1 && bytes != 2 && bytes != 4)
+  Attribute nk = permuteConstant(a, type, {1, 0}, "_nk");
+  if (!nk)
     return {};
-  int64_t k = type.getDimSize(0), n = type.getDimSize(1);
-  ArrayRef<char> data;
-  SmallVector<char> splat;
-  if (auto dense = dyn_cast<DenseElementsAttr>(a)) {
-    data = dense.getRawData();
-    if (dense.isSplat()) {
-      for (int64_t i = 0; i < k * n; ++i)
-        splat.append(data.begin(), data.begin() + bytes);
-      data = splat;
-    }
-  } else if (std::optional<ArrayRef<char>> blob = resourceData(a)) {
-    data = *blob;
-  }
-  if ((int64_t)data.size() != k * n * bytes)
-    return {};
-  SmallVector<char> raw(k * n * bytes);
-  for (int64_t i = 0; i < k; ++i)
-    for (int64_t j = 0; j < n; ++j)
-      std::memcpy(&raw[(j * k + i) * bytes], &data[(i * n + j) * bytes],
-                  bytes);
-  auto nk = RankedTensorType::get({n, k}, type.getElementType());
-  return b.create<arith::ConstantOp>(
-      loc, cast<TypedAttr>(makeWeightAttr(nk, raw, "weight_nk")));
+  return b.create<arith::ConstantOp>(loc, cast<TypedAttr>(nk));
 }
 
 std::optional<SmallVector<float>> mlir::dlc::constFloats(Value v) {

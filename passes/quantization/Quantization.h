@@ -38,8 +38,23 @@ constexpr const char kInputRangesAttr[] = "dlc.input_ranges";
 Attribute makeWeightAttr(RankedTensorType type, llvm::ArrayRef<char> raw,
                          llvm::StringRef blobName);
 
-/// The constant 2-D tensor `v` ([K, N], 1-, 2- or 4-byte elements, inline
-/// or a resource blob) as a new constant [N, K]; null if `v` is not one.
+/// The type of transpose(value of `type`, perm).
+RankedTensorType permutedType(RankedTensorType type,
+                              llvm::ArrayRef<int64_t> perm);
+
+/// Whether transposing `type` by `perm` keeps the order of its non-unit
+/// dims, i.e. is a reshape of the same bytes.
+bool isReshapeLike(RankedTensorType type, llvm::ArrayRef<int64_t> perm);
+
+/// `attr` (a constant of `type`, inline or a resource blob) transposed by
+/// `perm`; a blob result is named after the source blob plus `blobSuffix`.
+/// Null when it cannot be read (an elided blob, i1 data in a blob).
+Attribute permuteConstant(Attribute attr, RankedTensorType type,
+                          llvm::ArrayRef<int64_t> perm,
+                          llvm::StringRef blobSuffix);
+
+/// The constant 2-D tensor `v` ([K, N]) as a new constant [N, K]; null if
+/// `v` is not one.
 Value transposedConstant2D(OpBuilder &b, Location loc, Value v);
 
 /// The values of a constant f32 tensor (inline or a resource blob).
