@@ -106,6 +106,21 @@ Value roundHalfEven(OpBuilder &b, Location loc, Value x) {
                                  magic);
 }
 
+/// acc + (x - x_zp) * (w - w_zp) in i32 (x, w and their zero points
+/// zero-extended when unsigned); without zero points (null) acc + x * w,
+/// the body dlc-tile-gemm-kernels runs on tensor cores.
+Value mulAccumulate(OpBuilder &b, Location loc, Value acc, Value x,
+                    bool xUnsigned, Value w, bool wUnsigned, Value xzp = {},
+                    Value wzp = {}) {
+  Value xi = toI32(b, loc, x, xUnsigned);
+  if (xzp)
+    xi = b.create<arith::SubIOp>(loc, xi, toI32(b, loc, xzp, xUnsigned));
+  Value wi = toI32(b, loc, w, wUnsigned);
+  if (wzp)
+    wi = b.create<arith::SubIOp>(loc, wi, toI32(b, loc, wzp, wUnsigned));
+  return b.create<arith::AddIOp>(loc, acc, b.create<arith::MulIOp>(loc, xi, wi));
+}
+
 /// saturate(round(v) + zp) as the signless i8 of a `dlcType` element:
 /// clamps to the range shifted by zp first, so the rounding is in range.
 Value saturateToInt8(OpBuilder &b, Location loc, Value v, Value zpF,
@@ -361,11 +376,8 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
         ArrayRef<AffineMap>{conv.inputMap(), conv.weightMap(),
                             conv.outputMap()},
         conv.iterators(), [&](OpBuilder &b, Location l, ValueRange a) {
-          Value x = toI32(b, l, a[0], xUnsigned);
-          Value w = toI32(b, l, a[1], wUnsigned);
-          Value p = b.create<arith::MulIOp>(l, x, w);
           b.create<linalg::YieldOp>(
-              l, b.create<arith::AddIOp>(l, a[2], p).getResult());
+              l, mulAccumulate(b, l, a[2], a[0], xUnsigned, a[1], wUnsigned));
         });
     rewriter.replaceOp(op, generic.getResult(0));
     return success();
@@ -381,13 +393,9 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
       loc, TypeRange{outType}, ValueRange{input, weight, xzp, wzp},
       ValueRange{init}, maps, conv.iterators(),
       [&](OpBuilder &b, Location l, ValueRange a) {
-        Value xi = b.create<arith::SubIOp>(l, toI32(b, l, a[0], xUnsigned),
-                                           toI32(b, l, a[2], xUnsigned));
-        Value wi = b.create<arith::SubIOp>(l, toI32(b, l, a[1], wUnsigned),
-                                           toI32(b, l, a[3], wUnsigned));
-        Value r = b.create<arith::AddIOp>(l, a[4],
-                                          b.create<arith::MulIOp>(l, xi, wi));
-        b.create<linalg::YieldOp>(l, r);
+        b.create<linalg::YieldOp>(l, mulAccumulate(b, l, a[4], a[0], xUnsigned,
+                                                   a[1], wUnsigned, a[2],
+                                                   a[3]));
       });
   rewriter.replaceOp(op, generic.getResult(0));
   return success();
@@ -452,23 +460,16 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
           if (split) {
             // Padding reads the zero point, which the init subtracts again.
             Value x = padded ? conv.readInput(b, l, input, a[1]) : a[1];
-            Value r = b.create<arith::AddIOp>(
-                l, a.back(),
-                b.create<arith::MulIOp>(l, toI32(b, l, x, xUnsigned),
-                                        toI32(b, l, w, wUnsigned)));
-            b.create<linalg::YieldOp>(l, r);
+            b.create<linalg::YieldOp>(
+                l, mulAccumulate(b, l, a.back(), x, xUnsigned, w, wUnsigned));
             return;
           }
           Value xzp = a[1];
           // Padding reads the zero point: it contributes 0.
           Value x = padded ? conv.readInput(b, l, input, xzp) : a[3];
-          Value xi = b.create<arith::SubIOp>(l, toI32(b, l, x, xUnsigned),
-                                             toI32(b, l, xzp, xUnsigned));
-          Value wi = b.create<arith::SubIOp>(l, toI32(b, l, w, wUnsigned),
-                                             toI32(b, l, a[2], wUnsigned));
-          Value r = b.create<arith::AddIOp>(l, a.back(),
-                                            b.create<arith::MulIOp>(l, xi, wi));
-          b.create<linalg::YieldOp>(l, r);
+          b.create<linalg::YieldOp>(l, mulAccumulate(b, l, a.back(), x,
+                                                     xUnsigned, w, wUnsigned,
+                                                     xzp, a[2]));
         });
     rewriter.replaceOp(op, generic.getResult(0));
     return success();
@@ -661,11 +662,9 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
           ValueRange{init}, ArrayRef<AffineMap>{maps[0], maps[1], maps[4]},
           iters,
           [&](OpBuilder &b, Location l, ValueRange a) {
-            Value p = b.create<arith::MulIOp>(l, toI32(b, l, a[0], aUnsigned),
-                                              toI32(b, l, a[1], bUnsigned));
-            b.create<linalg::YieldOp>(l,
-                                      b.create<arith::AddIOp>(l, a[2], p)
-                                          .getResult());
+            b.create<linalg::YieldOp>(l, mulAccumulate(b, l, a[2], a[0],
+                                                       aUnsigned, a[1],
+                                                       bUnsigned));
           });
       rewriter.replaceOp(op, generic.getResult(0));
       return success();
@@ -678,13 +677,9 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
                    toSignless(rewriter, loc, bzp)},
         ValueRange{zeroFilled(rewriter, loc, type)}, maps, iters,
         [&](OpBuilder &b, Location l, ValueRange a) {
-          Value x = b.create<arith::SubIOp>(l, toI32(b, l, a[0], aUnsigned),
-                                            toI32(b, l, a[2], aUnsigned));
-          Value y = b.create<arith::SubIOp>(l, toI32(b, l, a[1], bUnsigned),
-                                            toI32(b, l, a[3], bUnsigned));
-          Value r = b.create<arith::AddIOp>(l, a[4],
-                                            b.create<arith::MulIOp>(l, x, y));
-          b.create<linalg::YieldOp>(l, r);
+          b.create<linalg::YieldOp>(l, mulAccumulate(b, l, a[4], a[0],
+                                                     aUnsigned, a[1], bUnsigned,
+                                                     a[2], a[3]));
         });
     rewriter.replaceOp(op, generic.getResult(0));
     return success();
