@@ -580,12 +580,17 @@ def bench_gemm(n, precision, args, dlc, timer, device, work):
     try:
         tag = f"gemm{n}_{precision}_{args.gemm_io}"
         io = (lambda t: t) if args.gemm_io == "native" else (lambda t: t.float())
-        if tf32:
-            # dlc's TF32 GEMMs read B as [N, K]: Gemm(transB=1) on B^T.
-            files = {"X": save_npy(work / f"{tag}.A.npy", a),
-                     "S": save_npy(work / f"{tag}.B.npy", b.t().contiguous())}
-            per, one = dlc_chain_ms(row, dlc, work, tag, "Gemm", (n, n), "fp32", "native",
-                                    "input", files, args, ("--allow-tf32",), False,
+        if tf32 or args.arch == "sm_90a":
+            # dlc's TF32 GEMMs and its wgmma GEMMs (sm_90a) read B as [N,
+            # K]: Gemm(transB=1) on B^T. (A [K, N] activation B keeps
+            # mma.sync on sm_90a.)
+            row["dlc_kernel"] = "mma.sync tf32" if tf32 else "wgmma"
+            files = {"X": save_npy(work / f"{tag}.A.npy", a if tf32 else io(a)),
+                     "S": save_npy(work / f"{tag}.B.npy", (b if tf32 else io(b)).t().contiguous())}
+            per, one = dlc_chain_ms(row, dlc, work, tag, "Gemm", (n, n),
+                                    "fp32" if tf32 else precision,
+                                    "native" if tf32 else args.gemm_io, "input", files, args,
+                                    ("--allow-tf32",) if tf32 else (), False,
                                     attrs={"transB": 1})
         else:
             files = {"X": save_npy(work / f"{tag}.A.npy", io(a)),
@@ -710,7 +715,9 @@ def main():
     ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
                     help="cuda (PyTorch on the GPU, dlc --target=cuda) or cpu "
                     "(smoke mode: PyTorch on the CPU, dlc --target=cpu, fp32)")
-    ap.add_argument("--arch", default="sm_90", help="dlc --arch (default %(default)s)")
+    ap.add_argument("--arch", default="sm_90a",
+                    help="dlc --arch (default %(default)s: H100/H200 with wgmma GEMMs; sm_90 "
+                    "for the mma.sync kernels)")
     ap.add_argument("--precision", choices=["fp16", "bf16", "fp32"],
                     help="model precision (default: fp16 on cuda, fp32 on cpu)")
     ap.add_argument("--models", default=",".join(ALL_MODELS),

@@ -52,7 +52,10 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
            "layout int8 mma.sync reads)">,
     Option<"f32WeightsNK", "f32-weights-nk", "bool", /*default=*/"false",
            "Store constant 2-D f32 MatMul weights as [N, K] (the B layout "
-           "TF32 mma.sync reads)">
+           "TF32 mma.sync reads)">,
+    Option<"halfWeightsNK", "half-weights-nk", "bool", /*default=*/"false",
+           "Store constant 2-D f16/bf16 MatMul weights as [N, K] (the "
+           "K-major B wgmma reads)">
   ];
 }
 
@@ -146,9 +149,22 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
     that still gives each of `sm-count` SMs a CTA). Buffers only the kernel
     used (the f32 accumulator) are dropped from its arguments.
 
+    With `wgmma` (sm_90a), kernels whose B is K-major ([N, K]: convolution
+    weights, transposed and [N, K]-stored weights, Q K^T) run on warpgroups
+    instead: CTA tiles of 128x256, 128x128 or 64x128 (same cost model) with
+    one or two warpgroups of 128 threads stacked along M, k-tiles of 128
+    bytes of k in the 128-byte-swizzled K-major layout wgmma's descriptors
+    address (the same XOR swizzle, eight chunks a row, from a 1024-byte
+    aligned base), `wgmma.mma_async` m64nBNk16 (k32 for i8) with
+    accumulators in registers, `fence.proxy.async` after each cp.async wait,
+    and the slot of k-tile kt - 2 refilled while kt runs (wgmma is waited
+    for one k-tile behind). A [K, N] 16-bit B and TF32 keep mma.sync.
+
     With `emulate` (the host's `--cuda-kernel-form`) the same schedule is
     built with each warp instruction written out per lane as the PTX ISA
-    defines it, so the tiling, swizzle and fragment arithmetic run, and are
+    defines it -- ldmatrix and mma.sync fragments, and wgmma's operands read
+    through its descriptors (start address, stride byte offset, 128-byte
+    swizzle) -- so the tiling, swizzle and fragment arithmetic run, and are
     checked, on the host.
 
     The kernel keeps the linearized form (one `scf.parallel` over CTAs,
@@ -190,6 +206,9 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
     Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",
            "Also f32 GEMMs, on TF32 tensor cores (mma.sync m16n8k8, "
            "operands rounded to TF32; B must be [N, K])">,
+    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
+           "sm_90a: GEMMs with a K-major B ([N, K]; f16, bf16, i8) run "
+           "warpgroup wgmma.mma_async from shared memory descriptors">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",

@@ -82,7 +82,8 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   // keeps int8 weights [N, K] for the tensor cores.
   bool tensorCores = cudaForm && options.tensorCores;
   pm.addPass(createConvertDlcToLinalgPass(
-      {tensorCores, tensorCores && options.allowTf32}));
+      {tensorCores, tensorCores && options.allowTf32,
+       tensorCores && hasWgmma(options.arch)}));
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)
     pm.addPass(dlc::createFuseElementwisePass());
@@ -111,7 +112,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   if (cudaForm && options.tensorCores)
     pm.addPass(dlc::createTileGemmKernelsPass(
         {options.target != Target::Cuda, smCountFor(options.arch),
-         options.allowTf32}));
+         options.allowTf32, hasWgmma(options.arch)}));
   // Row reductions become one warp per row (lanes emulated likewise).
   if (cudaForm && options.warpReductions) {
     dlc::DistributeReductionsPassOptions warp;
@@ -126,6 +127,8 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   // The arena.
   pm.addPass(dlc::createPlanMemoryPass({options.arenaAlignment}));
 }
+
+bool dlc::hasWgmma(const std::string &arch) { return arch == "sm_90a"; }
 
 int64_t dlc::smCountFor(const std::string &arch) {
   // H100 SXM has 132 SMs, A100 108; unknown archs plan for the larger.
@@ -162,8 +165,9 @@ void dlc::buildCudaKernelPipeline(OpPassManager &pm,
 
   GpuNVVMAttachTargetOptions target;
   target.chip = options.arch;
-  // PTX 8.0 (CUDA 12.0) covers sm_90 and sm_80 and loads on current drivers.
-  target.features = "+ptx80";
+  // PTX 8.0 (CUDA 12.0) covers sm_90 and sm_80 and loads on current drivers;
+  // sm_90a's wgmma with mixed u8/s8 operands needs PTX 8.4 (CUDA 12.4).
+  target.features = hasWgmma(options.arch) ? "+ptx84" : "+ptx80";
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
   GpuModuleToBinaryPassOptions binary;

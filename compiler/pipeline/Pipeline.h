@@ -77,6 +77,9 @@ bool convsChannelsLast(const CompileOptions &options);
 
 /// The number of SMs the tile-shape cost model plans for on `arch`.
 int64_t smCountFor(const std::string &arch);
+/// Whether `arch` has warpgroup MMA (wgmma): sm_90a, the architecture-
+/// specific H100/H200 target.
+bool hasWgmma(const std::string &arch);
 
 /// Graph passes on the dlc dialect: folding, CSE, dlc-quantize (layers
 /// marked by --precision=int8), dlc-fold-qdq, dlc-fuse-attention,

@@ -52,7 +52,10 @@ cl::opt<std::string> outputFile("o",
                                 cl::cat(category));
 cl::opt<std::string> targetName("target", cl::desc("cuda (default) or cpu"),
                                 cl::init("cuda"), cl::cat(category));
-cl::opt<std::string> arch("arch", cl::desc("CUDA architecture: sm_80, sm_90"),
+cl::opt<std::string> arch("arch",
+                          cl::desc("CUDA architecture: sm_80, sm_86, sm_89, "
+                                   "sm_90, or sm_90a (H100/H200 only, with "
+                                   "wgmma GEMMs)"),
                           cl::init("sm_90"), cl::cat(category));
 cl::opt<std::string> hostCpu("cpu", cl::desc("Host CPU level for --target=cpu"),
                              cl::init("x86-64-v2"), cl::cat(category));
@@ -189,7 +192,8 @@ cl::opt<std::string> maxErrorDb(
 cl::opt<bool> verbose("v", cl::desc("Print progress and stage timings"),
                       cl::init(false), cl::cat(category));
 
-constexpr const char *kArchs[] = {"sm_80", "sm_86", "sm_89", "sm_90"};
+constexpr const char *kArchs[] = {"sm_80", "sm_86", "sm_89", "sm_90",
+                                   "sm_90a"};
 
 /// Progress on stderr for long compiles.
 struct Progress {
@@ -411,7 +415,7 @@ int run(MLIRContext &context) {
   }
   if (!llvm::is_contained(kArchs, arch)) {
     llvm::errs() << "dlc: error: unsupported --arch '" << arch
-                 << "' (expected sm_80, sm_86, sm_89 or sm_90)\n";
+                 << "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)\n";
     return 1;
   }
   options.arch = arch;

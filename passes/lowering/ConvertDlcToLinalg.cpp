@@ -951,10 +951,13 @@ struct GemmLowering : OpRewritePattern<GemmOp> {
 };
 
 struct MatMulLowering : OpRewritePattern<MatMulOp> {
-  MatMulLowering(MLIRContext *ctx, bool f32WeightsNK)
-      : OpRewritePattern(ctx), f32WeightsNK(f32WeightsNK) {}
+  MatMulLowering(MLIRContext *ctx, bool f32WeightsNK, bool halfWeightsNK)
+      : OpRewritePattern(ctx), f32WeightsNK(f32WeightsNK),
+        halfWeightsNK(halfWeightsNK) {}
   /// Constant 2-D f32 rhs laid out [N, K] (TF32 mma.sync reads B that way).
   bool f32WeightsNK;
+  /// Likewise f16/bf16 (wgmma reads a K-major B).
+  bool halfWeightsNK;
 
   LogicalResult matchAndRewrite(MatMulOp op,
                                 PatternRewriter &rewriter) const override {
@@ -971,7 +974,9 @@ struct MatMulLowering : OpRewritePattern<MatMulOp> {
                kk = getAffineDimExpr(batch + 2, ctx);
     Value rhs = op.getRhs();
     AffineMap rhsMap = batchedOperandMap(type, rhs, kk, n);
-    if (f32WeightsNK && tensorType(rhs).getElementType().isF32())
+    Type rhsElt = tensorType(rhs).getElementType();
+    if ((f32WeightsNK && rhsElt.isF32()) ||
+        (halfWeightsNK && (rhsElt.isF16() || rhsElt.isBF16())))
       if (Value nk = transposedConstant2D(rewriter, loc, rhs)) {
         rhs = nk;
         rhsMap = batchedOperandMap(type, rhs, n, kk);
@@ -2661,7 +2666,7 @@ struct ConvertDlcToLinalgPass
                            func::FuncDialect>();
     target.addLegalOp<AttentionKernelOp>();
     RewritePatternSet patterns(&getContext());
-    populateDlcToLinalgPatterns(patterns, f32WeightsNK);
+    populateDlcToLinalgPatterns(patterns, f32WeightsNK, halfWeightsNK);
     populateDlcQuantToLinalgPatterns(patterns, int8WeightsNK);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
@@ -2672,7 +2677,8 @@ struct ConvertDlcToLinalgPass
 } // namespace
 
 void mlir::dlc::populateDlcToLinalgPatterns(RewritePatternSet &patterns,
-                                            bool f32WeightsNK) {
+                                            bool f32WeightsNK,
+                                            bool halfWeightsNK) {
   MLIRContext *ctx = patterns.getContext();
   patterns
       .add<BinaryLowering<AddOp>, BinaryLowering<SubOp>, BinaryLowering<MulOp>,
@@ -2715,5 +2721,5 @@ void mlir::dlc::populateDlcToLinalgPatterns(RewritePatternSet &patterns,
                GatherNDLowering, ScatterElementsLowering, ScatterNDLowering,
                OneHotLowering, EinsumLowering, TopKLowering, ResizeLowering,
                ConvTransposeLowering, AttentionLowering>(ctx);
-  patterns.add<MatMulLowering>(ctx, f32WeightsNK);
+  patterns.add<MatMulLowering>(ctx, f32WeightsNK, halfWeightsNK);
 }

@@ -516,35 +516,61 @@ LogicalResult checkShapeAndEpilogue(GemmKernel &g, unsigned rank,
 // The schedule
 //===----------------------------------------------------------------------===//
 
-/// A CTA tile shape: BM x BN x BK with warpsM x warpsN warps; BK is 64
-/// bytes of k (32 f16/bf16 or 64 i8 elements), two mma k-steps.
+/// A CTA tile shape: BM x BN x BK. With mma.sync, warpsM x warpsN warps
+/// and BK 64 bytes of k (32 f16/bf16 or 64 i8 elements, two mma k-steps);
+/// with wgmma (`warpGroups` > 0), warpgroups of 4 warps stacked along M,
+/// each owning BM / warpGroups rows and all BN columns, and BK 128 bytes of
+/// k (one 128-byte swizzle atom row, four wgmma k-steps).
 struct TileConfig {
   int64_t bm, bn, warpsM, warpsN, stages;
   int64_t bk = 32;
-  int64_t threads() const { return 32 * warpsM * warpsN; }
-  int64_t mTiles() const { return bm / warpsM / 16; } // per warp, m16
-  int64_t nTiles() const { return bn / warpsN / 8; }  // per warp, n8
+  int64_t warpGroups = 0;
+  bool wgmma() const { return warpGroups > 0; }
+  int64_t threads() const {
+    return wgmma() ? 128 * warpGroups : 32 * warpsM * warpsN;
+  }
+  /// Per warp: m16 tiles (mma.sync) or m64 blocks of its warpgroup (wgmma).
+  int64_t mTiles() const {
+    return wgmma() ? bm / warpGroups / 64 : bm / warpsM / 16;
+  }
+  /// Rows between a warp's consecutive m tiles.
+  int64_t mStride() const { return wgmma() ? 64 : 16; }
+  /// Per warp, n8 tiles.
+  int64_t nTiles() const { return wgmma() ? bn / 8 : bn / warpsN / 8; }
+  /// k-tiles loaded ahead of the one being multiplied. wgmma runs
+  /// asynchronously one k-tile behind, so its slot is still being read.
+  int64_t lookahead() const { return wgmma() ? stages - 2 : stages - 1; }
   int64_t aElems() const { return bm * bk; }
   int64_t bElems() const { return bk * bn; }
   int64_t stageElems() const { return aElems() + bElems(); }
 };
 
-/// The tile shapes, largest first. Each keeps the 4-byte accumulators of a
-/// thread at 128 registers or fewer.
+/// The mma.sync tile shapes, largest first. Each keeps the 4-byte
+/// accumulators of a thread at 128 registers or fewer.
 constexpr TileConfig kConfigs[] = {
     {128, 128, 2, 2, 4},
     {128, 64, 2, 2, 4},
     {64, 64, 2, 2, 3},
 };
 
+/// The wgmma tile shapes (sm_90a), largest first: BN is the instruction's
+/// N; 128 accumulator registers per thread at most.
+constexpr TileConfig kWgmmaConfigs[] = {
+    {128, 256, 0, 0, 4, 0, 2},
+    {128, 128, 0, 0, 4, 0, 2},
+    {64, 128, 0, 0, 4, 0, 1},
+};
+
 /// The cost model: the largest tile that still gives every SM a CTA (a
 /// tile that leaves SMs idle loses more than its better reuse gains).
-TileConfig chooseConfig(const GemmKernel &g, int64_t smCount) {
+TileConfig chooseConfig(const GemmKernel &g, int64_t smCount, bool wgmma) {
   int64_t batch = 1;
   for (int64_t d : g.batchShape)
     batch *= d;
-  TileConfig chosen = kConfigs[std::size(kConfigs) - 1];
-  for (const TileConfig &c : kConfigs) {
+  ArrayRef<TileConfig> configs =
+      wgmma ? ArrayRef<TileConfig>(kWgmmaConfigs) : ArrayRef<TileConfig>(kConfigs);
+  TileConfig chosen = configs.back();
+  for (const TileConfig &c : configs) {
     int64_t ctas = batch * llvm::divideCeil(g.m, c.bm) *
                    llvm::divideCeil(g.n, c.bn);
     if (ctas >= smCount) {
@@ -552,7 +578,7 @@ TileConfig chooseConfig(const GemmKernel &g, int64_t smCount) {
       break;
     }
   }
-  chosen.bk = 64 / g.elementBytes();
+  chosen.bk = (wgmma ? 128 : 64) / g.elementBytes();
   return chosen;
 }
 
@@ -754,6 +780,13 @@ private:
     if (!emulate)
       rw.create<gpu::BarrierOp>(loc);
   }
+  void sideEffectAsm(StringRef text) {
+    rw.create<LLVM::InlineAsmOp>(
+        loc, TypeRange(), ValueRange(), text, "", /*has_side_effects=*/true,
+        /*is_align_stack=*/false,
+        LLVM::AsmDialectAttr::get(rw.getContext(), LLVM::AsmDialect::AD_ATT),
+        ArrayAttr());
+  }
 
   void loadStage(Value kt, Value slot);
   SmallVector<Value> compute(Value slot, ValueRange acc);
@@ -762,6 +795,32 @@ private:
   /// cvt.rna.tf32.f32, as b32 registers (vector<Nx1xi32>).
   Value roundToTf32(Value frag);
   void computeEmulated(Value slot);
+  /// acc + a * b in the accumulator type, as the tensor cores compute it.
+  Value mulAdd(Value acc, Value a, Value b);
+
+  /// sm_90a: the k-tile in `slot` through wgmma.mma_async, the operands
+  /// read from shared memory by descriptors; returns `acc` in flight (the
+  /// k-tile before it is complete).
+  SmallVector<Value> computeWgmma(Value slot, ValueRange acc);
+  void computeWgmmaEmulated(Value slot);
+  /// The byte address (in shared memory) of the k-step `kk` column of an
+  /// operand tile from row `row0` on.
+  Value wgmmaTileAddress(Value slot, const SmemTile &tile, Value row0,
+                         int64_t kk);
+  /// The wgmma matrix descriptor of a K-major operand with 128-byte
+  /// swizzling starting at byte address `addr`.
+  Value wgmmaDescriptor(Value addr);
+  /// Emulation: the smem element that `desc` gives to (row, k byte).
+  Value wgmmaElement(Value desc, Value row, Value kByte);
+  /// `text` as inline PTX with side effects through which the accumulators
+  /// pass: what comes after uses its results, so the compiler keeps it
+  /// ordered with the wgmma ops that produce and consume them.
+  SmallVector<Value> accumulatorAsm(StringRef text, ValueRange acc);
+  /// One wgmma.mma_async m64 x BN x 32 bytes of k into the n8 fragments
+  /// `acc` of an m64 block.
+  SmallVector<Value> wgmmaInlinePtx(Value descA, Value descB, ValueRange acc);
+  Value smemAddr; // byte address of smem[0] (0 in the emulation)
+
   void epilogue(ValueRange acc);
   void epilogueElement(Value row, Value col, Value value);
   /// Convolution: (n, oh, ow) of GEMM row `m`.
@@ -881,9 +940,14 @@ void GemmBuilder::loadStage(Value kt, Value slot) {
   }
 }
 
-/// The warp's origin in the CTA tile.
+/// The warp's origin in the CTA tile. A wgmma warpgroup's m64 block puts
+/// its warp w at rows 16 w .. 16 w + 15, all columns.
 std::pair<Value, Value> warpOrigin(Idx &ix, const TileConfig &cfg, Value tid) {
   Value warp = ix.div(tid, 32);
+  if (cfg.wgmma())
+    return {ix.add(ix.mul(ix.div(warp, 4), cfg.bm / cfg.warpGroups),
+                   ix.mul(ix.rem(warp, 4), 16)),
+            ix.c(0)};
   Value wr = ix.mul(ix.div(warp, cfg.warpsN), cfg.bm / cfg.warpsM);
   Value wc = ix.mul(ix.rem(warp, cfg.warpsN), cfg.bn / cfg.warpsN);
   return {wr, wc};
@@ -1101,33 +1165,243 @@ void GemmBuilder::computeEmulated(Value slot) {
                                                           nt * 2 * er),
                                                    ix.mul(ni, 2 * er)),
                                             bElem));
-              Value sum;
-              if (g.isInt()) {
-                auto ext = [&](Value v, bool isUnsigned) -> Value {
-                  if (isUnsigned)
-                    return rw.create<arith::ExtUIOp>(loc, g.accType(), v);
-                  return rw.create<arith::ExtSIOp>(loc, g.accType(), v);
-                };
-                Value p = rw.create<arith::MulIOp>(loc, ext(av, g.aUnsigned),
-                                                   ext(bv, g.bUnsigned));
-                sum = rw.create<arith::AddIOp>(loc, loop.getRegionIterArgs()[0],
-                                               p);
-              } else if (g.isTf32()) {
-                Value p = rw.create<arith::MulFOp>(
-                    loc, emulateTf32(rw, loc, av), emulateTf32(rw, loc, bv));
-                sum = rw.create<arith::AddFOp>(loc, loop.getRegionIterArgs()[0],
-                                               p);
-              } else {
-                Value p = rw.create<arith::MulFOp>(
-                    loc, rw.create<arith::ExtFOp>(loc, f32(), av),
-                    rw.create<arith::ExtFOp>(loc, f32(), bv));
-                sum = rw.create<arith::AddFOp>(loc, loop.getRegionIterArgs()[0],
-                                               p);
-              }
+              Value sum = mulAdd(loop.getRegionIterArgs()[0], av, bv);
               rw.create<scf::YieldOp>(loc, sum);
             }
             store(loop.getResult(0), accMem, accAt);
           });
+    });
+  }
+}
+
+Value GemmBuilder::mulAdd(Value acc, Value a, Value b) {
+  if (g.isInt()) {
+    auto ext = [&](Value v, bool isUnsigned) -> Value {
+      if (isUnsigned)
+        return rw.create<arith::ExtUIOp>(loc, g.accType(), v);
+      return rw.create<arith::ExtSIOp>(loc, g.accType(), v);
+    };
+    return rw.create<arith::AddIOp>(
+        loc, acc,
+        rw.create<arith::MulIOp>(loc, ext(a, g.aUnsigned),
+                                 ext(b, g.bUnsigned)));
+  }
+  if (g.isTf32())
+    return rw.create<arith::AddFOp>(
+        loc, acc,
+        rw.create<arith::MulFOp>(loc, emulateTf32(rw, loc, a),
+                                 emulateTf32(rw, loc, b)));
+  return rw.create<arith::AddFOp>(
+      loc, acc,
+      rw.create<arith::MulFOp>(loc, rw.create<arith::ExtFOp>(loc, f32(), a),
+                               rw.create<arith::ExtFOp>(loc, f32(), b)));
+}
+
+//===----------------------------------------------------------------------===//
+// wgmma (sm_90a)
+//===----------------------------------------------------------------------===//
+//
+// An operand tile in shared memory is what wgmma calls K-major with 128-byte
+// swizzling: rows of 128 bytes of k, 8-row groups 1024 bytes apart, the
+// 16-byte chunk c of row r stored at chunk c ^ (r % 8) -- the SmemTile
+// layout with 8 chunks a row, as cp.async writes it. The swizzle applies to
+// address bits, so the stages start 1024-byte aligned. One wgmma takes 32
+// bytes of k (k16 f16/bf16, k32 i8); its descriptor's start address moves
+// 32 bytes per k-step inside the swizzled rows.
+
+Value GemmBuilder::wgmmaTileAddress(Value slot, const SmemTile &tile,
+                                    Value row0, int64_t kk) {
+  int64_t eb = g.elementBytes();
+  Value elem = ix.add(ix.add(ix.mul(slot, cfg.stageElems()), tile.base),
+                      ix.mul(row0, tile.rowChunks * tile.chunkElems));
+  return ix.add(ix.add(smemAddr, ix.mul(elem, eb)), kk * 32);
+}
+
+Value GemmBuilder::wgmmaDescriptor(Value addr) {
+  Type i64 = rw.getI64Type();
+  auto c = [&](int64_t v) {
+    return rw.create<arith::ConstantOp>(loc, rw.getI64IntegerAttr(v));
+  };
+  Value a = rw.create<arith::IndexCastUIOp>(loc, i64, addr);
+  // Bits 0-13: address >> 4; 16-29: leading byte offset >> 4 (unused when
+  // the k extent lies within the swizzled row; 1 by convention); 32-45:
+  // stride byte offset >> 4 (between 8-row groups); 62-63: swizzle mode,
+  // 1 = 128 bytes.
+  Value start = rw.create<arith::ShRUIOp>(
+      loc, rw.create<arith::AndIOp>(loc, a, c(0x3FFFF)), c(4));
+  int64_t fixed = (int64_t(1) << 16) | (int64_t(1024 >> 4) << 32) |
+                  (int64_t(1) << 62);
+  return rw.create<arith::OrIOp>(loc, start, c(fixed));
+}
+
+Value GemmBuilder::wgmmaElement(Value desc, Value row, Value kByte) {
+  auto c = [&](int64_t v) {
+    return rw.create<arith::ConstantOp>(loc, rw.getI64IntegerAttr(v));
+  };
+  // A 14-bit field of `desc` at `shift`, times 16.
+  auto field = [&](int64_t shift) -> Value {
+    Value f = rw.create<arith::AndIOp>(
+        loc, rw.create<arith::ShRUIOp>(loc, desc, c(shift)), c(0x3FFF));
+    return rw.create<arith::IndexCastUIOp>(
+        loc, rw.getIndexType(), rw.create<arith::ShLIOp>(loc, f, c(4)));
+  };
+  Value stride = field(32);
+  Value addr = ix.add(
+      ix.add(field(0),
+             rw.create<arith::MulIOp>(loc, ix.div(row, 8), stride)),
+      ix.add(ix.mul(ix.rem(row, 8), 128), kByte));
+  // 128-byte swizzle: address bits 4-6 ^= bits 7-9.
+  Value swizzled =
+      ix.xori(addr, ix.mul(ix.rem(ix.div(addr, 128), 8), 16));
+  return ix.div(swizzled, g.elementBytes());
+}
+
+SmallVector<Value> GemmBuilder::accumulatorAsm(StringRef text,
+                                               ValueRange acc) {
+  SmallVector<Value> regs;
+  for (Value frag : acc)
+    for (int64_t r = 0; r < 4; ++r)
+      regs.push_back(rw.create<vector::ExtractOp>(
+          loc, frag, ArrayRef<int64_t>{r / 2, r % 2}));
+  std::string constraints;
+  const char *kind = g.isInt() ? "=r" : "=f";
+  for (size_t i = 0; i < regs.size(); ++i)
+    constraints += std::string(i ? "," : "") + kind;
+  for (size_t i = 0; i < regs.size(); ++i)
+    constraints += "," + std::to_string(i);
+  SmallVector<Type> types(regs.size(), g.accType());
+  Value out = rw.create<LLVM::InlineAsmOp>(
+                    loc, LLVM::LLVMStructType::getLiteral(rw.getContext(), types),
+                    regs, text, constraints, /*has_side_effects=*/true,
+                    /*is_align_stack=*/false,
+                    LLVM::AsmDialectAttr::get(rw.getContext(),
+                                              LLVM::AsmDialect::AD_ATT),
+                    ArrayAttr())
+                  ->getResult(0);
+  SmallVector<Value> result;
+  for (size_t f = 0; f < acc.size(); ++f) {
+    Value frag = acc[f];
+    for (int64_t r = 0; r < 4; ++r)
+      frag = rw.create<vector::InsertOp>(
+          loc, rw.create<LLVM::ExtractValueOp>(loc, out, f * 4 + r), frag,
+          ArrayRef<int64_t>{r / 2, r % 2});
+    result.push_back(frag);
+  }
+  return result;
+}
+
+SmallVector<Value> GemmBuilder::wgmmaInlinePtx(Value descA, Value descB,
+                                               ValueRange acc) {
+  // D register 4 j + r of a lane: row lane / 4 + 8 (r / 2) of the warp's 16,
+  // column 8 j + 2 (lane % 4) + r % 2 -- the n8 fragments in order.
+  std::string shape = "m64n" + std::to_string(cfg.bn);
+  if (g.isInt())
+    shape += std::string("k32.s32.") + (g.aUnsigned ? "u8." : "s8.") +
+             (g.bUnsigned ? "u8" : "s8");
+  else if (g.elementType.isF16())
+    shape += "k16.f32.f16.f16";
+  else
+    shape += "k16.f32.bf16.bf16";
+  int64_t n = acc.size() * 4;
+  std::string regs;
+  for (int64_t i = 0; i < n; ++i)
+    regs += (i ? ", $" : "$") + std::to_string(i);
+  // scale-d is a predicate: always accumulate (the registers start at 0).
+  // Float forms also take scale-a, scale-b and the transposes (none: both
+  // operands K-major).
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                     "wgmma.mma_async.sync.aligned." +
+                     shape + " {" + regs + "}, $" + std::to_string(n) +
+                     ", $" + std::to_string(n + 1) + ", p" +
+                     (g.isInt() ? "" : ", 1, 1, 0, 0") + ";\n}";
+  SmallVector<Value> operands{descA, descB};
+  for (Value frag : acc)
+    for (int64_t r = 0; r < 4; ++r)
+      operands.push_back(rw.create<vector::ExtractOp>(
+          loc, frag, ArrayRef<int64_t>{r / 2, r % 2}));
+  std::string constraints;
+  const char *kind = g.isInt() ? "=r" : "=f";
+  for (int64_t i = 0; i < n; ++i)
+    constraints += std::string(i ? "," : "") + kind;
+  constraints += ",l,l";
+  for (int64_t i = 0; i < n; ++i)
+    constraints += "," + std::to_string(i);
+  SmallVector<Type> types(n, g.accType());
+  Value d = rw.create<LLVM::InlineAsmOp>(
+                  loc, LLVM::LLVMStructType::getLiteral(rw.getContext(), types),
+                  operands, text, constraints, /*has_side_effects=*/true,
+                  /*is_align_stack=*/false,
+                  LLVM::AsmDialectAttr::get(rw.getContext(),
+                                            LLVM::AsmDialect::AD_ATT),
+                  ArrayAttr())
+                ->getResult(0);
+  SmallVector<Value> result;
+  for (size_t f = 0; f < acc.size(); ++f) {
+    Value frag = acc[f];
+    for (int64_t r = 0; r < 4; ++r)
+      frag = rw.create<vector::InsertOp>(
+          loc, rw.create<LLVM::ExtractValueOp>(loc, d, f * 4 + r), frag,
+          ArrayRef<int64_t>{r / 2, r % 2});
+    result.push_back(frag);
+  }
+  return result;
+}
+
+SmallVector<Value> GemmBuilder::computeWgmma(Value slot, ValueRange acc) {
+  Value tid = rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
+  Value wgRow0 = ix.mul(ix.div(tid, 128), cfg.bm / cfg.warpGroups);
+  int64_t nt = cfg.nTiles();
+  // The accumulators were last written by the wgmma ops themselves; the
+  // fence orders this k-tile's after them.
+  SmallVector<Value> next = accumulatorAsm("wgmma.fence.sync.aligned;", acc);
+  for (int64_t kk = 0; kk < kSteps(); ++kk) {
+    Value descB =
+        wgmmaDescriptor(wgmmaTileAddress(slot, s.bTile, ix.c(0), kk));
+    for (int64_t mi = 0; mi < cfg.mTiles(); ++mi) {
+      Value descA = wgmmaDescriptor(
+          wgmmaTileAddress(slot, s.aTile, ix.add(wgRow0, mi * 64), kk));
+      MutableArrayRef<Value> block(next.data() + mi * nt, nt);
+      SmallVector<Value> d = wgmmaInlinePtx(descA, descB, block);
+      llvm::copy(d, block.begin());
+    }
+  }
+  next = accumulatorAsm("wgmma.commit_group.sync.aligned;", next);
+  // The k-tile before this one is done: its slot may be refilled.
+  return accumulatorAsm("wgmma.wait_group.sync.aligned 1;", next);
+}
+
+void GemmBuilder::computeWgmmaEmulated(Value slot) {
+  int64_t eb = g.elementBytes();
+  for (int64_t kk = 0; kk < kSteps(); ++kk) {
+    forEachThread([&](Value tid) {
+      Value lane = ix.rem(tid, 32), warp = ix.div(tid, 32);
+      Value wgRow0 = ix.mul(ix.div(warp, 4), cfg.bm / cfg.warpGroups);
+      Value descB =
+          wgmmaDescriptor(wgmmaTileAddress(slot, s.bTile, ix.c(0), kk));
+      forEachAccumulator([&](Value mi, Value ni, Value r, Value reg, int64_t) {
+        Value descA = wgmmaDescriptor(wgmmaTileAddress(
+            slot, s.aTile, ix.add(wgRow0, ix.mul(mi, 64)), kk));
+        auto [row, col] = s.accElement(ix, lane, r);
+        row = ix.add(row, ix.mul(ix.rem(warp, 4), 16));
+        col = ix.add(col, ix.mul(ni, 8));
+        Value accAt = accSlot(tid, reg);
+        auto loop = rw.create<scf::ForOp>(
+            loc, ix.c(0), ix.c(32 / eb), ix.c(1),
+            ValueRange{rw.create<memref::LoadOp>(loc, accMem,
+                                                 ValueRange{accAt})});
+        OpBuilder::InsertionGuard guard(rw);
+        rw.setInsertionPointToStart(loop.getBody());
+        Value kByte = ix.mul(loop.getInductionVar(), eb);
+        Value av = rw.create<memref::LoadOp>(
+            loc, smem, ValueRange{wgmmaElement(descA, row, kByte)});
+        Value bv = rw.create<memref::LoadOp>(
+            loc, smem, ValueRange{wgmmaElement(descB, col, kByte)});
+        rw.create<scf::YieldOp>(
+            loc, mulAdd(loop.getRegionIterArgs()[0], av, bv));
+        rw.setInsertionPointAfter(loop);
+        rw.create<memref::StoreOp>(loc, loop.getResult(0), accMem,
+                                   ValueRange{accAt});
+      });
     });
   }
 }
@@ -1242,7 +1516,8 @@ void GemmBuilder::epilogue(ValueRange acc) {
     forEachAccumulator([&](Value mi, Value ni, Value r, Value reg,
                            int64_t regIndex) {
           auto [row, col] = s.accElement(ix, lane, r);
-          Value gr = ix.add(ix.add(tileRow0, ix.add(wr, ix.mul(mi, 16))), row);
+          Value gr = ix.add(
+              ix.add(tileRow0, ix.add(wr, ix.mul(mi, cfg.mStride()))), row);
           Value gc = ix.add(ix.add(tileCol0, ix.add(wc, ix.mul(ni, 8))), col);
           OpBuilder::InsertionGuard guard(rw);
           if (guarded) {
@@ -1291,19 +1566,33 @@ int64_t GemmBuilder::build() {
       return rw.create<memref::AllocaOp>(loc, MemRefType::get({n}, t));
     };
     smem = scratch(smemElems, e);
+    smemAddr = ix.c(0);
     accMem = scratch(cfg.threads() * accRegs(), g.accType());
-    fragA = scratch(cfg.threads() * cfg.mTiles() * 4 * perReg(), e);
-    fragB = scratch(cfg.threads() * cfg.nTiles() * 2 * perReg(), e);
+    if (!cfg.wgmma()) {
+      fragA = scratch(cfg.threads() * cfg.mTiles() * 4 * perReg(), e);
+      fragB = scratch(cfg.threads() * cfg.nTiles() * 2 * perReg(), e);
+    }
   } else {
     auto workgroup = gpu::AddressSpaceAttr::get(
         rw.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
     Value raw = rw.create<gpu::DynamicSharedMemoryOp>(
         loc, MemRefType::get({ShapedType::kDynamic}, rw.getI8Type(),
                              MemRefLayoutAttrInterface(), workgroup));
+    Value shift = ix.c(0);
+    if (cfg.wgmma()) {
+      // The stages start at the next 1024-byte boundary (the 128-byte
+      // swizzle repeats every 8 rows of 128 bytes, on address bits).
+      Value addr =
+          rw.create<memref::ExtractAlignedPointerAsIndexOp>(loc, raw);
+      shift = ix.rem(rw.create<arith::SubIOp>(loc, ix.c(1024),
+                                              ix.rem(addr, 1024)),
+                     1024);
+      smemAddr = ix.add(addr, shift);
+    }
     smem = rw.create<memref::ViewOp>(
         loc, MemRefType::get({smemElems}, e, MemRefLayoutAttrInterface(),
                              workgroup),
-        raw, ix.c(0), ValueRange{});
+        raw, shift, ValueRange{});
   }
   // The accumulators start at zero; the init (fill or Gemm's C) is added
   // in the epilogue.
@@ -1323,8 +1612,9 @@ int64_t GemmBuilder::build() {
     acc.assign(cfg.mTiles() * cfg.nTiles(), init);
   }
 
-  // Prologue: stages - 1 k-tiles in flight (those past K zero-fill).
-  for (int64_t st = 0; st + 1 < cfg.stages; ++st)
+  // Prologue: `lookahead` k-tiles in flight (those past K zero-fill).
+  int64_t ahead = cfg.lookahead();
+  for (int64_t st = 0; st < ahead; ++st)
     loadStage(ix.c(st), ix.c(st));
   Value firstToken = asyncToken;
 
@@ -1338,23 +1628,39 @@ int64_t GemmBuilder::build() {
     rw.setInsertionPointToStart(loop.getBody());
     Value kt = loop.getInductionVar();
     if (!emulate) {
-      // Tile kt has landed once at most stages - 2 newer groups are pending;
-      // the barrier also frees the slot read in iteration kt - 1.
+      // Tile kt has landed once at most ahead - 1 newer groups are pending.
       rw.create<nvgpu::DeviceAsyncWaitOp>(loc, firstToken,
-                                          rw.getI32IntegerAttr(cfg.stages - 2));
+                                          rw.getI32IntegerAttr(ahead - 1));
+      // wgmma reads shared memory through the async proxy, cp.async wrote
+      // it through the generic one.
+      if (cfg.wgmma())
+        sideEffectAsm("fence.proxy.async.shared::cta;");
+      // The barrier also frees the slot read in iteration kt - 1 (mma.sync)
+      // or kt - 2 (wgmma, which waits for kt - 1 after issuing kt).
       barrier();
     }
-    Value nextTile = ix.add(kt, cfg.stages - 1);
-    loadStage(nextTile, ix.rem(nextTile, cfg.stages));
+    Value nextTile = ix.add(kt, ahead);
+    Value nextSlot = ix.rem(nextTile, cfg.stages);
     Value slot = ix.rem(kt, cfg.stages);
     SmallVector<Value> results;
-    if (emulate)
+    if (!cfg.wgmma())
+      loadStage(nextTile, nextSlot);
+    if (emulate && cfg.wgmma())
+      computeWgmmaEmulated(slot);
+    else if (emulate)
       computeEmulated(slot);
+    else if (cfg.wgmma())
+      results = computeWgmma(slot, loop.getRegionIterArgs());
     else
       results = compute(slot, loop.getRegionIterArgs());
+    if (cfg.wgmma())
+      loadStage(nextTile, nextSlot);
     rw.create<scf::YieldOp>(loc, results);
   }
-  epilogue(loop.getResults());
+  SmallVector<Value> results(loop.getResults());
+  if (cfg.wgmma() && !emulate)
+    results = accumulatorAsm("wgmma.wait_group.sync.aligned 0;", results);
+  epilogue(results);
   return ctas;
 }
 
@@ -1405,7 +1711,11 @@ struct TileGemmKernelsPass
       FailureOr<GemmKernel> g = matchGemmKernel(func, module, allowTf32);
       if (failed(g))
         continue;
-      TileConfig cfg = chooseConfig(*g, smCount);
+      // wgmma reads both operands K-major from shared memory (a 16-bit
+      // [K, N] B would need its MN-major layouts); TF32 keeps mma.sync,
+      // whose operands are rounded (cvt.rna) on the way to the registers.
+      bool useWgmma = wgmma && g->bTransposed && !g->isTf32();
+      TileConfig cfg = chooseConfig(*g, smCount, useWgmma);
       GemmBuilder builder(rewriter, *g, cfg, emulate);
       int64_t ctas = builder.build();
       for (linalg::GenericOp e : llvm::reverse(g->epilogue))
@@ -1420,8 +1730,8 @@ struct TileGemmKernelsPass
                     b.getI64IntegerAttr(
                         emulate ? 0
                                 : cfg.stages * cfg.stageElems() *
-                                      g->elementType.getIntOrFloatBitWidth() /
-                                      8));
+                                          g->elementBytes() +
+                                      (cfg.wgmma() ? 1024 : 0)));
       dropDeadBufferArguments(func, g->calls);
     }
   }

@@ -131,13 +131,16 @@ def check_transposes(dlc, model, work, flags, limit):
 
 
 def gpu_arch():
-    """sm_90 or sm_80 from the GPU's compute capability (dlc targets those two)."""
+    """dlc's --arch for the GPU's compute capability: sm_90a (wgmma) on 9.0
+    (H100/H200), sm_90 on later ones, sm_80 below."""
     try:
         p = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
                            capture_output=True, text=True, timeout=60)
-        major = int(p.stdout.split()[0].split(".")[0])
+        major, minor = (int(v) for v in p.stdout.split()[0].split("."))
     except (OSError, subprocess.TimeoutExpired, IndexError, ValueError):
-        major = 9
+        major, minor = 9, 0
+    if (major, minor) == (9, 0):
+        return "sm_90a"
     return "sm_90" if major >= 9 else "sm_80"
 
 
@@ -154,6 +157,9 @@ def main():
     p.add_argument("--cuda-form-on-host", action="store_true",
                    help="also run the CUDA kernel form on the host (dlc --cuda-kernel-form) and "
                         "compare: the GPU kernels' numerics, checked without a GPU")
+    p.add_argument("--cuda-form-arch", action="append", default=[],
+                   help="with --cuda-form-on-host: build the CUDA kernel form for this --arch "
+                        "(repeatable; default dlc's): sm_90a emulates the wgmma kernels")
     p.add_argument("--check-plan", action="store_true",
                    help="check the arena plan (no overlap, within 5%% of the lower bound) and that "
                         "fusion at least halves the kernel count")
@@ -198,10 +204,13 @@ def main():
                 return SKIP
             raise
         if args.cuda_form_on_host and args.device == "cpu":
-            so = work / f"{args.model}.cudaform.so"
-            timed("compile (cpu, CUDA kernel form)", dlc.compile, model, so, target="cpu",
-                  extra=["--cuda-kernel-form", *flags])
-            run_and_compare(dlc, so, feeds, ref, work, "cpu", args.rtol, args.atol_rel)
+            for form_arch in args.cuda_form_arch or [None]:
+                so = work / f"{args.model}.cudaform{'.' + form_arch if form_arch else ''}.so"
+                arch_flags = [f"--arch={form_arch}"] if form_arch else []
+                timed(f"compile (cpu, CUDA kernel form{' for ' + form_arch if form_arch else ''})",
+                      dlc.compile, model, so, target="cpu",
+                      extra=["--cuda-kernel-form", *arch_flags, *flags])
+                run_and_compare(dlc, so, feeds, ref, work, "cpu", args.rtol, args.atol_rel)
         if args.max_transposes is not None:
             check_transposes(dlc, model, work, flags, args.max_transposes)
         if args.check_plan:

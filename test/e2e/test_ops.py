@@ -438,6 +438,38 @@ def tensor_core_cases(t):
                 "b": t.rand(32, lo=-0.2, hi=0.2),
                 "ys": np.array(0.02, F32), "yz": np.array(-5, np.int8)},
         extra=form, rtol=0, atol=0.0201)
+    # sm_90a: GEMMs with a K-major B on warpgroup wgmma, operands read from
+    # the 128-byte-swizzled stages through matrix descriptors (emulated by
+    # decoding the descriptors as the PTX ISA defines them). A constant [K,
+    # N] weight is stored [N, K]; M, N and K tails (K = 72: a 64-wide k-tile
+    # and a zero-filled one); 64x128 tiles, one warpgroup.
+    sm90a = ("--arch=sm_90a",)
+    t.add("wgmma_fp16_bias_relu_tails", [
+        helper.make_node("MatMul", ["x", "w"], ["m"]),
+        helper.make_node("Add", ["m", "b"], ["s"]),
+        helper.make_node("Relu", ["s"], ["y"])],
+        {"x": t.rand(2, 100, 72)}, consts={"w": t.rand(72, 136), "b": t.rand(136)},
+        flags=(*half, *sm90a), extra=form, rtol=1e-2, atol=5e-3)
+    t.op("wgmma_bf16_gemm_transb_alpha_beta", "Gemm", {"x": t.rand(130, 96)},
+         {"w": t.rand(200, 96), "c": t.rand(200)},
+         attrs=dict(transB=1, alpha=0.5, beta=2.0),
+         flags=("--precision=bf16", *sm90a), extra=form, rtol=3e-2, atol=2e-2)
+    # 128x128 tiles: two warpgroups, each an m64 block.
+    t.op("wgmma_fp16_128x128_tiles", "MatMul", {"a": t.rand(2048, 32)}, {"b": t.rand(32, 1152)},
+         flags=(*half, *sm90a), extra=form, rtol=1e-2, atol=5e-3)
+    # int8: wgmma k32 u8 x s8, i32 accumulators, exact.
+    t.op("wgmma_int8_u8s8_zero_point", "MatMulInteger", {"x": ints(np.uint8, 2, 72, 80)},
+         {"w": ints(np.int8, 80, 88), "xz": np.array(131, np.uint8)},
+         flags=sm90a, extra=form)
+    t.op("wgmma_int8_activations", "MatMulInteger",
+         {"x": ints(np.uint8, 2, 3, 40, 64), "v": ints(np.int8, 1, 3, 64, 48)},
+         {"xz": np.array(200, np.uint8), "vz": np.array(0, np.int8)},
+         flags=sm90a, extra=form)
+    # An implicit-GEMM convolution: the gathered A tile in wgmma's layout.
+    t.op("wgmma_conv_fp16_stride_dilation", "Conv", {"x": t.rand(2, 16, 15, 13)},
+         {"w": t.rand(24, 16, 3, 2), "b": t.rand(24)},
+         attrs=dict(pads=[1, 1, 1, 1], strides=[2, 1], dilations=[1, 2]),
+         flags=(*half, *sm90a), extra=form, rtol=1e-2, atol=5e-3)
     # QLinearMatMul: the requantize epilogue on the i32 accumulator registers.
     t.op("mma_int8_qlinear_matmul", "QLinearMatMul", {"a": ints(np.uint8, 96, 160)},
          {"as": np.array(0.02, F32), "az": np.array(120, np.uint8),
