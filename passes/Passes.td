@@ -209,6 +209,10 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
            "sm_90a: GEMMs with a K-major B ([N, K]; f16, bf16, i8) run "
            "warpgroup wgmma.mma_async from shared memory descriptors">,
+    Option<"splitK", "split-k", "bool", /*default=*/"true",
+           "Split K among CTAs when the output tiles leave half the SMs "
+           "idle (partial sums to a workspace, added up by the kernel's "
+           "epilogue in a fixed order)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",

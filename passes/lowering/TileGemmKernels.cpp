@@ -700,12 +700,21 @@ struct Schedule {
 // Building the CTA program
 //===----------------------------------------------------------------------===//
 
+/// Split-K: the k-tiles divided among `splits` CTAs per output tile, each
+/// storing its partial sums to `workspace` ([splits] + the accumulator's
+/// shape), which a second kernel adds up in a fixed order before the
+/// epilogue (deterministic, unlike atomics).
+struct SplitK {
+  int64_t splits, tilesPerSplit;
+  Value workspace;
+};
+
 class GemmBuilder {
 public:
   GemmBuilder(RewriterBase &rewriter, GemmKernel &g, TileConfig cfg,
-              bool emulate)
+              bool emulate, std::optional<SplitK> split = std::nullopt)
       : rw(rewriter), g(g), s(g, cfg), cfg(cfg), emulate(emulate),
-        loc(g.contraction.getLoc()), ix{rewriter, loc} {}
+        split(split), loc(g.contraction.getLoc()), ix{rewriter, loc} {}
 
   /// Replaces the kernel's ops with the CTA program; returns the CTA count.
   int64_t build();
@@ -716,6 +725,8 @@ private:
   Schedule s;
   TileConfig cfg;
   bool emulate;
+  std::optional<SplitK> split;
+  Value splitIndex; // the CTA's split (split-K)
   Location loc;
   Idx ix;
 
@@ -823,6 +834,8 @@ private:
 
   void epilogue(ValueRange acc);
   void epilogueElement(Value row, Value col, Value value);
+  /// The accumulator's indices of GEMM element (row, col).
+  SmallVector<Value> accIndices(Value row, Value col);
   /// Convolution: (n, oh, ow) of GEMM row `m`.
   SmallVector<Value> outputPixel(Value m) {
     const GemmKernel::Conv &cv = *g.conv;
@@ -1437,13 +1450,18 @@ bool GemmBuilder::isKernelLocal(Value buffer) {
   return local;
 }
 
-void GemmBuilder::epilogueElement(Value row, Value col, Value value) {
+SmallVector<Value> GemmBuilder::accIndices(Value row, Value col) {
   SmallVector<Value> coords(batch);
   if (g.conv)
     coords = outputPixel(row);
   else
     coords.push_back(row);
   coords.push_back(col);
+  return coords;
+}
+
+void GemmBuilder::epilogueElement(Value row, Value col, Value value) {
+  SmallVector<Value> coords = accIndices(row, col);
   auto loadAt = [&](Value buffer, AffineMap map) -> Value {
     SmallVector<Value> at;
     for (AffineExpr e : map.getResults()) {
@@ -1533,7 +1551,13 @@ void GemmBuilder::epilogue(ValueRange acc) {
             v = rw.create<vector::ExtractOp>(
                 loc, acc[regIndex / 4],
                 ArrayRef<int64_t>{regIndex % 4 / 2, regIndex % 2});
-          epilogueElement(gr, gc, v);
+          if (split) {
+            SmallVector<Value> at{splitIndex};
+            llvm::append_range(at, accIndices(gr, gc));
+            rw.create<memref::StoreOp>(loc, v, split->workspace, at);
+          } else {
+            epilogueElement(gr, gc, v);
+          }
         });
   });
 }
@@ -1544,7 +1568,7 @@ int64_t GemmBuilder::build() {
   int64_t batchCount = 1;
   for (int64_t d : g.batchShape)
     batchCount *= d;
-  int64_t ctas = batchCount * s.tilesM * s.tilesN;
+  int64_t ctas = batchCount * s.tilesM * s.tilesN * (split ? split->splits : 1);
   auto par = rw.create<scf::ParallelOp>(loc, ValueRange{ix.c(0)},
                                         ValueRange{ix.c(ctas)},
                                         ValueRange{ix.c(1)});
@@ -1557,6 +1581,14 @@ int64_t GemmBuilder::build() {
   for (int64_t d = g.batchShape.size() - 1; d >= 0; --d) {
     batch[d] = ix.rem(rest, g.batchShape[d]);
     rest = ix.div(rest, g.batchShape[d]);
+  }
+  // The CTA's k-tiles: [kBegin, kBegin + kCount).
+  Value kBegin = ix.c(0), kCount = ix.c(s.kTiles);
+  if (split) {
+    splitIndex = rest;
+    kBegin = ix.mul(splitIndex, split->tilesPerSplit);
+    kCount = ix.minu(ix.c(split->tilesPerSplit),
+                     rw.create<arith::SubIOp>(loc, ix.c(s.kTiles), kBegin));
   }
 
   Type e = g.elementType;
@@ -1615,10 +1647,10 @@ int64_t GemmBuilder::build() {
   // Prologue: `lookahead` k-tiles in flight (those past K zero-fill).
   int64_t ahead = cfg.lookahead();
   for (int64_t st = 0; st < ahead; ++st)
-    loadStage(ix.c(st), ix.c(st));
+    loadStage(ix.add(kBegin, st), ix.c(st));
   Value firstToken = asyncToken;
 
-  auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(s.kTiles), ix.c(1),
+  auto loop = rw.create<scf::ForOp>(loc, ix.c(0), kCount, ix.c(1),
                                     acc);
   {
     OpBuilder::InsertionGuard guard(rw);
@@ -1626,7 +1658,8 @@ int64_t GemmBuilder::build() {
     if (!loop.getBody()->empty())
       rw.eraseOp(loop.getBody()->getTerminator());
     rw.setInsertionPointToStart(loop.getBody());
-    Value kt = loop.getInductionVar();
+    // j counts the CTA's k-tiles (and picks the slots); kt is the k-tile.
+    Value j = loop.getInductionVar();
     if (!emulate) {
       // Tile kt has landed once at most ahead - 1 newer groups are pending.
       rw.create<nvgpu::DeviceAsyncWaitOp>(loc, firstToken,
@@ -1639,9 +1672,9 @@ int64_t GemmBuilder::build() {
       // or kt - 2 (wgmma, which waits for kt - 1 after issuing kt).
       barrier();
     }
-    Value nextTile = ix.add(kt, ahead);
-    Value nextSlot = ix.rem(nextTile, cfg.stages);
-    Value slot = ix.rem(kt, cfg.stages);
+    Value nextTile = ix.add(ix.add(kBegin, j), ahead);
+    Value nextSlot = ix.rem(ix.add(j, ahead), cfg.stages);
+    Value slot = ix.rem(j, cfg.stages);
     SmallVector<Value> results;
     if (!cfg.wgmma())
       loadStage(nextTile, nextSlot);
@@ -1716,24 +1749,119 @@ struct TileGemmKernelsPass
       // whose operands are rounded (cvt.rna) on the way to the registers.
       bool useWgmma = wgmma && g->bTransposed && !g->isTf32();
       TileConfig cfg = chooseConfig(*g, smCount, useWgmma);
-      GemmBuilder builder(rewriter, *g, cfg, emulate);
-      int64_t ctas = builder.build();
-      for (linalg::GenericOp e : llvm::reverse(g->epilogue))
-        rewriter.eraseOp(e);
-      rewriter.eraseOp(g->contraction);
-      if (g->init)
-        rewriter.eraseOp(g->init);
-      Builder b(&getContext());
-      func->setAttr(attrs::kWorkItems, b.getI64IntegerAttr(ctas));
-      func->setAttr(attrs::kCtaThreads, b.getI64IntegerAttr(cfg.threads()));
-      func->setAttr(attrs::kSharedBytes,
-                    b.getI64IntegerAttr(
-                        emulate ? 0
-                                : cfg.stages * cfg.stageElems() *
-                                          g->elementBytes() +
-                                      (cfg.wgmma() ? 1024 : 0)));
-      dropDeadBufferArguments(func, g->calls);
+      std::optional<SplitK> split = chooseSplitK(*g, cfg, smCount);
+      if (!split) {
+        tile(rewriter, *g, cfg, std::nullopt);
+        continue;
+      }
+      // The partial products go to a copy of the kernel; this one adds
+      // them up and keeps its init and epilogue, in the one-thread-per-
+      // element form.
+      func::FuncOp partial = addSplitKKernel(*g, *split);
+      FailureOr<GemmKernel> pg = matchGemmKernel(partial, module, allowTf32);
+      if (failed(pg)) {
+        partial.emitError("split-K copy of a GEMM kernel no longer matches");
+        return signalPassFailure();
+      }
+      split->workspace = partial.getArguments().back();
+      tile(rewriter, *pg, cfg, split);
     }
+  }
+
+  /// Replaces the kernel's ops with the CTA program.
+  void tile(IRRewriter &rewriter, GemmKernel &g, const TileConfig &cfg,
+            std::optional<SplitK> split) {
+    func::FuncOp func = g.func;
+    GemmBuilder builder(rewriter, g, cfg, emulate, split);
+    int64_t ctas = builder.build();
+    for (linalg::GenericOp e : llvm::reverse(g.epilogue))
+      rewriter.eraseOp(e);
+    rewriter.eraseOp(g.contraction);
+    if (g.init)
+      rewriter.eraseOp(g.init);
+    Builder b(&getContext());
+    func->setAttr(attrs::kWorkItems, b.getI64IntegerAttr(ctas));
+    func->setAttr(attrs::kCtaThreads, b.getI64IntegerAttr(cfg.threads()));
+    func->setAttr(attrs::kSharedBytes,
+                  b.getI64IntegerAttr(
+                      emulate ? 0
+                              : cfg.stages * cfg.stageElems() *
+                                        g.elementBytes() +
+                                    (cfg.wgmma() ? 1024 : 0)));
+    dropDeadBufferArguments(func, g.calls);
+  }
+
+  /// Split-K when the output tiles leave at least half the SMs idle and
+  /// there are k-tiles to share: as many splits as fill the SMs, each of 4
+  /// k-tiles at least (fewer would not hide the pipeline's fill), at most
+  /// 32 (the workspace's traffic grows with the splits).
+  std::optional<SplitK> chooseSplitK(const GemmKernel &g,
+                                     const TileConfig &cfg,
+                                     int64_t smCount) {
+    if (!splitK || !g.scales.empty() || g.calls.empty())
+      return std::nullopt;
+    int64_t ctas = llvm::divideCeil(g.m, cfg.bm) * llvm::divideCeil(g.n, cfg.bn);
+    for (int64_t d : g.batchShape)
+      ctas *= d;
+    int64_t kTiles = llvm::divideCeil(g.k, cfg.bk);
+    int64_t splits = std::min({smCount / ctas, kTiles / 4, int64_t(32)});
+    if (2 * ctas > smCount || splits < 2)
+      return std::nullopt;
+    int64_t per = llvm::divideCeil(kTiles, splits);
+    return SplitK{llvm::divideCeil(kTiles, per), per, Value()};
+  }
+
+  /// Adds the workspace to `g`'s kernel and its calls, copies the kernel
+  /// (the copy, returned, computes the partial sums), calls the copy before
+  /// each call, and replaces the contraction with the sum over the splits.
+  func::FuncOp addSplitKKernel(GemmKernel &g, const SplitK &split) {
+    func::FuncOp func = g.func;
+    MLIRContext *ctx = &getContext();
+    Location loc = g.contraction.getLoc();
+    auto accType = cast<MemRefType>(g.acc.getType());
+    SmallVector<int64_t> wsShape{split.splits};
+    llvm::append_range(wsShape, accType.getShape());
+    auto wsType = MemRefType::get(wsShape, accType.getElementType());
+
+    (void)func.insertArgument(func.getNumArguments(), wsType, {}, loc);
+    Value ws = func.getArguments().back();
+    OpBuilder b(func);
+    b.setInsertionPointAfter(func);
+    auto partial = cast<func::FuncOp>(b.clone(*func));
+    SymbolTable(getOperation()).insert(partial);
+    for (func::CallOp call : g.calls) {
+      OpBuilder cb(call);
+      Value buffer = cb.create<memref::AllocOp>(call.getLoc(), wsType,
+                                                cb.getI64IntegerAttr(64));
+      call->insertOperands(call.getNumOperands(), buffer);
+      cb.create<func::CallOp>(call.getLoc(), partial, call.getOperands());
+      cb.setInsertionPointAfter(call);
+      cb.create<memref::DeallocOp>(call.getLoc(), buffer);
+    }
+
+    // acc (+)= sum over s of ws[s, ...], s innermost.
+    b.setInsertionPoint(g.contraction);
+    int64_t rank = accType.getRank();
+    SmallVector<AffineExpr> wsExprs{getAffineDimExpr(rank, ctx)};
+    for (int64_t d = 0; d < rank; ++d)
+      wsExprs.push_back(getAffineDimExpr(d, ctx));
+    SmallVector<AffineMap> maps{
+        AffineMap::get(rank + 1, 0, wsExprs, ctx),
+        AffineMap::getMultiDimIdentityMap(rank + 1, ctx).getMajorSubMap(rank)};
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    iters.push_back(utils::IteratorType::reduction);
+    bool isInt = g.isInt();
+    b.create<linalg::GenericOp>(
+        loc, TypeRange{}, ValueRange{ws}, ValueRange{g.acc}, maps, iters,
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          Value sum = isInt ? nb.create<arith::AddIOp>(l, args[1], args[0])
+                                  .getResult()
+                            : nb.create<arith::AddFOp>(l, args[1], args[0])
+                                  .getResult();
+          nb.create<linalg::YieldOp>(l, sum);
+        });
+    g.contraction.erase();
+    return partial;
   }
 };
 } // namespace

@@ -470,6 +470,24 @@ def tensor_core_cases(t):
          {"w": t.rand(24, 16, 3, 2), "b": t.rand(24)},
          attrs=dict(pads=[1, 1, 1, 1], strides=[2, 1], dilations=[1, 2]),
          flags=(*half, *sm90a), extra=form, rtol=1e-2, atol=5e-3)
+    # Split-K: output tiles that leave half the SMs idle share the k-tiles
+    # among CTAs (partial sums to a workspace, added up in a fixed order by
+    # the kernel that keeps the init and epilogue). 49 x 256 outputs, K =
+    # 2304 (resnet50's last 3x3 convs at batch 1): 18 splits of 4 k-tiles
+    # with mma.sync 64x64 tiles, 9 with wgmma's 64x128.
+    t.add("splitk_fp16_bias_relu", [
+        helper.make_node("MatMul", ["x", "w"], ["m"]),
+        helper.make_node("Add", ["m", "b"], ["s"]),
+        helper.make_node("Relu", ["s"], ["y"])],
+        {"x": t.rand(49, 2304, lo=-0.2, hi=0.2)},
+        consts={"w": t.rand(2304, 256, lo=-0.2, hi=0.2), "b": t.rand(256)},
+        flags=half, extra=form, rtol=1e-2, atol=5e-3)
+    t.op("splitk_conv_fp16_wgmma", "Conv", {"x": t.rand(1, 256, 7, 7, lo=-0.2, hi=0.2)},
+         {"w": t.rand(64, 256, 3, 3, lo=-0.2, hi=0.2), "b": t.rand(64)},
+         attrs=dict(pads=[1, 1, 1, 1]), flags=(*half, *sm90a), extra=form,
+         rtol=1e-2, atol=5e-3)
+    t.op("splitk_int8_u8s8_zero_point", "MatMulInteger", {"x": ints(np.uint8, 33, 1024)},
+         {"w": ints(np.int8, 1024, 64), "xz": np.array(131, np.uint8)}, extra=form)
     # QLinearMatMul: the requantize epilogue on the i32 accumulator registers.
     t.op("mma_int8_qlinear_matmul", "QLinearMatMul", {"a": ints(np.uint8, 96, 160)},
          {"as": np.array(0.02, F32), "az": np.array(120, np.uint8),
