@@ -220,6 +220,65 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
     "::mlir::vector::VectorDialect"];
 }
 
+def TileAttentionKernelsPass : Pass<"dlc-tile-attention-kernels", "ModuleOp"> {
+  let summary = "Attention kernels as flash-attention CTA programs on tensor cores";
+  let description = [{
+    The kernel form of `dlc.attention_kernel` gives each query row a thread
+    that streams over the keys with scalar f32 arithmetic, reading every key
+    and value once per query. This pass takes the kernels that are one
+    `dlc.attention_kernel` (head size a multiple of 16 up to 128, keys a
+    multiple of 64) and, at `--precision=fp16|bf16`, rebuilds them as
+    flash-attention CTA programs: 4 warps own 16 rows each of a 64-query
+    block; blocks of 64 keys of K (or K^T) and V are staged in shared
+    memory as `precision` values (rows padded by 16 bytes so that fragment
+    loads hit distinct banks); `mma.sync` m16n8k16 computes the scores
+    with f32 accumulators, the online softmax (running max and sum, the
+    output rescaled by exp(m - m')) runs on those registers with the row
+    maxima and sums combined over the row's 4 lanes by `shfl.xor`, and the
+    probabilities, rounded to `precision`, are repacked from accumulator
+    fragments into the A fragments of P V in registers. The scores never
+    reach memory; Q, K and V are read once per query block, not per query.
+
+    With `emulate` (the host's `--cuda-kernel-form`) the same schedule is
+    built with every thread's fragments in CTA-wide arrays and mma.sync and
+    the shuffles written out per lane as the PTX ISA defines them.
+
+    Before:
+    ```mlir
+    func.func private @k(%q: memref<1x12x128x64xf32>, %kt: memref<1x12x64x128xf32>,
+        %v: memref<1x12x128x64xf32>, %o: memref<1x12x128x64xf32>) attributes {dlc.kernel} {
+      dlc.attention_kernel %q, %kt, %v outs(%o : memref<1x12x128x64xf32>)
+          {k_transposed = true, scale = 1.250000e-01 : f32} : ...
+    }
+    ```
+    After:
+    ```mlir
+    func.func private @k(...) attributes {dlc.kernel, dlc.work_items = 24,
+        dlc.cta_threads = 128, dlc.shared_bytes = 27648} {
+      scf.parallel (%cta) = (%c0) to (%c24) step (%c1) {
+        // Q block -> smem (f16), its A fragments -> registers
+        scf.for %j0 = %c0 to %c128 step %c64 {
+          // K, V blocks -> smem; nvgpu.mma.sync (S = Q K^T); scale, mask,
+          // row max (gpu.shuffle xor), exp, row sums; nvgpu.mma.sync (O += P V)
+        }
+        // O / l -> %o
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"emulate", "emulate", "bool", /*default=*/"false",
+           "Emulate the warp instructions per lane (host --cuda-kernel-form)">,
+    Option<"precision", "precision", "std::string", /*default=*/"\"f16\"",
+           "The 16-bit type of the tensor-core operands: f16 or bf16">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"];
+}
+
 def DistributeReductionsPass : Pass<"dlc-distribute-reductions", "ModuleOp"> {
   let summary = "Row reduction kernels as warp-cooperative CTA programs";
   let description = [{

@@ -113,6 +113,13 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     pm.addPass(dlc::createTileGemmKernelsPass(
         {options.target != Target::Cuda, smCountFor(options.arch),
          options.allowTf32, hasWgmma(options.arch)}));
+  // Attention at 16-bit precision becomes flash attention on tensor cores.
+  if (cudaForm && options.tensorCores && !options.reducedPrecision.empty()) {
+    dlc::TileAttentionKernelsPassOptions attention;
+    attention.emulate = options.target != Target::Cuda;
+    attention.precision = options.reducedPrecision == "bf16" ? "bf16" : "f16";
+    pm.addPass(dlc::createTileAttentionKernelsPass(attention));
+  }
   // Row reductions become one warp per row (lanes emulated likewise).
   if (cudaForm && options.warpReductions) {
     dlc::DistributeReductionsPassOptions warp;

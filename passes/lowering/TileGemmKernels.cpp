@@ -15,6 +15,7 @@
 
 #include "passes/Passes.h"
 #include "passes/lowering/KernelForm.h"
+#include "passes/lowering/TensorCore.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -582,35 +583,6 @@ TileConfig chooseConfig(const GemmKernel &g, int64_t smCount, bool wgmma) {
   return chosen;
 }
 
-/// Index arithmetic that folds constants as it builds.
-struct Idx {
-  OpBuilder &b;
-  Location loc;
-  Value c(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
-  Value add(Value x, Value y) { return b.createOrFold<arith::AddIOp>(loc, x, y); }
-  Value add(Value x, int64_t y) { return y ? add(x, c(y)) : x; }
-  Value mul(Value x, int64_t y) {
-    return y == 1 ? x : b.createOrFold<arith::MulIOp>(loc, x, c(y));
-  }
-  Value div(Value x, int64_t y) {
-    return y == 1 ? x : b.createOrFold<arith::DivUIOp>(loc, x, c(y));
-  }
-  Value rem(Value x, int64_t y) {
-    return b.createOrFold<arith::RemUIOp>(loc, x, c(y));
-  }
-  Value xori(Value x, Value y) { return b.createOrFold<arith::XOrIOp>(loc, x, y); }
-  Value minu(Value x, Value y) {
-    return b.createOrFold<arith::MinUIOp>(loc, x, y);
-  }
-  Value lt(Value x, Value y) {
-    return b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, x, y);
-  }
-  Value andi(Value x, Value y) { return b.createOrFold<arith::AndIOp>(loc, x, y); }
-  Value select(Value c, Value x, Value y) {
-    return b.createOrFold<arith::SelectOp>(loc, c, x, y);
-  }
-};
-
 /// Shared-memory layout of one operand tile: `rows` rows of `rowChunks`
 /// 16-byte chunks, chunk c of row r stored at chunk c ^ f(r), so that the 8
 /// row addresses of an ldmatrix (one chunk column, 8 consecutive rows) and
@@ -1014,53 +986,13 @@ SmallVector<Value> GemmBuilder::compute(Value slot, ValueRange acc) {
 /// i32), nor a u8 one (nvgpu takes signless i8 as s8). Those are written as
 /// inline PTX: operand fragments as b32 registers, f32 or s32 accumulators.
 Value GemmBuilder::mmaInlinePtx(Value a, Value b, Value c) {
-  Type i32 = rw.getI32Type(), f = g.accType();
-  SmallVector<Value> operands;
-  auto regs = [&](Value frag) {
-    auto type = cast<VectorType>(frag.getType());
-    for (int64_t i = 0; i < type.getDimSize(0); ++i) {
-      if (type.getElementType() == i32) { // TF32, already rounded
-        operands.push_back(rw.create<vector::ExtractOp>(
-            loc, frag, ArrayRef<int64_t>{i, 0}));
-        continue;
-      }
-      operands.push_back(rw.create<LLVM::BitcastOp>(
-          loc, i32,
-          rw.create<vector::ExtractOp>(loc, frag, ArrayRef<int64_t>{i})));
-    }
-  };
-  regs(a);
-  regs(b);
-  for (int64_t i = 0; i < 4; ++i)
-    operands.push_back(rw.create<vector::ExtractOp>(
-        loc, c, ArrayRef<int64_t>{i / 2, i % 2}));
-  auto resultType = LLVM::LLVMStructType::getLiteral(rw.getContext(),
-                                                     {f, f, f, f});
   std::string shape = g.isTf32() ? "m16n8k8.row.col.f32.tf32.tf32.f32"
-                                 : "m16n8k16.row.col.f32.bf16.bf16.f32",
-              constraints = "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f";
-  if (g.isInt()) {
+                                 : "m16n8k16.row.col.f32.bf16.bf16.f32";
+  if (g.isInt())
     shape = std::string("m16n8k32.row.col.s32.") +
             (g.aUnsigned ? "u8." : "s8.") + (g.bUnsigned ? "u8" : "s8") +
             ".s32";
-    constraints = "=r,=r,=r,=r,r,r,r,r,r,r,r,r,r,r";
-  }
-  Value d = rw.create<LLVM::InlineAsmOp>(
-      loc, resultType, operands,
-      "mma.sync.aligned." + shape +
-          " {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
-          "{$10, $11, $12, $13};",
-      constraints, /*has_side_effects=*/false,
-      /*is_align_stack=*/false,
-      LLVM::AsmDialectAttr::get(rw.getContext(), LLVM::AsmDialect::AD_ATT),
-      ArrayAttr())
-                ->getResult(0);
-  Value out = c;
-  for (int64_t i = 0; i < 4; ++i)
-    out = rw.create<vector::InsertOp>(
-        loc, rw.create<LLVM::ExtractValueOp>(loc, d, i), out,
-        ArrayRef<int64_t>{i / 2, i % 2});
-  return out;
+  return mmaSyncInlinePtx(rw, loc, shape, a, b, c);
 }
 
 Value GemmBuilder::roundToTf32(Value frag) {

@@ -329,6 +329,7 @@ def graph_cases(t):
         {"q": t.rand(1, 2, 5, 8), "kt": t.rand(1, 2, 8, 5), "v": t.rand(1, 2, 5, 8)},
         consts={"scale": np.array(1 / np.sqrt(8), F32)})
     attention_cases(t)
+    flash_attention_cases(t)
     tensor_core_cases(t)
     warp_reduction_cases(t)
     t.add("layernorm_residual_tanh", [
@@ -687,6 +688,56 @@ def attention_cases(t):
             helper.make_node("Softmax", ["s"], ["p"], axis=-1),
             helper.make_node("MatMul", ["p", "v"], ["y"])],
             {"q": t.rand(1, 4, 3, 8), "kt": t.rand(1, 1, 8, 7), "v": t.rand(1, 1, 7, 2)}, extra=extra)
+
+
+def flash_attention_cases(t):
+    """dlc-tile-attention-kernels: at --precision=fp16|bf16 the attention
+    kernel is flash attention on mma.sync (64-query blocks, 64-key blocks
+    staged in shared memory, the online softmax on the accumulator
+    registers). In the CUDA kernel form on the host every mma.sync and
+    shfl.xor is emulated per lane, checking the fragment layouts and the
+    repacking of P from accumulator to A fragments."""
+    form = ("--cuda-kernel-form",)
+    padding = np.zeros((2, 1, 1, 128), F32)
+    padding[1, :, :, 100:] = -10000.0
+    # BERT: K through a Transpose, 2 query and 2 key blocks, head 64.
+    t.add("flash_bert_padding_fp16", [
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+        helper.make_node("MatMul", ["q", "kt"], ["s"]),
+        helper.make_node("Div", ["s", "c"], ["d"]),
+        helper.make_node("Add", ["d", "m"], ["a"]),
+        helper.make_node("Softmax", ["a"], ["p"], axis=-1),
+        helper.make_node("MatMul", ["p", "v"], ["y"])],
+        {"q": t.rand(2, 3, 128, 64), "k": t.rand(2, 3, 128, 64), "v": t.rand(2, 3, 128, 64),
+         "m": padding}, consts={"c": np.array(8.0, F32)},
+        flags=("--precision=fp16",), extra=form, rtol=1e-2, atol=5e-3)
+    # GPT: K^T as laid out, a causal -inf mask, 80 queries (a partial query
+    # block), head 32, bf16.
+    causal = np.triu(np.full((80, 64), -np.inf, F32), k=1)
+    t.add("flash_causal_bf16", [
+        helper.make_node("MatMul", ["q", "kt"], ["s"]),
+        helper.make_node("Mul", ["c", "s"], ["d"]),
+        helper.make_node("Add", ["m", "d"], ["a"]),
+        helper.make_node("Softmax", ["a"], ["p"], axis=-1),
+        helper.make_node("MatMul", ["p", "v"], ["y"])],
+        {"q": t.rand(3, 80, 32, lo=-2, hi=2), "kt": t.rand(3, 32, 64, lo=-2, hi=2),
+         "v": t.rand(3, 64, 32)}, consts={"c": np.array(0.25, F32), "m": causal},
+        flags=("--precision=bf16",), extra=form, rtol=3e-2, atol=2e-2)
+    # torch's SDPA guard: query row 2 masked entirely gives 0.
+    keep = np.tril(np.ones((1, 1, 64, 64), bool))
+    keep[0, 0, 2, :] = False
+    t.add("flash_sdpa_nan_guard_fp16", [
+        helper.make_node("Where", ["b", "zero", "ninf"], ["m"]),
+        helper.make_node("MatMul", ["q", "kt"], ["s"]),
+        helper.make_node("Add", ["s", "m"], ["a"]),
+        helper.make_node("Softmax", ["a"], ["p"], axis=-1),
+        helper.make_node("IsNaN", ["p"], ["n"]),
+        helper.make_node("Where", ["n", "zero", "p"], ["g"]),
+        helper.make_node("MatMul", ["g", "v"], ["y"])],
+        {"q": t.rand(1, 2, 64, 16), "kt": t.rand(1, 2, 16, 64), "v": t.rand(1, 2, 64, 16),
+         "b": keep},
+        consts={"zero": np.array(0, F32), "ninf": np.array(-np.inf, F32)},
+        flags=("--precision=fp16",), extra=form, rtol=1e-2, atol=5e-3)
 
 
 def build_table():

@@ -1,0 +1,69 @@
+//===- TensorCore.cpp - shared pieces of the tensor-core kernels --*- C++
+//-*-===//
+
+#include "passes/lowering/TensorCore.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+
+Value mlir::dlc::mmaSyncInlinePtx(OpBuilder &rw, Location loc, StringRef shape,
+                                  Value a, Value b, Value c) {
+  Type i32 = rw.getI32Type();
+  Type f = cast<VectorType>(c.getType()).getElementType();
+  SmallVector<Value> operands;
+  auto regs = [&](Value frag) {
+    auto type = cast<VectorType>(frag.getType());
+    for (int64_t i = 0; i < type.getDimSize(0); ++i) {
+      if (type.getElementType() == i32) { // TF32, already rounded
+        operands.push_back(rw.create<vector::ExtractOp>(
+            loc, frag, ArrayRef<int64_t>{i, 0}));
+        continue;
+      }
+      operands.push_back(rw.create<LLVM::BitcastOp>(
+          loc, i32,
+          rw.create<vector::ExtractOp>(loc, frag, ArrayRef<int64_t>{i})));
+    }
+  };
+  regs(a);
+  regs(b);
+  for (int64_t i = 0; i < 4; ++i)
+    operands.push_back(rw.create<vector::ExtractOp>(
+        loc, c, ArrayRef<int64_t>{i / 2, i % 2}));
+  auto resultType = LLVM::LLVMStructType::getLiteral(rw.getContext(),
+                                                     {f, f, f, f});
+  bool isInt = f.isInteger(32);
+  // Operands: 4 (A) + 2 (B) b32 registers, then the 4 accumulators, which
+  // tf32's m16n8k8 (2 + 1 registers) numbers from $7.
+  int64_t aRegs = cast<VectorType>(a.getType()).getDimSize(0);
+  int64_t bRegs = cast<VectorType>(b.getType()).getDimSize(0);
+  std::string constraints = isInt ? "=r,=r,=r,=r" : "=f,=f,=f,=f";
+  auto list = [](int64_t first, int64_t n) {
+    std::string s;
+    for (int64_t i = 0; i < n; ++i)
+      s += (i ? ", $" : "$") + std::to_string(first + i);
+    return "{" + s + "}";
+  };
+  for (int64_t i = 0; i < aRegs + bRegs; ++i)
+    constraints += ",r";
+  for (int64_t i = 0; i < 4; ++i)
+    constraints += isInt ? ",r" : ",f";
+  Value d = rw.create<LLVM::InlineAsmOp>(
+                  loc, resultType, operands,
+                  "mma.sync.aligned." + shape.str() + " " + list(0, 4) + ", " +
+                      list(4, aRegs) + ", " + list(4 + aRegs, bRegs) + ", " +
+                      list(4 + aRegs + bRegs, 4) + ";",
+                  constraints, /*has_side_effects=*/false,
+                  /*is_align_stack=*/false,
+                  LLVM::AsmDialectAttr::get(rw.getContext(),
+                                            LLVM::AsmDialect::AD_ATT),
+                  ArrayAttr())
+                ->getResult(0);
+  Value out = c;
+  for (int64_t i = 0; i < 4; ++i)
+    out = rw.create<vector::InsertOp>(
+        loc, rw.create<LLVM::ExtractValueOp>(loc, d, i), out,
+        ArrayRef<int64_t>{i / 2, i % 2});
+  return out;
+}

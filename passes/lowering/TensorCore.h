@@ -1,0 +1,55 @@
+//===- TensorCore.h - shared pieces of the tensor-core kernels ----*- C++
+//-*-===//
+//
+// What dlc-tile-gemm-kernels and dlc-tile-attention-kernels both build:
+// index arithmetic that folds as it goes, and mma.sync as inline PTX.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DLC_PASSES_LOWERING_TENSORCORE_H
+#define DLC_PASSES_LOWERING_TENSORCORE_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::dlc {
+
+/// Index arithmetic that folds constants as it builds.
+struct Idx {
+  OpBuilder &b;
+  Location loc;
+  Value c(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
+  Value add(Value x, Value y) { return b.createOrFold<arith::AddIOp>(loc, x, y); }
+  Value add(Value x, int64_t y) { return y ? add(x, c(y)) : x; }
+  Value mul(Value x, int64_t y) {
+    return y == 1 ? x : b.createOrFold<arith::MulIOp>(loc, x, c(y));
+  }
+  Value div(Value x, int64_t y) {
+    return y == 1 ? x : b.createOrFold<arith::DivUIOp>(loc, x, c(y));
+  }
+  Value rem(Value x, int64_t y) {
+    return b.createOrFold<arith::RemUIOp>(loc, x, c(y));
+  }
+  Value xori(Value x, Value y) { return b.createOrFold<arith::XOrIOp>(loc, x, y); }
+  Value minu(Value x, Value y) {
+    return b.createOrFold<arith::MinUIOp>(loc, x, y);
+  }
+  Value lt(Value x, Value y) {
+    return b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, x, y);
+  }
+  Value andi(Value x, Value y) { return b.createOrFold<arith::AndIOp>(loc, x, y); }
+  Value select(Value c, Value x, Value y) {
+    return b.createOrFold<arith::SelectOp>(loc, c, x, y);
+  }
+};
+
+/// mma.sync.aligned.`shape` (e.g. "m16n8k16.row.col.f32.bf16.bf16.f32") as
+/// inline PTX, for the forms MLIR 19's nvgpu cannot lower (bf16, u8/s8
+/// mixes, tf32): `a` vector<4xNxT> and `b` vector<2xNxT> fragments (or
+/// vector<Kx1xi32> of TF32 bits), `c` the vector<2x2xf32|i32> accumulator.
+Value mmaSyncInlinePtx(OpBuilder &b, Location loc, StringRef shape, Value a,
+                       Value bFrag, Value c);
+
+} // namespace mlir::dlc
+
+#endif // DLC_PASSES_LOWERING_TENSORCORE_H

@@ -1,0 +1,585 @@
+//===- TileAttentionKernels.cpp - attention on tensor cores -------*- C++
+//-*-===//
+//
+// A kernel that is one dlc.attention_kernel becomes a flash-attention CTA
+// program: 4 warps own 16 query rows each of a 64-row query block, and
+// stream over blocks of 64 keys staged in shared memory as 16-bit values.
+// Q K^T and P V run on mma.sync m16n8k16 with f32 accumulators; the online
+// softmax (running max and sum per row) works on the score accumulators in
+// registers, reduced across the 4 lanes of a row with xor shuffles, and the
+// probabilities are repacked from accumulator fragments into the A
+// fragments of P V without leaving the registers. The scores never reach
+// memory.
+//
+// Each thread's fragments and accumulators are arrays indexed by constants
+// (promoted to registers on the GPU); with `emulate` (the host's
+// --cuda-kernel-form) they are arrays of all the CTA's threads, and the
+// warp instructions (mma.sync, shfl.xor) are written out per lane as the
+// PTX ISA defines them, so the fragment layouts and the repacking are
+// checked numerically on the host.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+#include "passes/lowering/KernelForm.h"
+#include "passes/lowering/TensorCore.h"
+
+#include "dialects/dlc/DlcDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <limits>
+
+namespace mlir::dlc {
+#define GEN_PASS_DEF_TILEATTENTIONKERNELSPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::dlc
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+namespace {
+constexpr int64_t kRows = 64;    // query rows per CTA, 16 per warp
+constexpr int64_t kKeys = 64;    // keys per block
+constexpr int64_t kThreads = 128;
+
+/// The attention kernels this pass takes: the kernel is the op alone,
+/// 16-bit-friendly shapes.
+struct Attention {
+  AttentionKernelOp op;
+  int64_t rank, queries, keys, head;
+  SmallVector<int64_t> batchShape;
+};
+
+FailureOr<Attention> matchAttention(func::FuncOp func) {
+  Attention a;
+  for (Operation &op : func.getBody().front()) {
+    if (isa<func::ReturnOp, arith::ConstantOp>(op) ||
+        isa<ViewLikeOpInterface>(op))
+      continue;
+    auto attention = dyn_cast<AttentionKernelOp>(op);
+    if (!attention || a.op || !attention.hasPureBufferSemantics())
+      return failure();
+    a.op = attention;
+  }
+  if (!a.op)
+    return failure();
+  auto out = cast<MemRefType>(a.op.getInit().getType());
+  auto q = cast<MemRefType>(a.op.getQuery().getType());
+  auto v = cast<MemRefType>(a.op.getValue().getType());
+  a.rank = out.getRank();
+  a.queries = out.getDimSize(a.rank - 2);
+  a.head = q.getDimSize(a.rank - 1);
+  a.keys = v.getDimSize(a.rank - 2);
+  a.batchShape.assign(out.getShape().begin(), out.getShape().end() - 2);
+  for (Value buffer : {a.op.getQuery(), a.op.getKey(), a.op.getValue(),
+                       a.op.getInit()}) {
+    auto type = cast<MemRefType>(buffer.getType());
+    if (!type.getLayout().isIdentity() ||
+        !isa<FloatType>(type.getElementType()) ||
+        type.getElementType().getIntOrFloatBitWidth() > 32)
+      return failure();
+  }
+  if (auto mask = a.op.getMask())
+    if (!cast<MemRefType>(mask.getType()).getLayout().isIdentity() ||
+        !isa<FloatType>(cast<MemRefType>(mask.getType()).getElementType()))
+      return failure();
+  // Head sizes in k16 steps up to 128 (the accumulators of a thread: 2 x 64
+  // scores and head / 2 outputs); whole key blocks.
+  if (a.head % 16 || a.head > 128 || v.getDimSize(a.rank - 1) != a.head ||
+      a.keys % kKeys || a.queries < 16)
+    return failure();
+  return a;
+}
+
+/// A thread's register array: on the GPU one alloca per thread, indexed by
+/// constants only (promoted to registers); emulated, one for all threads.
+struct Regs {
+  Value mem;
+  int64_t size;
+};
+
+class FlashBuilder {
+public:
+  FlashBuilder(RewriterBase &rw, Attention &a, Type half, bool emulate)
+      : rw(rw), a(a), half(half), emulate(emulate), loc(a.op.getLoc()),
+        ix{rw, loc} {}
+
+  /// Replaces the op with the CTA program; returns the CTA count.
+  int64_t build();
+
+private:
+  RewriterBase &rw;
+  Attention &a;
+  Type half;
+  bool emulate;
+  Location loc;
+  Idx ix;
+  Value smem;               // Q, K, V tiles: rows of `stride()` halves
+  SmallVector<Value> batch; // the CTA's batch coordinates
+  Value q0;                 // its first query row
+
+  Type f32() { return rw.getF32Type(); }
+  Value f32c(double v) {
+    return rw.create<arith::ConstantOp>(loc, rw.getF32FloatAttr(v));
+  }
+  /// Halves per smem row: the head plus 8, so that the 8 rows a fragment
+  /// load spans start in different banks.
+  int64_t stride() const { return a.head + 8; }
+  int64_t tileElems() const { return kRows * stride(); }
+
+  Regs regs(int64_t size, Type type) {
+    int64_t n = emulate ? size * kThreads : size;
+    return {rw.create<memref::AllocaOp>(loc, MemRefType::get({n}, type)), size};
+  }
+  Value slot(Regs r, Value tid, int64_t i) {
+    return emulate ? ix.add(ix.mul(tid, r.size), i) : ix.c(i);
+  }
+  Value rd(Regs r, Value tid, int64_t i) {
+    return rw.create<memref::LoadOp>(loc, r.mem, slot(r, tid, i));
+  }
+  void wr(Regs r, Value tid, int64_t i, Value v) {
+    rw.create<memref::StoreOp>(loc, v, r.mem, slot(r, tid, i));
+  }
+
+  /// `body(tid)` for this thread (GPU) or every thread in turn (emulated).
+  void forEachThread(function_ref<void(Value)> body) {
+    if (!emulate) {
+      body(rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x));
+      return;
+    }
+    auto loop =
+        rw.create<scf::ForOp>(loc, ix.c(0), ix.c(kThreads), ix.c(1));
+    OpBuilder::InsertionGuard guard(rw);
+    rw.setInsertionPoint(loop.getBody()->getTerminator());
+    body(loop.getInductionVar());
+  }
+  void barrier() {
+    if (!emulate)
+      rw.create<gpu::BarrierOp>(loc);
+  }
+
+  /// Indices into `buffer` of (row, col) for this CTA's batch coordinates
+  /// (0 where the buffer broadcasts a dim).
+  SmallVector<Value> indices(Value buffer, Value row, Value col) {
+    auto type = cast<MemRefType>(buffer.getType());
+    auto out = cast<MemRefType>(a.op.getInit().getType());
+    SmallVector<Value> idx;
+    for (int64_t d = 0; d < a.rank - 2; ++d)
+      idx.push_back(type.getDimSize(d) == out.getDimSize(d) ? batch[d]
+                                                            : ix.c(0));
+    idx.push_back(type.getDimSize(a.rank - 2) == 1 ? ix.c(0) : row);
+    idx.push_back(type.getDimSize(a.rank - 1) == 1 ? ix.c(0) : col);
+    return idx;
+  }
+  Value loadF32(Value buffer, ArrayRef<Value> idx) {
+    Value x = rw.create<memref::LoadOp>(loc, buffer, idx);
+    return x.getType() == f32() ? x : rw.create<arith::ExtFOp>(loc, f32(), x);
+  }
+
+  /// Copies `rows` x head values to the smem tile at `base` as halves:
+  /// element (r, c) from `load(r, c)` (rows past `valid` are zero).
+  void stage(int64_t base, bool keyMajorSource,
+             function_ref<Value(Value, Value)> load, Value valid) {
+    forEachThread([&](Value tid) {
+      int64_t perThread = kRows * a.head / kThreads;
+      auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(perThread),
+                                        ix.c(1));
+      OpBuilder::InsertionGuard guard(rw);
+      rw.setInsertionPoint(loop.getBody()->getTerminator());
+      Value e = ix.add(tid, ix.mul(loop.getInductionVar(), kThreads));
+      // Consecutive threads read consecutive addresses of the source.
+      Value r = keyMajorSource ? ix.rem(e, kRows) : ix.div(e, a.head);
+      Value c = keyMajorSource ? ix.div(e, kRows) : ix.rem(e, a.head);
+      auto in = rw.create<scf::IfOp>(loc, TypeRange{f32()}, ix.lt(r, valid),
+                                     true);
+      {
+        OpBuilder::InsertionGuard g(rw);
+        rw.setInsertionPointToStart(in.thenBlock());
+        rw.create<scf::YieldOp>(loc, load(r, c));
+        rw.setInsertionPointToStart(in.elseBlock());
+        rw.create<scf::YieldOp>(loc, ValueRange{f32c(0.0)});
+      }
+      Value h = rw.create<arith::TruncFOp>(loc, half, in.getResult(0));
+      rw.create<memref::StoreOp>(
+          loc, h, smem, ValueRange{ix.add(ix.add(ix.mul(r, stride()), c), base)});
+    });
+  }
+  Value smemAt(int64_t base, Value row, Value col) {
+    return rw.create<memref::LoadOp>(
+        loc, smem, ValueRange{ix.add(ix.add(ix.mul(row, stride()), col), base)});
+  }
+
+  /// acc (n8 tile `accAt`, 4 registers) += A (8 halves at `aAt`) x B (4
+  /// halves at `bAt`), one mma.sync.m16n8k16 per warp.
+  void mma(Regs accR, int64_t accAt, Regs aR, int64_t aAt, Regs bR,
+           int64_t bAt);
+  /// Each row value (2 per thread) combined over the 4 lanes of its row.
+  void quadReduce(Regs r, bool isMax);
+  Value combine(Value x, Value y, bool isMax) {
+    return isMax ? rw.create<arith::MaximumFOp>(loc, x, y).getResult()
+                 : rw.create<arith::AddFOp>(loc, x, y).getResult();
+  }
+};
+
+void FlashBuilder::mma(Regs accR, int64_t accAt, Regs aR, int64_t aAt,
+                       Regs bR, int64_t bAt) {
+  if (!emulate) {
+    Value tid = ix.c(0); // unused: per-thread arrays
+    auto vec = [&](Regs r, int64_t at, int64_t rows, int64_t cols,
+                   Type t) -> Value {
+      Value v = rw.create<arith::ConstantOp>(
+          loc, DenseElementsAttr::get(VectorType::get({rows, cols}, t),
+                                      rw.getZeroAttr(t)));
+      for (int64_t i = 0; i < rows * cols; ++i)
+        v = rw.create<vector::InsertOp>(loc, rd(r, tid, at + i), v,
+                                        ArrayRef<int64_t>{i / cols, i % cols});
+      return v;
+    };
+    Value av = vec(aR, aAt, 4, 2, half), bv = vec(bR, bAt, 2, 2, half),
+          cv = vec(accR, accAt, 2, 2, f32());
+    Value d = half.isF16()
+                  ? rw.create<nvgpu::MmaSyncOp>(loc, av, bv, cv,
+                                                ArrayRef<int64_t>{16, 8, 16})
+                        .getResult()
+                  : mmaSyncInlinePtx(rw, loc,
+                                     "m16n8k16.row.col.f32.bf16.bf16.f32", av,
+                                     bv, cv);
+    for (int64_t i = 0; i < 4; ++i)
+      wr(accR, tid, accAt + i,
+         rw.create<vector::ExtractOp>(loc, d,
+                                      ArrayRef<int64_t>{i / 2, i % 2}));
+    return;
+  }
+  // Register r of lane l is D(l / 4 + 8 (r / 2), 2 (l % 4) + r % 2); A(row,
+  // k) is half (k % 2) + 2 (row / 8) + 4 (k / 8) of lane (row % 8) * 4 +
+  // (k % 8) / 2; B(k, col) is half (k % 2) + 2 (k / 8) of lane col * 4 +
+  // (k % 8) / 2 -- the PTX ISA's m16n8k16 fragments.
+  forEachThread([&](Value tid) {
+    Value lane = ix.rem(tid, 32), warp0 = ix.mul(ix.div(tid, 32), 32);
+    for (int64_t r = 0; r < 4; ++r) {
+      Value row = ix.add(ix.div(lane, 4), 8 * (r / 2));
+      Value col = ix.add(ix.mul(ix.rem(lane, 4), 2), r % 2);
+      auto loop = rw.create<scf::ForOp>(
+          loc, ix.c(0), ix.c(16), ix.c(1),
+          ValueRange{rd(accR, tid, accAt + r)});
+      OpBuilder::InsertionGuard guard(rw);
+      rw.setInsertionPointToStart(loop.getBody());
+      Value k = loop.getInductionVar();
+      Value pair = ix.div(ix.rem(k, 8), 2);
+      Value aLane = ix.add(warp0, ix.add(ix.mul(ix.rem(row, 8), 4), pair));
+      Value aHalf = ix.add(ix.add(ix.rem(k, 2), ix.mul(ix.div(row, 8), 2)),
+                           ix.mul(ix.div(k, 8), 4));
+      Value bLane = ix.add(warp0, ix.add(ix.mul(col, 4), pair));
+      Value bHalf = ix.add(ix.rem(k, 2), ix.mul(ix.div(k, 8), 2));
+      auto at = [&](Regs regsR, Value l, int64_t base, Value h) {
+        return ix.add(ix.add(ix.mul(l, regsR.size), base), h);
+      };
+      Value aIn = rw.create<memref::LoadOp>(
+          loc, aR.mem, ValueRange{at(aR, aLane, aAt, aHalf)});
+      Value bIn = rw.create<memref::LoadOp>(
+          loc, bR.mem, ValueRange{at(bR, bLane, bAt, bHalf)});
+      Value av = rw.create<arith::ExtFOp>(loc, f32(), aIn);
+      Value bv = rw.create<arith::ExtFOp>(loc, f32(), bIn);
+      rw.create<scf::YieldOp>(
+          loc, ValueRange{rw.create<arith::AddFOp>(
+                   loc, loop.getRegionIterArgs()[0],
+                   rw.create<arith::MulFOp>(loc, av, bv))});
+      rw.setInsertionPointAfter(loop);
+      wr(accR, tid, accAt + r, loop.getResult(0));
+    }
+  });
+}
+
+void FlashBuilder::quadReduce(Regs r, bool isMax) {
+  for (int64_t offset : {1, 2}) {
+    if (!emulate) {
+      Value tid = ix.c(0);
+      for (int64_t h = 0; h < r.size; ++h) {
+        Value x = rd(r, tid, h);
+        Value other =
+            rw.create<gpu::ShuffleOp>(loc, x, offset, 32, gpu::ShuffleMode::XOR)
+                .getShuffleResult();
+        wr(r, tid, h, combine(x, other, isMax));
+      }
+      continue;
+    }
+    // Every lane reads its partner's value from before the step.
+    Regs before = regs(r.size, f32());
+    forEachThread([&](Value tid) {
+      for (int64_t h = 0; h < r.size; ++h)
+        wr(before, tid, h, rd(r, tid, h));
+    });
+    forEachThread([&](Value tid) {
+      Value partner = ix.xori(tid, ix.c(offset));
+      for (int64_t h = 0; h < r.size; ++h)
+        wr(r, tid, h, combine(rd(before, tid, h), rd(before, partner, h),
+                              isMax));
+    });
+  }
+}
+
+int64_t FlashBuilder::build() {
+  AttentionKernelOp op = a.op;
+  rw.setInsertionPoint(op);
+  int64_t batchCount = 1;
+  for (int64_t d : a.batchShape)
+    batchCount *= d;
+  int64_t qBlocks = llvm::divideCeil(a.queries, kRows);
+  int64_t ctas = batchCount * qBlocks;
+  auto par = rw.create<scf::ParallelOp>(loc, ValueRange{ix.c(0)},
+                                        ValueRange{ix.c(ctas)},
+                                        ValueRange{ix.c(1)});
+  rw.setInsertionPoint(par.getBody()->getTerminator());
+  Value cta = par.getInductionVars()[0];
+  q0 = ix.mul(ix.rem(cta, qBlocks), kRows);
+  Value rest = ix.div(cta, qBlocks);
+  batch.assign(a.batchShape.size(), Value());
+  for (int64_t d = a.batchShape.size() - 1; d >= 0; --d) {
+    batch[d] = ix.rem(rest, a.batchShape[d]);
+    rest = ix.div(rest, a.batchShape[d]);
+  }
+
+  int64_t smemElems = 3 * tileElems();
+  if (emulate) {
+    smem = rw.create<memref::AllocaOp>(loc, MemRefType::get({smemElems}, half));
+  } else {
+    auto workgroup = gpu::AddressSpaceAttr::get(
+        rw.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+    Value raw = rw.create<gpu::DynamicSharedMemoryOp>(
+        loc, MemRefType::get({ShapedType::kDynamic}, rw.getI8Type(),
+                             MemRefLayoutAttrInterface(), workgroup));
+    smem = rw.create<memref::ViewOp>(
+        loc, MemRefType::get({smemElems}, half, MemRefLayoutAttrInterface(),
+                             workgroup),
+        raw, ix.c(0), ValueRange{});
+  }
+  const int64_t qBase = 0, kBase = tileElems(), vBase = 2 * tileElems();
+  int64_t kSteps = a.head / 16, dTiles = a.head / 8, sTiles = kKeys / 8;
+  Regs qFrag = regs(kSteps * 8, half), bFrag = regs(4, half),
+       pFrag = regs(8, half), s = regs(sTiles * 4, f32()),
+       o = regs(dTiles * 4, f32()), m = regs(2, f32()), l = regs(2, f32()),
+       mNew = regs(2, f32());
+  Value q = op.getQuery(), k = op.getKey(), v = op.getValue(),
+        mask = op.getMask(), out = op.getInit();
+  bool kT = op.getKTransposed();
+  Value negInf = f32c(-std::numeric_limits<double>::infinity());
+  Value zero = f32c(0.0), scale = f32c(op.getScale().convertToFloat());
+
+  // The thread's rows in the CTA's block (h = 0, 1: g and g + 8 of its
+  // warp's 16) and its quad position.
+  auto rowOf = [&](Value tid, int64_t h) {
+    return ix.add(ix.mul(ix.div(tid, 32), 16),
+                  ix.add(ix.div(ix.rem(tid, 32), 4), 8 * h));
+  };
+  auto quad = [&](Value tid) { return ix.rem(tid, 4); };
+
+  Value validRows = ix.minu(ix.c(kRows), rw.create<arith::SubIOp>(
+                                             loc, ix.c(a.queries), q0));
+  stage(qBase, false,
+        [&](Value r, Value c) { return loadF32(q, indices(q, ix.add(q0, r), c)); },
+        validRows);
+  barrier();
+  // Q's A fragments: halves e of k-step ks at (row g + 8 (e / 2 % 2), k
+  // 16 ks + 2 quad + e % 2 + 8 (e / 4)).
+  forEachThread([&](Value tid) {
+    for (int64_t ks = 0; ks < kSteps; ++ks)
+      for (int64_t e = 0; e < 8; ++e)
+        wr(qFrag, tid, ks * 8 + e,
+           smemAt(qBase, rowOf(tid, e / 2 % 2),
+                  ix.add(ix.mul(quad(tid), 2), 16 * ks + e % 2 + 8 * (e / 4))));
+    for (int64_t i = 0; i < o.size; ++i)
+      wr(o, tid, i, zero);
+    for (int64_t h = 0; h < 2; ++h) {
+      wr(m, tid, h, negInf);
+      wr(l, tid, h, zero);
+    }
+  });
+
+  auto blocks = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(a.keys),
+                                      ix.c(kKeys));
+  {
+    OpBuilder::InsertionGuard guard(rw);
+    rw.setInsertionPoint(blocks.getBody()->getTerminator());
+    Value j0 = blocks.getInductionVar();
+    barrier(); // the previous block's K and V are read
+    // K as [key][head] (from K or from K^T), V as [key][head].
+    stage(kBase, kT,
+          [&](Value r, Value c) {
+            Value j = ix.add(j0, r);
+            return loadF32(k, kT ? indices(k, c, j) : indices(k, j, c));
+          },
+          ix.c(kKeys));
+    stage(vBase, false,
+          [&](Value r, Value c) {
+            return loadF32(v, indices(v, ix.add(j0, r), c));
+          },
+          ix.c(kKeys));
+    barrier();
+
+    // S = Q K^T: n8 tile t of keys, B(k = head, n = key) = K[key][head].
+    forEachThread([&](Value tid) {
+      for (int64_t i = 0; i < s.size; ++i)
+        wr(s, tid, i, zero);
+    });
+    for (int64_t t = 0; t < sTiles; ++t)
+      for (int64_t ks = 0; ks < kSteps; ++ks) {
+        forEachThread([&](Value tid) {
+          Value key = ix.add(ix.div(ix.rem(tid, 32), 4), 8 * t);
+          for (int64_t e = 0; e < 4; ++e)
+            wr(bFrag, tid, e,
+               smemAt(kBase, key,
+                      ix.add(ix.mul(quad(tid), 2), 16 * ks + e % 2 + 8 * (e / 2))));
+        });
+        mma(s, t * 4, qFrag, ks * 8, bFrag, 0);
+      }
+
+    // Scale and mask; the block's row maxima.
+    forEachThread([&](Value tid) {
+      for (int64_t h = 0; h < 2; ++h)
+        wr(mNew, tid, h, rd(m, tid, h));
+      for (int64_t t = 0; t < sTiles; ++t)
+        for (int64_t r = 0; r < 4; ++r) {
+          Value x = rw.create<arith::MulFOp>(loc, rd(s, tid, t * 4 + r), scale);
+          if (mask) {
+            Value row = ix.add(q0, rowOf(tid, r / 2));
+            // Rows past the queries read row 0 of the mask (never stored).
+            row = ix.select(ix.lt(row, ix.c(a.queries)), row, ix.c(0));
+            Value key = ix.add(j0, ix.add(ix.mul(quad(tid), 2), 8 * t + r % 2));
+            x = rw.create<arith::AddFOp>(loc, x,
+                                         loadF32(mask, indices(mask, row, key)));
+          }
+          wr(s, tid, t * 4 + r, x);
+          wr(mNew, tid, r / 2, combine(rd(mNew, tid, r / 2), x, true));
+        }
+    });
+    quadReduce(mNew, /*isMax=*/true);
+    // p = exp(s - m'), l = l alpha + sum p, o = o alpha with alpha = exp(m
+    // - m'); exponents of rows masked so far are taken relative to 0.
+    forEachThread([&](Value tid) {
+      Value base[2], alpha[2];
+      for (int64_t h = 0; h < 2; ++h) {
+        Value mn = rd(mNew, tid, h);
+        Value allMasked = rw.create<arith::CmpFOp>(
+            loc, arith::CmpFPredicate::OEQ, mn, negInf);
+        base[h] = rw.create<arith::SelectOp>(loc, allMasked, zero, mn);
+        alpha[h] = rw.create<math::ExpOp>(
+            loc, rw.create<arith::SubFOp>(loc, rd(m, tid, h), base[h]));
+        wr(m, tid, h, mn);
+        wr(l, tid, h, rw.create<arith::MulFOp>(loc, rd(l, tid, h), alpha[h]));
+      }
+      for (int64_t t = 0; t < sTiles; ++t)
+        for (int64_t r = 0; r < 4; ++r) {
+          Value p = rw.create<math::ExpOp>(
+              loc, rw.create<arith::SubFOp>(loc, rd(s, tid, t * 4 + r),
+                                            base[r / 2]));
+          wr(s, tid, t * 4 + r, p);
+          wr(l, tid, r / 2, rw.create<arith::AddFOp>(loc, rd(l, tid, r / 2), p));
+        }
+      for (int64_t i = 0; i < o.size; ++i)
+        wr(o, tid, i,
+           rw.create<arith::MulFOp>(loc, rd(o, tid, i), alpha[i % 4 / 2]));
+    });
+
+    // O += P V over k-steps of 16 keys: P's A fragment is score tiles 2 kk
+    // and 2 kk + 1 (c0 c1 c2 c3 each: a0 a1 a2 a3, then a4 a5 a6 a7);
+    // B(k = key, n = head) = V[key][head].
+    for (int64_t kk = 0; kk < kKeys / 16; ++kk) {
+      forEachThread([&](Value tid) {
+        for (int64_t e = 0; e < 8; ++e)
+          wr(pFrag, tid, e,
+             rw.create<arith::TruncFOp>(loc, half,
+                                        rd(s, tid, (2 * kk + e / 4) * 4 + e % 4)));
+      });
+      for (int64_t t = 0; t < dTiles; ++t) {
+        forEachThread([&](Value tid) {
+          Value col = ix.add(ix.div(ix.rem(tid, 32), 4), 8 * t);
+          for (int64_t e = 0; e < 4; ++e)
+            wr(bFrag, tid, e,
+               smemAt(vBase,
+                      ix.add(ix.mul(quad(tid), 2), 16 * kk + e % 2 + 8 * (e / 2)),
+                      col));
+        });
+        mma(o, t * 4, pFrag, 0, bFrag, 0);
+      }
+    }
+  }
+
+  // The row sums over the quad; out = o / l (0 for a NaN softmax with
+  // nan_to_zero: every key masked with -inf).
+  quadReduce(l, /*isMax=*/false);
+  Type outElt = cast<MemRefType>(out.getType()).getElementType();
+  forEachThread([&](Value tid) {
+    for (int64_t i = 0; i < o.size; ++i) {
+      int64_t h = i % 4 / 2;
+      Value row = ix.add(q0, rowOf(tid, h));
+      Value col = ix.add(ix.mul(quad(tid), 2), 8 * (i / 4) + i % 2);
+      Value lh = rd(l, tid, h);
+      Value r = rw.create<arith::DivFOp>(loc, rd(o, tid, i), lh);
+      if (op.getNanToZero())
+        r = rw.create<arith::SelectOp>(
+            loc,
+            rw.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, lh, zero),
+            r, zero);
+      if (outElt != f32())
+        r = rw.create<arith::TruncFOp>(loc, outElt, r);
+      auto in = rw.create<scf::IfOp>(loc, ix.lt(row, ix.c(a.queries)), false);
+      OpBuilder::InsertionGuard guard(rw);
+      rw.setInsertionPoint(in.thenBlock()->getTerminator());
+      SmallVector<Value> idx(batch);
+      idx.push_back(row);
+      idx.push_back(col);
+      rw.create<memref::StoreOp>(loc, r, out, idx);
+    }
+  });
+  rw.eraseOp(op);
+  return ctas;
+}
+
+struct TileAttentionKernelsPass
+    : dlc::impl::TileAttentionKernelsPassBase<TileAttentionKernelsPass> {
+  using TileAttentionKernelsPassBase::TileAttentionKernelsPassBase;
+
+  void runOnOperation() override {
+    Type half;
+    if (precision == "f16")
+      half = Float16Type::get(&getContext());
+    else if (precision == "bf16")
+      half = BFloat16Type::get(&getContext());
+    else {
+      getOperation().emitError("dlc-tile-attention-kernels: precision must "
+                               "be f16 or bf16, got '")
+          << precision << "'";
+      return signalPassFailure();
+    }
+    IRRewriter rewriter(&getContext());
+    SmallVector<func::FuncOp> kernels;
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (func->hasAttr(attrs::kKernel))
+        kernels.push_back(func);
+    for (func::FuncOp func : kernels) {
+      FailureOr<Attention> a = matchAttention(func);
+      if (failed(a))
+        continue;
+      FlashBuilder builder(rewriter, *a, half, emulate);
+      int64_t ctas = builder.build();
+      Builder b(&getContext());
+      func->setAttr(attrs::kWorkItems, b.getI64IntegerAttr(ctas));
+      func->setAttr(attrs::kCtaThreads, b.getI64IntegerAttr(kThreads));
+      func->setAttr(attrs::kSharedBytes,
+                    b.getI64IntegerAttr(emulate ? 0
+                                                : 3 * kRows *
+                                                      (a->head + 8) * 2));
+    }
+  }
+};
+} // namespace

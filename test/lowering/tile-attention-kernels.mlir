@@ -1,0 +1,88 @@
+// RUN: dlc-opt %s --split-input-file --dlc-tile-attention-kernels | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlc-tile-attention-kernels="precision=bf16 emulate=true" | FileCheck %s --check-prefix=EMU
+
+// BERT's attention (K^T laid out [D, S], a padding mask): 2 x 12 x 2
+// query blocks of 64, 128 threads, Q, K and V tiles of 64 rows of 64 + 8
+// halves in shared memory; per block of 64 keys: 8 score tiles x 4 k-steps
+// and 8 output tiles x 4 k-steps of mma.sync, the row maxima and sums over
+// the 4 lanes of a row by xor shuffles 1 and 2.
+// CHECK-LABEL: func.func private @bert
+// CHECK-SAME: dlc.cta_threads = 128 : i64
+// CHECK-SAME: dlc.shared_bytes = 27648 : i64
+// CHECK-SAME: dlc.work_items = 48 : i64
+// CHECK: scf.parallel
+// CHECK: gpu.dynamic_shared_memory
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: gpu.barrier
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c128{{.*}} step %c64
+// CHECK: gpu.barrier
+// CHECK-COUNT-32: nvgpu.mma.sync
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32{{.*}}, %c32_i32{{.*}} : f32
+// CHECK: arith.maximumf
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32{{.*}}, %c32_i32{{.*}} : f32
+// CHECK: math.exp
+// CHECK-COUNT-32: nvgpu.mma.sync
+// CHECK: gpu.shuffle  xor
+// CHECK: arith.divf
+// CHECK: memref.store %{{.*}}, %arg4
+// CHECK-NOT: dlc.attention_kernel
+// EMU-LABEL: func.func private @bert
+// EMU-SAME: dlc.shared_bytes = 0 : i64
+// EMU-NOT: gpu.
+// EMU-NOT: nvgpu.
+// EMU: memref.alloca() : memref<13824xbf16>
+// EMU: arith.truncf %{{.*}} : f32 to bf16
+// EMU-NOT: dlc.attention_kernel
+func.func private @bert(%q: memref<2x12x128x64xf32>, %kt: memref<2x12x64x128xf32>,
+    %v: memref<2x12x128x64xf32>, %m: memref<2x1x1x128xf32>, %o: memref<2x12x128x64xf32>)
+    attributes {dlc.kernel} {
+  dlc.attention_kernel %q, %kt, %v mask(%m : memref<2x1x1x128xf32>) outs(%o : memref<2x12x128x64xf32>)
+      {k_transposed = true, scale = 1.250000e-01 : f32}
+      : memref<2x12x128x64xf32>, memref<2x12x64x128xf32>, memref<2x12x128x64xf32>
+  return
+}
+
+// -----
+
+// A head of 24 is no whole number of k16 steps; 40 keys no whole block:
+// both keep the one-query-row-per-work-item form.
+// CHECK-LABEL: func.func private @odd_head
+// EMU-LABEL: func.func private @odd_head
+// CHECK-NOT: dlc.cta_threads
+// CHECK: dlc.attention_kernel
+// CHECK-LABEL: func.func private @odd_keys
+// CHECK: dlc.attention_kernel
+func.func private @odd_head(%q: memref<1x64x24xf32>, %k: memref<1x64x24xf32>,
+    %v: memref<1x64x24xf32>, %o: memref<1x64x24xf32>) attributes {dlc.kernel} {
+  dlc.attention_kernel %q, %k, %v outs(%o : memref<1x64x24xf32>)
+      {k_transposed = false, scale = 1.0 : f32}
+      : memref<1x64x24xf32>, memref<1x64x24xf32>, memref<1x64x24xf32>
+  return
+}
+func.func private @odd_keys(%q: memref<1x64x32xf32>, %k: memref<1x40x32xf32>,
+    %v: memref<1x40x32xf32>, %o: memref<1x64x32xf32>) attributes {dlc.kernel} {
+  dlc.attention_kernel %q, %k, %v outs(%o : memref<1x64x32xf32>)
+      {k_transposed = false, scale = 1.0 : f32}
+      : memref<1x64x32xf32>, memref<1x40x32xf32>, memref<1x40x32xf32>
+  return
+}
+
+// -----
+
+// Another op fused into the kernel (a producer of Q): left alone.
+// CHECK-LABEL: func.func private @fused
+// CHECK: linalg.generic
+// CHECK: dlc.attention_kernel
+func.func private @fused(%x: memref<1x64x32xf32>, %q: memref<1x64x32xf32>, %k: memref<1x64x32xf32>,
+    %v: memref<1x64x32xf32>, %o: memref<1x64x32xf32>) attributes {dlc.kernel} {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
+      iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : memref<1x64x32xf32>) outs(%q : memref<1x64x32xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  dlc.attention_kernel %q, %k, %v outs(%o : memref<1x64x32xf32>)
+      {k_transposed = false, scale = 1.0 : f32}
+      : memref<1x64x32xf32>, memref<1x64x32xf32>, memref<1x64x32xf32>
+  return
+}
