@@ -21,8 +21,8 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
     `channels_last` convolution: a padded copy of the input, then one
     generic with pure affine maps (the implicit-GEMM form). A depthwise one
     (one input channel per group) reads its constant weight permuted once
-    from [O, KH, KW, 1] to [1, KH, KW, O], so that the output channel is the
-    innermost dim of every operand it reads.
+    from [O, KH, KW, 1] to [1, KH, KW, O]: the weight, like the input and
+    the output, then has the channel innermost.
 
     Indices read at run time (Gather, GatherElements, GatherND,
     ScatterElements, ScatterND) are checked: an out-of-range index stores
