@@ -17,7 +17,12 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
     computed positions (convolution with padding, pooling, gather, slice,
     concat) become one `linalg.generic` over the output that reads the input
     with `tensor.extract`, so that padding is a bounds check instead of a
-    padded copy and every op stays one kernel.
+    padded copy and every op stays one kernel. The exception is a
+    `channels_last` convolution: a padded copy of the input, then one
+    generic with pure affine maps (the implicit-GEMM form). A depthwise one
+    (one input channel per group) reads its constant weight permuted once
+    from [O, KH, KW, 1] to [1, KH, KW, O]: the weight, like the input and
+    the output, then has the channel innermost.
 
     Indices read at run time (Gather, GatherElements, GatherND,
     ScatterElements, ScatterND) are checked: an out-of-range index stores

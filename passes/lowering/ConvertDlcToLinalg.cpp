@@ -797,7 +797,9 @@ struct BatchNormLowering : OpRewritePattern<BatchNormOp> {
 /// A channels-last 2-D convolution: the padded input first (its own
 /// generic), then one reduction generic with pure affine maps over (n, oh,
 /// ow, o, kh, kw, c) on the bias/zero init, then the rounding epilogue --
-/// the init; acc += ext(x) * ext(w); epilogue form of a GEMM kernel.
+/// the init; acc += ext(x) * ext(w); epilogue form of a GEMM kernel. A
+/// depthwise conv reads its constant weight as [1, KH, KW, O]
+/// (channelsLastConvWeight).
 LogicalResult lowerChannelsLastConv(ConvOp op, PatternRewriter &rewriter) {
   Location loc = op.getLoc();
   auto resultType = op.getType();
@@ -823,11 +825,10 @@ LogicalResult lowerChannelsLastConv(ConvOp op, PatternRewriter &rewriter) {
                                 outType.getDimSize(3) / groups,
                                 wType.getDimSize(3),
                                 rewriter.getContext()};
+  Value weight = channelsLastConvWeight(rewriter, loc, op.getWeight(), conv);
   auto generic = rewriter.create<linalg::GenericOp>(
-      loc, TypeRange{outType}, ValueRange{input, op.getWeight()},
-      ValueRange{init},
-      ArrayRef<AffineMap>{conv.inputMap(), conv.weightMap(),
-                          conv.outputMap()},
+      loc, TypeRange{outType}, ValueRange{input, weight}, ValueRange{init},
+      ArrayRef<AffineMap>{conv.inputMap(), conv.weightMap(), conv.outputMap()},
       conv.iterators(), [&](OpBuilder &b, Location l, ValueRange a) {
         Value x = castScalar(b, l, a[0], elt);
         Value w = castScalar(b, l, a[1], elt);

@@ -331,7 +331,8 @@ struct RequantizeLowering : OpRewritePattern<RequantizeOp> {
 /// point is 0 (ZeroPointSplit) it reads ins(input, weight) and accumulates
 /// ext(x) * ext(w) onto -x_zp * wsum[o] (the implicit-GEMM form of int8
 /// tensor cores); otherwise ins(input, weight, input zp, weight zp) and
-/// (x - x_zp) * (w - w_zp) onto zeros.
+/// (x - x_zp) * (w - w_zp) onto zeros. A depthwise conv reads its constant
+/// weight as [1, KH, KW, O] (channelsLastConvWeight).
 LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
                                            PatternRewriter &rewriter) {
   Location loc = op.getLoc();
@@ -362,7 +363,9 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
                                 wType.getDimSize(3),
                                 ctx};
   int64_t numDims = ChannelsLastConvIndexing::numDims;
-  Value weight = toSignless(rewriter, loc, op.getWeight());
+  Value weight =
+      toSignless(rewriter, loc,
+                 channelsLastConvWeight(rewriter, loc, op.getWeight(), conv));
   int64_t outChannels = outType.getDimSize(3);
   int64_t perChannel = wType.getNumElements() / outChannels;
   std::optional<ZeroPointSplit> split = ZeroPointSplit::get(

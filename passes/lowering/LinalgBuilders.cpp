@@ -1,6 +1,7 @@
 //===- LinalgBuilders.cpp - shared pieces of the dlc -> linalg lowering ---===//
 
 #include "passes/lowering/LinalgBuilders.h"
+#include "passes/quantization/Quantization.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -131,7 +132,23 @@ AffineMap ChannelsLastConvIndexing::inputMap() const {
 
 AffineMap ChannelsLastConvIndexing::weightMap() const {
   auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  if (weightOutputsInnermost)
+    return AffineMap::get(numDims, 0, {d(6), d(4), d(5), d(3)}, ctx);
   return AffineMap::get(numDims, 0, {d(3), d(4), d(5), d(6)}, ctx);
+}
+
+Value mlir::dlc::channelsLastConvWeight(OpBuilder &b, Location loc,
+                                        Value weight,
+                                        ChannelsLastConvIndexing &conv) {
+  // Only without input channels to reduce over per output channel: a dense
+  // conv keeps [O, KH, KW, C], the B operand of its implicit GEMM.
+  if (conv.inPerGroup != 1)
+    return weight;
+  Value permuted = permutedConstant(b, loc, weight, {3, 1, 2, 0}, "_dw");
+  if (!permuted)
+    return weight;
+  conv.weightOutputsInnermost = true;
+  return permuted;
 }
 
 AffineMap ChannelsLastConvIndexing::outputMap() const {

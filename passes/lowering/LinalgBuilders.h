@@ -90,11 +90,16 @@ struct ConvIndexing {
 ///   weight (d3, d4, d5, d6)
 ///   output (d0, d1, d2, d3)
 /// Grouped: c runs over the group's input channels and the input's channel
-/// is (d3 floordiv outPerGroup) * inPerGroup + d6.
+/// is (d3 floordiv outPerGroup) * inPerGroup + d6. With one input channel
+/// per group (depthwise), a constant weight is read as [1, KH, KW, O]
+/// (weightOutputsInnermost, see channelsLastConvWeight):
+///   weight (d6, d4, d5, d3)
 struct ChannelsLastConvIndexing {
   ArrayRef<int64_t> strides, dilations;
   int64_t groups, outPerGroup, inPerGroup;
   MLIRContext *ctx;
+  /// The weight is [C/group, KH, KW, O] instead of [O, KH, KW, C/group].
+  bool weightOutputsInnermost = false;
 
   static constexpr int64_t numDims = 7;
   SmallVector<utils::IteratorType> iterators() const;
@@ -102,6 +107,16 @@ struct ChannelsLastConvIndexing {
   AffineMap weightMap() const;
   AffineMap outputMap() const;
 };
+
+/// The weight operand of a channels-last convolution's generic: `weight`
+/// itself, or, when it is a constant with one input channel per group
+/// ([O, KH, KW, 1], depthwise), that constant permuted once to [1, KH, KW,
+/// O] (and `conv.weightOutputsInnermost` set). The scalar kernels give a
+/// work item consecutive output channels and consecutive work items the
+/// next ones: they then read consecutive weights (vector loads, coalesced)
+/// instead of weights KH * KW apart. A non-constant weight keeps its form.
+Value channelsLastConvWeight(OpBuilder &b, Location loc, Value weight,
+                             ChannelsLastConvIndexing &conv);
 
 /// `input` [N, H, W, C] padded along H and W by `pads` (begin H, begin W,
 /// end H, end W) as one linalg.generic over the padded tensor. The padding

@@ -147,18 +147,24 @@ Attribute mlir::dlc::permuteConstant(Attribute attr, RankedTensorType type,
   return makeWeightAttr(to, raw, (name + blobSuffix).str());
 }
 
-Value mlir::dlc::transposedConstant2D(OpBuilder &b, Location loc, Value v) {
+Value mlir::dlc::permutedConstant(OpBuilder &b, Location loc, Value v,
+                                  ArrayRef<int64_t> perm,
+                                  StringRef blobSuffix) {
   Attribute a;
   if (!v || !matchPattern(v, m_Constant(&a)))
     return {};
   auto typed = dyn_cast<TypedAttr>(a);
   auto type = typed ? dyn_cast<RankedTensorType>(typed.getType()) : nullptr;
-  if (!type || type.getRank() != 2 || !type.hasStaticShape())
+  if (!type || type.getRank() != (int64_t)perm.size() || !type.hasStaticShape())
     return {};
-  Attribute nk = permuteConstant(a, type, {1, 0}, "_nk");
-  if (!nk)
+  Attribute permuted = permuteConstant(a, type, perm, blobSuffix);
+  if (!permuted)
     return {};
-  return b.create<arith::ConstantOp>(loc, cast<TypedAttr>(nk));
+  return b.create<arith::ConstantOp>(loc, cast<TypedAttr>(permuted));
+}
+
+Value mlir::dlc::transposedConstant2D(OpBuilder &b, Location loc, Value v) {
+  return permutedConstant(b, loc, v, {1, 0}, "_nk");
 }
 
 std::optional<SmallVector<float>> mlir::dlc::constFloats(Value v) {

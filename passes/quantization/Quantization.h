@@ -53,6 +53,13 @@ Attribute permuteConstant(Attribute attr, RankedTensorType type,
                           llvm::ArrayRef<int64_t> perm,
                           llvm::StringRef blobSuffix);
 
+/// The constant tensor `v` transposed by `perm` as a new constant (a blob
+/// named as in permuteConstant); null if `v` is not a statically shaped
+/// constant or cannot be read.
+Value permutedConstant(OpBuilder &b, Location loc, Value v,
+                       llvm::ArrayRef<int64_t> perm,
+                       llvm::StringRef blobSuffix);
+
 /// The constant 2-D tensor `v` ([K, N]) as a new constant [N, K]; null if
 /// `v` is not one.
 Value transposedConstant2D(OpBuilder &b, Location loc, Value v);

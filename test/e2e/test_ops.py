@@ -628,6 +628,36 @@ def nhwc_cases(t):
         {"x": t.rand(1, 16, 8, 8)},
         consts={"w": t.rand(32, 16, 3, 3), "b": t.rand(32), "w2": t.rand(8, 16, 1, 3)},
         flags=("--precision=fp16",), extra=("--cuda-kernel-form",), rtol=1e-2, atol=2e-2)
+    # Depthwise convolutions in the CUDA kernel form: the constant weight
+    # read as [1, KH, KW, C], each work item 4 (f32) consecutive channels.
+    # Float: stride 2, asymmetric padding, dilation; ConvInteger: u8 with
+    # both zero points nonzero; QDQ: the zero-point split (int8 weights,
+    # zero point 0) and a channel multiplier of 2.
+    cuda_form = ("--cuda-kernel-form",)
+    t.op("nhwc_conv_depthwise_cuda_form", "Conv", {"x": t.rand(1, 8, 11, 10)},
+         {"w": t.rand(8, 1, 3, 3), "b": t.rand(8)},
+         attrs=dict(group=8, pads=[1, 2, 1, 0], strides=[2, 2], dilations=[2, 1]),
+         extra=cuda_form)
+    u8 = lambda *shape: r.integers(0, 255, size=shape, endpoint=True).astype(np.uint8)
+    t.op("nhwc_conv_integer_depthwise_cuda_form", "ConvInteger", {"x": u8(1, 8, 9, 9)},
+         {"w": u8(8, 1, 3, 3), "xz": np.array(121, np.uint8), "wz": np.array(7, np.uint8)},
+         attrs=dict(group=8, pads=[1, 1, 0, 1], strides=[2, 2], dilations=[1, 2]),
+         extra=cuda_form, rtol=0, atol=0)
+    t.add("nhwc_qdq_conv_depthwise_cuda_form", [
+        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+        helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=0),
+        helper.make_node("Conv", ["xd", "wd", "b"], ["c"], group=8, pads=[1, 1, 1, 1],
+                         strides=[2, 2]),
+        helper.make_node("QuantizeLinear", ["c", "ys", "yz"], ["q"]),
+        helper.make_node("DequantizeLinear", ["q", "ys", "yz"], ["y"])],
+        {"x": t.rand(1, 8, 10, 9)},
+        consts={"xs": np.array(0.01, F32), "xz": np.array(-31, np.int8),
+                "w": r.integers(-127, 127, size=(16, 1, 3, 3)).astype(np.int8),
+                "ws": r.uniform(0.002, 0.01, size=16).astype(F32), "wz": np.zeros(16, np.int8),
+                "b": t.rand(16, lo=-0.2, hi=0.2),
+                "ys": np.array(0.002, F32), "yz": np.array(4, np.int8)},
+        extra=cuda_form, rtol=0, atol=0.00201)
 
 
 def attention_cases(t):
