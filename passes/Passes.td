@@ -133,7 +133,7 @@ def OutlineKernelsPass : Pass<"dlc-outline-kernels", "ModuleOp"> {
 }
 
 def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
-  let summary = "16-bit and int8 GEMM kernels as tensor-core CTA programs";
+  let summary = "16-bit, int8 and TF32 GEMM kernels as tensor-core CTA programs (mma.sync, sm_90a wgmma, split-K)";
   let description = [{
     The one-thread-per-output kernel form reads each operand element once
     per output it feeds; a GEMM needs the operands staged in shared memory
@@ -164,6 +164,14 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
     accumulators in registers, `fence.proxy.async` after each cp.async wait,
     and the slot of k-tile kt - 2 refilled while kt runs (wgmma is waited
     for one k-tile behind). A [K, N] 16-bit B and TF32 keep mma.sync.
+
+    With `split-k`, a kernel whose output tiles give fewer than half of
+    `sm-count` SMs a CTA is split along K: a copy of the kernel (called
+    first, with the caller's operands and a workspace `[s] + accumulator
+    shape` the caller allocates) runs `s` CTAs per tile over their share of
+    the k-tiles and stores the partial sums; the kernel itself keeps its
+    init and epilogue and adds the partial sums up in order over `s` in
+    place of its contraction (deterministic, no atomics).
 
     With `emulate` (the host's `--cuda-kernel-form`) the same schedule is
     built with each warp instruction written out per lane as the PTX ISA
