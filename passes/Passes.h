@@ -25,7 +25,8 @@ namespace dlc {
 /// Patterns lowering dlc ops to linalg/tensor/arith/math on tensors.
 void populateDlcToLinalgPatterns(RewritePatternSet &patterns,
                                  bool f32WeightsNK = false,
-                                 bool halfWeightsNK = false);
+                                 bool halfWeightsNK = false,
+                                 bool padConvChannels = false);
 
 /// Patterns lowering the quantization ops (quantize_linear,
 /// dequantize_linear, conv_integer, matmul_integer, requantize) to linalg on

@@ -60,7 +60,12 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
            "TF32 mma.sync reads)">,
     Option<"halfWeightsNK", "half-weights-nk", "bool", /*default=*/"false",
            "Store constant 2-D f16/bf16 MatMul weights as [N, K] (the "
-           "K-major B wgmma reads)">
+           "K-major B wgmma reads)">,
+    Option<"padConvChannels", "pad-conv-channels", "bool",
+           /*default=*/"false",
+           "Zero-pad the input channels of channels-last f16/bf16 convs "
+           "with a constant weight to a multiple of 8 (the stem's 3), so "
+           "that they run as implicit GEMMs on tensor cores">
   ];
 }
 

@@ -83,7 +83,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   bool tensorCores = cudaForm && options.tensorCores;
   pm.addPass(createConvertDlcToLinalgPass(
       {tensorCores, tensorCores && options.allowTf32,
-       tensorCores && hasWgmma(options.arch)}));
+       tensorCores && hasWgmma(options.arch), tensorCores}));
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)
     pm.addPass(dlc::createFuseElementwisePass());

@@ -800,13 +800,29 @@ struct BatchNormLowering : OpRewritePattern<BatchNormOp> {
 /// the init; acc += ext(x) * ext(w); epilogue form of a GEMM kernel. A
 /// depthwise conv reads its constant weight as [1, KH, KW, O]
 /// (channelsLastConvWeight).
-LogicalResult lowerChannelsLastConv(ConvOp op, PatternRewriter &rewriter) {
+LogicalResult lowerChannelsLastConv(ConvOp op, PatternRewriter &rewriter,
+                                    bool padChannels) {
   Location loc = op.getLoc();
   auto resultType = op.getType();
   auto outType = accumulatorType(resultType);
   auto wType = tensorType(op.getWeight());
   Type elt = outType.getElementType();
   int64_t groups = op.getGroup();
+  // A 16-bit conv whose channels do not fill 16-byte chunks (the stem's
+  // RGB) reads zero-padded input channels against zero weights: 8 / 3 of
+  // the products on tensor cores beat the scalar kernel.
+  Value weight = op.getWeight();
+  int64_t channels = 0;
+  Type inElt = tensorType(op.getInput()).getElementType();
+  if (padChannels && groups == 1 && wType.getDimSize(3) % 8 &&
+      inElt.getIntOrFloatBitWidth() == 16) {
+    int64_t c = llvm::alignTo(wType.getDimSize(3), 8);
+    if (Value padded = paddedLastDimConstant(rewriter, loc, weight, c, "_c8")) {
+      weight = padded;
+      wType = tensorType(weight);
+      channels = c;
+    }
+  }
   Window win{tensorType(op.getInput()).getShape(),
              outType.getShape(),
              wType.getShape().slice(1, 2),
@@ -815,8 +831,9 @@ LogicalResult lowerChannelsLastConv(ConvOp op, PatternRewriter &rewriter) {
              op.getDilations(),
              /*firstSpatial=*/1};
   Value input = op.getInput();
-  if (win.padded())
-    input = padChannelsLast(rewriter, loc, input, op.getPads(), Value());
+  if (win.padded() || channels)
+    input = padChannelsLast(rewriter, loc, input, op.getPads(), Value(),
+                            channels);
   Value init = convAccumulatorInit(rewriter, loc, op.getBias(), outType,
                                    /*channelDim=*/3);
   ChannelsLastConvIndexing conv{op.getStrides(),
@@ -825,7 +842,7 @@ LogicalResult lowerChannelsLastConv(ConvOp op, PatternRewriter &rewriter) {
                                 outType.getDimSize(3) / groups,
                                 wType.getDimSize(3),
                                 rewriter.getContext()};
-  Value weight = channelsLastConvWeight(rewriter, loc, op.getWeight(), conv);
+  weight = channelsLastConvWeight(rewriter, loc, weight, conv);
   auto generic = rewriter.create<linalg::GenericOp>(
       loc, TypeRange{outType}, ValueRange{input, weight}, ValueRange{init},
       ArrayRef<AffineMap>{conv.inputMap(), conv.weightMap(), conv.outputMap()},
@@ -842,11 +859,14 @@ LogicalResult lowerChannelsLastConv(ConvOp op, PatternRewriter &rewriter) {
 }
 
 struct ConvLowering : OpRewritePattern<ConvOp> {
-  using OpRewritePattern::OpRewritePattern;
+  ConvLowering(MLIRContext *ctx, bool padChannels)
+      : OpRewritePattern(ctx), padChannels(padChannels) {}
+  /// Channels-last 16-bit convs: input channels padded to a multiple of 8.
+  bool padChannels;
   LogicalResult matchAndRewrite(ConvOp op,
                                 PatternRewriter &rewriter) const override {
     if (op.getChannelsLast())
-      return lowerChannelsLastConv(op, rewriter);
+      return lowerChannelsLastConv(op, rewriter, padChannels);
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto resultType = op.getType();
@@ -2667,7 +2687,8 @@ struct ConvertDlcToLinalgPass
                            func::FuncDialect>();
     target.addLegalOp<AttentionKernelOp>();
     RewritePatternSet patterns(&getContext());
-    populateDlcToLinalgPatterns(patterns, f32WeightsNK, halfWeightsNK);
+    populateDlcToLinalgPatterns(patterns, f32WeightsNK, halfWeightsNK,
+                                padConvChannels);
     populateDlcQuantToLinalgPatterns(patterns, int8WeightsNK);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
@@ -2679,14 +2700,15 @@ struct ConvertDlcToLinalgPass
 
 void mlir::dlc::populateDlcToLinalgPatterns(RewritePatternSet &patterns,
                                             bool f32WeightsNK,
-                                            bool halfWeightsNK) {
+                                            bool halfWeightsNK,
+                                            bool padConvChannels) {
   MLIRContext *ctx = patterns.getContext();
   patterns
       .add<BinaryLowering<AddOp>, BinaryLowering<SubOp>, BinaryLowering<MulOp>,
            BinaryLowering<DivOp>, BinaryLowering<PowOp>, UnaryLowering<ReluOp>,
            UnaryLowering<SigmoidOp>, UnaryLowering<TanhOp>,
            UnaryLowering<ErfOp>, UnaryLowering<SqrtOp>, UnaryLowering<ExpOp>,
-           UnaryLowering<ClipOp>, CastLowering, BatchNormLowering, ConvLowering,
+           UnaryLowering<ClipOp>, CastLowering, BatchNormLowering,
            GemmLowering, ReduceMeanLowering, SoftmaxLowering,
            LayerNormLowering, PoolLowering<MaxPoolOp>,
            PoolLowering<AveragePoolOp>, ReshapeLowering, TransposeLowering,
@@ -2723,4 +2745,5 @@ void mlir::dlc::populateDlcToLinalgPatterns(RewritePatternSet &patterns,
                OneHotLowering, EinsumLowering, TopKLowering, ResizeLowering,
                ConvTransposeLowering, AttentionLowering>(ctx);
   patterns.add<MatMulLowering>(ctx, f32WeightsNK, halfWeightsNK);
+  patterns.add<ConvLowering>(ctx, padConvChannels);
 }

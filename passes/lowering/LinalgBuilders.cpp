@@ -157,13 +157,17 @@ AffineMap ChannelsLastConvIndexing::outputMap() const {
 }
 
 Value mlir::dlc::padChannelsLast(OpBuilder &b, Location loc, Value input,
-                                 ArrayRef<int64_t> pads, Value padValue) {
+                                 ArrayRef<int64_t> pads, Value padValue,
+                                 int64_t channels) {
   MLIRContext *ctx = b.getContext();
   auto type = cast<RankedTensorType>(input.getType());
   Type elt = type.getElementType();
   SmallVector<int64_t> shape(type.getShape());
   shape[1] += pads[0] + pads[2];
   shape[2] += pads[1] + pads[3];
+  bool padC = channels > shape[3];
+  if (padC)
+    shape[3] = channels;
   auto paddedType = RankedTensorType::get(shape, elt);
   Value init = b.create<tensor::EmptyOp>(loc, shape, elt);
   SmallVector<Value> inputs;
@@ -191,7 +195,7 @@ Value mlir::dlc::padChannelsLast(OpBuilder &b, Location loc, Value input,
                                               indexConstant(nb, l, pads[1]));
             Value x = readWithPadding(
                 nb, l, input, idx,
-                {false, pads[0] + pads[2] > 0, pads[1] + pads[3] > 0, false},
+                {false, pads[0] + pads[2] > 0, pads[1] + pads[3] > 0, padC},
                 pad);
             nb.create<linalg::YieldOp>(l, x);
           })

@@ -119,10 +119,12 @@ Value channelsLastConvWeight(OpBuilder &b, Location loc, Value weight,
                              ChannelsLastConvIndexing &conv);
 
 /// `input` [N, H, W, C] padded along H and W by `pads` (begin H, begin W,
-/// end H, end W) as one linalg.generic over the padded tensor. The padding
-/// is `padValue` (a rank-0 tensor, read as an input) or, when null, zero.
+/// end H, end W), and along C up to `channels` when that is larger, as one
+/// linalg.generic over the padded tensor. The padding is `padValue` (a
+/// rank-0 tensor, read as an input) or, when null, zero.
 Value padChannelsLast(OpBuilder &b, Location loc, Value input,
-                      ArrayRef<int64_t> pads, Value padValue);
+                      ArrayRef<int64_t> pads, Value padValue,
+                      int64_t channels = 0);
 
 /// The indexing map of a batched-matmul operand with numpy-broadcast batch
 /// dims, in the iteration space batch..., m, n, k of an `out` result: the

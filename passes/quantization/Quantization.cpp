@@ -98,6 +98,52 @@ bool mlir::dlc::isReshapeLike(RankedTensorType type, ArrayRef<int64_t> perm) {
   return true;
 }
 
+namespace {
+/// The constant of type `to` whose element i is `attr`'s element
+/// sourceOf[i] (of `type`), or zero where sourceOf[i] is -1; a blob result
+/// is named after the source blob plus `blobSuffix`.
+Attribute gatherConstant(Attribute attr, RankedTensorType type,
+                         RankedTensorType to, ArrayRef<int64_t> sourceOf,
+                         StringRef blobSuffix) {
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    SmallVector<Attribute> values(dense.getValues<Attribute>());
+    Attribute zero = Builder(attr.getContext()).getZeroAttr(
+        type.getElementType());
+    SmallVector<Attribute> out;
+    out.reserve(sourceOf.size());
+    for (int64_t s : sourceOf)
+      out.push_back(s < 0 ? zero : values[s]);
+    return DenseElementsAttr::get(to, out);
+  }
+  std::optional<ArrayRef<char>> data = resourceData(attr);
+  unsigned bits = type.getElementTypeBitWidth();
+  int64_t n = type.getNumElements();
+  if (!data || bits % 8 != 0 || (int64_t)data->size() != n * (bits / 8))
+    return {};
+  int64_t bytes = bits / 8;
+  std::vector<char> raw(sourceOf.size() * bytes, 0);
+  for (size_t flat = 0; flat < sourceOf.size(); ++flat)
+    if (sourceOf[flat] >= 0)
+      std::memcpy(raw.data() + flat * bytes,
+                  data->data() + sourceOf[flat] * bytes, bytes);
+  StringRef name =
+      cast<DenseResourceElementsAttr>(attr).getRawHandle().getKey();
+  return makeWeightAttr(to, raw, (name + blobSuffix).str());
+}
+
+/// The constant value of `v` and its static tensor type, if it has them.
+std::optional<std::pair<Attribute, RankedTensorType>> constantOf(Value v) {
+  Attribute a;
+  if (!v || !matchPattern(v, m_Constant(&a)))
+    return std::nullopt;
+  auto typed = dyn_cast<TypedAttr>(a);
+  auto type = typed ? dyn_cast<RankedTensorType>(typed.getType()) : nullptr;
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  return std::make_pair(a, type);
+}
+} // namespace
+
 Attribute mlir::dlc::permuteConstant(Attribute attr, RankedTensorType type,
                                      ArrayRef<int64_t> perm,
                                      StringRef blobSuffix) {
@@ -125,39 +171,40 @@ Attribute mlir::dlc::permuteConstant(Attribute attr, RankedTensorType type,
       idx[i] = 0;
     }
   }
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-    SmallVector<Attribute> values(dense.getValues<Attribute>());
-    SmallVector<Attribute> out;
-    out.reserve(n);
-    for (int64_t s : sourceOf)
-      out.push_back(values[s]);
-    return DenseElementsAttr::get(to, out);
-  }
-  std::optional<ArrayRef<char>> data = resourceData(attr);
-  unsigned bits = type.getElementTypeBitWidth();
-  if (!data || bits % 8 != 0 || (int64_t)data->size() != n * (bits / 8))
+  return gatherConstant(attr, type, to, sourceOf, blobSuffix);
+}
+
+Value mlir::dlc::paddedLastDimConstant(OpBuilder &b, Location loc, Value v,
+                                       int64_t size, StringRef blobSuffix) {
+  auto constant = constantOf(v);
+  if (!constant)
     return {};
-  int64_t bytes = bits / 8;
-  std::vector<char> raw(n * bytes);
-  for (int64_t flat = 0; flat < n; ++flat)
-    std::memcpy(raw.data() + flat * bytes, data->data() + sourceOf[flat] * bytes,
-                bytes);
-  StringRef name =
-      cast<DenseResourceElementsAttr>(attr).getRawHandle().getKey();
-  return makeWeightAttr(to, raw, (name + blobSuffix).str());
+  auto [a, type] = *constant;
+  int64_t last = type.getShape().back();
+  if (size < last)
+    return {};
+  SmallVector<int64_t> shape(type.getShape());
+  shape.back() = size;
+  auto to = RankedTensorType::get(shape, type.getElementType());
+  SmallVector<int64_t> sourceOf;
+  sourceOf.reserve(to.getNumElements());
+  for (int64_t outer = 0; outer < type.getNumElements() / last; ++outer)
+    for (int64_t i = 0; i < size; ++i)
+      sourceOf.push_back(i < last ? outer * last + i : -1);
+  Attribute padded = gatherConstant(a, type, to, sourceOf, blobSuffix);
+  if (!padded)
+    return {};
+  return b.create<arith::ConstantOp>(loc, cast<TypedAttr>(padded));
 }
 
 Value mlir::dlc::permutedConstant(OpBuilder &b, Location loc, Value v,
                                   ArrayRef<int64_t> perm,
                                   StringRef blobSuffix) {
-  Attribute a;
-  if (!v || !matchPattern(v, m_Constant(&a)))
+  auto constant = constantOf(v);
+  if (!constant || constant->second.getRank() != (int64_t)perm.size())
     return {};
-  auto typed = dyn_cast<TypedAttr>(a);
-  auto type = typed ? dyn_cast<RankedTensorType>(typed.getType()) : nullptr;
-  if (!type || type.getRank() != (int64_t)perm.size() || !type.hasStaticShape())
-    return {};
-  Attribute permuted = permuteConstant(a, type, perm, blobSuffix);
+  Attribute permuted =
+      permuteConstant(constant->first, constant->second, perm, blobSuffix);
   if (!permuted)
     return {};
   return b.create<arith::ConstantOp>(loc, cast<TypedAttr>(permuted));

@@ -60,6 +60,12 @@ Value permutedConstant(OpBuilder &b, Location loc, Value v,
                        llvm::ArrayRef<int64_t> perm,
                        llvm::StringRef blobSuffix);
 
+/// The constant tensor `v` with its last dim zero-padded to `size` (a blob
+/// named after the source plus `blobSuffix`); null if `v` is not a
+/// statically shaped constant or cannot be read.
+Value paddedLastDimConstant(OpBuilder &b, Location loc, Value v, int64_t size,
+                            llvm::StringRef blobSuffix);
+
 /// The constant 2-D tensor `v` ([K, N]) as a new constant [N, K]; null if
 /// `v` is not one.
 Value transposedConstant2D(OpBuilder &b, Location loc, Value v);

@@ -489,6 +489,12 @@ def tensor_core_cases(t):
          rtol=1e-2, atol=5e-3)
     t.op("splitk_int8_u8s8_zero_point", "MatMulInteger", {"x": ints(np.uint8, 33, 1024)},
          {"w": ints(np.int8, 1024, 64), "xz": np.array(131, np.uint8)}, extra=form)
+    # A stem: 3 input channels zero-padded to 8 (input and weight), so the
+    # 7x7 stride-2 conv runs as an implicit GEMM (K = 7 * 7 * 8).
+    t.op("mma_conv_fp16_stem_channels_padded", "Conv", {"x": t.rand(1, 3, 30, 30)},
+         {"w": t.rand(16, 3, 7, 7, lo=-0.3, hi=0.3), "b": t.rand(16)},
+         attrs=dict(pads=[3, 3, 3, 3], strides=[2, 2]), flags=half, extra=form,
+         rtol=1e-2, atol=5e-3)
     # QLinearMatMul: the requantize epilogue on the i32 accumulator registers.
     t.op("mma_int8_qlinear_matmul", "QLinearMatMul", {"a": ints(np.uint8, 96, 160)},
          {"as": np.array(0.02, F32), "az": np.array(120, np.uint8),
