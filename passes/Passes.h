@@ -32,7 +32,8 @@ void populateDlcToLinalgPatterns(RewritePatternSet &patterns,
 /// dequantize_linear, conv_integer, matmul_integer, requantize) to linalg on
 /// signless tensors, with tensor.bitcast where dlc types are unsigned.
 void populateDlcQuantToLinalgPatterns(RewritePatternSet &patterns,
-                                      bool int8WeightsNK = false);
+                                      bool int8WeightsNK = false,
+                                      bool padConvChannels = false);
 
 /// Makes every unsigned integer type under `root` signless (values, block
 /// arguments, function types, constants) and drops the tensor.bitcasts

@@ -64,8 +64,9 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
     Option<"padConvChannels", "pad-conv-channels", "bool",
            /*default=*/"false",
            "Zero-pad the input channels of channels-last f16/bf16 convs "
-           "with a constant weight to a multiple of 8 (the stem's 3), so "
-           "that they run as implicit GEMMs on tensor cores">
+           "with a constant weight to a multiple of 8 (the stem's 3), and "
+           "of int8 ones with a zero weight zero point to 16, so that they "
+           "run as implicit GEMMs on tensor cores">
   ];
 }
 

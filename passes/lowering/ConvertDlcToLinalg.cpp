@@ -2689,7 +2689,7 @@ struct ConvertDlcToLinalgPass
     RewritePatternSet patterns(&getContext());
     populateDlcToLinalgPatterns(patterns, f32WeightsNK, halfWeightsNK,
                                 padConvChannels);
-    populateDlcQuantToLinalgPatterns(patterns, int8WeightsNK);
+    populateDlcQuantToLinalgPatterns(patterns, int8WeightsNK, padConvChannels);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();

@@ -334,7 +334,8 @@ struct RequantizeLowering : OpRewritePattern<RequantizeOp> {
 /// (x - x_zp) * (w - w_zp) onto zeros. A depthwise conv reads its constant
 /// weight as [1, KH, KW, O] (channelsLastConvWeight).
 LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
-                                           PatternRewriter &rewriter) {
+                                           PatternRewriter &rewriter,
+                                           bool padChannels) {
   Location loc = op.getLoc();
   MLIRContext *ctx = rewriter.getContext();
   auto outType = op.getType();
@@ -342,6 +343,25 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
   bool xUnsigned = isUnsigned(op.getInput());
   bool wUnsigned = isUnsigned(op.getWeight());
   int64_t groups = op.getGroup();
+  int64_t outChannels = outType.getDimSize(3);
+  int64_t perChannel = wType.getNumElements() / outChannels;
+  std::optional<ZeroPointSplit> split = ZeroPointSplit::get(
+      op.getWeight(), op.getWeightZeroPoint(), outChannels,
+      [&](int64_t i) { return i / perChannel; });
+  // As for float convs: input channels that do not fill 16 bytes (an int8
+  // stem) padded to 16, the weight with zeros -- only with the split, where
+  // a zero weight contributes nothing whatever the input's zero point.
+  Value rawWeight = op.getWeight();
+  int64_t channels = 0;
+  if (padChannels && split && groups == 1 && wType.getDimSize(3) % 16) {
+    int64_t c = llvm::alignTo(wType.getDimSize(3), 16);
+    if (Value padded =
+            paddedLastDimConstant(rewriter, loc, rawWeight, c, "_c16")) {
+      rawWeight = padded;
+      wType = tensorType(padded);
+      channels = c;
+    }
+  }
   Window win{tensorType(op.getInput()).getShape(),
              outType.getShape(),
              wType.getShape().slice(1, 2),
@@ -354,8 +374,8 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
   Value wzp = toSignless(rewriter, loc, op.getWeightZeroPoint());
   // Padding reads the zero point: it contributes 0 (with the split, the
   // init takes it away again).
-  if (win.padded())
-    input = padChannelsLast(rewriter, loc, input, op.getPads(), xzp);
+  if (win.padded() || channels)
+    input = padChannelsLast(rewriter, loc, input, op.getPads(), xzp, channels);
   ChannelsLastConvIndexing conv{op.getStrides(),
                                 op.getDilations(),
                                 groups,
@@ -363,14 +383,8 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
                                 wType.getDimSize(3),
                                 ctx};
   int64_t numDims = ChannelsLastConvIndexing::numDims;
-  Value weight =
-      toSignless(rewriter, loc,
-                 channelsLastConvWeight(rewriter, loc, op.getWeight(), conv));
-  int64_t outChannels = outType.getDimSize(3);
-  int64_t perChannel = wType.getNumElements() / outChannels;
-  std::optional<ZeroPointSplit> split = ZeroPointSplit::get(
-      op.getWeight(), op.getWeightZeroPoint(), outChannels,
-      [&](int64_t i) { return i / perChannel; });
+  Value weight = toSignless(
+      rewriter, loc, channelsLastConvWeight(rewriter, loc, rawWeight, conv));
   if (split) {
     Value init = split->init(rewriter, loc, outType, /*channelDim=*/3,
                              op.getInputZeroPoint());
@@ -405,11 +419,14 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
 }
 
 struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
-  using OpRewritePattern::OpRewritePattern;
+  ConvIntegerLowering(MLIRContext *ctx, bool padChannels)
+      : OpRewritePattern(ctx), padChannels(padChannels) {}
+  /// Channels-last: input channels padded to a multiple of 16.
+  bool padChannels;
   LogicalResult matchAndRewrite(ConvIntegerOp op,
                                 PatternRewriter &rewriter) const override {
     if (op.getChannelsLast())
-      return lowerChannelsLastConvInteger(op, rewriter);
+      return lowerChannelsLastConvInteger(op, rewriter, padChannels);
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto outType = op.getType();
@@ -691,9 +708,11 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
 } // namespace
 
 void mlir::dlc::populateDlcQuantToLinalgPatterns(RewritePatternSet &patterns,
-                                                 bool int8WeightsNK) {
+                                                 bool int8WeightsNK,
+                                                 bool padConvChannels) {
   patterns.add<QuantizeLinearLowering, DequantizeLinearLowering,
-               RequantizeLowering, ConvIntegerLowering>(patterns.getContext());
+               RequantizeLowering>(patterns.getContext());
+  patterns.add<ConvIntegerLowering>(patterns.getContext(), padConvChannels);
   patterns.add<MatMulIntegerLowering>(patterns.getContext(), int8WeightsNK);
 }
 

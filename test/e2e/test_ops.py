@@ -495,6 +495,22 @@ def tensor_core_cases(t):
          {"w": t.rand(16, 3, 7, 7, lo=-0.3, hi=0.3), "b": t.rand(16)},
          attrs=dict(pads=[3, 3, 3, 3], strides=[2, 2]), flags=half, extra=form,
          rtol=1e-2, atol=5e-3)
+    # An int8 QDQ stem: 3 channels padded to 16 (the weight with zeros; the
+    # input's zero point pads the input), an int8 implicit GEMM.
+    t.add("mma_conv_int8_qdq_stem", [
+        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+        helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=0),
+        helper.make_node("Conv", ["xd", "wd", "b"], ["c"], pads=[3, 3, 3, 3], strides=[2, 2]),
+        helper.make_node("QuantizeLinear", ["c", "ys", "yz"], ["q"]),
+        helper.make_node("DequantizeLinear", ["q", "ys", "yz"], ["y"])],
+        {"x": t.rand(1, 3, 30, 30)},
+        consts={"xs": np.array(0.01, F32), "xz": np.array(-11, np.int8),
+                "w": r.integers(-127, 127, size=(16, 3, 7, 7)).astype(np.int8),
+                "ws": r.uniform(0.002, 0.01, size=16).astype(F32), "wz": np.zeros(16, np.int8),
+                "b": t.rand(16, lo=-0.2, hi=0.2),
+                "ys": np.array(0.05, F32), "yz": np.array(3, np.int8)},
+        extra=form, rtol=0, atol=0.0501)
     # QLinearMatMul: the requantize epilogue on the i32 accumulator registers.
     t.op("mma_int8_qlinear_matmul", "QLinearMatMul", {"a": ints(np.uint8, 96, 160)},
          {"as": np.array(0.02, F32), "az": np.array(120, np.uint8),
