@@ -141,14 +141,31 @@ private:
     int64_t n = emulate ? size * kThreads : size;
     return {rw.create<memref::AllocaOp>(loc, MemRefType::get({n}, type)), size};
   }
-  Value slot(Regs r, Value tid, int64_t i) {
-    return emulate ? ix.add(ix.mul(tid, r.size), i) : ix.c(i);
+  /// Register `i` of thread `tid`: on the GPU `i` folds to a constant.
+  Value slot(Regs r, Value tid, Value i) {
+    return emulate ? ix.add(ix.mul(tid, r.size), i) : i;
   }
-  Value rd(Regs r, Value tid, int64_t i) {
+  Value rd(Regs r, Value tid, Value i) {
     return rw.create<memref::LoadOp>(loc, r.mem, slot(r, tid, i));
   }
-  void wr(Regs r, Value tid, int64_t i, Value v) {
+  Value rd(Regs r, Value tid, int64_t i) { return rd(r, tid, ix.c(i)); }
+  void wr(Regs r, Value tid, Value i, Value v) {
     rw.create<memref::StoreOp>(loc, v, r.mem, slot(r, tid, i));
+  }
+  void wr(Regs r, Value tid, int64_t i, Value v) { wr(r, tid, ix.c(i), v); }
+
+  /// `body(i)` for i in [0, n): unrolled on the GPU, where registers need
+  /// constant positions, one scf.for in the emulation (smaller host IR).
+  void forRange(int64_t n, function_ref<void(Value)> body) {
+    if (!emulate) {
+      for (int64_t i = 0; i < n; ++i)
+        body(ix.c(i));
+      return;
+    }
+    auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(n), ix.c(1));
+    OpBuilder::InsertionGuard guard(rw);
+    rw.setInsertionPoint(loop.getBody()->getTerminator());
+    body(loop.getInductionVar());
   }
 
   /// `body(tid)` for this thread (GPU) or every thread in turn (emulated).
@@ -221,8 +238,7 @@ private:
 
   /// acc (n8 tile `accAt`, 4 registers) += A (8 halves at `aAt`) x B (4
   /// halves at `bAt`), one mma.sync.m16n8k16 per warp.
-  void mma(Regs accR, int64_t accAt, Regs aR, int64_t aAt, Regs bR,
-           int64_t bAt);
+  void mma(Regs accR, Value accAt, Regs aR, Value aAt, Regs bR, Value bAt);
   /// Each row value (2 per thread) combined over the 4 lanes of its row.
   void quadReduce(Regs r, bool isMax);
   Value combine(Value x, Value y, bool isMax) {
@@ -231,17 +247,17 @@ private:
   }
 };
 
-void FlashBuilder::mma(Regs accR, int64_t accAt, Regs aR, int64_t aAt,
-                       Regs bR, int64_t bAt) {
+void FlashBuilder::mma(Regs accR, Value accAt, Regs aR, Value aAt, Regs bR,
+                       Value bAt) {
   if (!emulate) {
     Value tid = ix.c(0); // unused: per-thread arrays
-    auto vec = [&](Regs r, int64_t at, int64_t rows, int64_t cols,
+    auto vec = [&](Regs r, Value at, int64_t rows, int64_t cols,
                    Type t) -> Value {
       Value v = rw.create<arith::ConstantOp>(
           loc, DenseElementsAttr::get(VectorType::get({rows, cols}, t),
                                       rw.getZeroAttr(t)));
       for (int64_t i = 0; i < rows * cols; ++i)
-        v = rw.create<vector::InsertOp>(loc, rd(r, tid, at + i), v,
+        v = rw.create<vector::InsertOp>(loc, rd(r, tid, ix.add(at, i)), v,
                                         ArrayRef<int64_t>{i / cols, i % cols});
       return v;
     };
@@ -255,7 +271,7 @@ void FlashBuilder::mma(Regs accR, int64_t accAt, Regs aR, int64_t aAt,
                                      "m16n8k16.row.col.f32.bf16.bf16.f32", av,
                                      bv, cv);
     for (int64_t i = 0; i < 4; ++i)
-      wr(accR, tid, accAt + i,
+      wr(accR, tid, ix.add(accAt, i),
          rw.create<vector::ExtractOp>(loc, d,
                                       ArrayRef<int64_t>{i / 2, i % 2}));
     return;
@@ -271,7 +287,7 @@ void FlashBuilder::mma(Regs accR, int64_t accAt, Regs aR, int64_t aAt,
       Value col = ix.add(ix.mul(ix.rem(lane, 4), 2), r % 2);
       auto loop = rw.create<scf::ForOp>(
           loc, ix.c(0), ix.c(16), ix.c(1),
-          ValueRange{rd(accR, tid, accAt + r)});
+          ValueRange{rd(accR, tid, ix.add(accAt, r))});
       OpBuilder::InsertionGuard guard(rw);
       rw.setInsertionPointToStart(loop.getBody());
       Value k = loop.getInductionVar();
@@ -281,7 +297,7 @@ void FlashBuilder::mma(Regs accR, int64_t accAt, Regs aR, int64_t aAt,
                            ix.mul(ix.div(k, 8), 4));
       Value bLane = ix.add(warp0, ix.add(ix.mul(col, 4), pair));
       Value bHalf = ix.add(ix.rem(k, 2), ix.mul(ix.div(k, 8), 2));
-      auto at = [&](Regs regsR, Value l, int64_t base, Value h) {
+      auto at = [&](Regs regsR, Value l, Value base, Value h) {
         return ix.add(ix.add(ix.mul(l, regsR.size), base), h);
       };
       Value aIn = rw.create<memref::LoadOp>(
@@ -295,7 +311,7 @@ void FlashBuilder::mma(Regs accR, int64_t accAt, Regs aR, int64_t aAt,
                    loc, loop.getRegionIterArgs()[0],
                    rw.create<arith::MulFOp>(loc, av, bv))});
       rw.setInsertionPointAfter(loop);
-      wr(accR, tid, accAt + r, loop.getResult(0));
+      wr(accR, tid, ix.add(accAt, r), loop.getResult(0));
     }
   });
 }
@@ -392,13 +408,14 @@ int64_t FlashBuilder::build() {
   // Q's A fragments: halves e of k-step ks at (row g + 8 (e / 2 % 2), k
   // 16 ks + 2 quad + e % 2 + 8 (e / 4)).
   forEachThread([&](Value tid) {
-    for (int64_t ks = 0; ks < kSteps; ++ks)
+    forRange(kSteps, [&](Value ks) {
       for (int64_t e = 0; e < 8; ++e)
-        wr(qFrag, tid, ks * 8 + e,
+        wr(qFrag, tid, ix.add(ix.mul(ks, 8), e),
            smemAt(qBase, rowOf(tid, e / 2 % 2),
-                  ix.add(ix.mul(quad(tid), 2), 16 * ks + e % 2 + 8 * (e / 4))));
-    for (int64_t i = 0; i < o.size; ++i)
-      wr(o, tid, i, zero);
+                  ix.add(ix.add(ix.mul(quad(tid), 2), ix.mul(ks, 16)),
+                         e % 2 + 8 * (e / 4))));
+    });
+    forRange(o.size, [&](Value i) { wr(o, tid, i, zero); });
     for (int64_t h = 0; h < 2; ++h) {
       wr(m, tid, h, negInf);
       wr(l, tid, h, zero);
@@ -428,39 +445,43 @@ int64_t FlashBuilder::build() {
 
     // S = Q K^T: n8 tile t of keys, B(k = head, n = key) = K[key][head].
     forEachThread([&](Value tid) {
-      for (int64_t i = 0; i < s.size; ++i)
-        wr(s, tid, i, zero);
+      forRange(s.size, [&](Value i) { wr(s, tid, i, zero); });
     });
-    for (int64_t t = 0; t < sTiles; ++t)
-      for (int64_t ks = 0; ks < kSteps; ++ks) {
+    forRange(sTiles, [&](Value t) {
+      forRange(kSteps, [&](Value ks) {
         forEachThread([&](Value tid) {
-          Value key = ix.add(ix.div(ix.rem(tid, 32), 4), 8 * t);
+          Value key = ix.add(ix.div(ix.rem(tid, 32), 4), ix.mul(t, 8));
           for (int64_t e = 0; e < 4; ++e)
             wr(bFrag, tid, e,
                smemAt(kBase, key,
-                      ix.add(ix.mul(quad(tid), 2), 16 * ks + e % 2 + 8 * (e / 2))));
+                      ix.add(ix.add(ix.mul(quad(tid), 2), ix.mul(ks, 16)),
+                             e % 2 + 8 * (e / 2))));
         });
-        mma(s, t * 4, qFrag, ks * 8, bFrag, 0);
-      }
+        mma(s, ix.mul(t, 4), qFrag, ix.mul(ks, 8), bFrag, ix.c(0));
+      });
+    });
 
     // Scale and mask; the block's row maxima.
     forEachThread([&](Value tid) {
       for (int64_t h = 0; h < 2; ++h)
         wr(mNew, tid, h, rd(m, tid, h));
-      for (int64_t t = 0; t < sTiles; ++t)
+      forRange(sTiles, [&](Value t) {
         for (int64_t r = 0; r < 4; ++r) {
-          Value x = rw.create<arith::MulFOp>(loc, rd(s, tid, t * 4 + r), scale);
+          Value at = ix.add(ix.mul(t, 4), r);
+          Value x = rw.create<arith::MulFOp>(loc, rd(s, tid, at), scale);
           if (mask) {
             Value row = ix.add(q0, rowOf(tid, r / 2));
             // Rows past the queries read row 0 of the mask (never stored).
             row = ix.select(ix.lt(row, ix.c(a.queries)), row, ix.c(0));
-            Value key = ix.add(j0, ix.add(ix.mul(quad(tid), 2), 8 * t + r % 2));
+            Value key = ix.add(
+                j0, ix.add(ix.add(ix.mul(quad(tid), 2), ix.mul(t, 8)), r % 2));
             x = rw.create<arith::AddFOp>(loc, x,
                                          loadF32(mask, indices(mask, row, key)));
           }
-          wr(s, tid, t * 4 + r, x);
+          wr(s, tid, at, x);
           wr(mNew, tid, r / 2, combine(rd(mNew, tid, r / 2), x, true));
         }
+      });
     });
     quadReduce(mNew, /*isMax=*/true);
     // p = exp(s - m'), l = l alpha + sum p, o = o alpha with alpha = exp(m
@@ -477,41 +498,47 @@ int64_t FlashBuilder::build() {
         wr(m, tid, h, mn);
         wr(l, tid, h, rw.create<arith::MulFOp>(loc, rd(l, tid, h), alpha[h]));
       }
-      for (int64_t t = 0; t < sTiles; ++t)
+      forRange(sTiles, [&](Value t) {
         for (int64_t r = 0; r < 4; ++r) {
+          Value at = ix.add(ix.mul(t, 4), r);
           Value p = rw.create<math::ExpOp>(
-              loc, rw.create<arith::SubFOp>(loc, rd(s, tid, t * 4 + r),
-                                            base[r / 2]));
-          wr(s, tid, t * 4 + r, p);
+              loc, rw.create<arith::SubFOp>(loc, rd(s, tid, at), base[r / 2]));
+          wr(s, tid, at, p);
           wr(l, tid, r / 2, rw.create<arith::AddFOp>(loc, rd(l, tid, r / 2), p));
         }
-      for (int64_t i = 0; i < o.size; ++i)
-        wr(o, tid, i,
-           rw.create<arith::MulFOp>(loc, rd(o, tid, i), alpha[i % 4 / 2]));
+      });
+      forRange(dTiles, [&](Value t) {
+        for (int64_t r = 0; r < 4; ++r) {
+          Value at = ix.add(ix.mul(t, 4), r);
+          wr(o, tid, at,
+             rw.create<arith::MulFOp>(loc, rd(o, tid, at), alpha[r / 2]));
+        }
+      });
     });
 
     // O += P V over k-steps of 16 keys: P's A fragment is score tiles 2 kk
     // and 2 kk + 1 (c0 c1 c2 c3 each: a0 a1 a2 a3, then a4 a5 a6 a7);
     // B(k = key, n = head) = V[key][head].
-    for (int64_t kk = 0; kk < kKeys / 16; ++kk) {
+    forRange(kKeys / 16, [&](Value kk) {
       forEachThread([&](Value tid) {
         for (int64_t e = 0; e < 8; ++e)
           wr(pFrag, tid, e,
-             rw.create<arith::TruncFOp>(loc, half,
-                                        rd(s, tid, (2 * kk + e / 4) * 4 + e % 4)));
+             rw.create<arith::TruncFOp>(
+                 loc, half, rd(s, tid, ix.add(ix.mul(kk, 8), e / 4 * 4 + e % 4))));
       });
-      for (int64_t t = 0; t < dTiles; ++t) {
+      forRange(dTiles, [&](Value t) {
         forEachThread([&](Value tid) {
-          Value col = ix.add(ix.div(ix.rem(tid, 32), 4), 8 * t);
+          Value col = ix.add(ix.div(ix.rem(tid, 32), 4), ix.mul(t, 8));
           for (int64_t e = 0; e < 4; ++e)
             wr(bFrag, tid, e,
                smemAt(vBase,
-                      ix.add(ix.mul(quad(tid), 2), 16 * kk + e % 2 + 8 * (e / 2)),
+                      ix.add(ix.add(ix.mul(quad(tid), 2), ix.mul(kk, 16)),
+                             e % 2 + 8 * (e / 2)),
                       col));
         });
-        mma(o, t * 4, pFrag, 0, bFrag, 0);
-      }
-    }
+        mma(o, ix.mul(t, 4), pFrag, ix.c(0), bFrag, ix.c(0));
+      });
+    });
   }
 
   // The row sums over the quad; out = o / l (0 for a NaN softmax with
@@ -519,12 +546,14 @@ int64_t FlashBuilder::build() {
   quadReduce(l, /*isMax=*/false);
   Type outElt = cast<MemRefType>(out.getType()).getElementType();
   forEachThread([&](Value tid) {
-    for (int64_t i = 0; i < o.size; ++i) {
-      int64_t h = i % 4 / 2;
+    forRange(dTiles, [&](Value t) {
+     for (int64_t j = 0; j < 4; ++j) {
+      int64_t h = j / 2;
       Value row = ix.add(q0, rowOf(tid, h));
-      Value col = ix.add(ix.mul(quad(tid), 2), 8 * (i / 4) + i % 2);
+      Value col = ix.add(ix.add(ix.mul(quad(tid), 2), ix.mul(t, 8)), j % 2);
       Value lh = rd(l, tid, h);
-      Value r = rw.create<arith::DivFOp>(loc, rd(o, tid, i), lh);
+      Value r = rw.create<arith::DivFOp>(loc, rd(o, tid, ix.add(ix.mul(t, 4), j)),
+                                         lh);
       if (op.getNanToZero())
         r = rw.create<arith::SelectOp>(
             loc,
@@ -539,7 +568,8 @@ int64_t FlashBuilder::build() {
       idx.push_back(row);
       idx.push_back(col);
       rw.create<memref::StoreOp>(loc, r, out, idx);
-    }
+     }
+    });
   });
   rw.eraseOp(op);
   return ctas;
