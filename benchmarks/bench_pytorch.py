@@ -128,14 +128,17 @@ class Dlc:
     def _inputs(self, inputs):
         return [a for name, path in inputs.items() for a in ("--input", f"{name}={path}")]
 
-    def bench(self, so_path, inputs, iters=None, warmup=None, resident=False):
+    def bench(self, so_path, inputs, iters=None, warmup=None, resident=False, steps=0):
         """dlc-bench --json; resident (cuda): time runs on the context's device
-        buffers, without the host copies (dlc-bench --resident)."""
+        buffers, without the host copies (dlc-bench --resident); steps: also
+        the `steps` longest steps of a step-by-step run (dlc-bench --steps)."""
         a = self.args
         cmd = [self.tools["dlc-bench"], so_path, "--json", "--device", self.target,
                "--warmup", a.warmup if warmup is None else warmup, *self._inputs(inputs)]
         if resident:
             cmd.append("--resident")
+        if steps:
+            cmd += ["--steps", steps]
         iters = iters or a.iters
         cmd += ["--iters", iters] if iters else ["--min-time", a.min_time]
         if self.target == "cpu":
@@ -346,7 +349,13 @@ def bench_model(name, batch, args, dlc, timer, device, work):
         row["dlc_ms"] = b["latency_ms"]["p50"]
         row["dlc_p99_ms"] = b["latency_ms"]["p99"]
         if dlc.target == "cuda":
-            row["dlc_dev_ms"] = dlc.bench(so, npys, resident=True)["latency_ms"]["p50"]
+            d = dlc.bench(so, npys, resident=True, steps=args.steps)
+            row["dlc_dev_ms"] = d["latency_ms"]["p50"]
+            if args.steps:
+                # Where dlc's time goes (JSON only): the longest kernels of a
+                # step-by-step run, and that run's total.
+                row["dlc_steps_total_ms"] = d.get("steps_total_ms")
+                row["dlc_top_steps"] = d.get("steps")
     except Exception as e:  # noqa: BLE001 - reported in the table
         row["errors"]["dlc"] = str(e)
     int8_out = bench_int8(row, name, tag, inputs, npys, args, dlc, work) if args.int8 else None
@@ -715,6 +724,9 @@ def main():
     ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
                     help="cuda (PyTorch on the GPU, dlc --target=cuda) or cpu "
                     "(smoke mode: PyTorch on the CPU, dlc --target=cpu, fp32)")
+    ap.add_argument("--steps", type=int, default=10,
+                    help="per model, the N longest dlc steps of a step-by-step run "
+                    "(dlc-bench --steps) in the JSON (dlc_top_steps; 0: off)")
     ap.add_argument("--arch", default="sm_90a",
                     help="dlc --arch (default %(default)s: H100/H200 with wgmma GEMMs; sm_90 "
                     "for the mma.sync kernels)")

@@ -198,6 +198,35 @@ DLC_API dlc_status dlc_context_device_buffer(dlc_context_t context,
 /// contexts only (DLC_ERROR_INVALID_ARGUMENT on host contexts).
 DLC_API dlc_status dlc_context_run_resident(dlc_context_t context);
 
+/// The number of steps of the model's plan (kernel launches and copies),
+/// what dlc_context_profile times.
+DLC_API dlc_status dlc_model_num_steps(dlc_model_t model, int32_t *count);
+
+/// The same count from a context (which may outlive its model handle).
+DLC_API dlc_status dlc_context_num_steps(dlc_context_t context,
+                                         int32_t *count);
+
+/// The name of step #index: its kernel's symbol (e.g.
+/// "k5_encoder_layer_0_attention_self_query_Add"), or "copy" for a copy
+/// step. The string lives as long as the model.
+DLC_API dlc_status dlc_model_step_name(dlc_model_t model, int32_t index,
+                                       const char **name);
+
+/// Runs the model once like dlc_context_run (same buffers, same checks),
+/// but one step at a time instead of as one CUDA graph, and writes each
+/// step's time in milliseconds to step_ms[0 .. n_steps) (n_steps must be
+/// dlc_model_num_steps): the device time between CUDA events around the
+/// step, or the wall time of the step on the host. Slower than
+/// dlc_context_run (no graph): for finding where the time goes, not for
+/// measuring the total.
+DLC_API dlc_status dlc_context_profile(dlc_context_t context,
+                                       const void *const *inputs,
+                                       const size_t *input_sizes, int n_inputs,
+                                       void *const *outputs,
+                                       const size_t *output_sizes,
+                                       int n_outputs, double *step_ms,
+                                       int32_t n_steps);
+
 /// Memory this context holds on its device: arena plus, on CUDA, the device
 /// input/output buffers. Host contexts report their arena.
 DLC_API dlc_status dlc_context_device_memory_bytes(dlc_context_t context,

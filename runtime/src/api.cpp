@@ -361,6 +361,62 @@ dlc_status dlc_context_run(dlc_context_t context, const void *const *inputs,
   });
 }
 
+dlc_status dlc_model_num_steps(dlc_model_t model, int32_t *count) {
+  return guarded([&]() -> dlc_status {
+    DLC_CHECK_ARG(model && count, "null model or count pointer");
+    *count = descOf(model).num_steps;
+    return DLC_OK;
+  });
+}
+
+dlc_status dlc_context_num_steps(dlc_context_t context, int32_t *count) {
+  return guarded([&]() -> dlc_status {
+    DLC_CHECK_ARG(context && count, "null context or count pointer");
+    *count = context->model->desc->num_steps;
+    return DLC_OK;
+  });
+}
+
+dlc_status dlc_model_step_name(dlc_model_t model, int32_t index,
+                               const char **name) {
+  return guarded([&]() -> dlc_status {
+    DLC_CHECK_ARG(model && name, "null model or name pointer");
+    const dlc_model_desc &d = descOf(model);
+    DLC_CHECK_ARG(index >= 0 && index < d.num_steps, "step index ", index,
+                  " out of range (", d.num_steps, ")");
+    const dlc_step &step = d.steps[index];
+    *name = step.kind == DLC_STEP_LAUNCH ? d.kernels[step.kernel].name
+                                         : "copy";
+    return DLC_OK;
+  });
+}
+
+dlc_status dlc_context_profile(dlc_context_t context, const void *const *inputs,
+                               const size_t *input_sizes, int n_inputs,
+                               void *const *outputs, const size_t *output_sizes,
+                               int n_outputs, double *step_ms,
+                               int32_t n_steps) {
+  return guarded([&]() -> dlc_status {
+    DLC_CHECK_ARG(context, "null context");
+    const dlc_model_desc &d = *context->model->desc;
+    DLC_CHECK_ARG(step_ms || d.num_steps == 0, "null step_ms");
+    DLC_CHECK_ARG(n_steps == d.num_steps, "step_ms has ", n_steps,
+                  " entries, the plan has ", d.num_steps, " steps");
+    if (dlc_status s = checkBuffers("input", d.num_inputs, d.inputs, inputs,
+                                    input_sizes, n_inputs))
+      return s;
+    if (dlc_status s = checkBuffers("output", d.num_outputs, d.outputs, outputs,
+                                    output_sizes, n_outputs))
+      return s;
+    std::unique_lock<std::mutex> lock(context->busy, std::try_to_lock);
+    DLC_CHECK_ARG(lock.owns_lock(), "context is already running on another "
+                                    "thread; use one context per thread");
+    if (Error e = context->impl->profile(inputs, outputs, step_ms); !e.ok())
+      return fail(e);
+    return DLC_OK;
+  });
+}
+
 dlc_status dlc_context_device_buffer(dlc_context_t context, int is_output,
                                      int32_t index, void **device_ptr) {
   return guarded([&]() -> dlc_status {

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -247,23 +248,70 @@ public:
     if (!scope.ok())
       return makeError(DLC_ERROR_DEVICE,
                        "cannot make the CUDA context current");
-    for (int32_t i = 0; i < desc.num_inputs; ++i)
-      if (cu::Result r = drv.memcpyHtoDAsync(inputs[i], in[i],
-                                             desc.inputs[i].size_bytes, stream);
-          r != cu::kSuccess)
-        return drv.error(
-            r, cat("cuMemcpyHtoDAsync of input '", desc.inputs[i].name, "'")
-                   .c_str());
+    if (Error e = copyIn(in); !e.ok())
+      return e;
     if (Error e = enqueueRun(); !e.ok())
       return e;
-    for (int32_t i = 0; i < desc.num_outputs; ++i)
-      if (cu::Result r = drv.memcpyDtoHAsync(
-              out[i], outputs[i], desc.outputs[i].size_bytes, stream);
-          r != cu::kSuccess)
-        return drv.error(
-            r, cat("cuMemcpyDtoHAsync of output '", desc.outputs[i].name, "'")
-                   .c_str());
+    if (Error e = copyOut(out); !e.ok())
+      return e;
     return finishRun();
+  }
+
+  Error profile(const void *const *in, void *const *out,
+                double *stepMs) override {
+    cu::ScopedContext scope(drv, model.ctx);
+    if (!scope.ok())
+      return makeError(DLC_ERROR_DEVICE,
+                       "cannot make the CUDA context current");
+    // Events around every step, launched one by one on the stream.
+    std::vector<cu::Event> events(desc.num_steps + 1, nullptr);
+    auto destroy = [&] {
+      for (cu::Event e : events)
+        if (e)
+          drv.eventDestroy(e);
+    };
+    for (cu::Event &e : events)
+      if (cu::Result r = drv.eventCreate(&e, 0); r != cu::kSuccess) {
+        e = nullptr;
+        destroy();
+        return drv.error(r, "cuEventCreate");
+      }
+    Error err = copyIn(in);
+    hostStatus = 0;
+    if (err.ok() && status)
+      if (cu::Result r = drv.memcpyHtoDAsync(status, &hostStatus,
+                                             sizeof(hostStatus), stream);
+          r != cu::kSuccess)
+        err = drv.error(r, "cuMemcpyHtoDAsync of the status word");
+    if (err.ok())
+      err = enqueuePlan([&](int32_t step) -> Error {
+        if (cu::Result r = drv.eventRecord(events[step], stream);
+            r != cu::kSuccess)
+          return drv.error(r, "cuEventRecord");
+        return Error::success();
+      });
+    if (err.ok())
+      if (cu::Result r = drv.eventRecord(events.back(), stream);
+          r != cu::kSuccess)
+        err = drv.error(r, "cuEventRecord");
+    if (err.ok() && status)
+      if (cu::Result r = drv.memcpyDtoHAsync(&hostStatus, status,
+                                             sizeof(hostStatus), stream);
+          r != cu::kSuccess)
+        err = drv.error(r, "cuMemcpyDtoHAsync of the status word");
+    if (err.ok())
+      err = copyOut(out);
+    if (err.ok())
+      err = finishRun();
+    for (int32_t s = 0; err.ok() && s < desc.num_steps; ++s) {
+      float ms = 0;
+      if (cu::Result r = drv.eventElapsedTime(&ms, events[s], events[s + 1]);
+          r != cu::kSuccess)
+        err = drv.error(r, "cuEventElapsedTime");
+      stepMs[s] = ms;
+    }
+    destroy();
+    return err;
   }
 
   Error runResident() override {
@@ -284,6 +332,30 @@ public:
   uint64_t deviceMemoryBytes() const override { return bytes; }
 
 private:
+  /// Enqueues the copies of the host inputs to the context's buffers.
+  Error copyIn(const void *const *in) {
+    for (int32_t i = 0; i < desc.num_inputs; ++i)
+      if (cu::Result r = drv.memcpyHtoDAsync(inputs[i], in[i],
+                                             desc.inputs[i].size_bytes, stream);
+          r != cu::kSuccess)
+        return drv.error(
+            r, cat("cuMemcpyHtoDAsync of input '", desc.inputs[i].name, "'")
+                   .c_str());
+    return Error::success();
+  }
+
+  /// Enqueues the copies of the context's output buffers to the host.
+  Error copyOut(void *const *out) {
+    for (int32_t i = 0; i < desc.num_outputs; ++i)
+      if (cu::Result r = drv.memcpyDtoHAsync(
+              out[i], outputs[i], desc.outputs[i].size_bytes, stream);
+          r != cu::kSuccess)
+        return drv.error(
+            r, cat("cuMemcpyDtoHAsync of output '", desc.outputs[i].name, "'")
+                   .c_str());
+    return Error::success();
+  }
+
   /// Enqueues one run of the plan on the context's buffers: the status word
   /// reset, the graph (captured on first use), the status word read back.
   Error enqueueRun() {
@@ -340,11 +412,17 @@ private:
     return err;
   }
 
-  Error enqueuePlan() {
+  /// Enqueues the plan's steps; `beforeStep(s)`, when given, is called
+  /// before step s is enqueued (profile() records an event there).
+  Error enqueuePlan(
+      const std::function<Error(int32_t)> &beforeStep = nullptr) {
     std::vector<void *> params;
     const cu::DevicePtr *stepArgs = args.data();
     for (int32_t s = 0; s < desc.num_steps; ++s) {
       const dlc_step &step = desc.steps[s];
+      if (beforeStep)
+        if (Error e = beforeStep(s); !e.ok())
+          return e;
       if (step.kind == DLC_STEP_LAUNCH) {
         // cuLaunchKernel reads each parameter through a pointer to it.
         params.clear();

@@ -71,6 +71,11 @@ Error doLoad(Driver &d) {
   bind(d.graphLaunch, "cuGraphLaunch");
   bind(d.graphExecDestroy, "cuGraphExecDestroy");
   bind(d.graphDestroy, "cuGraphDestroy");
+  bind(d.eventCreate, "cuEventCreate");
+  bind(d.eventRecord, "cuEventRecord");
+  bind(d.eventSynchronize, "cuEventSynchronize");
+  bind(d.eventElapsedTime, "cuEventElapsedTime");
+  bind(d.eventDestroy, "cuEventDestroy_v2");
   bind(d.launchKernel, "cuLaunchKernel");
   bind(d.getErrorName, "cuGetErrorName");
   bind(d.getErrorString, "cuGetErrorString");

@@ -26,6 +26,7 @@ using Function = struct CUfunc_st *;
 using Stream = struct CUstream_st *;
 using Graph = struct CUgraph_st *;
 using GraphExec = struct CUgraphExec_st *;
+using Event = struct CUevent_st *;
 
 constexpr Result kSuccess = 0;
 constexpr Result kErrorNoDevice = 100;
@@ -70,6 +71,11 @@ struct Driver {
   Result (*graphLaunch)(GraphExec, Stream);
   Result (*graphExecDestroy)(GraphExec);
   Result (*graphDestroy)(Graph);
+  Result (*eventCreate)(Event *, unsigned);
+  Result (*eventRecord)(Event, Stream);
+  Result (*eventSynchronize)(Event);
+  Result (*eventElapsedTime)(float *, Event, Event);
+  Result (*eventDestroy)(Event);
   Result (*launchKernel)(Function, unsigned, unsigned, unsigned, unsigned,
                          unsigned, unsigned, unsigned, Stream, void **,
                          void **);

@@ -10,6 +10,7 @@
 #include "internal.h"
 #include "thread_pool.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -62,6 +63,19 @@ public:
   }
 
   Error run(const void *const *inputs, void *const *outputs) override {
+    return runSteps(inputs, outputs, nullptr);
+  }
+
+  Error profile(const void *const *inputs, void *const *outputs,
+                double *stepMs) override {
+    return runSteps(inputs, outputs, stepMs);
+  }
+
+  uint64_t deviceMemoryBytes() const override { return desc.arena_size; }
+
+private:
+  Error runSteps(const void *const *inputs, void *const *outputs,
+                 double *stepMs) {
     // Kernels only read inputs; the descriptor forbids writes to them.
     auto in = const_cast<uint8_t *const *>(
         reinterpret_cast<const uint8_t *const *>(inputs));
@@ -75,6 +89,7 @@ public:
     void **stepArgs = args.data();
     for (int32_t s = 0; s < desc.num_steps; ++s) {
       const dlc_step &step = desc.steps[s];
+      auto start = std::chrono::steady_clock::now();
       if (step.kind == DLC_STEP_LAUNCH) {
         dlc_host_kernel_fn fn = desc.kernels[step.kernel].host_fn;
         void *const *a = stepArgs;
@@ -84,15 +99,16 @@ public:
         // memmove: the planner may reuse arena space in place.
         std::memmove(stepArgs[1], stepArgs[0], step.args[1].size_bytes);
       }
+      if (stepMs)
+        stepMs[s] = std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
       stepArgs += step.num_args;
     }
     // The pool's join orders the kernels' stores before this load.
     return checkStatus(desc, status);
   }
 
-  uint64_t deviceMemoryBytes() const override { return desc.arena_size; }
-
-private:
   const dlc_model_desc &desc;
   std::unique_ptr<uint8_t, FreeDeleter> arena;
   /// Resolved arguments of all steps, back to back.

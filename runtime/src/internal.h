@@ -51,6 +51,11 @@ public:
   virtual ~DeviceContext() = default;
   /// Runs the plan; buffers were validated by the caller.
   virtual Error run(const void *const *inputs, void *const *outputs) = 0;
+  /// Runs the plan like run() one step at a time, without the CUDA graph,
+  /// and writes each step's time in milliseconds to stepMs[step] (device
+  /// time between events on CUDA, wall time on the host).
+  virtual Error profile(const void *const *inputs, void *const *outputs,
+                        double *stepMs) = 0;
   /// Runs on the context's own device buffers (CUDA only).
   virtual Error runResident() { return noDeviceBuffers(); }
   /// The device address of input or output #index (validated by the

@@ -2,7 +2,7 @@
 //
 //   dlc-bench MODEL.so [--warmup N] [--iters N | --min-time SEC]
 //             [--device cpu|cuda|auto] [--device-id N] [--threads N]
-//             [--input NAME=FILE]... [--resident] [--json]
+//             [--input NAME=FILE]... [--resident] [--steps N] [--json]
 //
 // Runs one Context repeatedly and reports latency percentiles and
 // throughput. Inputs not given as files are filled with deterministic random
@@ -31,7 +31,8 @@ namespace {
 const char kUsage[] =
     "usage: dlc-bench MODEL.so [--warmup N] [--iters N | --min-time SEC]\n"
     "                 [--device cpu|cuda|auto] [--device-id N] [--threads N]\n"
-    "                 [--input NAME=FILE]... [--resident] [--json]\n"
+    "                 [--input NAME=FILE]... [--resident] [--steps N]\n"
+    "                 [--json]\n"
     "\n"
     "Measures latency (mean, min, p50, p90, p99, max in ms) and throughput\n"
     "(batch / mean latency, batch = dim 0 of the first input) of one\n"
@@ -39,7 +40,9 @@ const char kUsage[] =
     "--threads sets DLC_NUM_THREADS for host models. --resident (CUDA): the\n"
     "inputs are uploaded once and each timed run reads and writes the\n"
     "context's device buffers (dlc_context_run_resident): device time\n"
-    "without host copies.\n";
+    "without host copies. --steps N: afterwards, 5 runs step by step (no\n"
+    "CUDA graph; dlc_context_profile) and the N steps (kernels, copies)\n"
+    "that take longest, by their best time: where the time goes.\n";
 
 int fail(const std::string &message) {
   std::cerr << "dlc-bench: error: " << message << "\n";
@@ -113,6 +116,7 @@ int main(int argc, char **argv) {
   double minTime = 1.0;
   bool json = false;
   bool resident = false;
+  long topSteps = 0;
   std::vector<std::string> inputArgs;
 
   for (int i = 1; i < argc; ++i) {
@@ -140,6 +144,9 @@ int main(int argc, char **argv) {
       json = true;
     } else if (arg == "--resident") {
       resident = true;
+    } else if (flag == "--steps") {
+      if (!integer(&topSteps) || topSteps < 1)
+        return fail("--steps needs a positive integer");
     } else if (flag == "--warmup") {
       if (!integer(&warmup))
         return fail("--warmup needs a non-negative integer");
@@ -276,6 +283,37 @@ int main(int argc, char **argv) {
   int64_t batch =
       !infos.empty() && !infos[0].shape.empty() ? infos[0].shape[0] : 1;
   double throughput = mean > 0 ? double(batch) * 1000.0 / mean : 0;
+  // Per step: the best of 5 step-by-step runs, the longest first.
+  struct StepTime {
+    int32_t index;
+    const char *name;
+    double ms;
+  };
+  std::vector<StepTime> steps;
+  double stepsTotal = 0;
+  if (topSteps > 0) {
+    std::vector<double> best;
+    for (int r = 0; r < 5; ++r) {
+      dlc::Expected<std::vector<double>> t = ctx->profile(in, out);
+      if (!t)
+        return fail(t.status().message());
+      if (best.empty())
+        best = *t;
+      for (size_t i = 0; i < best.size(); ++i)
+        best[i] = std::min(best[i], (*t)[i]);
+    }
+    for (size_t i = 0; i < best.size(); ++i) {
+      const char *name = "?";
+      dlc_model_step_name(model->handle(), int32_t(i), &name);
+      steps.push_back({int32_t(i), name, best[i]});
+      stepsTotal += best[i];
+    }
+    std::stable_sort(steps.begin(), steps.end(),
+                     [](const StepTime &a, const StepTime &b) {
+                       return a.ms > b.ms;
+                     });
+    steps.resize(std::min(steps.size(), size_t(topSteps)));
+  }
   const char *target = model->target() == DLC_TARGET_CUDA ? "cuda" : "cpu";
   int threads = 0;
   if (model->target() == DLC_TARGET_CPU) {
@@ -291,7 +329,7 @@ int main(int argc, char **argv) {
                 "\"iters\": %zu, \"latency_ms\": {\"mean\": %.6f, "
                 "\"min\": %.6f, \"p50\": %.6f, \"p90\": %.6f, "
                 "\"p99\": %.6f, \"max\": %.6f}, \"throughput_per_s\": %.3f, "
-                "\"device_memory_bytes\": %llu, \"resident\": %s}\n",
+                "\"device_memory_bytes\": %llu, \"resident\": %s",
                 jsonEscape(modelPath).c_str(), target,
                 jsonEscape(model->arch()).c_str(), threads, (long long)batch,
                 warmup, ms.size(), mean, sorted.front(),
@@ -299,6 +337,15 @@ int main(int argc, char **argv) {
                 percentile(sorted, 0.99), sorted.back(), throughput,
                 (unsigned long long)ctx->deviceMemoryBytes(),
                 resident ? "true" : "false");
+    if (topSteps > 0) {
+      std::printf(", \"steps_total_ms\": %.6f, \"steps\": [", stepsTotal);
+      for (size_t i = 0; i < steps.size(); ++i)
+        std::printf("%s{\"step\": %d, \"name\": \"%s\", \"ms\": %.6f}",
+                    i ? ", " : "", steps[i].index,
+                    jsonEscape(steps[i].name).c_str(), steps[i].ms);
+      std::printf("]");
+    }
+    std::printf("}\n");
   } else {
     std::printf("model:      %s (%s, %s%s)\n", modelPath.c_str(), target,
                 model->arch().c_str(),
@@ -313,6 +360,14 @@ int main(int argc, char **argv) {
                 percentile(sorted, 0.9), percentile(sorted, 0.99),
                 sorted.back());
     std::printf("throughput: %.2f inferences/s\n", throughput);
+    if (topSteps > 0) {
+      std::printf("steps:      %.4f ms step by step; the longest:\n",
+                  stepsTotal);
+      for (const StepTime &t : steps)
+        std::printf("  %10.4f ms %5.1f%%  step %4d  %s\n", t.ms,
+                    stepsTotal > 0 ? 100.0 * t.ms / stepsTotal : 0.0, t.index,
+                    t.name);
+    }
   }
   return 0;
 }

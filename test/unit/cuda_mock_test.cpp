@@ -124,6 +124,44 @@ TEST_F(CudaMock, RunsResidentOnItsDeviceBuffers) {
   dlc_model_free(model);
 }
 
+TEST_F(CudaMock, ProfileLaunchesStepsWithoutTheGraph) {
+  dlc_model_t model = nullptr;
+  ASSERT_EQ(dlc_model_load(FAKE_CUDA_SO, DLC_DEVICE_CUDA, 0, &model), DLC_OK)
+      << dlc_last_error();
+  dlc_context_t ctx = nullptr;
+  ASSERT_EQ(dlc_context_create(model, &ctx), DLC_OK) << dlc_last_error();
+  float a[8], b[8], c[8], d[8];
+  for (int i = 0; i < 8; ++i) {
+    a[i] = float(i);
+    b[i] = 100.0f;
+    c[i] = d[i] = -1.0f;
+  }
+  const void *in[] = {a, b};
+  size_t inSizes[] = {sizeof(a), sizeof(b)};
+  void *out[] = {c};
+  size_t outSizes[] = {sizeof(c)};
+  int32_t steps = 0;
+  ASSERT_EQ(dlc_context_num_steps(ctx, &steps), DLC_OK);
+  ASSERT_EQ(steps, 1);
+  double ms = -1;
+  int launches = mockCounter("mock_graph_launches");
+  ASSERT_EQ(dlc_context_profile(ctx, in, inSizes, 2, out, outSizes, 1, &ms, 1),
+            DLC_OK)
+      << dlc_last_error();
+  EXPECT_EQ(mockCounter("mock_graph_launches"), launches);
+  EXPECT_GE(ms, 0.0);
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(c[i], float(i) + 100.0f) << i;
+  // A graph run after a profile still captures and replays.
+  void *out2[] = {d};
+  ASSERT_EQ(dlc_context_run(ctx, in, inSizes, 2, out2, outSizes, 1), DLC_OK)
+      << dlc_last_error();
+  EXPECT_EQ(mockCounter("mock_graph_launches") - launches, 1);
+  EXPECT_EQ(d[7], 107.0f);
+  dlc_context_free(ctx);
+  dlc_model_free(model);
+}
+
 TEST_F(CudaMock, ContextsOnManyThreads) {
   dlc_model_t model = nullptr;
   ASSERT_EQ(dlc_model_load(FAKE_CUDA_SO, DLC_DEVICE_CUDA, 0, &model), DLC_OK)

@@ -79,6 +79,56 @@ TEST(Runtime, RunsPlanWithArenaWeightsAndCopy) {
   }
 }
 
+TEST(Runtime, ProfileTimesEveryStep) {
+  auto model = dlc::Model::load(FAKE_ADD_SO, dlc::Device::Cpu);
+  ASSERT_TRUE(model) << model.status().toString();
+  int32_t steps = 0;
+  ASSERT_EQ(dlc_model_num_steps(model->handle(), &steps), DLC_OK);
+  EXPECT_EQ(steps, 3);
+  const char *name = nullptr;
+  ASSERT_EQ(dlc_model_step_name(model->handle(), 0, &name), DLC_OK);
+  EXPECT_STREQ(name, "add_f32");
+  ASSERT_EQ(dlc_model_step_name(model->handle(), 2, &name), DLC_OK);
+  EXPECT_STREQ(name, "copy");
+  EXPECT_EQ(dlc_model_step_name(model->handle(), 3, &name),
+            DLC_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(dlc_last_error(), "step index 3 out of range (3)");
+
+  auto ctx = model->createContext();
+  ASSERT_TRUE(ctx) << ctx.status().toString();
+  std::vector<float> a(8), b(8), c(8, -1);
+  for (int i = 0; i < 8; ++i) {
+    a[i] = float(i);
+    b[i] = float(10 * i);
+  }
+  // The same results as run(), one time per step.
+  dlc::Expected<std::vector<double>> ms = ctx->profile({a, b}, {c});
+  ASSERT_TRUE(ms) << ms.status().toString();
+  ASSERT_EQ(ms->size(), 3u);
+  for (double t : *ms)
+    EXPECT_GE(t, 0.0);
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(c[i], a[i] + b[i] + kWeights[i]) << "element " << i;
+
+  // The step array must match the plan; buffers are checked as in run().
+  double one = 0;
+  const void *in[] = {a.data(), b.data()};
+  size_t inSizes[] = {32, 32};
+  void *out[] = {c.data()};
+  size_t outSizes[] = {32};
+  EXPECT_EQ(dlc_context_profile(ctx->handle(), in, inSizes, 2, out, outSizes,
+                                1, &one, 1),
+            DLC_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(dlc_last_error(),
+                  "step_ms has 1 entries, the plan has 3 steps");
+  std::vector<double> three(3);
+  size_t small[] = {16, 32};
+  EXPECT_EQ(dlc_context_profile(ctx->handle(), in, small, 2, out, outSizes, 1,
+                                three.data(), 3),
+            DLC_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(dlc_last_error(), "input 'a'");
+}
+
 TEST(Runtime, WrongInputsNameTheTensor) {
   auto model = dlc::Model::load(FAKE_ADD_SO);
   ASSERT_TRUE(model);

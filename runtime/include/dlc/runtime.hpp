@@ -247,6 +247,35 @@ public:
                                          outSizes.data(), int(out.size())));
   }
 
+  /// Runs once step by step (no CUDA graph) and returns each step's time in
+  /// ms, in plan order (see dlc_context_profile; names from
+  /// dlc_model_step_name).
+  Expected<std::vector<double>> profile(const std::vector<ConstBuffer> &inputs,
+                                        const std::vector<Buffer> &outputs) {
+    std::vector<const void *> in;
+    std::vector<size_t> inSizes;
+    for (const ConstBuffer &b : inputs) {
+      in.push_back(b.data);
+      inSizes.push_back(b.sizeBytes);
+    }
+    std::vector<void *> out;
+    std::vector<size_t> outSizes;
+    for (const Buffer &b : outputs) {
+      out.push_back(b.data);
+      outSizes.push_back(b.sizeBytes);
+    }
+    int32_t steps = 0;
+    if (dlc_status s = dlc_context_num_steps(handle_, &steps); s != DLC_OK)
+      return Status::fromC(s);
+    std::vector<double> ms(size_t(steps), 0.0);
+    dlc_status s = dlc_context_profile(
+        handle_, in.data(), inSizes.data(), int(in.size()), out.data(),
+        outSizes.data(), int(out.size()), ms.data(), steps);
+    if (s != DLC_OK)
+      return Status::fromC(s);
+    return ms;
+  }
+
   /// Runs on the inputs already in the context's device buffers and leaves
   /// the outputs there (CUDA only; see dlc_context_run_resident).
   Status runResident() {

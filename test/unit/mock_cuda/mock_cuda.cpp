@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -331,6 +332,54 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
     s->ops.push_back(op);
   else
     execute(op);
+  return kOk;
+}
+
+// Events: work runs when it is enqueued (outside a capture), so an event
+// records the time of its cuEventRecord call.
+namespace {
+struct Event {
+  double ms = 0;
+  bool recorded = false;
+};
+std::set<Event *> liveEvents;
+} // namespace
+
+CUresult cuEventCreate(Event **e, unsigned) {
+  if (!current() || !e)
+    return kInvalidValue;
+  *e = new Event;
+  liveEvents.insert(*e);
+  return kOk;
+}
+
+CUresult cuEventRecord(Event *e, Stream *s) {
+  if (!liveEvents.count(e) || !s || s->capturing)
+    return kInvalidValue;
+  static const auto origin = std::chrono::steady_clock::now();
+  e->ms = std::chrono::duration<double, std::milli>(
+              std::chrono::steady_clock::now() - origin)
+              .count();
+  e->recorded = true;
+  return kOk;
+}
+
+CUresult cuEventSynchronize(Event *e) {
+  return liveEvents.count(e) ? kOk : kInvalidValue;
+}
+
+CUresult cuEventElapsedTime(float *ms, Event *start, Event *end) {
+  if (!liveEvents.count(start) || !liveEvents.count(end) || !start->recorded ||
+      !end->recorded)
+    return kInvalidValue;
+  *ms = float(end->ms - start->ms);
+  return kOk;
+}
+
+CUresult cuEventDestroy_v2(Event *e) {
+  if (!liveEvents.erase(e))
+    return kInvalidValue;
+  delete e;
   return kOk;
 }
 
