@@ -17,8 +17,8 @@ Value mlir::dlc::mmaSyncInlinePtx(OpBuilder &rw, Location loc, StringRef shape,
     auto type = cast<VectorType>(frag.getType());
     for (int64_t i = 0; i < type.getDimSize(0); ++i) {
       if (type.getElementType() == i32) { // TF32, already rounded
-        operands.push_back(rw.create<vector::ExtractOp>(
-            loc, frag, ArrayRef<int64_t>{i, 0}));
+        operands.push_back(
+            rw.create<vector::ExtractOp>(loc, frag, ArrayRef<int64_t>{i, 0}));
         continue;
       }
       operands.push_back(rw.create<LLVM::BitcastOp>(
@@ -29,10 +29,10 @@ Value mlir::dlc::mmaSyncInlinePtx(OpBuilder &rw, Location loc, StringRef shape,
   regs(a);
   regs(b);
   for (int64_t i = 0; i < 4; ++i)
-    operands.push_back(rw.create<vector::ExtractOp>(
-        loc, c, ArrayRef<int64_t>{i / 2, i % 2}));
-  auto resultType = LLVM::LLVMStructType::getLiteral(rw.getContext(),
-                                                     {f, f, f, f});
+    operands.push_back(
+        rw.create<vector::ExtractOp>(loc, c, ArrayRef<int64_t>{i / 2, i % 2}));
+  auto resultType =
+      LLVM::LLVMStructType::getLiteral(rw.getContext(), {f, f, f, f});
   bool isInt = f.isInteger(32);
   // Operands: 4 (A) + 2 (B) b32 registers, then the 4 accumulators, which
   // tf32's m16n8k8 (2 + 1 registers) numbers from $7.

@@ -19,7 +19,9 @@ struct Idx {
   OpBuilder &b;
   Location loc;
   Value c(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
-  Value add(Value x, Value y) { return b.createOrFold<arith::AddIOp>(loc, x, y); }
+  Value add(Value x, Value y) {
+    return b.createOrFold<arith::AddIOp>(loc, x, y);
+  }
   Value add(Value x, int64_t y) { return y ? add(x, c(y)) : x; }
   Value mul(Value x, int64_t y) {
     return y == 1 ? x : b.createOrFold<arith::MulIOp>(loc, x, c(y));
@@ -30,14 +32,18 @@ struct Idx {
   Value rem(Value x, int64_t y) {
     return b.createOrFold<arith::RemUIOp>(loc, x, c(y));
   }
-  Value xori(Value x, Value y) { return b.createOrFold<arith::XOrIOp>(loc, x, y); }
+  Value xori(Value x, Value y) {
+    return b.createOrFold<arith::XOrIOp>(loc, x, y);
+  }
   Value minu(Value x, Value y) {
     return b.createOrFold<arith::MinUIOp>(loc, x, y);
   }
   Value lt(Value x, Value y) {
     return b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, x, y);
   }
-  Value andi(Value x, Value y) { return b.createOrFold<arith::AndIOp>(loc, x, y); }
+  Value andi(Value x, Value y) {
+    return b.createOrFold<arith::AndIOp>(loc, x, y);
+  }
   Value select(Value c, Value x, Value y) {
     return b.createOrFold<arith::SelectOp>(loc, c, x, y);
   }

@@ -48,8 +48,8 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 namespace {
-constexpr int64_t kRows = 64;    // query rows per CTA, 16 per warp
-constexpr int64_t kKeys = 64;    // keys per block
+constexpr int64_t kRows = 64; // query rows per CTA, 16 per warp
+constexpr int64_t kKeys = 64; // keys per block
 constexpr int64_t kThreads = 128;
 
 /// The attention kernels this pass takes: the kernel is the op alone,
@@ -81,8 +81,8 @@ FailureOr<Attention> matchAttention(func::FuncOp func) {
   a.head = q.getDimSize(a.rank - 1);
   a.keys = v.getDimSize(a.rank - 2);
   a.batchShape.assign(out.getShape().begin(), out.getShape().end() - 2);
-  for (Value buffer : {a.op.getQuery(), a.op.getKey(), a.op.getValue(),
-                       a.op.getInit()}) {
+  for (Value buffer :
+       {a.op.getQuery(), a.op.getKey(), a.op.getValue(), a.op.getInit()}) {
     auto type = cast<MemRefType>(buffer.getType());
     if (!type.getLayout().isIdentity() ||
         !isa<FloatType>(type.getElementType()) ||
@@ -111,8 +111,8 @@ struct Regs {
 class FlashBuilder {
 public:
   FlashBuilder(RewriterBase &rw, Attention &a, Type half, bool emulate)
-      : rw(rw), a(a), half(half), emulate(emulate), loc(a.op.getLoc()),
-        ix{rw, loc} {}
+      : rw(rw), a(a), half(half), emulate(emulate),
+        loc(a.op.getLoc()), ix{rw, loc} {}
 
   /// Replaces the op with the CTA program; returns the CTA count.
   int64_t build();
@@ -174,8 +174,7 @@ private:
       body(rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x));
       return;
     }
-    auto loop =
-        rw.create<scf::ForOp>(loc, ix.c(0), ix.c(kThreads), ix.c(1));
+    auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(kThreads), ix.c(1));
     OpBuilder::InsertionGuard guard(rw);
     rw.setInsertionPoint(loop.getBody()->getTerminator());
     body(loop.getInductionVar());
@@ -209,16 +208,15 @@ private:
              function_ref<Value(Value, Value)> load, Value valid) {
     forEachThread([&](Value tid) {
       int64_t perThread = kRows * a.head / kThreads;
-      auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(perThread),
-                                        ix.c(1));
+      auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(perThread), ix.c(1));
       OpBuilder::InsertionGuard guard(rw);
       rw.setInsertionPoint(loop.getBody()->getTerminator());
       Value e = ix.add(tid, ix.mul(loop.getInductionVar(), kThreads));
       // Consecutive threads read consecutive addresses of the source.
       Value r = keyMajorSource ? ix.rem(e, kRows) : ix.div(e, a.head);
       Value c = keyMajorSource ? ix.div(e, kRows) : ix.rem(e, a.head);
-      auto in = rw.create<scf::IfOp>(loc, TypeRange{f32()}, ix.lt(r, valid),
-                                     true);
+      auto in =
+          rw.create<scf::IfOp>(loc, TypeRange{f32()}, ix.lt(r, valid), true);
       {
         OpBuilder::InsertionGuard g(rw);
         rw.setInsertionPointToStart(in.thenBlock());
@@ -228,12 +226,14 @@ private:
       }
       Value h = rw.create<arith::TruncFOp>(loc, half, in.getResult(0));
       rw.create<memref::StoreOp>(
-          loc, h, smem, ValueRange{ix.add(ix.add(ix.mul(r, stride()), c), base)});
+          loc, h, smem,
+          ValueRange{ix.add(ix.add(ix.mul(r, stride()), c), base)});
     });
   }
   Value smemAt(int64_t base, Value row, Value col) {
     return rw.create<memref::LoadOp>(
-        loc, smem, ValueRange{ix.add(ix.add(ix.mul(row, stride()), col), base)});
+        loc, smem,
+        ValueRange{ix.add(ix.add(ix.mul(row, stride()), col), base)});
   }
 
   /// acc (n8 tile `accAt`, 4 registers) += A (8 halves at `aAt`) x B (4
@@ -263,17 +263,16 @@ void FlashBuilder::mma(Regs accR, Value accAt, Regs aR, Value aAt, Regs bR,
     };
     Value av = vec(aR, aAt, 4, 2, half), bv = vec(bR, bAt, 2, 2, half),
           cv = vec(accR, accAt, 2, 2, f32());
-    Value d = half.isF16()
-                  ? rw.create<nvgpu::MmaSyncOp>(loc, av, bv, cv,
-                                                ArrayRef<int64_t>{16, 8, 16})
-                        .getResult()
-                  : mmaSyncInlinePtx(rw, loc,
-                                     "m16n8k16.row.col.f32.bf16.bf16.f32", av,
-                                     bv, cv);
+    Value d =
+        half.isF16()
+            ? rw.create<nvgpu::MmaSyncOp>(loc, av, bv, cv,
+                                          ArrayRef<int64_t>{16, 8, 16})
+                  .getResult()
+            : mmaSyncInlinePtx(rw, loc, "m16n8k16.row.col.f32.bf16.bf16.f32",
+                               av, bv, cv);
     for (int64_t i = 0; i < 4; ++i)
       wr(accR, tid, ix.add(accAt, i),
-         rw.create<vector::ExtractOp>(loc, d,
-                                      ArrayRef<int64_t>{i / 2, i % 2}));
+         rw.create<vector::ExtractOp>(loc, d, ArrayRef<int64_t>{i / 2, i % 2}));
     return;
   }
   // Register r of lane l is D(l / 4 + 8 (r / 2), 2 (l % 4) + r % 2); A(row,
@@ -285,9 +284,9 @@ void FlashBuilder::mma(Regs accR, Value accAt, Regs aR, Value aAt, Regs bR,
     for (int64_t r = 0; r < 4; ++r) {
       Value row = ix.add(ix.div(lane, 4), 8 * (r / 2));
       Value col = ix.add(ix.mul(ix.rem(lane, 4), 2), r % 2);
-      auto loop = rw.create<scf::ForOp>(
-          loc, ix.c(0), ix.c(16), ix.c(1),
-          ValueRange{rd(accR, tid, ix.add(accAt, r))});
+      auto loop =
+          rw.create<scf::ForOp>(loc, ix.c(0), ix.c(16), ix.c(1),
+                                ValueRange{rd(accR, tid, ix.add(accAt, r))});
       OpBuilder::InsertionGuard guard(rw);
       rw.setInsertionPointToStart(loop.getBody());
       Value k = loop.getInductionVar();
@@ -306,10 +305,9 @@ void FlashBuilder::mma(Regs accR, Value accAt, Regs aR, Value aAt, Regs bR,
           loc, bR.mem, ValueRange{at(bR, bLane, bAt, bHalf)});
       Value av = rw.create<arith::ExtFOp>(loc, f32(), aIn);
       Value bv = rw.create<arith::ExtFOp>(loc, f32(), bIn);
-      rw.create<scf::YieldOp>(
-          loc, ValueRange{rw.create<arith::AddFOp>(
-                   loc, loop.getRegionIterArgs()[0],
-                   rw.create<arith::MulFOp>(loc, av, bv))});
+      rw.create<scf::YieldOp>(loc, ValueRange{rw.create<arith::AddFOp>(
+                                       loc, loop.getRegionIterArgs()[0],
+                                       rw.create<arith::MulFOp>(loc, av, bv))});
       rw.setInsertionPointAfter(loop);
       wr(accR, tid, ix.add(accAt, r), loop.getResult(0));
     }
@@ -338,8 +336,8 @@ void FlashBuilder::quadReduce(Regs r, bool isMax) {
     forEachThread([&](Value tid) {
       Value partner = ix.xori(tid, ix.c(offset));
       for (int64_t h = 0; h < r.size; ++h)
-        wr(r, tid, h, combine(rd(before, tid, h), rd(before, partner, h),
-                              isMax));
+        wr(r, tid, h,
+           combine(rd(before, tid, h), rd(before, partner, h), isMax));
     });
   }
 }
@@ -352,9 +350,8 @@ int64_t FlashBuilder::build() {
     batchCount *= d;
   int64_t qBlocks = llvm::divideCeil(a.queries, kRows);
   int64_t ctas = batchCount * qBlocks;
-  auto par = rw.create<scf::ParallelOp>(loc, ValueRange{ix.c(0)},
-                                        ValueRange{ix.c(ctas)},
-                                        ValueRange{ix.c(1)});
+  auto par = rw.create<scf::ParallelOp>(
+      loc, ValueRange{ix.c(0)}, ValueRange{ix.c(ctas)}, ValueRange{ix.c(1)});
   rw.setInsertionPoint(par.getBody()->getTerminator());
   Value cta = par.getInductionVars()[0];
   q0 = ix.mul(ix.rem(cta, qBlocks), kRows);
@@ -375,8 +372,9 @@ int64_t FlashBuilder::build() {
         loc, MemRefType::get({ShapedType::kDynamic}, rw.getI8Type(),
                              MemRefLayoutAttrInterface(), workgroup));
     smem = rw.create<memref::ViewOp>(
-        loc, MemRefType::get({smemElems}, half, MemRefLayoutAttrInterface(),
-                             workgroup),
+        loc,
+        MemRefType::get({smemElems}, half, MemRefLayoutAttrInterface(),
+                        workgroup),
         raw, ix.c(0), ValueRange{});
   }
   const int64_t qBase = 0, kBase = tileElems(), vBase = 2 * tileElems();
@@ -399,11 +397,14 @@ int64_t FlashBuilder::build() {
   };
   auto quad = [&](Value tid) { return ix.rem(tid, 4); };
 
-  Value validRows = ix.minu(ix.c(kRows), rw.create<arith::SubIOp>(
-                                             loc, ix.c(a.queries), q0));
-  stage(qBase, false,
-        [&](Value r, Value c) { return loadF32(q, indices(q, ix.add(q0, r), c)); },
-        validRows);
+  Value validRows =
+      ix.minu(ix.c(kRows), rw.create<arith::SubIOp>(loc, ix.c(a.queries), q0));
+  stage(
+      qBase, false,
+      [&](Value r, Value c) {
+        return loadF32(q, indices(q, ix.add(q0, r), c));
+      },
+      validRows);
   barrier();
   // Q's A fragments: halves e of k-step ks at (row g + 8 (e / 2 % 2), k
   // 16 ks + 2 quad + e % 2 + 8 (e / 4)).
@@ -422,25 +423,26 @@ int64_t FlashBuilder::build() {
     }
   });
 
-  auto blocks = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(a.keys),
-                                      ix.c(kKeys));
+  auto blocks = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(a.keys), ix.c(kKeys));
   {
     OpBuilder::InsertionGuard guard(rw);
     rw.setInsertionPoint(blocks.getBody()->getTerminator());
     Value j0 = blocks.getInductionVar();
     barrier(); // the previous block's K and V are read
     // K as [key][head] (from K or from K^T), V as [key][head].
-    stage(kBase, kT,
-          [&](Value r, Value c) {
-            Value j = ix.add(j0, r);
-            return loadF32(k, kT ? indices(k, c, j) : indices(k, j, c));
-          },
-          ix.c(kKeys));
-    stage(vBase, false,
-          [&](Value r, Value c) {
-            return loadF32(v, indices(v, ix.add(j0, r), c));
-          },
-          ix.c(kKeys));
+    stage(
+        kBase, kT,
+        [&](Value r, Value c) {
+          Value j = ix.add(j0, r);
+          return loadF32(k, kT ? indices(k, c, j) : indices(k, j, c));
+        },
+        ix.c(kKeys));
+    stage(
+        vBase, false,
+        [&](Value r, Value c) {
+          return loadF32(v, indices(v, ix.add(j0, r), c));
+        },
+        ix.c(kKeys));
     barrier();
 
     // S = Q K^T: n8 tile t of keys, B(k = head, n = key) = K[key][head].
@@ -475,8 +477,8 @@ int64_t FlashBuilder::build() {
             row = ix.select(ix.lt(row, ix.c(a.queries)), row, ix.c(0));
             Value key = ix.add(
                 j0, ix.add(ix.add(ix.mul(quad(tid), 2), ix.mul(t, 8)), r % 2));
-            x = rw.create<arith::AddFOp>(loc, x,
-                                         loadF32(mask, indices(mask, row, key)));
+            x = rw.create<arith::AddFOp>(
+                loc, x, loadF32(mask, indices(mask, row, key)));
           }
           wr(s, tid, at, x);
           wr(mNew, tid, r / 2, combine(rd(mNew, tid, r / 2), x, true));
@@ -504,7 +506,8 @@ int64_t FlashBuilder::build() {
           Value p = rw.create<math::ExpOp>(
               loc, rw.create<arith::SubFOp>(loc, rd(s, tid, at), base[r / 2]));
           wr(s, tid, at, p);
-          wr(l, tid, r / 2, rw.create<arith::AddFOp>(loc, rd(l, tid, r / 2), p));
+          wr(l, tid, r / 2,
+             rw.create<arith::AddFOp>(loc, rd(l, tid, r / 2), p));
         }
       });
       forRange(dTiles, [&](Value t) {
@@ -524,7 +527,8 @@ int64_t FlashBuilder::build() {
         for (int64_t e = 0; e < 8; ++e)
           wr(pFrag, tid, e,
              rw.create<arith::TruncFOp>(
-                 loc, half, rd(s, tid, ix.add(ix.mul(kk, 8), e / 4 * 4 + e % 4))));
+                 loc, half,
+                 rd(s, tid, ix.add(ix.mul(kk, 8), e / 4 * 4 + e % 4))));
       });
       forRange(dTiles, [&](Value t) {
         forEachThread([&](Value tid) {
@@ -547,28 +551,29 @@ int64_t FlashBuilder::build() {
   Type outElt = cast<MemRefType>(out.getType()).getElementType();
   forEachThread([&](Value tid) {
     forRange(dTiles, [&](Value t) {
-     for (int64_t j = 0; j < 4; ++j) {
-      int64_t h = j / 2;
-      Value row = ix.add(q0, rowOf(tid, h));
-      Value col = ix.add(ix.add(ix.mul(quad(tid), 2), ix.mul(t, 8)), j % 2);
-      Value lh = rd(l, tid, h);
-      Value r = rw.create<arith::DivFOp>(loc, rd(o, tid, ix.add(ix.mul(t, 4), j)),
-                                         lh);
-      if (op.getNanToZero())
-        r = rw.create<arith::SelectOp>(
-            loc,
-            rw.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, lh, zero),
-            r, zero);
-      if (outElt != f32())
-        r = rw.create<arith::TruncFOp>(loc, outElt, r);
-      auto in = rw.create<scf::IfOp>(loc, ix.lt(row, ix.c(a.queries)), false);
-      OpBuilder::InsertionGuard guard(rw);
-      rw.setInsertionPoint(in.thenBlock()->getTerminator());
-      SmallVector<Value> idx(batch);
-      idx.push_back(row);
-      idx.push_back(col);
-      rw.create<memref::StoreOp>(loc, r, out, idx);
-     }
+      for (int64_t j = 0; j < 4; ++j) {
+        int64_t h = j / 2;
+        Value row = ix.add(q0, rowOf(tid, h));
+        Value col = ix.add(ix.add(ix.mul(quad(tid), 2), ix.mul(t, 8)), j % 2);
+        Value lh = rd(l, tid, h);
+        Value r = rw.create<arith::DivFOp>(
+            loc, rd(o, tid, ix.add(ix.mul(t, 4), j)), lh);
+        if (op.getNanToZero())
+          r = rw.create<arith::SelectOp>(
+              loc,
+              rw.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, lh,
+                                       zero),
+              r, zero);
+        if (outElt != f32())
+          r = rw.create<arith::TruncFOp>(loc, outElt, r);
+        auto in = rw.create<scf::IfOp>(loc, ix.lt(row, ix.c(a.queries)), false);
+        OpBuilder::InsertionGuard guard(rw);
+        rw.setInsertionPoint(in.thenBlock()->getTerminator());
+        SmallVector<Value> idx(batch);
+        idx.push_back(row);
+        idx.push_back(col);
+        rw.create<memref::StoreOp>(loc, r, out, idx);
+      }
     });
   });
   rw.eraseOp(op);
@@ -605,10 +610,9 @@ struct TileAttentionKernelsPass
       Builder b(&getContext());
       func->setAttr(attrs::kWorkItems, b.getI64IntegerAttr(ctas));
       func->setAttr(attrs::kCtaThreads, b.getI64IntegerAttr(kThreads));
-      func->setAttr(attrs::kSharedBytes,
-                    b.getI64IntegerAttr(emulate ? 0
-                                                : 3 * kRows *
-                                                      (a->head + 8) * 2));
+      func->setAttr(
+          attrs::kSharedBytes,
+          b.getI64IntegerAttr(emulate ? 0 : 3 * kRows * (a->head + 8) * 2));
     }
   }
 };

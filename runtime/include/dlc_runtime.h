@@ -203,8 +203,7 @@ DLC_API dlc_status dlc_context_run_resident(dlc_context_t context);
 DLC_API dlc_status dlc_model_num_steps(dlc_model_t model, int32_t *count);
 
 /// The same count from a context (which may outlive its model handle).
-DLC_API dlc_status dlc_context_num_steps(dlc_context_t context,
-                                         int32_t *count);
+DLC_API dlc_status dlc_context_num_steps(dlc_context_t context, int32_t *count);
 
 /// The name of step #index: its kernel's symbol (e.g.
 /// "k5_encoder_layer_0_attention_self_query_Add"), or "copy" for a copy
@@ -219,13 +218,10 @@ DLC_API dlc_status dlc_model_step_name(dlc_model_t model, int32_t index,
 /// step, or the wall time of the step on the host. Slower than
 /// dlc_context_run (no graph): for finding where the time goes, not for
 /// measuring the total.
-DLC_API dlc_status dlc_context_profile(dlc_context_t context,
-                                       const void *const *inputs,
-                                       const size_t *input_sizes, int n_inputs,
-                                       void *const *outputs,
-                                       const size_t *output_sizes,
-                                       int n_outputs, double *step_ms,
-                                       int32_t n_steps);
+DLC_API dlc_status dlc_context_profile(
+    dlc_context_t context, const void *const *inputs, const size_t *input_sizes,
+    int n_inputs, void *const *outputs, const size_t *output_sizes,
+    int n_outputs, double *step_ms, int32_t n_steps);
 
 /// Memory this context holds on its device: arena plus, on CUDA, the device
 /// input/output buffers. Host contexts report their arena.

@@ -385,8 +385,7 @@ dlc_status dlc_model_step_name(dlc_model_t model, int32_t index,
     DLC_CHECK_ARG(index >= 0 && index < d.num_steps, "step index ", index,
                   " out of range (", d.num_steps, ")");
     const dlc_step &step = d.steps[index];
-    *name = step.kind == DLC_STEP_LAUNCH ? d.kernels[step.kernel].name
-                                         : "copy";
+    *name = step.kind == DLC_STEP_LAUNCH ? d.kernels[step.kernel].name : "copy";
     return DLC_OK;
   });
 }

@@ -414,8 +414,7 @@ private:
 
   /// Enqueues the plan's steps; `beforeStep(s)`, when given, is called
   /// before step s is enqueued (profile() records an event there).
-  Error enqueuePlan(
-      const std::function<Error(int32_t)> &beforeStep = nullptr) {
+  Error enqueuePlan(const std::function<Error(int32_t)> &beforeStep = nullptr) {
     std::vector<void *> params;
     const cu::DevicePtr *stepArgs = args.data();
     for (int32_t s = 0; s < desc.num_steps; ++s) {

@@ -308,10 +308,9 @@ int main(int argc, char **argv) {
       steps.push_back({int32_t(i), name, best[i]});
       stepsTotal += best[i];
     }
-    std::stable_sort(steps.begin(), steps.end(),
-                     [](const StepTime &a, const StepTime &b) {
-                       return a.ms > b.ms;
-                     });
+    std::stable_sort(
+        steps.begin(), steps.end(),
+        [](const StepTime &a, const StepTime &b) { return a.ms > b.ms; });
     steps.resize(std::min(steps.size(), size_t(topSteps)));
   }
   const char *target = model->target() == DLC_TARGET_CUDA ? "cuda" : "cpu";

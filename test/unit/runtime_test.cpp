@@ -116,8 +116,8 @@ TEST(Runtime, ProfileTimesEveryStep) {
   size_t inSizes[] = {32, 32};
   void *out[] = {c.data()};
   size_t outSizes[] = {32};
-  EXPECT_EQ(dlc_context_profile(ctx->handle(), in, inSizes, 2, out, outSizes,
-                                1, &one, 1),
+  EXPECT_EQ(dlc_context_profile(ctx->handle(), in, inSizes, 2, out, outSizes, 1,
+                                &one, 1),
             DLC_ERROR_INVALID_ARGUMENT);
   EXPECT_CONTAINS(dlc_last_error(),
                   "step_ms has 1 entries, the plan has 3 steps");
