@@ -59,10 +59,17 @@ for s in "$@"; do
       suite "model-$m" python3 test/e2e/test_models.py "${models[@]}" --device cuda "$m"
     done ;;
   precision)
-    suite resnet50-fp16 python3 test/e2e/test_models.py "${models[@]}" --device cuda \
-      --precision fp16 --rtol 0 --atol-rel 3e-3 resnet50
-    suite resnet50_int8 python3 test/e2e/test_models.py "${models[@]}" --device cuda \
-      --rtol 0 --atol-rel 0.2 resnet50_int8 ;;
+    # On an H100/H200 the models suite builds for sm_90a (wgmma); these
+    # build each model for sm_90a and sm_90 (mma.sync), so a failure says
+    # which tensor-core path is wrong.
+    for arch in sm_90a sm_90; do
+      suite "resnet50-fp16-$arch" python3 test/e2e/test_models.py "${models[@]}" \
+        --device cuda --gpu-arch "$arch" --precision fp16 --rtol 0 --atol-rel 3e-3 resnet50
+      suite "resnet50_int8-$arch" python3 test/e2e/test_models.py "${models[@]}" \
+        --device cuda --gpu-arch "$arch" --rtol 0 --atol-rel 0.2 resnet50_int8
+      suite "bert_base-bf16-$arch" python3 test/e2e/test_models.py "${models[@]}" \
+        --device cuda --gpu-arch "$arch" --precision bf16 --rtol 0 --atol-rel 2e-2 bert_base
+    done ;;
   *) echo "unknown suite '$s' (ops checks quant models precision)" >&2; exit 2 ;;
   esac
 done

@@ -151,6 +151,8 @@ def main():
     p.add_argument("--tools-dir", required=True)
     p.add_argument("--cache-dir", required=True, help="where restored models are kept")
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    p.add_argument("--gpu-arch", help="with --device cuda: dlc --arch (default: from the GPU's "
+                                      "compute capability, sm_90a on an H100/H200)")
     p.add_argument("--cuda-arch", action="append", default=[],
                    help="also compile for CUDA with this arch and check model.so (repeatable)")
     p.add_argument("--ptxas", help="check dlc --emit=ptx for the first --cuda-arch with this ptxas")
@@ -192,7 +194,7 @@ def main():
         model = restore_weights(args.model, models_dir, args.tools_dir, args.cache_dir)
         feeds, ref = load_reference(models_dir / f"{args.model}.ref.npz")
         target = args.device
-        arch = gpu_arch() if target == "cuda" else None
+        arch = (args.gpu_arch or gpu_arch()) if target == "cuda" else None
         so = work / f"{args.model}.{target}.so"
         timed(f"compile ({target}{' ' + arch if arch else ''})", dlc.compile, model, so,
               target=target, arch=arch, extra=flags)
