@@ -245,8 +245,9 @@ def TileAttentionKernelsPass : Pass<"dlc-tile-attention-kernels", "ModuleOp"> {
     The kernel form of `dlc.attention_kernel` gives each query row a thread
     that streams over the keys with scalar f32 arithmetic, reading every key
     and value once per query. This pass takes the kernels that are one
-    `dlc.attention_kernel` (head size a multiple of 16 up to 128, keys a
-    multiple of 64) and, at `--precision=fp16|bf16`, rebuilds them as
+    `dlc.attention_kernel` (head size a multiple of 16 up to 128; any key
+    count, a partial last block of keys masked) and, at
+    `--precision=fp16|bf16`, rebuilds them as
     flash-attention CTA programs: 4 warps own 16 rows each of a 64-query
     block; blocks of 64 keys of K (or K^T) and V are staged in shared
     memory as `precision` values (rows padded by 16 bytes so that fragment

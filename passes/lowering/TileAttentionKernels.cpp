@@ -96,7 +96,7 @@ FailureOr<Attention> matchAttention(func::FuncOp func) {
   // Head sizes in k16 steps up to 128 (the accumulators of a thread: 2 x 64
   // scores and head / 2 outputs); whole key blocks.
   if (a.head % 16 || a.head > 128 || v.getDimSize(a.rank - 1) != a.head ||
-      a.keys % kKeys || a.queries < 16)
+      a.queries < 16)
     return failure();
   return a;
 }
@@ -428,6 +428,13 @@ int64_t FlashBuilder::build() {
     OpBuilder::InsertionGuard guard(rw);
     rw.setInsertionPoint(blocks.getBody()->getTerminator());
     Value j0 = blocks.getInductionVar();
+    // The last block of a key count that is no multiple of 64 is partial:
+    // its missing rows of K and V are zeros and their scores -inf.
+    bool keyTail = a.keys % kKeys != 0;
+    Value validKeys =
+        keyTail ? ix.minu(ix.c(kKeys),
+                          rw.create<arith::SubIOp>(loc, ix.c(a.keys), j0))
+                : ix.c(kKeys);
     barrier(); // the previous block's K and V are read
     // K as [key][head] (from K or from K^T), V as [key][head].
     stage(
@@ -436,13 +443,13 @@ int64_t FlashBuilder::build() {
           Value j = ix.add(j0, r);
           return loadF32(k, kT ? indices(k, c, j) : indices(k, j, c));
         },
-        ix.c(kKeys));
+        validKeys);
     stage(
         vBase, false,
         [&](Value r, Value c) {
           return loadF32(v, indices(v, ix.add(j0, r), c));
         },
-        ix.c(kKeys));
+        validKeys);
     barrier();
 
     // S = Q K^T: n8 tile t of keys, B(k = head, n = key) = K[key][head].
@@ -471,15 +478,20 @@ int64_t FlashBuilder::build() {
         for (int64_t r = 0; r < 4; ++r) {
           Value at = ix.add(ix.mul(t, 4), r);
           Value x = rw.create<arith::MulFOp>(loc, rd(s, tid, at), scale);
+          Value key = ix.add(
+              j0, ix.add(ix.add(ix.mul(quad(tid), 2), ix.mul(t, 8)), r % 2));
+          Value inKeys = keyTail ? ix.lt(key, ix.c(a.keys)) : Value();
           if (mask) {
             Value row = ix.add(q0, rowOf(tid, r / 2));
-            // Rows past the queries read row 0 of the mask (never stored).
+            // Rows past the queries (and keys past the last) read element 0
+            // of the mask; those scores are never stored (-inf).
             row = ix.select(ix.lt(row, ix.c(a.queries)), row, ix.c(0));
-            Value key = ix.add(
-                j0, ix.add(ix.add(ix.mul(quad(tid), 2), ix.mul(t, 8)), r % 2));
+            Value maskKey = inKeys ? ix.select(inKeys, key, ix.c(0)) : key;
             x = rw.create<arith::AddFOp>(
-                loc, x, loadF32(mask, indices(mask, row, key)));
+                loc, x, loadF32(mask, indices(mask, row, maskKey)));
           }
+          if (inKeys)
+            x = rw.create<arith::SelectOp>(loc, inKeys, x, negInf);
           wr(s, tid, at, x);
           wr(mNew, tid, r / 2, combine(rd(mNew, tid, r / 2), x, true));
         }

@@ -775,6 +775,16 @@ def flash_attention_cases(t):
         {"q": t.rand(3, 80, 32, lo=-2, hi=2), "kt": t.rand(3, 32, 64, lo=-2, hi=2),
          "v": t.rand(3, 64, 32)}, consts={"c": np.array(0.25, F32), "m": causal},
         flags=("--precision=bf16",), extra=form, rtol=3e-2, atol=2e-2)
+    # ViT: 197 tokens, no mask: a partial last block of queries and of keys
+    # (5 keys of the fourth block; the rest staged as zeros, scored -inf).
+    t.add("flash_vit_197_tokens_fp16", [
+        helper.make_node("MatMul", ["q", "kt"], ["s"]),
+        helper.make_node("Mul", ["s", "c"], ["d"]),
+        helper.make_node("Softmax", ["d"], ["p"], axis=-1),
+        helper.make_node("MatMul", ["p", "v"], ["y"])],
+        {"q": t.rand(1, 2, 197, 64), "kt": t.rand(1, 2, 64, 197), "v": t.rand(1, 2, 197, 64)},
+        consts={"c": np.array(0.125, F32)},
+        flags=("--precision=fp16",), extra=form, rtol=1e-2, atol=5e-3)
     # torch's SDPA guard: query row 2 masked entirely gives 0.
     keep = np.tril(np.ones((1, 1, 64, 64), bool))
     keep[0, 0, 2, :] = False

@@ -44,14 +44,16 @@ func.func private @bert(%q: memref<2x12x128x64xf32>, %kt: memref<2x12x64x128xf32
 
 // -----
 
-// A head of 24 is no whole number of k16 steps; 40 keys no whole block:
-// both keep the one-query-row-per-work-item form.
+// A head of 24 is no whole number of k16 steps: the one-query-row-per-
+// work-item form stays. 40 keys (a partial block) are flash attention.
 // CHECK-LABEL: func.func private @odd_head
 // EMU-LABEL: func.func private @odd_head
 // CHECK-NOT: dlc.cta_threads
 // CHECK: dlc.attention_kernel
 // CHECK-LABEL: func.func private @odd_keys
-// CHECK: dlc.attention_kernel
+// CHECK-SAME: dlc.cta_threads = 128 : i64
+// CHECK: arith.minui
+// CHECK-NOT: dlc.attention_kernel
 func.func private @odd_head(%q: memref<1x64x24xf32>, %k: memref<1x64x24xf32>,
     %v: memref<1x64x24xf32>, %o: memref<1x64x24xf32>) attributes {dlc.kernel} {
   dlc.attention_kernel %q, %k, %v outs(%o : memref<1x64x24xf32>)
