@@ -8,6 +8,7 @@
 
 #include "internal.h"
 
+#include <functional>
 #include <mutex>
 #include <new>
 
@@ -115,6 +116,28 @@ dlc_status checkBuffers(const char *what, int32_t expected,
       return fail(DLC_ERROR_INVALID_ARGUMENT, what, " '", t.name, "' (#", i,
                   "): null buffer");
   }
+  return DLC_OK;
+}
+
+/// Checks a run's buffers, holds the context's busy lock, and runs `body`
+/// (the context's run or profile).
+dlc_status runChecked(dlc_context_t context, const void *const *inputs,
+                      const size_t *input_sizes, int n_inputs,
+                      void *const *outputs, const size_t *output_sizes,
+                      int n_outputs, const std::function<Error()> &body) {
+  DLC_CHECK_ARG(context, "null context");
+  const dlc_model_desc &d = *context->model->desc;
+  if (dlc_status s = checkBuffers("input", d.num_inputs, d.inputs, inputs,
+                                  input_sizes, n_inputs))
+    return s;
+  if (dlc_status s = checkBuffers("output", d.num_outputs, d.outputs, outputs,
+                                  output_sizes, n_outputs))
+    return s;
+  std::unique_lock<std::mutex> lock(context->busy, std::try_to_lock);
+  DLC_CHECK_ARG(lock.owns_lock(), "context is already running on another "
+                                  "thread; use one context per thread");
+  if (Error e = body(); !e.ok())
+    return fail(e);
   return DLC_OK;
 }
 
@@ -344,20 +367,9 @@ dlc_status dlc_context_run(dlc_context_t context, const void *const *inputs,
                            void *const *outputs, const size_t *output_sizes,
                            int n_outputs) {
   return guarded([&]() -> dlc_status {
-    DLC_CHECK_ARG(context, "null context");
-    const dlc_model_desc &d = *context->model->desc;
-    if (dlc_status s = checkBuffers("input", d.num_inputs, d.inputs, inputs,
-                                    input_sizes, n_inputs))
-      return s;
-    if (dlc_status s = checkBuffers("output", d.num_outputs, d.outputs, outputs,
-                                    output_sizes, n_outputs))
-      return s;
-    std::unique_lock<std::mutex> lock(context->busy, std::try_to_lock);
-    DLC_CHECK_ARG(lock.owns_lock(), "context is already running on another "
-                                    "thread; use one context per thread");
-    if (Error e = context->impl->run(inputs, outputs); !e.ok())
-      return fail(e);
-    return DLC_OK;
+    return runChecked(context, inputs, input_sizes, n_inputs, outputs,
+                      output_sizes, n_outputs,
+                      [&] { return context->impl->run(inputs, outputs); });
   });
 }
 
@@ -401,18 +413,10 @@ dlc_status dlc_context_profile(dlc_context_t context, const void *const *inputs,
     DLC_CHECK_ARG(step_ms || d.num_steps == 0, "null step_ms");
     DLC_CHECK_ARG(n_steps == d.num_steps, "step_ms has ", n_steps,
                   " entries, the plan has ", d.num_steps, " steps");
-    if (dlc_status s = checkBuffers("input", d.num_inputs, d.inputs, inputs,
-                                    input_sizes, n_inputs))
-      return s;
-    if (dlc_status s = checkBuffers("output", d.num_outputs, d.outputs, outputs,
-                                    output_sizes, n_outputs))
-      return s;
-    std::unique_lock<std::mutex> lock(context->busy, std::try_to_lock);
-    DLC_CHECK_ARG(lock.owns_lock(), "context is already running on another "
-                                    "thread; use one context per thread");
-    if (Error e = context->impl->profile(inputs, outputs, step_ms); !e.ok())
-      return fail(e);
-    return DLC_OK;
+    return runChecked(context, inputs, input_sizes, n_inputs, outputs,
+                      output_sizes, n_outputs, [&] {
+                        return context->impl->profile(inputs, outputs, step_ms);
+                      });
   });
 }
 

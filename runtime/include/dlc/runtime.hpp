@@ -230,21 +230,10 @@ public:
   /// order and must have exactly the tensors' sizes.
   Status run(const std::vector<ConstBuffer> &inputs,
              const std::vector<Buffer> &outputs) {
-    std::vector<const void *> in;
-    std::vector<size_t> inSizes;
-    for (const ConstBuffer &b : inputs) {
-      in.push_back(b.data);
-      inSizes.push_back(b.sizeBytes);
-    }
-    std::vector<void *> out;
-    std::vector<size_t> outSizes;
-    for (const Buffer &b : outputs) {
-      out.push_back(b.data);
-      outSizes.push_back(b.sizeBytes);
-    }
-    return Status::fromC(dlc_context_run(handle_, in.data(), inSizes.data(),
-                                         int(in.size()), out.data(),
-                                         outSizes.data(), int(out.size())));
+    Buffers b(inputs, outputs);
+    return Status::fromC(dlc_context_run(handle_, b.in.data(), b.inSizes.data(),
+                                         int(b.in.size()), b.out.data(),
+                                         b.outSizes.data(), int(b.out.size())));
   }
 
   /// Runs once step by step (no CUDA graph) and returns each step's time in
@@ -252,25 +241,14 @@ public:
   /// dlc_model_step_name).
   Expected<std::vector<double>> profile(const std::vector<ConstBuffer> &inputs,
                                         const std::vector<Buffer> &outputs) {
-    std::vector<const void *> in;
-    std::vector<size_t> inSizes;
-    for (const ConstBuffer &b : inputs) {
-      in.push_back(b.data);
-      inSizes.push_back(b.sizeBytes);
-    }
-    std::vector<void *> out;
-    std::vector<size_t> outSizes;
-    for (const Buffer &b : outputs) {
-      out.push_back(b.data);
-      outSizes.push_back(b.sizeBytes);
-    }
+    Buffers b(inputs, outputs);
     int32_t steps = 0;
     if (dlc_status s = dlc_context_num_steps(handle_, &steps); s != DLC_OK)
       return Status::fromC(s);
     std::vector<double> ms(size_t(steps), 0.0);
     dlc_status s = dlc_context_profile(
-        handle_, in.data(), inSizes.data(), int(in.size()), out.data(),
-        outSizes.data(), int(out.size()), ms.data(), steps);
+        handle_, b.in.data(), b.inSizes.data(), int(b.in.size()), b.out.data(),
+        b.outSizes.data(), int(b.out.size()), ms.data(), steps);
     if (s != DLC_OK)
       return Status::fromC(s);
     return ms;
@@ -304,6 +282,24 @@ public:
 private:
   friend class Model;
   explicit Context(dlc_context_t handle) : handle_(handle) {}
+  /// The C API's view of buffer lists: pointers and sizes side by side.
+  struct Buffers {
+    Buffers(const std::vector<ConstBuffer> &inputs,
+            const std::vector<Buffer> &outputs) {
+      for (const ConstBuffer &b : inputs) {
+        in.push_back(b.data);
+        inSizes.push_back(b.sizeBytes);
+      }
+      for (const Buffer &b : outputs) {
+        out.push_back(b.data);
+        outSizes.push_back(b.sizeBytes);
+      }
+    }
+    std::vector<const void *> in;
+    std::vector<size_t> inSizes;
+    std::vector<void *> out;
+    std::vector<size_t> outSizes;
+  };
   dlc_context_t handle_ = nullptr;
 };
 
