@@ -249,7 +249,8 @@ def TileAttentionKernelsPass : Pass<"dlc-tile-attention-kernels", "ModuleOp"> {
     count, a partial last block of keys masked) and, at
     `--precision=fp16|bf16`, rebuilds them as
     flash-attention CTA programs: 4 warps own 16 rows each of a 64-query
-    block; blocks of 64 keys of K (or K^T) and V are staged in shared
+    block (2 or 1 warps when 64-row blocks would leave half of `sm-count`
+    SMs idle); blocks of 64 keys of K (or K^T) and V are staged in shared
     memory as `precision` values (rows padded by 16 bytes so that fragment
     loads hit distinct banks); `mma.sync` m16n8k16 computes the scores
     with f32 accumulators, the online softmax (running max and sum, the
@@ -291,6 +292,9 @@ def TileAttentionKernelsPass : Pass<"dlc-tile-attention-kernels", "ModuleOp"> {
            "Emulate the warp instructions per lane (host --cuda-kernel-form)">,
     Option<"precision", "precision", "std::string", /*default=*/"\"f16\"",
            "The 16-bit type of the tensor-core operands: f16 or bf16">,
+    Option<"smCount", "sm-count", "int64_t", /*default=*/"132",
+           "SMs of the target GPU: CTAs of fewer warps (32 or 16 query "
+           "rows) while 64-row CTAs would leave half of them idle">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect", "::mlir::math::MathDialect",

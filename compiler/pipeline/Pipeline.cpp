@@ -118,6 +118,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     dlc::TileAttentionKernelsPassOptions attention;
     attention.emulate = options.target != Target::Cuda;
     attention.precision = options.reducedPrecision == "bf16" ? "bf16" : "f16";
+    attention.smCount = smCountFor(options.arch);
     pm.addPass(dlc::createTileAttentionKernelsPass(attention));
   }
   // Row reductions become one warp per row (lanes emulated likewise).

@@ -48,9 +48,7 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 namespace {
-constexpr int64_t kRows = 64; // query rows per CTA, 16 per warp
 constexpr int64_t kKeys = 64; // keys per block
-constexpr int64_t kThreads = 128;
 
 /// The attention kernels this pass takes: the kernel is the op alone,
 /// 16-bit-friendly shapes.
@@ -110,8 +108,10 @@ struct Regs {
 
 class FlashBuilder {
 public:
-  FlashBuilder(RewriterBase &rw, Attention &a, Type half, bool emulate)
-      : rw(rw), a(a), half(half), emulate(emulate),
+  /// `warps` (1, 2 or 4) own 16 query rows each of a CTA's block.
+  FlashBuilder(RewriterBase &rw, Attention &a, Type half, int64_t warps,
+               bool emulate)
+      : rw(rw), a(a), half(half), warps(warps), emulate(emulate),
         loc(a.op.getLoc()), ix{rw, loc} {}
 
   /// Replaces the op with the CTA program; returns the CTA count.
@@ -121,6 +121,7 @@ private:
   RewriterBase &rw;
   Attention &a;
   Type half;
+  int64_t warps;
   bool emulate;
   Location loc;
   Idx ix;
@@ -135,10 +136,11 @@ private:
   /// Halves per smem row: the head plus 8, so that the 8 rows a fragment
   /// load spans start in different banks.
   int64_t stride() const { return a.head + 8; }
-  int64_t tileElems() const { return kRows * stride(); }
+  int64_t qRows() const { return 16 * warps; }
+  int64_t threads() const { return 32 * warps; }
 
   Regs regs(int64_t size, Type type) {
-    int64_t n = emulate ? size * kThreads : size;
+    int64_t n = emulate ? size * threads() : size;
     return {rw.create<memref::AllocaOp>(loc, MemRefType::get({n}, type)), size};
   }
   /// Register `i` of thread `tid`: on the GPU `i` folds to a constant.
@@ -174,7 +176,7 @@ private:
       body(rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x));
       return;
     }
-    auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(kThreads), ix.c(1));
+    auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(threads()), ix.c(1));
     OpBuilder::InsertionGuard guard(rw);
     rw.setInsertionPoint(loop.getBody()->getTerminator());
     body(loop.getInductionVar());
@@ -204,17 +206,17 @@ private:
 
   /// Copies `rows` x head values to the smem tile at `base` as halves:
   /// element (r, c) from `load(r, c)` (rows past `valid` are zero).
-  void stage(int64_t base, bool keyMajorSource,
+  void stage(int64_t base, int64_t rows, bool keyMajorSource,
              function_ref<Value(Value, Value)> load, Value valid) {
     forEachThread([&](Value tid) {
-      int64_t perThread = kRows * a.head / kThreads;
+      int64_t perThread = rows * a.head / threads();
       auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(perThread), ix.c(1));
       OpBuilder::InsertionGuard guard(rw);
       rw.setInsertionPoint(loop.getBody()->getTerminator());
-      Value e = ix.add(tid, ix.mul(loop.getInductionVar(), kThreads));
+      Value e = ix.add(tid, ix.mul(loop.getInductionVar(), threads()));
       // Consecutive threads read consecutive addresses of the source.
-      Value r = keyMajorSource ? ix.rem(e, kRows) : ix.div(e, a.head);
-      Value c = keyMajorSource ? ix.div(e, kRows) : ix.rem(e, a.head);
+      Value r = keyMajorSource ? ix.rem(e, rows) : ix.div(e, a.head);
+      Value c = keyMajorSource ? ix.div(e, rows) : ix.rem(e, a.head);
       auto in =
           rw.create<scf::IfOp>(loc, TypeRange{f32()}, ix.lt(r, valid), true);
       {
@@ -348,13 +350,13 @@ int64_t FlashBuilder::build() {
   int64_t batchCount = 1;
   for (int64_t d : a.batchShape)
     batchCount *= d;
-  int64_t qBlocks = llvm::divideCeil(a.queries, kRows);
+  int64_t qBlocks = llvm::divideCeil(a.queries, qRows());
   int64_t ctas = batchCount * qBlocks;
   auto par = rw.create<scf::ParallelOp>(
       loc, ValueRange{ix.c(0)}, ValueRange{ix.c(ctas)}, ValueRange{ix.c(1)});
   rw.setInsertionPoint(par.getBody()->getTerminator());
   Value cta = par.getInductionVars()[0];
-  q0 = ix.mul(ix.rem(cta, qBlocks), kRows);
+  q0 = ix.mul(ix.rem(cta, qBlocks), qRows());
   Value rest = ix.div(cta, qBlocks);
   batch.assign(a.batchShape.size(), Value());
   for (int64_t d = a.batchShape.size() - 1; d >= 0; --d) {
@@ -362,7 +364,7 @@ int64_t FlashBuilder::build() {
     rest = ix.div(rest, a.batchShape[d]);
   }
 
-  int64_t smemElems = 3 * tileElems();
+  int64_t smemElems = (qRows() + 2 * kKeys) * stride();
   if (emulate) {
     smem = rw.create<memref::AllocaOp>(loc, MemRefType::get({smemElems}, half));
   } else {
@@ -377,7 +379,8 @@ int64_t FlashBuilder::build() {
                         workgroup),
         raw, ix.c(0), ValueRange{});
   }
-  const int64_t qBase = 0, kBase = tileElems(), vBase = 2 * tileElems();
+  const int64_t qBase = 0, kBase = qRows() * stride(),
+                vBase = kBase + kKeys * stride();
   int64_t kSteps = a.head / 16, dTiles = a.head / 8, sTiles = kKeys / 8;
   Regs qFrag = regs(kSteps * 8, half), bFrag = regs(4, half),
        pFrag = regs(8, half), s = regs(sTiles * 4, f32()),
@@ -397,10 +400,10 @@ int64_t FlashBuilder::build() {
   };
   auto quad = [&](Value tid) { return ix.rem(tid, 4); };
 
-  Value validRows =
-      ix.minu(ix.c(kRows), rw.create<arith::SubIOp>(loc, ix.c(a.queries), q0));
+  Value validRows = ix.minu(ix.c(qRows()),
+                            rw.create<arith::SubIOp>(loc, ix.c(a.queries), q0));
   stage(
-      qBase, false,
+      qBase, qRows(), false,
       [&](Value r, Value c) {
         return loadF32(q, indices(q, ix.add(q0, r), c));
       },
@@ -438,14 +441,14 @@ int64_t FlashBuilder::build() {
     barrier(); // the previous block's K and V are read
     // K as [key][head] (from K or from K^T), V as [key][head].
     stage(
-        kBase, kT,
+        kBase, kKeys, kT,
         [&](Value r, Value c) {
           Value j = ix.add(j0, r);
           return loadF32(k, kT ? indices(k, c, j) : indices(k, j, c));
         },
         validKeys);
     stage(
-        vBase, false,
+        vBase, kKeys, false,
         [&](Value r, Value c) {
           return loadF32(v, indices(v, ix.add(j0, r), c));
         },
@@ -617,14 +620,25 @@ struct TileAttentionKernelsPass
       FailureOr<Attention> a = matchAttention(func);
       if (failed(a))
         continue;
-      FlashBuilder builder(rewriter, *a, half, emulate);
+      // 4 warps (64 query rows) per CTA, fewer while that leaves more than
+      // half the SMs idle (batch-1 text: 12 heads x 2 blocks of 64).
+      int64_t batchCount = 1;
+      for (int64_t d : a->batchShape)
+        batchCount *= d;
+      int64_t warps = 4;
+      while (warps > 1 &&
+             2 * batchCount * llvm::divideCeil(a->queries, 16 * warps) <
+                 smCount)
+        warps /= 2;
+      FlashBuilder builder(rewriter, *a, half, warps, emulate);
       int64_t ctas = builder.build();
       Builder b(&getContext());
       func->setAttr(attrs::kWorkItems, b.getI64IntegerAttr(ctas));
-      func->setAttr(attrs::kCtaThreads, b.getI64IntegerAttr(kThreads));
-      func->setAttr(
-          attrs::kSharedBytes,
-          b.getI64IntegerAttr(emulate ? 0 : 3 * kRows * (a->head + 8) * 2));
+      func->setAttr(attrs::kCtaThreads, b.getI64IntegerAttr(32 * warps));
+      func->setAttr(attrs::kSharedBytes,
+                    b.getI64IntegerAttr(emulate ? 0
+                                                : (16 * warps + 2 * kKeys) *
+                                                      (a->head + 8) * 2));
     }
   }
 };

@@ -785,6 +785,17 @@ def flash_attention_cases(t):
         {"q": t.rand(1, 2, 197, 64), "kt": t.rand(1, 2, 64, 197), "v": t.rand(1, 2, 197, 64)},
         consts={"c": np.array(0.125, F32)},
         flags=("--precision=fp16",), extra=form, rtol=1e-2, atol=5e-3)
+    # CTA sizes: on 132 SMs, 33 heads x 2 blocks of 64 queries fill half of
+    # them (4 warps per CTA); 17 heads take CTAs of 2 warps (32 queries);
+    # the cases above, fewer, 1 warp.
+    for heads, warps in ((33, 4), (17, 2)):
+        t.add(f"flash_{warps}_warps_fp16", [
+            helper.make_node("MatMul", ["q", "kt"], ["s"]),
+            helper.make_node("Softmax", ["s"], ["p"], axis=-1),
+            helper.make_node("MatMul", ["p", "v"], ["y"])],
+            {"q": t.rand(1, heads, 128, 16), "kt": t.rand(1, heads, 16, 128),
+             "v": t.rand(1, heads, 128, 16)},
+            flags=("--precision=fp16",), extra=form, rtol=1e-2, atol=5e-3)
     # torch's SDPA guard: query row 2 masked entirely gives 0.
     keep = np.tril(np.ones((1, 1, 64, 64), bool))
     keep[0, 0, 2, :] = False

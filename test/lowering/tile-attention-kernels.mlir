@@ -1,9 +1,11 @@
-// RUN: dlc-opt %s --split-input-file --dlc-tile-attention-kernels | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlc-tile-attention-kernels="sm-count=48" | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlc-tile-attention-kernels | FileCheck %s --check-prefix=SM132
 // RUN: dlc-opt %s --split-input-file --dlc-tile-attention-kernels="precision=bf16 emulate=true" | FileCheck %s --check-prefix=EMU
 
 // BERT's attention (K^T laid out [D, S], a padding mask): 2 x 12 x 2
 // query blocks of 64, 128 threads, Q, K and V tiles of 64 rows of 64 + 8
-// halves in shared memory; per block of 64 keys: 8 score tiles x 4 k-steps
+// halves in shared memory (for 48 SMs; for 132, 48 CTAs would leave more
+// than half idle: 96 CTAs of 2 warps, 32 query rows); per block of 64 keys: 8 score tiles x 4 k-steps
 // and 8 output tiles x 4 k-steps of mma.sync, the row maxima and sums over
 // the 4 lanes of a row by xor shuffles 1 and 2.
 // CHECK-LABEL: func.func private @bert
@@ -26,11 +28,15 @@
 // CHECK: arith.divf
 // CHECK: memref.store %{{.*}}, %arg4
 // CHECK-NOT: dlc.attention_kernel
+// SM132-LABEL: func.func private @bert
+// SM132-SAME: dlc.cta_threads = 64 : i64
+// SM132-SAME: dlc.shared_bytes = 23040 : i64
+// SM132-SAME: dlc.work_items = 96 : i64
 // EMU-LABEL: func.func private @bert
 // EMU-SAME: dlc.shared_bytes = 0 : i64
 // EMU-NOT: gpu.
 // EMU-NOT: nvgpu.
-// EMU: memref.alloca() : memref<13824xbf16>
+// EMU: memref.alloca() : memref<11520xbf16>
 // EMU: arith.truncf %{{.*}} : f32 to bf16
 // EMU-NOT: dlc.attention_kernel
 func.func private @bert(%q: memref<2x12x128x64xf32>, %kt: memref<2x12x64x128xf32>,
@@ -45,13 +51,14 @@ func.func private @bert(%q: memref<2x12x128x64xf32>, %kt: memref<2x12x64x128xf32
 // -----
 
 // A head of 24 is no whole number of k16 steps: the one-query-row-per-
-// work-item form stays. 40 keys (a partial block) are flash attention.
+// work-item form stays. 40 keys (a partial block) are flash attention, 1
+// warp per CTA for its 4 query blocks of 16.
 // CHECK-LABEL: func.func private @odd_head
 // EMU-LABEL: func.func private @odd_head
 // CHECK-NOT: dlc.cta_threads
 // CHECK: dlc.attention_kernel
 // CHECK-LABEL: func.func private @odd_keys
-// CHECK-SAME: dlc.cta_threads = 128 : i64
+// CHECK-SAME: dlc.cta_threads = 32 : i64
 // CHECK: arith.minui
 // CHECK-NOT: dlc.attention_kernel
 func.func private @odd_head(%q: memref<1x64x24xf32>, %k: memref<1x64x24xf32>,
