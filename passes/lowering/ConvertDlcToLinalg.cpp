@@ -814,15 +814,11 @@ LogicalResult lowerChannelsLastConv(ConvOp op, PatternRewriter &rewriter,
   Value weight = op.getWeight();
   int64_t channels = 0;
   Type inElt = tensorType(op.getInput()).getElementType();
-  if (padChannels && groups == 1 && wType.getDimSize(3) % 8 &&
-      inElt.getIntOrFloatBitWidth() == 16) {
-    int64_t c = llvm::alignTo(wType.getDimSize(3), 8);
-    if (Value padded = paddedLastDimConstant(rewriter, loc, weight, c, "_c8")) {
+  if (padChannels && groups == 1 && inElt.getIntOrFloatBitWidth() == 16)
+    if (Value padded = paddedConvWeight(rewriter, loc, weight, 8, channels)) {
       weight = padded;
       wType = tensorType(weight);
-      channels = c;
     }
-  }
   Window win{tensorType(op.getInput()).getShape(),
              outType.getShape(),
              wType.getShape().slice(1, 2),

@@ -353,15 +353,12 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
   // a zero weight contributes nothing whatever the input's zero point.
   Value rawWeight = op.getWeight();
   int64_t channels = 0;
-  if (padChannels && split && groups == 1 && wType.getDimSize(3) % 16) {
-    int64_t c = llvm::alignTo(wType.getDimSize(3), 16);
+  if (padChannels && split && groups == 1)
     if (Value padded =
-            paddedLastDimConstant(rewriter, loc, rawWeight, c, "_c16")) {
+            paddedConvWeight(rewriter, loc, rawWeight, 16, channels)) {
       rawWeight = padded;
       wType = tensorType(padded);
-      channels = c;
     }
-  }
   Window win{tensorType(op.getInput()).getShape(),
              outType.getShape(),
              wType.getShape().slice(1, 2),

@@ -296,14 +296,11 @@ LogicalResult checkLaneDataFlow(RowKernel &row) {
     Value k = phase.loop ? phase.loop.getInductionVar() : Value();
     Block *body = phase.loop ? phase.loop.getBody() : rowBody;
     auto visit = [&](Operation &op) -> LogicalResult {
-      Value memref;
-      ValueRange indices;
-      if (auto load = dyn_cast<memref::LoadOp>(op))
-        memref = load.getMemRef(), indices = load.getIndices();
-      else if (auto store = dyn_cast<memref::StoreOp>(op))
-        memref = store.getMemRef(), indices = store.getIndices();
-      else
+      auto access = memoryAccess(&op);
+      if (!access)
         return success();
+      Value memref = access->first;
+      ValueRange indices = access->second;
       bool usesK = k && llvm::any_of(indices, [&](Value index) {
                      return dependsOn(index, k, body);
                    });

@@ -72,14 +72,11 @@ ownedWrites(scf::ParallelOp loop) {
 bool touchesOnlyOwnPart(scf::ParallelOp reader,
                         const DenseMap<Value, SmallVector<int64_t>> &writes) {
   auto result = reader.getBody()->walk([&](Operation *op) {
-    Value memref;
-    ValueRange indices;
-    if (auto load = dyn_cast<memref::LoadOp>(op))
-      memref = load.getMemRef(), indices = load.getIndices();
-    else if (auto store = dyn_cast<memref::StoreOp>(op))
-      memref = store.getMemRef(), indices = store.getIndices();
-    else
+    auto access = mlir::dlc::memoryAccess(op);
+    if (!access)
       return WalkResult::advance();
+    Value memref = access->first;
+    ValueRange indices = access->second;
     auto it = writes.find(memref);
     if (it == writes.end())
       return WalkResult::advance();
@@ -319,6 +316,15 @@ Value mlir::dlc::stripIdentityApply(Value index) {
     index = apply.getOperand(0);
   }
   return index;
+}
+
+std::optional<std::pair<Value, ValueRange>>
+mlir::dlc::memoryAccess(Operation *op) {
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    return std::make_pair(load.getMemRef(), ValueRange(load.getIndices()));
+  if (auto store = dyn_cast<memref::StoreOp>(op))
+    return std::make_pair(store.getMemRef(), ValueRange(store.getIndices()));
+  return std::nullopt;
 }
 
 Value mlir::dlc::rootBuffer(Value v) {

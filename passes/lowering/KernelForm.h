@@ -74,6 +74,10 @@ scf::ParallelOp splitInnermostDim(RewriterBase &rewriter, scf::ParallelOp loop,
 /// generation writes them) looked through.
 Value stripIdentityApply(Value index);
 
+/// The buffer and indices of a memref.load or memref.store; nullopt for
+/// any other op.
+std::optional<std::pair<Value, ValueRange>> memoryAccess(Operation *op);
+
 /// The buffer a memref value is a view of (through expand/collapse_shape
 /// and view-like ops): two kernel arguments with the same root alias.
 Value rootBuffer(Value v);

@@ -156,6 +156,19 @@ AffineMap ChannelsLastConvIndexing::outputMap() const {
   return AffineMap::get(numDims, 0, {d(0), d(1), d(2), d(3)}, ctx);
 }
 
+Value mlir::dlc::paddedConvWeight(OpBuilder &b, Location loc, Value weight,
+                                  int64_t multiple, int64_t &channels) {
+  int64_t c = cast<RankedTensorType>(weight.getType()).getDimSize(3);
+  if (c % multiple == 0)
+    return {};
+  int64_t padded = llvm::alignTo(c, multiple);
+  Value w = paddedLastDimConstant(b, loc, weight, padded,
+                                  ("_c" + Twine(multiple)).str());
+  if (w)
+    channels = padded;
+  return w;
+}
+
 Value mlir::dlc::padChannelsLast(OpBuilder &b, Location loc, Value input,
                                  ArrayRef<int64_t> pads, Value padValue,
                                  int64_t channels) {

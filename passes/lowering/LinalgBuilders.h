@@ -118,6 +118,14 @@ struct ChannelsLastConvIndexing {
 Value channelsLastConvWeight(OpBuilder &b, Location loc, Value weight,
                              ChannelsLastConvIndexing &conv);
 
+/// A channels-last conv's constant weight [O, KH, KW, C] with C zero-padded
+/// to a multiple of `multiple` (the elements of a 16-byte chunk), so that
+/// the conv runs as an implicit GEMM; `channels` gets the padded C. Null
+/// (and `channels` untouched) when C is one already, or the weight is not a
+/// readable constant.
+Value paddedConvWeight(OpBuilder &b, Location loc, Value weight,
+                       int64_t multiple, int64_t &channels);
+
 /// `input` [N, H, W, C] padded along H and W by `pads` (begin H, begin W,
 /// end H, end W), and along C up to `channels` when that is larger, as one
 /// linalg.generic over the padded tensor. The padding is `padValue` (a

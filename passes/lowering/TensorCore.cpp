@@ -3,10 +3,33 @@
 
 #include "passes/lowering/TensorCore.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
+
+void mlir::dlc::buildLoop(OpBuilder &b, Location loc, int64_t n,
+                          function_ref<void(Value)> body) {
+  Idx ix{b, loc};
+  auto loop = b.create<scf::ForOp>(loc, ix.c(0), ix.c(n), ix.c(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  body(loop.getInductionVar());
+}
+
+void mlir::dlc::forEachThread(OpBuilder &b, Location loc, bool emulate,
+                              int64_t threads, function_ref<void(Value)> body) {
+  if (emulate)
+    return buildLoop(b, loc, threads, body);
+  body(b.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x));
+}
+
+void mlir::dlc::ctaBarrier(OpBuilder &b, Location loc, bool emulate) {
+  if (!emulate)
+    b.create<gpu::BarrierOp>(loc);
+}
 
 Value mlir::dlc::mmaSyncInlinePtx(OpBuilder &rw, Location loc, StringRef shape,
                                   Value a, Value b, Value c) {

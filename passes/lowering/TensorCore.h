@@ -2,7 +2,8 @@
 //-*-===//
 //
 // What dlc-tile-gemm-kernels and dlc-tile-attention-kernels both build:
-// index arithmetic that folds as it goes, and mma.sync as inline PTX.
+// index arithmetic that folds as it goes, the loops that stand for a CTA's
+// threads in the host's emulation, and mma.sync as inline PTX.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,6 +49,21 @@ struct Idx {
     return b.createOrFold<arith::SelectOp>(loc, c, x, y);
   }
 };
+
+/// `body(iv)` inside a new scf.for over [0, n) without loop-carried values.
+void buildLoop(OpBuilder &b, Location loc, int64_t n,
+               function_ref<void(Value)> body);
+
+/// `body(tid)` for the CTA's threads: on the GPU (`emulate` false) once, for
+/// the executing thread; emulated on the host, for each of `threads` in
+/// turn (the phases between barriers, and the steps of a warp instruction,
+/// are such loops).
+void forEachThread(OpBuilder &b, Location loc, bool emulate, int64_t threads,
+                   function_ref<void(Value)> body);
+
+/// A CTA barrier on the GPU; nothing in the emulation, whose phases run
+/// one after the other.
+void ctaBarrier(OpBuilder &b, Location loc, bool emulate);
 
 /// mma.sync.aligned.`shape` (e.g. "m16n8k16.row.col.f32.bf16.bf16.f32") as
 /// inline PTX, for the forms MLIR 19's nvgpu cannot lower (bf16, u8/s8

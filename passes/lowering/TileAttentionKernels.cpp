@@ -164,27 +164,14 @@ private:
         body(ix.c(i));
       return;
     }
-    auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(n), ix.c(1));
-    OpBuilder::InsertionGuard guard(rw);
-    rw.setInsertionPoint(loop.getBody()->getTerminator());
-    body(loop.getInductionVar());
+    buildLoop(rw, loc, n, body);
   }
 
   /// `body(tid)` for this thread (GPU) or every thread in turn (emulated).
   void forEachThread(function_ref<void(Value)> body) {
-    if (!emulate) {
-      body(rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x));
-      return;
-    }
-    auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(threads()), ix.c(1));
-    OpBuilder::InsertionGuard guard(rw);
-    rw.setInsertionPoint(loop.getBody()->getTerminator());
-    body(loop.getInductionVar());
+    dlc::forEachThread(rw, loc, emulate, threads(), body);
   }
-  void barrier() {
-    if (!emulate)
-      rw.create<gpu::BarrierOp>(loc);
-  }
+  void barrier() { ctaBarrier(rw, loc, emulate); }
 
   /// Indices into `buffer` of (row, col) for this CTA's batch coordinates
   /// (0 where the buffer broadcasts a dim).
@@ -627,7 +614,8 @@ struct TileAttentionKernelsPass
         batchCount *= d;
       int64_t warps = 4;
       while (warps > 1 &&
-             2 * batchCount * llvm::divideCeil(a->queries, 16 * warps) <
+             2 * batchCount *
+                     int64_t(llvm::divideCeil(a->queries, 16 * warps)) <
                  smCount)
         warps /= 2;
       FlashBuilder builder(rewriter, *a, half, warps, emulate);

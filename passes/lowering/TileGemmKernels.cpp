@@ -736,33 +736,20 @@ private:
              reg);
       return;
     }
-    auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(accRegs()), ix.c(1));
-    OpBuilder::InsertionGuard guard(rw);
-    rw.setInsertionPoint(loop.getBody()->getTerminator());
-    Value reg = loop.getInductionVar();
-    body(ix.div(reg, 4 * nt), ix.rem(ix.div(reg, 4), nt), ix.rem(reg, 4), reg,
-         -1);
+    buildLoop(rw, loc, accRegs(), [&](Value reg) {
+      body(ix.div(reg, 4 * nt), ix.rem(ix.div(reg, 4), nt), ix.rem(reg, 4),
+           reg, -1);
+    });
   }
 
   /// Runs `body(tid)` for every thread: on the GPU for this thread only; in
   /// the emulation, for all threads of the CTA in turn (the phases between
   /// barriers, and the steps of a warp instruction, are such loops).
   void forEachThread(function_ref<void(Value)> body) {
-    if (!emulate) {
-      body(rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x));
-      return;
-    }
-    auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(cfg.threads()),
-                                      ix.c(1));
-    OpBuilder::InsertionGuard guard(rw);
-    rw.setInsertionPoint(loop.getBody()->getTerminator());
-    body(loop.getInductionVar());
+    dlc::forEachThread(rw, loc, emulate, cfg.threads(), body);
   }
 
-  void barrier() {
-    if (!emulate)
-      rw.create<gpu::BarrierOp>(loc);
-  }
+  void barrier() { ctaBarrier(rw, loc, emulate); }
   void sideEffectAsm(StringRef text) {
     rw.create<LLVM::InlineAsmOp>(
         loc, TypeRange(), ValueRange(), text, "", /*has_side_effects=*/true,
@@ -797,8 +784,12 @@ private:
   Value wgmmaElement(Value desc, Value row, Value kByte);
   /// `text` as inline PTX with side effects through which the accumulators
   /// pass: what comes after uses its results, so the compiler keeps it
-  /// ordered with the wgmma ops that produce and consume them.
-  SmallVector<Value> accumulatorAsm(StringRef text, ValueRange acc);
+  /// ordered with the wgmma ops that produce and consume them. The
+  /// accumulator registers are $0 .. $n-1 (read and written), `inputs`
+  /// (with `inputConstraints`, e.g. ",l,l") follow as $n, ...
+  SmallVector<Value> accumulatorAsm(StringRef text, ValueRange acc,
+                                    ValueRange inputs = {},
+                                    StringRef inputConstraints = "");
   /// One wgmma.mma_async m64 x BN x 32 bytes of k into the n8 fragments
   /// `acc` of an m64 block.
   SmallVector<Value> wgmmaInlinePtx(Value descA, Value descB, ValueRange acc);
@@ -1202,22 +1193,26 @@ Value GemmBuilder::wgmmaElement(Value desc, Value row, Value kByte) {
 }
 
 SmallVector<Value> GemmBuilder::accumulatorAsm(StringRef text,
-                                               ValueRange acc) {
-  SmallVector<Value> regs;
+                                               ValueRange acc,
+                                               ValueRange inputs,
+                                               StringRef inputConstraints) {
+  SmallVector<Value> operands(inputs.begin(), inputs.end());
   for (Value frag : acc)
     for (int64_t r = 0; r < 4; ++r)
-      regs.push_back(rw.create<vector::ExtractOp>(
+      operands.push_back(rw.create<vector::ExtractOp>(
           loc, frag, ArrayRef<int64_t>{r / 2, r % 2}));
+  int64_t n = acc.size() * 4;
   std::string constraints;
   const char *kind = g.isInt() ? "=r" : "=f";
-  for (size_t i = 0; i < regs.size(); ++i)
+  for (int64_t i = 0; i < n; ++i)
     constraints += std::string(i ? "," : "") + kind;
-  for (size_t i = 0; i < regs.size(); ++i)
+  constraints += inputConstraints.str();
+  for (int64_t i = 0; i < n; ++i)
     constraints += "," + std::to_string(i);
-  SmallVector<Type> types(regs.size(), g.accType());
+  SmallVector<Type> types(n, g.accType());
   Value out = rw.create<LLVM::InlineAsmOp>(
                     loc, LLVM::LLVMStructType::getLiteral(rw.getContext(), types),
-                    regs, text, constraints, /*has_side_effects=*/true,
+                    operands, text, constraints, /*has_side_effects=*/true,
                     /*is_align_stack=*/false,
                     LLVM::AsmDialectAttr::get(rw.getContext(),
                                               LLVM::AsmDialect::AD_ATT),
@@ -1259,37 +1254,7 @@ SmallVector<Value> GemmBuilder::wgmmaInlinePtx(Value descA, Value descB,
                      shape + " {" + regs + "}, $" + std::to_string(n) +
                      ", $" + std::to_string(n + 1) + ", p" +
                      (g.isInt() ? "" : ", 1, 1, 0, 0") + ";\n}";
-  SmallVector<Value> operands{descA, descB};
-  for (Value frag : acc)
-    for (int64_t r = 0; r < 4; ++r)
-      operands.push_back(rw.create<vector::ExtractOp>(
-          loc, frag, ArrayRef<int64_t>{r / 2, r % 2}));
-  std::string constraints;
-  const char *kind = g.isInt() ? "=r" : "=f";
-  for (int64_t i = 0; i < n; ++i)
-    constraints += std::string(i ? "," : "") + kind;
-  constraints += ",l,l";
-  for (int64_t i = 0; i < n; ++i)
-    constraints += "," + std::to_string(i);
-  SmallVector<Type> types(n, g.accType());
-  Value d = rw.create<LLVM::InlineAsmOp>(
-                  loc, LLVM::LLVMStructType::getLiteral(rw.getContext(), types),
-                  operands, text, constraints, /*has_side_effects=*/true,
-                  /*is_align_stack=*/false,
-                  LLVM::AsmDialectAttr::get(rw.getContext(),
-                                            LLVM::AsmDialect::AD_ATT),
-                  ArrayAttr())
-                ->getResult(0);
-  SmallVector<Value> result;
-  for (size_t f = 0; f < acc.size(); ++f) {
-    Value frag = acc[f];
-    for (int64_t r = 0; r < 4; ++r)
-      frag = rw.create<vector::InsertOp>(
-          loc, rw.create<LLVM::ExtractValueOp>(loc, d, f * 4 + r), frag,
-          ArrayRef<int64_t>{r / 2, r % 2});
-    result.push_back(frag);
-  }
-  return result;
+  return accumulatorAsm(text, acc, {descA, descB}, ",l,l");
 }
 
 SmallVector<Value> GemmBuilder::computeWgmma(Value slot, ValueRange acc) {
@@ -1740,7 +1705,7 @@ struct TileGemmKernelsPass
     if (2 * ctas > smCount || splits < 2)
       return std::nullopt;
     int64_t per = llvm::divideCeil(kTiles, splits);
-    return SplitK{llvm::divideCeil(kTiles, per), per, Value()};
+    return SplitK{int64_t(llvm::divideCeil(kTiles, per)), per, Value()};
   }
 
   /// Adds the workspace to `g`'s kernel and its calls, copies the kernel

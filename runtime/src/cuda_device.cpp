@@ -276,29 +276,19 @@ public:
         destroy();
         return drv.error(r, "cuEventCreate");
       }
+    auto record = [&](int32_t event) -> Error {
+      if (cu::Result r = drv.eventRecord(events[event], stream);
+          r != cu::kSuccess)
+        return drv.error(r, "cuEventRecord");
+      return Error::success();
+    };
     Error err = copyIn(in);
-    hostStatus = 0;
-    if (err.ok() && status)
-      if (cu::Result r = drv.memcpyHtoDAsync(status, &hostStatus,
-                                             sizeof(hostStatus), stream);
-          r != cu::kSuccess)
-        err = drv.error(r, "cuMemcpyHtoDAsync of the status word");
     if (err.ok())
-      err = enqueuePlan([&](int32_t step) -> Error {
-        if (cu::Result r = drv.eventRecord(events[step], stream);
-            r != cu::kSuccess)
-          return drv.error(r, "cuEventRecord");
-        return Error::success();
+      err = enqueueRun([&]() -> Error {
+        if (Error e = enqueuePlan(record); !e.ok())
+          return e;
+        return record(desc.num_steps);
       });
-    if (err.ok())
-      if (cu::Result r = drv.eventRecord(events.back(), stream);
-          r != cu::kSuccess)
-        err = drv.error(r, "cuEventRecord");
-    if (err.ok() && status)
-      if (cu::Result r = drv.memcpyDtoHAsync(&hostStatus, status,
-                                             sizeof(hostStatus), stream);
-          r != cu::kSuccess)
-        err = drv.error(r, "cuMemcpyDtoHAsync of the status word");
     if (err.ok())
       err = copyOut(out);
     if (err.ok())
@@ -356,21 +346,31 @@ private:
     return Error::success();
   }
 
-  /// Enqueues one run of the plan on the context's buffers: the status word
-  /// reset, the graph (captured on first use), the status word read back.
+  /// Enqueues one run of the plan on the context's buffers: the graph
+  /// (captured on first use) between the status word's reset and read-back.
   Error enqueueRun() {
     if (!exec && desc.num_steps > 0)
       if (Error e = capture(); !e.ok())
         return e;
+    return enqueueRun([&]() -> Error {
+      if (exec)
+        if (cu::Result r = drv.graphLaunch(exec, stream); r != cu::kSuccess)
+          return drv.error(r, "cuGraphLaunch");
+      return Error::success();
+    });
+  }
+
+  /// Enqueues `steps` between the reset of the status word and its
+  /// read-back.
+  Error enqueueRun(const std::function<Error()> &steps) {
     hostStatus = 0;
     if (status)
       if (cu::Result r = drv.memcpyHtoDAsync(status, &hostStatus,
                                              sizeof(hostStatus), stream);
           r != cu::kSuccess)
         return drv.error(r, "cuMemcpyHtoDAsync of the status word");
-    if (exec)
-      if (cu::Result r = drv.graphLaunch(exec, stream); r != cu::kSuccess)
-        return drv.error(r, "cuGraphLaunch");
+    if (Error e = steps(); !e.ok())
+      return e;
     if (status)
       if (cu::Result r = drv.memcpyDtoHAsync(&hostStatus, status,
                                              sizeof(hostStatus), stream);
