@@ -56,6 +56,27 @@ class Table:
         self.add(name, [node], feeds, consts=consts, opset=opset, **kw)
 
 
+def add_qdq_conv(t, r, name, x_shape, w_shape, xz, ys, yz, conv_attrs, **kw):
+    """One QDQ int8 Conv (dlc-fold-qdq: conv_integer + requantize): input
+    scale 0.01 and zero point `xz`, per-channel int8 weights of `w_shape`
+    (random from `r`, zero point 0) with a bias, the output requantized to
+    `ys`, `yz`."""
+    o = w_shape[0]
+    t.add(name, [
+        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+        helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=0),
+        helper.make_node("Conv", ["xd", "wd", "b"], ["c"], **conv_attrs),
+        helper.make_node("QuantizeLinear", ["c", "ys", "yz"], ["q"]),
+        helper.make_node("DequantizeLinear", ["q", "ys", "yz"], ["y"])],
+        {"x": t.rand(*x_shape)},
+        consts={"xs": np.array(0.01, F32), "xz": np.array(xz, np.int8),
+                "w": r.integers(-127, 127, size=w_shape).astype(np.int8),
+                "ws": r.uniform(0.002, 0.01, size=o).astype(F32), "wz": np.zeros(o, np.int8),
+                "b": t.rand(o, lo=-0.2, hi=0.2),
+                "ys": np.array(ys, F32), "yz": np.array(yz, np.int8)}, **kw)
+
+
 def conv_cases(t):
     t.op("conv2d", "Conv", {"x": t.rand(1, 3, 8, 8)},
          {"w": t.rand(4, 3, 3, 3), "b": t.rand(4)})
@@ -425,20 +446,9 @@ def tensor_core_cases(t):
     # channels, an input zero point padded in by the NHWC copy and taken
     # out again through the accumulator's init (-zp * sum(w)).
     r = np.random.default_rng(11)
-    t.add("mma_conv_int8_qdq_zero_point", [
-        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
-        helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
-        helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=0),
-        helper.make_node("Conv", ["xd", "wd", "b"], ["c"], pads=[1, 1, 1, 1]),
-        helper.make_node("QuantizeLinear", ["c", "ys", "yz"], ["q"]),
-        helper.make_node("DequantizeLinear", ["q", "ys", "yz"], ["y"])],
-        {"x": t.rand(1, 16, 10, 9)},
-        consts={"xs": np.array(0.01, F32), "xz": np.array(23, np.int8),
-                "w": r.integers(-127, 127, size=(32, 16, 3, 3)).astype(np.int8),
-                "ws": r.uniform(0.002, 0.01, size=32).astype(F32), "wz": np.zeros(32, np.int8),
-                "b": t.rand(32, lo=-0.2, hi=0.2),
-                "ys": np.array(0.02, F32), "yz": np.array(-5, np.int8)},
-        extra=form, rtol=0, atol=0.0201)
+    add_qdq_conv(t, r, "mma_conv_int8_qdq_zero_point", (1, 16, 10, 9), (32, 16, 3, 3),
+                 xz=23, ys=0.02, yz=-5, conv_attrs=dict(pads=[1, 1, 1, 1]),
+                 extra=form, rtol=0, atol=0.0201)
     # sm_90a: GEMMs with a K-major B on warpgroup wgmma, operands read from
     # the 128-byte-swizzled stages through matrix descriptors (emulated by
     # decoding the descriptors as the PTX ISA defines them). A constant [K,
@@ -497,20 +507,9 @@ def tensor_core_cases(t):
          rtol=1e-2, atol=5e-3)
     # An int8 QDQ stem: 3 channels padded to 16 (the weight with zeros; the
     # input's zero point pads the input), an int8 implicit GEMM.
-    t.add("mma_conv_int8_qdq_stem", [
-        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
-        helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
-        helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=0),
-        helper.make_node("Conv", ["xd", "wd", "b"], ["c"], pads=[3, 3, 3, 3], strides=[2, 2]),
-        helper.make_node("QuantizeLinear", ["c", "ys", "yz"], ["q"]),
-        helper.make_node("DequantizeLinear", ["q", "ys", "yz"], ["y"])],
-        {"x": t.rand(1, 3, 30, 30)},
-        consts={"xs": np.array(0.01, F32), "xz": np.array(-11, np.int8),
-                "w": r.integers(-127, 127, size=(16, 3, 7, 7)).astype(np.int8),
-                "ws": r.uniform(0.002, 0.01, size=16).astype(F32), "wz": np.zeros(16, np.int8),
-                "b": t.rand(16, lo=-0.2, hi=0.2),
-                "ys": np.array(0.05, F32), "yz": np.array(3, np.int8)},
-        extra=form, rtol=0, atol=0.0501)
+    add_qdq_conv(t, r, "mma_conv_int8_qdq_stem", (1, 3, 30, 30), (16, 3, 7, 7),
+                 xz=-11, ys=0.05, yz=3, conv_attrs=dict(pads=[3, 3, 3, 3], strides=[2, 2]),
+                 extra=form, rtol=0, atol=0.0501)
     # QLinearMatMul: the requantize epilogue on the i32 accumulator registers.
     t.op("mma_int8_qlinear_matmul", "QLinearMatMul", {"a": ints(np.uint8, 96, 160)},
          {"as": np.array(0.02, F32), "az": np.array(120, np.uint8),
@@ -665,21 +664,10 @@ def nhwc_cases(t):
          {"w": u8(8, 1, 3, 3), "xz": np.array(121, np.uint8), "wz": np.array(7, np.uint8)},
          attrs=dict(group=8, pads=[1, 1, 0, 1], strides=[2, 2], dilations=[1, 2]),
          extra=cuda_form, rtol=0, atol=0)
-    t.add("nhwc_qdq_conv_depthwise_cuda_form", [
-        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
-        helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
-        helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=0),
-        helper.make_node("Conv", ["xd", "wd", "b"], ["c"], group=8, pads=[1, 1, 1, 1],
-                         strides=[2, 2]),
-        helper.make_node("QuantizeLinear", ["c", "ys", "yz"], ["q"]),
-        helper.make_node("DequantizeLinear", ["q", "ys", "yz"], ["y"])],
-        {"x": t.rand(1, 8, 10, 9)},
-        consts={"xs": np.array(0.01, F32), "xz": np.array(-31, np.int8),
-                "w": r.integers(-127, 127, size=(16, 1, 3, 3)).astype(np.int8),
-                "ws": r.uniform(0.002, 0.01, size=16).astype(F32), "wz": np.zeros(16, np.int8),
-                "b": t.rand(16, lo=-0.2, hi=0.2),
-                "ys": np.array(0.002, F32), "yz": np.array(4, np.int8)},
-        extra=cuda_form, rtol=0, atol=0.00201)
+    add_qdq_conv(t, r, "nhwc_qdq_conv_depthwise_cuda_form", (1, 8, 10, 9), (16, 1, 3, 3),
+                 xz=-31, ys=0.002, yz=4,
+                 conv_attrs=dict(group=8, pads=[1, 1, 1, 1], strides=[2, 2]),
+                 extra=cuda_form, rtol=0, atol=0.00201)
 
 
 def attention_cases(t):
