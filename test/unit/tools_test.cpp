@@ -112,6 +112,14 @@ TEST(DlcRun, ErrorsNameTheInput) {
   EXPECT_CONTAINS(r.err, "compiled for target cpu");
 }
 
+size_t countOf(const std::string &text, const std::string &needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos;
+       at = text.find(needle, at + needle.size()))
+    ++n;
+  return n;
+}
+
 TEST(DlcBench, Json) {
   Result r = run(std::string(DLC_BENCH_EXE) + " " + kModel +
                  " --warmup 2 --iters 7 --threads 2 --json");
@@ -133,6 +141,27 @@ TEST(DlcBench, Json) {
   r = run(std::string(DLC_BENCH_EXE) + " " + kModel + " --resident");
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_CONTAINS(r.err, "--resident needs a CUDA model");
+}
+
+TEST(DlcBench, Steps) {
+  // The fake model's plan: two add_f32 launches and a copy; the two
+  // longest of its steps, named, in the text and the JSON.
+  Result r =
+      run(std::string(DLC_BENCH_EXE) + " " + kModel + " --iters 2 --steps 2");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "ms step by step; the longest:");
+  EXPECT_EQ(countOf(r.out, "  step "), 2u) << r.out;
+  r = run(std::string(DLC_BENCH_EXE) + " " + kModel +
+          " --iters 2 --steps 5 --json");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "\"steps_total_ms\":");
+  EXPECT_CONTAINS(r.out, "\"name\": \"add_f32\"");
+  EXPECT_CONTAINS(r.out, "\"name\": \"copy\"");
+  EXPECT_EQ(countOf(r.out, "\"step\":"), 3u) << r.out;
+
+  r = run(std::string(DLC_BENCH_EXE) + " " + kModel + " --steps 0");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_CONTAINS(r.err, "--steps needs a positive integer");
 }
 
 } // namespace
