@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define DLC_MODEL_ABI_VERSION 2u
+#define DLC_MODEL_ABI_VERSION 3u
 #define DLC_MODEL_QUERY_SYMBOL "dlc_model_query"
 
 /* Element types; the values match onnx.TensorProto.DataType. */
@@ -59,6 +59,9 @@ typedef enum dlc_buffer_kind {
    * read at run time (Gather/Scatter indices) store k there when check k
    * fails; the runtime zeroes it before a run and reports checks[k - 1]. */
   DLC_BUFFER_STATUS = 4,
+  /* CUDA only, kernel arguments only: the device address of the context's
+   * encoded copy of tensor map #index (offset 0, size_bytes 128). */
+  DLC_BUFFER_TENSOR_MAP = 5,
 } dlc_buffer_kind;
 
 typedef struct dlc_buffer_ref {
@@ -74,6 +77,26 @@ typedef struct dlc_buffer_ref {
  * [0, num_blocks) over its thread pool. */
 typedef void (*dlc_host_kernel_fn)(void *const *args, int64_t begin,
                                    int64_t end);
+
+/* A TMA tensor map (CUtensorMap, sm_90) over a buffer: the runtime encodes
+ * it with cuTensorMapEncodeTiled when it creates a context (every buffer
+ * address is fixed then) and copies the 128 bytes to device memory, 64-byte
+ * aligned; a kernel argument {DLC_BUFFER_TENSOR_MAP, index} is that copy's
+ * address. Elements past a dimension's end read as zero (OOB fill none),
+ * interleave none, element strides 1, L2 promotion 256 bytes. */
+typedef struct dlc_tensor_map {
+  dlc_buffer_ref tensor; /* arena/weight/input/output; 16-byte aligned */
+  int32_t dtype;         /* dlc_dtype of the elements */
+  int32_t rank;          /* 1 .. 5 */
+  uint64_t dims[5];      /* extents in elements, innermost first */
+  uint64_t strides[5];   /* bytes from index i to i + 1 of dims[d], d >= 1
+                            (strides[0] is the element size); multiples
+                            of 16 */
+  uint32_t box[5];       /* the box one copy moves, innermost first, each
+                            1 .. 256; box[0] * element size a multiple of
+                            16 bytes and, when swizzled, at most swizzle */
+  int32_t swizzle;       /* 0, 32, 64 or 128 bytes */
+} dlc_tensor_map;
 
 typedef struct dlc_kernel_desc {
   const char *name;           /* entry name in the PTX / cubin (cuda) */
@@ -118,6 +141,8 @@ typedef struct dlc_model_desc {
   const char *manifest; /* JSON: dlc version, options, source model hash */
   int32_t num_checks;
   const char *const *checks; /* message of check k at [k - 1] */
+  int32_t num_tensor_maps;   /* cuda only, else 0 */
+  const dlc_tensor_map *tensor_maps;
 } dlc_model_desc;
 
 /* The one symbol a model.so exports. */
