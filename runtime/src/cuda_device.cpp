@@ -3,9 +3,9 @@
 // A CudaModel holds the module (cubin when it matches the GPU, else PTX JIT)
 // and the weights in device memory; both are shared by all its contexts. A
 // CudaContext owns one device allocation (arena + inputs + outputs + status
-// word) and a stream. Every argument address is fixed per context, so the first
-// run captures the whole plan into a CUDA graph and later runs replay it
-// between the input and output copies.
+// word + encoded tensor maps) and a stream. Every argument address is fixed
+// per context, so the first run captures the whole plan into a CUDA graph and
+// later runs replay it between the input and output copies.
 //
 //===----------------------------------------------------------------------===//
 
@@ -204,7 +204,13 @@ public:
       stream = nullptr;
       return drv.error(r, "cuStreamCreate");
     }
-    // One allocation carved into arena, inputs, outputs and the status word.
+    if (desc.num_tensor_maps > 0 && !drv.tensorMapEncodeTiled)
+      return makeError(DLC_ERROR_DEVICE,
+                       "this model uses TMA tensor maps (sm_90); the CUDA "
+                       "driver has no cuTensorMapEncodeTiled (CUDA 12 or "
+                       "newer)");
+    // One allocation carved into arena, inputs, outputs, the status word and
+    // the tensor maps.
     uint64_t arenaOffset = 0;
     bytes = alignUp(desc.arena_size);
     std::vector<uint64_t> inOffsets, outOffsets;
@@ -219,6 +225,8 @@ public:
     uint64_t statusOffset = bytes;
     if (desc.num_checks > 0)
       bytes += alignUp(sizeof(int32_t));
+    uint64_t mapsOffset = bytes;
+    bytes += alignUp(kTensorMapBytes * uint64_t(desc.num_tensor_maps));
     if (bytes) {
       if (cu::Result r = drv.memAlloc(&memory, bytes); r != cu::kSuccess) {
         memory = 0;
@@ -233,13 +241,16 @@ public:
       outputs.push_back(memory + off);
     if (desc.num_checks > 0)
       status = memory + statusOffset;
+    if (desc.num_tensor_maps > 0) {
+      tensorMaps = memory + mapsOffset;
+      if (Error e = uploadTensorMaps(); !e.ok())
+        return e;
+    }
 
     // Device addresses never change, so every kernel argument is final now.
     for (int32_t s = 0; s < desc.num_steps; ++s)
       for (int32_t a = 0; a < desc.steps[s].num_args; ++a)
-        args.push_back(resolveRef<cu::DevicePtr>(desc.steps[s].args[a], arena,
-                                                 model.weights, inputs.data(),
-                                                 outputs.data(), status));
+        args.push_back(resolveRef(desc.steps[s].args[a]));
     return Error::success();
   }
 
@@ -322,6 +333,72 @@ public:
   uint64_t deviceMemoryBytes() const override { return bytes; }
 
 private:
+  /// The device address of `ref` in this context.
+  cu::DevicePtr resolveRef(const dlc_buffer_ref &ref) const {
+    return dlc::resolveRef<cu::DevicePtr>(ref, arena, model.weights,
+                                          inputs.data(), outputs.data(), status,
+                                          tensorMaps);
+  }
+
+  /// Encodes every tensor map over this context's buffers and copies them
+  /// to `tensorMaps`, before the first capture can read them.
+  Error uploadTensorMaps() {
+    struct alignas(cu::kTensorMapAlign) Encoded {
+      uint8_t bytes[kTensorMapBytes];
+    };
+    static_assert(sizeof(Encoded) == kTensorMapBytes, "maps are back to back");
+    std::vector<Encoded> encoded(desc.num_tensor_maps);
+    for (int32_t i = 0; i < desc.num_tensor_maps; ++i) {
+      const dlc_tensor_map &m = desc.tensor_maps[i];
+      // The driver takes strides[1..rank-1]: strides[0] is the element size.
+      uint64_t dims[5] = {0}, strides[4] = {0};
+      uint32_t box[5] = {0}, elementStrides[5] = {1, 1, 1, 1, 1};
+      for (int32_t d = 0; d < m.rank; ++d) {
+        dims[d] = m.dims[d];
+        box[d] = m.box[d];
+        if (d > 0)
+          strides[d - 1] = m.strides[d];
+      }
+      // CU_TENSOR_MAP_SWIZZLE_{NONE,32B,64B,128B}.
+      int swizzle = m.swizzle == 128  ? 3
+                    : m.swizzle == 64 ? 2
+                    : m.swizzle == 32 ? 1
+                                      : 0;
+      cu::Result r = drv.tensorMapEncodeTiled(
+          encoded[i].bytes, tensorMapDataType(m.dtype), uint32_t(m.rank),
+          reinterpret_cast<void *>(resolveRef(m.tensor)), dims, strides, box,
+          elementStrides, cu::kTensorMapInterleaveNone, swizzle,
+          cu::kTensorMapL2Promotion256B, cu::kTensorMapOobFillNone);
+      if (r != cu::kSuccess)
+        return drv.error(r, cat("cuTensorMapEncodeTiled of tensor map #", i,
+                                " (", describeTensorMap(m), ")")
+                                .c_str());
+    }
+    // On the context's stream and waited for: a pageable cuMemcpyHtoD may
+    // return before its DMA lands, and the non-blocking stream would not
+    // wait for it.
+    if (cu::Result r =
+            drv.memcpyHtoDAsync(tensorMaps, encoded.data(),
+                                kTensorMapBytes * encoded.size(), stream);
+        r != cu::kSuccess)
+      return drv.error(r, "cuMemcpyHtoDAsync of the tensor maps");
+    if (cu::Result r = drv.streamSynchronize(stream); r != cu::kSuccess)
+      return drv.error(r, "cuStreamSynchronize after the tensor maps' upload");
+    return Error::success();
+  }
+
+  /// "float16 dims [64,128] strides [2,128] box [64,64] swizzle 128".
+  static std::string describeTensorMap(const dlc_tensor_map &m) {
+    auto list = [&](const auto *values) {
+      std::string s = "[";
+      for (int32_t d = 0; d < m.rank; ++d)
+        s += (d ? "," : "") + std::to_string(values[d]);
+      return s + "]";
+    };
+    return cat(dlc_dtype_name(m.dtype), " dims ", list(m.dims), " strides ",
+               list(m.strides), " box ", list(m.box), " swizzle ", m.swizzle);
+  }
+
   /// Enqueues the copies of the host inputs to the context's buffers.
   Error copyIn(const void *const *in) {
     for (int32_t i = 0; i < desc.num_inputs; ++i)
@@ -458,6 +535,8 @@ private:
   /// its host copy.
   cu::DevicePtr status = 0;
   int32_t hostStatus = 0;
+  /// The encoded tensor maps, kTensorMapBytes each (0 if the model has none).
+  cu::DevicePtr tensorMaps = 0;
   /// Resolved device addresses of all step arguments, back to back.
   std::vector<cu::DevicePtr> args;
   cu::Graph graph = nullptr;

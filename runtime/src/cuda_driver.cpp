@@ -81,6 +81,10 @@ Error doLoad(Driver &d) {
   bind(d.getErrorString, "cuGetErrorString");
   if (!missing.ok())
     return missing;
+  // Not bound above: older drivers lack it, and only models with tensor maps
+  // need it (their contexts report its absence).
+  d.tensorMapEncodeTiled = reinterpret_cast<decltype(d.tensorMapEncodeTiled)>(
+      dlsym(lib, "cuTensorMapEncodeTiled"));
 
   Result r = d.init(0);
   if (r == kErrorNoDevice)

@@ -39,6 +39,14 @@ constexpr unsigned kStreamNonBlocking = 1;
 /// CU_STREAM_CAPTURE_MODE_THREAD_LOCAL: other threads' allocations during
 /// our capture stay legal.
 constexpr int kCaptureModeThreadLocal = 1;
+/// cuTensorMapEncodeTiled's options: CU_TENSOR_MAP_INTERLEAVE_NONE,
+/// CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE
+/// (out-of-bounds elements read as zero).
+constexpr int kTensorMapInterleaveNone = 0;
+constexpr int kTensorMapL2Promotion256B = 3;
+constexpr int kTensorMapOobFillNone = 0;
+/// A CUtensorMap's alignment (its size is kTensorMapBytes).
+constexpr size_t kTensorMapAlign = 64;
 
 /// The driver entry points libdlcrt uses (the _v2 ABI where one exists).
 struct Driver {
@@ -81,6 +89,14 @@ struct Driver {
                          void **);
   Result (*getErrorName)(Result, const char **);
   Result (*getErrorString)(Result, const char **);
+  /// Optional (CUDA 12 drivers and newer), else null: models with tensor
+  /// maps need it, the others load without it.
+  Result (*tensorMapEncodeTiled)(void *map, int dataType, uint32_t rank,
+                                 void *globalAddress, const uint64_t *globalDim,
+                                 const uint64_t *globalStrides,
+                                 const uint32_t *boxDim,
+                                 const uint32_t *elementStrides, int interleave,
+                                 int swizzle, int l2Promotion, int oobFill);
 
   /// "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)".
   Error error(Result r, const char *call) const;

@@ -81,8 +81,8 @@ private:
         reinterpret_cast<const uint8_t *const *>(inputs));
     auto out = reinterpret_cast<uint8_t *const *>(outputs);
     for (size_t pos : perRun)
-      args[pos] =
-          resolveRef<uint8_t *>(*refs[pos], nullptr, nullptr, in, out, nullptr);
+      args[pos] = resolveRef<uint8_t *>(*refs[pos], nullptr, nullptr, in, out,
+                                        nullptr, nullptr);
     status = 0;
 
     ThreadPool &pool = ThreadPool::global();

@@ -105,15 +105,28 @@ Error createHostModel(const dlc_model_desc &desc,
 Error createCudaModel(const dlc_model_desc &desc, int ordinal,
                       std::unique_ptr<DeviceModel> *out);
 
-/// Address of a buffer reference, given the bases of the five buffer kinds.
-/// Base is a host byte pointer or a device address; the ref was validated.
+/// Bytes of one encoded tensor map (CUtensorMap).
+constexpr uint64_t kTensorMapBytes = 128;
+
+/// The CUtensorMapDataType of elements of `dtype`, or -1 when TMA cannot
+/// move them.
+int tensorMapDataType(int32_t dtype);
+
+/// Address of a buffer reference, given the bases of the six buffer kinds
+/// (`tensorMaps`: the context's encoded maps, back to back; host contexts
+/// have none). Base is a host byte pointer or a device address; the ref was
+/// validated.
 template <typename Base>
 Base resolveRef(const dlc_buffer_ref &ref, Base arena, Base weights,
-                const Base *inputs, const Base *outputs, Base status) {
+                const Base *inputs, const Base *outputs, Base status,
+                Base tensorMaps) {
   Base base = arena;
   switch (ref.kind) {
   case DLC_BUFFER_STATUS:
     base = status;
+    break;
+  case DLC_BUFFER_TENSOR_MAP:
+    base = tensorMaps + kTensorMapBytes * uint64_t(ref.index);
     break;
   case DLC_BUFFER_WEIGHT:
     base = weights;

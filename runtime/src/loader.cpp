@@ -28,6 +28,30 @@ std::string describeTensor(int32_t dtype, int32_t rank, const int64_t *shape) {
   return s + ']';
 }
 
+int tensorMapDataType(int32_t dtype) {
+  // CUtensorMapDataType; TMA moves bytes, so the 1-byte types share UINT8.
+  switch (dtype) {
+  case DLC_DTYPE_UINT8:
+  case DLC_DTYPE_INT8:
+  case DLC_DTYPE_BOOL:
+    return 0;
+  case DLC_DTYPE_INT32:
+    return 3;
+  case DLC_DTYPE_INT64:
+    return 5;
+  case DLC_DTYPE_FLOAT16:
+    return 6;
+  case DLC_DTYPE_FLOAT32:
+    return 7;
+  case DLC_DTYPE_FLOAT64:
+    return 8;
+  case DLC_DTYPE_BFLOAT16:
+    return 9;
+  default:
+    return -1;
+  }
+}
+
 LoadedModel::~LoadedModel() {
   // Device state may point into the .so (weights), so it goes first.
   device.reset();
@@ -106,10 +130,94 @@ Error checkRef(const dlc_model_desc &desc, const dlc_buffer_ref &ref,
       return makeError(DLC_ERROR_INVALID_MODEL, where,
                        ": uses the status word but the model has no checks");
     return range("status word", sizeof(int32_t));
+  case DLC_BUFFER_TENSOR_MAP:
+    return makeError(DLC_ERROR_INVALID_MODEL, where,
+                     ": a tensor map can only be a kernel argument");
   default:
     return makeError(DLC_ERROR_INVALID_MODEL, where, ": unknown buffer kind ",
                      ref.kind);
   }
+}
+
+/// What the driver requires of a tiled tensor map (cuTensorMapEncodeTiled)
+/// and that it addresses nothing past its buffer.
+Error checkTensorMap(const dlc_model_desc &desc, const dlc_tensor_map &m,
+                     const std::string &where) {
+  auto fail = [&](auto &&...args) {
+    return makeError(DLC_ERROR_INVALID_MODEL, where, ": ",
+                     std::forward<decltype(args)>(args)...);
+  };
+  if (m.rank < 1 || m.rank > 5)
+    return fail("rank ", m.rank, " is not in 1..5");
+  uint64_t elemSize = dlc_dtype_size(m.dtype);
+  if (tensorMapDataType(m.dtype) < 0)
+    return fail("dtype ", m.dtype, " (", dlc_dtype_name(m.dtype),
+                ") has no TMA data type");
+  const dlc_buffer_ref &t = m.tensor;
+  // checkRef refuses unknown kinds.
+  if (t.kind == DLC_BUFFER_STATUS || t.kind == DLC_BUFFER_TENSOR_MAP)
+    return fail("cannot map ",
+                t.kind == DLC_BUFFER_STATUS ? "the status word"
+                                            : "another tensor map",
+                "; only arena, weight, input and output buffers");
+  if (Error e = checkRef(desc, t, t.size_bytes, where + ", tensor"); !e.ok())
+    return e;
+  // Every buffer base is at least 256-byte aligned on the device.
+  if (t.offset % 16)
+    return fail("tensor offset ", t.offset, " is not 16-byte aligned");
+
+  // The highest byte addressed: the last element of every dimension.
+  uint64_t extent = elemSize;
+  bool overflow = false;
+  for (int32_t d = 0; d < m.rank; ++d) {
+    if (m.dims[d] < 1 || m.dims[d] > (uint64_t(1) << 32))
+      return fail("dims[", d, "] = ", m.dims[d], " is not in 1..2^32");
+    if (d == 0) {
+      if (m.strides[0] != elemSize)
+        return fail("strides[0] = ", m.strides[0], " is not the element size ",
+                    elemSize);
+      overflow |= __builtin_mul_overflow(elemSize, m.dims[0], &extent);
+    } else {
+      if (m.strides[d] % 16)
+        return fail("strides[", d, "] = ", m.strides[d],
+                    " is not a multiple of 16");
+      if (m.strides[d] >= (uint64_t(1) << 40))
+        return fail("strides[", d, "] = ", m.strides[d], " is not below 2^40");
+      uint64_t span = 0;
+      overflow |= __builtin_mul_overflow(m.dims[d] - 1, m.strides[d], &span);
+      overflow |= __builtin_add_overflow(extent, span, &extent);
+    }
+    if (m.box[d] < 1 || m.box[d] > 256)
+      return fail("box[", d, "] = ", m.box[d], " is not in 1..256");
+  }
+  uint64_t rowBytes = m.box[0] * elemSize;
+  if (rowBytes % 16)
+    return fail("box[0] * element size = ", rowBytes,
+                " bytes is not a multiple of 16");
+  if (m.swizzle != 0 && m.swizzle != 32 && m.swizzle != 64 && m.swizzle != 128)
+    return fail("swizzle ", m.swizzle, " is not 0, 32, 64 or 128");
+  if (m.swizzle && rowBytes > uint64_t(m.swizzle))
+    return fail("box[0] * element size = ", rowBytes,
+                " bytes exceeds the swizzle span of ", m.swizzle, " bytes");
+  if (overflow || extent > t.size_bytes)
+    return fail("dims and strides span ",
+                overflow ? std::string("more than 2^64") : cat(extent),
+                " bytes, past the ", t.size_bytes, " bytes of its tensor");
+  return Error::success();
+}
+
+/// A kernel argument {DLC_BUFFER_TENSOR_MAP, index}.
+Error checkTensorMapArg(const dlc_model_desc &desc, const dlc_buffer_ref &ref,
+                        const std::string &where) {
+  if (ref.index < 0 || ref.index >= desc.num_tensor_maps)
+    return makeError(DLC_ERROR_INVALID_MODEL, where, ": tensor map index ",
+                     ref.index, " out of range (", desc.num_tensor_maps,
+                     " tensor maps)");
+  if (ref.offset != 0)
+    return makeError(DLC_ERROR_INVALID_MODEL, where, ": tensor map #",
+                     ref.index, " at offset ", ref.offset,
+                     "; a map is passed whole (offset 0)");
+  return Error::success();
 }
 
 } // namespace
@@ -162,6 +270,19 @@ Error validateDescriptor(const dlc_model_desc &desc) {
       return makeError(DLC_ERROR_INVALID_MODEL, "check #", i + 1,
                        " has no message");
 
+  if (desc.num_tensor_maps < 0 ||
+      (desc.num_tensor_maps > 0 && !desc.tensor_maps))
+    return makeError(DLC_ERROR_INVALID_MODEL, "invalid tensor map table");
+  if (!cuda && desc.num_tensor_maps > 0)
+    return makeError(
+        DLC_ERROR_INVALID_MODEL, "tensor maps are CUDA only (TMA), but this ",
+        targetName(desc.target), " model has ", desc.num_tensor_maps);
+  for (int32_t i = 0; i < desc.num_tensor_maps; ++i)
+    if (Error e =
+            checkTensorMap(desc, desc.tensor_maps[i], cat("tensor map #", i));
+        !e.ok())
+      return e;
+
   if (desc.num_steps < 0 || (desc.num_steps > 0 && !desc.steps))
     return makeError(DLC_ERROR_INVALID_MODEL, "invalid step table");
   for (int32_t s = 0; s < desc.num_steps; ++s) {
@@ -180,11 +301,15 @@ Error validateDescriptor(const dlc_model_desc &desc) {
                    !step.block[0] || !step.block[1] || !step.block[2]))
         return makeError(DLC_ERROR_INVALID_MODEL, where,
                          ": zero grid or block dimension");
-      for (int32_t a = 0; a < step.num_args; ++a)
-        if (Error e = checkRef(desc, step.args[a], step.args[a].size_bytes,
-                               cat(where, ", arg ", a));
-            !e.ok())
+      for (int32_t a = 0; a < step.num_args; ++a) {
+        const dlc_buffer_ref &ref = step.args[a];
+        std::string arg = cat(where, ", arg ", a);
+        Error e = ref.kind == DLC_BUFFER_TENSOR_MAP
+                      ? checkTensorMapArg(desc, ref, arg)
+                      : checkRef(desc, ref, ref.size_bytes, arg);
+        if (!e.ok())
           return e;
+      }
     } else if (step.kind == DLC_STEP_COPY) {
       if (step.num_args != 2)
         return makeError(DLC_ERROR_INVALID_MODEL, where,

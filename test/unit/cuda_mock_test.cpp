@@ -7,11 +7,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "dlc_runtime.h"
+#include "mock_cuda/mock_cuda.h"
 #include "test_util.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
 #include <string>
 #include <thread>
@@ -24,15 +26,38 @@ bool mockHasDevices() {
   return !env || std::atoi(env) > 0;
 }
 
-/// A counter exported by the mock driver (loaded by libdlcrt).
-int mockCounter(const char *name) {
+/// Calls `name`, a query exported by the mock driver (loaded by libdlcrt);
+/// `fallback` when there is none.
+template <typename R, typename... Args>
+R mockQuery(const char *name, R fallback, Args... args) {
   void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
   if (!lib)
-    return -1;
-  auto fn = reinterpret_cast<int (*)()>(dlsym(lib, name));
-  int v = fn ? fn() : -1;
+    return fallback;
+  auto fn = reinterpret_cast<R (*)(Args...)>(dlsym(lib, name));
+  R v = fn ? fn(args...) : fallback;
   dlclose(lib);
   return v;
+}
+
+/// A counter exported by the mock driver.
+int mockCounter(const char *name) { return mockQuery<int>(name, -1); }
+
+/// Whether the libcuda.so.1 found first exports cuTensorMapEncodeTiled.
+bool driverHasTma() {
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib)
+    return false;
+  bool has = dlsym(lib, "cuTensorMapEncodeTiled") != nullptr;
+  dlclose(lib);
+  return has;
+}
+
+/// The encoding the mock driver wrote at device address `address` (host
+/// memory in the mock).
+dlc_mock::MockTensorMap readTensorMap(unsigned long long address) {
+  dlc_mock::MockTensorMap m;
+  std::memcpy(&m, reinterpret_cast<const void *>(address), sizeof(m));
+  return m;
 }
 
 bool runAdd(dlc_context_t ctx, float offset) {
@@ -217,6 +242,161 @@ TEST_F(CudaMock, OrdinalOutOfRange) {
             DLC_ERROR_INVALID_ARGUMENT);
   EXPECT_CONTAINS(dlc_last_error(),
                   "CUDA device ordinal 3 out of range: 1 device(s)");
+}
+
+/// Runs tma_model.c: y = x through map 0, w = weights rows 1..2, columns
+/// 0..3 through map 1.
+bool runTma(dlc_context_t ctx, float offset) {
+  float x[32], y[32] = {0}, w[8] = {0};
+  for (int i = 0; i < 32; ++i)
+    x[i] = float(i) + offset;
+  const void *in[] = {x};
+  size_t inSizes[] = {sizeof(x)};
+  void *out[] = {y, w};
+  size_t outSizes[] = {sizeof(y), sizeof(w)};
+  if (dlc_context_run(ctx, in, inSizes, 1, out, outSizes, 2) != DLC_OK) {
+    ADD_FAILURE() << dlc_last_error();
+    return false;
+  }
+  bool ok = true;
+  for (int i = 0; i < 32; ++i)
+    if (y[i] != x[i]) {
+      ADD_FAILURE() << "y[" << i << "] = " << y[i];
+      ok = false;
+    }
+  const float wantW[8] = {16, 17, 18, 19, 32, 33, 34, 35};
+  for (int i = 0; i < 8; ++i)
+    if (w[i] != wantW[i]) {
+      ADD_FAILURE() << "w[" << i << "] = " << w[i];
+      ok = false;
+    }
+  return ok;
+}
+
+// The context encodes each map over its own buffers, uploads it into its
+// allocation, and passes that device copy to the kernel.
+TEST_F(CudaMock, TensorMapsReachTheKernel) {
+  if (!driverHasTma())
+    GTEST_SKIP() << "the mock driver lacks cuTensorMapEncodeTiled";
+  dlc_model_t model = nullptr;
+  ASSERT_EQ(dlc_model_load(FAKE_TMA_SO, DLC_DEVICE_CUDA, 0, &model), DLC_OK)
+      << dlc_last_error();
+  dlc_context_t ctx1 = nullptr, ctx2 = nullptr;
+  ASSERT_EQ(dlc_context_create(model, &ctx1), DLC_OK) << dlc_last_error();
+  ASSERT_EQ(dlc_context_create(model, &ctx2), DLC_OK) << dlc_last_error();
+  uint64_t bytes = 0;
+  EXPECT_EQ(dlc_context_device_memory_bytes(ctx1, &bytes), DLC_OK);
+  // x, y, w and the two 128-byte maps, each 256-byte aligned; no arena.
+  EXPECT_EQ(bytes, 4u * 256);
+
+  for (dlc_context_t ctx : {ctx1, ctx2}) {
+    int seen = mockCounter("mock_tensor_maps_seen");
+    for (int round = 0; round < 3; ++round) // capture, then graph replays
+      EXPECT_TRUE(runTma(ctx, float(10 * round)));
+    ASSERT_EQ(mockCounter("mock_tensor_maps_seen") - seen, 6);
+    EXPECT_EQ(mockCounter("mock_bad_tensor_maps"), 0);
+    auto map0 = mockQuery<unsigned long long>("mock_tensor_map_seen", 0, seen);
+    auto map1 =
+        mockQuery<unsigned long long>("mock_tensor_map_seen", 0, seen + 1);
+    // Every replay passes the same device copies.
+    EXPECT_EQ(
+        mockQuery<unsigned long long>("mock_tensor_map_seen", 0, seen + 4),
+        map0);
+
+    // The maps lie back to back, 64-byte aligned, in the context's one
+    // allocation, which starts at input x (the model has no arena).
+    void *x = nullptr;
+    ASSERT_EQ(dlc_context_device_buffer(ctx, 0, 0, &x), DLC_OK);
+    auto base = reinterpret_cast<unsigned long long>(x);
+    ASSERT_EQ(mockQuery<unsigned long long>("mock_allocation_size", 0, base),
+              bytes);
+    EXPECT_EQ(map0 % 64, 0u);
+    EXPECT_EQ(map1, map0 + 128);
+    EXPECT_GE(map0, base);
+    EXPECT_LE(map1 + 128, base + bytes);
+
+    dlc_mock::MockTensorMap m = readTensorMap(map0);
+    EXPECT_EQ(m.magic, dlc_mock::kTensorMapMagic);
+    EXPECT_EQ(m.dataType, 7); // FLOAT32
+    EXPECT_EQ(m.rank, 2u);
+    EXPECT_EQ(m.globalAddress, base); // this context's x
+    EXPECT_EQ(m.dims[0], 8u);
+    EXPECT_EQ(m.dims[1], 4u);
+    EXPECT_EQ(m.strides[0], 32u);
+    EXPECT_EQ(m.box[0], 8u);
+    EXPECT_EQ(m.box[1], 4u);
+    EXPECT_EQ(m.swizzle, 1); // 32B
+    EXPECT_EQ(m.elementStrides[0], 1);
+    EXPECT_EQ(m.elementStrides[1], 1);
+    EXPECT_EQ(m.interleave, 0);
+    EXPECT_EQ(m.l2Promotion, 3); // 256B
+    EXPECT_EQ(m.oobFill, 0);
+
+    m = readTensorMap(map1);
+    EXPECT_EQ(m.magic, dlc_mock::kTensorMapMagic);
+    // 64 bytes into the model's device copy of the 256-byte weights.
+    EXPECT_EQ(mockQuery<unsigned long long>("mock_allocation_size", 0,
+                                            m.globalAddress - 64),
+              256u);
+    EXPECT_EQ(m.dims[0], 16u);
+    EXPECT_EQ(m.dims[1], 3u);
+    EXPECT_EQ(m.strides[0], 64u);
+    EXPECT_EQ(m.box[0], 4u);
+    EXPECT_EQ(m.box[1], 2u);
+    EXPECT_EQ(m.swizzle, 0);
+  }
+  dlc_context_free(ctx1);
+  dlc_context_free(ctx2);
+  dlc_model_free(model);
+  EXPECT_EQ(mockCounter("mock_live_allocations"), 0);
+}
+
+TEST_F(CudaMock, TensorMapEncodeErrorNamesTheMap) {
+  if (!driverHasTma())
+    GTEST_SKIP() << "the mock driver lacks cuTensorMapEncodeTiled";
+  dlc_model_t model = nullptr;
+  ASSERT_EQ(dlc_model_load(FAKE_TMA_SO, DLC_DEVICE_CUDA, 0, &model), DLC_OK)
+      << dlc_last_error();
+  setenv("DLC_MOCK_CUDA_NO_TMA", "1", 1);
+  dlc_context_t ctx = nullptr;
+  dlc_status s = dlc_context_create(model, &ctx);
+  unsetenv("DLC_MOCK_CUDA_NO_TMA");
+  EXPECT_EQ(s, DLC_ERROR_DEVICE);
+  EXPECT_EQ(ctx, nullptr);
+  EXPECT_CONTAINS(dlc_last_error(),
+                  "cuTensorMapEncodeTiled of tensor map #0 (float32 dims "
+                  "[8,4] strides [4,32] box [8,4] swizzle 32) failed: "
+                  "CUDA_ERROR_NOT_SUPPORTED");
+  // The failed context left nothing behind and the model still works.
+  ASSERT_EQ(dlc_context_create(model, &ctx), DLC_OK) << dlc_last_error();
+  EXPECT_TRUE(runTma(ctx, 1));
+  dlc_context_free(ctx);
+  dlc_model_free(model);
+  EXPECT_EQ(mockCounter("mock_live_allocations"), 0);
+}
+
+// Run by ctest against the mock built without cuTensorMapEncodeTiled (a
+// driver older than CUDA 12): models without maps still run.
+TEST(CudaMockOldDriver, TensorMapsNeedCuda12) {
+  if (!mockHasDevices() || driverHasTma())
+    GTEST_SKIP() << "needs the mock driver without cuTensorMapEncodeTiled";
+  dlc_model_t model = nullptr;
+  ASSERT_EQ(dlc_model_load(FAKE_CUDA_SO, DLC_DEVICE_CUDA, 0, &model), DLC_OK)
+      << dlc_last_error();
+  dlc_context_t ctx = nullptr;
+  ASSERT_EQ(dlc_context_create(model, &ctx), DLC_OK) << dlc_last_error();
+  EXPECT_TRUE(runAdd(ctx, 1));
+  dlc_context_free(ctx);
+  dlc_model_free(model);
+
+  ASSERT_EQ(dlc_model_load(FAKE_TMA_SO, DLC_DEVICE_CUDA, 0, &model), DLC_OK)
+      << dlc_last_error();
+  EXPECT_EQ(dlc_context_create(model, &ctx), DLC_ERROR_DEVICE);
+  EXPECT_CONTAINS(dlc_last_error(),
+                  "this model uses TMA tensor maps (sm_90); the CUDA driver "
+                  "has no cuTensorMapEncodeTiled (CUDA 12 or newer)");
+  dlc_model_free(model);
+  EXPECT_EQ(mockCounter("mock_live_allocations"), 0);
 }
 
 // Run by ctest with DLC_MOCK_CUDA_DEVICES=0.

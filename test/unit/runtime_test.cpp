@@ -226,7 +226,7 @@ TEST(Loader, MissingQuerySymbol) {
 TEST(Loader, AbiMismatch) {
   std::string msg = loadError(FAKE_BAD_ABI_SO, DLC_ERROR_ABI_MISMATCH);
   EXPECT_CONTAINS(msg, "model ABI version 999");
-  EXPECT_CONTAINS(msg, "runtime loads version 2");
+  EXPECT_CONTAINS(msg, "runtime loads version 3");
 }
 
 TEST(Loader, OutOfRangePlans) {
@@ -243,6 +243,34 @@ TEST(Loader, OutOfRangePlans) {
   EXPECT_CONTAINS(loadError(FAKE_BAD_STATUS_SO, DLC_ERROR_INVALID_MODEL),
                   "step 0 (kernel 'add_checked'), arg 3: uses the status word "
                   "but the model has no checks");
+}
+
+// Tensor maps are checked against what cuTensorMapEncodeTiled accepts and
+// against their buffer before any driver is loaded.
+TEST(Loader, BadTensorMaps) {
+  EXPECT_CONTAINS(loadError(FAKE_BAD_CPU_TMA_SO, DLC_ERROR_INVALID_MODEL),
+                  "tensor maps are CUDA only (TMA), but this cpu model has 1");
+  EXPECT_CONTAINS(loadError(FAKE_TMA_BAD_RANK_SO, DLC_ERROR_INVALID_MODEL),
+                  "tensor map #0: rank 0 is not in 1..5");
+  EXPECT_CONTAINS(loadError(FAKE_TMA_BAD_BOX_SO, DLC_ERROR_INVALID_MODEL),
+                  "tensor map #0: box[1] = 300 is not in 1..256");
+  EXPECT_CONTAINS(loadError(FAKE_TMA_BAD_STRIDE_SO, DLC_ERROR_INVALID_MODEL),
+                  "tensor map #1: strides[1] = 56 is not a multiple of 16");
+  EXPECT_CONTAINS(loadError(FAKE_TMA_BAD_SWIZZLE_SO, DLC_ERROR_INVALID_MODEL),
+                  "tensor map #1: box[0] * element size = 64 bytes exceeds "
+                  "the swizzle span of 32 bytes");
+  EXPECT_CONTAINS(loadError(FAKE_TMA_BAD_EXTENT_SO, DLC_ERROR_INVALID_MODEL),
+                  "tensor map #1: dims and strides span 256 bytes, past the "
+                  "192 bytes of its tensor");
+  EXPECT_CONTAINS(
+      loadError(FAKE_TMA_BAD_MAP_OFFSET_SO, DLC_ERROR_INVALID_MODEL),
+      "tensor map #1: tensor offset 56 is not 16-byte aligned");
+  EXPECT_CONTAINS(loadError(FAKE_TMA_BAD_MAP_INDEX_SO, DLC_ERROR_INVALID_MODEL),
+                  "step 1 (kernel 'tma_box_2d'), arg 0: tensor map index 2 "
+                  "out of range (2 tensor maps)");
+  EXPECT_CONTAINS(loadError(FAKE_TMA_BAD_MAP_COPY_SO, DLC_ERROR_INVALID_MODEL),
+                  "step 2, source: a tensor map can only be a kernel "
+                  "argument");
 }
 
 TEST(Runtime, HostContextsHaveNoDeviceBuffers) {

@@ -3,20 +3,32 @@
 // Implements the driver entry points libdlcrt uses on host memory, so the
 // CUDA device code (module loading, weights upload, context buffers, graph
 // capture and replay, error reporting) is exercised on machines without a
-// GPU. "Device pointers" are host pointers. The only kernel is add_f32, the
-// one in test/unit/models/cuda_model.c: c[i] = a[i] + b[i] for threads i < 8.
+// GPU. "Device pointers" are host pointers. The kernels:
+//  - add_f32 (test/unit/models/cuda_model.c): c[i] = a[i] + b[i] for threads
+//    i < 8;
+//  - tma_box_2d(map, out) (test/unit/models/tma_model.c): reads the tensor
+//    map at device address `map` (a MockTensorMap, see mock_cuda.h) and
+//    copies the first box of its tensor, innermost dimension first, densely
+//    into `out`, with zeros past the tensor's dims like TMA.
 // It checks what the real driver would reject: calls without a current
-// context, synchronous copies inside a stream capture, unknown handles.
+// context, synchronous copies inside a stream capture, unknown handles,
+// tensor maps the real cuTensorMapEncodeTiled refuses, and tensor map
+// arguments outside device memory.
 //
 // DLC_MOCK_CUDA_DEVICES=N sets the device count (0: cuInit reports
-// CUDA_ERROR_NO_DEVICE).
+// CUDA_ERROR_NO_DEVICE). DLC_MOCK_CUDA_NO_TMA=1 makes cuTensorMapEncodeTiled
+// fail with CUDA_ERROR_NOT_SUPPORTED. Built with DLC_MOCK_CUDA_OLD_DRIVER it
+// does not export cuTensorMapEncodeTiled at all (a pre-CUDA-12 driver).
 //
 //===----------------------------------------------------------------------===//
+
+#include "mock_cuda.h"
 
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -36,11 +48,13 @@ enum : CUresult {
   kInvalidContext = 201,
   kInvalidPtx = 218,
   kNotFound = 500,
+  kNotSupported = 801,
   kCaptureUnsupported = 900,
 };
 
 struct Op {
   bool launch;
+  void *fn;
   unsigned grid[3], block[3];
   CUdeviceptr args[3];
   CUdeviceptr dst, src;
@@ -58,11 +72,15 @@ struct Graph {
 
 int fakeContext; // its address is the one CUcontext
 int fakeModule;
-int fakeFunction;
+int fakeFunction;    // add_f32
+int fakeTmaFunction; // tma_box_2d
 
 std::mutex mu;
-std::set<void *> allocations;
+std::map<void *, size_t> allocations; // base -> bytes
 int retained = 0, captures = 0, graphLaunches = 0, cubinLoads = 0, ptxLoads = 0;
+/// The map addresses tma_box_2d read, in order, and how many were no map.
+std::vector<CUdeviceptr> tensorMapsSeen;
+int badTensorMaps = 0;
 thread_local std::vector<void *> ctxStack;
 
 bool current() { return !ctxStack.empty(); }
@@ -72,10 +90,54 @@ int deviceCount() {
   return env ? std::atoi(env) : 1;
 }
 
+/// Whether [p, p + bytes) lies in one live allocation.
+bool inDeviceMemory(CUdeviceptr p, size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = allocations.upper_bound(reinterpret_cast<void *>(p));
+  if (it == allocations.begin())
+    return false;
+  --it;
+  auto base = reinterpret_cast<CUdeviceptr>(it->first);
+  return p - base <= it->second && bytes <= it->second - (p - base);
+}
+
+/// Bytes per element of each CUtensorMapDataType (UINT8 .. TFLOAT32_FTZ).
+constexpr size_t kTmaElementSize[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
+
+void tmaBox2d(CUdeviceptr mapAddress, CUdeviceptr out) {
+  std::lock_guard<std::mutex> lock(mu);
+  tensorMapsSeen.push_back(mapAddress);
+  dlc_mock::MockTensorMap map;
+  std::memcpy(&map, reinterpret_cast<const void *>(mapAddress), sizeof(map));
+  if (map.magic != dlc_mock::kTensorMapMagic || map.rank > 2 ||
+      map.dataType < 0 || map.dataType > 12) {
+    ++badTensorMaps;
+    return;
+  }
+  size_t elem = kTmaElementSize[map.dataType];
+  uint64_t dims1 = map.rank > 1 ? map.dims[1] : 1;
+  uint32_t box1 = map.rank > 1 ? map.box[1] : 1;
+  auto src = reinterpret_cast<const uint8_t *>(map.globalAddress);
+  auto dst = reinterpret_cast<uint8_t *>(out);
+  for (uint32_t y = 0; y < box1; ++y)
+    for (uint32_t x = 0; x < map.box[0]; ++x) {
+      uint8_t *to = dst + (size_t(y) * map.box[0] + x) * elem;
+      if (x < map.dims[0] && y < dims1)
+        std::memcpy(
+            to, src + y * (map.rank > 1 ? map.strides[0] : 0) + x * elem, elem);
+      else
+        std::memset(to, 0, elem);
+    }
+}
+
 void execute(const Op &op) {
   if (!op.launch) {
     std::memmove(reinterpret_cast<void *>(op.dst),
                  reinterpret_cast<void *>(op.src), op.bytes);
+    return;
+  }
+  if (op.fn == &fakeTmaFunction) {
+    tmaBox2d(op.args[0], op.args[1]);
     return;
   }
   auto a = reinterpret_cast<const float *>(op.args[0]);
@@ -99,6 +161,22 @@ int mock_captures() { return captures; }
 int mock_graph_launches() { return graphLaunches; }
 int mock_cubin_loads() { return cubinLoads; }
 int mock_ptx_loads() { return ptxLoads; }
+/// The device address of the tensor map the i-th tma_box_2d run read.
+CUdeviceptr mock_tensor_map_seen(int i) {
+  std::lock_guard<std::mutex> lock(mu);
+  return i >= 0 && size_t(i) < tensorMapsSeen.size() ? tensorMapsSeen[i] : 0;
+}
+int mock_tensor_maps_seen() {
+  std::lock_guard<std::mutex> lock(mu);
+  return int(tensorMapsSeen.size());
+}
+int mock_bad_tensor_maps() { return badTensorMaps; }
+/// The size of the live allocation at `p`, or 0.
+unsigned long long mock_allocation_size(CUdeviceptr p) {
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = allocations.find(reinterpret_cast<void *>(p));
+  return it == allocations.end() ? 0 : it->second;
+}
 
 CUresult cuInit(unsigned) { return deviceCount() > 0 ? kOk : kNoDevice; }
 
@@ -168,7 +246,8 @@ CUresult cuModuleLoadDataEx(void **mod, const void *image, unsigned n,
   if (!current())
     return kInvalidContext;
   const char *ptx = static_cast<const char *>(image);
-  if (!std::strstr(ptx, ".entry add_f32")) {
+  if (!std::strstr(ptx, ".entry add_f32") &&
+      !std::strstr(ptx, ".entry tma_box_2d")) {
     for (unsigned i = 0; i < n; ++i)
       if (options[i] == 5) // CU_JIT_ERROR_LOG_BUFFER
         std::strcpy(static_cast<char *>(values[i]), "ptxas: mock error");
@@ -186,9 +265,12 @@ CUresult cuModuleUnload(void *mod) {
 CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) {
   if (mod != &fakeModule)
     return kInvalidValue;
-  if (std::strcmp(name, "add_f32") != 0)
+  if (std::strcmp(name, "add_f32") == 0)
+    *fn = &fakeFunction;
+  else if (std::strcmp(name, "tma_box_2d") == 0)
+    *fn = &fakeTmaFunction;
+  else
     return kNotFound;
-  *fn = &fakeFunction;
   return kOk;
 }
 
@@ -199,11 +281,12 @@ CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
     return kInvalidContext;
   if (!bytes)
     return kInvalidValue; // like the real driver
-  void *mem = std::malloc(bytes);
+  // 256-byte aligned like the real driver's (the runtime relies on it).
+  void *mem = std::aligned_alloc(256, (bytes + 255) & ~size_t(255));
   if (!mem)
     return kOutOfMemory;
   std::lock_guard<std::mutex> lock(mu);
-  allocations.insert(mem);
+  allocations[mem] = bytes;
   *p = reinterpret_cast<CUdeviceptr>(mem);
   return kOk;
 }
@@ -319,15 +402,20 @@ CUresult cuGraphDestroy(Graph *g) {
 CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
                         unsigned bx, unsigned by, unsigned bz, unsigned,
                         Stream *s, void **params, void **extra) {
-  if (!current() || fn != &fakeFunction || !s || !params || extra)
+  bool tma = fn == &fakeTmaFunction;
+  if (!current() || (fn != &fakeFunction && !tma) || !s || !params || extra)
     return kInvalidValue;
   Op op{};
   op.launch = true;
+  op.fn = fn;
   op.grid[0] = gx, op.grid[1] = gy, op.grid[2] = gz;
   op.block[0] = bx, op.block[1] = by, op.block[2] = bz;
   // Parameters are read through their pointers at launch time.
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < (tma ? 2 : 3); ++i)
     op.args[i] = *static_cast<CUdeviceptr *>(params[i]);
+  // A kernel dereferences its map on the device: a host address faults.
+  if (tma && (op.args[0] % 64 || !inDeviceMemory(op.args[0], 128)))
+    return kInvalidValue;
   if (s->capturing)
     s->ops.push_back(op);
   else
@@ -383,6 +471,62 @@ CUresult cuEventDestroy_v2(Event *e) {
   return kOk;
 }
 
+#ifndef DLC_MOCK_CUDA_OLD_DRIVER
+// Checks what the CUDA 12 driver documents for tiled maps, then stores the
+// arguments as a MockTensorMap.
+CUresult cuTensorMapEncodeTiled(void *map, int dataType, uint32_t rank,
+                                void *globalAddress, const uint64_t *globalDim,
+                                const uint64_t *globalStrides,
+                                const uint32_t *boxDim,
+                                const uint32_t *elementStrides, int interleave,
+                                int swizzle, int l2Promotion, int oobFill) {
+  if (std::getenv("DLC_MOCK_CUDA_NO_TMA"))
+    return kNotSupported;
+  if (!map || reinterpret_cast<uintptr_t>(map) % 64 || dataType < 0 ||
+      dataType > 12 || rank < 1 || rank > 5 || !globalAddress ||
+      reinterpret_cast<uintptr_t>(globalAddress) % 16 || !globalDim ||
+      (rank > 1 && !globalStrides) || !boxDim || !elementStrides ||
+      interleave < 0 || interleave > 2 || swizzle < 0 || swizzle > 3 ||
+      l2Promotion < 0 || l2Promotion > 3 || oobFill < 0 || oobFill > 1)
+    return kInvalidValue;
+  size_t elem = kTmaElementSize[dataType];
+  for (uint32_t d = 0; d < rank; ++d) {
+    if (globalDim[d] < 1 || globalDim[d] > (uint64_t(1) << 32) ||
+        boxDim[d] < 1 || boxDim[d] > 256 || elementStrides[d] < 1 ||
+        elementStrides[d] > 8)
+      return kInvalidValue;
+    if (d + 1 < rank &&
+        (globalStrides[d] % 16 || globalStrides[d] >= (uint64_t(1) << 40)))
+      return kInvalidValue;
+  }
+  size_t rowBytes = boxDim[0] * elem;
+  if (interleave == 0 && rowBytes % 16)
+    return kInvalidValue;
+  if (interleave == 0 && swizzle && rowBytes > (size_t(16) << swizzle))
+    return kInvalidValue;
+
+  dlc_mock::MockTensorMap m{};
+  m.magic = dlc_mock::kTensorMapMagic;
+  m.dataType = dataType;
+  m.rank = rank;
+  m.swizzle = swizzle;
+  m.globalAddress = reinterpret_cast<uint64_t>(globalAddress);
+  for (uint32_t d = 0; d < rank; ++d) {
+    m.dims[d] = globalDim[d];
+    m.box[d] = boxDim[d];
+    m.elementStrides[d] = uint8_t(elementStrides[d]);
+    if (d + 1 < rank)
+      m.strides[d] = globalStrides[d];
+  }
+  m.interleave = uint8_t(interleave);
+  m.l2Promotion = uint8_t(l2Promotion);
+  m.oobFill = uint8_t(oobFill);
+  std::memset(map, 0, 128);
+  std::memcpy(map, &m, sizeof(m));
+  return kOk;
+}
+#endif
+
 CUresult cuGetErrorName(CUresult r, const char **name) {
   switch (r) {
   case kNoDevice:
@@ -393,6 +537,9 @@ CUresult cuGetErrorName(CUresult r, const char **name) {
     return kOk;
   case kInvalidDevice:
     *name = "CUDA_ERROR_INVALID_DEVICE";
+    return kOk;
+  case kNotSupported:
+    *name = "CUDA_ERROR_NOT_SUPPORTED";
     return kOk;
   default:
     *name = "CUDA_ERROR_MOCK";

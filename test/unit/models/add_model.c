@@ -4,7 +4,8 @@
  *   step 2: copy arena[64:96] -> output "out/c:0"
  * WITH_CHECK: step 0 also gets the status word and reports check 1 when an
  * element of `a` is negative (as a Gather kernel does for a bad index).
- * The BAD_* macros build broken variants for the loader tests. */
+ * The BAD_* macros build broken variants for the loader tests (BAD_TMA: a
+ * tensor map, which only CUDA models may have). */
 #include "dlc/model_format.h"
 
 #ifndef ABI_VERSION
@@ -96,6 +97,23 @@ static const dlc_buffer_ref step2_args[] = {
     {DLC_BUFFER_ARENA, 0, 64, 32},
     {DLC_BUFFER_OUTPUT, 0, 0, 32},
 };
+#ifdef BAD_TMA
+static const dlc_tensor_map maps[] = {
+    {{DLC_BUFFER_INPUT, 0, 0, 32},
+     DLC_DTYPE_FLOAT32,
+     2,
+     {4, 2},
+     {4, 16},
+     {4, 2},
+     0},
+};
+#define NUM_MAPS 1
+#define MAPS maps
+#else
+#define NUM_MAPS 0
+#define MAPS 0
+#endif
+
 static const dlc_step steps[] = {
     {DLC_STEP_LAUNCH,
      FIRST_KERNEL,
@@ -130,6 +148,8 @@ static const dlc_model_desc desc = {
     "{\"dlc_version\": \"test\", \"model\": \"add\"}",
     NUM_CHECKS,
     checks,
+    NUM_MAPS,
+    MAPS,
 };
 
 __attribute__((visibility("default"))) const dlc_model_desc *QUERY_NAME(void) {

@@ -1,0 +1,34 @@
+//===- mock_cuda.h - The mock driver's tensor maps --------------*- C++ -*-===//
+//
+// The mock's cuTensorMapEncodeTiled writes a MockTensorMap into the 128-byte
+// CUtensorMap, so a test can read back from the device copy what the runtime
+// asked the driver to encode.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLC_TEST_UNIT_MOCK_CUDA_H
+#define DLC_TEST_UNIT_MOCK_CUDA_H
+
+#include <cstdint>
+
+namespace dlc_mock {
+
+constexpr uint32_t kTensorMapMagic = 0x50414d54; // "TMAP"
+
+/// The mock's CUtensorMap: cuTensorMapEncodeTiled's arguments, verbatim.
+struct MockTensorMap {
+  uint32_t magic; // kTensorMapMagic
+  int32_t dataType;
+  uint32_t rank;
+  int32_t swizzle; // CU_TENSOR_MAP_SWIZZLE_*: 0 none, 1 32B, 2 64B, 3 128B
+  uint64_t globalAddress;
+  uint64_t dims[5];
+  uint64_t strides[4]; // strides[d - 1] of dimension d >= 1, in bytes
+  uint32_t box[5];
+  uint8_t elementStrides[5];
+  uint8_t interleave, l2Promotion, oobFill;
+};
+static_assert(sizeof(MockTensorMap) <= 128, "a CUtensorMap is 128 bytes");
+
+} // namespace dlc_mock
+
+#endif // DLC_TEST_UNIT_MOCK_CUDA_H
