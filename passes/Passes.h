@@ -84,6 +84,10 @@ constexpr const char kBlock[] = "dlc.block";
 /// shared memory it needs.
 constexpr const char kCtaThreads[] = "dlc.cta_threads";
 constexpr const char kSharedBytes[] = "dlc.shared_bytes";
+/// On a kernel argument: pass the address of a TMA tensor map over this
+/// buffer instead of the buffer ({dims, box} innermost first, swizzle in
+/// bytes); the packager adds it to the model.so's tensor-map table.
+constexpr const char kTensorMap[] = "dlc.tensor_map";
 /// On the model function's memref.alloc ops: the planned arena offset.
 constexpr const char kArenaOffset[] = "dlc.arena_offset";
 /// On the model function's memref.alloc ops: [first, last] op positions

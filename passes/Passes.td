@@ -171,6 +171,19 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
     and the slot of k-tile kt - 2 refilled while kt runs (wgmma is waited
     for one k-tile behind). A [K, N] 16-bit B and TF32 keep mma.sync.
 
+    With `tma` as well, the k-tiles of B, and of A when A is a plain
+    row-major operand (not a convolution's im2col window), are loaded by
+    the Tensor Memory Accelerator: one thread arms the slot's mbarrier with
+    the stage's byte count (`mbarrier.arrive.expect_tx`) and issues one
+    `cp.async.bulk.tensor` per operand box, which lands 128-byte swizzled
+    and zero-fills past the tensor's edges; all threads wait on the
+    mbarrier's phase parity. The kernel takes one more argument per such
+    operand, the same buffer marked `dlc.tensor_map = {dims, box, swizzle}`
+    (innermost first): the packager turns it into a model.so tensor map
+    that the runtime encodes per context and passes by address. A needs
+    rows of a multiple of 16 bytes and a 16-byte aligned base; operands
+    that are not whole kernel arguments keep cp.async.
+
     With `split-k`, a kernel whose output tiles give fewer than half of
     `sm-count` SMs a CTA is split along K: a copy of the kernel (called
     first, with the caller's operands and a workspace `[s] + accumulator
@@ -228,6 +241,10 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
            "sm_90a: GEMMs with a K-major B ([N, K]; f16, bf16, i8) run "
            "warpgroup wgmma.mma_async from shared memory descriptors">,
+    Option<"tma", "tma", "bool", /*default=*/"false",
+           "With wgmma: load operand tiles with TMA (cp.async.bulk.tensor "
+           "into mbarrier-tracked stages) where the operand is a whole "
+           "row-major kernel argument">,
     Option<"splitK", "split-k", "bool", /*default=*/"true",
            "Split K among CTAs when the output tiles leave half the SMs "
            "idle (partial sums to a workspace, added up by the kernel's "

@@ -109,10 +109,15 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
         {!cudaForm, tensorCores && options.allowTf32}));
   // 16-bit, int8 (and with TF32 f32) GEMMs become tensor-core CTA programs
   // (emulated per lane when the host runs the CUDA form).
-  if (cudaForm && options.tensorCores)
-    pm.addPass(dlc::createTileGemmKernelsPass(
-        {options.target != Target::Cuda, smCountFor(options.arch),
-         options.allowTf32, hasWgmma(options.arch)}));
+  if (cudaForm && options.tensorCores) {
+    dlc::TileGemmKernelsPassOptions gemm;
+    gemm.emulate = options.target != Target::Cuda;
+    gemm.smCount = smCountFor(options.arch);
+    gemm.allowTf32 = options.allowTf32;
+    gemm.wgmma = hasWgmma(options.arch);
+    gemm.tma = gemm.wgmma && options.tma;
+    pm.addPass(dlc::createTileGemmKernelsPass(gemm));
+  }
   // Attention at 16-bit precision becomes flash attention on tensor cores.
   if (cudaForm && options.tensorCores && !options.reducedPrecision.empty()) {
     dlc::TileAttentionKernelsPassOptions attention;

@@ -66,6 +66,8 @@ struct CompileOptions {
   /// CUDA form: row reduction kernels as one warp per row
   /// (dlc-distribute-reductions); off for bisection.
   bool warpReductions = true;
+  /// sm_90a: wgmma GEMMs load whole row-major operands with TMA.
+  bool tma = true;
   /// --conv-layout=nchw|nhwc: channels-last 2-D convolutions (implicit GEMMs
   /// with the channels contiguous), or ONNX's NCHW.
   ConvLayout convLayout = ConvLayout::Auto;

@@ -41,7 +41,8 @@ enum BufferKind {
   kWeight = 1,
   kInput = 2,
   kOutput = 3,
-  kStatus = 4
+  kStatus = 4,
+  kTensorMap = 5
 };
 
 struct BufferRef {
@@ -49,6 +50,20 @@ struct BufferRef {
   int index = 0;
   int64_t offset = 0;
   int64_t size = 0;
+};
+
+/// A dlc_tensor_map: the runtime encodes it per context.
+struct TensorMap {
+  BufferRef tensor;
+  int32_t dtype = 0;
+  SmallVector<int64_t> dims, strides, box;
+  int64_t swizzle = 0;
+
+  bool operator==(const TensorMap &o) const {
+    return tensor.kind == o.tensor.kind && tensor.index == o.tensor.index &&
+           tensor.offset == o.tensor.offset && dtype == o.dtype &&
+           dims == o.dims && box == o.box && swizzle == o.swizzle;
+  }
 };
 
 struct Step {
@@ -166,7 +181,50 @@ struct Plan {
   int64_t arenaSize = 0;
   /// Messages of the run-time checks, check k at k - 1.
   std::vector<std::string> checks;
+  std::vector<TensorMap> tensorMaps;
 };
+
+/// The tensor map that kernel argument `arg` (marked dlc.tensor_map) asks
+/// for over `tensor`, with what TMA requires of it checked.
+FailureOr<TensorMap> tensorMapFor(func::CallOp call, BlockArgument arg,
+                                  DictionaryAttr spec, const BufferRef &tensor) {
+  auto fail = [&](const Twine &why) {
+    return call.emitOpError("argument ")
+           << arg.getArgNumber() << " of kernel '" << call.getCallee()
+           << "': " << why;
+  };
+  auto dims = spec.getAs<DenseI64ArrayAttr>("dims");
+  auto box = spec.getAs<DenseI64ArrayAttr>("box");
+  auto swizzle = spec.getAs<IntegerAttr>("swizzle");
+  auto type = dyn_cast<MemRefType>(arg.getType());
+  if (!dims || !box || !swizzle || !type || dims.size() != box.size() ||
+      dims.empty() || dims.size() > 5)
+    return fail("malformed dlc.tensor_map (dims, box: 1 to 5 entries each; "
+                "swizzle)");
+  TensorMap map;
+  map.tensor = tensor;
+  map.dtype = onnxDtype(type.getElementType());
+  map.dims.assign(dims.asArrayRef().begin(), dims.asArrayRef().end());
+  map.box.assign(box.asArrayRef().begin(), box.asArrayRef().end());
+  map.swizzle = swizzle.getInt();
+  int64_t elemBytes = (type.getElementTypeBitWidth() + 7) / 8;
+  // Row-major and contiguous: each stride is the extent below it.
+  int64_t stride = elemBytes;
+  for (int64_t d : map.dims) {
+    map.strides.push_back(stride);
+    stride *= d;
+  }
+  if (stride > tensor.size)
+    return fail("tensor map covers " + Twine(stride) + " bytes of a " +
+                Twine(tensor.size) + "-byte buffer");
+  if (tensor.offset % 16)
+    return fail("TMA needs a 16-byte aligned buffer; this one is at offset " +
+                Twine(tensor.offset));
+  if (map.dims.size() > 1 && map.strides[1] % 16)
+    return fail("TMA needs rows of a multiple of 16 bytes, not " +
+                Twine(map.strides[1]));
+  return map;
+}
 
 FailureOr<Plan> buildPlan(ModuleOp module, const ModelSignature &signature,
                           const CompileOptions &options) {
@@ -266,10 +324,26 @@ FailureOr<Plan> buildPlan(ModuleOp module, const ModelSignature &signature,
         step.launch = cudaLaunchShape(items, options.cudaBlockSize);
       if (options.target == Target::Cuda && sharedBytes)
         step.sharedBytes = sharedBytes.getInt();
-      for (Value v : call.getOperands()) {
+      for (auto [v, arg] :
+           llvm::zip(call.getOperands(), callee.getArguments())) {
         FailureOr<BufferRef> ref = resolve(v, call);
         if (failed(ref))
           return failure();
+        auto spec = callee.getArgAttrOfType<DictionaryAttr>(
+            arg.getArgNumber(), attrs::kTensorMap);
+        if (spec && options.target != Target::Cuda)
+          return call.emitOpError("passes a TMA tensor map, which only the "
+                                  "cuda target has");
+        if (spec) {
+          FailureOr<TensorMap> map = tensorMapFor(call, arg, spec, *ref);
+          if (failed(map))
+            return failure();
+          auto it = llvm::find(plan.tensorMaps, *map);
+          int index = it - plan.tensorMaps.begin();
+          if (it == plan.tensorMaps.end())
+            plan.tensorMaps.push_back(*map);
+          ref = BufferRef{kTensorMap, index, 0, 128};
+        }
         step.args.push_back(*ref);
       }
       plan.steps.push_back(std::move(step));
@@ -493,6 +567,25 @@ dlc::writeModelLibrary(ModuleOp module, const ModelSignature &signature,
        << "u, 1u, 1u}, " << step.sharedBytes << "u, " << step.args.size() << ", dlc_args" << s << "},\n";
   }
   os << "  {0, 0, {0, 0, 0}, {0, 0, 0}, 0, 0, 0}\n};\n";
+  os << "static const dlc_tensor_map dlc_tensor_maps[] = {\n";
+  auto list = [&](ArrayRef<int64_t> v) {
+    os << "{";
+    for (size_t i = 0; i < 5; ++i)
+      os << (i ? ", " : "") << (i < v.size() ? v[i] : 0) << "u";
+    os << "}";
+  };
+  for (const TensorMap &m : plan->tensorMaps) {
+    os << "  {{" << m.tensor.kind << ", " << m.tensor.index << ", "
+       << m.tensor.offset << "u, " << m.tensor.size << "u}, " << m.dtype
+       << ", " << m.dims.size() << ", ";
+    list(m.dims);
+    os << ", ";
+    list(m.strides);
+    os << ", ";
+    list(m.box);
+    os << ", " << m.swizzle << "},\n";
+  }
+  os << "  {{0, 0, 0, 0}, 0, 0, {0}, {0}, {0}, 0}\n};\n";
   os << "static const char *const dlc_checks[] = {";
   for (const std::string &check : plan->checks)
     os << cString(check) << ", ";
@@ -524,7 +617,8 @@ dlc::writeModelLibrary(ModuleOp module, const ModelSignature &signature,
     os << "  0, 0, 0, 0,\n";
   os << "  " << plan->steps.size() << ", dlc_steps,\n"
      << "  " << cString(manifest) << ",\n"
-     << "  " << plan->checks.size() << ", dlc_checks\n};\n\n"
+     << "  " << plan->checks.size() << ", dlc_checks,\n"
+     << "  " << plan->tensorMaps.size() << ", dlc_tensor_maps\n};\n\n"
      << "__attribute__((visibility(\"default\"))) const dlc_model_desc *"
      << "dlc_model_query(void) { return &dlc_model; }\n";
   os.flush();

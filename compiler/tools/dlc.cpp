@@ -120,6 +120,12 @@ cl::opt<bool> warpReductions(
              "Softmax, ReduceMean...) run one warp per row with a shuffle "
              "butterfly (default on; --warp-reductions=false to bisect)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> tma(
+    "tma",
+    cl::desc("sm_90a: wgmma GEMMs load their whole row-major operands (weights, "
+             "plain MatMul activations) with TMA into mbarrier-tracked stages "
+             "(default on; --tma=false keeps cp.async, to bisect)"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool> fuseAttention(
     "fuse-attention",
     cl::desc("Compile MatMul-Softmax-MatMul attention as one online-softmax "
@@ -426,6 +432,7 @@ int run(MLIRContext &context) {
   options.tensorCores = tensorCores;
   options.allowTf32 = allowTf32;
   options.warpReductions = warpReductions;
+  options.tma = tma;
   options.foldQdq = foldQdq;
   if (precision == "fp16" || precision == "bf16")
     options.reducedPrecision = precision;

@@ -681,12 +681,25 @@ struct SplitK {
   Value workspace;
 };
 
+/// An operand whose k-tiles TMA loads (wgmma): one box of BK elements of k
+/// by `boxRows` rows (BM of A, BN of B) per k-tile, 128-byte swizzled.
+struct TmaOperand {
+  /// The kernel argument the tensor map's address arrives in (GPU form).
+  Value map;
+  /// The map's extents, innermost (k) first.
+  SmallVector<int64_t> dims;
+  int64_t boxRows;
+};
+
 class GemmBuilder {
 public:
   GemmBuilder(RewriterBase &rewriter, GemmKernel &g, TileConfig cfg,
-              bool emulate, std::optional<SplitK> split = std::nullopt)
+              bool emulate, std::optional<SplitK> split = std::nullopt,
+              std::optional<TmaOperand> tmaA = std::nullopt,
+              std::optional<TmaOperand> tmaB = std::nullopt)
       : rw(rewriter), g(g), s(g, cfg), cfg(cfg), emulate(emulate),
-        split(split), loc(g.contraction.getLoc()), ix{rewriter, loc} {}
+        split(split), tmaA(std::move(tmaA)), tmaB(std::move(tmaB)),
+        loc(g.contraction.getLoc()), ix{rewriter, loc} {}
 
   /// Replaces the kernel's ops with the CTA program; returns the CTA count.
   int64_t build();
@@ -698,6 +711,7 @@ private:
   TileConfig cfg;
   bool emulate;
   std::optional<SplitK> split;
+  std::optional<TmaOperand> tmaA, tmaB;
   Value splitIndex; // the CTA's split (split-K)
   Location loc;
   Idx ix;
@@ -750,15 +764,61 @@ private:
   }
 
   void barrier() { ctaBarrier(rw, loc, emulate); }
-  void sideEffectAsm(StringRef text) {
+  void sideEffectAsm(StringRef text, StringRef constraints = "",
+                     ValueRange operands = {}) {
     rw.create<LLVM::InlineAsmOp>(
-        loc, TypeRange(), ValueRange(), text, "", /*has_side_effects=*/true,
+        loc, TypeRange(), operands, text, constraints,
+        /*has_side_effects=*/true,
         /*is_align_stack=*/false,
         LLVM::AsmDialectAttr::get(rw.getContext(), LLVM::AsmDialect::AD_ATT),
         ArrayAttr());
   }
 
-  void loadStage(Value kt, Value slot);
+  /// Starts loading k-tile `kt` into `slot`: cp.async by every thread for
+  /// the operands TMA does not load, and, if `issue` (i1) holds, the TMA
+  /// copies of the others.
+  void loadStage(Value kt, Value slot, Value issue);
+  /// A's and B's indices of operand element (row, col): A (m, k), B (k, n)
+  /// or, transposed, (n, k); convolutions through the im2col window.
+  SmallVector<Value> aIndices(Value r, Value c);
+  SmallVector<Value> bIndices(Value r, Value c);
+
+  // TMA (sm_90a). Each slot has an mbarrier that one thread arms with the
+  // stage's byte count before issuing its copies; the copies complete the
+  // transaction, which ends the barrier's phase; every thread waits for
+  // the phase of the slot's n-th fill by its parity, n % 2.
+  bool anyTma() const { return tmaA || tmaB; }
+  bool allTma() const { return tmaA && tmaB; }
+  /// Bytes one k-tile's TMA copies bring (full boxes, zero-filled ones too).
+  int64_t tmaStageBytes() const;
+  /// Shared-memory byte address of the mbarrier of `slot` (GPU).
+  Value barrierAddress(Value slot);
+  void initBarriers();
+  void issueTma(Value kt, Value slot, Value issue);
+  /// Waits until the fill of `slot` for the CTA's `j`-th k-tile landed.
+  void waitForTma(Value j, Value slot);
+  /// Emulation of one TMA box copy into `tile` of `slot`, as the Tensor
+  /// Memory Accelerator defines it: element (r, c) of the box from operand
+  /// element (row0 + r, k0 + c), zero past `rows` or K, at byte r * 128 +
+  /// c * size of the tile with the 128-byte swizzle (bits 4-6 ^= 7-9).
+  void tmaCopyEmulated(bool isA, const TmaOperand &op, Value slot,
+                       Value row0, Value k0);
+  Value tmaState; // emulation: per slot, transaction bytes and phases done
+  /// Emulation: src[at], or zero where `valid` is false (a zero-filled
+  /// copy); the select is on the bits so that bf16 never needs a float
+  /// select (the host has no bf16 arithmetic).
+  Value loadOrZero(Value src, ValueRange at, Value valid) {
+    Type bits = rw.getIntegerType(g.elementType.getIntOrFloatBitWidth());
+    Value v = rw.createOrFold<arith::BitcastOp>(
+        loc, bits, rw.create<memref::LoadOp>(loc, src, at));
+    v = rw.create<arith::SelectOp>(
+        loc, valid, v,
+        rw.create<arith::ConstantOp>(loc, rw.getIntegerAttr(bits, 0)));
+    return rw.createOrFold<arith::BitcastOp>(loc, g.elementType, v);
+  }
+  Value i32(Value index) {
+    return rw.create<arith::IndexCastUIOp>(loc, rw.getI32Type(), index);
+  }
   SmallVector<Value> compute(Value slot, ValueRange acc);
   Value mmaInlinePtx(Value a, Value b, Value c);
   /// TF32: an f32 fragment (vector<Nx1xf32>) rounded to TF32 by
@@ -829,91 +889,97 @@ SmallVector<Value> operandIndices(Idx &ix, AffineMap map,
   return idx;
 }
 
-void GemmBuilder::loadStage(Value kt, Value slot) {
+SmallVector<Value> GemmBuilder::aIndices(Value r, Value c) {
+  if (!g.conv)
+    return operandIndices(ix, g.aMap, batch, r, c);
+  // im2col: pixel r, window position and channel c.
+  const GemmKernel::Conv &cv = *g.conv;
+  SmallVector<Value> p = outputPixel(r);
+  auto [ky, kx, ch] = windowPosition(c);
+  return {p[0], ix.add(ix.mul(p[1], cv.sh), ix.mul(ky, cv.dh)),
+          ix.add(ix.mul(p[2], cv.sw), ix.mul(kx, cv.dw)), ch};
+}
+
+SmallVector<Value> GemmBuilder::bIndices(Value r, Value c) {
+  if (!g.conv)
+    return operandIndices(ix, g.bMap, batch, r, c);
+  auto [ky, kx, ch] = windowPosition(c);
+  return {r, ky, kx, ch};
+}
+
+void GemmBuilder::loadStage(Value kt, Value slot, Value issue) {
   Value stageBase = ix.mul(slot, cfg.stageElems());
   Value k0 = ix.mul(kt, cfg.bk);
   SmallVector<Value> tokens;
-  forEachThread([&](Value tid) {
-    int64_t ce = g.chunkElems();
-    auto copyChunk = [&](Value src, ArrayRef<Value> srcIdx, Value dstElem,
-                         Value valid) {
-      if (!emulate) {
-        Value count = ix.select(valid, ix.c(ce), ix.c(0));
-        auto copy = rw.create<nvgpu::DeviceAsyncCopyOp>(
-            loc, nvgpu::DeviceAsyncTokenType::get(rw.getContext()), smem,
-            ValueRange{dstElem}, src, srcIdx, rw.getIndexAttr(ce), count,
-            rw.getUnitAttr());
-        tokens.push_back(copy.getAsyncToken());
+  if (!allTma()) {
+    forEachThread([&](Value tid) {
+      int64_t ce = g.chunkElems();
+      auto copyChunk = [&](Value src, ArrayRef<Value> srcIdx, Value dstElem,
+                           Value valid) {
+        if (!emulate) {
+          Value count = ix.select(valid, ix.c(ce), ix.c(0));
+          auto copy = rw.create<nvgpu::DeviceAsyncCopyOp>(
+              loc, nvgpu::DeviceAsyncTokenType::get(rw.getContext()), smem,
+              ValueRange{dstElem}, src, srcIdx, rw.getIndexAttr(ce), count,
+              rw.getUnitAttr());
+          tokens.push_back(copy.getAsyncToken());
+          return;
+        }
+        // cp.async with src-size 0 writes zeros. The source address is
+        // always in bounds (clamped).
+        auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(ce), ix.c(1));
+        OpBuilder::InsertionGuard guard(rw);
+        rw.setInsertionPoint(loop.getBody()->getTerminator());
+        Value e = loop.getInductionVar();
+        SmallVector<Value> at(srcIdx);
+        at.back() = ix.add(at.back(), e);
+        rw.create<memref::StoreOp>(loc, loadOrZero(src, at, valid), smem,
+                                   ValueRange{ix.add(dstElem, e)});
+      };
+      // Each operand tile is rows of 16-byte chunks along the operand's
+      // contiguous (last) dim: A as BM rows of k, B [K, N] as BK rows of n,
+      // B [N, K] as BN rows of k. Chunk i of the thread is tid + i *
+      // threads. `indices` gives the operand's indices of matrix element
+      // (row, col).
+      auto copyTile = [&](Value src,
+                          function_ref<SmallVector<Value>(Value, Value)>
+                              indices,
+                          const SmemTile &tile, int64_t chunks, Value row0,
+                          int64_t rows, Value col0, int64_t cols) {
+        for (int64_t i = 0; i < chunks; ++i) {
+          Value chunk = ix.add(tid, i * cfg.threads());
+          Value row = ix.div(chunk, tile.rowChunks);
+          Value cc = ix.rem(chunk, tile.rowChunks);
+          Value gr = ix.add(row0, row), gc = ix.add(col0, ix.mul(cc, ce));
+          Value valid = ix.andi(ix.lt(gr, ix.c(rows)), ix.lt(gc, ix.c(cols)));
+          // Out-of-range chunks read a valid address (and zero-fill).
+          Value sr = ix.minu(gr, ix.c(rows - 1));
+          Value sc = ix.minu(gc, ix.c(cols - ce));
+          copyChunk(src, indices(sr, sc),
+                    ix.add(stageBase, tile.element(ix, row, cc)), valid);
+        }
+      };
+      auto aAt = [&](Value r, Value c) { return aIndices(r, c); };
+      auto bAt = [&](Value r, Value c) { return bIndices(r, c); };
+      if (!tmaA)
+        copyTile(g.a, aAt, s.aTile, s.aChunksPerThread(), tileRow0, g.m, k0,
+                 g.k);
+      if (tmaB)
         return;
-      }
-      // cp.async with src-size 0 writes zeros. The source address is always
-      // in bounds (clamped); the select is on the bits so that bf16 never
-      // needs a float select (the host has no bf16 arithmetic).
-      auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(ce), ix.c(1));
-      OpBuilder::InsertionGuard guard(rw);
-      rw.setInsertionPoint(loop.getBody()->getTerminator());
-      Value e = loop.getInductionVar();
-      SmallVector<Value> at(srcIdx);
-      at.back() = ix.add(at.back(), e);
-      Type bits = rw.getIntegerType(g.elementType.getIntOrFloatBitWidth());
-      Value v = rw.createOrFold<arith::BitcastOp>(
-          loc, bits, rw.create<memref::LoadOp>(loc, src, at));
-      v = rw.create<arith::SelectOp>(
-          loc, valid, v, rw.create<arith::ConstantOp>(loc, rw.getIntegerAttr(bits, 0)));
-      rw.create<memref::StoreOp>(
-          loc, rw.createOrFold<arith::BitcastOp>(loc, g.elementType, v), smem,
-          ValueRange{ix.add(dstElem, e)});
-    };
-    // Each operand tile is rows of 16-byte chunks along the operand's
-    // contiguous (last) dim: A as BM rows of k, B [K, N] as BK rows of n,
-    // B [N, K] as BN rows of k. Chunk i of the thread is tid + i * threads.
-    // `indices` gives the operand's indices of matrix element (row, col).
-    auto copyTile = [&](Value src,
-                        function_ref<SmallVector<Value>(Value, Value)> indices,
-                        const SmemTile &tile, int64_t chunks, Value row0,
-                        int64_t rows, Value col0, int64_t cols) {
-      for (int64_t i = 0; i < chunks; ++i) {
-        Value chunk = ix.add(tid, i * cfg.threads());
-        Value row = ix.div(chunk, tile.rowChunks);
-        Value cc = ix.rem(chunk, tile.rowChunks);
-        Value gr = ix.add(row0, row), gc = ix.add(col0, ix.mul(cc, ce));
-        Value valid = ix.andi(ix.lt(gr, ix.c(rows)), ix.lt(gc, ix.c(cols)));
-        // Out-of-range chunks read a valid address (and zero-fill).
-        Value sr = ix.minu(gr, ix.c(rows - 1));
-        Value sc = ix.minu(gc, ix.c(cols - ce));
-        copyChunk(src, indices(sr, sc),
-                  ix.add(stageBase, tile.element(ix, row, cc)), valid);
-      }
-    };
-    auto aIndices = [&](Value r, Value c) -> SmallVector<Value> {
-      if (!g.conv)
-        return operandIndices(ix, g.aMap, batch, r, c);
-      // im2col: pixel r, window position and channel c.
-      const GemmKernel::Conv &cv = *g.conv;
-      SmallVector<Value> p = outputPixel(r);
-      auto [ky, kx, ch] = windowPosition(c);
-      return {p[0], ix.add(ix.mul(p[1], cv.sh), ix.mul(ky, cv.dh)),
-              ix.add(ix.mul(p[2], cv.sw), ix.mul(kx, cv.dw)), ch};
-    };
-    auto bIndices = [&](Value r, Value c) -> SmallVector<Value> {
-      if (!g.conv)
-        return operandIndices(ix, g.bMap, batch, r, c);
-      auto [ky, kx, ch] = windowPosition(c);
-      return {r, ky, kx, ch};
-    };
-    copyTile(g.a, aIndices, s.aTile, s.aChunksPerThread(), tileRow0, g.m, k0,
-             g.k);
-    if (g.bTransposed)
-      copyTile(g.b, bIndices, s.bTile, s.bChunksPerThread(), tileCol0, g.n,
-               k0, g.k);
-    else
-      copyTile(g.b, bIndices, s.bTile, s.bChunksPerThread(), k0, g.k,
-               tileCol0, g.n);
-  });
-  if (!emulate) {
-    asyncToken = rw.create<nvgpu::DeviceAsyncCreateGroupOp>(
-        loc, nvgpu::DeviceAsyncTokenType::get(rw.getContext()), tokens);
+      if (g.bTransposed)
+        copyTile(g.b, bAt, s.bTile, s.bChunksPerThread(), tileCol0, g.n, k0,
+                 g.k);
+      else
+        copyTile(g.b, bAt, s.bTile, s.bChunksPerThread(), k0, g.k, tileCol0,
+                 g.n);
+    });
+    if (!emulate) {
+      asyncToken = rw.create<nvgpu::DeviceAsyncCreateGroupOp>(
+          loc, nvgpu::DeviceAsyncTokenType::get(rw.getContext()), tokens);
+    }
   }
+  if (anyTma())
+    issueTma(kt, slot, issue);
 }
 
 /// The warp's origin in the CTA tile. A wgmma warpgroup's m64 block puts
@@ -1316,6 +1382,207 @@ void GemmBuilder::computeWgmmaEmulated(Value slot) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// TMA (sm_90a)
+//===----------------------------------------------------------------------===//
+//
+// A k-tile's box of an operand is BK elements (128 bytes) of k by BM or BN
+// rows. With the 128-byte swizzle TMA stores box row r at byte r * 128 of
+// the tile and its 16-byte chunk c at chunk c ^ (r % 8) (on address bits,
+// from a 1024-byte aligned base): the SmemTile layout that cp.async writes
+// and wgmma's descriptors read.
+
+int64_t GemmBuilder::tmaStageBytes() const {
+  int64_t rows = (tmaA ? tmaA->boxRows : 0) + (tmaB ? tmaB->boxRows : 0);
+  return rows * cfg.bk * g.elementBytes();
+}
+
+Value GemmBuilder::barrierAddress(Value slot) {
+  // The mbarriers (8 bytes each) follow the stages.
+  int64_t stagesBytes = cfg.stages * cfg.stageElems() * g.elementBytes();
+  return ix.add(ix.add(smemAddr, stagesBytes), ix.mul(slot, 8));
+}
+
+/// The tensor map's address, from the argument it arrives in.
+static Value mapPointer(OpBuilder &b, Location loc, const TmaOperand &op) {
+  return b.create<arith::IndexCastUIOp>(
+      loc, b.getI64Type(),
+      b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, op.map));
+}
+
+void GemmBuilder::initBarriers() {
+  if (emulate) {
+    tmaState = rw.create<memref::AllocaOp>(
+        loc, MemRefType::get({cfg.stages * 2}, rw.getI64Type()));
+    Value zero = rw.create<arith::ConstantOp>(loc, rw.getI64IntegerAttr(0));
+    buildLoop(rw, loc, cfg.stages * 2, [&](Value i) {
+      rw.create<memref::StoreOp>(loc, zero, tmaState, ValueRange{i});
+    });
+    return;
+  }
+  Value tid = rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
+  auto first = rw.create<scf::IfOp>(
+      loc, rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, ix.c(0)),
+      false);
+  {
+    OpBuilder::InsertionGuard guard(rw);
+    rw.setInsertionPoint(first.thenBlock()->getTerminator());
+    // One arrival (the thread that arms the transaction) ends a phase.
+    for (int64_t slot = 0; slot < cfg.stages; ++slot)
+      sideEffectAsm("mbarrier.init.shared.b64 [$0], 1;", "r",
+                    {i32(barrierAddress(ix.c(slot)))});
+    // The copies complete transactions through the async proxy.
+    sideEffectAsm("fence.mbarrier_init.release.cluster;");
+    // The runtime wrote the maps with a host copy (the generic proxy); TMA
+    // reads them through the tensormap proxy.
+    for (const std::optional<TmaOperand> &op : {tmaA, tmaB})
+      if (op)
+        sideEffectAsm("fence.proxy.tensormap::generic.acquire.gpu [$0], 128;",
+                      "l", {mapPointer(rw, loc, *op)});
+  }
+  barrier();
+}
+
+void GemmBuilder::issueTma(Value kt, Value slot, Value issue) {
+  Value k0 = ix.mul(kt, cfg.bk);
+  int64_t eb = g.elementBytes();
+  auto ifOp = rw.create<scf::IfOp>(
+      loc,
+      emulate ? issue
+              : ix.andi(issue, rw.create<arith::CmpIOp>(
+                                   loc, arith::CmpIPredicate::eq,
+                                   rw.create<gpu::ThreadIdOp>(
+                                       loc, gpu::Dimension::x),
+                                   ix.c(0))),
+      false);
+  OpBuilder::InsertionGuard guard(rw);
+  rw.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  if (emulate) {
+    // The mbarrier's transaction count: armed with the stage's bytes, each
+    // copy completes its box's; at zero the phase ends.
+    Type i64 = rw.getI64Type();
+    Value txAt = ix.mul(slot, 2), phaseAt = ix.add(txAt, 1);
+    auto addTx = [&](int64_t bytes) {
+      Value tx = rw.create<memref::LoadOp>(loc, tmaState, ValueRange{txAt});
+      rw.create<memref::StoreOp>(
+          loc,
+          rw.create<arith::AddIOp>(
+              loc, tx,
+              rw.create<arith::ConstantOp>(loc, rw.getI64IntegerAttr(bytes))),
+          tmaState, ValueRange{txAt});
+    };
+    addTx(tmaStageBytes());
+    if (tmaA) {
+      tmaCopyEmulated(true, *tmaA, slot, tileRow0, k0);
+      addTx(-tmaA->boxRows * 128);
+    }
+    if (tmaB) {
+      tmaCopyEmulated(false, *tmaB, slot, tileCol0, k0);
+      addTx(-tmaB->boxRows * 128);
+    }
+    Value tx = rw.create<memref::LoadOp>(loc, tmaState, ValueRange{txAt});
+    auto done = rw.create<scf::IfOp>(
+        loc,
+        rw.create<arith::CmpIOp>(
+            loc, arith::CmpIPredicate::eq, tx,
+            rw.create<arith::ConstantOp>(loc, rw.getI64IntegerAttr(0))),
+        false);
+    rw.setInsertionPoint(done.thenBlock()->getTerminator());
+    Value phases =
+        rw.create<memref::LoadOp>(loc, tmaState, ValueRange{phaseAt});
+    rw.create<memref::StoreOp>(
+        loc,
+        rw.create<arith::AddIOp>(
+            loc, phases,
+            rw.create<arith::ConstantOp>(loc, rw.getIntegerAttr(i64, 1))),
+        tmaState, ValueRange{phaseAt});
+    return;
+  }
+  Value bar = i32(barrierAddress(slot));
+  sideEffectAsm("mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r",
+                {bar, rw.create<arith::ConstantOp>(
+                          loc, rw.getI32IntegerAttr(tmaStageBytes()))});
+  auto copy = [&](const TmaOperand &op, const SmemTile &tile,
+                  SmallVector<Value> coords) {
+    Value dst = i32(ix.add(
+        smemAddr,
+        ix.mul(ix.add(ix.mul(slot, cfg.stageElems()), tile.base), eb)));
+    size_t rank = coords.size();
+    std::string text = "cp.async.bulk.tensor." + std::to_string(rank) +
+                       "d.shared::cluster.global.tile.mbarrier::complete_tx::"
+                       "bytes [$0], [$1, {";
+    std::string constraints = "r,l,r";
+    SmallVector<Value> operands{dst, mapPointer(rw, loc, op), bar};
+    for (size_t i = 0; i < rank; ++i) {
+      text += (i ? ", $" : "$") + std::to_string(3 + i);
+      constraints += ",r";
+      operands.push_back(i32(coords[i]));
+    }
+    text += "}], [$2];";
+    sideEffectAsm(text, constraints, operands);
+  };
+  // Coordinates innermost first: k, then the row, then batch indices.
+  auto innermostFirst = [](SmallVector<Value> v) {
+    std::reverse(v.begin(), v.end());
+    return v;
+  };
+  if (tmaA)
+    copy(*tmaA, s.aTile,
+         innermostFirst(operandIndices(ix, g.aMap, batch, tileRow0, k0)));
+  if (tmaB)
+    copy(*tmaB, s.bTile,
+         g.conv ? SmallVector<Value>{k0, tileCol0}
+                : innermostFirst(
+                      operandIndices(ix, g.bMap, batch, tileCol0, k0)));
+}
+
+void GemmBuilder::waitForTma(Value j, Value slot) {
+  Value fill = ix.div(j, cfg.stages);
+  if (emulate) {
+    // The GPU's wait for this fill's parity returns once the fill's phase
+    // has ended and before the next one could: exactly fill + 1 phases.
+    Type i64 = rw.getI64Type();
+    Value phases = rw.create<memref::LoadOp>(
+        loc, tmaState, ValueRange{ix.add(ix.mul(slot, 2), 1)});
+    Value expected = rw.create<arith::IndexCastUIOp>(loc, i64, ix.add(fill, 1));
+    auto hang = rw.create<scf::IfOp>(
+        loc,
+        rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, phases,
+                                 expected),
+        false);
+    OpBuilder::InsertionGuard guard(rw);
+    rw.setInsertionPoint(hang.thenBlock()->getTerminator());
+    // On the GPU this wait would hang or pass on a stale fill.
+    rw.create<LLVM::Trap>(loc);
+    return;
+  }
+  sideEffectAsm("{\n.reg .pred p;\nLAB_WAIT:\n"
+                "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n"
+                "@!p bra LAB_WAIT;\n}",
+                "r,r", {i32(barrierAddress(slot)), i32(ix.rem(fill, 2))});
+}
+
+void GemmBuilder::tmaCopyEmulated(bool isA, const TmaOperand &op, Value slot,
+                                  Value row0, Value k0) {
+  const SmemTile &tile = isA ? s.aTile : s.bTile;
+  int64_t eb = g.elementBytes(), rows = isA ? g.m : g.n;
+  Value base = ix.add(ix.mul(slot, cfg.stageElems()), tile.base);
+  buildLoop(rw, loc, op.boxRows, [&](Value r) {
+    buildLoop(rw, loc, cfg.bk, [&](Value c) {
+      Value gr = ix.add(row0, r), gc = ix.add(k0, c);
+      Value valid = ix.andi(ix.lt(gr, ix.c(rows)), ix.lt(gc, ix.c(g.k)));
+      Value sr = ix.minu(gr, ix.c(rows - 1)), sc = ix.minu(gc, ix.c(g.k - 1));
+      Value v = loadOrZero(isA ? g.a : g.b, isA ? aIndices(sr, sc)
+                                                : bIndices(sr, sc),
+                           valid);
+      Value byte = ix.add(ix.mul(r, 128), ix.mul(c, eb));
+      Value swizzled = ix.xori(byte, ix.mul(ix.rem(ix.div(byte, 128), 8), 16));
+      rw.create<memref::StoreOp>(loc, v, smem,
+                                 ValueRange{ix.add(base, ix.div(swizzled, eb))});
+    });
+  });
+}
+
 bool GemmBuilder::isKernelLocal(Value buffer) {
   auto it = localCache.find(buffer);
   if (it != localCache.end())
@@ -1541,10 +1808,13 @@ int64_t GemmBuilder::build() {
     acc.assign(cfg.mTiles() * cfg.nTiles(), init);
   }
 
-  // Prologue: `lookahead` k-tiles in flight (those past K zero-fill).
+  if (anyTma())
+    initBarriers();
+  // Prologue: `lookahead` k-tiles in flight (those past K zero-fill;
+  // TMA copies only the CTA's own).
   int64_t ahead = cfg.lookahead();
   for (int64_t st = 0; st < ahead; ++st)
-    loadStage(ix.add(kBegin, st), ix.c(st));
+    loadStage(ix.add(kBegin, st), ix.c(st), ix.lt(ix.c(st), kCount));
   Value firstToken = asyncToken;
 
   auto loop = rw.create<scf::ForOp>(loc, ix.c(0), kCount, ix.c(1),
@@ -1557,24 +1827,30 @@ int64_t GemmBuilder::build() {
     rw.setInsertionPointToStart(loop.getBody());
     // j counts the CTA's k-tiles (and picks the slots); kt is the k-tile.
     Value j = loop.getInductionVar();
+    Value slot = ix.rem(j, cfg.stages);
     if (!emulate) {
       // Tile kt has landed once at most ahead - 1 newer groups are pending.
-      rw.create<nvgpu::DeviceAsyncWaitOp>(loc, firstToken,
-                                          rw.getI32IntegerAttr(ahead - 1));
+      if (!allTma())
+        rw.create<nvgpu::DeviceAsyncWaitOp>(loc, firstToken,
+                                            rw.getI32IntegerAttr(ahead - 1));
+      if (anyTma())
+        waitForTma(j, slot);
       // wgmma reads shared memory through the async proxy, cp.async wrote
       // it through the generic one.
-      if (cfg.wgmma())
+      if (cfg.wgmma() && !allTma())
         sideEffectAsm("fence.proxy.async.shared::cta;");
       // The barrier also frees the slot read in iteration kt - 1 (mma.sync)
       // or kt - 2 (wgmma, which waits for kt - 1 after issuing kt).
       barrier();
+    } else if (anyTma()) {
+      waitForTma(j, slot);
     }
     Value nextTile = ix.add(ix.add(kBegin, j), ahead);
     Value nextSlot = ix.rem(ix.add(j, ahead), cfg.stages);
-    Value slot = ix.rem(j, cfg.stages);
+    Value issue = ix.lt(ix.add(j, ahead), kCount);
     SmallVector<Value> results;
     if (!cfg.wgmma())
-      loadStage(nextTile, nextSlot);
+      loadStage(nextTile, nextSlot, issue);
     if (emulate && cfg.wgmma())
       computeWgmmaEmulated(slot);
     else if (emulate)
@@ -1584,7 +1860,7 @@ int64_t GemmBuilder::build() {
     else
       results = compute(slot, loop.getRegionIterArgs());
     if (cfg.wgmma())
-      loadStage(nextTile, nextSlot);
+      loadStage(nextTile, nextSlot, issue);
     rw.create<scf::YieldOp>(loc, results);
   }
   SmallVector<Value> results(loop.getResults());
@@ -1669,7 +1945,12 @@ struct TileGemmKernelsPass
   void tile(IRRewriter &rewriter, GemmKernel &g, const TileConfig &cfg,
             std::optional<SplitK> split) {
     func::FuncOp func = g.func;
-    GemmBuilder builder(rewriter, g, cfg, emulate, split);
+    std::optional<TmaOperand> tmaA, tmaB;
+    if (tma && cfg.wgmma()) {
+      tmaA = tmaOperand(g, g.a, cfg.bm, cfg);
+      tmaB = tmaOperand(g, g.b, cfg.bn, cfg);
+    }
+    GemmBuilder builder(rewriter, g, cfg, emulate, split, tmaA, tmaB);
     int64_t ctas = builder.build();
     for (linalg::GenericOp e : llvm::reverse(g.epilogue))
       rewriter.eraseOp(e);
@@ -1684,8 +1965,64 @@ struct TileGemmKernelsPass
                       emulate ? 0
                               : cfg.stages * cfg.stageElems() *
                                         g.elementBytes() +
-                                    (cfg.wgmma() ? 1024 : 0)));
+                                    (cfg.wgmma() ? 1024 : 0) +
+                                    (tmaA || tmaB ? cfg.stages * 8 : 0)));
+    // The tensor-map arguments replace the operands' own where the kernel
+    // reads those no more.
+    for (Value operand : {g.a, g.b}) {
+      auto arg = dyn_cast<BlockArgument>(operand);
+      if (emulate || !(tmaA || tmaB) || !arg || !arg.use_empty() ||
+          arg.getOwner() != &func.getBody().front())
+        continue;
+      unsigned i = arg.getArgNumber();
+      for (func::CallOp call : g.calls)
+        call->eraseOperand(i);
+      (void)func.eraseArgument(i);
+    }
     dropDeadBufferArguments(func, g.calls);
+  }
+
+  /// The TMA box of operand `v` (A or [N, K] B, `rows` rows a box) when TMA
+  /// can load it: a whole kernel argument, row-major, rows a multiple of 16
+  /// bytes, not a convolution's im2col window; the [O, KH, KW, C] weight of
+  /// a convolution is the [O, K] matrix. On the GPU the kernel and its
+  /// calls get the buffer once more, as the argument marked with the map.
+  std::optional<TmaOperand> tmaOperand(GemmKernel &g, Value v, int64_t rows,
+                                       const TileConfig &cfg) {
+    bool isA = v == g.a;
+    auto arg = dyn_cast<BlockArgument>(v);
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!arg || arg.getOwner() != &g.func.getBody().front() || !type ||
+        !type.hasStaticShape() || !type.getLayout().isIdentity() ||
+        g.calls.empty() || (isA && g.conv) || (!isA && !g.bTransposed))
+      return std::nullopt;
+    SmallVector<int64_t> dims;
+    if (g.conv)
+      dims = {g.k, g.n};
+    else
+      dims.assign(type.getShape().rbegin(), type.getShape().rend());
+    if (dims.size() > 5 || (dims[0] * g.elementBytes()) % 16)
+      return std::nullopt;
+    TmaOperand op{Value(), dims, rows};
+    if (emulate)
+      return op;
+    Builder b(&getContext());
+    SmallVector<int64_t> box(dims.size(), 1);
+    box[0] = cfg.bk;
+    box[1] = rows;
+    NamedAttribute map = b.getNamedAttr(
+        attrs::kTensorMap,
+        b.getDictionaryAttr({b.getNamedAttr("dims", b.getDenseI64ArrayAttr(dims)),
+                             b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
+                             b.getNamedAttr("swizzle", b.getI64IntegerAttr(128))}));
+    unsigned n = g.func.getNumArguments();
+    (void)g.func.insertArgument(n, type, b.getDictionaryAttr({map}),
+                                arg.getLoc());
+    for (func::CallOp call : g.calls)
+      call->insertOperands(call.getNumOperands(),
+                           call.getOperand(arg.getArgNumber()));
+    op.map = g.func.getArgument(n);
+    return op;
   }
 
   /// Split-K when the output tiles leave at least half the SMs idle and
