@@ -184,6 +184,15 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
     rows of a multiple of 16 bytes and a 16-byte aligned base; operands
     that are not whole kernel arguments keep cp.async.
 
+    With `warp-specialize` as well, a kernel whose operands both load by
+    TMA gets one more warp, after its warpgroups: its first thread is the
+    producer, which arms and issues every k-tile as soon as its slot is
+    free (waiting on the slot's "empty" mbarrier); the consumer warpgroups
+    wait on the "full" mbarrier, run the k-tile's wgmmas and, once the
+    k-tile before is complete (`wgmma.wait_group 1`), release its slot with
+    one `mbarrier.arrive` per warp. The k-loop has no CTA barrier left and
+    keeps `stages - 1` k-tiles in flight.
+
     With `split-k`, a kernel whose output tiles give fewer than half of
     `sm-count` SMs a CTA is split along K: a copy of the kernel (called
     first, with the caller's operands and a workspace `[s] + accumulator
@@ -245,6 +254,10 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
            "With wgmma: load operand tiles with TMA (cp.async.bulk.tensor "
            "into mbarrier-tracked stages) where the operand is a whole "
            "row-major kernel argument">,
+    Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"false",
+           "With tma, kernels whose operands both load by TMA get a "
+           "producer warp that issues the copies; the consumer warpgroups "
+           "release slots through mbarriers instead of a CTA barrier">,
     Option<"splitK", "split-k", "bool", /*default=*/"true",
            "Split K among CTAs when the output tiles leave half the SMs "
            "idle (partial sums to a workspace, added up by the kernel's "

@@ -116,6 +116,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     gemm.allowTf32 = options.allowTf32;
     gemm.wgmma = hasWgmma(options.arch);
     gemm.tma = gemm.wgmma && options.tma;
+    gemm.warpSpecialize = gemm.tma && options.warpSpecialize;
     pm.addPass(dlc::createTileGemmKernelsPass(gemm));
   }
   // Attention at 16-bit precision becomes flash attention on tensor cores.

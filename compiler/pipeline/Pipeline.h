@@ -68,6 +68,8 @@ struct CompileOptions {
   bool warpReductions = true;
   /// sm_90a: wgmma GEMMs load whole row-major operands with TMA.
   bool tma = true;
+  /// With TMA: a producer warp issues the copies (both operands on TMA).
+  bool warpSpecialize = true;
   /// --conv-layout=nchw|nhwc: channels-last 2-D convolutions (implicit GEMMs
   /// with the channels contiguous), or ONNX's NCHW.
   ConvLayout convLayout = ConvLayout::Auto;

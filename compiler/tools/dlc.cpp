@@ -126,6 +126,13 @@ cl::opt<bool> tma(
              "plain MatMul activations) with TMA into mbarrier-tracked stages "
              "(default on; --tma=false keeps cp.async, to bisect)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> warpSpecialize(
+    "warp-specialize",
+    cl::desc("sm_90a: wgmma GEMMs with both operands on TMA get a producer "
+             "warp that issues the copies, the warpgroups releasing stages "
+             "through mbarriers (default on; --warp-specialize=false to "
+             "bisect)"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool> fuseAttention(
     "fuse-attention",
     cl::desc("Compile MatMul-Softmax-MatMul attention as one online-softmax "
@@ -433,6 +440,7 @@ int run(MLIRContext &context) {
   options.allowTf32 = allowTf32;
   options.warpReductions = warpReductions;
   options.tma = tma;
+  options.warpSpecialize = warpSpecialize;
   options.foldQdq = foldQdq;
   if (precision == "fp16" || precision == "bf16")
     options.reducedPrecision = precision;

@@ -696,10 +696,12 @@ public:
   GemmBuilder(RewriterBase &rewriter, GemmKernel &g, TileConfig cfg,
               bool emulate, std::optional<SplitK> split = std::nullopt,
               std::optional<TmaOperand> tmaA = std::nullopt,
-              std::optional<TmaOperand> tmaB = std::nullopt)
+              std::optional<TmaOperand> tmaB = std::nullopt,
+              bool warpSpecialize = false)
       : rw(rewriter), g(g), s(g, cfg), cfg(cfg), emulate(emulate),
         split(split), tmaA(std::move(tmaA)), tmaB(std::move(tmaB)),
-        loc(g.contraction.getLoc()), ix{rewriter, loc} {}
+        warpSpecialize(warpSpecialize), loc(g.contraction.getLoc()),
+        ix{rewriter, loc} {}
 
   /// Replaces the kernel's ops with the CTA program; returns the CTA count.
   int64_t build();
@@ -712,6 +714,7 @@ private:
   bool emulate;
   std::optional<SplitK> split;
   std::optional<TmaOperand> tmaA, tmaB;
+  bool warpSpecialize;
   Value splitIndex; // the CTA's split (split-K)
   Location loc;
   Idx ix;
@@ -789,14 +792,60 @@ private:
   // the phase of the slot's n-th fill by its parity, n % 2.
   bool anyTma() const { return tmaA || tmaB; }
   bool allTma() const { return tmaA && tmaB; }
+  /// Warp specialization (both operands on TMA): a producer warp after the
+  /// consumer warpgroups issues the copies; consumers release each slot
+  /// through its "empty" mbarrier instead of a CTA barrier.
+  bool specialized() const { return warpSpecialize && allTma(); }
   /// Bytes one k-tile's TMA copies bring (full boxes, zero-filled ones too).
   int64_t tmaStageBytes() const;
-  /// Shared-memory byte address of the mbarrier of `slot` (GPU).
-  Value barrierAddress(Value slot);
+  /// Shared-memory byte address of the "full" (copies landed) or, with
+  /// warp specialization, "empty" (slot consumed) mbarrier of `slot` (GPU).
+  Value barrierAddress(Value slot, bool empty = false);
   void initBarriers();
+  /// If `issue` holds, one thread (thread 0) arms and copies k-tile `kt`.
   void issueTma(Value kt, Value slot, Value issue);
+  /// Arms the slot's full barrier and issues the copies of k-tile `kt`
+  /// (the calling thread only); emulated, the copies and the barrier.
+  void armAndCopy(Value kt, Value slot);
   /// Waits until the fill of `slot` for the CTA's `j`-th k-tile landed.
   void waitForTma(Value j, Value slot);
+  /// GPU: spins on `bar` until the phase of parity `parity` completed.
+  void waitParity(Value bar, Value parity);
+  /// The warp-specialized main loop and epilogue.
+  void buildSpecialized(Value kBegin, Value kCount, ValueRange acc);
+  /// Emulation: the producer issues every k-tile whose slot the consumers
+  /// have released, from its next one on (`producerNext`).
+  void runProducerEmulated(Value kBegin, Value kCount);
+  /// Emulation state, per slot: full barrier's pending transaction bytes
+  /// and completed phases, empty barrier's arrivals and completed phases.
+  enum StateField { kTx, kFullPhases, kEmptyArrivals, kEmptyPhases };
+  Value stateAt(Value slot, StateField f) {
+    return ix.add(ix.mul(slot, 4), int64_t(f));
+  }
+  Value loadState(Value slot, StateField f) {
+    return rw.create<memref::LoadOp>(loc, tmaState,
+                                     ValueRange{stateAt(slot, f)});
+  }
+  void addState(Value slot, StateField f, int64_t delta) {
+    Value v = rw.create<arith::AddIOp>(
+        loc, loadState(slot, f),
+        rw.create<arith::ConstantOp>(loc, rw.getI64IntegerAttr(delta)));
+    rw.create<memref::StoreOp>(loc, v, tmaState, ValueRange{stateAt(slot, f)});
+  }
+  /// Emulation: traps (the GPU would hang) unless `ok` holds.
+  void trapUnless(Value ok);
+  /// Emulation: traps unless the CTA waited for every fill it issued (a
+  /// copy still in flight when the CTA exits writes freed shared memory).
+  void checkAllFillsConsumed(Value kCount) {
+    Value fills = rw.create<arith::ConstantOp>(loc, rw.getI64IntegerAttr(0));
+    for (int64_t slot = 0; slot < cfg.stages; ++slot)
+      fills = rw.create<arith::AddIOp>(loc, fills,
+                                       loadState(ix.c(slot), kFullPhases));
+    trapUnless(rw.create<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::eq, fills,
+        rw.create<arith::IndexCastUIOp>(loc, rw.getI64Type(), kCount)));
+  }
+  Value producerNext; // emulation: the producer's next k-tile (memref<1>)
   /// Emulation of one TMA box copy into `tile` of `slot`, as the Tensor
   /// Memory Accelerator defines it: element (r, c) of the box from operand
   /// element (row0 + r, k0 + c), zero past `rows` or K, at byte r * 128 +
@@ -1397,10 +1446,11 @@ int64_t GemmBuilder::tmaStageBytes() const {
   return rows * cfg.bk * g.elementBytes();
 }
 
-Value GemmBuilder::barrierAddress(Value slot) {
-  // The mbarriers (8 bytes each) follow the stages.
+Value GemmBuilder::barrierAddress(Value slot, bool empty) {
+  // The mbarriers (8 bytes each) follow the stages: full, then empty.
   int64_t stagesBytes = cfg.stages * cfg.stageElems() * g.elementBytes();
-  return ix.add(ix.add(smemAddr, stagesBytes), ix.mul(slot, 8));
+  return ix.add(ix.add(smemAddr, stagesBytes + (empty ? cfg.stages * 8 : 0)),
+                ix.mul(slot, 8));
 }
 
 /// The tensor map's address, from the argument it arrives in.
@@ -1410,14 +1460,27 @@ static Value mapPointer(OpBuilder &b, Location loc, const TmaOperand &op) {
       b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, op.map));
 }
 
+void GemmBuilder::trapUnless(Value ok) {
+  Value bad = rw.create<arith::XOrIOp>(
+      loc, ok,
+      rw.create<arith::ConstantOp>(loc, rw.getBoolAttr(true)));
+  auto ifOp = rw.create<scf::IfOp>(loc, bad, false);
+  OpBuilder::InsertionGuard guard(rw);
+  rw.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  rw.create<LLVM::Trap>(loc);
+}
+
 void GemmBuilder::initBarriers() {
   if (emulate) {
     tmaState = rw.create<memref::AllocaOp>(
-        loc, MemRefType::get({cfg.stages * 2}, rw.getI64Type()));
+        loc, MemRefType::get({cfg.stages * 4}, rw.getI64Type()));
     Value zero = rw.create<arith::ConstantOp>(loc, rw.getI64IntegerAttr(0));
-    buildLoop(rw, loc, cfg.stages * 2, [&](Value i) {
+    buildLoop(rw, loc, cfg.stages * 4, [&](Value i) {
       rw.create<memref::StoreOp>(loc, zero, tmaState, ValueRange{i});
     });
+    producerNext = rw.create<memref::AllocaOp>(
+        loc, MemRefType::get({1}, rw.getIndexType()));
+    rw.create<memref::StoreOp>(loc, ix.c(0), producerNext, ValueRange{ix.c(0)});
     return;
   }
   Value tid = rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
@@ -1427,14 +1490,31 @@ void GemmBuilder::initBarriers() {
   {
     OpBuilder::InsertionGuard guard(rw);
     rw.setInsertionPoint(first.thenBlock()->getTerminator());
-    // One arrival (the thread that arms the transaction) ends a phase.
-    for (int64_t slot = 0; slot < cfg.stages; ++slot)
+    // A full barrier's phase ends with one arrival (the thread that arms
+    // the transaction) and the bytes; an empty one's with an arrival from
+    // each consumer warp.
+    for (int64_t slot = 0; slot < cfg.stages; ++slot) {
       sideEffectAsm("mbarrier.init.shared.b64 [$0], 1;", "r",
                     {i32(barrierAddress(ix.c(slot)))});
+      if (specialized())
+        sideEffectAsm("mbarrier.init.shared.b64 [$0], " +
+                          std::to_string(cfg.threads() / 32) + ";",
+                      "r", {i32(barrierAddress(ix.c(slot), true))});
+    }
     // The copies complete transactions through the async proxy.
     sideEffectAsm("fence.mbarrier_init.release.cluster;");
-    // The runtime wrote the maps with a host copy (the generic proxy); TMA
-    // reads them through the tensormap proxy.
+  }
+  // The runtime wrote the maps with a host copy (the generic proxy); TMA
+  // reads them through the tensormap proxy. Whichever thread issues the
+  // copies acquires them.
+  Value issuer = ix.c(specialized() ? cfg.threads() : 0);
+  auto acquire = rw.create<scf::IfOp>(
+      loc,
+      rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, issuer),
+      false);
+  {
+    OpBuilder::InsertionGuard guard(rw);
+    rw.setInsertionPoint(acquire.thenBlock()->getTerminator());
     for (const std::optional<TmaOperand> &op : {tmaA, tmaB})
       if (op)
         sideEffectAsm("fence.proxy.tensormap::generic.acquire.gpu [$0], 128;",
@@ -1444,58 +1524,42 @@ void GemmBuilder::initBarriers() {
 }
 
 void GemmBuilder::issueTma(Value kt, Value slot, Value issue) {
-  Value k0 = ix.mul(kt, cfg.bk);
-  int64_t eb = g.elementBytes();
-  auto ifOp = rw.create<scf::IfOp>(
-      loc,
-      emulate ? issue
-              : ix.andi(issue, rw.create<arith::CmpIOp>(
-                                   loc, arith::CmpIPredicate::eq,
-                                   rw.create<gpu::ThreadIdOp>(
-                                       loc, gpu::Dimension::x),
-                                   ix.c(0))),
-      false);
+  Value cond = issue;
+  if (!emulate)
+    cond = ix.andi(issue, rw.create<arith::CmpIOp>(
+                              loc, arith::CmpIPredicate::eq,
+                              rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x),
+                              ix.c(0)));
+  auto ifOp = rw.create<scf::IfOp>(loc, cond, false);
   OpBuilder::InsertionGuard guard(rw);
   rw.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  armAndCopy(kt, slot);
+}
+
+void GemmBuilder::armAndCopy(Value kt, Value slot) {
+  Value k0 = ix.mul(kt, cfg.bk);
+  int64_t eb = g.elementBytes();
   if (emulate) {
-    // The mbarrier's transaction count: armed with the stage's bytes, each
-    // copy completes its box's; at zero the phase ends.
-    Type i64 = rw.getI64Type();
-    Value txAt = ix.mul(slot, 2), phaseAt = ix.add(txAt, 1);
-    auto addTx = [&](int64_t bytes) {
-      Value tx = rw.create<memref::LoadOp>(loc, tmaState, ValueRange{txAt});
-      rw.create<memref::StoreOp>(
-          loc,
-          rw.create<arith::AddIOp>(
-              loc, tx,
-              rw.create<arith::ConstantOp>(loc, rw.getI64IntegerAttr(bytes))),
-          tmaState, ValueRange{txAt});
-    };
-    addTx(tmaStageBytes());
+    // The full barrier's transaction count: armed with the stage's bytes,
+    // each copy completes its box's; at zero the phase ends.
+    addState(slot, kTx, tmaStageBytes());
     if (tmaA) {
       tmaCopyEmulated(true, *tmaA, slot, tileRow0, k0);
-      addTx(-tmaA->boxRows * 128);
+      addState(slot, kTx, -tmaA->boxRows * 128);
     }
     if (tmaB) {
       tmaCopyEmulated(false, *tmaB, slot, tileCol0, k0);
-      addTx(-tmaB->boxRows * 128);
+      addState(slot, kTx, -tmaB->boxRows * 128);
     }
-    Value tx = rw.create<memref::LoadOp>(loc, tmaState, ValueRange{txAt});
     auto done = rw.create<scf::IfOp>(
         loc,
         rw.create<arith::CmpIOp>(
-            loc, arith::CmpIPredicate::eq, tx,
+            loc, arith::CmpIPredicate::eq, loadState(slot, kTx),
             rw.create<arith::ConstantOp>(loc, rw.getI64IntegerAttr(0))),
         false);
+    OpBuilder::InsertionGuard guard(rw);
     rw.setInsertionPoint(done.thenBlock()->getTerminator());
-    Value phases =
-        rw.create<memref::LoadOp>(loc, tmaState, ValueRange{phaseAt});
-    rw.create<memref::StoreOp>(
-        loc,
-        rw.create<arith::AddIOp>(
-            loc, phases,
-            rw.create<arith::ConstantOp>(loc, rw.getIntegerAttr(i64, 1))),
-        tmaState, ValueRange{phaseAt});
+    addState(slot, kFullPhases, 1);
     return;
   }
   Value bar = i32(barrierAddress(slot));
@@ -1536,30 +1600,154 @@ void GemmBuilder::issueTma(Value kt, Value slot, Value issue) {
                       operandIndices(ix, g.bMap, batch, tileCol0, k0)));
 }
 
+void GemmBuilder::waitParity(Value bar, Value parity) {
+  sideEffectAsm("{\n.reg .pred p;\nLAB_WAIT:\n"
+                "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n"
+                "@!p bra LAB_WAIT;\n}",
+                "r,r", {i32(bar), i32(parity)});
+}
+
 void GemmBuilder::waitForTma(Value j, Value slot) {
   Value fill = ix.div(j, cfg.stages);
   if (emulate) {
     // The GPU's wait for this fill's parity returns once the fill's phase
-    // has ended and before the next one could: exactly fill + 1 phases.
-    Type i64 = rw.getI64Type();
-    Value phases = rw.create<memref::LoadOp>(
-        loc, tmaState, ValueRange{ix.add(ix.mul(slot, 2), 1)});
-    Value expected = rw.create<arith::IndexCastUIOp>(loc, i64, ix.add(fill, 1));
-    auto hang = rw.create<scf::IfOp>(
-        loc,
-        rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, phases,
-                                 expected),
-        false);
-    OpBuilder::InsertionGuard guard(rw);
-    rw.setInsertionPoint(hang.thenBlock()->getTerminator());
-    // On the GPU this wait would hang or pass on a stale fill.
-    rw.create<LLVM::Trap>(loc);
+    // has ended and before the next one could: exactly fill + 1 phases;
+    // anything else would hang there or pass on a stale fill.
+    trapUnless(rw.create<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::eq, loadState(slot, kFullPhases),
+        rw.create<arith::IndexCastUIOp>(loc, rw.getI64Type(),
+                                        ix.add(fill, 1))));
     return;
   }
-  sideEffectAsm("{\n.reg .pred p;\nLAB_WAIT:\n"
-                "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n"
-                "@!p bra LAB_WAIT;\n}",
-                "r,r", {i32(barrierAddress(slot)), i32(ix.rem(fill, 2))});
+  waitParity(barrierAddress(slot), ix.rem(fill, 2));
+}
+
+void GemmBuilder::runProducerEmulated(Value kBegin, Value kCount) {
+  // while (t < kCount && (t < stages || the slot's fill t / stages - 1 was
+  // released)) issue(t++). The producer's parity wait for that release
+  // passes exactly when fill - 1 empty phases ended before it; more would
+  // alias the parity.
+  OpBuilder::InsertionGuard guard(rw);
+  auto loop = rw.create<scf::WhileOp>(loc, TypeRange{}, ValueRange{});
+  Block *before = rw.createBlock(&loop.getBefore());
+  rw.setInsertionPointToStart(before);
+  Value t = rw.create<memref::LoadOp>(loc, producerNext, ValueRange{ix.c(0)});
+  Value slot = ix.rem(t, cfg.stages), fill = ix.div(t, cfg.stages);
+  Value inRange = ix.lt(t, kCount);
+  Value released = rw.create<arith::CmpIOp>(
+      loc, arith::CmpIPredicate::sge, loadState(slot, kEmptyPhases),
+      rw.create<arith::IndexCastUIOp>(loc, rw.getI64Type(), fill));
+  Value first = ix.lt(t, ix.c(cfg.stages));
+  Value go = ix.andi(inRange, rw.create<arith::OrIOp>(loc, first, released));
+  rw.create<scf::ConditionOp>(loc, go, ValueRange{});
+  Block *after = rw.createBlock(&loop.getAfter());
+  rw.setInsertionPointToStart(after);
+  t = rw.create<memref::LoadOp>(loc, producerNext, ValueRange{ix.c(0)});
+  slot = ix.rem(t, cfg.stages);
+  fill = ix.div(t, cfg.stages);
+  // For a refill: exactly `fill` releases.
+  trapUnless(rw.create<arith::OrIOp>(
+      loc, ix.lt(t, ix.c(cfg.stages)),
+      rw.create<arith::CmpIOp>(
+          loc, arith::CmpIPredicate::eq, loadState(slot, kEmptyPhases),
+          rw.create<arith::IndexCastUIOp>(loc, rw.getI64Type(), fill))));
+  armAndCopy(ix.add(kBegin, t), slot);
+  rw.create<memref::StoreOp>(loc, ix.add(t, 1), producerNext,
+                             ValueRange{ix.c(0)});
+  rw.create<scf::YieldOp>(loc, ValueRange{});
+}
+
+void GemmBuilder::buildSpecialized(Value kBegin, Value kCount, ValueRange acc) {
+  int64_t consumerWarps = cfg.threads() / 32;
+  if (emulate) {
+    auto loop = rw.create<scf::ForOp>(loc, ix.c(0), kCount, ix.c(1));
+    {
+      OpBuilder::InsertionGuard guard(rw);
+      rw.setInsertionPoint(loop.getBody()->getTerminator());
+      Value j = loop.getInductionVar();
+      Value slot = ix.rem(j, cfg.stages);
+      runProducerEmulated(kBegin, kCount);
+      waitForTma(j, slot);
+      computeWgmmaEmulated(slot);
+      // Each consumer warp releases the slot of k-tile j - 1.
+      auto release = rw.create<scf::IfOp>(loc, ix.lt(ix.c(0), j), false);
+      rw.setInsertionPoint(release.thenBlock()->getTerminator());
+      Value prev = ix.rem(rw.create<arith::SubIOp>(loc, j, ix.c(1)), cfg.stages);
+      buildLoop(rw, loc, consumerWarps, [&](Value) {
+        addState(prev, kEmptyArrivals, 1);
+        auto done = rw.create<scf::IfOp>(
+            loc,
+            rw.create<arith::CmpIOp>(
+                loc, arith::CmpIPredicate::eq, loadState(prev, kEmptyArrivals),
+                rw.create<arith::ConstantOp>(
+                    loc, rw.getI64IntegerAttr(consumerWarps))),
+            false);
+        OpBuilder::InsertionGuard inner(rw);
+        rw.setInsertionPoint(done.thenBlock()->getTerminator());
+        addState(prev, kEmptyArrivals, -consumerWarps);
+        addState(prev, kEmptyPhases, 1);
+      });
+    }
+    checkAllFillsConsumed(kCount);
+    epilogue({});
+    return;
+  }
+  Value tid = rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
+  auto roles = rw.create<scf::IfOp>(loc, ix.lt(tid, ix.c(cfg.threads())),
+                                    /*withElseRegion=*/true);
+  {
+    // Consumers: wait for the fill, multiply, release the k-tile before.
+    OpBuilder::InsertionGuard guard(rw);
+    rw.setInsertionPoint(roles.thenBlock()->getTerminator());
+    auto loop = rw.create<scf::ForOp>(loc, ix.c(0), kCount, ix.c(1), acc);
+    // With iter_args the builder added no yield.
+    rw.setInsertionPointToStart(loop.getBody());
+    Value j = loop.getInductionVar();
+    Value slot = ix.rem(j, cfg.stages);
+    waitForTma(j, slot);
+    SmallVector<Value> results = computeWgmma(slot, loop.getRegionIterArgs());
+    Value lane0 = rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                           ix.rem(tid, 32), ix.c(0));
+    auto release =
+        rw.create<scf::IfOp>(loc, ix.andi(ix.lt(ix.c(0), j), lane0), false);
+    {
+      OpBuilder::InsertionGuard inner(rw);
+      rw.setInsertionPoint(release.thenBlock()->getTerminator());
+      Value prev =
+          ix.rem(rw.create<arith::SubIOp>(loc, j, ix.c(1)), cfg.stages);
+      sideEffectAsm("{\n.reg .b64 st;\n"
+                    "mbarrier.arrive.shared::cta.b64 st, [$0];\n}",
+                    "r", {i32(barrierAddress(prev, true))});
+    }
+    rw.create<scf::YieldOp>(loc, results);
+    rw.setInsertionPointAfter(loop);
+    SmallVector<Value> done(loop.getResults());
+    epilogue(accumulatorAsm("wgmma.wait_group.sync.aligned 0;", done));
+  }
+  {
+    // The producer: one thread of the warp after the consumers.
+    OpBuilder::InsertionGuard guard(rw);
+    rw.setInsertionPoint(roles.elseBlock()->getTerminator());
+    auto one = rw.create<scf::IfOp>(
+        loc,
+        rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid,
+                                 ix.c(cfg.threads())),
+        false);
+    rw.setInsertionPoint(one.thenBlock()->getTerminator());
+    auto loop = rw.create<scf::ForOp>(loc, ix.c(0), kCount, ix.c(1));
+    rw.setInsertionPoint(loop.getBody()->getTerminator());
+    Value t = loop.getInductionVar();
+    Value slot = ix.rem(t, cfg.stages), fill = ix.div(t, cfg.stages);
+    auto refill =
+        rw.create<scf::IfOp>(loc, ix.lt(ix.c(cfg.stages - 1), t), false);
+    {
+      OpBuilder::InsertionGuard inner(rw);
+      rw.setInsertionPoint(refill.thenBlock()->getTerminator());
+      // The consumers' release of the slot's previous fill (fill - 1).
+      waitParity(barrierAddress(slot, true), ix.rem(ix.add(fill, 1), 2));
+    }
+    armAndCopy(ix.add(kBegin, t), slot);
+  }
 }
 
 void GemmBuilder::tmaCopyEmulated(bool isA, const TmaOperand &op, Value slot,
@@ -1810,6 +1998,10 @@ int64_t GemmBuilder::build() {
 
   if (anyTma())
     initBarriers();
+  if (specialized()) {
+    buildSpecialized(kBegin, kCount, acc);
+    return ctas;
+  }
   // Prologue: `lookahead` k-tiles in flight (those past K zero-fill;
   // TMA copies only the CTA's own).
   int64_t ahead = cfg.lookahead();
@@ -1864,6 +2056,8 @@ int64_t GemmBuilder::build() {
     rw.create<scf::YieldOp>(loc, results);
   }
   SmallVector<Value> results(loop.getResults());
+  if (emulate && anyTma())
+    checkAllFillsConsumed(kCount);
   if (cfg.wgmma() && !emulate)
     results = accumulatorAsm("wgmma.wait_group.sync.aligned 0;", results);
   epilogue(results);
@@ -1950,7 +2144,9 @@ struct TileGemmKernelsPass
       tmaA = tmaOperand(g, g.a, cfg.bm, cfg);
       tmaB = tmaOperand(g, g.b, cfg.bn, cfg);
     }
-    GemmBuilder builder(rewriter, g, cfg, emulate, split, tmaA, tmaB);
+    // The producer warp runs on the GPU only; the emulation interleaves it.
+    bool ws = warpSpecialize && tmaA && tmaB;
+    GemmBuilder builder(rewriter, g, cfg, emulate, split, tmaA, tmaB, ws);
     int64_t ctas = builder.build();
     for (linalg::GenericOp e : llvm::reverse(g.epilogue))
       rewriter.eraseOp(e);
@@ -1959,14 +2155,16 @@ struct TileGemmKernelsPass
       rewriter.eraseOp(g.init);
     Builder b(&getContext());
     func->setAttr(attrs::kWorkItems, b.getI64IntegerAttr(ctas));
-    func->setAttr(attrs::kCtaThreads, b.getI64IntegerAttr(cfg.threads()));
+    func->setAttr(attrs::kCtaThreads,
+                  b.getI64IntegerAttr(cfg.threads() + (ws && !emulate ? 32 : 0)));
     func->setAttr(attrs::kSharedBytes,
                   b.getI64IntegerAttr(
                       emulate ? 0
                               : cfg.stages * cfg.stageElems() *
                                         g.elementBytes() +
                                     (cfg.wgmma() ? 1024 : 0) +
-                                    (tmaA || tmaB ? cfg.stages * 8 : 0)));
+                                    (tmaA || tmaB ? cfg.stages * 8 : 0) +
+                                    (ws ? cfg.stages * 8 : 0)));
     // The tensor-map arguments replace the operands' own where the kernel
     // reads those no more.
     for (Value operand : {g.a, g.b}) {

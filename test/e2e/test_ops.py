@@ -481,6 +481,17 @@ def tensor_core_cases(t):
          {"w": t.rand(24, 16, 3, 2), "b": t.rand(24)},
          attrs=dict(pads=[1, 1, 1, 1], strides=[2, 1], dilations=[1, 2]),
          flags=(*half, *sm90a), extra=form, rtol=1e-2, atol=5e-3)
+    # TMA around the ring: 9 k-tiles per CTA (K = 560, the last 48 wide and
+    # zero-filled past K) through 4 slots, 68 CTAs (no split-K). The MatMul
+    # has both operands on TMA (warp-specialized: the producer waits for the
+    # consumers' releases of the slots' earlier fills); the convolution
+    # loads only its weight by TMA and its im2col window by cp.async.
+    t.op("tma_matmul_fp16_ring", "MatMul", {"x": t.rand(2, 2176, 560)},
+         {"w": t.rand(560, 128)}, flags=(*half, *sm90a), extra=form,
+         rtol=1e-2, atol=1e-2)
+    t.op("tma_conv_fp16_ring", "Conv", {"x": t.rand(1, 64, 66, 66)},
+         {"w": t.rand(128, 64, 3, 3)}, attrs=dict(pads=[1, 1, 1, 1]),
+         flags=(*half, *sm90a), extra=form, rtol=1e-2, atol=1e-2)
     # Split-K: output tiles that leave half the SMs idle share the k-tiles
     # among CTAs (partial sums to a workspace, added up in a fixed order by
     # the kernel that keeps the init and epilogue). 49 x 256 outputs, K =

@@ -1,5 +1,7 @@
 // RUN: dlc-opt %s --split-input-file --dlc-tile-gemm-kernels="wgmma=true tma=true" | FileCheck %s
 // RUN: dlc-opt %s --split-input-file --dlc-tile-gemm-kernels="wgmma=true tma=true emulate=true" | FileCheck %s --check-prefix=EMU
+// RUN: dlc-opt %s --split-input-file --dlc-tile-gemm-kernels="wgmma=true tma=true warp-specialize=true" | FileCheck %s --check-prefix=WS
+// RUN: dlc-opt %s --split-input-file --dlc-tile-gemm-kernels="wgmma=true tma=true warp-specialize=true emulate=true" | FileCheck %s --check-prefix=WSEMU
 
 #a = affine_map<(d0, d1, d2) -> (d0, d2)>
 #bt = affine_map<(d0, d1, d2) -> (d1, d2)>
@@ -54,11 +56,51 @@
 // EMU-SAME: %{{[a-z0-9]+}}: memref<128x96xf16>, %{{[a-z0-9]+}}: memref<256x96xf16>, %{{[a-z0-9]+}}: memref<128x256xf16>)
 // EMU-NOT: dlc.tensor_map
 // EMU-NOT: llvm.inline_asm
-// EMU: memref.alloca() : memref<8xi64>
+// EMU: memref.alloca() : memref<16xi64>
 // EMU: scf.for
-// EMU: arith.cmpi ne, %{{.*}}, %{{.*}} : i64
+// EMU: arith.cmpi eq, %{{.*}}, %{{.*}} : i64
 // EMU: llvm.intr.trap
 // EMU-NOT: llvm.inline_asm
+// Warp-specialized: 128 consumer threads and a producer warp; a full and
+// an empty mbarrier per stage (+64 bytes). Thread 128 acquires the maps and
+// issues every k-tile, waiting on the empty barrier of the slot's previous
+// fill (parity (fill + 1) % 2) from k-tile 4 on; consumers wait on the full
+// barrier, and lane 0 of each warp releases the slot of the k-tile before.
+// WS-LABEL: func.func private @gemm_nk(
+// WS-SAME: dlc.cta_threads = 160 : i64
+// WS-SAME: dlc.shared_bytes = 99392 : i64
+// WS: "mbarrier.init.shared.b64 [$0], 1;", "r"
+// WS: "mbarrier.init.shared.b64 [$0], 4;", "r"
+// WS: arith.cmpi eq, %{{.*}}, %c128{{(_[0-9]+)?}} : index
+// WS-NEXT: scf.if
+// WS: fence.proxy.tensormap::generic.acquire.gpu
+// WS: gpu.barrier
+// WS: arith.cmpi ult, %{{.*}}, %c128{{(_[0-9]+)?}} : index
+// WS-NEXT: scf.if
+// WS: scf.for
+// WS: mbarrier.try_wait.parity
+// WS-NOT: gpu.barrier
+// WS: "wgmma.wait_group.sync.aligned 1;"
+// WS: "{\0A.reg .b64 st;\0Ambarrier.arrive.shared::cta.b64 st, [$0];\0A}", "r"
+// WS: scf.yield
+// WS: "wgmma.wait_group.sync.aligned 0;"
+// WS: } else {
+// WS: scf.for
+// WS: scf.if
+// WS: mbarrier.try_wait.parity
+// WS: mbarrier.arrive.expect_tx
+// WS-COUNT-2: cp.async.bulk.tensor.2d
+// The emulation runs the producer before each consumer step as far as the
+// releases let it, and checks both barriers' phases.
+// WSEMU-LABEL: func.func private @gemm_nk(
+// WSEMU-SAME: dlc.cta_threads = 128 : i64
+// WSEMU: memref.alloca() : memref<16xi64>
+// WSEMU: scf.for
+// WSEMU: scf.while
+// WSEMU: llvm.intr.trap
+// WSEMU: scf.condition
+// WSEMU: llvm.intr.trap
+// WSEMU-NOT: llvm.inline_asm
 func.func private @gemm_nk(%acc: memref<128x256xf32>, %a: memref<128x96xf16>, %b: memref<256x96xf16>,
     %out: memref<128x256xf16>) attributes {dlc.kernel} {
   %zero = arith.constant 0.0 : f32
