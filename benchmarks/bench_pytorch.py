@@ -91,6 +91,11 @@ def find_tools(args):
     return tools
 
 
+# dlc-run and dlc-bench take seconds; a kernel spinning on an mbarrier that
+# never completes would take the device call's whole budget.
+RUN_TIMEOUT = 300
+
+
 def run(cmd, cpus=None, **kw):
     """Runs cmd; raises RuntimeError with the tail of its stderr on failure."""
     preexec = None
@@ -98,8 +103,12 @@ def run(cmd, cpus=None, **kw):
         def preexec():
             allowed = sorted(os.sched_getaffinity(0))
             os.sched_setaffinity(0, allowed[:cpus])
-    p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True,
-                       preexec_fn=preexec, **kw)
+    try:
+        p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True,
+                           preexec_fn=preexec, **kw)
+    except subprocess.TimeoutExpired as e:
+        raise RuntimeError(f"{Path(cmd[0]).name} timed out after {e.timeout} s "
+                           "(a kernel that never finishes?)") from None
     if p.returncode != 0:
         tail = (p.stderr or p.stdout).strip().splitlines()[-15:]
         raise RuntimeError(f"{Path(cmd[0]).name} failed (exit {p.returncode}):\n  "
@@ -117,6 +126,7 @@ class Dlc:
                f"--report-json={so_path}.report.json", *extra]
         if self.target == "cuda":
             cmd.append(f"--arch={self.args.arch}")
+        cmd += self.args.dlc_flag
         if precision and precision != "fp32":
             cmd.append(f"--precision={precision}")
         t = time.perf_counter()
@@ -143,11 +153,11 @@ class Dlc:
         cmd += ["--iters", iters] if iters else ["--min-time", a.min_time]
         if self.target == "cpu":
             cmd += ["--threads", a.threads]
-        return json.loads(run(cmd))
+        return json.loads(run(cmd, timeout=RUN_TIMEOUT))
 
     def run(self, so_path, inputs, out_dir):
         run([self.tools["dlc-run"], so_path, "--device", self.target,
-             "--output-dir", out_dir, *self._inputs(inputs)])
+             "--output-dir", out_dir, *self._inputs(inputs)], timeout=RUN_TIMEOUT)
         return {p.stem: np.load(p) for p in Path(out_dir).glob("*.npy")}
 
 
@@ -700,7 +710,8 @@ def print_table(rows, modes):
 def environment(args, device):
     env = {"device": args.device, "host": platform.node(), "python": platform.python_version(),
            "torch": torch.__version__, "cpu_count": os.cpu_count(),
-           "compile_cpus": args.compile_cpus, "precision": args.precision}
+           "compile_cpus": args.compile_cpus, "precision": args.precision,
+           "dlc_flags": args.dlc_flag}
     for mod in ("torchvision", "transformers", "onnx"):
         try:
             env[mod] = __import__(mod).__version__
@@ -730,6 +741,9 @@ def main():
     ap.add_argument("--arch", default="sm_90a",
                     help="dlc --arch (default %(default)s: H100/H200 with wgmma GEMMs; sm_90 "
                     "for the mma.sync kernels)")
+    ap.add_argument("--dlc-flag", action="append", default=[], metavar="FLAG",
+                    help="pass FLAG to every dlc build (repeatable), e.g. "
+                         "--dlc-flag=--tma=false to time the cp.async kernels")
     ap.add_argument("--precision", choices=["fp16", "bf16", "fp32"],
                     help="model precision (default: fp16 on cuda, fp32 on cpu)")
     ap.add_argument("--models", default=",".join(ALL_MODELS),

@@ -130,6 +130,10 @@ class Dlc:
     def run(self, so, inputs, out_dir, output_names, device="cpu", timeout=600):
         """Run `so` on {input name: .npy or .pb path}; returns {output name: array}."""
         cmd = [self.dlc_run, so, "--output-dir", out_dir, "--device", device]
+        if device == "cuda":
+            # A GPU run takes seconds; a kernel spinning on an mbarrier whose
+            # phase never completes takes forever: fail it in 2 minutes.
+            timeout = min(timeout, 120)
         for name, path in inputs.items():
             cmd += ["--input", f"{name}={path}"]
         self._call(cmd, "dlc-run", timeout)
