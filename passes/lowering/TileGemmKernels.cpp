@@ -1592,7 +1592,9 @@ void GemmBuilder::armAndCopy(Value kt, Value slot) {
   };
   if (tmaA)
     copy(*tmaA, s.aTile,
-         innermostFirst(operandIndices(ix, g.aMap, batch, tileRow0, k0)));
+         g.conv ? SmallVector<Value>{k0, tileRow0}
+                : innermostFirst(
+                      operandIndices(ix, g.aMap, batch, tileRow0, k0)));
   if (tmaB)
     copy(*tmaB, s.bTile,
          g.conv ? SmallVector<Value>{k0, tileCol0}
@@ -2180,10 +2182,21 @@ struct TileGemmKernelsPass
     dropDeadBufferArguments(func, g.calls);
   }
 
+  /// Whether convolution `g`'s input `type` ([N, H, W, C]) is its A matrix
+  /// as it is, [N * H * W, C]: a 1x1 window at stride 1 over an unpadded
+  /// input (resnet's bottleneck 1x1 convolutions).
+  static bool isPointwiseConv(const GemmKernel &g, MemRefType type) {
+    const GemmKernel::Conv &cv = *g.conv;
+    return cv.kh == 1 && cv.kw == 1 && cv.sh == 1 && cv.sw == 1 &&
+           type.getRank() == 4 && type.getDimSize(0) == cv.batch &&
+           type.getDimSize(1) == cv.oh && type.getDimSize(2) == cv.ow &&
+           type.getDimSize(3) == cv.c;
+  }
+
   /// The TMA box of operand `v` (A or [N, K] B, `rows` rows a box) when TMA
   /// can load it: a whole kernel argument, row-major, rows a multiple of 16
-  /// bytes, not a convolution's im2col window; the [O, KH, KW, C] weight of
-  /// a convolution is the [O, K] matrix. On the GPU the kernel and its
+  /// bytes, not a convolution's im2col window (unless it is the input as it
+  /// is); the [O, KH, KW, C] weight of a convolution is the [O, K] matrix. On the GPU the kernel and its
   /// calls get the buffer once more, as the argument marked with the map.
   std::optional<TmaOperand> tmaOperand(GemmKernel &g, Value v, int64_t rows,
                                        const TileConfig &cfg) {
@@ -2192,10 +2205,13 @@ struct TileGemmKernelsPass
     auto type = dyn_cast<MemRefType>(v.getType());
     if (!arg || arg.getOwner() != &g.func.getBody().front() || !type ||
         !type.hasStaticShape() || !type.getLayout().isIdentity() ||
-        g.calls.empty() || (isA && g.conv) || (!isA && !g.bTransposed))
+        g.calls.empty() || (isA && g.conv && !isPointwiseConv(g, type)) ||
+        (!isA && !g.bTransposed))
       return std::nullopt;
     SmallVector<int64_t> dims;
-    if (g.conv)
+    if (g.conv && isA)
+      dims = {g.k, g.m};
+    else if (g.conv)
       dims = {g.k, g.n};
     else
       dims.assign(type.getShape().rbegin(), type.getShape().rend());

@@ -484,13 +484,18 @@ def tensor_core_cases(t):
     # TMA around the ring: 9 k-tiles per CTA (K = 560, the last 48 wide and
     # zero-filled past K) through 4 slots, 68 CTAs (no split-K). The MatMul
     # has both operands on TMA (warp-specialized: the producer waits for the
-    # consumers' releases of the slots' earlier fills); the convolution
+    # consumers' releases of the slots' earlier fills); the 3x3 convolution
     # loads only its weight by TMA and its im2col window by cp.async.
     t.op("tma_matmul_fp16_ring", "MatMul", {"x": t.rand(2, 2176, 560)},
          {"w": t.rand(560, 128)}, flags=(*half, *sm90a), extra=form,
          rtol=1e-2, atol=1e-2)
     t.op("tma_conv_fp16_ring", "Conv", {"x": t.rand(1, 64, 66, 66)},
          {"w": t.rand(128, 64, 3, 3)}, attrs=dict(pads=[1, 1, 1, 1]),
+         flags=(*half, *sm90a), extra=form, rtol=1e-2, atol=1e-2)
+    # A 1x1 convolution at stride 1 reads its NHWC input as the [pixels, C]
+    # A matrix: both operands on TMA, warp-specialized like the MatMul.
+    t.op("tma_conv1x1_fp16_ring", "Conv", {"x": t.rand(1, 576, 66, 66)},
+         {"w": t.rand(128, 576, 1, 1), "b": t.rand(128)},
          flags=(*half, *sm90a), extra=form, rtol=1e-2, atol=1e-2)
     # Split-K: output tiles that leave half the SMs idle share the k-tiles
     # among CTAs (partial sums to a workspace, added up in a fixed order by
