@@ -223,6 +223,11 @@ FailureOr<TensorMap> tensorMapFor(func::CallOp call, BlockArgument arg,
   if (map.dims.size() > 1 && map.strides[1] % 16)
     return fail("TMA needs rows of a multiple of 16 bytes, not " +
                 Twine(map.strides[1]));
+  for (size_t d = 0; d < map.dims.size(); ++d)
+    if (map.box[d] < 1 || map.box[d] > 256 || map.box[d] > map.dims[d])
+      return fail("TMA box dimension " + Twine(d) + " is " +
+                  Twine(map.box[d]) + "; it must be 1 to 256 and at most " +
+                  "the tensor's " + Twine(map.dims[d]));
   return map;
 }
 

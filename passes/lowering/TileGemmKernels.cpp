@@ -5,11 +5,15 @@
 // accumulator) and its elementwise epilogue becomes one CTA program: a
 // multi-stage cp.async pipeline into swizzled shared memory, ldmatrix and
 // mma.sync m16n8k16 per warp, and the epilogue applied to the accumulator
-// registers. One schedule (the index functions below) has two lowerings:
-// nvgpu ops for the GPU, and, for the host's --cuda-kernel-form, the same
-// instructions emulated per lane as the PTX ISA defines them, so that the
-// schedule's fragment and swizzle arithmetic is checked numerically without
-// a GPU.
+// registers. On sm_90a the same CTA program runs warpgroup wgmma instead,
+// with its whole row-major operands loaded by TMA into mbarrier-tracked
+// stages and, when both are, a producer warp issuing the copies (warp
+// specialization). One schedule (the index functions below) has two
+// lowerings: nvgpu ops and inline PTX for the GPU, and, for the host's
+// --cuda-kernel-form, the same instructions emulated per lane as the PTX
+// ISA defines them (TMA boxes and mbarrier phases included), so that the
+// schedule's fragment, swizzle and synchronization arithmetic is checked
+// without a GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -2193,7 +2197,7 @@ struct TileGemmKernelsPass
            type.getDimSize(3) == cv.c;
   }
 
-  /// The TMA box of operand `v` (A or [N, K] B, `rows` rows a box) when TMA
+  /// The TMA box of operand `v` (A or [N, K] B, `rows` rows a tile) when TMA
   /// can load it: a whole kernel argument, row-major, rows a multiple of 16
   /// bytes, not a convolution's im2col window (unless it is the input as it
   /// is); the [O, KH, KW, C] weight of a convolution is the [O, K] matrix. On the GPU the kernel and its
@@ -2215,15 +2219,21 @@ struct TileGemmKernelsPass
       dims = {g.k, g.n};
     else
       dims.assign(type.getShape().rbegin(), type.getShape().rend());
-    if (dims.size() > 5 || (dims[0] * g.elementBytes()) % 16)
+    // A box may not be larger than the tensor in any dimension (the
+    // descriptor would be invalid, and the copies fault). A k-tile needs
+    // the full 128 bytes of k; rows past a short operand's end stay stale
+    // in shared memory, which only the discarded rows (A) or columns (B)
+    // of the output read.
+    if (dims.size() > 5 || (dims[0] * g.elementBytes()) % 16 ||
+        dims[0] < cfg.bk)
       return std::nullopt;
-    TmaOperand op{Value(), dims, rows};
+    TmaOperand op{Value(), dims, std::min(rows, dims[1])};
     if (emulate)
       return op;
     Builder b(&getContext());
     SmallVector<int64_t> box(dims.size(), 1);
     box[0] = cfg.bk;
-    box[1] = rows;
+    box[1] = op.boxRows;
     NamedAttribute map = b.getNamedAttr(
         attrs::kTensorMap,
         b.getDictionaryAttr({b.getNamedAttr("dims", b.getDenseI64ArrayAttr(dims)),

@@ -189,6 +189,10 @@ Error checkTensorMap(const dlc_model_desc &desc, const dlc_tensor_map &m,
     }
     if (m.box[d] < 1 || m.box[d] > 256)
       return fail("box[", d, "] = ", m.box[d], " is not in 1..256");
+    // A box larger than the tensor makes an invalid map whose copies fault.
+    if (m.box[d] > m.dims[d])
+      return fail("box[", d, "] = ", m.box[d], " exceeds dims[", d,
+                  "] = ", m.dims[d]);
   }
   uint64_t rowBytes = m.box[0] * elemSize;
   if (rowBytes % 16)

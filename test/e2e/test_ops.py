@@ -492,6 +492,12 @@ def tensor_core_cases(t):
     t.op("tma_conv_fp16_ring", "Conv", {"x": t.rand(1, 64, 66, 66)},
          {"w": t.rand(128, 64, 3, 3)}, attrs=dict(pads=[1, 1, 1, 1]),
          flags=(*half, *sm90a), extra=form, rtol=1e-2, atol=1e-2)
+    # int8 on TMA: boxes of 128 i8 of k (K = 160: a full and a zero-filled
+    # k-tile); N = 40 cuts B's box to 40 rows (a box may not exceed its
+    # tensor), the tile's other rows only feed discarded columns.
+    t.op("tma_int8_u8s8_short_n", "MatMulInteger", {"x": ints(np.uint8, 2, 72, 160)},
+         {"w": ints(np.int8, 160, 40), "xz": np.array(97, np.uint8)},
+         flags=sm90a, extra=form)
     # A 1x1 convolution at stride 1 reads its NHWC input as the [pixels, C]
     # A matrix: both operands on TMA, warp-specialized like the MatMul.
     t.op("tma_conv1x1_fp16_ring", "Conv", {"x": t.rand(1, 576, 66, 66)},

@@ -254,6 +254,8 @@ TEST(Loader, BadTensorMaps) {
                   "tensor map #0: rank 0 is not in 1..5");
   EXPECT_CONTAINS(loadError(FAKE_TMA_BAD_BOX_SO, DLC_ERROR_INVALID_MODEL),
                   "tensor map #0: box[1] = 300 is not in 1..256");
+  EXPECT_CONTAINS(loadError(FAKE_TMA_BAD_BOX_DIMS_SO, DLC_ERROR_INVALID_MODEL),
+                  "tensor map #0: box[1] = 5 exceeds dims[1] = 4");
   EXPECT_CONTAINS(loadError(FAKE_TMA_BAD_STRIDE_SO, DLC_ERROR_INVALID_MODEL),
                   "tensor map #1: strides[1] = 56 is not a multiple of 16");
   EXPECT_CONTAINS(loadError(FAKE_TMA_BAD_SWIZZLE_SO, DLC_ERROR_INVALID_MODEL),

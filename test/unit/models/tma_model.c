@@ -18,6 +18,8 @@
 #endif
 #ifdef BAD_BOX
 #define MAP0_BOX1 300
+#elif defined(BAD_BOX_DIMS)
+#define MAP0_BOX1 5 /* one row more than x has */
 #else
 #define MAP0_BOX1 4
 #endif
