@@ -187,11 +187,11 @@ struct Plan {
 /// The tensor map that kernel argument `arg` (marked dlc.tensor_map) asks
 /// for over `tensor`, with what TMA requires of it checked.
 FailureOr<TensorMap> tensorMapFor(func::CallOp call, BlockArgument arg,
-                                  DictionaryAttr spec, const BufferRef &tensor) {
+                                  DictionaryAttr spec,
+                                  const BufferRef &tensor) {
   auto fail = [&](const Twine &why) {
-    return call.emitOpError("argument ")
-           << arg.getArgNumber() << " of kernel '" << call.getCallee()
-           << "': " << why;
+    return call.emitOpError("argument ") << arg.getArgNumber() << " of kernel '"
+                                         << call.getCallee() << "': " << why;
   };
   auto dims = spec.getAs<DenseI64ArrayAttr>("dims");
   auto box = spec.getAs<DenseI64ArrayAttr>("box");
@@ -225,9 +225,9 @@ FailureOr<TensorMap> tensorMapFor(func::CallOp call, BlockArgument arg,
                 Twine(map.strides[1]));
   for (size_t d = 0; d < map.dims.size(); ++d)
     if (map.box[d] < 1 || map.box[d] > 256 || map.box[d] > map.dims[d])
-      return fail("TMA box dimension " + Twine(d) + " is " +
-                  Twine(map.box[d]) + "; it must be 1 to 256 and at most " +
-                  "the tensor's " + Twine(map.dims[d]));
+      return fail("TMA box dimension " + Twine(d) + " is " + Twine(map.box[d]) +
+                  "; it must be 1 to 256 and at most " + "the tensor's " +
+                  Twine(map.dims[d]));
   return map;
 }
 
@@ -334,8 +334,8 @@ FailureOr<Plan> buildPlan(ModuleOp module, const ModelSignature &signature,
         FailureOr<BufferRef> ref = resolve(v, call);
         if (failed(ref))
           return failure();
-        auto spec = callee.getArgAttrOfType<DictionaryAttr>(
-            arg.getArgNumber(), attrs::kTensorMap);
+        auto spec = callee.getArgAttrOfType<DictionaryAttr>(arg.getArgNumber(),
+                                                            attrs::kTensorMap);
         if (spec && options.target != Target::Cuda)
           return call.emitOpError("passes a TMA tensor map, which only the "
                                   "cuda target has");
@@ -569,7 +569,8 @@ dlc::writeModelLibrary(ModuleOp module, const ModelSignature &signature,
     const Step &step = plan->steps[s];
     os << "  {" << (step.copy ? 1 : 0) << ", " << step.kernel << ", {"
        << step.launch.grid << "u, 1u, 1u}, {" << step.launch.block
-       << "u, 1u, 1u}, " << step.sharedBytes << "u, " << step.args.size() << ", dlc_args" << s << "},\n";
+       << "u, 1u, 1u}, " << step.sharedBytes << "u, " << step.args.size()
+       << ", dlc_args" << s << "},\n";
   }
   os << "  {0, 0, {0, 0, 0}, {0, 0, 0}, 0, 0, 0}\n};\n";
   os << "static const dlc_tensor_map dlc_tensor_maps[] = {\n";
@@ -581,8 +582,8 @@ dlc::writeModelLibrary(ModuleOp module, const ModelSignature &signature,
   };
   for (const TensorMap &m : plan->tensorMaps) {
     os << "  {{" << m.tensor.kind << ", " << m.tensor.index << ", "
-       << m.tensor.offset << "u, " << m.tensor.size << "u}, " << m.dtype
-       << ", " << m.dims.size() << ", ";
+       << m.tensor.offset << "u, " << m.tensor.size << "u}, " << m.dtype << ", "
+       << m.dims.size() << ", ";
     list(m.dims);
     os << ", ";
     list(m.strides);

@@ -120,12 +120,13 @@ cl::opt<bool> warpReductions(
              "Softmax, ReduceMean...) run one warp per row with a shuffle "
              "butterfly (default on; --warp-reductions=false to bisect)"),
     cl::init(true), cl::cat(category));
-cl::opt<bool> tma(
-    "tma",
-    cl::desc("sm_90a: wgmma GEMMs load their whole row-major operands (weights, "
-             "plain MatMul activations) with TMA into mbarrier-tracked stages "
-             "(default on; --tma=false keeps cp.async, to bisect)"),
-    cl::init(true), cl::cat(category));
+cl::opt<bool>
+    tma("tma",
+        cl::desc(
+            "sm_90a: wgmma GEMMs load their whole row-major operands (weights, "
+            "plain MatMul activations) with TMA into mbarrier-tracked stages "
+            "(default on; --tma=false keeps cp.async, to bisect)"),
+        cl::init(true), cl::cat(category));
 cl::opt<bool> warpSpecialize(
     "warp-specialize",
     cl::desc("sm_90a: wgmma GEMMs with both operands on TMA get a producer "

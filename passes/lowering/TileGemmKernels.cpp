@@ -994,24 +994,24 @@ void GemmBuilder::loadStage(Value kt, Value slot, Value issue) {
       // B [N, K] as BN rows of k. Chunk i of the thread is tid + i *
       // threads. `indices` gives the operand's indices of matrix element
       // (row, col).
-      auto copyTile = [&](Value src,
-                          function_ref<SmallVector<Value>(Value, Value)>
-                              indices,
-                          const SmemTile &tile, int64_t chunks, Value row0,
-                          int64_t rows, Value col0, int64_t cols) {
-        for (int64_t i = 0; i < chunks; ++i) {
-          Value chunk = ix.add(tid, i * cfg.threads());
-          Value row = ix.div(chunk, tile.rowChunks);
-          Value cc = ix.rem(chunk, tile.rowChunks);
-          Value gr = ix.add(row0, row), gc = ix.add(col0, ix.mul(cc, ce));
-          Value valid = ix.andi(ix.lt(gr, ix.c(rows)), ix.lt(gc, ix.c(cols)));
-          // Out-of-range chunks read a valid address (and zero-fill).
-          Value sr = ix.minu(gr, ix.c(rows - 1));
-          Value sc = ix.minu(gc, ix.c(cols - ce));
-          copyChunk(src, indices(sr, sc),
-                    ix.add(stageBase, tile.element(ix, row, cc)), valid);
-        }
-      };
+      auto copyTile =
+          [&](Value src, function_ref<SmallVector<Value>(Value, Value)> indices,
+              const SmemTile &tile, int64_t chunks, Value row0, int64_t rows,
+              Value col0, int64_t cols) {
+            for (int64_t i = 0; i < chunks; ++i) {
+              Value chunk = ix.add(tid, i * cfg.threads());
+              Value row = ix.div(chunk, tile.rowChunks);
+              Value cc = ix.rem(chunk, tile.rowChunks);
+              Value gr = ix.add(row0, row), gc = ix.add(col0, ix.mul(cc, ce));
+              Value valid =
+                  ix.andi(ix.lt(gr, ix.c(rows)), ix.lt(gc, ix.c(cols)));
+              // Out-of-range chunks read a valid address (and zero-fill).
+              Value sr = ix.minu(gr, ix.c(rows - 1));
+              Value sc = ix.minu(gc, ix.c(cols - ce));
+              copyChunk(src, indices(sr, sc),
+                        ix.add(stageBase, tile.element(ix, row, cc)), valid);
+            }
+          };
       auto aAt = [&](Value r, Value c) { return aIndices(r, c); };
       auto bAt = [&](Value r, Value c) { return bIndices(r, c); };
       if (!tmaA)
@@ -1466,8 +1466,7 @@ static Value mapPointer(OpBuilder &b, Location loc, const TmaOperand &op) {
 
 void GemmBuilder::trapUnless(Value ok) {
   Value bad = rw.create<arith::XOrIOp>(
-      loc, ok,
-      rw.create<arith::ConstantOp>(loc, rw.getBoolAttr(true)));
+      loc, ok, rw.create<arith::ConstantOp>(loc, rw.getBoolAttr(true)));
   auto ifOp = rw.create<scf::IfOp>(loc, bad, false);
   OpBuilder::InsertionGuard guard(rw);
   rw.setInsertionPoint(ifOp.thenBlock()->getTerminator());
@@ -1489,7 +1488,8 @@ void GemmBuilder::initBarriers() {
   }
   Value tid = rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
   auto first = rw.create<scf::IfOp>(
-      loc, rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, ix.c(0)),
+      loc,
+      rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, ix.c(0)),
       false);
   {
     OpBuilder::InsertionGuard guard(rw);
@@ -1513,8 +1513,7 @@ void GemmBuilder::initBarriers() {
   // copies acquires them.
   Value issuer = ix.c(specialized() ? cfg.threads() : 0);
   auto acquire = rw.create<scf::IfOp>(
-      loc,
-      rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, issuer),
+      loc, rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, issuer),
       false);
   {
     OpBuilder::InsertionGuard guard(rw);
@@ -1530,10 +1529,11 @@ void GemmBuilder::initBarriers() {
 void GemmBuilder::issueTma(Value kt, Value slot, Value issue) {
   Value cond = issue;
   if (!emulate)
-    cond = ix.andi(issue, rw.create<arith::CmpIOp>(
-                              loc, arith::CmpIPredicate::eq,
-                              rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x),
-                              ix.c(0)));
+    cond =
+        ix.andi(issue, rw.create<arith::CmpIOp>(
+                           loc, arith::CmpIPredicate::eq,
+                           rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x),
+                           ix.c(0)));
   auto ifOp = rw.create<scf::IfOp>(loc, cond, false);
   OpBuilder::InsertionGuard guard(rw);
   rw.setInsertionPoint(ifOp.thenBlock()->getTerminator());
@@ -1572,9 +1572,9 @@ void GemmBuilder::armAndCopy(Value kt, Value slot) {
                           loc, rw.getI32IntegerAttr(tmaStageBytes()))});
   auto copy = [&](const TmaOperand &op, const SmemTile &tile,
                   SmallVector<Value> coords) {
-    Value dst = i32(ix.add(
-        smemAddr,
-        ix.mul(ix.add(ix.mul(slot, cfg.stageElems()), tile.base), eb)));
+    Value dst = i32(
+        ix.add(smemAddr,
+               ix.mul(ix.add(ix.mul(slot, cfg.stageElems()), tile.base), eb)));
     size_t rank = coords.size();
     std::string text = "cp.async.bulk.tensor." + std::to_string(rank) +
                        "d.shared::cluster.global.tile.mbarrier::complete_tx::"
@@ -1596,14 +1596,14 @@ void GemmBuilder::armAndCopy(Value kt, Value slot) {
   };
   if (tmaA)
     copy(*tmaA, s.aTile,
-         g.conv ? SmallVector<Value>{k0, tileRow0}
-                : innermostFirst(
-                      operandIndices(ix, g.aMap, batch, tileRow0, k0)));
+         g.conv
+             ? SmallVector<Value>{k0, tileRow0}
+             : innermostFirst(operandIndices(ix, g.aMap, batch, tileRow0, k0)));
   if (tmaB)
     copy(*tmaB, s.bTile,
-         g.conv ? SmallVector<Value>{k0, tileCol0}
-                : innermostFirst(
-                      operandIndices(ix, g.bMap, batch, tileCol0, k0)));
+         g.conv
+             ? SmallVector<Value>{k0, tileCol0}
+             : innermostFirst(operandIndices(ix, g.bMap, batch, tileCol0, k0)));
 }
 
 void GemmBuilder::waitParity(Value bar, Value parity) {
@@ -1678,7 +1678,8 @@ void GemmBuilder::buildSpecialized(Value kBegin, Value kCount, ValueRange acc) {
       // Each consumer warp releases the slot of k-tile j - 1.
       auto release = rw.create<scf::IfOp>(loc, ix.lt(ix.c(0), j), false);
       rw.setInsertionPoint(release.thenBlock()->getTerminator());
-      Value prev = ix.rem(rw.create<arith::SubIOp>(loc, j, ix.c(1)), cfg.stages);
+      Value prev =
+          ix.rem(rw.create<arith::SubIOp>(loc, j, ix.c(1)), cfg.stages);
       buildLoop(rw, loc, consumerWarps, [&](Value) {
         addState(prev, kEmptyArrivals, 1);
         auto done = rw.create<scf::IfOp>(
@@ -1766,13 +1767,12 @@ void GemmBuilder::tmaCopyEmulated(bool isA, const TmaOperand &op, Value slot,
       Value gr = ix.add(row0, r), gc = ix.add(k0, c);
       Value valid = ix.andi(ix.lt(gr, ix.c(rows)), ix.lt(gc, ix.c(g.k)));
       Value sr = ix.minu(gr, ix.c(rows - 1)), sc = ix.minu(gc, ix.c(g.k - 1));
-      Value v = loadOrZero(isA ? g.a : g.b, isA ? aIndices(sr, sc)
-                                                : bIndices(sr, sc),
-                           valid);
+      Value v = loadOrZero(isA ? g.a : g.b,
+                           isA ? aIndices(sr, sc) : bIndices(sr, sc), valid);
       Value byte = ix.add(ix.mul(r, 128), ix.mul(c, eb));
       Value swizzled = ix.xori(byte, ix.mul(ix.rem(ix.div(byte, 128), 8), 16));
-      rw.create<memref::StoreOp>(loc, v, smem,
-                                 ValueRange{ix.add(base, ix.div(swizzled, eb))});
+      rw.create<memref::StoreOp>(
+          loc, v, smem, ValueRange{ix.add(base, ix.div(swizzled, eb))});
     });
   });
 }
@@ -2200,8 +2200,9 @@ struct TileGemmKernelsPass
   /// The TMA box of operand `v` (A or [N, K] B, `rows` rows a tile) when TMA
   /// can load it: a whole kernel argument, row-major, rows a multiple of 16
   /// bytes, not a convolution's im2col window (unless it is the input as it
-  /// is); the [O, KH, KW, C] weight of a convolution is the [O, K] matrix. On the GPU the kernel and its
-  /// calls get the buffer once more, as the argument marked with the map.
+  /// is); the [O, KH, KW, C] weight of a convolution is the [O, K] matrix. On
+  /// the GPU the kernel and its calls get the buffer once more, as the argument
+  /// marked with the map.
   std::optional<TmaOperand> tmaOperand(GemmKernel &g, Value v, int64_t rows,
                                        const TileConfig &cfg) {
     bool isA = v == g.a;
@@ -2236,9 +2237,10 @@ struct TileGemmKernelsPass
     box[1] = op.boxRows;
     NamedAttribute map = b.getNamedAttr(
         attrs::kTensorMap,
-        b.getDictionaryAttr({b.getNamedAttr("dims", b.getDenseI64ArrayAttr(dims)),
-                             b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
-                             b.getNamedAttr("swizzle", b.getI64IntegerAttr(128))}));
+        b.getDictionaryAttr(
+            {b.getNamedAttr("dims", b.getDenseI64ArrayAttr(dims)),
+             b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
+             b.getNamedAttr("swizzle", b.getI64IntegerAttr(128))}));
     unsigned n = g.func.getNumArguments();
     (void)g.func.insertArgument(n, type, b.getDictionaryAttr({map}),
                                 arg.getLoc());
