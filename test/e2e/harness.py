@@ -10,6 +10,7 @@ import concurrent.futures
 import ctypes
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -102,6 +103,11 @@ class Dlc:
         for tool in (self.dlc, self.dlc_run):
             if not os.access(tool, os.X_OK):
                 raise SystemExit(f"error: {tool} not found or not executable (build it first)")
+        # DLC_FLAGS (e.g. "--tma=false"): added to every build, to bisect a
+        # failure (on the GPU, say) without editing the suites.
+        self.flags = shlex.split(os.environ.get("DLC_FLAGS", ""))
+        if self.flags:
+            print(f"DLC_FLAGS: every dlc build also gets {' '.join(self.flags)}")
 
     @staticmethod
     def _call(cmd, what, timeout):
@@ -116,7 +122,7 @@ class Dlc:
 
     def compile(self, model, out, target="cpu", arch=None, input_shapes=None, emit=None,
                 timeout=600, extra=()):
-        cmd = [self.dlc, model, "-o", out, f"--target={target}", *extra]
+        cmd = [self.dlc, model, "-o", out, f"--target={target}", *extra, *self.flags]
         if arch:
             cmd.append(f"--arch={arch}")
         if emit:
