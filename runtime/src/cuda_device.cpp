@@ -94,6 +94,10 @@ public:
               drv.memcpyHtoD(weights, desc.weights, desc.weights_size);
           r != cu::kSuccess)
         return drv.error(r, "cuMemcpyHtoD of the weights");
+      // From pageable memory the copy may return before its DMA lands, and
+      // contexts run on non-blocking streams, which do not wait for it.
+      if (cu::Result r = drv.ctxSynchronize(); r != cu::kSuccess)
+        return drv.error(r, "cuCtxSynchronize after the weights' upload");
     }
     return Error::success();
   }

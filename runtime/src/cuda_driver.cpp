@@ -65,6 +65,7 @@ Error doLoad(Driver &d) {
   bind(d.streamCreate, "cuStreamCreate");
   bind(d.streamDestroy, "cuStreamDestroy_v2");
   bind(d.streamSynchronize, "cuStreamSynchronize");
+  bind(d.ctxSynchronize, "cuCtxSynchronize");
   bind(d.streamBeginCapture, "cuStreamBeginCapture_v2");
   bind(d.streamEndCapture, "cuStreamEndCapture");
   bind(d.graphInstantiate, "cuGraphInstantiateWithFlags");

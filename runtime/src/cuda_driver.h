@@ -73,6 +73,7 @@ struct Driver {
   Result (*streamCreate)(Stream *, unsigned);
   Result (*streamDestroy)(Stream);
   Result (*streamSynchronize)(Stream);
+  Result (*ctxSynchronize)();
   Result (*streamBeginCapture)(Stream, int);
   Result (*streamEndCapture)(Stream, Graph *);
   Result (*graphInstantiate)(GraphExec *, Graph, unsigned long long);

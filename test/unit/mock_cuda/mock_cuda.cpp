@@ -301,10 +301,16 @@ CUresult cuMemFree_v2(CUdeviceptr p) {
   return kOk;
 }
 
+// A synchronous copy from pageable memory may return before its DMA has
+// landed; work on a non-blocking stream does not wait for it. Launches
+// fail until the context is synchronized.
+static bool pageableCopyInFlight = false;
+
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) {
   if (!current())
     return kInvalidContext;
   std::memcpy(reinterpret_cast<void *>(dst), src, n);
+  pageableCopyInFlight = true;
   return kOk;
 }
 
@@ -314,7 +320,9 @@ CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n,
     return kInvalidContext;
   if (s->capturing)
     return kCaptureUnsupported; // pageable host memory in a graph
-  return cuMemcpyHtoD_v2(dst, src, n);
+  // Ordered on its stream: later work there sees it.
+  std::memcpy(reinterpret_cast<void *>(dst), src, n);
+  return kOk;
 }
 
 CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, Stream *s) {
@@ -357,6 +365,15 @@ CUresult cuStreamSynchronize(Stream *s) {
   return current() && s && !s->capturing ? kOk : kInvalidValue;
 }
 
+// Work runs when it is enqueued, so there is nothing to wait for; the real
+// driver refuses the call without a current context.
+CUresult cuCtxSynchronize() {
+  if (!current())
+    return kInvalidContext;
+  pageableCopyInFlight = false;
+  return kOk;
+}
+
 CUresult cuStreamBeginCapture_v2(Stream *s, int mode) {
   if (!current() || s->capturing || mode != 1)
     return kInvalidValue;
@@ -381,7 +398,7 @@ CUresult cuGraphInstantiateWithFlags(Graph **exec, Graph *g,
 }
 
 CUresult cuGraphLaunch(Graph *exec, Stream *s) {
-  if (!current() || !s || s->capturing)
+  if (!current() || !s || s->capturing || pageableCopyInFlight)
     return kInvalidValue;
   for (const Op &op : exec->ops)
     execute(op);
@@ -403,7 +420,8 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
                         unsigned bx, unsigned by, unsigned bz, unsigned,
                         Stream *s, void **params, void **extra) {
   bool tma = fn == &fakeTmaFunction;
-  if (!current() || (fn != &fakeFunction && !tma) || !s || !params || extra)
+  if (!current() || (fn != &fakeFunction && !tma) || !s || !params || extra ||
+      pageableCopyInFlight)
     return kInvalidValue;
   Op op{};
   op.launch = true;
