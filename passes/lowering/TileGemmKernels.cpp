@@ -2172,8 +2172,11 @@ struct TileGemmKernelsPass
                                     (tmaA || tmaB ? cfg.stages * 8 : 0) +
                                     (ws ? cfg.stages * 8 : 0)));
     // The tensor-map arguments replace the operands' own where the kernel
-    // reads those no more.
-    for (Value operand : {g.a, g.b}) {
+    // reads those no more (once, when A and B are one argument).
+    SmallVector<Value, 2> operands{g.a};
+    if (g.b != g.a)
+      operands.push_back(g.b);
+    for (Value operand : operands) {
       auto arg = dyn_cast<BlockArgument>(operand);
       if (emulate || !(tmaA || tmaB) || !arg || !arg.use_empty() ||
           arg.getOwner() != &func.getBody().front())
