@@ -498,6 +498,11 @@ def tensor_core_cases(t):
     t.op("tma_int8_u8s8_short_n", "MatMulInteger", {"x": ints(np.uint8, 2, 72, 160)},
          {"w": ints(np.int8, 160, 40), "xz": np.array(97, np.uint8)},
          flags=sm90a, extra=form)
+    # A and B one buffer (x xT): two tensor maps over the same input, which
+    # replace the one operand argument; split-K at 8 output tiles.
+    t.op("tma_gram_fp16", "Gemm", {"x": t.rand(256, 512)}, order=["x", "x"],
+         attrs=dict(transB=1), flags=(*half, *sm90a), extra=form,
+         rtol=1e-2, atol=2e-2)
     # A 1x1 convolution at stride 1 reads its NHWC input as the [pixels, C]
     # A matrix: both operands on TMA, warp-specialized like the MatMul.
     t.op("tma_conv1x1_fp16_ring", "Conv", {"x": t.rand(1, 576, 66, 66)},

@@ -162,3 +162,37 @@ func.func @main(%acc: memref<2x64x128xi32>, %a: memref<2x64x128xi8>, %b: memref<
   call @batched_s8(%acc, %a, %b) : (memref<2x64x128xi32>, memref<2x64x128xi8>, memref<128x128xi8>) -> ()
   return
 }
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bt = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// A and B one argument (x xT): a map for each, and the operand argument
+// they replace erased once.
+// CHECK-LABEL: func.func private @gram(
+// CHECK-SAME: %{{[a-z0-9]+}}: memref<128x128xf32>,
+// CHECK-SAME: %{{[a-z0-9]+}}: memref<128x192xf16> {dlc.tensor_map = {box = array<i64: 64, 64>, dims = array<i64: 192, 128>, swizzle = 128 : i64}},
+// CHECK-SAME: %{{[a-z0-9]+}}: memref<128x192xf16> {dlc.tensor_map = {box = array<i64: 64, 128>, dims = array<i64: 192, 128>, swizzle = 128 : i64}})
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME: %[[ACC:[a-z0-9]+]]: memref<128x128xf32>, %[[X:[a-z0-9]+]]: memref<128x192xf16>)
+// CHECK: call @gram(%[[ACC]], %[[X]], %[[X]])
+func.func private @gram(%acc: memref<128x128xf32>, %x: memref<128x192xf16>) attributes {dlc.kernel} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%acc : memref<128x128xf32>)
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %x : memref<128x192xf16>, memref<128x192xf16>) outs(%acc : memref<128x128xf32>) {
+  ^bb0(%p: f16, %q: f16, %s: f32):
+    %0 = arith.extf %p : f16 to f32
+    %1 = arith.extf %q : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %s, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+func.func @main(%acc: memref<128x128xf32>, %x: memref<128x192xf16>) {
+  call @gram(%acc, %x) : (memref<128x128xf32>, memref<128x192xf16>) -> ()
+  return
+}
