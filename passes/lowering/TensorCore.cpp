@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -24,6 +25,26 @@ void mlir::dlc::forEachThread(OpBuilder &b, Location loc, bool emulate,
   if (emulate)
     return buildLoop(b, loc, threads, body);
   body(b.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x));
+}
+
+static gpu::AddressSpaceAttr workgroupSpace(OpBuilder &b) {
+  return gpu::AddressSpaceAttr::get(
+      b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+}
+
+Value mlir::dlc::dynamicSharedMemory(OpBuilder &b, Location loc) {
+  return b.create<gpu::DynamicSharedMemoryOp>(
+      loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                           MemRefLayoutAttrInterface(), workgroupSpace(b)));
+}
+
+Value mlir::dlc::sharedView(OpBuilder &b, Location loc, Value raw,
+                            Value offset, int64_t elems, Type type) {
+  return b.create<memref::ViewOp>(
+      loc,
+      MemRefType::get({elems}, type, MemRefLayoutAttrInterface(),
+                      workgroupSpace(b)),
+      raw, offset, ValueRange{});
 }
 
 void mlir::dlc::ctaBarrier(OpBuilder &b, Location loc, bool emulate) {

@@ -65,6 +65,14 @@ void forEachThread(OpBuilder &b, Location loc, bool emulate, int64_t threads,
 /// one after the other.
 void ctaBarrier(OpBuilder &b, Location loc, bool emulate);
 
+/// The kernel's dynamic shared memory as bytes (memref<?xi8, workgroup>).
+Value dynamicSharedMemory(OpBuilder &b, Location loc);
+
+/// `elems` elements of `type` of the shared byte buffer `raw`, from byte
+/// `offset` on.
+Value sharedView(OpBuilder &b, Location loc, Value raw, Value offset,
+                 int64_t elems, Type type);
+
 /// mma.sync.aligned.`shape` (e.g. "m16n8k16.row.col.f32.bf16.bf16.f32") as
 /// inline PTX, for the forms MLIR 19's nvgpu cannot lower (bf16, u8/s8
 /// mixes, tf32): `a` vector<4xNxT> and `b` vector<2xNxT> fragments (or

@@ -355,16 +355,8 @@ int64_t FlashBuilder::build() {
   if (emulate) {
     smem = rw.create<memref::AllocaOp>(loc, MemRefType::get({smemElems}, half));
   } else {
-    auto workgroup = gpu::AddressSpaceAttr::get(
-        rw.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
-    Value raw = rw.create<gpu::DynamicSharedMemoryOp>(
-        loc, MemRefType::get({ShapedType::kDynamic}, rw.getI8Type(),
-                             MemRefLayoutAttrInterface(), workgroup));
-    smem = rw.create<memref::ViewOp>(
-        loc,
-        MemRefType::get({smemElems}, half, MemRefLayoutAttrInterface(),
-                        workgroup),
-        raw, ix.c(0), ValueRange{});
+    smem = sharedView(rw, loc, dynamicSharedMemory(rw, loc), ix.c(0),
+                      smemElems, half);
   }
   const int64_t qBase = 0, kBase = qRows() * stride(),
                 vBase = kBase + kKeys * stride();

@@ -709,6 +709,21 @@ public:
 
   /// Replaces the kernel's ops with the CTA program; returns the CTA count.
   int64_t build();
+  /// The CTA's threads: the warpgroups or warps of the tile, and the
+  /// producer warp of a warp-specialized kernel (GPU only; the emulation
+  /// interleaves the producer).
+  int64_t ctaThreads() const {
+    return cfg.threads() + (specialized() && !emulate ? 32 : 0);
+  }
+  /// Dynamic shared memory: the stages (+1 KiB to align them for wgmma's
+  /// swizzle), then the full and, warp-specialized, empty mbarriers.
+  int64_t sharedBytes() const {
+    if (emulate)
+      return 0;
+    return stagesBytes() + (cfg.wgmma() ? 1024 : 0) +
+           (anyTma() ? cfg.stages * 8 : 0) +
+           (specialized() ? cfg.stages * 8 : 0);
+  }
 
 private:
   RewriterBase &rw;
@@ -800,7 +815,14 @@ private:
   /// consumer warpgroups issues the copies; consumers release each slot
   /// through its "empty" mbarrier instead of a CTA barrier.
   bool specialized() const { return warpSpecialize && allTma(); }
-  /// Bytes one k-tile's TMA copies bring (full boxes, zero-filled ones too).
+  int64_t stagesBytes() const {
+    return cfg.stages * cfg.stageElems() * g.elementBytes();
+  }
+  /// Bytes one box of `op` brings (zero-filled parts too): BK by its rows.
+  int64_t boxBytes(const TmaOperand &op) const {
+    return op.boxRows * cfg.bk * g.elementBytes();
+  }
+  /// Bytes one k-tile's TMA copies bring.
   int64_t tmaStageBytes() const;
   /// Shared-memory byte address of the "full" (copies landed) or, with
   /// warp specialization, "empty" (slot consumed) mbarrier of `slot` (GPU).
@@ -1446,14 +1468,12 @@ void GemmBuilder::computeWgmmaEmulated(Value slot) {
 // and wgmma's descriptors read.
 
 int64_t GemmBuilder::tmaStageBytes() const {
-  int64_t rows = (tmaA ? tmaA->boxRows : 0) + (tmaB ? tmaB->boxRows : 0);
-  return rows * cfg.bk * g.elementBytes();
+  return (tmaA ? boxBytes(*tmaA) : 0) + (tmaB ? boxBytes(*tmaB) : 0);
 }
 
 Value GemmBuilder::barrierAddress(Value slot, bool empty) {
   // The mbarriers (8 bytes each) follow the stages: full, then empty.
-  int64_t stagesBytes = cfg.stages * cfg.stageElems() * g.elementBytes();
-  return ix.add(ix.add(smemAddr, stagesBytes + (empty ? cfg.stages * 8 : 0)),
+  return ix.add(ix.add(smemAddr, stagesBytes() + (empty ? cfg.stages * 8 : 0)),
                 ix.mul(slot, 8));
 }
 
@@ -1549,11 +1569,11 @@ void GemmBuilder::armAndCopy(Value kt, Value slot) {
     addState(slot, kTx, tmaStageBytes());
     if (tmaA) {
       tmaCopyEmulated(true, *tmaA, slot, tileRow0, k0);
-      addState(slot, kTx, -tmaA->boxRows * 128);
+      addState(slot, kTx, -boxBytes(*tmaA));
     }
     if (tmaB) {
       tmaCopyEmulated(false, *tmaB, slot, tileCol0, k0);
-      addState(slot, kTx, -tmaB->boxRows * 128);
+      addState(slot, kTx, -boxBytes(*tmaB));
     }
     auto done = rw.create<scf::IfOp>(
         loc,
@@ -1634,30 +1654,28 @@ void GemmBuilder::runProducerEmulated(Value kBegin, Value kCount) {
   // passes exactly when fill - 1 empty phases ended before it; more would
   // alias the parity.
   OpBuilder::InsertionGuard guard(rw);
-  auto loop = rw.create<scf::WhileOp>(loc, TypeRange{}, ValueRange{});
-  Block *before = rw.createBlock(&loop.getBefore());
-  rw.setInsertionPointToStart(before);
+  Type i1 = rw.getI1Type(), index = rw.getIndexType();
+  auto loop = rw.create<scf::WhileOp>(loc, TypeRange{index, i1}, ValueRange{});
+  rw.setInsertionPointToStart(rw.createBlock(&loop.getBefore()));
   Value t = rw.create<memref::LoadOp>(loc, producerNext, ValueRange{ix.c(0)});
-  Value slot = ix.rem(t, cfg.stages), fill = ix.div(t, cfg.stages);
-  Value inRange = ix.lt(t, kCount);
-  Value released = rw.create<arith::CmpIOp>(
-      loc, arith::CmpIPredicate::sge, loadState(slot, kEmptyPhases),
-      rw.create<arith::IndexCastUIOp>(loc, rw.getI64Type(), fill));
+  Value slot = ix.rem(t, cfg.stages);
+  Value phases = loadState(slot, kEmptyPhases);
+  Value fill =
+      rw.create<arith::IndexCastUIOp>(loc, rw.getI64Type(), ix.div(t, cfg.stages));
   Value first = ix.lt(t, ix.c(cfg.stages));
-  Value go = ix.andi(inRange, rw.create<arith::OrIOp>(loc, first, released));
-  rw.create<scf::ConditionOp>(loc, go, ValueRange{});
-  Block *after = rw.createBlock(&loop.getAfter());
-  rw.setInsertionPointToStart(after);
-  t = rw.create<memref::LoadOp>(loc, producerNext, ValueRange{ix.c(0)});
-  slot = ix.rem(t, cfg.stages);
-  fill = ix.div(t, cfg.stages);
+  auto released = [&](arith::CmpIPredicate p) -> Value {
+    return rw.create<arith::OrIOp>(
+        loc, first, rw.create<arith::CmpIOp>(loc, p, phases, fill));
+  };
+  Value go = ix.andi(ix.lt(t, kCount), released(arith::CmpIPredicate::sge));
   // For a refill: exactly `fill` releases.
-  trapUnless(rw.create<arith::OrIOp>(
-      loc, ix.lt(t, ix.c(cfg.stages)),
-      rw.create<arith::CmpIOp>(
-          loc, arith::CmpIPredicate::eq, loadState(slot, kEmptyPhases),
-          rw.create<arith::IndexCastUIOp>(loc, rw.getI64Type(), fill))));
-  armAndCopy(ix.add(kBegin, t), slot);
+  Value exact = released(arith::CmpIPredicate::eq);
+  rw.create<scf::ConditionOp>(loc, go, ValueRange{t, exact});
+  Block *after = rw.createBlock(&loop.getAfter(), {}, {index, i1}, {loc, loc});
+  rw.setInsertionPointToStart(after);
+  t = after->getArgument(0);
+  trapUnless(after->getArgument(1));
+  armAndCopy(ix.add(kBegin, t), ix.rem(t, cfg.stages));
   rw.create<memref::StoreOp>(loc, ix.add(t, 1), producerNext,
                              ValueRange{ix.c(0)});
   rw.create<scf::YieldOp>(loc, ValueRange{});
@@ -1963,11 +1981,7 @@ int64_t GemmBuilder::build() {
       fragB = scratch(cfg.threads() * cfg.nTiles() * 2 * perReg(), e);
     }
   } else {
-    auto workgroup = gpu::AddressSpaceAttr::get(
-        rw.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
-    Value raw = rw.create<gpu::DynamicSharedMemoryOp>(
-        loc, MemRefType::get({ShapedType::kDynamic}, rw.getI8Type(),
-                             MemRefLayoutAttrInterface(), workgroup));
+    Value raw = dynamicSharedMemory(rw, loc);
     Value shift = ix.c(0);
     if (cfg.wgmma()) {
       // The stages start at the next 1024-byte boundary (the 128-byte
@@ -1979,10 +1993,7 @@ int64_t GemmBuilder::build() {
                      1024);
       smemAddr = ix.add(addr, shift);
     }
-    smem = rw.create<memref::ViewOp>(
-        loc, MemRefType::get({smemElems}, e, MemRefLayoutAttrInterface(),
-                             workgroup),
-        raw, shift, ValueRange{});
+    smem = sharedView(rw, loc, raw, shift, smemElems, e);
   }
   // The accumulators start at zero; the init (fill or Gemm's C) is added
   // in the epilogue.
@@ -2150,9 +2161,8 @@ struct TileGemmKernelsPass
       tmaA = tmaOperand(g, g.a, cfg.bm, cfg);
       tmaB = tmaOperand(g, g.b, cfg.bn, cfg);
     }
-    // The producer warp runs on the GPU only; the emulation interleaves it.
-    bool ws = warpSpecialize && tmaA && tmaB;
-    GemmBuilder builder(rewriter, g, cfg, emulate, split, tmaA, tmaB, ws);
+    GemmBuilder builder(rewriter, g, cfg, emulate, split, tmaA, tmaB,
+                        warpSpecialize);
     int64_t ctas = builder.build();
     for (linalg::GenericOp e : llvm::reverse(g.epilogue))
       rewriter.eraseOp(e);
@@ -2161,16 +2171,9 @@ struct TileGemmKernelsPass
       rewriter.eraseOp(g.init);
     Builder b(&getContext());
     func->setAttr(attrs::kWorkItems, b.getI64IntegerAttr(ctas));
-    func->setAttr(attrs::kCtaThreads,
-                  b.getI64IntegerAttr(cfg.threads() + (ws && !emulate ? 32 : 0)));
+    func->setAttr(attrs::kCtaThreads, b.getI64IntegerAttr(builder.ctaThreads()));
     func->setAttr(attrs::kSharedBytes,
-                  b.getI64IntegerAttr(
-                      emulate ? 0
-                              : cfg.stages * cfg.stageElems() *
-                                        g.elementBytes() +
-                                    (cfg.wgmma() ? 1024 : 0) +
-                                    (tmaA || tmaB ? cfg.stages * 8 : 0) +
-                                    (ws ? cfg.stages * 8 : 0)));
+                  b.getI64IntegerAttr(builder.sharedBytes()));
     // The tensor-map arguments replace the operands' own where the kernel
     // reads those no more (once, when A and B are one argument).
     SmallVector<Value, 2> operands{g.a};

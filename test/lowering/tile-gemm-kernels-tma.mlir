@@ -97,10 +97,12 @@
 // WSEMU: memref.alloca() : memref<16xi64>
 // WSEMU: scf.for
 // WSEMU: scf.while
-// WSEMU: llvm.intr.trap
 // WSEMU: scf.condition
+// WSEMU-NEXT: } do {
+// WSEMU: llvm.intr.trap
 // WSEMU: llvm.intr.trap
 // WSEMU-NOT: llvm.inline_asm
+// WSEMU-LABEL: func.func @main(
 func.func private @gemm_nk(%acc: memref<128x256xf32>, %a: memref<128x96xf16>, %b: memref<256x96xf16>,
     %out: memref<128x256xf16>) attributes {dlc.kernel} {
   %zero = arith.constant 0.0 : f32
