@@ -38,13 +38,13 @@ Value mlir::dlc::dynamicSharedMemory(OpBuilder &b, Location loc) {
                            MemRefLayoutAttrInterface(), workgroupSpace(b)));
 }
 
-Value mlir::dlc::sharedView(OpBuilder &b, Location loc, Value raw,
-                            Value offset, int64_t elems, Type type) {
-  return b.create<memref::ViewOp>(
-      loc,
-      MemRefType::get({elems}, type, MemRefLayoutAttrInterface(),
-                      workgroupSpace(b)),
-      raw, offset, ValueRange{});
+Value mlir::dlc::sharedView(OpBuilder &b, Location loc, Value raw, Value offset,
+                            int64_t elems, Type type) {
+  return b.create<memref::ViewOp>(loc,
+                                  MemRefType::get({elems}, type,
+                                                  MemRefLayoutAttrInterface(),
+                                                  workgroupSpace(b)),
+                                  raw, offset, ValueRange{});
 }
 
 void mlir::dlc::ctaBarrier(OpBuilder &b, Location loc, bool emulate) {
