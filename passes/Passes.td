@@ -551,6 +551,16 @@ def FuseAttentionPass : Pass<"dlc-fuse-attention", "ModuleOp"> {
     ops. Rank-3 and rank-4 (batch, heads) f32 shapes; key, value and mask
     batch dims may broadcast (size 1).
 
+    The copies around the chain fold into the op too, so that no kernel
+    runs them: a Transpose of Q, K or V used only there becomes the
+    operand's `*_perm`, a Transpose that is the result's only user becomes
+    `result_perm`, and a Mul/Div of Q or K by a finite scalar constant used
+    only there multiplies `scale`. BERT's heads, split as
+    `transpose(reshape(x) * c, [0, 2, 1, 3])` and merged back with a
+    Transpose, leave an attention that reads the Q, K and V projections and
+    writes the output projection's input as they are laid out
+    (`[B, S, H, D]`): three copy kernels per layer fewer.
+
     Before:
     ```mlir
     %s = dlc.matmul %q, %kt : (tensor<1x12x128x64xf32>, tensor<1x12x64x128xf32>) -> tensor<1x12x128x128xf32>
@@ -563,6 +573,21 @@ def FuseAttentionPass : Pass<"dlc-fuse-attention", "ModuleOp"> {
     ```mlir
     %o = dlc.attention %q, %kt, %v, %mask {k_transposed = true, scale = 1.250000e-01 : f32}
        : (...) -> tensor<1x12x128x64xf32>
+    ```
+    BERT as exported (`%x` the [1, 128, 12, 64] projections):
+    ```mlir
+    %qs = dlc.mul %xq, %c : (tensor<1x128x12x64xf32>, tensor<1x1x1x1xf32>) -> tensor<1x128x12x64xf32>
+    %q = dlc.transpose %qs {perm = array<i64: 0, 2, 1, 3>} : ... -> tensor<1x12x128x64xf32>
+    // ... K likewise with perm [0, 2, 3, 1], V with [0, 2, 1, 3]
+    %o = dlc.attention %q, %kt, %v, %mask ...
+    %y = dlc.transpose %o {perm = array<i64: 0, 2, 1, 3>} : ... -> tensor<1x128x12x64xf32>
+    ```
+    After:
+    ```mlir
+    %y = dlc.attention %xq, %xk, %xv, %mask {k_transposed = true,
+           query_perm = array<i64: 0, 2, 1, 3>, key_perm = array<i64: 0, 2, 3, 1>,
+           value_perm = array<i64: 0, 2, 1, 3>, result_perm = array<i64: 0, 2, 1, 3>,
+           scale = 1.250000e-01 : f32} : (...) -> tensor<1x128x12x64xf32>
     ```
   }];
 }
@@ -891,7 +916,9 @@ def ReducePrecisionPass : Pass<"dlc-reduce-precision", "ModuleOp"> {
     (softmax, normalizations and reductions compute in f32), and a widened
     half value feeding another GEMM is used directly, so chains of GEMMs and
     the elementwise ops between them (fused, cast included) move half
-    precision data.
+    precision data. An attention result read only by such a GEMM (through
+    reshapes) is stored in half precision by the attention kernel itself,
+    instead of through a cast.
 
     Before:
     ```mlir

@@ -16,22 +16,37 @@
 using namespace mlir;
 using namespace mlir::dlc;
 
-FailureOr<SmallVector<int64_t>> mlir::dlc::inferAttentionShape(
-    ShapedType query, ShapedType key, ShapedType value, ShapedType mask,
-    bool kTransposed, function_ref<void(const Twine &)> emitError) {
-  for (ShapedType t : {query, key, value, mask})
+AttentionLayout AttentionLayout::get(std::optional<ArrayRef<int64_t>> query,
+                                     std::optional<ArrayRef<int64_t>> key,
+                                     std::optional<ArrayRef<int64_t>> value,
+                                     std::optional<ArrayRef<int64_t>> result,
+                                     int64_t rank) {
+  auto perm = [&](std::optional<ArrayRef<int64_t>> p) {
+    if (p)
+      return SmallVector<int64_t>(*p);
+    return llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  };
+  return {perm(query), perm(key), perm(value), perm(result)};
+}
+
+FailureOr<SmallVector<int64_t>>
+mlir::dlc::inferAttentionShape(ShapedType storedQuery, ShapedType storedKey,
+                               ShapedType storedValue, ShapedType mask,
+                               bool kTransposed, const AttentionLayout &layout,
+                               function_ref<void(const Twine &)> emitError) {
+  for (ShapedType t : {storedQuery, storedKey, storedValue, mask})
     if (t && !t.hasStaticShape()) {
       emitError("operands must have static shapes");
       return failure();
     }
-  int64_t rank = query.getRank();
+  int64_t rank = storedQuery.getRank();
   if (rank < 2) {
     emitError("query must have rank >= 2");
     return failure();
   }
-  Type elt = query.getElementType();
+  Type elt = storedQuery.getElementType();
   for (auto [t, what] :
-       {std::make_pair(key, "key"), std::make_pair(value, "value"),
+       {std::make_pair(storedKey, "key"), std::make_pair(storedValue, "value"),
         std::make_pair(mask, "mask")}) {
     if (!t)
       continue;
@@ -44,6 +59,31 @@ FailureOr<SmallVector<int64_t>> mlir::dlc::inferAttentionShape(
       return failure();
     }
   }
+  for (auto [perm, what] : {std::make_pair(&layout.query, "query_perm"),
+                            std::make_pair(&layout.key, "key_perm"),
+                            std::make_pair(&layout.value, "value_perm"),
+                            std::make_pair(&layout.result, "result_perm")}) {
+    SmallVector<bool> seen(rank, false);
+    bool valid = (int64_t)perm->size() == rank;
+    for (int64_t p : *perm) {
+      valid = valid && p >= 0 && p < rank && !seen[p];
+      if (valid)
+        seen[p] = true;
+    }
+    if (!valid) {
+      emitError(Twine(what) + " must be a permutation of the " + Twine(rank) +
+                " dims");
+      return failure();
+    }
+  }
+  // From here on, the shapes the op reads.
+  auto read = [&](ShapedType t, ArrayRef<int64_t> perm) -> ShapedType {
+    return RankedTensorType::get(AttentionLayout::gather(t.getShape(), perm),
+                                 t.getElementType());
+  };
+  ShapedType query = read(storedQuery, layout.query),
+             key = read(storedKey, layout.key),
+             value = read(storedValue, layout.value);
   ArrayRef<int64_t> q = query.getShape();
   int64_t sq = q[rank - 2], d = q[rank - 1];
   int64_t kd = key.getDimSize(rank - (kTransposed ? 2 : 1));
@@ -80,26 +120,39 @@ FailureOr<SmallVector<int64_t>> mlir::dlc::inferAttentionShape(
   }
   SmallVector<int64_t> result(q.drop_back());
   result.push_back(value.getDimSize(rank - 1));
-  return result;
+  return AttentionLayout::gather(ArrayRef<int64_t>(result), layout.result);
 }
 
-LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
-                                            std::optional<Location> loc,
-                                            Adaptor adaptor,
-                                            SmallVectorImpl<Type> &types) {
-  auto query = cast<ShapedType>(adaptor.getQuery().getType());
+/// The result's element type: the query's, or f16/bf16 (rounded once from
+/// the f32 computation).
+static bool isResultElementType(Type result, Type query) {
+  return result == query || result.isF16() || result.isBF16() || result.isF32();
+}
+
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string dims;
+  for (int64_t d : shape)
+    dims += (dims.empty() ? "" : "x") + std::to_string(d);
+  return dims;
+}
+
+LogicalResult AttentionOp::verify() {
   ShapedType mask;
-  if (adaptor.getMask())
-    mask = cast<ShapedType>(adaptor.getMask().getType());
-  auto shape =
-      inferAttentionShape(query, cast<ShapedType>(adaptor.getKey().getType()),
-                          cast<ShapedType>(adaptor.getValue().getType()), mask,
-                          adaptor.getKTransposed(), [&](const Twine &msg) {
-                            (void)emitOptionalError(loc, msg);
-                          });
+  if (getMask())
+    mask = cast<ShapedType>(getMask().getType());
+  auto shape = inferAttentionShape(
+      getQuery().getType(), getKey().getType(), getValue().getType(), mask,
+      getKTransposed(), getLayout(),
+      [&](const Twine &msg) { (void)emitOpError(msg); });
   if (failed(shape))
     return failure();
-  types.push_back(RankedTensorType::get(*shape, query.getElementType()));
+  RankedTensorType type = getType();
+  Type elt = getQuery().getType().getElementType();
+  if (type.getShape() != ArrayRef<int64_t>(*shape) ||
+      !isResultElementType(type.getElementType(), elt))
+    return emitOpError("result must have shape ")
+           << shapeString(*shape) << " and element type " << elt
+           << " (or f16, bf16, f32)";
   return success();
 }
 
@@ -126,17 +179,14 @@ LogicalResult AttentionKernelOp::verify() {
   auto shape = inferAttentionShape(
       query, cast<ShapedType>(getKey().getType()),
       cast<ShapedType>(getValue().getType()), mask, getKTransposed(),
-      [&](const Twine &msg) { (void)emitOpError(msg); });
+      getLayout(), [&](const Twine &msg) { (void)emitOpError(msg); });
   if (failed(shape))
     return failure();
   if (init.getShape() != ArrayRef<int64_t>(*shape) ||
-      init.getElementType() != query.getElementType()) {
-    std::string dims;
-    for (int64_t d : *shape)
-      dims += (dims.empty() ? "" : "x") + std::to_string(d);
+      !isResultElementType(init.getElementType(), query.getElementType()))
     return emitOpError("init must have shape ")
-           << dims << " and element type " << query.getElementType();
-  }
+           << shapeString(*shape) << " and element type "
+           << query.getElementType() << " (or f16, bf16, f32)";
   return success();
 }
 
@@ -189,7 +239,9 @@ struct AttentionKernelBufferization
     rewriter.create<AttentionKernelOp>(
         op->getLoc(), /*result=*/Type(), *q, *k, *v, *mask, *init,
         attention.getScaleAttr(), attention.getKTransposedAttr(),
-        attention.getNanToZeroAttr());
+        attention.getNanToZeroAttr(), attention.getQueryPermAttr(),
+        attention.getKeyPermAttr(), attention.getValuePermAttr(),
+        attention.getResultPermAttr());
     bufferization::replaceOpWithBufferizedValues(rewriter, op, *init);
     return success();
   }

@@ -18,6 +18,50 @@
 
 #include "dialects/dlc/DlcDialect.h.inc"
 
+namespace mlir::dlc {
+/// Where dlc.attention and dlc.attention_kernel find their operands (the
+/// `*_perm` attributes; identity when absent): dim i of the query the op
+/// reads is dim `query[i]` of the stored query (key and value likewise),
+/// and dim i of the stored result is dim `result[i]` of the result the op
+/// computes. Permutations are checked by the verifiers.
+struct AttentionLayout {
+  SmallVector<int64_t> query, key, value, result;
+
+  /// Absent permutations are the identity of `rank` dims.
+  static AttentionLayout get(std::optional<ArrayRef<int64_t>> query,
+                             std::optional<ArrayRef<int64_t>> key,
+                             std::optional<ArrayRef<int64_t>> value,
+                             std::optional<ArrayRef<int64_t>> result,
+                             int64_t rank);
+  /// The layout of an op or of its adaptor.
+  template <typename OpOrAdaptor>
+  static AttentionLayout of(OpOrAdaptor x, int64_t rank) {
+    return get(x.getQueryPerm(), x.getKeyPerm(), x.getValuePerm(),
+               x.getResultPerm(), rank);
+  }
+
+  /// `xs` gathered through `perm`: out[i] = xs[perm[i]]. The read shape of
+  /// a stored operand, the stored shape of the result, the stored indices
+  /// of a result element.
+  template <typename T>
+  static SmallVector<T> gather(ArrayRef<T> xs, ArrayRef<int64_t> perm) {
+    SmallVector<T> out;
+    for (int64_t p : perm)
+      out.push_back(xs[p]);
+    return out;
+  }
+  /// `xs` scattered through `perm`: out[perm[i]] = xs[i]. The stored
+  /// indices of an operand element the op reads at `xs`.
+  template <typename T>
+  static SmallVector<T> scatter(ArrayRef<T> xs, ArrayRef<int64_t> perm) {
+    SmallVector<T> out(xs.size());
+    for (auto [i, p] : llvm::enumerate(perm))
+      out[p] = xs[i];
+    return out;
+  }
+};
+} // namespace mlir::dlc
+
 #define GET_OP_CLASSES
 #include "dialects/dlc/DlcOps.h.inc"
 
@@ -37,12 +81,14 @@ FailureOr<EinsumEquation>
 parseEinsumEquation(StringRef equation, ArrayRef<ArrayRef<int64_t>> shapes,
                     function_ref<void(const Twine &)> emitError);
 
-/// The result shape of attention over `query`, `key`, `value` and the
-/// optional `mask` (null type: none), as dlc.attention documents it;
-/// reports the first problem through `emitError`.
+/// The (stored) result shape of attention over the stored `query`, `key`,
+/// `value` and the optional `mask` (null type: none) under `layout`, as
+/// dlc.attention documents it; reports the first problem through
+/// `emitError`.
 FailureOr<SmallVector<int64_t>>
 inferAttentionShape(ShapedType query, ShapedType key, ShapedType value,
                     ShapedType mask, bool kTransposed,
+                    const AttentionLayout &layout,
                     function_ref<void(const Twine &)> emitError);
 
 /// Attaches the one-shot bufferization model of dlc.attention_kernel.

@@ -273,7 +273,7 @@ def Dlc_MatMulOp : Dlc_Op<"matmul", [InferTypeOpAdaptor]> {
   let results = (outs Dlc_FloatTensor:$result);
 }
 
-def Dlc_AttentionOp : Dlc_Op<"attention", [InferTypeOpAdaptor]> {
+def Dlc_AttentionOp : Dlc_Op<"attention"> {
   let summary = "softmax(scale * Q K^T + mask) V over the last two dims";
   let description = [{
     Scaled dot-product attention as one op, formed by `dlc-fuse-attention`
@@ -288,22 +288,51 @@ def Dlc_AttentionOp : Dlc_Op<"attention", [InferTypeOpAdaptor]> {
     - result: `[B..., Sq, Dv]`
 
     Every batch dim of key, value and mask is the query's or 1
-    (broadcast). With `nan_to_zero`, NaN probabilities become 0 before the
+    (broadcast). The result's element type is the query's, or f16/bf16:
+    computed in f32 and rounded once when stored (`dlc-reduce-precision`
+    stores it so when only a half-precision GEMM reads it). With `nan_to_zero`, NaN probabilities become 0 before the
     second product -- `Where(IsNaN(p), 0, p)`, torch's SDPA export guard --
     so a row whose softmax is NaN (every key masked with -inf) gives 0.
     The scores `[B..., Sq, Skv]` are never materialized: the lowering
     streams over the keys with the online softmax.
 
+    Layouts: the shapes above are what the op reads. With `query_perm`
+    (likewise `key_perm`, `value_perm`) the operand is stored transposed:
+    the op reads `transpose(query, query_perm)`, i.e. dim i of the read
+    query is dim `query_perm[i]` of the operand. With `result_perm` the
+    result is stored as `transpose(result, result_perm)`. This is how
+    `dlc-fuse-attention` absorbs the head transposes exporters write around
+    attention (`[B, S, H, D]` <-> `[B, H, S, D]`): the kernel reads and
+    writes the projections' layout and the transposes never run.
+
     ```mlir
     %o = dlc.attention %q, %kt, %v, %mask {k_transposed = true, scale = 0.125 : f32}
        : (tensor<1x12x128x64xf32>, tensor<1x12x64x128xf32>,
           tensor<1x12x128x64xf32>, tensor<1x1x1x128xf32>) -> tensor<1x12x128x64xf32>
+    // The same with Q, K, V and the result in the [B, S, H, D] layout.
+    %o = dlc.attention %q, %k, %v, %mask {k_transposed = true,
+           query_perm = array<i64: 0, 2, 1, 3>, key_perm = array<i64: 0, 2, 3, 1>,
+           value_perm = array<i64: 0, 2, 1, 3>, result_perm = array<i64: 0, 2, 1, 3>,
+           scale = 0.125 : f32}
+       : (tensor<1x128x12x64xf32>, tensor<1x128x12x64xf32>,
+          tensor<1x128x12x64xf32>, tensor<1x1x1x128xf32>) -> tensor<1x128x12x64xf32>
     ```
   }];
   let arguments = (ins Dlc_FloatTensor:$query, Dlc_FloatTensor:$key,
                    Dlc_FloatTensor:$value, Optional<Dlc_FloatTensor>:$mask,
                    F32Attr:$scale, BoolAttr:$k_transposed,
-                   UnitAttr:$nan_to_zero);
+                   UnitAttr:$nan_to_zero,
+                   OptionalAttr<DenseI64ArrayAttr>:$query_perm,
+                   OptionalAttr<DenseI64ArrayAttr>:$key_perm,
+                   OptionalAttr<DenseI64ArrayAttr>:$value_perm,
+                   OptionalAttr<DenseI64ArrayAttr>:$result_perm);
+  let extraClassDeclaration = [{
+    /// The operand layouts (query, key, value, result), identity if absent.
+    AttentionLayout getLayout() {
+      return AttentionLayout::of(*this, getQuery().getType().getRank());
+    }
+  }];
+  let hasVerifier = 1;
   let results = (outs Dlc_FloatTensor:$result);
 }
 
@@ -320,7 +349,8 @@ def Dlc_AttentionKernelOp : Op<Dlc_Dialect, "attention_kernel", [
     `dlc-outline-kernels` makes it a kernel of its own and the kernel form
     (`dlc-linearize-kernels`) lowers it to one work item per query row that
     streams over the keys with the online softmax (running max, running
-    sum, a private accumulator row). Operand shapes as in `dlc.attention`.
+    sum, a private accumulator row). Operand shapes and layouts as in
+    `dlc.attention`.
 
     ```mlir
     dlc.attention_kernel %q, %k, %v mask(%m : memref<1x1x1x128xf32>)
@@ -333,7 +363,11 @@ def Dlc_AttentionKernelOp : Op<Dlc_Dialect, "attention_kernel", [
                    Optional<Dlc_TensorOrBuffer>:$mask,
                    Dlc_TensorOrBuffer:$init,
                    F32Attr:$scale, BoolAttr:$k_transposed,
-                   UnitAttr:$nan_to_zero);
+                   UnitAttr:$nan_to_zero,
+                   OptionalAttr<DenseI64ArrayAttr>:$query_perm,
+                   OptionalAttr<DenseI64ArrayAttr>:$key_perm,
+                   OptionalAttr<DenseI64ArrayAttr>:$value_perm,
+                   OptionalAttr<DenseI64ArrayAttr>:$result_perm);
   let results = (outs Optional<AnyRankedTensor>:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)?
@@ -342,6 +376,11 @@ def Dlc_AttentionKernelOp : Op<Dlc_Dialect, "attention_kernel", [
   }];
   let extraClassDeclaration = [{
     MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    /// The operand layouts (query, key, value, result), identity if absent.
+    AttentionLayout getLayout() {
+      return AttentionLayout::of(
+          *this, cast<ShapedType>(getQuery().getType()).getRank());
+    }
   }];
   let hasVerifier = 1;
 }

@@ -17,6 +17,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <cmath>
+
 namespace mlir::dlc {
 #define GEN_PASS_DEF_FUSEATTENTIONPASS
 #include "passes/Passes.h.inc"
@@ -175,7 +177,8 @@ struct FuseAttentionPattern : OpRewritePattern<MatMulOp> {
     }
     FailureOr<SmallVector<int64_t>> shape = inferAttentionShape(
         qType, cast<ShapedType>(key.getType()), cast<ShapedType>(v.getType()),
-        maskType, kTransposed, [](const Twine &) {});
+        maskType, kTransposed, AttentionLayout::get({}, {}, {}, {}, rank),
+        [](const Twine &) {});
     if (failed(shape) || ArrayRef<int64_t>(*shape) != pv.getType().getShape())
       return rewriter.notifyMatchFailure(pv, "shapes do not fit attention");
     Value mask = addMask;
@@ -206,10 +209,11 @@ struct FuseAttentionPattern : OpRewritePattern<MatMulOp> {
       if (op)
         locs.push_back(op->getLoc());
     auto attention = rewriter.create<AttentionOp>(
-        rewriter.getFusedLoc(locs), q, key, v, mask,
+        rewriter.getFusedLoc(locs), pv.getType(), q, key, v, mask,
         rewriter.getF32FloatAttr(chain.scale),
         rewriter.getBoolAttr(kTransposed),
-        guard ? rewriter.getUnitAttr() : UnitAttr());
+        guard ? rewriter.getUnitAttr() : UnitAttr(), DenseI64ArrayAttr(),
+        DenseI64ArrayAttr(), DenseI64ArrayAttr(), DenseI64ArrayAttr());
     rewriter.replaceOp(pv, attention.getResult());
     return success();
   }
@@ -292,6 +296,99 @@ struct FuseAttentionPattern : OpRewritePattern<MatMulOp> {
   }
 };
 
+/// The copies exporters write around attention, folded into dlc.attention:
+/// a Transpose of Q, K or V (used only there) becomes the operand's
+/// permutation, a Transpose of the result (its only user) the result's; a
+/// Mul or Div of Q or K by a finite scalar constant (used only there)
+/// multiplies `scale` (softmax((cQ) K^T s) = softmax(Q K^T cs)). BERT's
+/// `transpose(reshape(q) * c, [0, 2, 1, 3])` leaves the [B, S, H, D]
+/// projection itself, and the attention reads it there.
+struct AbsorbAttentionLayoutPattern : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    AttentionLayout layout = op.getLayout();
+    SmallVector<Value> operands = {op.getQuery(), op.getKey(), op.getValue()};
+    SmallVector<int64_t> *perms[] = {&layout.query, &layout.key, &layout.value};
+    float scale = op.getScale().convertToFloat();
+    // The kernel is named after its last node: keep the attention's last.
+    SmallVector<Location> locs;
+    for (int i = 0; i < 3; ++i) {
+      while (true) {
+        Value x = operands[i];
+        // The op reads transpose(transpose(y, p), c): dim j is y's p[c[j]].
+        if (auto t = x.getDefiningOp<TransposeOp>(); t && t->hasOneUse()) {
+          for (int64_t &c : *perms[i])
+            c = t.getPerm()[c];
+          operands[i] = t.getInput();
+          locs.push_back(t.getLoc());
+          continue;
+        }
+        // Only Q and K scale the scores.
+        if (i == 2 || !x.getDefiningOp() || !x.hasOneUse())
+          break;
+        Operation *def = x.getDefiningOp();
+        std::optional<float> factor;
+        Value other;
+        if (auto mul = dyn_cast<MulOp>(def)) {
+          for (unsigned side : {0u, 1u})
+            if (auto c = scalarConstant(mul->getOperand(1 - side));
+                c && mul->getOperand(side).getType() == x.getType()) {
+              factor = *c;
+              other = mul->getOperand(side);
+              break;
+            }
+        } else if (auto div = dyn_cast<DivOp>(def)) {
+          if (auto c = scalarConstant(div.getRhs());
+              c && *c != 0.0f && div.getLhs().getType() == x.getType()) {
+            factor = 1.0f / *c;
+            other = div.getLhs();
+          }
+        }
+        if (!factor || !std::isfinite(*factor))
+          break;
+        scale *= *factor;
+        operands[i] = other;
+        locs.push_back(def->getLoc());
+      }
+    }
+    // The result's only user transposes it: stored = transpose(transpose(
+    // r, c), p), i.e. transpose(r, c o p).
+    Operation *resultTranspose = nullptr;
+    if (op->hasOneUse())
+      if (auto t = dyn_cast<TransposeOp>(*op->user_begin())) {
+        SmallVector<int64_t> composed;
+        for (int64_t p : t.getPerm())
+          composed.push_back(layout.result[p]);
+        layout.result = composed;
+        resultTranspose = t;
+        locs.push_back(t.getLoc());
+      }
+    if (locs.empty())
+      return rewriter.notifyMatchFailure(op, "nothing to absorb");
+    locs.push_back(op.getLoc());
+
+    auto permAttr = [&](ArrayRef<int64_t> perm) {
+      for (auto [i, p] : llvm::enumerate(perm))
+        if (p != (int64_t)i)
+          return rewriter.getDenseI64ArrayAttr(perm);
+      return DenseI64ArrayAttr();
+    };
+    auto attention = rewriter.create<AttentionOp>(
+        rewriter.getFusedLoc(locs),
+        resultTranspose ? resultTranspose->getResult(0).getType()
+                        : op.getType(),
+        operands[0], operands[1], operands[2], op.getMask(),
+        rewriter.getF32FloatAttr(scale), op.getKTransposedAttr(),
+        op.getNanToZeroAttr(), permAttr(layout.query), permAttr(layout.key),
+        permAttr(layout.value), permAttr(layout.result));
+    rewriter.replaceOp(resultTranspose ? resultTranspose : op.getOperation(),
+                       attention.getResult());
+    return success();
+  }
+};
+
 struct FuseAttentionPass : dlc::impl::FuseAttentionPassBase<FuseAttentionPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
@@ -304,5 +401,6 @@ struct FuseAttentionPass : dlc::impl::FuseAttentionPassBase<FuseAttentionPass> {
 } // namespace
 
 void mlir::dlc::populateFuseAttentionPatterns(RewritePatternSet &patterns) {
-  patterns.add<FuseAttentionPattern>(patterns.getContext());
+  patterns.add<FuseAttentionPattern, AbsorbAttentionLayoutPattern>(
+      patterns.getContext());
 }

@@ -41,26 +41,34 @@ struct AttentionBuilder {
   int64_t rank;
   Type f32;
   Value c0;
+  AttentionLayout layout;
+  /// The result's shape as computed (before `layout.result`).
+  SmallVector<int64_t> outShape;
 
   Value index(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
   Value f32Const(double v) {
     return b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(v));
   }
 
-  /// Indices into `buffer` (rank r): the work item's batch dims (0 where
-  /// the buffer broadcasts them), then `row` and `col` (0 where the buffer's
-  /// dim is 1). The work item's own induction variables are used wherever
-  /// the buffer is not broadcast, so that kernel fusion sees a read of the
-  /// work item's own part.
-  SmallVector<Value> indices(Value buffer, Value row, Value col) {
-    auto type = cast<MemRefType>(buffer.getType());
-    auto out = cast<MemRefType>(op.getInit().getType());
+  /// The stored indices into `buffer` (rank r, read through `perm`) of the
+  /// work item's batch dims (0 where the buffer broadcasts them), then `row`
+  /// and `col` (0 where the buffer's dim is 1). The work item's own
+  /// induction variables are used wherever the buffer is not broadcast, so
+  /// that kernel fusion sees a read of the work item's own part.
+  SmallVector<Value> indices(Value buffer, ArrayRef<int64_t> perm, Value row,
+                             Value col) {
+    SmallVector<int64_t> shape = AttentionLayout::gather(
+        cast<MemRefType>(buffer.getType()).getShape(), perm);
     SmallVector<Value> idx;
     for (int64_t d = 0; d < rank - 2; ++d)
-      idx.push_back(type.getDimSize(d) == out.getDimSize(d) ? ivs[d] : c0);
-    idx.push_back(type.getDimSize(rank - 2) == 1 ? c0 : row);
-    idx.push_back(type.getDimSize(rank - 1) == 1 ? c0 : col);
-    return idx;
+      idx.push_back(shape[d] == outShape[d] ? ivs[d] : c0);
+    idx.push_back(shape[rank - 2] == 1 ? c0 : row);
+    idx.push_back(shape[rank - 1] == 1 ? c0 : col);
+    return AttentionLayout::scatter(ArrayRef<Value>(idx), perm);
+  }
+  SmallVector<Value> maskIndices(Value mask, Value row, Value col) {
+    return indices(mask, llvm::to_vector(llvm::seq<int64_t>(0, rank)), row,
+                   col);
   }
 
   Value load(Value buffer, ValueRange idx) {
@@ -93,11 +101,13 @@ struct AttentionBuilder {
   void build() {
     Value q = op.getQuery(), k = op.getKey(), v = op.getValue(),
           mask = op.getMask(), out = op.getInit();
-    auto qType = cast<MemRefType>(q.getType());
-    auto vType = cast<MemRefType>(v.getType());
-    int64_t headSize = qType.getDimSize(rank - 1);
-    int64_t keys = vType.getDimSize(rank - 2);
-    int64_t valueSize = vType.getDimSize(rank - 1);
+    SmallVector<int64_t> qShape = AttentionLayout::gather(
+        cast<MemRefType>(q.getType()).getShape(), layout.query);
+    SmallVector<int64_t> vShape = AttentionLayout::gather(
+        cast<MemRefType>(v.getType()).getShape(), layout.value);
+    int64_t headSize = qShape[rank - 1];
+    int64_t keys = vShape[rank - 2];
+    int64_t valueSize = vShape[rank - 1];
     int64_t block = 1;
     for (int64_t candidate = kMaxKeyBlock; candidate > 1; candidate /= 2)
       if (keys % candidate == 0) {
@@ -127,11 +137,11 @@ struct AttentionBuilder {
             b.create<memref::StoreOp>(loc, zero, scores, jj);
           });
           forEach(headSize, [&](Value c) {
-            Value qc = load(q, indices(q, row, c));
+            Value qc = load(q, indices(q, layout.query, row, c));
             forEach(block, [&](Value jj) {
               Value j = b.create<arith::AddIOp>(loc, j0, jj);
-              Value kc =
-                  load(k, kTransposed ? indices(k, c, j) : indices(k, j, c));
+              Value kc = load(k, kTransposed ? indices(k, layout.key, c, j)
+                                             : indices(k, layout.key, j, c));
               Value s = b.create<memref::LoadOp>(loc, scores, jj);
               Value prod = b.create<arith::MulFOp>(loc, qc, kc);
               b.create<memref::StoreOp>(
@@ -144,8 +154,8 @@ struct AttentionBuilder {
             Value s = b.create<arith::MulFOp>(
                 loc, b.create<memref::LoadOp>(loc, scores, jj), scale);
             if (mask)
-              s = b.create<arith::AddFOp>(loc, s,
-                                          load(mask, indices(mask, row, j)));
+              s = b.create<arith::AddFOp>(
+                  loc, s, load(mask, maskIndices(mask, row, j)));
             b.create<memref::StoreOp>(loc, s, scores, jj);
             return SmallVector<Value>{
                 b.create<arith::MaximumFOp>(loc, mx[0], s)};
@@ -181,7 +191,7 @@ struct AttentionBuilder {
             Value p = b.create<memref::LoadOp>(loc, scores, jj);
             forEach(valueSize, [&](Value d) {
               Value a = b.create<memref::LoadOp>(loc, acc, d);
-              Value vd = load(v, indices(v, j, d));
+              Value vd = load(v, indices(v, layout.value, j, d));
               b.create<memref::StoreOp>(
                   loc,
                   b.create<arith::AddFOp>(loc, a,
@@ -209,7 +219,9 @@ struct AttentionBuilder {
         r = b.create<arith::TruncFOp>(loc, outElt, r);
       SmallVector<Value> idx(ivs.begin(), ivs.end());
       idx.push_back(d);
-      b.create<memref::StoreOp>(loc, r, out, idx);
+      b.create<memref::StoreOp>(
+          loc, r, out,
+          AttentionLayout::gather(ArrayRef<Value>(idx), layout.result));
     });
   }
 };
@@ -222,19 +234,23 @@ mlir::dlc::lowerAttentionToLoops(RewriterBase &rewriter, AttentionKernelOp op) {
   Location loc = op.getLoc();
   auto outType = cast<MemRefType>(op.getInit().getType());
   int64_t rank = outType.getRank();
+  AttentionLayout layout = op.getLayout();
+  SmallVector<int64_t> outShape =
+      AttentionLayout::scatter(outType.getShape(), layout.result);
   rewriter.setInsertionPoint(op);
   Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
   Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
   SmallVector<Value> lbs(rank - 1, zero), steps(rank - 1, one), ubs;
   for (int64_t d = 0; d < rank - 1; ++d)
-    ubs.push_back(
-        rewriter.create<arith::ConstantIndexOp>(loc, outType.getDimSize(d)));
+    ubs.push_back(rewriter.create<arith::ConstantIndexOp>(loc, outShape[d]));
   auto loop = rewriter.create<scf::ParallelOp>(loc, lbs, ubs, steps);
   rewriter.setInsertionPointToStart(loop.getBody());
   Value c0 = rewriter.create<arith::ConstantIndexOp>(loc, 0);
-  AttentionBuilder builder{
-      rewriter, loc, op, loop.getInductionVars(), rank, rewriter.getF32Type(),
-      c0};
+  AttentionBuilder builder{rewriter, loc,
+                           op,       loop.getInductionVars(),
+                           rank,     rewriter.getF32Type(),
+                           c0,       layout,
+                           outShape};
   builder.build();
   rewriter.eraseOp(op);
   return loop;

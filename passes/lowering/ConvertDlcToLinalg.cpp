@@ -2665,7 +2665,9 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
                                                   type.getElementType());
     rewriter.replaceOpWithNewOp<AttentionKernelOp>(
         op, type, op.getQuery(), op.getKey(), op.getValue(), op.getMask(), init,
-        op.getScaleAttr(), op.getKTransposedAttr(), op.getNanToZeroAttr());
+        op.getScaleAttr(), op.getKTransposedAttr(), op.getNanToZeroAttr(),
+        op.getQueryPermAttr(), op.getKeyPermAttr(), op.getValuePermAttr(),
+        op.getResultPermAttr());
     return success();
   }
 };

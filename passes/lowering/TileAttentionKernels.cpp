@@ -56,6 +56,9 @@ struct Attention {
   AttentionKernelOp op;
   int64_t rank, queries, keys, head;
   SmallVector<int64_t> batchShape;
+  AttentionLayout layout;
+  /// The result's shape as computed (before `layout.result`).
+  SmallVector<int64_t> outShape;
 };
 
 FailureOr<Attention> matchAttention(func::FuncOp func) {
@@ -72,13 +75,17 @@ FailureOr<Attention> matchAttention(func::FuncOp func) {
   if (!a.op)
     return failure();
   auto out = cast<MemRefType>(a.op.getInit().getType());
-  auto q = cast<MemRefType>(a.op.getQuery().getType());
-  auto v = cast<MemRefType>(a.op.getValue().getType());
   a.rank = out.getRank();
-  a.queries = out.getDimSize(a.rank - 2);
-  a.head = q.getDimSize(a.rank - 1);
-  a.keys = v.getDimSize(a.rank - 2);
-  a.batchShape.assign(out.getShape().begin(), out.getShape().end() - 2);
+  a.layout = a.op.getLayout();
+  a.outShape = AttentionLayout::scatter(out.getShape(), a.layout.result);
+  SmallVector<int64_t> q = AttentionLayout::gather(
+      cast<MemRefType>(a.op.getQuery().getType()).getShape(), a.layout.query);
+  SmallVector<int64_t> v = AttentionLayout::gather(
+      cast<MemRefType>(a.op.getValue().getType()).getShape(), a.layout.value);
+  a.queries = a.outShape[a.rank - 2];
+  a.head = q[a.rank - 1];
+  a.keys = v[a.rank - 2];
+  a.batchShape.assign(a.outShape.begin(), a.outShape.end() - 2);
   for (Value buffer :
        {a.op.getQuery(), a.op.getKey(), a.op.getValue(), a.op.getInit()}) {
     auto type = cast<MemRefType>(buffer.getType());
@@ -93,8 +100,7 @@ FailureOr<Attention> matchAttention(func::FuncOp func) {
       return failure();
   // Head sizes in k16 steps up to 128 (the accumulators of a thread: 2 x 64
   // scores and head / 2 outputs); whole key blocks.
-  if (a.head % 16 || a.head > 128 || v.getDimSize(a.rank - 1) != a.head ||
-      a.queries < 16)
+  if (a.head % 16 || a.head > 128 || v[a.rank - 1] != a.head || a.queries < 16)
     return failure();
   return a;
 }
@@ -173,18 +179,23 @@ private:
   }
   void barrier() { ctaBarrier(rw, loc, emulate); }
 
-  /// Indices into `buffer` of (row, col) for this CTA's batch coordinates
-  /// (0 where the buffer broadcasts a dim).
-  SmallVector<Value> indices(Value buffer, Value row, Value col) {
-    auto type = cast<MemRefType>(buffer.getType());
-    auto out = cast<MemRefType>(a.op.getInit().getType());
+  /// The stored indices into `buffer` (read through `perm`) of (row, col)
+  /// for this CTA's batch coordinates (0 where the buffer broadcasts a dim).
+  SmallVector<Value> indices(Value buffer, ArrayRef<int64_t> perm, Value row,
+                             Value col) {
+    SmallVector<int64_t> shape = AttentionLayout::gather(
+        cast<MemRefType>(buffer.getType()).getShape(), perm);
     SmallVector<Value> idx;
     for (int64_t d = 0; d < a.rank - 2; ++d)
-      idx.push_back(type.getDimSize(d) == out.getDimSize(d) ? batch[d]
-                                                            : ix.c(0));
-    idx.push_back(type.getDimSize(a.rank - 2) == 1 ? ix.c(0) : row);
-    idx.push_back(type.getDimSize(a.rank - 1) == 1 ? ix.c(0) : col);
-    return idx;
+      idx.push_back(shape[d] == a.outShape[d] ? batch[d] : ix.c(0));
+    idx.push_back(shape[a.rank - 2] == 1 ? ix.c(0) : row);
+    idx.push_back(shape[a.rank - 1] == 1 ? ix.c(0) : col);
+    return AttentionLayout::scatter(ArrayRef<Value>(idx), perm);
+  }
+  /// Whether read dim `d` of an operand stored through `perm` is the
+  /// stored innermost (contiguous) dim.
+  bool contiguous(ArrayRef<int64_t> perm, int64_t d) const {
+    return perm[d] == a.rank - 1;
   }
   Value loadF32(Value buffer, ArrayRef<Value> idx) {
     Value x = rw.create<memref::LoadOp>(loc, buffer, idx);
@@ -192,7 +203,8 @@ private:
   }
 
   /// Copies `rows` x head values to the smem tile at `base` as halves:
-  /// element (r, c) from `load(r, c)` (rows past `valid` are zero).
+  /// element (r, c) from `load(r, c)` (rows past `valid` are zero). With
+  /// `keyMajorSource` consecutive rows are adjacent in the source.
   void stage(int64_t base, int64_t rows, bool keyMajorSource,
              function_ref<Value(Value, Value)> load, Value valid) {
     forEachThread([&](Value tid) {
@@ -370,6 +382,7 @@ int64_t FlashBuilder::build() {
   bool kT = op.getKTransposed();
   Value negInf = f32c(-std::numeric_limits<double>::infinity());
   Value zero = f32c(0.0), scale = f32c(op.getScale().convertToFloat());
+  auto identity = llvm::to_vector(llvm::seq<int64_t>(0, a.rank));
 
   // The thread's rows in the CTA's block (h = 0, 1: g and g + 8 of its
   // warp's 16) and its quad position.
@@ -381,10 +394,11 @@ int64_t FlashBuilder::build() {
 
   Value validRows = ix.minu(ix.c(qRows()),
                             rw.create<arith::SubIOp>(loc, ix.c(a.queries), q0));
+  const AttentionLayout &layout = a.layout;
   stage(
-      qBase, qRows(), false,
+      qBase, qRows(), contiguous(layout.query, a.rank - 2),
       [&](Value r, Value c) {
-        return loadF32(q, indices(q, ix.add(q0, r), c));
+        return loadF32(q, indices(q, layout.query, ix.add(q0, r), c));
       },
       validRows);
   barrier();
@@ -420,16 +434,17 @@ int64_t FlashBuilder::build() {
     barrier(); // the previous block's K and V are read
     // K as [key][head] (from K or from K^T), V as [key][head].
     stage(
-        kBase, kKeys, kT,
+        kBase, kKeys, contiguous(layout.key, kT ? a.rank - 1 : a.rank - 2),
         [&](Value r, Value c) {
           Value j = ix.add(j0, r);
-          return loadF32(k, kT ? indices(k, c, j) : indices(k, j, c));
+          return loadF32(k, kT ? indices(k, layout.key, c, j)
+                               : indices(k, layout.key, j, c));
         },
         validKeys);
     stage(
-        vBase, kKeys, false,
+        vBase, kKeys, contiguous(layout.value, a.rank - 2),
         [&](Value r, Value c) {
-          return loadF32(v, indices(v, ix.add(j0, r), c));
+          return loadF32(v, indices(v, layout.value, ix.add(j0, r), c));
         },
         validKeys);
     barrier();
@@ -470,7 +485,7 @@ int64_t FlashBuilder::build() {
             row = ix.select(ix.lt(row, ix.c(a.queries)), row, ix.c(0));
             Value maskKey = inKeys ? ix.select(inKeys, key, ix.c(0)) : key;
             x = rw.create<arith::AddFOp>(
-                loc, x, loadF32(mask, indices(mask, row, maskKey)));
+                loc, x, loadF32(mask, indices(mask, identity, row, maskKey)));
           }
           if (inKeys)
             x = rw.create<arith::SelectOp>(loc, inKeys, x, negInf);
@@ -566,7 +581,9 @@ int64_t FlashBuilder::build() {
         SmallVector<Value> idx(batch);
         idx.push_back(row);
         idx.push_back(col);
-        rw.create<memref::StoreOp>(loc, r, out, idx);
+        rw.create<memref::StoreOp>(
+            loc, r, out,
+            AttentionLayout::gather(ArrayRef<Value>(idx), a.layout.result));
       }
     });
   });

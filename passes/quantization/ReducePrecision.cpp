@@ -53,6 +53,31 @@ Attribute halfConstant(ArrayRef<float> values, RankedTensorType type,
   return makeWeightAttr(type, raw, blobName);
 }
 
+/// An f32 attention result that only `v`'s one reader takes (through
+/// reshapes), stored in `half` instead: the kernel rounds when it stores,
+/// exactly as the cast it replaces would, and that cast never runs. BERT's
+/// attention output feeds only the output projection.
+bool narrowAttentionResult(Value v, FloatType half) {
+  SmallVector<Value> chain;
+  for (Value x = v;;) {
+    if (!x.hasOneUse())
+      return false;
+    chain.push_back(x);
+    Operation *def = x.getDefiningOp();
+    if (isa_and_nonnull<AttentionOp>(def))
+      break;
+    auto reshape = dyn_cast_or_null<ReshapeOp>(def);
+    if (!reshape)
+      return false;
+    x = reshape.getInput();
+  }
+  if (!cast<RankedTensorType>(chain.back().getType()).getElementType().isF32())
+    return false;
+  for (Value x : chain)
+    x.setType(cast<RankedTensorType>(x.getType()).clone(half));
+  return true;
+}
+
 struct ReducePrecisionPass
     : dlc::impl::ReducePrecisionPassBase<ReducePrecisionPass> {
   using ReducePrecisionPassBase::ReducePrecisionPassBase;
@@ -98,6 +123,8 @@ struct ReducePrecisionPass
           r = cb.create<arith::ConstantOp>(
               v.getLoc(),
               cast<TypedAttr>(halfConstant(*values, halfType, name)));
+        } else if (narrowAttentionResult(v, half)) {
+          r = v;
         } else {
           r = b.create<CastOp>(loc, halfType, v);
         }

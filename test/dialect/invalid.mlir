@@ -300,8 +300,7 @@ func.func @top_k_k(%x: tensor<2x3xf32>) -> (tensor<2x4xf32>, tensor<2x4xi64>) {
 // -----
 
 func.func @attention_head_size(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x5x8xf32>, %v: tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32> {
-  // expected-error @+2 {{key head size 5 differs from the query's 4}}
-  // expected-error @+1 {{failed to infer returned types}}
+  // expected-error @+1 {{'dlc.attention' op key head size 5 differs from the query's 4}}
   %0 = dlc.attention %q, %kt, %v {k_transposed = true, scale = 1.0 : f32} : (tensor<1x2x8x4xf32>, tensor<1x2x5x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
   return %0 : tensor<1x2x8x4xf32>
 }
@@ -309,8 +308,7 @@ func.func @attention_head_size(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x5x8xf32>
 // -----
 
 func.func @attention_keys(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %v: tensor<1x2x6x4xf32>) -> tensor<1x2x8x4xf32> {
-  // expected-error @+2 {{value has 6 keys, key has 8}}
-  // expected-error @+1 {{failed to infer returned types}}
+  // expected-error @+1 {{'dlc.attention' op value has 6 keys, key has 8}}
   %0 = dlc.attention %q, %k, %v {k_transposed = false, scale = 1.0 : f32} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x6x4xf32>) -> tensor<1x2x8x4xf32>
   return %0 : tensor<1x2x8x4xf32>
 }
@@ -318,8 +316,7 @@ func.func @attention_keys(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %v: 
 // -----
 
 func.func @attention_rank(%q: tensor<2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %v: tensor<1x2x8x4xf32>) -> tensor<2x8x4xf32> {
-  // expected-error @+2 {{key must have the query's rank 3}}
-  // expected-error @+1 {{failed to infer returned types}}
+  // expected-error @+1 {{'dlc.attention' op key must have the query's rank 3}}
   %0 = dlc.attention %q, %k, %v {k_transposed = false, scale = 1.0 : f32} : (tensor<2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) -> tensor<2x8x4xf32>
   return %0 : tensor<2x8x4xf32>
 }
@@ -327,8 +324,7 @@ func.func @attention_rank(%q: tensor<2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %v: te
 // -----
 
 func.func @attention_batch(%q: tensor<1x2x8x4xf32>, %k: tensor<1x3x8x4xf32>, %v: tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32> {
-  // expected-error @+2 {{key batch dim 1 (3) is neither the query's (2) nor 1}}
-  // expected-error @+1 {{failed to infer returned types}}
+  // expected-error @+1 {{'dlc.attention' op key batch dim 1 (3) is neither the query's (2) nor 1}}
   %0 = dlc.attention %q, %k, %v {k_transposed = false, scale = 1.0 : f32} : (tensor<1x2x8x4xf32>, tensor<1x3x8x4xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
   return %0 : tensor<1x2x8x4xf32>
 }
@@ -336,8 +332,7 @@ func.func @attention_batch(%q: tensor<1x2x8x4xf32>, %k: tensor<1x3x8x4xf32>, %v:
 // -----
 
 func.func @attention_mask(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %v: tensor<1x2x8x4xf32>, %m: tensor<1x1x8x4xf32>) -> tensor<1x2x8x4xf32> {
-  // expected-error @+2 {{mask must broadcast to the scores [..., 8, 8]}}
-  // expected-error @+1 {{failed to infer returned types}}
+  // expected-error @+1 {{'dlc.attention' op mask must broadcast to the scores [..., 8, 8]}}
   %0 = dlc.attention %q, %k, %v, %m {k_transposed = false, scale = 1.0 : f32} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x1x8x4xf32>) -> tensor<1x2x8x4xf32>
   return %0 : tensor<1x2x8x4xf32>
 }
@@ -345,10 +340,67 @@ func.func @attention_mask(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %v: 
 // -----
 
 func.func @attention_mask_type(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %v: tensor<1x2x8x4xf32>, %m: tensor<1x1x1x8xf16>) -> tensor<1x2x8x4xf32> {
-  // expected-error @+2 {{mask must have the query's element type}}
-  // expected-error @+1 {{failed to infer returned types}}
+  // expected-error @+1 {{'dlc.attention' op mask must have the query's element type}}
   %0 = dlc.attention %q, %k, %v, %m {k_transposed = false, scale = 1.0 : f32} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x1x1x8xf16>) -> tensor<1x2x8x4xf32>
   return %0 : tensor<1x2x8x4xf32>
+}
+
+// -----
+
+func.func @attention_perm_repeats(%q: tensor<1x8x2x4xf32>, %k: tensor<1x2x8x4xf32>, %v: tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32> {
+  // expected-error @+1 {{'dlc.attention' op query_perm must be a permutation of the 4 dims}}
+  %0 = dlc.attention %q, %k, %v {k_transposed = false, query_perm = array<i64: 0, 2, 2, 3>, scale = 1.0 : f32} : (tensor<1x8x2x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %0 : tensor<1x2x8x4xf32>
+}
+
+// -----
+
+func.func @attention_perm_rank(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %v: tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32> {
+  // expected-error @+1 {{'dlc.attention' op result_perm must be a permutation of the 4 dims}}
+  %0 = dlc.attention %q, %k, %v {k_transposed = false, result_perm = array<i64: 0, 1, 2>, scale = 1.0 : f32} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %0 : tensor<1x2x8x4xf32>
+}
+
+// -----
+
+func.func @attention_perm_shape(%q: tensor<1x2x8x4xf32>, %k: tensor<1x8x2x4xf32>, %v: tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32> {
+  // The keys read through key_perm are [1, 2, 4, 8]: head size 8.
+  // expected-error @+1 {{'dlc.attention' op key head size 8 differs from the query's 4}}
+  %0 = dlc.attention %q, %k, %v {k_transposed = false, key_perm = array<i64: 0, 2, 3, 1>, scale = 1.0 : f32} : (tensor<1x2x8x4xf32>, tensor<1x8x2x4xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %0 : tensor<1x2x8x4xf32>
+}
+
+// -----
+
+func.func @attention_kernel_perm(%q: memref<1x2x8x4xf32>, %k: memref<1x2x8x4xf32>, %v: memref<1x2x8x4xf32>, %o: memref<1x2x8x4xf32>) {
+  // expected-error @+1 {{value_perm must be a permutation of the 4 dims}}
+  dlc.attention_kernel %q, %k, %v outs(%o : memref<1x2x8x4xf32>) {k_transposed = false, scale = 1.0 : f32, value_perm = array<i64: 0, 1, 2, 4>} : memref<1x2x8x4xf32>, memref<1x2x8x4xf32>, memref<1x2x8x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_kernel_result_layout(%q: memref<1x2x8x4xf32>, %k: memref<1x2x8x4xf32>, %v: memref<1x2x8x4xf32>, %o: memref<1x2x8x4xf32>) {
+  // The result is stored [1, 8, 2, 4] under result_perm.
+  // expected-error @+1 {{init must have shape 1x8x2x4}}
+  dlc.attention_kernel %q, %k, %v outs(%o : memref<1x2x8x4xf32>) {k_transposed = false, result_perm = array<i64: 0, 2, 1, 3>, scale = 1.0 : f32} : memref<1x2x8x4xf32>, memref<1x2x8x4xf32>, memref<1x2x8x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_result_type(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %v: tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf64> {
+  // expected-error @+1 {{'dlc.attention' op result must have shape 1x2x8x4 and element type 'f32' (or f16, bf16, f32)}}
+  %0 = dlc.attention %q, %k, %v {k_transposed = false, scale = 1.0 : f32} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf64>
+  return %0 : tensor<1x2x8x4xf64>
+}
+
+// -----
+
+func.func @attention_result_shape(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %v: tensor<1x2x8x4xf32>) -> tensor<1x8x2x4xf32> {
+  // expected-error @+1 {{'dlc.attention' op result must have shape 1x2x8x4}}
+  %0 = dlc.attention %q, %k, %v {k_transposed = false, scale = 1.0 : f32} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) -> tensor<1x8x2x4xf32>
+  return %0 : tensor<1x8x2x4xf32>
 }
 
 // -----

@@ -201,11 +201,17 @@ func.func @resize_topk_conv_transpose(%x: tensor<1x2x3x3xf32>, %w: tensor<2x4x2x
 func.func @attention(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %v: tensor<1x1x8x3xf32>, %m: tensor<1x1x1x8xf32>, %bq: memref<1x2x8x4xf32>, %bk: memref<1x2x8x4xf32>, %bo: memref<1x2x8x4xf32>) -> (tensor<1x2x8x3xf32>, tensor<1x2x8x3xf32>) {
   // CHECK: dlc.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {k_transposed = true, scale = 5.000000e-01 : f32}
   %0 = dlc.attention %q, %kt, %v, %m {k_transposed = true, scale = 0.5 : f32} : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>, tensor<1x1x8x3xf32>, tensor<1x1x1x8xf32>) -> tensor<1x2x8x3xf32>
+  // A half-precision result: computed in f32, rounded when stored.
+  // CHECK: dlc.attention {{.*}} -> tensor<1x2x8x3xf16>
+  %h = dlc.attention %q, %kt, %v, %m {k_transposed = true, scale = 0.5 : f32} : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>, tensor<1x1x8x3xf32>, tensor<1x1x1x8xf32>) -> tensor<1x2x8x3xf16>
   // CHECK: dlc.attention_kernel %{{.*}} mask(%{{.*}} : tensor<1x1x1x8xf32>) outs(%{{.*}} : tensor<1x2x8x3xf32>)
   %e = tensor.empty() : tensor<1x2x8x3xf32>
   %1 = dlc.attention_kernel %q, %kt, %v mask(%m : tensor<1x1x1x8xf32>) outs(%e : tensor<1x2x8x3xf32>) {k_transposed = true, scale = 0.5 : f32} : tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>, tensor<1x1x8x3xf32> -> tensor<1x2x8x3xf32>
   // CHECK: dlc.attention_kernel %{{.*}} outs(%{{.*}} : memref<1x2x8x4xf32>) {k_transposed = false
   dlc.attention_kernel %bq, %bk, %bk outs(%bo : memref<1x2x8x4xf32>) {k_transposed = false, scale = 1.0 : f32} : memref<1x2x8x4xf32>, memref<1x2x8x4xf32>, memref<1x2x8x4xf32>
+  // Stored [B, S, H, D]: read as 8 heads of 2 rows.
+  // CHECK: dlc.attention_kernel %{{.*}} outs(%{{.*}} : memref<1x2x8x4xf32>) {k_transposed = false, key_perm = array<i64: 0, 2, 1, 3>, query_perm = array<i64: 0, 2, 1, 3>, result_perm = array<i64: 0, 2, 1, 3>, scale = 1.000000e+00 : f32, value_perm = array<i64: 0, 2, 1, 3>}
+  dlc.attention_kernel %bq, %bk, %bk outs(%bo : memref<1x2x8x4xf32>) {k_transposed = false, query_perm = array<i64: 0, 2, 1, 3>, key_perm = array<i64: 0, 2, 1, 3>, value_perm = array<i64: 0, 2, 1, 3>, result_perm = array<i64: 0, 2, 1, 3>, scale = 1.0 : f32} : memref<1x2x8x4xf32>, memref<1x2x8x4xf32>, memref<1x2x8x4xf32>
   return %0, %1 : tensor<1x2x8x3xf32>, tensor<1x2x8x3xf32>
 }
 

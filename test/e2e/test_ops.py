@@ -740,7 +740,7 @@ def attention_cases(t):
             {"q": t.rand(1, 2, 8, 4), "kt": t.rand(1, 2, 4, 8), "v": t.rand(1, 2, 8, 4), "b": keep},
             consts={"zero": np.array(0, F32), "ninf": np.array(-np.inf, F32)}, extra=extra)
         # The query computed in the graph (heads split by Transpose, scaled):
-        # dlc-fuse-kernels merges its kernel into the attention kernel.
+        # dlc-fuse-attention reads x through query_perm and folds the scale.
         t.add("attention_query_producer" + form, [
             helper.make_node("Transpose", ["x"], ["xt"], perm=[0, 2, 1, 3]),
             helper.make_node("Mul", ["xt", "c"], ["q"]),
@@ -749,12 +749,33 @@ def attention_cases(t):
             helper.make_node("MatMul", ["p", "v"], ["y"])],
             {"x": t.rand(2, 10, 3, 8), "kt": t.rand(2, 3, 8, 12), "v": t.rand(2, 3, 12, 8)},
             consts={"c": np.array(0.35, F32)}, extra=extra)
+        # BERT's export as it is: Q and K scaled by a scalar and transposed
+        # from [B, S, H, D] (K to [B, H, D, S]), V transposed, the result
+        # transposed back. The attention reads and writes [B, S, H, D].
+        t.add("attention_bert_layouts" + form, bert_layout_nodes(),
+              {"q": t.rand(2, 24, 3, 8), "k": t.rand(2, 24, 3, 8), "v": t.rand(2, 24, 3, 8),
+               "m": padding}, consts={"c": np.array(8 ** -0.25, F32)}, extra=extra)
         # Keys and values shared by all heads (broadcast batch dim), 7 keys.
         t.add("attention_shared_kv" + form, [
             helper.make_node("MatMul", ["q", "kt"], ["s"]),
             helper.make_node("Softmax", ["s"], ["p"], axis=-1),
             helper.make_node("MatMul", ["p", "v"], ["y"])],
             {"q": t.rand(1, 4, 3, 8), "kt": t.rand(1, 1, 8, 7), "v": t.rand(1, 1, 7, 2)}, extra=extra)
+
+
+def bert_layout_nodes():
+    """BERT's attention between its projections ([B, S, H, D]) as exported."""
+    return [
+        helper.make_node("Mul", ["q", "c"], ["qs"]),
+        helper.make_node("Transpose", ["qs"], ["qt"], perm=[0, 2, 1, 3]),
+        helper.make_node("Mul", ["k", "c"], ["ks"]),
+        helper.make_node("Transpose", ["ks"], ["kt"], perm=[0, 2, 3, 1]),
+        helper.make_node("Transpose", ["v"], ["vt"], perm=[0, 2, 1, 3]),
+        helper.make_node("MatMul", ["qt", "kt"], ["s"]),
+        helper.make_node("Add", ["s", "m"], ["a"]),
+        helper.make_node("Softmax", ["a"], ["p"], axis=-1),
+        helper.make_node("MatMul", ["p", "vt"], ["o"]),
+        helper.make_node("Transpose", ["o"], ["y"], perm=[0, 2, 1, 3])]
 
 
 def flash_attention_cases(t):
@@ -778,6 +799,26 @@ def flash_attention_cases(t):
         {"q": t.rand(2, 3, 128, 64), "k": t.rand(2, 3, 128, 64), "v": t.rand(2, 3, 128, 64),
          "m": padding}, consts={"c": np.array(8.0, F32)},
         flags=("--precision=fp16",), extra=form, rtol=1e-2, atol=5e-3)
+    # BERT's layouts: Q, K, V and the result [B, S, H, D] (the flash kernel
+    # stages them through the permutations; K rows are head-contiguous).
+    t.add("flash_bert_layouts_fp16", bert_layout_nodes(),
+          {"q": t.rand(2, 128, 3, 64), "k": t.rand(2, 128, 3, 64), "v": t.rand(2, 128, 3, 64),
+           "m": padding}, consts={"c": np.array(64 ** -0.25, F32)},
+          flags=("--precision=fp16",), extra=form, rtol=1e-2, atol=5e-3)
+    # ... and the output projection after it: dlc-reduce-precision has the
+    # attention kernel store its result in f16 for the projection's GEMM
+    # (flash kernel; one work item per row on the host form).
+    projection = bert_layout_nodes() + [
+        helper.make_node("Reshape", ["y", "shape"], ["yr"]),
+        helper.make_node("MatMul", ["yr", "w"], ["z"])]
+    for name, extra in (("flash_bert_projection_fp16", form),
+                        ("attention_bert_projection_fp16", ())):
+        t.add(name, projection,
+              {"q": t.rand(2, 128, 3, 64), "k": t.rand(2, 128, 3, 64),
+               "v": t.rand(2, 128, 3, 64), "m": padding},
+              consts={"c": np.array(64 ** -0.25, F32), "shape": np.array([2, 128, 192]),
+                      "w": t.rand(192, 32, lo=-0.2, hi=0.2)},
+              outputs=("z",), flags=("--precision=fp16",), extra=extra, rtol=1e-2, atol=5e-3)
     # GPT: K^T as laid out, a causal -inf mask, 80 queries (a partial query
     # block), head 32, bf16.
     causal = np.triu(np.full((80, 64), -np.inf, F32), k=1)

@@ -54,11 +54,12 @@ func.func @plain(%q: tensor<1x4x8x4xf32>, %k: tensor<1x4x8x4xf32>, %v: tensor<1x
 
 // -----
 
-// A permutation that is not the last-two swap: the transposed keys are
-// taken as laid out.
+// A permutation that is not the last-two swap: the keys are read through
+// it (key_perm) and the transpose is gone.
 // CHECK-LABEL: func @permuted_key
-// CHECK: %[[KT:.*]] = dlc.transpose
-// CHECK-NEXT: dlc.attention %{{.*}}, %[[KT]], %{{.*}} {k_transposed = true
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x2x8x4xf32>, %[[K:.*]]: tensor<1x8x2x4xf32>,
+// CHECK-NOT: dlc.transpose
+// CHECK: dlc.attention %[[Q]], %[[K]], %{{.*}} {k_transposed = true, key_perm = array<i64: 0, 2, 3, 1>, scale = 1.000000e+00 : f32} : (tensor<1x2x8x4xf32>, tensor<1x8x2x4xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
 func.func @permuted_key(%q: tensor<1x2x8x4xf32>, %k: tensor<1x8x2x4xf32>, %v: tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32> {
   %kt = dlc.transpose %k {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x8x2x4xf32>) -> tensor<1x2x4x8xf32>
   %s = dlc.matmul %q, %kt : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
@@ -138,14 +139,14 @@ func.func @shared_kv(%q: tensor<1x4x8x4xf32>, %kt: tensor<1x1x4x8xf32>, %v: tens
 
 // -----
 
-// torch's SDPA export: scale on both sides (stays elementwise), a boolean
-// mask turned additive by Where, and Where(IsNaN(p), 0, p) after the
-// softmax (nan_to_zero).
+// torch's SDPA export: scale on both sides (folded into `scale`: 0.7 x
+// 0.7), a boolean mask turned additive by Where, and Where(IsNaN(p), 0, p)
+// after the softmax (nan_to_zero).
 // CHECK-LABEL: func @sdpa_nan_guard
-// CHECK: %[[QS:.*]] = dlc.mul %{{.*}}, %{{.*}} : (tensor<1x2x8x4xf32>, tensor<f32>)
-// CHECK: %[[KS:.*]] = dlc.mul %{{.*}}, %{{.*}} : (tensor<1x2x4x8xf32>, tensor<f32>)
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x2x8x4xf32>, %[[KT:.*]]: tensor<1x2x4x8xf32>,
+// CHECK-NOT: dlc.mul
 // CHECK: %[[M:.*]] = dlc.where
-// CHECK-NEXT: %[[O:.*]] = dlc.attention %[[QS]], %[[KS]], %{{.*}}, %[[M]] {k_transposed = true, nan_to_zero, scale = 1.000000e+00 : f32}
+// CHECK-NEXT: %[[O:.*]] = dlc.attention %[[Q]], %[[KT]], %{{.*}}, %[[M]] {k_transposed = true, nan_to_zero, scale = 0.48999998 : f32}
 // CHECK-NEXT: return %[[O]]
 func.func @sdpa_nan_guard(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %v: tensor<1x2x8x4xf32>, %b: tensor<1x1x8x8xi1>) -> tensor<1x2x8x4xf32> {
   %c = arith.constant dense<0.7> : tensor<f32>
@@ -230,4 +231,56 @@ func.func @where_not_a_mask(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %
   %p = dlc.softmax %w {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
   %o = dlc.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
   return %o : tensor<1x2x8x4xf32>
+}
+
+// -----
+
+// BERT's export: Q and K scaled by 1/sqrt(sqrt(d)) and transposed from the
+// projections' [B, S, H, D] to [B, H, S, D] (K to [B, H, D, S]), V
+// transposed, the result transposed back. Everything folds into the op: it
+// reads the projections and writes [B, S, H, D].
+// CHECK-LABEL: func @bert_layouts
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x8x2x4xf32>, %[[K:.*]]: tensor<1x8x2x4xf32>, %[[V:.*]]: tensor<1x8x2x4xf32>
+// CHECK-NOT: dlc.transpose
+// CHECK-NOT: dlc.mul
+// CHECK: %[[O:.*]] = dlc.attention %[[Q]], %[[K]], %[[V]], %{{.*}} {k_transposed = true, key_perm = array<i64: 0, 2, 3, 1>, query_perm = array<i64: 0, 2, 1, 3>, result_perm = array<i64: 0, 2, 1, 3>, scale = 2.500000e-01 : f32, value_perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x2x4xf32>, tensor<1x8x2x4xf32>, tensor<1x8x2x4xf32>, tensor<1x1x1x8xf32>) -> tensor<1x8x2x4xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @bert_layouts(%q: tensor<1x8x2x4xf32>, %k: tensor<1x8x2x4xf32>, %v: tensor<1x8x2x4xf32>, %m: tensor<1x1x1x8xf32>) -> tensor<1x8x2x4xf32> {
+  %c = arith.constant dense<0.5> : tensor<1x1x1x1xf32>
+  %vt = dlc.transpose %v {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x2x4xf32>) -> tensor<1x2x8x4xf32>
+  %qs = dlc.mul %q, %c : (tensor<1x8x2x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x8x2x4xf32>
+  %qt = dlc.transpose %qs {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x2x4xf32>) -> tensor<1x2x8x4xf32>
+  %ks = dlc.mul %k, %c : (tensor<1x8x2x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x8x2x4xf32>
+  %kt = dlc.transpose %ks {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x8x2x4xf32>) -> tensor<1x2x4x8xf32>
+  %s = dlc.matmul %qt, %kt : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %a = dlc.add %s, %m : (tensor<1x2x8x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = dlc.softmax %a {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = dlc.matmul %p, %vt : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  %ot = dlc.transpose %o {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x8x4xf32>) -> tensor<1x8x2x4xf32>
+  return %ot : tensor<1x8x2x4xf32>
+}
+
+// -----
+
+// What stays: a transpose read elsewhere too, a Mul whose factor is not a
+// constant, a Mul by an infinite constant (inf x 0 scores would differ),
+// and a result read by more than its transpose.
+// CHECK-LABEL: func @layouts_kept
+// CHECK: %[[QT:.*]] = dlc.transpose
+// CHECK: %[[KS:.*]] = dlc.mul
+// CHECK: %[[VS:.*]] = dlc.mul
+// CHECK: %[[O:.*]] = dlc.attention %[[QT]], %[[KS]], %[[VS]] {k_transposed = false, scale = 1.000000e+00 : f32}
+// CHECK: %[[OT:.*]] = dlc.transpose %[[O]]
+// CHECK: return %[[QT]], %[[O]], %[[OT]]
+func.func @layouts_kept(%q: tensor<1x8x2x4xf32>, %k: tensor<1x2x8x4xf32>, %v: tensor<1x2x8x4xf32>, %f: tensor<1x2x8x4xf32>) -> (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x8x2x4xf32>) {
+  %inf = arith.constant dense<0x7F800000> : tensor<f32>
+  %qt = dlc.transpose %q {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x2x4xf32>) -> tensor<1x2x8x4xf32>
+  %ks = dlc.mul %k, %inf : (tensor<1x2x8x4xf32>, tensor<f32>) -> tensor<1x2x8x4xf32>
+  %vs = dlc.mul %v, %f : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  %kt = dlc.transpose %ks {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x8x4xf32>) -> tensor<1x2x4x8xf32>
+  %s = dlc.matmul %qt, %kt : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = dlc.softmax %s {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = dlc.matmul %p, %vs : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  %ot = dlc.transpose %o {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x8x4xf32>) -> tensor<1x8x2x4xf32>
+  return %qt, %o, %ot : tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x8x2x4xf32>
 }

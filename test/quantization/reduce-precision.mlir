@@ -67,3 +67,28 @@ func.func @already_half(%x: tensor<2x8xf16>, %w: tensor<8x4xf16>) -> tensor<2x4x
   %0 = dlc.matmul %x, %w : (tensor<2x8xf16>, tensor<8x4xf16>) -> tensor<2x4xf16>
   return %0 : tensor<2x4xf16>
 }
+
+// -----
+
+// An attention result only the output projection reads (through a
+// reshape) is stored in half precision: no cast. One read elsewhere too
+// keeps it f32, with the cast.
+// CHECK-LABEL: func @attention_result
+// CHECK: %[[A:.*]] = dlc.attention {{.*}} -> tensor<1x8x2x4xf16>
+// CHECK-NEXT: %[[R:.*]] = dlc.reshape %[[A]] : (tensor<1x8x2x4xf16>) -> tensor<1x8x8xf16>
+// CHECK: dlc.matmul %[[R]], %{{.*}} : (tensor<1x8x8xf16>, tensor<8x8xf16>)
+// CHECK: %[[B:.*]] = dlc.attention {{.*}} -> tensor<1x8x2x4xf32>
+// CHECK-NEXT: %[[S:.*]] = dlc.reshape %[[B]] : (tensor<1x8x2x4xf32>) -> tensor<1x8x8xf32>
+// CHECK-NEXT: %[[SH:.*]] = dlc.cast %[[S]] : (tensor<1x8x8xf32>) -> tensor<1x8x8xf16>
+// CHECK-NEXT: dlc.matmul %[[SH]], %{{.*}} : (tensor<1x8x8xf16>, tensor<8x8xf16>)
+// BF16-LABEL: func @attention_result
+// BF16: dlc.attention {{.*}} -> tensor<1x8x2x4xbf16>
+func.func @attention_result(%q: tensor<1x8x2x4xf32>, %w: tensor<8x8xf32>) -> (tensor<1x8x8xf32>, tensor<1x8x8xf32>, tensor<1x8x8xf32>) {
+  %a = dlc.attention %q, %q, %q {k_transposed = false, query_perm = array<i64: 0, 2, 1, 3>, key_perm = array<i64: 0, 2, 1, 3>, value_perm = array<i64: 0, 2, 1, 3>, result_perm = array<i64: 0, 2, 1, 3>, scale = 0.5 : f32} : (tensor<1x8x2x4xf32>, tensor<1x8x2x4xf32>, tensor<1x8x2x4xf32>) -> tensor<1x8x2x4xf32>
+  %r = dlc.reshape %a : (tensor<1x8x2x4xf32>) -> tensor<1x8x8xf32>
+  %y = dlc.matmul %r, %w : (tensor<1x8x8xf32>, tensor<8x8xf32>) -> tensor<1x8x8xf32>
+  %b = dlc.attention %q, %q, %q {k_transposed = false, query_perm = array<i64: 0, 2, 1, 3>, key_perm = array<i64: 0, 2, 1, 3>, value_perm = array<i64: 0, 2, 1, 3>, result_perm = array<i64: 0, 2, 1, 3>, scale = 0.5 : f32} : (tensor<1x8x2x4xf32>, tensor<1x8x2x4xf32>, tensor<1x8x2x4xf32>) -> tensor<1x8x2x4xf32>
+  %s = dlc.reshape %b : (tensor<1x8x2x4xf32>) -> tensor<1x8x8xf32>
+  %z = dlc.matmul %s, %w : (tensor<1x8x8xf32>, tensor<8x8xf32>) -> tensor<1x8x8xf32>
+  return %y, %z, %s : tensor<1x8x8xf32>, tensor<1x8x8xf32>, tensor<1x8x8xf32>
+}
