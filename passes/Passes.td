@@ -199,7 +199,17 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
     shape` the caller allocates) runs `s` CTAs per tile over their share of
     the k-tiles and stores the partial sums; the kernel itself keeps its
     init and epilogue and adds the partial sums up in order over `s` in
-    place of its contraction (deterministic, no atomics).
+    place of its contraction (deterministic, no atomics). With
+    `cluster-split-k` as well, a wgmma kernel splits into at most 8 CTAs
+    per tile that form one thread-block cluster (consecutive CTAs; the
+    kernel gets `dlc.cluster_ctas`, which the PTX declares with
+    `.reqnctapercluster`): after the k-loop, ranks 1.. store their
+    accumulator fragments into their own (now free) stage memory, a cluster
+    barrier (release/acquire) orders them before rank 0, which reads them
+    with `mapa` + `ld.shared::cluster`, adds them to its registers in rank
+    order (deterministic) and runs the epilogue; a second cluster barrier
+    keeps ranks 1.. (and their shared memory) alive until rank 0 has read.
+    No workspace and no second kernel.
 
     With `emulate` (the host's `--cuda-kernel-form`) the same schedule is
     built with each warp instruction written out per lane as the PTX ISA
@@ -262,6 +272,11 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
            "Split K among CTAs when the output tiles leave half the SMs "
            "idle (partial sums to a workspace, added up by the kernel's "
            "epilogue in a fixed order)">,
+    Option<"clusterSplitK", "cluster-split-k", "bool", /*default=*/"false",
+           "With wgmma, a split tile's CTAs are one thread-block cluster "
+           "(up to 8) whose rank 0 adds the others' accumulators from "
+           "distributed shared memory and runs the epilogue: one kernel, "
+           "no workspace">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",

@@ -117,6 +117,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     gemm.wgmma = hasWgmma(options.arch);
     gemm.tma = gemm.wgmma && options.tma;
     gemm.warpSpecialize = gemm.tma && options.warpSpecialize;
+    gemm.clusterSplitK = gemm.wgmma && options.clusterSplitK;
     pm.addPass(dlc::createTileGemmKernelsPass(gemm));
   }
   // Attention at 16-bit precision becomes flash attention on tensor cores.

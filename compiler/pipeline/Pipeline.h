@@ -70,6 +70,9 @@ struct CompileOptions {
   bool tma = true;
   /// With TMA: a producer warp issues the copies (both operands on TMA).
   bool warpSpecialize = true;
+  /// sm_90a: a split-K tile's CTAs form a cluster reducing through
+  /// distributed shared memory (one kernel, no workspace).
+  bool clusterSplitK = true;
   /// --conv-layout=nchw|nhwc: channels-last 2-D convolutions (implicit GEMMs
   /// with the channels contiguous), or ONNX's NCHW.
   ConvLayout convLayout = ConvLayout::Auto;

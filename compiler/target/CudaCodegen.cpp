@@ -15,6 +15,27 @@
 using namespace mlir;
 using namespace mlir::dlc;
 
+/// Declares the cluster size of the kernels that have one
+/// (`dlc.cluster_ctas`, cluster split-K): `.reqnctapercluster` after the
+/// kernel's parameter list, so that a plain cuLaunchKernel forms the
+/// clusters. LLVM 19's NVPTX backend has no annotation for it.
+static LogicalResult declareClusters(ModuleOp model, std::string &ptx) {
+  for (auto func : model.getOps<func::FuncOp>()) {
+    auto ctas = func->getAttrOfType<IntegerAttr>("dlc.cluster_ctas");
+    if (!ctas)
+      continue;
+    std::string entry = ".entry " + func.getName().str() + "(";
+    size_t at = ptx.find(entry);
+    size_t body = at == std::string::npos ? at : ptx.find("\n{", at);
+    if (body == std::string::npos)
+      return func.emitError("cannot find the PTX entry of cluster kernel ")
+             << func.getName();
+    ptx.insert(body + 1, ".reqnctapercluster " + std::to_string(ctas.getInt()) +
+                             ", 1, 1\n");
+  }
+  return success();
+}
+
 FailureOr<std::string> dlc::emitPtx(ModuleOp model,
                                     const CompileOptions &options) {
   OwningOpRef<ModuleOp> device = cloneKernelModule(model);
@@ -30,6 +51,8 @@ FailureOr<std::string> dlc::emitPtx(ModuleOp model,
   // The serializer's string ends with a NUL that ptxas rejects.
   while (!ptx.empty() && ptx.back() == '\0')
     ptx.pop_back();
+  if (failed(declareClusters(model, ptx)))
+    return failure();
   if (ptx.empty() && !model.getOps<func::FuncOp>().empty()) {
     bool anyKernel = false;
     for (auto f : model.getOps<func::FuncOp>())

@@ -134,6 +134,13 @@ cl::opt<bool> warpSpecialize(
              "through mbarriers (default on; --warp-specialize=false to "
              "bisect)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> clusterSplitK(
+    "cluster-split-k",
+    cl::desc("sm_90a: the CTAs of a split-K GEMM tile form a thread-block "
+             "cluster whose rank 0 adds the partial sums from distributed "
+             "shared memory (default on; --cluster-split-k=false keeps the "
+             "workspace and second kernel, to bisect)"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool> fuseAttention(
     "fuse-attention",
     cl::desc("Compile MatMul-Softmax-MatMul attention as one online-softmax "
@@ -442,6 +449,7 @@ int run(MLIRContext &context) {
   options.warpReductions = warpReductions;
   options.tma = tma;
   options.warpSpecialize = warpSpecialize;
+  options.clusterSplitK = clusterSplitK;
   options.foldQdq = foldQdq;
   if (precision == "fp16" || precision == "bf16")
     options.reducedPrecision = precision;

@@ -679,10 +679,15 @@ struct Schedule {
 /// Split-K: the k-tiles divided among `splits` CTAs per output tile, each
 /// storing its partial sums to `workspace` ([splits] + the accumulator's
 /// shape), which a second kernel adds up in a fixed order before the
-/// epilogue (deterministic, unlike atomics).
+/// epilogue (deterministic, unlike atomics). With `cluster` (wgmma, sm_90)
+/// the tile's CTAs are one thread-block cluster instead: ranks 1.. leave
+/// their accumulators in their shared memory, rank 0 adds them to its own
+/// in rank order through distributed shared memory and runs the epilogue;
+/// no workspace, no second kernel.
 struct SplitK {
   int64_t splits, tilesPerSplit;
   Value workspace;
+  bool cluster = false;
 };
 
 /// An operand whose k-tiles TMA loads (wgmma): one box of BK elements of k
@@ -707,13 +712,24 @@ public:
         warpSpecialize(warpSpecialize), loc(g.contraction.getLoc()),
         ix{rewriter, loc} {}
 
-  /// Replaces the kernel's ops with the CTA program; returns the CTA count.
+  /// Replaces the kernel's ops with the CTA program; returns its work
+  /// items: the CTAs (emulated cluster split-K: the clusters).
   int64_t build();
+  /// The CTA program from the accumulators' zeroing to its finish, over
+  /// k-tiles [kBegin, kBegin + kCount).
+  void buildCta(Value kBegin, Value kCount);
   /// The CTA's threads: the warpgroups or warps of the tile, and the
   /// producer warp of a warp-specialized kernel (GPU only; the emulation
   /// interleaves the producer).
   int64_t ctaThreads() const {
     return cfg.threads() + (specialized() && !emulate ? 32 : 0);
+  }
+  /// Whether the accumulators of the CTA's consumer threads fit in its
+  /// stages' shared memory, where a cluster split-K rank leaves them.
+  static bool accumulatorsFitStages(const GemmKernel &g,
+                                    const TileConfig &cfg) {
+    return cfg.bm * cfg.bn * 4 <=
+           cfg.stages * cfg.stageElems() * g.elementBytes();
   }
   /// Dynamic shared memory: the stages (+1 KiB to align them for wgmma's
   /// swizzle), then the full and, warp-specialized, empty mbarriers.
@@ -932,6 +948,15 @@ private:
 
   void epilogue(ValueRange acc);
   void epilogueElement(Value row, Value col, Value value);
+  /// After the k-loop: the epilogue, or what split-K does instead.
+  void finish(ValueRange acc);
+  bool clusterSplit() const { return split && split->cluster; }
+  /// Cluster split-K on the GPU: ranks 1.. store their fragments to their
+  /// shared memory; rank 0 returns its own plus theirs, in rank order.
+  SmallVector<Value> clusterReduce(ValueRange acc);
+  /// Emulated cluster split-K: every rank's accumulators, [rank][thread x
+  /// register], summed into accMem in rank order after the last rank.
+  Value clusterAcc;
   /// The accumulator's indices of GEMM element (row, col).
   SmallVector<Value> accIndices(Value row, Value col);
   /// Convolution: (n, oh, ow) of GEMM row `m`.
@@ -1714,7 +1739,7 @@ void GemmBuilder::buildSpecialized(Value kBegin, Value kCount, ValueRange acc) {
       });
     }
     checkAllFillsConsumed(kCount);
-    epilogue({});
+    finish({});
     return;
   }
   Value tid = rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
@@ -1747,7 +1772,7 @@ void GemmBuilder::buildSpecialized(Value kBegin, Value kCount, ValueRange acc) {
     rw.create<scf::YieldOp>(loc, results);
     rw.setInsertionPointAfter(loop);
     SmallVector<Value> done(loop.getResults());
-    epilogue(accumulatorAsm("wgmma.wait_group.sync.aligned 0;", done));
+    finish(accumulatorAsm("wgmma.wait_group.sync.aligned 0;", done));
   }
   {
     // The producer: one thread of the warp after the consumers.
@@ -1772,6 +1797,15 @@ void GemmBuilder::buildSpecialized(Value kBegin, Value kCount, ValueRange acc) {
       waitParity(barrierAddress(slot, true), ix.rem(ix.add(fill, 1), 2));
     }
     armAndCopy(ix.add(kBegin, t), slot);
+    if (clusterSplit()) {
+      // The producer warp takes part in the consumers' two cluster
+      // barriers rather than relying on its exit to release them (its
+      // lanes may be diverged here: no .aligned).
+      rw.setInsertionPointAfter(one);
+      for (int i = 0; i < 2; ++i)
+        sideEffectAsm("barrier.cluster.arrive.release;\n"
+                      "barrier.cluster.wait.acquire;");
+    }
   }
 }
 
@@ -1927,7 +1961,7 @@ void GemmBuilder::epilogue(ValueRange acc) {
             v = rw.create<vector::ExtractOp>(
                 loc, acc[regIndex / 4],
                 ArrayRef<int64_t>{regIndex % 4 / 2, regIndex % 2});
-          if (split) {
+          if (split && !split->cluster) {
             SmallVector<Value> at{splitIndex};
             llvm::append_range(at, accIndices(gr, gc));
             rw.create<memref::StoreOp>(loc, v, split->workspace, at);
@@ -1945,11 +1979,19 @@ int64_t GemmBuilder::build() {
   for (int64_t d : g.batchShape)
     batchCount *= d;
   int64_t ctas = batchCount * s.tilesM * s.tilesN * (split ? split->splits : 1);
+  // A cluster's ranks are consecutive CTAs (the split innermost); emulated,
+  // a work item is a whole cluster, running its ranks in turn.
+  int64_t ranks = clusterSplit() ? split->splits : 1;
+  int64_t workItems = emulate ? ctas / ranks : ctas;
   auto par = rw.create<scf::ParallelOp>(loc, ValueRange{ix.c(0)},
-                                        ValueRange{ix.c(ctas)},
+                                        ValueRange{ix.c(workItems)},
                                         ValueRange{ix.c(1)});
   rw.setInsertionPoint(par.getBody()->getTerminator());
   Value cta = par.getInductionVars()[0];
+  if (clusterSplit() && !emulate) {
+    splitIndex = ix.rem(cta, ranks);
+    cta = ix.div(cta, ranks);
+  }
   tileCol0 = ix.mul(ix.rem(cta, s.tilesN), cfg.bn);
   tileRow0 = ix.mul(ix.rem(ix.div(cta, s.tilesN), s.tilesM), cfg.bm);
   Value rest = ix.div(cta, s.tilesN * s.tilesM);
@@ -1958,14 +2000,8 @@ int64_t GemmBuilder::build() {
     batch[d] = ix.rem(rest, g.batchShape[d]);
     rest = ix.div(rest, g.batchShape[d]);
   }
-  // The CTA's k-tiles: [kBegin, kBegin + kCount).
-  Value kBegin = ix.c(0), kCount = ix.c(s.kTiles);
-  if (split) {
+  if (split && !split->cluster)
     splitIndex = rest;
-    kBegin = ix.mul(splitIndex, split->tilesPerSplit);
-    kCount = ix.minu(ix.c(split->tilesPerSplit),
-                     rw.create<arith::SubIOp>(loc, ix.c(s.kTiles), kBegin));
-  }
 
   Type e = g.elementType;
   int64_t smemElems = cfg.stages * cfg.stageElems();
@@ -1976,6 +2012,8 @@ int64_t GemmBuilder::build() {
     smem = scratch(smemElems, e);
     smemAddr = ix.c(0);
     accMem = scratch(cfg.threads() * accRegs(), g.accType());
+    if (clusterSplit())
+      clusterAcc = scratch(ranks * cfg.threads() * accRegs(), g.accType());
     if (!cfg.wgmma()) {
       fragA = scratch(cfg.threads() * cfg.mTiles() * 4 * perReg(), e);
       fragB = scratch(cfg.threads() * cfg.nTiles() * 2 * perReg(), e);
@@ -1995,6 +2033,43 @@ int64_t GemmBuilder::build() {
     }
     smem = sharedView(rw, loc, raw, shift, smemElems, e);
   }
+  scf::ForOp rankLoop;
+  if (clusterSplit() && emulate) {
+    rankLoop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(ranks), ix.c(1));
+    rw.setInsertionPoint(rankLoop.getBody()->getTerminator());
+    splitIndex = rankLoop.getInductionVar();
+  }
+  // The CTA's k-tiles: [kBegin, kBegin + kCount).
+  Value kBegin = ix.c(0), kCount = ix.c(s.kTiles);
+  if (split) {
+    kBegin = ix.mul(splitIndex, split->tilesPerSplit);
+    kCount = ix.minu(ix.c(split->tilesPerSplit),
+                     rw.create<arith::SubIOp>(loc, ix.c(s.kTiles), kBegin));
+  }
+  buildCta(kBegin, kCount);
+  if (rankLoop) {
+    // Rank 0's sums: its accumulators plus the other ranks', in rank order.
+    rw.setInsertionPointAfter(rankLoop);
+    forEachThread([&](Value tid) {
+      forEachAccumulator([&](Value, Value, Value, Value reg, int64_t) {
+        Value slot = accSlot(tid, reg);
+        Value sum = rw.create<memref::LoadOp>(loc, clusterAcc, slot);
+        int64_t stride = cfg.threads() * accRegs();
+        for (int64_t r = 1; r < ranks; ++r) {
+          Value v = rw.create<memref::LoadOp>(
+              loc, clusterAcc, ValueRange{ix.add(slot, r * stride)});
+          sum = g.isInt() ? rw.create<arith::AddIOp>(loc, sum, v).getResult()
+                          : rw.create<arith::AddFOp>(loc, sum, v).getResult();
+        }
+        rw.create<memref::StoreOp>(loc, sum, accMem, slot);
+      });
+    });
+    epilogue({});
+  }
+  return workItems;
+}
+
+void GemmBuilder::buildCta(Value kBegin, Value kCount) {
   // The accumulators start at zero; the init (fill or Gemm's C) is added
   // in the epilogue.
   Value zero = rw.create<arith::ConstantOp>(loc, rw.getZeroAttr(g.accType()));
@@ -2017,7 +2092,7 @@ int64_t GemmBuilder::build() {
     initBarriers();
   if (specialized()) {
     buildSpecialized(kBegin, kCount, acc);
-    return ctas;
+    return;
   }
   // Prologue: `lookahead` k-tiles in flight (those past K zero-fill;
   // TMA copies only the CTA's own).
@@ -2077,8 +2152,108 @@ int64_t GemmBuilder::build() {
     checkAllFillsConsumed(kCount);
   if (cfg.wgmma() && !emulate)
     results = accumulatorAsm("wgmma.wait_group.sync.aligned 0;", results);
-  epilogue(results);
-  return ctas;
+  finish(results);
+}
+
+void GemmBuilder::finish(ValueRange acc) {
+  if (!clusterSplit()) {
+    epilogue(acc);
+    return;
+  }
+  if (emulate) {
+    // Rank splitIndex's accumulators, kept for rank 0's sum.
+    Value base = ix.mul(splitIndex, cfg.threads() * accRegs());
+    forEachThread([&](Value tid) {
+      forEachAccumulator([&](Value, Value, Value, Value reg, int64_t) {
+        Value slot = accSlot(tid, reg);
+        rw.create<memref::StoreOp>(loc,
+                                   rw.create<memref::LoadOp>(loc, accMem, slot),
+                                   clusterAcc, ValueRange{ix.add(base, slot)});
+      });
+    });
+    return;
+  }
+  SmallVector<Value> sums = clusterReduce(acc);
+  auto rank0 = rw.create<scf::IfOp>(
+      loc,
+      rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, splitIndex,
+                               ix.c(0)),
+      false);
+  OpBuilder::InsertionGuard guard(rw);
+  rw.setInsertionPoint(rank0.thenBlock()->getTerminator());
+  epilogue(sums);
+}
+
+SmallVector<Value> GemmBuilder::clusterReduce(ValueRange acc) {
+  // The stages are free once every consumer thread is past its last wgmma
+  // (and, with cp.async, its last copies have landed): the consumers alone
+  // synchronize when a producer warp runs on.
+  if (!allTma())
+    sideEffectAsm("cp.async.wait_all;");
+  if (specialized())
+    sideEffectAsm("bar.sync 1, " + std::to_string(cfg.threads()) + ";");
+  else
+    barrier();
+  // Fragment f of thread t: 16 bytes at (f x threads + t) x 16, so that a
+  // warp's v4 accesses are contiguous.
+  Value tid = rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
+  auto fragAddr = [&](int64_t f) {
+    return i32(
+        ix.add(smemAddr, ix.mul(ix.add(ix.c(f * cfg.threads()), tid), 16)));
+  };
+  bool isInt = g.isInt();
+  Value isRank0 = rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                           splitIndex, ix.c(0));
+  {
+    auto others = rw.create<scf::IfOp>(loc, isRank0, true);
+    OpBuilder::InsertionGuard guard(rw);
+    rw.setInsertionPoint(others.elseBlock()->getTerminator());
+    std::string text = std::string("st.shared.v4.") + (isInt ? "b32" : "f32") +
+                       " [$0], {$1, $2, $3, $4};";
+    std::string constraints = isInt ? "r,r,r,r,r" : "r,f,f,f,f";
+    for (auto [f, frag] : llvm::enumerate(acc)) {
+      SmallVector<Value> operands{fragAddr(f)};
+      for (int64_t r = 0; r < 4; ++r)
+        operands.push_back(rw.create<vector::ExtractOp>(
+            loc, frag, ArrayRef<int64_t>{r / 2, r % 2}));
+      sideEffectAsm(text, constraints, operands);
+    }
+  }
+  // Ranks 1.. have stored (release); rank 0 reads (acquire).
+  std::string clusterSync = "barrier.cluster.arrive.release.aligned;\n"
+                            "barrier.cluster.wait.acquire.aligned;";
+  sideEffectAsm(clusterSync);
+  auto reduce =
+      rw.create<scf::IfOp>(loc, TypeRange(ValueRange(acc)), isRank0, true);
+  {
+    // With results, the builder left both blocks empty.
+    OpBuilder::InsertionGuard guard(rw);
+    rw.setInsertionPointToStart(reduce.elseBlock());
+    rw.create<scf::YieldOp>(loc, acc);
+  }
+  {
+    OpBuilder::InsertionGuard guard(rw);
+    rw.setInsertionPointToStart(reduce.thenBlock());
+    SmallVector<Value> sums(acc.begin(), acc.end());
+    std::string t = isInt ? "s32" : "f32";
+    for (int64_t r = 1; r < split->splits; ++r) {
+      std::string text = "{\n.reg .b32 ra;\n.reg ." +
+                         std::string(isInt ? "b32" : "f32") +
+                         " t<4>;\nmapa.shared::cluster.u32 ra, $4, " +
+                         std::to_string(r) + ";\nld.shared::cluster.v4." +
+                         (isInt ? "b32" : "f32") + " {t0, t1, t2, t3}, [ra];\n";
+      for (int64_t i = 0; i < 4; ++i)
+        text += "add." + t + " $" + std::to_string(i) + ", $" +
+                std::to_string(i) + ", t" + std::to_string(i) + ";\n";
+      text += "}";
+      for (size_t f = 0; f < sums.size(); ++f)
+        sums[f] = accumulatorAsm(text, {sums[f]}, {fragAddr(f)}, ",r")[0];
+    }
+    rw.create<scf::YieldOp>(loc, sums);
+  }
+  // Rank 0 is done reading before ranks 1.. exit (their shared memory).
+  sideEffectAsm(clusterSync);
+  return SmallVector<Value>(reduce.getResults());
 }
 
 /// Erases the kernel arguments nothing reads or writes any more when the
@@ -2113,6 +2288,9 @@ void dropDeadBufferArguments(func::FuncOp func,
   (void)func.eraseArguments(dead);
 }
 
+/// The CTAs a thread-block cluster holds on every sm_90 GPU (portable).
+constexpr int64_t kMaxCluster = 8;
+
 struct TileGemmKernelsPass
     : dlc::impl::TileGemmKernelsPassBase<TileGemmKernelsPass> {
   using TileGemmKernelsPassBase::TileGemmKernelsPassBase;
@@ -2136,6 +2314,20 @@ struct TileGemmKernelsPass
       std::optional<SplitK> split = chooseSplitK(*g, cfg, smCount);
       if (!split) {
         tile(rewriter, *g, cfg, std::nullopt);
+        continue;
+      }
+      // wgmma: the splits of a tile are one cluster (at most the 8 CTAs a
+      // cluster portably holds) reducing through distributed shared memory.
+      if (clusterSplitK && cfg.wgmma() &&
+          GemmBuilder::accumulatorsFitStages(*g, cfg)) {
+        int64_t kTiles = llvm::divideCeil(g->k, cfg.bk);
+        int64_t per = llvm::divideCeil(
+            kTiles, std::min<int64_t>(split->splits, kMaxCluster));
+        split = SplitK{int64_t(llvm::divideCeil(kTiles, per)), per, Value(),
+                       /*cluster=*/true};
+        tile(rewriter, *g, cfg, split);
+        func->setAttr(attrs::kClusterCtas,
+                      rewriter.getI64IntegerAttr(split->splits));
         continue;
       }
       // The partial products go to a copy of the kernel; this one adds

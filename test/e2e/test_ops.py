@@ -526,6 +526,21 @@ def tensor_core_cases(t):
          rtol=1e-2, atol=5e-3)
     t.op("splitk_int8_u8s8_zero_point", "MatMulInteger", {"x": ints(np.uint8, 33, 1024)},
          {"w": ints(np.int8, 1024, 64), "xz": np.array(131, np.uint8)}, extra=form)
+    # At sm_90a a split tile's CTAs are one cluster: rank 0 adds the other
+    # ranks' accumulators (distributed shared memory; emulated, the ranks
+    # run in turn) and runs the epilogue. The conv above: 8 ranks, the last
+    # with 1 of the 36 k-tiles. BERT's projection at batch 1 (both operands
+    # on TMA, warp-specialized): 6 tiles of 3 ranks, bias in the epilogue;
+    # and an int8 one (s32 accumulators).
+    t.add("splitk_cluster_fp16_bert_projection", [
+        helper.make_node("MatMul", ["x", "w"], ["m"]),
+        helper.make_node("Add", ["m", "b"], ["y"])],
+        {"x": t.rand(1, 128, 768, lo=-0.2, hi=0.2)},
+        consts={"w": t.rand(768, 768, lo=-0.2, hi=0.2), "b": t.rand(768)},
+        flags=(*half, *sm90a), extra=form, rtol=1e-2, atol=5e-3)
+    t.op("splitk_cluster_int8", "MatMulInteger", {"x": ints(np.uint8, 33, 1024)},
+         {"w": ints(np.int8, 1024, 64), "xz": np.array(131, np.uint8)},
+         flags=sm90a, extra=form)
     # A stem: 3 input channels zero-padded to 8 (input and weight), so the
     # 7x7 stride-2 conv runs as an implicit GEMM (K = 7 * 7 * 8).
     t.op("mma_conv_fp16_stem_channels_padded", "Conv", {"x": t.rand(1, 3, 30, 30)},
