@@ -607,6 +607,41 @@ def FuseAttentionPass : Pass<"dlc-fuse-attention", "ModuleOp"> {
   }];
 }
 
+def MergeLaunchesPass : Pass<"dlc-merge-launches", "ModuleOp"> {
+  let summary = "Launch consecutive independent CTA programs as one kernel";
+  let description = [{
+    Runs on the CTA programs the tiling passes build (kernels with
+    `dlc.cta_threads`), before linearization. Two consecutive calls merge
+    when their kernels have the same launch shape (threads per CTA, shared
+    memory, cluster size) and neither touches a buffer the other writes
+    (only data-free ops -- allocations, views, constants -- between them):
+    the merged kernel's CTAs [0, n1) run the first program and [n1, n1 + n2)
+    the second, so both run at once from one launch. Every launch costs a
+    few microseconds of a CUDA graph's critical path whatever its size;
+    BERT's Q, K and V projections (same input, same shape, same tiles) are
+    one launch instead of three. The arguments are concatenated (a buffer
+    both read appears twice, each with its own tensor-map attribute); the
+    programs' other ops (constants, views) move before the loop.
+
+    Before:
+    ```mlir
+    call @k5_query(%x, %wq, %q) // dlc.cta_threads = 160, dlc.work_items = 36
+    call @k6_key(%x, %wk, %k)   // the same launch shape
+    ```
+    After:
+    ```mlir
+    call @k5_query(%x, %wq, %q, %x, %wk, %k) // dlc.work_items = 72
+    // func.func private @k5_query(...) {
+    //   scf.parallel (%cta) = (%c0) to (%c72) step (%c1) {
+    //     scf.if %cta < 36 { <query's CTA %cta> } else { <key's CTA %cta - 36> }
+    //   }
+    // }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect"];
+}
+
 def FuseElementwisePass : Pass<"dlc-fuse-elementwise", "ModuleOp"> {
   let summary = "Fuse elementwise producers into their consumers on tensors";
   let description = [{

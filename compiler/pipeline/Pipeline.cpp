@@ -134,6 +134,10 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     warp.emulate = options.target != Target::Cuda;
     pm.addPass(dlc::createDistributeReductionsPass(warp));
   }
+  // Independent CTA programs of one launch shape (Q, K, V projections)
+  // launch together.
+  if (cudaForm && options.mergeLaunches)
+    pm.addPass(dlc::createMergeLaunchesPass());
   pm.addPass(dlc::createLinearizeKernelsPass(
       {!cudaForm, cudaForm ? options.cudaVectorWidth : 1}));
   pm.addPass(createCanonicalizerPass());

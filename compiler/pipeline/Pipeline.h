@@ -73,6 +73,9 @@ struct CompileOptions {
   /// sm_90a: a split-K tile's CTAs form a cluster reducing through
   /// distributed shared memory (one kernel, no workspace).
   bool clusterSplitK = true;
+  /// CUDA form: consecutive independent CTA programs of one launch shape
+  /// become one launch (dlc-merge-launches); off for bisection.
+  bool mergeLaunches = true;
   /// --conv-layout=nchw|nhwc: channels-last 2-D convolutions (implicit GEMMs
   /// with the channels contiguous), or ONNX's NCHW.
   ConvLayout convLayout = ConvLayout::Auto;

@@ -141,6 +141,12 @@ cl::opt<bool> clusterSplitK(
              "shared memory (default on; --cluster-split-k=false keeps the "
              "workspace and second kernel, to bisect)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> mergeLaunches(
+    "merge-launches",
+    cl::desc("CUDA: consecutive independent tensor-core kernels with the same "
+             "launch shape (Q, K and V projections) run as one launch "
+             "(default on; --merge-launches=false to bisect)"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool> fuseAttention(
     "fuse-attention",
     cl::desc("Compile MatMul-Softmax-MatMul attention as one online-softmax "
@@ -450,6 +456,7 @@ int run(MLIRContext &context) {
   options.tma = tma;
   options.warpSpecialize = warpSpecialize;
   options.clusterSplitK = clusterSplitK;
+  options.mergeLaunches = mergeLaunches;
   options.foldQdq = foldQdq;
   if (precision == "fp16" || precision == "bf16")
     options.reducedPrecision = precision;

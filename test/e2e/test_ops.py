@@ -541,6 +541,21 @@ def tensor_core_cases(t):
     t.op("splitk_cluster_int8", "MatMulInteger", {"x": ints(np.uint8, 33, 1024)},
          {"w": ints(np.int8, 1024, 64), "xz": np.array(131, np.uint8)},
          flags=sm90a, extra=form)
+    # BERT's Q, K and V projections: GEMMs of one launch shape on the same
+    # input, merged into one launch (dlc-merge-launches): CTAs [0, 36) run
+    # Q's 12 clusters of 3, the next 12 the 4 of a narrower K (N = 256), the
+    # last 36 V's.
+    t.add("merged_launch_qkv_fp16", [
+        helper.make_node("MatMul", ["x", "wq"], ["mq"]),
+        helper.make_node("Add", ["mq", "bq"], ["q"]),
+        helper.make_node("MatMul", ["x", "wk"], ["mk"]),
+        helper.make_node("Add", ["mk", "bk"], ["k"]),
+        helper.make_node("MatMul", ["x", "wv"], ["v"])],
+        {"x": t.rand(1, 128, 768, lo=-0.2, hi=0.2)},
+        consts={"wq": t.rand(768, 768, lo=-0.2, hi=0.2), "bq": t.rand(768),
+                "wk": t.rand(768, 256, lo=-0.2, hi=0.2), "bk": t.rand(256),
+                "wv": t.rand(768, 768, lo=-0.2, hi=0.2)},
+        outputs=("q", "k", "v"), flags=(*half, *sm90a), extra=form, rtol=1e-2, atol=5e-3)
     # A stem: 3 input channels zero-padded to 8 (input and weight), so the
     # 7x7 stride-2 conv runs as an implicit GEMM (K = 7 * 7 * 8).
     t.op("mma_conv_fp16_stem_channels_padded", "Conv", {"x": t.rand(1, 3, 30, 30)},
