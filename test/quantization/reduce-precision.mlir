@@ -92,3 +92,20 @@ func.func @attention_result(%q: tensor<1x8x2x4xf32>, %w: tensor<8x8xf32>) -> (te
   %z = dlc.matmul %s, %w : (tensor<1x8x8xf32>, tensor<8x8xf32>) -> tensor<1x8x8xf32>
   return %y, %z, %s : tensor<1x8x8xf32>, tensor<1x8x8xf32>, tensor<1x8x8xf32>
 }
+
+// -----
+
+// Weights round to nearest even, as APFloat does (the conversion is a fast
+// bit-level one): 65519 -> 65504 and 65520 -> inf (f16's largest finite is
+// 65504; 65520 is the tie), 2^-25 -> 0 and 3 x 2^-25 -> 2^-23 (subnormal
+// ties), 1 + 2^-11 -> 1 and -(1 + 3 x 2^-11) -> -(1 + 2^-9) (ties to the
+// even mantissa), 1e-40 -> 0, inf stays inf.
+// CHECK-LABEL: func @rounding
+// CHECK: arith.constant dense<{{\[\[}}6.550400e+04, 0x7C00, 0.000000e+00, 1.192090e-07, 1.000000e+00, -1.001950e+00, 0.000000e+00, 0x7C00]]> : tensor<1x8xf16>
+// BF16-LABEL: func @rounding
+// BF16: arith.constant dense<{{\[\[}}6.553600e+04, 6.553600e+04, 2.980230e-08, 8.940690e-08, 1.000000e+00, -1.000000e+00, 9.183550e-41, 0x7F80]]> : tensor<1x8xbf16>
+func.func @rounding(%x: tensor<1x1xf32>) -> tensor<1x8xf32> {
+  %w = arith.constant dense<[[65519.0, 65520.0, 2.98023224e-08, 8.94069672e-08, 1.00048828, -1.00146484, 1.0e-40, 0x7F800000]]> : tensor<1x8xf32>
+  %0 = dlc.matmul %x, %w : (tensor<1x1xf32>, tensor<1x8xf32>) -> tensor<1x8xf32>
+  return %0 : tensor<1x8xf32>
+}
