@@ -84,7 +84,8 @@ constexpr const char kBlock[] = "dlc.block";
 /// shared memory it needs.
 constexpr const char kCtaThreads[] = "dlc.cta_threads";
 /// CTAs per thread-block cluster of a kernel (sm_90; the PTX declares it
-/// with `.reqnctapercluster`, so a plain launch forms the clusters).
+/// with `.explicitcluster` and `.reqnctapercluster`, so a plain launch
+/// forms the clusters).
 constexpr const char kClusterCtas[] = "dlc.cluster_ctas";
 constexpr const char kSharedBytes[] = "dlc.shared_bytes";
 /// On a kernel argument: pass the address of a TMA tensor map over this

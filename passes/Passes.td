@@ -203,7 +203,7 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
     `cluster-split-k` as well, a wgmma kernel splits into at most 8 CTAs
     per tile that form one thread-block cluster (consecutive CTAs; the
     kernel gets `dlc.cluster_ctas`, which the PTX declares with
-    `.reqnctapercluster`): after the k-loop, ranks 1.. store their
+    `.explicitcluster` and `.reqnctapercluster`): after the k-loop, ranks 1.. store their
     accumulator fragments into their own (now free) stage memory, a cluster
     barrier (release/acquire) orders them before rank 0, which reads them
     with `mapa` + `ld.shared::cluster`, adds them to its registers in rank

@@ -16,8 +16,9 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 /// Declares the cluster size of the kernels that have one
-/// (`dlc.cluster_ctas`, cluster split-K): `.reqnctapercluster` after the
-/// kernel's parameter list, so that a plain cuLaunchKernel forms the
+/// (`dlc.cluster_ctas`, cluster split-K) after the kernel's parameter list
+/// as nvcc does for `__cluster_dims__` (`.explicitcluster` and
+/// `.reqnctapercluster`), so that a plain cuLaunchKernel forms the
 /// clusters. LLVM 19's NVPTX backend has no annotation for it.
 static LogicalResult declareClusters(ModuleOp model, std::string &ptx) {
   for (auto func : model.getOps<func::FuncOp>()) {
@@ -30,8 +31,8 @@ static LogicalResult declareClusters(ModuleOp model, std::string &ptx) {
     if (body == std::string::npos)
       return func.emitError("cannot find the PTX entry of cluster kernel ")
              << func.getName();
-    ptx.insert(body + 1, ".reqnctapercluster " + std::to_string(ctas.getInt()) +
-                             ", 1, 1\n");
+    ptx.insert(body + 1, ".explicitcluster\n.reqnctapercluster " +
+                             std::to_string(ctas.getInt()) + ", 1, 1\n");
   }
   return success();
 }
