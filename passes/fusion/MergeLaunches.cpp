@@ -191,9 +191,11 @@ struct MergeLaunchesPass : dlc::impl::MergeLaunchesPassBase<MergeLaunchesPass> {
     Location loc = second.getLoc();
     first.erase();
     second.erase();
-    for (func::FuncOp f : {p1->func, p2->func})
-      if (callCount.lookup(f.getName()) == 0)
-        symbols.erase(f);
+    // (One kernel called twice is erased once.)
+    if (callCount.lookup(p1->func.getName()) == 0)
+      symbols.erase(p1->func);
+    if (p2->func != p1->func && callCount.lookup(p2->func.getName()) == 0)
+      symbols.erase(p2->func);
     symbols.insert(merged); // renamed only if the first kernel stays
     ++callCount[merged.getName()];
     OpBuilder b(merged.getContext());

@@ -160,3 +160,32 @@ func.func @main(%x: memref<8xf32>, %y: memref<2x4xf32>, %z: memref<8xf32>, %z2: 
   call @k7_h(%x, %z7) : (memref<8xf32>, memref<8xf32>) -> ()
   return
 }
+
+// -----
+
+// One kernel launched twice on disjoint outputs: one launch running its
+// program over CTAs [0, 2) and again over [2, 4); the kernel is replaced.
+// CHECK-LABEL: func.func private @k0_a(
+// CHECK-SAME: dlc.work_items = 4 : i64
+// CHECK: scf.if
+// CHECK: } else {
+// CHECK: arith.subi
+// CHECK-NOT: func.func private
+// CHECK-LABEL: func.func @main
+// CHECK-NEXT: call @k0_a(%arg0, %arg1, %arg0, %arg2)
+// CHECK-NEXT: return
+func.func private @k0_a(%x: memref<8xf32>, %y: memref<8xf32>) attributes {dlc.kernel, dlc.work_items = 2 : i64, dlc.cta_threads = 32 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  scf.parallel (%i) = (%c0) to (%c2) step (%c1) {
+    %v = memref.load %x[%i] : memref<8xf32>
+    memref.store %v, %y[%i] : memref<8xf32>
+  }
+  return
+}
+func.func @main(%x: memref<8xf32>, %y: memref<8xf32>, %z: memref<8xf32>) {
+  call @k0_a(%x, %y) : (memref<8xf32>, memref<8xf32>) -> ()
+  call @k0_a(%x, %z) : (memref<8xf32>, memref<8xf32>) -> ()
+  return
+}
