@@ -33,14 +33,6 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 namespace {
-/// Ops that may sit between two calls without ordering them: they define
-/// buffers or views but touch no data.
-bool isDataFree(Operation &op) {
-  return isa<memref::AllocOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
-             memref::GetGlobalOp>(op) ||
-         (isMemoryEffectFree(&op) && op.getNumRegions() == 0);
-}
-
 /// Whether `v` is (a view of) a constant global: weights, which every
 /// kernel may read in any order.
 bool isConstantGlobal(Value v, SymbolTable &symbols) {
@@ -152,10 +144,7 @@ struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
-    SmallVector<func::FuncOp> models;
-    for (auto func : module.getOps<func::FuncOp>())
-      if (!func->hasAttr(attrs::kKernel) && !func.isExternal())
-        models.push_back(func);
+    SmallVector<func::FuncOp> models = modelFunctions(module);
     for (func::FuncOp model : models) {
       placeInitializations(model, symbols);
       func::CallOp current;
@@ -238,8 +227,6 @@ struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
     llvm::SetVector<Value> args(first.getOperands().begin(),
                                 first.getOperands().end());
     args.insert(second.getOperands().begin(), second.getOperands().end());
-    // CUDA passes kernel parameters in 4 KiB: stay far below with pointers.
-    constexpr size_t kMaxKernelArgs = 128;
     if (args.size() > kMaxKernelArgs)
       return nullptr;
     // Distinct arguments must be distinct memory for the fusion check.

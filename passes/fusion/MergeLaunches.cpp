@@ -32,9 +32,6 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 namespace {
-/// CUDA kernel parameters are 4 KiB: stay far below with pointers.
-constexpr size_t kMaxKernelArgs = 128;
-
 /// What a launch needs to be merged: a CTA program (one 1-D scf.parallel
 /// over its CTAs at the top of the body) and its launch shape.
 struct Program {
@@ -120,10 +117,7 @@ struct MergeLaunchesPass : dlc::impl::MergeLaunchesPassBase<MergeLaunchesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
-    SmallVector<func::FuncOp> models;
-    for (auto func : module.getOps<func::FuncOp>())
-      if (!func->hasAttr(attrs::kKernel) && !func.isExternal())
-        models.push_back(func);
+    SmallVector<func::FuncOp> models = modelFunctions(module);
     // Calls per kernel, kept up to date: symbol-use queries walk the whole
     // module (bert_base: seconds per merge).
     for (func::FuncOp model : models)
@@ -134,11 +128,7 @@ struct MergeLaunchesPass : dlc::impl::MergeLaunchesPassBase<MergeLaunchesPass> {
            llvm::make_early_inc_range(model.getBody().front())) {
         auto call = dyn_cast<func::CallOp>(op);
         if (!call) {
-          // Buffers and views may sit between the calls; anything touching
-          // data orders them.
-          if (!isa<memref::AllocOp, memref::ExpandShapeOp,
-                   memref::CollapseShapeOp, memref::GetGlobalOp>(op) &&
-              !(isMemoryEffectFree(&op) && op.getNumRegions() == 0))
+          if (!isDataFree(op))
             current = nullptr;
           continue;
         }

@@ -327,6 +327,20 @@ mlir::dlc::memoryAccess(Operation *op) {
   return std::nullopt;
 }
 
+SmallVector<func::FuncOp> mlir::dlc::modelFunctions(ModuleOp module) {
+  SmallVector<func::FuncOp> models;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func->hasAttr(attrs::kKernel) && !func.isExternal())
+      models.push_back(func);
+  return models;
+}
+
+bool mlir::dlc::isDataFree(Operation &op) {
+  return isa<memref::AllocOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
+             memref::GetGlobalOp>(op) ||
+         (isMemoryEffectFree(&op) && op.getNumRegions() == 0);
+}
+
 Value mlir::dlc::rootBuffer(Value v) {
   while (Operation *def = v.getDefiningOp()) {
     if (auto view = dyn_cast<ViewLikeOpInterface>(def))

@@ -82,6 +82,18 @@ std::optional<std::pair<Value, ValueRange>> memoryAccess(Operation *op);
 /// and view-like ops): two kernel arguments with the same root alias.
 Value rootBuffer(Value v);
 
+/// The most arguments a kernel takes: CUDA passes kernel parameters in
+/// 4 KiB, and kernels stay far below it with pointers.
+constexpr size_t kMaxKernelArgs = 128;
+
+/// The module's model functions: the defined functions that are not
+/// kernels (they call the kernels).
+SmallVector<func::FuncOp> modelFunctions(ModuleOp module);
+
+/// Whether `op` may sit between two kernel calls of a model function
+/// without ordering them: it defines buffers or views but touches no data.
+bool isDataFree(Operation &op);
+
 /// Marks `kernel`'s buffer arguments `llvm.noalias` when the kernel was
 /// built from distinct buffers (`dlc.distinct_args`), so LLVM keeps
 /// accumulators in registers and uses the read-only data path on CUDA.

@@ -65,11 +65,7 @@ struct OutlineKernelsPass
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
     unsigned counter = 0;
-    SmallVector<func::FuncOp> models;
-    for (auto func : module.getOps<func::FuncOp>())
-      if (!func->hasAttr(attrs::kKernel) && !func.isExternal())
-        models.push_back(func);
-    for (func::FuncOp model : models) {
+    for (func::FuncOp model : modelFunctions(module)) {
       // Structured ops: linalg, and dlc.attention_kernel (which the
       // kernel form lowers itself).
       SmallVector<DestinationStyleOpInterface> ops;
