@@ -29,6 +29,22 @@ AttentionLayout AttentionLayout::get(std::optional<ArrayRef<int64_t>> query,
   return {perm(query), perm(key), perm(value), perm(result)};
 }
 
+SmallVector<Value>
+AttentionLayout::operandIndices(ArrayRef<int64_t> storedShape,
+                                ArrayRef<int64_t> perm,
+                                ArrayRef<int64_t> outShape, ValueRange batch,
+                                Value row, Value col, Value zero) {
+  SmallVector<int64_t> shape = perm.empty() ? SmallVector<int64_t>(storedShape)
+                                            : gather(storedShape, perm);
+  int64_t rank = shape.size();
+  SmallVector<Value> idx;
+  for (int64_t d = 0; d < rank - 2; ++d)
+    idx.push_back(shape[d] == outShape[d] ? batch[d] : zero);
+  idx.push_back(shape[rank - 2] == 1 ? zero : row);
+  idx.push_back(shape[rank - 1] == 1 ? zero : col);
+  return perm.empty() ? idx : scatter(ArrayRef<Value>(idx), perm);
+}
+
 FailureOr<SmallVector<int64_t>>
 mlir::dlc::inferAttentionShape(ShapedType storedQuery, ShapedType storedKey,
                                ShapedType storedValue, ShapedType mask,

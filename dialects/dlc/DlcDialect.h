@@ -50,6 +50,17 @@ struct AttentionLayout {
       out.push_back(xs[p]);
     return out;
   }
+  /// The stored indices into an operand stored with `storedShape` and read
+  /// through `perm` (empty: as stored) of element (`row`, `col`) in batch
+  /// `batch` of a result computed with shape `outShape`; where the operand
+  /// broadcasts a dim (its read size differs from the result's batch dim,
+  /// or is 1 in the last two) the index is `zero`. Both attention lowerings
+  /// index their operands and the mask this way.
+  static SmallVector<Value> operandIndices(ArrayRef<int64_t> storedShape,
+                                           ArrayRef<int64_t> perm,
+                                           ArrayRef<int64_t> outShape,
+                                           ValueRange batch, Value row,
+                                           Value col, Value zero);
   /// `xs` scattered through `perm`: out[perm[i]] = xs[i]. The stored
   /// indices of an operand element the op reads at `xs`.
   template <typename T>

@@ -50,25 +50,16 @@ struct AttentionBuilder {
     return b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(v));
   }
 
-  /// The stored indices into `buffer` (rank r, read through `perm`) of the
-  /// work item's batch dims (0 where the buffer broadcasts them), then `row`
-  /// and `col` (0 where the buffer's dim is 1). The work item's own
+  /// The stored indices into `buffer` (read through `perm`; empty: as
+  /// stored) of (`row`, `col`) in the work item's batch (0 where the buffer
+  /// broadcasts a dim). The work item's own
   /// induction variables are used wherever the buffer is not broadcast, so
   /// that kernel fusion sees a read of the work item's own part.
   SmallVector<Value> indices(Value buffer, ArrayRef<int64_t> perm, Value row,
                              Value col) {
-    SmallVector<int64_t> shape = AttentionLayout::gather(
-        cast<MemRefType>(buffer.getType()).getShape(), perm);
-    SmallVector<Value> idx;
-    for (int64_t d = 0; d < rank - 2; ++d)
-      idx.push_back(shape[d] == outShape[d] ? ivs[d] : c0);
-    idx.push_back(shape[rank - 2] == 1 ? c0 : row);
-    idx.push_back(shape[rank - 1] == 1 ? c0 : col);
-    return AttentionLayout::scatter(ArrayRef<Value>(idx), perm);
-  }
-  SmallVector<Value> maskIndices(Value mask, Value row, Value col) {
-    return indices(mask, llvm::to_vector(llvm::seq<int64_t>(0, rank)), row,
-                   col);
+    return AttentionLayout::operandIndices(
+        cast<MemRefType>(buffer.getType()).getShape(), perm, outShape,
+        ValueRange(ivs).take_front(rank - 2), row, col, c0);
   }
 
   Value load(Value buffer, ValueRange idx) {
@@ -155,7 +146,7 @@ struct AttentionBuilder {
                 loc, b.create<memref::LoadOp>(loc, scores, jj), scale);
             if (mask)
               s = b.create<arith::AddFOp>(
-                  loc, s, load(mask, maskIndices(mask, row, j)));
+                  loc, s, load(mask, indices(mask, {}, row, j)));
             b.create<memref::StoreOp>(loc, s, scores, jj);
             return SmallVector<Value>{
                 b.create<arith::MaximumFOp>(loc, mx[0], s)};

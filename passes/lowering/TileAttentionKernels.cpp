@@ -179,18 +179,14 @@ private:
   }
   void barrier() { ctaBarrier(rw, loc, emulate); }
 
-  /// The stored indices into `buffer` (read through `perm`) of (row, col)
-  /// for this CTA's batch coordinates (0 where the buffer broadcasts a dim).
+  /// The stored indices into `buffer` (read through `perm`; empty: as
+  /// stored) of (row, col) for this CTA's batch coordinates (0 where the
+  /// buffer broadcasts a dim).
   SmallVector<Value> indices(Value buffer, ArrayRef<int64_t> perm, Value row,
                              Value col) {
-    SmallVector<int64_t> shape = AttentionLayout::gather(
-        cast<MemRefType>(buffer.getType()).getShape(), perm);
-    SmallVector<Value> idx;
-    for (int64_t d = 0; d < a.rank - 2; ++d)
-      idx.push_back(shape[d] == a.outShape[d] ? batch[d] : ix.c(0));
-    idx.push_back(shape[a.rank - 2] == 1 ? ix.c(0) : row);
-    idx.push_back(shape[a.rank - 1] == 1 ? ix.c(0) : col);
-    return AttentionLayout::scatter(ArrayRef<Value>(idx), perm);
+    return AttentionLayout::operandIndices(
+        cast<MemRefType>(buffer.getType()).getShape(), perm, a.outShape, batch,
+        row, col, ix.c(0));
   }
   /// Whether read dim `d` of an operand stored through `perm` is the
   /// stored innermost (contiguous) dim.
@@ -382,7 +378,6 @@ int64_t FlashBuilder::build() {
   bool kT = op.getKTransposed();
   Value negInf = f32c(-std::numeric_limits<double>::infinity());
   Value zero = f32c(0.0), scale = f32c(op.getScale().convertToFloat());
-  auto identity = llvm::to_vector(llvm::seq<int64_t>(0, a.rank));
 
   // The thread's rows in the CTA's block (h = 0, 1: g and g + 8 of its
   // warp's 16) and its quad position.
@@ -485,7 +480,7 @@ int64_t FlashBuilder::build() {
             row = ix.select(ix.lt(row, ix.c(a.queries)), row, ix.c(0));
             Value maskKey = inKeys ? ix.select(inKeys, key, ix.c(0)) : key;
             x = rw.create<arith::AddFOp>(
-                loc, x, loadF32(mask, indices(mask, identity, row, maskKey)));
+                loc, x, loadF32(mask, indices(mask, {}, row, maskKey)));
           }
           if (inKeys)
             x = rw.create<arith::SelectOp>(loc, inKeys, x, negInf);
