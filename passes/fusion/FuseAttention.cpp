@@ -41,6 +41,29 @@ std::optional<float> scalarConstant(Value v) {
   return (*attr.value_begin<APFloat>()).convertToFloat();
 }
 
+/// `x` as a scalar scaling of another value: Mul(input, c), Mul(c, input)
+/// or Div(input, c), `c` a one-element f32 constant (nonzero to divide) and
+/// `input` of `x`'s type. A Mul of two such values gives both readings.
+struct ScalarScaling {
+  Value input;
+  float c;
+  bool divides;
+};
+SmallVector<ScalarScaling, 2> scalarScalings(Value x) {
+  SmallVector<ScalarScaling, 2> out;
+  if (auto mul = x.getDefiningOp<MulOp>()) {
+    for (unsigned side : {0u, 1u})
+      if (std::optional<float> c = scalarConstant(mul->getOperand(1 - side));
+          c && mul->getOperand(side).getType() == x.getType())
+        out.push_back({mul->getOperand(side), *c, false});
+  } else if (auto div = x.getDefiningOp<DivOp>()) {
+    if (std::optional<float> c = scalarConstant(div.getRhs());
+        c && *c != 0.0f && div.getLhs().getType() == x.getType())
+      out.push_back({div.getLhs(), *c, true});
+  }
+  return out;
+}
+
 /// Whether `perm` swaps the last two dims and keeps the others.
 bool swapsLastTwo(ArrayRef<int64_t> perm) {
   int64_t n = perm.size();
@@ -261,32 +284,13 @@ struct FuseAttentionPattern : OpRewritePattern<MatMulOp> {
   /// constant, used once, over a MatMul used once. Returns the MatMul and
   /// multiplies `scale` by the factor.
   static MatMulOp matchScores(Value scores, float &scale, Operation *&scaleOp) {
-    Type type = scores.getType();
-    if (auto mul = scores.getDefiningOp<MulOp>(); mul && mul->hasOneUse()) {
-      for (unsigned side : {0u, 1u}) {
-        std::optional<float> c = scalarConstant(mul->getOperand(1 - side));
-        Value other = mul->getOperand(side);
-        if (!c || other.getType() != type)
-          continue;
-        if (MatMulOp mm = matchMatMul(other)) {
-          scale *= *c;
-          scaleOp = mul;
+    if (scores.hasOneUse())
+      for (const ScalarScaling &s : scalarScalings(scores))
+        if (MatMulOp mm = matchMatMul(s.input)) {
+          scale = s.divides ? scale / s.c : scale * s.c;
+          scaleOp = scores.getDefiningOp();
           return mm;
         }
-      }
-      return nullptr;
-    }
-    if (auto div = scores.getDefiningOp<DivOp>(); div && div->hasOneUse()) {
-      std::optional<float> c = scalarConstant(div.getRhs());
-      if (!c || *c == 0.0f || div.getLhs().getType() != type)
-        return nullptr;
-      if (MatMulOp mm = matchMatMul(div.getLhs())) {
-        scale /= *c;
-        scaleOp = div;
-        return mm;
-      }
-      return nullptr;
-    }
     return matchMatMul(scores);
   }
 
@@ -326,31 +330,18 @@ struct AbsorbAttentionLayoutPattern : OpRewritePattern<AttentionOp> {
           continue;
         }
         // Only Q and K scale the scores.
-        if (i == 2 || !x.getDefiningOp() || !x.hasOneUse())
+        if (i == 2 || !x.hasOneUse())
           break;
-        Operation *def = x.getDefiningOp();
-        std::optional<float> factor;
-        Value other;
-        if (auto mul = dyn_cast<MulOp>(def)) {
-          for (unsigned side : {0u, 1u})
-            if (auto c = scalarConstant(mul->getOperand(1 - side));
-                c && mul->getOperand(side).getType() == x.getType()) {
-              factor = *c;
-              other = mul->getOperand(side);
-              break;
-            }
-        } else if (auto div = dyn_cast<DivOp>(def)) {
-          if (auto c = scalarConstant(div.getRhs());
-              c && *c != 0.0f && div.getLhs().getType() == x.getType()) {
-            factor = 1.0f / *c;
-            other = div.getLhs();
-          }
-        }
-        if (!factor || !std::isfinite(*factor))
+        SmallVector<ScalarScaling, 2> scalings = scalarScalings(x);
+        if (scalings.empty())
           break;
-        scale *= *factor;
-        operands[i] = other;
-        locs.push_back(def->getLoc());
+        const ScalarScaling &s = scalings.front();
+        float factor = s.divides ? 1.0f / s.c : s.c;
+        if (!std::isfinite(factor))
+          break;
+        scale *= factor;
+        operands[i] = s.input;
+        locs.push_back(x.getDefiningOp()->getLoc());
       }
     }
     // The result's only user transposes it: stored = transpose(transpose(
