@@ -2,6 +2,7 @@
 //-*-===//
 
 #include "compiler/target/Codegen.h"
+#include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -22,7 +23,7 @@ using namespace mlir::dlc;
 /// clusters. LLVM 19's NVPTX backend has no annotation for it.
 static LogicalResult declareClusters(ModuleOp model, std::string &ptx) {
   for (auto func : model.getOps<func::FuncOp>()) {
-    auto ctas = func->getAttrOfType<IntegerAttr>("dlc.cluster_ctas");
+    auto ctas = func->getAttrOfType<IntegerAttr>(attrs::kClusterCtas);
     if (!ctas)
       continue;
     std::string entry = ".entry " + func.getName().str() + "(";
