@@ -728,8 +728,11 @@ public:
   /// stages' shared memory, where a cluster split-K rank leaves them.
   static bool accumulatorsFitStages(const GemmKernel &g,
                                     const TileConfig &cfg) {
-    return cfg.bm * cfg.bn * 4 <=
-           cfg.stages * cfg.stageElems() * g.elementBytes();
+    return cfg.bm * cfg.bn * 4 <= stagesBytes(g, cfg);
+  }
+  /// The bytes of the pipeline stages of `cfg` for `g`'s operands.
+  static int64_t stagesBytes(const GemmKernel &g, const TileConfig &cfg) {
+    return cfg.stages * cfg.stageElems() * g.elementBytes();
   }
   /// Dynamic shared memory: the stages (+1 KiB to align them for wgmma's
   /// swizzle), then the full and, warp-specialized, empty mbarriers.
@@ -831,9 +834,7 @@ private:
   /// consumer warpgroups issues the copies; consumers release each slot
   /// through its "empty" mbarrier instead of a CTA barrier.
   bool specialized() const { return warpSpecialize && allTma(); }
-  int64_t stagesBytes() const {
-    return cfg.stages * cfg.stageElems() * g.elementBytes();
-  }
+  int64_t stagesBytes() const { return stagesBytes(g, cfg); }
   /// Bytes one box of `op` brings (zero-filled parts too): BK by its rows.
   int64_t boxBytes(const TmaOperand &op) const {
     return op.boxRows * cfg.bk * g.elementBytes();
