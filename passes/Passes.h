@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 namespace mlir {
 class RewritePatternSet;
@@ -131,6 +132,14 @@ inline LaunchShape cudaLaunchShape(int64_t workItems, int64_t blockSize) {
   return {std::max<int64_t>(1, (workItems + blockSize - 1) / blockSize),
           blockSize};
 }
+
+/// Links PTX modules the NVPTX backend printed for one target into one
+/// module (what dlc-serialize-kernels does): one set of header directives;
+/// a symbol defined identically in several is kept once, one defined
+/// differently is renamed in the later module. Two modules defining the
+/// same kernel differently is an error, reported at `loc`.
+FailureOr<std::string> linkPtxModules(ArrayRef<std::string> modules,
+                                      Location loc);
 
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"

@@ -479,11 +479,13 @@ def LinearizeKernelsPass : Pass<"dlc-linearize-kernels", "ModuleOp"> {
 }
 
 def MapKernelsToGpuPass : Pass<"dlc-map-kernels-to-gpu", "ModuleOp"> {
-  let summary = "Turn linearized kernels into gpu.func kernels of one gpu.module";
+  let summary = "Turn linearized kernels into gpu.func kernels, one gpu.module each";
   let description = [{
     Runs on the device module (a copy of the kernels, without the model
-    function). Each `dlc.kernel` function moves into `gpu.module @dlc_kernels`
-    as a `gpu.func` kernel; its work item loop becomes one thread per work
+    function). Each `dlc.kernel` function moves into a `gpu.module` of its
+    own name as a `gpu.func` kernel, so that the NVVM lowering (nested on
+    `gpu.module`) and `dlc-serialize-kernels` compile kernels in parallel.
+    Its work item loop becomes one thread per work
     item in blocks of `block-size` threads, guarded against the tail. The
     launch shape is recorded as `dlc.grid` / `dlc.block`.
 
@@ -496,7 +498,7 @@ def MapKernelsToGpuPass : Pass<"dlc-map-kernels-to-gpu", "ModuleOp"> {
     ```
     After:
     ```mlir
-    gpu.module @dlc_kernels {
+    gpu.module @k0 {
       gpu.func @k0(%a: memref<1000xf32>) kernel attributes {dlc.block =
           array<i32: 256, 1, 1>, dlc.grid = array<i32: 4, 1, 1>} {
         %i = (block_id.x * 256 + thread_id.x)
@@ -512,6 +514,34 @@ def MapKernelsToGpuPass : Pass<"dlc-map-kernels-to-gpu", "ModuleOp"> {
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
     "::mlir::arith::ArithDialect"
+  ];
+}
+
+def SerializeKernelsPass : Pass<"dlc-serialize-kernels", "ModuleOp"> {
+  let summary = "Serialize the kernels' gpu.modules to PTX in parallel, linked into one gpu.binary";
+  let description = [{
+    The NVPTX backend is the longest stage of a CUDA compile.
+    `gpu-module-to-binary` serializes the modules of a device module one
+    after another; this pass serializes them on the context's threads (one
+    `gpu.module` per kernel, from `dlc-map-kernels-to-gpu`) and links the
+    PTX texts into one module (`linkPtxModules`): model.so carries one PTX
+    module and one cubin. Every module must carry the same single
+    `#nvvm.target`.
+
+    Before:
+    ```mlir
+    gpu.module @k0 [#nvvm.target<chip = "sm_90a">] { llvm.func @k0(...) ... }
+    gpu.module @k1 [#nvvm.target<chip = "sm_90a">] { llvm.func @k1(...) ... }
+    ```
+    After:
+    ```mlir
+    gpu.binary @dlc_kernels [#gpu.object<#nvvm.target<chip = "sm_90a">,
+        assembly = ".version 8.4 .target sm_90a ... .entry k0( ... .entry k1( ...">]
+    ```
+  }];
+  let options = [
+    Option<"toolkitPath", "toolkit", "std::string", /*default=*/"\"\"",
+           "CUDA toolkit root (where libdevice is found)">,
   ];
 }
 

@@ -166,21 +166,24 @@ void dlc::buildFrontendPipeline(OpPassManager &pm,
 
 void dlc::buildCudaKernelPipeline(OpPassManager &pm,
                                   const CompileOptions &options) {
+  // One gpu.module per kernel: everything nested on gpu.module below runs
+  // on the context's threads, a kernel at a time.
   pm.addPass(dlc::createMapKernelsToGpuPass({options.cudaBlockSize}));
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(arith::createArithExpandOpsPass());
-  pm.addPass(createConvertSCFToCFPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<gpu::GPUModuleOp>(createConvertNVGPUToNVVMPass());
+  OpPassManager &kernel = pm.nest<gpu::GPUModuleOp>();
+  kernel.addPass(createLowerAffinePass());
+  kernel.addPass(arith::createArithExpandOpsPass());
+  kernel.addPass(createConvertSCFToCFPass());
+  kernel.addPass(createCanonicalizerPass());
+  kernel.addPass(createConvertNVGPUToNVVMPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.indexBitwidth = 64;
   nvvm.useBarePtrCallConv = true;
-  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(nvvm));
+  kernel.addPass(createConvertGpuOpsToNVVMOps(nvvm));
   // NVVM ops without an intrinsic form become inline PTX: cp.async with a
   // src-size (the zero-filling copies of partial tiles) would otherwise be
   // translated as a full 16-byte copy.
-  pm.addNestedPass<gpu::GPUModuleOp>(createConvertNVVMToLLVMPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
+  kernel.addPass(createConvertNVVMToLLVMPass());
+  kernel.addPass(createReconcileUnrealizedCastsPass());
 
   GpuNVVMAttachTargetOptions target;
   target.chip = options.arch;
@@ -189,10 +192,7 @@ void dlc::buildCudaKernelPipeline(OpPassManager &pm,
   target.features = hasWgmma(options.arch) ? "+ptx84" : "+ptx80";
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
-  GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = "isa";
-  binary.toolkitPath = findCudaToolkit(options);
-  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(dlc::createSerializeKernelsPass({findCudaToolkit(options)}));
 }
 
 void dlc::buildHostKernelPipeline(OpPassManager &pm, const CompileOptions &) {

@@ -41,9 +41,10 @@ FailureOr<ModelSignature> readSignature(ModuleOp module);
 /// the order the plan numbers them.
 OwningOpRef<ModuleOp> cloneKernelModule(ModuleOp model);
 
-/// Runs `program` with `args`; on failure returns its output in `error`.
+/// Runs `program` with `args`; on failure returns its output in `error`, on
+/// success in `*output` when given.
 LogicalResult runTool(llvm::StringRef program, llvm::ArrayRef<std::string> args,
-                      std::string &error);
+                      std::string &error, std::string *output = nullptr);
 
 /// Machine code for the kernels of a planned model module.
 struct KernelCode {

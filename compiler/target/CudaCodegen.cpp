@@ -11,6 +11,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -98,11 +99,18 @@ FailureOr<KernelCode> dlc::emitCudaKernels(ModuleOp model,
   }
   SmallString<128> ptxas(toolkit);
   llvm::sys::path::append(ptxas, "bin", "ptxas");
-  std::string error;
-  LogicalResult ran = runTool(ptxas,
-                              {"-arch=" + options.arch, "-O3", "-o",
-                               cubinPath.str().str(), ptxPath.str().str()},
-                              error);
+  std::vector<std::string> args{"-arch=" + options.arch, "-O3", "-o",
+                                cubinPath.str().str(), ptxPath.str().str()};
+  // ptxas optimizes kernels on several threads where it can (CUDA 12.4+);
+  // the cubin's kernels are the same.
+  unsigned threads = model.getContext()->isMultithreadingEnabled()
+                         ? llvm::hardware_concurrency().compute_thread_count()
+                         : 1;
+  std::string error, help;
+  if (threads > 1 && succeeded(runTool(ptxas, {"--help"}, error, &help)) &&
+      StringRef(help).contains("--split-compile"))
+    args.insert(args.begin(), {"--split-compile", std::to_string(threads)});
+  LogicalResult ran = runTool(ptxas, args, error);
   if (succeeded(ran)) {
     auto buffer = llvm::MemoryBuffer::getFile(cubinPath);
     if (buffer)

@@ -428,7 +428,7 @@ OwningOpRef<ModuleOp> dlc::cloneKernelModule(ModuleOp model) {
 }
 
 LogicalResult dlc::runTool(StringRef program, ArrayRef<std::string> args,
-                           std::string &error) {
+                           std::string &error, std::string *output) {
   SmallString<128> log;
   llvm::sys::fs::createTemporaryFile("dlc-tool", "log", log);
   std::vector<StringRef> argv{program};
@@ -439,6 +439,10 @@ LogicalResult dlc::runTool(StringRef program, ArrayRef<std::string> args,
   std::string execError;
   int rc = llvm::sys::ExecuteAndWait(program, argv, std::nullopt, redirects, 0,
                                      0, &execError);
+  if (rc == 0 && output) {
+    if (auto buffer = llvm::MemoryBuffer::getFile(log))
+      *output = (*buffer)->getBuffer().str();
+  }
   if (rc != 0) {
     auto buffer = llvm::MemoryBuffer::getFile(log);
     error = execError;

@@ -71,8 +71,6 @@ struct MapKernelsToGpuPass
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(ctx));
     OpBuilder b(ctx);
-    b.setInsertionPointToEnd(module.getBody());
-    auto gpuModule = b.create<gpu::GPUModuleOp>(module.getLoc(), "dlc_kernels");
     IRRewriter rewriter(ctx);
     for (func::FuncOp func : kernels) {
       FailureOr<scf::ParallelOp> loop = workItemLoop(rewriter, func);
@@ -89,6 +87,11 @@ struct MapKernelsToGpuPass
         return signalPassFailure();
       }
 
+      // One gpu.module per kernel, named after it (the function is erased
+      // below): the NVVM lowering and serialization run on them in parallel.
+      b.setInsertionPointToEnd(module.getBody());
+      auto gpuModule =
+          b.create<gpu::GPUModuleOp>(func.getLoc(), func.getName());
       b.setInsertionPoint(gpuModule.getBody()->getTerminator());
       auto kernel = b.create<gpu::GPUFuncOp>(func.getLoc(), func.getName(),
                                              func.getFunctionType());

@@ -3,7 +3,7 @@
 
 // 1000 work items in blocks of 128 threads: 8 blocks, the tail guarded.
 // GPU: module attributes {gpu.container_module}
-// GPU: gpu.module @dlc_kernels
+// GPU: gpu.module @k0 {
 // GPU-LABEL: gpu.func @k0(
 // GPU-SAME: kernel
 // GPU-SAME: dlc.block = array<i32: 128, 1, 1>
@@ -75,6 +75,44 @@ func.func private @k0(%a: memref<8x4xf32>, %b: memref<8xf32>) attributes {dlc.ke
     }
     %x = memref.load %t[%c0] : memref<4xf32>
     memref.store %x, %b[%i] : memref<8xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Each kernel gets a gpu.module of its own: the NVVM lowering and the PTX
+// serialization compile them in parallel.
+// GPU-LABEL: gpu.module @k1 {
+// GPU-NEXT: gpu.func @k1(
+// GPU: gpu.return
+// GPU: }
+// GPU-NEXT: }
+// GPU-LABEL: gpu.module @k2 {
+// GPU-NEXT: gpu.func @k2(
+// HOST-LABEL: func.func @k1(
+// HOST-LABEL: func.func @k2(
+func.func private @k1(%a: memref<4xf32>) attributes {dlc.kernel, dlc.work_items = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %a[%i] : memref<4xf32>
+    %w = arith.addf %v, %v : f32
+    memref.store %w, %a[%i] : memref<4xf32>
+    scf.reduce
+  }
+  return
+}
+func.func private @k2(%a: memref<4xf32>) attributes {dlc.kernel, dlc.work_items = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %a[%i] : memref<4xf32>
+    %w = arith.mulf %v, %v : f32
+    memref.store %w, %a[%i] : memref<4xf32>
     scf.reduce
   }
   return
