@@ -140,8 +140,9 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     pm.addPass(dlc::createMergeLaunchesPass());
   pm.addPass(dlc::createLinearizeKernelsPass(
       {!cudaForm, cudaForm ? options.cudaVectorWidth : 1}));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  // Per function: the kernels are cleaned up on the context's threads.
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createCSEPass());
 
   // The arena.
   pm.addPass(dlc::createPlanMemoryPass({options.arenaAlignment}));

@@ -230,29 +230,48 @@ bool hasOperandMap(AffineMap map, unsigned rank, unsigned last0,
   return true;
 }
 
-/// The calls of `func` in `module`; empty when some other op uses it.
-SmallVector<func::CallOp> callsOf(func::FuncOp func, ModuleOp module) {
-  SmallVector<func::CallOp> calls;
-  std::optional<SymbolTable::UseRange> uses =
-      SymbolTable::getSymbolUses(func, module);
-  if (!uses)
-    return {};
-  for (SymbolTable::SymbolUse use : *uses) {
-    auto call = dyn_cast<func::CallOp>(use.getUser());
-    if (!call)
-      return {};
-    calls.push_back(call);
+/// The users of each function symbol, gathered in one walk of the module
+/// (SymbolTable::getSymbolUses per kernel walks the module once per kernel:
+/// seconds on bert_base).
+class KernelCalls {
+public:
+  explicit KernelCalls(ModuleOp module) {
+    std::optional<SymbolTable::UseRange> uses =
+        SymbolTable::getSymbolUses(&module.getBodyRegion());
+    if (!uses)
+      return;
+    for (SymbolTable::SymbolUse use : *uses)
+      users[use.getSymbolRef().getRootReference()].push_back(use.getUser());
   }
-  return calls;
-}
+
+  /// The calls of `func`; empty when some other op uses it.
+  SmallVector<func::CallOp> of(func::FuncOp func) const {
+    SmallVector<func::CallOp> calls;
+    for (Operation *user : users.lookup(func.getSymNameAttr())) {
+      auto call = dyn_cast<func::CallOp>(user);
+      if (!call)
+        return {};
+      calls.push_back(call);
+    }
+    return calls;
+  }
+
+  /// Records a call created after the walk.
+  void add(func::CallOp call) {
+    users[call.getCalleeAttr().getRootReference()].push_back(call);
+  }
+
+private:
+  llvm::DenseMap<StringAttr, SmallVector<Operation *>> users;
+};
 
 LogicalResult matchConvKernel(GemmKernel &g, bool unsignedArg[2],
-                              ModuleOp module);
+                              const KernelCalls &calls);
 LogicalResult checkShapeAndEpilogue(GemmKernel &g, unsigned rank,
-                                    ModuleOp module);
+                                    const KernelCalls &calls);
 
-FailureOr<GemmKernel> matchGemmKernel(func::FuncOp func, ModuleOp module,
-                                      bool allowTf32) {
+FailureOr<GemmKernel>
+matchGemmKernel(func::FuncOp func, const KernelCalls &calls, bool allowTf32) {
   GemmKernel g;
   g.func = func;
   SmallVector<linalg::LinalgOp> ops;
@@ -310,7 +329,7 @@ FailureOr<GemmKernel> matchGemmKernel(func::FuncOp func, ModuleOp module,
 
   g.acc = c.getDpsInits()[0];
   if (c.getNumLoops() == 7) {
-    if (failed(matchConvKernel(g, unsignedArg, module)))
+    if (failed(matchConvKernel(g, unsignedArg, calls)))
       return failure();
     return g;
   }
@@ -355,7 +374,7 @@ FailureOr<GemmKernel> matchGemmKernel(func::FuncOp func, ModuleOp module,
   g.n = accShape[dn];
   g.k = cast<MemRefType>(g.a.getType()).getShape().back();
   g.batchShape.assign(accShape.begin(), accShape.end() - 2);
-  if (failed(checkShapeAndEpilogue(g, rank, module)))
+  if (failed(checkShapeAndEpilogue(g, rank, calls)))
     return failure();
   return g;
 }
@@ -408,7 +427,7 @@ bool isWindowExpr(AffineExpr e, unsigned d, unsigned r, int64_t &stride,
 /// ow, o, kh, kw, c), input (n, oh*sh + kh*dh, ow*sw + kw*dw, c) on an
 /// input padded beforehand, weight (o, kh, kw, c), output (n, oh, ow, o).
 LogicalResult matchConvKernel(GemmKernel &g, bool unsignedArg[2],
-                              ModuleOp module) {
+                              const KernelCalls &calls) {
   linalg::GenericOp c = g.contraction;
   MLIRContext *ctx = c.getContext();
   auto iters = c.getIteratorTypesArray();
@@ -466,13 +485,13 @@ LogicalResult matchConvKernel(GemmKernel &g, bool unsignedArg[2],
   // A 16-byte chunk of k stays within one window position's channels.
   if (conv.c % g.chunkElems())
     return failure();
-  return checkShapeAndEpilogue(g, 4, module);
+  return checkShapeAndEpilogue(g, 4, calls);
 }
 
 /// The size limits, and the epilogue's ops (`rank` loops, like the
 /// accumulator); collects the kernel's callers.
 LogicalResult checkShapeAndEpilogue(GemmKernel &g, unsigned rank,
-                                    ModuleOp module) {
+                                    const KernelCalls &calls) {
   // 16-byte rows for cp.async; small problems stay scalar kernels. An i8
   // B must be [N, K]: ldmatrix transposes only 16-bit elements.
   int64_t ce = g.chunkElems();
@@ -513,7 +532,7 @@ LogicalResult checkShapeAndEpilogue(GemmKernel &g, unsigned rank,
   for (Value w : written)
     if (w == aRoot || w == bRoot)
       return failure();
-  g.calls = callsOf(g.func, module);
+  g.calls = calls.of(g.func);
   return success();
 }
 
@@ -2303,8 +2322,9 @@ struct TileGemmKernelsPass
     for (auto func : module.getOps<func::FuncOp>())
       if (func->hasAttr(attrs::kKernel))
         kernels.push_back(func);
+    KernelCalls calls(module);
     for (func::FuncOp func : kernels) {
-      FailureOr<GemmKernel> g = matchGemmKernel(func, module, allowTf32);
+      FailureOr<GemmKernel> g = matchGemmKernel(func, calls, allowTf32);
       if (failed(g))
         continue;
       // wgmma reads both operands K-major from shared memory (a 16-bit
@@ -2334,8 +2354,8 @@ struct TileGemmKernelsPass
       // The partial products go to a copy of the kernel; this one adds
       // them up and keeps its init and epilogue, in the one-thread-per-
       // element form.
-      func::FuncOp partial = addSplitKKernel(*g, *split);
-      FailureOr<GemmKernel> pg = matchGemmKernel(partial, module, allowTf32);
+      func::FuncOp partial = addSplitKKernel(*g, *split, calls);
+      FailureOr<GemmKernel> pg = matchGemmKernel(partial, calls, allowTf32);
       if (failed(pg)) {
         partial.emitError("split-K copy of a GEMM kernel no longer matches");
         return signalPassFailure();
@@ -2473,7 +2493,8 @@ struct TileGemmKernelsPass
   /// Adds the workspace to `g`'s kernel and its calls, copies the kernel
   /// (the copy, returned, computes the partial sums), calls the copy before
   /// each call, and replaces the contraction with the sum over the splits.
-  func::FuncOp addSplitKKernel(GemmKernel &g, const SplitK &split) {
+  func::FuncOp addSplitKKernel(GemmKernel &g, const SplitK &split,
+                               KernelCalls &calls) {
     func::FuncOp func = g.func;
     MLIRContext *ctx = &getContext();
     Location loc = g.contraction.getLoc();
@@ -2493,7 +2514,8 @@ struct TileGemmKernelsPass
       Value buffer = cb.create<memref::AllocOp>(call.getLoc(), wsType,
                                                 cb.getI64IntegerAttr(64));
       call->insertOperands(call.getNumOperands(), buffer);
-      cb.create<func::CallOp>(call.getLoc(), partial, call.getOperands());
+      calls.add(
+          cb.create<func::CallOp>(call.getLoc(), partial, call.getOperands()));
       cb.setInsertionPointAfter(call);
       cb.create<memref::DeallocOp>(call.getLoc(), buffer);
     }
