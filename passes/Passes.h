@@ -133,6 +133,10 @@ inline LaunchShape cudaLaunchShape(int64_t workItems, int64_t blockSize) {
           blockSize};
 }
 
+/// Gemms on rows flattened by a Reshape whose result is reshaped back
+/// become batched MatMuls plus a bias Add (dlc-unflatten-gemms).
+void populateUnflattenGemmsPatterns(RewritePatternSet &patterns);
+
 /// Links PTX modules the NVPTX backend printed for one target into one
 /// module (what dlc-serialize-kernels does): one set of header directives;
 /// a symbol defined identically in several is kept once, one defined

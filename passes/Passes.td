@@ -637,6 +637,43 @@ def FuseAttentionPass : Pass<"dlc-fuse-attention", "ModuleOp"> {
   }];
 }
 
+def UnflattenGemmsPass : Pass<"dlc-unflatten-gemms", "ModuleOp"> {
+  let summary = "Gemms on flattened rows become batched MatMuls plus a bias Add";
+  let description = [{
+    PyTorch exports GPT-2's Conv1D layers, and TF/Keras exports dense layers
+    on 3-D inputs, as Reshape [B, S, K] -> [B*S, K], Gemm, Reshape back to
+    [B, S, N]. The reshapes sit between the GEMM and everything that fuses
+    with it: the LayerNorm and f16 cast before it, and the bias, GELU and
+    residual Add after it. Without them the layer is a batched MatMul and a
+    bias Add, the form of BERT's nn.Linear, and takes the same path:
+    - the K-major f16 weights of wgmma;
+    - epilogue fusion;
+    - cluster split-K.
+
+    The rewrite applies when the Gemm has alpha 1 and transA 0, its only
+    user is the Reshape back, and its bias (beta 1) broadcasts along the
+    rows or is per row. A transB weight is transposed once at compile time
+    (or by a dlc.transpose when it is not a constant).
+
+    Before:
+    ```mlir
+    %f = dlc.reshape %x : (tensor<1x128x768xf32>) -> tensor<128x768xf32>
+    %g = dlc.gemm %f, %w, %b {alpha = 1.0 : f32, beta = 1.0 : f32,
+        transA = false, transB = false}
+        : (tensor<128x768xf32>, tensor<768x2304xf32>, tensor<2304xf32>)
+        -> tensor<128x2304xf32>
+    %y = dlc.reshape %g : (tensor<128x2304xf32>) -> tensor<1x128x2304xf32>
+    ```
+    After:
+    ```mlir
+    %m = dlc.matmul %x, %w
+        : (tensor<1x128x768xf32>, tensor<768x2304xf32>) -> tensor<1x128x2304xf32>
+    %y = dlc.add %m, %b
+        : (tensor<1x128x2304xf32>, tensor<2304xf32>) -> tensor<1x128x2304xf32>
+    ```
+  }];
+}
+
 def MergeLaunchesPass : Pass<"dlc-merge-launches", "ModuleOp"> {
   let summary = "Launch consecutive independent CTA programs as one kernel";
   let description = [{

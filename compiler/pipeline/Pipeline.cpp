@@ -46,6 +46,9 @@ void dlc::buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
   // QDQ Conv/Gemm/MatMul -> integer ops with a requantize epilogue.
   if (options.foldQdq)
     pm.addPass(dlc::createFoldQdqPass());
+  // Float Gemms between Reshapes (GPT-2's Conv1D) -> batched MatMuls, which
+  // fuse with their neighbours as nn.Linear does.
+  pm.addPass(dlc::createUnflattenGemmsPass());
   // Attention chains -> dlc.attention (the scores never reach memory). After
   // the integer folds (a quantized Q.K^T stays integer); before half
   // precision, so attention keeps computing in f32.

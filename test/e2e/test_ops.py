@@ -541,6 +541,39 @@ def tensor_core_cases(t):
     t.op("splitk_cluster_int8", "MatMulInteger", {"x": ints(np.uint8, 33, 1024)},
          {"w": ints(np.int8, 1024, 64), "xz": np.array(131, np.uint8)},
          flags=sm90a, extra=form)
+    # GPT-2's MLP as transformers exports it (Conv1D: Reshape, Gemm with the
+    # [in, out] weight, Reshape back; gelu_new; residual): dlc-unflatten-gemms
+    # makes both Gemms batched MatMuls, so they run as wgmma CTA programs
+    # (the weights K-major) with the bias, the GELU, the f16 cast and the
+    # residual Add in their epilogues, the second a cluster split-K.
+    t.add("gpt2_conv1d_mlp_fp16", [
+        helper.make_node("Reshape", ["x", "rows"], ["xr"]),
+        helper.make_node("Gemm", ["xr", "w1", "b1"], ["h1"]),
+        helper.make_node("Reshape", ["h1", "s1"], ["f"]),
+        helper.make_node("Mul", ["f", "half_"], ["fh"]),
+        helper.make_node("Pow", ["f", "three"], ["f3"]),
+        helper.make_node("Mul", ["f3", "c"], ["f3c"]),
+        helper.make_node("Add", ["f", "f3c"], ["inner"]),
+        helper.make_node("Mul", ["inner", "sqrt2pi"], ["arg"]),
+        helper.make_node("Tanh", ["arg"], ["th"]),
+        helper.make_node("Add", ["th", "one"], ["th1"]),
+        helper.make_node("Mul", ["fh", "th1"], ["g"]),
+        helper.make_node("Reshape", ["g", "rows2"], ["gr"]),
+        helper.make_node("Gemm", ["gr", "w2", "b2"], ["h2"]),
+        helper.make_node("Reshape", ["h2", "s2"], ["p"]),
+        helper.make_node("Add", ["x", "p"], ["y"])],
+        {"x": t.rand(1, 128, 256, lo=-1, hi=1)},
+        consts={"rows": np.array([-1, 256], np.int64),
+                "w1": t.rand(256, 1024, lo=-0.1, hi=0.1), "b1": t.rand(1024),
+                "s1": np.array([1, 128, 1024], np.int64),
+                "half_": np.array(0.5, np.float32), "three": np.array(3.0, np.float32),
+                "c": np.array(0.044715, np.float32),
+                "sqrt2pi": np.array(0.7978845608, np.float32),
+                "one": np.array(1.0, np.float32),
+                "rows2": np.array([-1, 1024], np.int64),
+                "w2": t.rand(1024, 256, lo=-0.1, hi=0.1), "b2": t.rand(256),
+                "s2": np.array([1, 128, 256], np.int64)},
+        flags=(*half, *sm90a), extra=form, rtol=1e-2, atol=1e-2)
     # BERT's Q, K and V projections: GEMMs of one launch shape on the same
     # input, merged into one launch (dlc-merge-launches): CTAs [0, 36) run
     # Q's 12 clusters of 3, the next 12 the 4 of a narrower K (N = 256), the
