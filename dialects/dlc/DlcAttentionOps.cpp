@@ -29,20 +29,24 @@ AttentionLayout AttentionLayout::get(std::optional<ArrayRef<int64_t>> query,
   return {perm(query), perm(key), perm(value), perm(result)};
 }
 
-SmallVector<Value>
-AttentionLayout::operandIndices(ArrayRef<int64_t> storedShape,
-                                ArrayRef<int64_t> perm,
-                                ArrayRef<int64_t> outShape, ValueRange batch,
-                                Value row, Value col, Value zero) {
-  SmallVector<int64_t> shape = perm.empty() ? SmallVector<int64_t>(storedShape)
-                                            : gather(storedShape, perm);
+SmallVector<Value> AttentionLayout::operandIndices(
+    ArrayRef<int64_t> storedShape, ArrayRef<int64_t> perm,
+    ArrayRef<int64_t> outShape, ValueRange batch, Value row, Value col,
+    Value zero, Select select, Value selectIndex) {
+  SmallVector<int64_t> stored = selected(storedShape, select);
+  SmallVector<int64_t> shape =
+      perm.empty() ? stored : gather(ArrayRef<int64_t>(stored), perm);
   int64_t rank = shape.size();
   SmallVector<Value> idx;
   for (int64_t d = 0; d < rank - 2; ++d)
     idx.push_back(shape[d] == outShape[d] ? batch[d] : zero);
   idx.push_back(shape[rank - 2] == 1 ? zero : row);
   idx.push_back(shape[rank - 1] == 1 ? zero : col);
-  return perm.empty() ? idx : scatter(ArrayRef<Value>(idx), perm);
+  if (!perm.empty())
+    idx = scatter(ArrayRef<Value>(idx), perm);
+  if (select)
+    idx.insert(idx.begin() + select.dim, selectIndex);
+  return idx;
 }
 
 FailureOr<SmallVector<int64_t>>
@@ -55,6 +59,27 @@ mlir::dlc::inferAttentionShape(ShapedType storedQuery, ShapedType storedKey,
       emitError("operands must have static shapes");
       return failure();
     }
+  // A selected dim is read at one index: from here on, the operands as if
+  // stored without it.
+  for (auto [t, select, what] :
+       {std::make_tuple(&storedQuery, layout.querySelect, "query_select"),
+        std::make_tuple(&storedKey, layout.keySelect, "key_select"),
+        std::make_tuple(&storedValue, layout.valueSelect, "value_select")}) {
+    if (select.dim == -1)
+      continue;
+    int64_t storedRank = t->getRank();
+    // Never the innermost dim: the lowerings stage along the stored
+    // contiguous dim, which must stay a dim the op reads.
+    if (select.dim < 0 || select.dim >= storedRank - 1 || select.index < 0 ||
+        select.index >= t->getDimSize(select.dim)) {
+      emitError(Twine(what) + " must be [dim, index] with dim below the " +
+                "innermost of the " + Twine(storedRank) +
+                " dims and index within it");
+      return failure();
+    }
+    *t = RankedTensorType::get(AttentionLayout::selected(t->getShape(), select),
+                               t->getElementType());
+  }
   int64_t rank = storedQuery.getRank();
   if (rank < 2) {
     emitError("query must have rank >= 2");
@@ -257,7 +282,8 @@ struct AttentionKernelBufferization
         attention.getScaleAttr(), attention.getKTransposedAttr(),
         attention.getNanToZeroAttr(), attention.getQueryPermAttr(),
         attention.getKeyPermAttr(), attention.getValuePermAttr(),
-        attention.getResultPermAttr());
+        attention.getResultPermAttr(), attention.getQuerySelectAttr(),
+        attention.getKeySelectAttr(), attention.getValueSelectAttr());
     bufferization::replaceOpWithBufferizedValues(rewriter, op, *init);
     return success();
   }

@@ -24,8 +24,21 @@ namespace mlir::dlc {
 /// reads is dim `query[i]` of the stored query (key and value likewise),
 /// and dim i of the stored result is dim `result[i]` of the result the op
 /// computes. Permutations are checked by the verifiers.
+///
+/// A query, key or value may also be one slice of a larger operand (the
+/// `*_select` attributes, [dim, index]): the op reads stored dim `dim` at
+/// `index` only, and the permutation applies to the other dims. GPT-2's Q,
+/// K and V are read so from c_attn's one output viewed as [B, S, 3, H, D].
 struct AttentionLayout {
+  /// A stored dim read at one index; dim -1: none (-2: a malformed
+  /// attribute, which the verifiers reject).
+  struct Select {
+    int64_t dim = -1, index = 0;
+    explicit operator bool() const { return dim >= 0; }
+  };
+
   SmallVector<int64_t> query, key, value, result;
+  Select querySelect, keySelect, valueSelect;
 
   /// Absent permutations are the identity of `rank` dims.
   static AttentionLayout get(std::optional<ArrayRef<int64_t>> query,
@@ -33,11 +46,36 @@ struct AttentionLayout {
                              std::optional<ArrayRef<int64_t>> value,
                              std::optional<ArrayRef<int64_t>> result,
                              int64_t rank);
-  /// The layout of an op or of its adaptor.
+  /// The layout of an op or of its adaptor; `rank` is the result's.
   template <typename OpOrAdaptor>
   static AttentionLayout of(OpOrAdaptor x, int64_t rank) {
-    return get(x.getQueryPerm(), x.getKeyPerm(), x.getValuePerm(),
-               x.getResultPerm(), rank);
+    AttentionLayout layout = get(x.getQueryPerm(), x.getKeyPerm(),
+                                 x.getValuePerm(), x.getResultPerm(), rank);
+    layout.querySelect = select(x.getQuerySelect());
+    layout.keySelect = select(x.getKeySelect());
+    layout.valueSelect = select(x.getValueSelect());
+    return layout;
+  }
+  static Select select(std::optional<ArrayRef<int64_t>> attr) {
+    if (!attr)
+      return {};
+    if (attr->size() != 2 || (*attr)[0] < 0)
+      return {-2, 0};
+    return {(*attr)[0], (*attr)[1]};
+  }
+  /// `storedShape` without the selected dim: the shape the permutation
+  /// applies to.
+  static SmallVector<int64_t> selected(ArrayRef<int64_t> storedShape,
+                                       Select select) {
+    SmallVector<int64_t> shape(storedShape);
+    if (select)
+      shape.erase(shape.begin() + select.dim);
+    return shape;
+  }
+  /// The shape the op reads of an operand stored as `storedShape`.
+  static SmallVector<int64_t> readShape(ArrayRef<int64_t> storedShape,
+                                        ArrayRef<int64_t> perm, Select select) {
+    return gather(ArrayRef<int64_t>(selected(storedShape, select)), perm);
   }
 
   /// `xs` gathered through `perm`: out[i] = xs[perm[i]]. The read shape of
@@ -56,11 +94,12 @@ struct AttentionLayout {
   /// broadcasts a dim (its read size differs from the result's batch dim,
   /// or is 1 in the last two) the index is `zero`. Both attention lowerings
   /// index their operands and the mask this way.
-  static SmallVector<Value> operandIndices(ArrayRef<int64_t> storedShape,
-                                           ArrayRef<int64_t> perm,
-                                           ArrayRef<int64_t> outShape,
-                                           ValueRange batch, Value row,
-                                           Value col, Value zero);
+  /// With `select`, `selectIndex` (its index as a value) is inserted at the
+  /// selected dim.
+  static SmallVector<Value>
+  operandIndices(ArrayRef<int64_t> storedShape, ArrayRef<int64_t> perm,
+                 ArrayRef<int64_t> outShape, ValueRange batch, Value row,
+                 Value col, Value zero, Select select, Value selectIndex);
   /// `xs` scattered through `perm`: out[perm[i]] = xs[i]. The stored
   /// indices of an operand element the op reads at `xs`.
   template <typename T>

@@ -305,6 +305,13 @@ def Dlc_AttentionOp : Dlc_Op<"attention"> {
     attention (`[B, S, H, D]` <-> `[B, H, S, D]`): the kernel reads and
     writes the projections' layout and the transposes never run.
 
+    With `query_select = [d, i]` (likewise `key_select`, `value_select`)
+    the operand has one more dim, `d` (never the innermost), of which the
+    op reads index `i` only; the permutation applies to the remaining dims.
+    GPT-2's Q, K and V are so read from c_attn's one output viewed as
+    `[B, S, 3, H, D]` (selects `[2, 0]`, `[2, 1]`, `[2, 2]`), and its Split
+    never runs.
+
     ```mlir
     %o = dlc.attention %q, %kt, %v, %mask {k_transposed = true, scale = 0.125 : f32}
        : (tensor<1x12x128x64xf32>, tensor<1x12x64x128xf32>,
@@ -325,11 +332,14 @@ def Dlc_AttentionOp : Dlc_Op<"attention"> {
                    OptionalAttr<DenseI64ArrayAttr>:$query_perm,
                    OptionalAttr<DenseI64ArrayAttr>:$key_perm,
                    OptionalAttr<DenseI64ArrayAttr>:$value_perm,
-                   OptionalAttr<DenseI64ArrayAttr>:$result_perm);
+                   OptionalAttr<DenseI64ArrayAttr>:$result_perm,
+                   OptionalAttr<DenseI64ArrayAttr>:$query_select,
+                   OptionalAttr<DenseI64ArrayAttr>:$key_select,
+                   OptionalAttr<DenseI64ArrayAttr>:$value_select);
   let extraClassDeclaration = [{
     /// The operand layouts (query, key, value, result), identity if absent.
     AttentionLayout getLayout() {
-      return AttentionLayout::of(*this, getQuery().getType().getRank());
+      return AttentionLayout::of(*this, getType().getRank());
     }
   }];
   let hasVerifier = 1;
@@ -367,7 +377,10 @@ def Dlc_AttentionKernelOp : Op<Dlc_Dialect, "attention_kernel", [
                    OptionalAttr<DenseI64ArrayAttr>:$query_perm,
                    OptionalAttr<DenseI64ArrayAttr>:$key_perm,
                    OptionalAttr<DenseI64ArrayAttr>:$value_perm,
-                   OptionalAttr<DenseI64ArrayAttr>:$result_perm);
+                   OptionalAttr<DenseI64ArrayAttr>:$result_perm,
+                   OptionalAttr<DenseI64ArrayAttr>:$query_select,
+                   OptionalAttr<DenseI64ArrayAttr>:$key_select,
+                   OptionalAttr<DenseI64ArrayAttr>:$value_select);
   let results = (outs Optional<AnyRankedTensor>:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)?
@@ -379,7 +392,7 @@ def Dlc_AttentionKernelOp : Op<Dlc_Dialect, "attention_kernel", [
     /// The operand layouts (query, key, value, result), identity if absent.
     AttentionLayout getLayout() {
       return AttentionLayout::of(
-          *this, cast<ShapedType>(getQuery().getType()).getRank());
+          *this, cast<ShapedType>(getInit().getType()).getRank());
     }
   }];
   let hasVerifier = 1;

@@ -236,6 +236,7 @@ struct FuseAttentionPattern : OpRewritePattern<MatMulOp> {
         rewriter.getF32FloatAttr(chain.scale),
         rewriter.getBoolAttr(kTransposed),
         guard ? rewriter.getUnitAttr() : UnitAttr(), DenseI64ArrayAttr(),
+        DenseI64ArrayAttr(), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
         DenseI64ArrayAttr(), DenseI64ArrayAttr(), DenseI64ArrayAttr());
     rewriter.replaceOp(pv, attention.getResult());
     return success();
@@ -300,13 +301,64 @@ struct FuseAttentionPattern : OpRewritePattern<MatMulOp> {
   }
 };
 
+/// `x` as one of n equal parts of the last dim of a larger tensor:
+/// slice(whole) over [index * L, (index + 1) * L) of its last dim F (the
+/// others whole), optionally reshaped to [lead..., tail...] with prod(tail)
+/// = L. The attention reads it as `whole` viewed as [lead..., F / L,
+/// tail...] at `index` of dim lead.size(): GPT-2's Split of c_attn's output
+/// into Q, K and V, each reshaped into heads.
+struct LastDimPart {
+  Value whole;
+  SmallVector<int64_t> viewShape;
+  AttentionLayout::Select select;
+};
+static std::optional<LastDimPart> matchLastDimPart(Value x) {
+  auto reshape = x.getDefiningOp<ReshapeOp>();
+  auto slice = (reshape ? reshape.getInput() : x).getDefiningOp<SliceOp>();
+  if (!slice)
+    return std::nullopt;
+  auto whole = cast<RankedTensorType>(slice.getInput().getType());
+  auto part = cast<RankedTensorType>(slice.getType());
+  auto read = cast<RankedTensorType>(x.getType());
+  int64_t rank = whole.getRank();
+  if (!whole.hasStaticShape() || !read.hasStaticShape())
+    return std::nullopt;
+  for (int64_t d = 0; d < rank; ++d) {
+    bool last = d == rank - 1;
+    if (slice.getSteps()[d] != 1 ||
+        (!last && (slice.getStarts()[d] != 0 ||
+                   slice.getEnds()[d] != whole.getDimSize(d))))
+      return std::nullopt;
+  }
+  int64_t full = whole.getShape().back(), size = part.getShape().back();
+  int64_t start = slice.getStarts().back();
+  if (size <= 0 || full % size || start % size || full == size)
+    return std::nullopt;
+  // The reshape may only split the last dim: [lead..., L] -> [lead...,
+  // tail...].
+  ArrayRef<int64_t> lead = part.getShape().drop_back();
+  if (read.getRank() < (int64_t)lead.size() + 1 ||
+      read.getShape().take_front(lead.size()) != lead)
+    return std::nullopt;
+  ArrayRef<int64_t> tail = read.getShape().drop_front(lead.size());
+  LastDimPart p;
+  p.whole = slice.getInput();
+  p.viewShape.assign(lead.begin(), lead.end());
+  p.viewShape.push_back(full / size);
+  p.viewShape.append(tail.begin(), tail.end());
+  p.select = {(int64_t)lead.size(), start / size};
+  return p;
+}
+
 /// The copies exporters write around attention, folded into dlc.attention:
 /// a Transpose of Q, K or V (used only there) becomes the operand's
 /// permutation, a Transpose of the result (its only user) the result's; a
 /// Mul or Div of Q or K by a finite scalar constant (used only there)
 /// multiplies `scale` (softmax((cQ) K^T s) = softmax(Q K^T cs)). BERT's
 /// `transpose(reshape(q) * c, [0, 2, 1, 3])` leaves the [B, S, H, D]
-/// projection itself, and the attention reads it there.
+/// projection itself, and the attention reads it there. An operand that is
+/// one of equal parts of a larger tensor's last dim (matchLastDimPart) is
+/// read from that tensor through a `*_select`.
 struct AbsorbAttentionLayoutPattern : OpRewritePattern<AttentionOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -315,6 +367,8 @@ struct AbsorbAttentionLayoutPattern : OpRewritePattern<AttentionOp> {
     AttentionLayout layout = op.getLayout();
     SmallVector<Value> operands = {op.getQuery(), op.getKey(), op.getValue()};
     SmallVector<int64_t> *perms[] = {&layout.query, &layout.key, &layout.value};
+    AttentionLayout::Select *selects[] = {
+        &layout.querySelect, &layout.keySelect, &layout.valueSelect};
     float scale = op.getScale().convertToFloat();
     // The kernel is named after its last node: keep the attention's last.
     SmallVector<Location> locs;
@@ -329,6 +383,25 @@ struct AbsorbAttentionLayoutPattern : OpRewritePattern<AttentionOp> {
           locs.push_back(t.getLoc());
           continue;
         }
+        if (!*selects[i])
+          if (std::optional<LastDimPart> part = matchLastDimPart(x)) {
+            auto type = cast<RankedTensorType>(part->whole.getType());
+            auto view =
+                RankedTensorType::get(part->viewShape, type.getElementType());
+            // Q, K and V of one tensor share the view.
+            Value shared;
+            for (int j = 0; j < 3; ++j)
+              if (auto r = operands[j].getDefiningOp<ReshapeOp>();
+                  r && j != i && *selects[j] && r.getInput() == part->whole &&
+                  r.getType() == view)
+                shared = r;
+            operands[i] = shared ? shared
+                                 : rewriter.create<ReshapeOp>(x.getLoc(), view,
+                                                              part->whole);
+            *selects[i] = part->select;
+            locs.push_back(x.getLoc());
+            continue;
+          }
         // Only Q and K scale the scores.
         if (i == 2 || !x.hasOneUse())
           break;
@@ -360,6 +433,10 @@ struct AbsorbAttentionLayoutPattern : OpRewritePattern<AttentionOp> {
       return rewriter.notifyMatchFailure(op, "nothing to absorb");
     locs.push_back(op.getLoc());
 
+    auto selectAttr = [&](AttentionLayout::Select select) {
+      return select ? rewriter.getDenseI64ArrayAttr({select.dim, select.index})
+                    : DenseI64ArrayAttr();
+    };
     auto permAttr = [&](ArrayRef<int64_t> perm) {
       for (auto [i, p] : llvm::enumerate(perm))
         if (p != (int64_t)i)
@@ -373,7 +450,9 @@ struct AbsorbAttentionLayoutPattern : OpRewritePattern<AttentionOp> {
         operands[0], operands[1], operands[2], op.getMask(),
         rewriter.getF32FloatAttr(scale), op.getKTransposedAttr(),
         op.getNanToZeroAttr(), permAttr(layout.query), permAttr(layout.key),
-        permAttr(layout.value), permAttr(layout.result));
+        permAttr(layout.value), permAttr(layout.result),
+        selectAttr(layout.querySelect), selectAttr(layout.keySelect),
+        selectAttr(layout.valueSelect));
     rewriter.replaceOp(resultTranspose ? resultTranspose : op.getOperation(),
                        attention.getResult());
     return success();

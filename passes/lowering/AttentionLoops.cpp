@@ -55,11 +55,13 @@ struct AttentionBuilder {
   /// broadcasts a dim). The work item's own
   /// induction variables are used wherever the buffer is not broadcast, so
   /// that kernel fusion sees a read of the work item's own part.
-  SmallVector<Value> indices(Value buffer, ArrayRef<int64_t> perm, Value row,
+  SmallVector<Value> indices(Value buffer, ArrayRef<int64_t> perm,
+                             AttentionLayout::Select select, Value row,
                              Value col) {
     return AttentionLayout::operandIndices(
         cast<MemRefType>(buffer.getType()).getShape(), perm, outShape,
-        ValueRange(ivs).take_front(rank - 2), row, col, c0);
+        ValueRange(ivs).take_front(rank - 2), row, col, c0, select,
+        select ? index(select.index) : Value());
   }
 
   Value load(Value buffer, ValueRange idx) {
@@ -92,10 +94,12 @@ struct AttentionBuilder {
   void build() {
     Value q = op.getQuery(), k = op.getKey(), v = op.getValue(),
           mask = op.getMask(), out = op.getInit();
-    SmallVector<int64_t> qShape = AttentionLayout::gather(
-        cast<MemRefType>(q.getType()).getShape(), layout.query);
-    SmallVector<int64_t> vShape = AttentionLayout::gather(
-        cast<MemRefType>(v.getType()).getShape(), layout.value);
+    SmallVector<int64_t> qShape =
+        AttentionLayout::readShape(cast<MemRefType>(q.getType()).getShape(),
+                                   layout.query, layout.querySelect);
+    SmallVector<int64_t> vShape =
+        AttentionLayout::readShape(cast<MemRefType>(v.getType()).getShape(),
+                                   layout.value, layout.valueSelect);
     int64_t headSize = qShape[rank - 1];
     int64_t keys = vShape[rank - 2];
     int64_t valueSize = vShape[rank - 1];
@@ -128,11 +132,14 @@ struct AttentionBuilder {
             b.create<memref::StoreOp>(loc, zero, scores, jj);
           });
           forEach(headSize, [&](Value c) {
-            Value qc = load(q, indices(q, layout.query, row, c));
+            Value qc =
+                load(q, indices(q, layout.query, layout.querySelect, row, c));
             forEach(block, [&](Value jj) {
               Value j = b.create<arith::AddIOp>(loc, j0, jj);
-              Value kc = load(k, kTransposed ? indices(k, layout.key, c, j)
-                                             : indices(k, layout.key, j, c));
+              Value kc =
+                  load(k, kTransposed
+                              ? indices(k, layout.key, layout.keySelect, c, j)
+                              : indices(k, layout.key, layout.keySelect, j, c));
               Value s = b.create<memref::LoadOp>(loc, scores, jj);
               Value prod = b.create<arith::MulFOp>(loc, qc, kc);
               b.create<memref::StoreOp>(
@@ -146,7 +153,7 @@ struct AttentionBuilder {
                 loc, b.create<memref::LoadOp>(loc, scores, jj), scale);
             if (mask)
               s = b.create<arith::AddFOp>(
-                  loc, s, load(mask, indices(mask, {}, row, j)));
+                  loc, s, load(mask, indices(mask, {}, {}, row, j)));
             b.create<memref::StoreOp>(loc, s, scores, jj);
             return SmallVector<Value>{
                 b.create<arith::MaximumFOp>(loc, mx[0], s)};
@@ -182,7 +189,8 @@ struct AttentionBuilder {
             Value p = b.create<memref::LoadOp>(loc, scores, jj);
             forEach(valueSize, [&](Value d) {
               Value a = b.create<memref::LoadOp>(loc, acc, d);
-              Value vd = load(v, indices(v, layout.value, j, d));
+              Value vd =
+                  load(v, indices(v, layout.value, layout.valueSelect, j, d));
               b.create<memref::StoreOp>(
                   loc,
                   b.create<arith::AddFOp>(loc, a,

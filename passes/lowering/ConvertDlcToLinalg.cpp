@@ -2667,7 +2667,8 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
         op, type, op.getQuery(), op.getKey(), op.getValue(), op.getMask(), init,
         op.getScaleAttr(), op.getKTransposedAttr(), op.getNanToZeroAttr(),
         op.getQueryPermAttr(), op.getKeyPermAttr(), op.getValuePermAttr(),
-        op.getResultPermAttr());
+        op.getResultPermAttr(), op.getQuerySelectAttr(), op.getKeySelectAttr(),
+        op.getValueSelectAttr());
     return success();
   }
 };

@@ -78,10 +78,12 @@ FailureOr<Attention> matchAttention(func::FuncOp func) {
   a.rank = out.getRank();
   a.layout = a.op.getLayout();
   a.outShape = AttentionLayout::scatter(out.getShape(), a.layout.result);
-  SmallVector<int64_t> q = AttentionLayout::gather(
-      cast<MemRefType>(a.op.getQuery().getType()).getShape(), a.layout.query);
-  SmallVector<int64_t> v = AttentionLayout::gather(
-      cast<MemRefType>(a.op.getValue().getType()).getShape(), a.layout.value);
+  SmallVector<int64_t> q = AttentionLayout::readShape(
+      cast<MemRefType>(a.op.getQuery().getType()).getShape(), a.layout.query,
+      a.layout.querySelect);
+  SmallVector<int64_t> v = AttentionLayout::readShape(
+      cast<MemRefType>(a.op.getValue().getType()).getShape(), a.layout.value,
+      a.layout.valueSelect);
   a.queries = a.outShape[a.rank - 2];
   a.head = q[a.rank - 1];
   a.keys = v[a.rank - 2];
@@ -182,11 +184,12 @@ private:
   /// The stored indices into `buffer` (read through `perm`; empty: as
   /// stored) of (row, col) for this CTA's batch coordinates (0 where the
   /// buffer broadcasts a dim).
-  SmallVector<Value> indices(Value buffer, ArrayRef<int64_t> perm, Value row,
+  SmallVector<Value> indices(Value buffer, ArrayRef<int64_t> perm,
+                             AttentionLayout::Select select, Value row,
                              Value col) {
     return AttentionLayout::operandIndices(
         cast<MemRefType>(buffer.getType()).getShape(), perm, a.outShape, batch,
-        row, col, ix.c(0));
+        row, col, ix.c(0), select, select ? ix.c(select.index) : Value());
   }
   /// Whether read dim `d` of an operand stored through `perm` is the
   /// stored innermost (contiguous) dim.
@@ -393,7 +396,8 @@ int64_t FlashBuilder::build() {
   stage(
       qBase, qRows(), contiguous(layout.query, a.rank - 2),
       [&](Value r, Value c) {
-        return loadF32(q, indices(q, layout.query, ix.add(q0, r), c));
+        return loadF32(
+            q, indices(q, layout.query, layout.querySelect, ix.add(q0, r), c));
       },
       validRows);
   barrier();
@@ -432,14 +436,16 @@ int64_t FlashBuilder::build() {
         kBase, kKeys, contiguous(layout.key, kT ? a.rank - 1 : a.rank - 2),
         [&](Value r, Value c) {
           Value j = ix.add(j0, r);
-          return loadF32(k, kT ? indices(k, layout.key, c, j)
-                               : indices(k, layout.key, j, c));
+          return loadF32(k,
+                         kT ? indices(k, layout.key, layout.keySelect, c, j)
+                            : indices(k, layout.key, layout.keySelect, j, c));
         },
         validKeys);
     stage(
         vBase, kKeys, contiguous(layout.value, a.rank - 2),
         [&](Value r, Value c) {
-          return loadF32(v, indices(v, layout.value, ix.add(j0, r), c));
+          return loadF32(v, indices(v, layout.value, layout.valueSelect,
+                                    ix.add(j0, r), c));
         },
         validKeys);
     barrier();
@@ -480,7 +486,7 @@ int64_t FlashBuilder::build() {
             row = ix.select(ix.lt(row, ix.c(a.queries)), row, ix.c(0));
             Value maskKey = inKeys ? ix.select(inKeys, key, ix.c(0)) : key;
             x = rw.create<arith::AddFOp>(
-                loc, x, loadF32(mask, indices(mask, {}, row, maskKey)));
+                loc, x, loadF32(mask, indices(mask, {}, {}, row, maskKey)));
           }
           if (inKeys)
             x = rw.create<arith::SelectOp>(loc, inKeys, x, negInf);

@@ -462,3 +462,36 @@ func.func @conv_channels_last_weight(%x: tensor<1x4x4x6xf32>, %w: tensor<3x6x1x1
   %0 = dlc.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x4x6xf32>, tensor<3x6x1x1xf32>) -> tensor<1x4x4x3xf32>
   return %0 : tensor<1x4x4x3xf32>
 }
+
+// -----
+
+func.func @attention_select_innermost(%qkv: tensor<1x8x2x12xf32>) -> tensor<1x8x2x4xf32> {
+  // expected-error @+1 {{'dlc.attention' op key_select must be [dim, index] with dim below the innermost of the 4 dims and index within it}}
+  %0 = dlc.attention %qkv, %qkv, %qkv {k_transposed = false, key_select = array<i64: 3, 1>, scale = 1.0 : f32} : (tensor<1x8x2x12xf32>, tensor<1x8x2x12xf32>, tensor<1x8x2x12xf32>) -> tensor<1x8x2x4xf32>
+  return %0 : tensor<1x8x2x4xf32>
+}
+
+// -----
+
+func.func @attention_select_index(%qkv: tensor<1x8x3x2x4xf32>) -> tensor<1x8x2x4xf32> {
+  // expected-error @+1 {{'dlc.attention' op value_select must be [dim, index] with dim below the innermost of the 5 dims and index within it}}
+  %0 = dlc.attention %qkv, %qkv, %qkv {k_transposed = false, query_select = array<i64: 2, 0>, key_select = array<i64: 2, 1>, value_select = array<i64: 2, 3>, scale = 1.0 : f32} : (tensor<1x8x3x2x4xf32>, tensor<1x8x3x2x4xf32>, tensor<1x8x3x2x4xf32>) -> tensor<1x8x2x4xf32>
+  return %0 : tensor<1x8x2x4xf32>
+}
+
+// -----
+
+func.func @attention_select_form(%qkv: tensor<1x8x3x2x4xf32>, %k: tensor<1x8x2x4xf32>) -> tensor<1x8x2x4xf32> {
+  // expected-error @+1 {{'dlc.attention' op query_select must be [dim, index] with dim below the innermost of the 5 dims and index within it}}
+  %0 = dlc.attention %qkv, %k, %k {k_transposed = false, query_select = array<i64: 2, 0, 1>, scale = 1.0 : f32} : (tensor<1x8x3x2x4xf32>, tensor<1x8x2x4xf32>, tensor<1x8x2x4xf32>) -> tensor<1x8x2x4xf32>
+  return %0 : tensor<1x8x2x4xf32>
+}
+
+// -----
+
+// Without its select, the operand has a dim too many.
+func.func @attention_select_missing(%qkv: tensor<1x8x3x2x4xf32>, %k: tensor<1x8x2x4xf32>) -> tensor<1x8x2x4xf32> {
+  // expected-error @+1 {{'dlc.attention' op key must have the query's rank 5}}
+  %0 = dlc.attention %qkv, %k, %k {k_transposed = false, scale = 1.0 : f32} : (tensor<1x8x3x2x4xf32>, tensor<1x8x2x4xf32>, tensor<1x8x2x4xf32>) -> tensor<1x8x2x4xf32>
+  return %0 : tensor<1x8x2x4xf32>
+}

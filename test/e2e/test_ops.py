@@ -818,6 +818,14 @@ def attention_cases(t):
         t.add("attention_bert_layouts" + form, bert_layout_nodes(),
               {"q": t.rand(2, 24, 3, 8), "k": t.rand(2, 24, 3, 8), "v": t.rand(2, 24, 3, 8),
                "m": padding}, consts={"c": np.array(8 ** -0.25, F32)}, extra=extra)
+        # GPT-2's export: Q, K and V split from c_attn's one output and
+        # reshaped into heads; the attention reads all three from it
+        # (query/key/value_select) and the Split never runs.
+        t.add("attention_gpt2_split" + form, gpt2_split_nodes(3, 8),
+              {"qkv": t.rand(2, 24, 3 * 3 * 8)},
+              consts={"sizes": np.array([24, 24, 24], np.int64),
+                      "heads": np.array([2, 24, 3, 8], np.int64),
+                      "c": np.array(8 ** 0.5, F32)}, extra=extra)
         # Keys and values shared by all heads (broadcast batch dim), 7 keys.
         t.add("attention_shared_kv" + form, [
             helper.make_node("MatMul", ["q", "kt"], ["s"]),
@@ -837,6 +845,25 @@ def bert_layout_nodes():
         helper.make_node("MatMul", ["qt", "kt"], ["s"]),
         helper.make_node("Add", ["s", "m"], ["a"]),
         helper.make_node("Softmax", ["a"], ["p"], axis=-1),
+        helper.make_node("MatMul", ["p", "vt"], ["o"]),
+        helper.make_node("Transpose", ["o"], ["y"], perm=[0, 2, 1, 3])]
+
+
+def gpt2_split_nodes(heads, head):
+    """GPT-2's attention as transformers exports it: Split of c_attn's
+    output [B, S, 3 * H * D], each part reshaped to [B, S, H, D] and
+    transposed into heads (K to [B, H, D, S]), the result transposed back."""
+    return [
+        helper.make_node("Split", ["qkv", "sizes"], ["q2", "k2", "v2"], axis=2),
+        helper.make_node("Reshape", ["q2", "heads"], ["q"]),
+        helper.make_node("Reshape", ["k2", "heads"], ["k"]),
+        helper.make_node("Reshape", ["v2", "heads"], ["v"]),
+        helper.make_node("Transpose", ["q"], ["qt"], perm=[0, 2, 1, 3]),
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 2, 3, 1]),
+        helper.make_node("Transpose", ["v"], ["vt"], perm=[0, 2, 1, 3]),
+        helper.make_node("MatMul", ["qt", "kt"], ["s"]),
+        helper.make_node("Div", ["s", "c"], ["d"]),
+        helper.make_node("Softmax", ["d"], ["p"], axis=-1),
         helper.make_node("MatMul", ["p", "vt"], ["o"]),
         helper.make_node("Transpose", ["o"], ["y"], perm=[0, 2, 1, 3])]
 
@@ -867,6 +894,13 @@ def flash_attention_cases(t):
     t.add("flash_bert_layouts_fp16", bert_layout_nodes(),
           {"q": t.rand(2, 128, 3, 64), "k": t.rand(2, 128, 3, 64), "v": t.rand(2, 128, 3, 64),
            "m": padding}, consts={"c": np.array(64 ** -0.25, F32)},
+          flags=("--precision=fp16",), extra=form, rtol=1e-2, atol=5e-3)
+    # GPT-2's Q, K and V read from c_attn's output [B, S, 3 * H * D].
+    t.add("flash_gpt2_split_fp16", gpt2_split_nodes(2, 64),
+          {"qkv": t.rand(2, 128, 3 * 2 * 64)},
+          consts={"sizes": np.array([128, 128, 128], np.int64),
+                  "heads": np.array([2, 128, 2, 64], np.int64),
+                  "c": np.array(8.0, F32)},
           flags=("--precision=fp16",), extra=form, rtol=1e-2, atol=5e-3)
     # ... and the output projection after it: dlc-reduce-precision has the
     # attention kernel store its result in f16 for the projection's GEMM

@@ -262,6 +262,63 @@ func.func @bert_layouts(%q: tensor<1x8x2x4xf32>, %k: tensor<1x8x2x4xf32>, %v: te
 
 // -----
 
+// GPT-2: Q, K and V are the three parts of c_attn's output, split and
+// reshaped into heads. The op reads them from that output viewed as
+// [B, S, 3, H, D] (one reshape, selects [2, i]); the Split never runs.
+// CHECK-LABEL: func @gpt2_split
+// CHECK-SAME: (%[[X:.*]]: tensor<1x8x24xf32>
+// CHECK-NOT: dlc.slice
+// CHECK: %[[R:.*]] = dlc.reshape %[[X]] : (tensor<1x8x24xf32>) -> tensor<1x8x3x2x4xf32>
+// CHECK-NOT: dlc.slice
+// CHECK: %[[O:.*]] = dlc.attention %[[R]], %[[R]], %[[R]] {k_transposed = true, key_perm = array<i64: 0, 2, 3, 1>, key_select = array<i64: 2, 1>, query_perm = array<i64: 0, 2, 1, 3>, query_select = array<i64: 2, 0>, result_perm = array<i64: 0, 2, 1, 3>, scale = 5.000000e-01 : f32, value_perm = array<i64: 0, 2, 1, 3>, value_select = array<i64: 2, 2>} : (tensor<1x8x3x2x4xf32>, tensor<1x8x3x2x4xf32>, tensor<1x8x3x2x4xf32>) -> tensor<1x8x2x4xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @gpt2_split(%x: tensor<1x8x24xf32>) -> tensor<1x8x2x4xf32> {
+  %c = arith.constant dense<2.0> : tensor<f32>
+  %q2 = dlc.slice %x {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 8, 8>, steps = array<i64: 1, 1, 1>} : (tensor<1x8x24xf32>) -> tensor<1x8x8xf32>
+  %k2 = dlc.slice %x {starts = array<i64: 0, 0, 8>, ends = array<i64: 1, 8, 16>, steps = array<i64: 1, 1, 1>} : (tensor<1x8x24xf32>) -> tensor<1x8x8xf32>
+  %v2 = dlc.slice %x {starts = array<i64: 0, 0, 16>, ends = array<i64: 1, 8, 24>, steps = array<i64: 1, 1, 1>} : (tensor<1x8x24xf32>) -> tensor<1x8x8xf32>
+  %q = dlc.reshape %q2 : (tensor<1x8x8xf32>) -> tensor<1x8x2x4xf32>
+  %k = dlc.reshape %k2 : (tensor<1x8x8xf32>) -> tensor<1x8x2x4xf32>
+  %v = dlc.reshape %v2 : (tensor<1x8x8xf32>) -> tensor<1x8x2x4xf32>
+  %qt = dlc.transpose %q {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x2x4xf32>) -> tensor<1x2x8x4xf32>
+  %kt = dlc.transpose %k {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x8x2x4xf32>) -> tensor<1x2x4x8xf32>
+  %vt = dlc.transpose %v {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x2x4xf32>) -> tensor<1x2x8x4xf32>
+  %s = dlc.matmul %qt, %kt : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %d = dlc.div %s, %c : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %p = dlc.softmax %d {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = dlc.matmul %p, %vt : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  %ot = dlc.transpose %o {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x8x4xf32>) -> tensor<1x8x2x4xf32>
+  return %ot : tensor<1x8x2x4xf32>
+}
+
+// -----
+
+// Slices that are not equal parts of the last dim stay copies: a part of
+// another size than the others (8 of 20), a slice of a leading dim, and a
+// strided one.
+// CHECK-LABEL: func @split_kept
+// CHECK-COUNT-3: dlc.slice
+// CHECK: dlc.attention
+// CHECK-NOT: _select
+func.func @split_kept(%x: tensor<1x8x20xf32>, %y: tensor<2x8x8xf32>, %z: tensor<1x8x16xf32>) -> tensor<1x8x2x4xf32> {
+  %q2 = dlc.slice %x {starts = array<i64: 0, 0, 12>, ends = array<i64: 1, 8, 20>, steps = array<i64: 1, 1, 1>} : (tensor<1x8x20xf32>) -> tensor<1x8x8xf32>
+  %k2 = dlc.slice %y {starts = array<i64: 1, 0, 0>, ends = array<i64: 2, 8, 8>, steps = array<i64: 1, 1, 1>} : (tensor<2x8x8xf32>) -> tensor<1x8x8xf32>
+  %v2 = dlc.slice %z {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 8, 16>, steps = array<i64: 1, 1, 2>} : (tensor<1x8x16xf32>) -> tensor<1x8x8xf32>
+  %q = dlc.reshape %q2 : (tensor<1x8x8xf32>) -> tensor<1x8x2x4xf32>
+  %k = dlc.reshape %k2 : (tensor<1x8x8xf32>) -> tensor<1x8x2x4xf32>
+  %v = dlc.reshape %v2 : (tensor<1x8x8xf32>) -> tensor<1x8x2x4xf32>
+  %qt = dlc.transpose %q {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x2x4xf32>) -> tensor<1x2x8x4xf32>
+  %kt = dlc.transpose %k {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x8x2x4xf32>) -> tensor<1x2x4x8xf32>
+  %vt = dlc.transpose %v {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x2x4xf32>) -> tensor<1x2x8x4xf32>
+  %s = dlc.matmul %qt, %kt : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = dlc.softmax %s {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = dlc.matmul %p, %vt : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  %ot = dlc.transpose %o {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x8x4xf32>) -> tensor<1x8x2x4xf32>
+  return %ot : tensor<1x8x2x4xf32>
+}
+
+// -----
+
 // What stays: a transpose read elsewhere too, a Mul whose factor is not a
 // constant, a Mul by an infinite constant (inf x 0 scores would differ),
 // and a result read by more than its transpose.
