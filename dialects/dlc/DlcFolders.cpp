@@ -12,6 +12,8 @@
 #include "mlir/Dialect/CommonFolders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::dlc;
 
@@ -126,6 +128,27 @@ OpFoldResult foldElementwise(ArrayRef<Attribute> operands,
   if (!ok)
     return {};
   return DenseElementsAttr::get(type, out);
+}
+
+/// Folds an f32 op whose result has one element (a scale computed from a
+/// Shape, as torch's SDPA export writes `sqrt(1 / sqrt(d))`): `fn` on the
+/// operands' values as floats. Only IEEE-exact operations use it (+, *, /,
+/// sqrt round correctly on the host and the GPU alike), so the folded
+/// constant is what the kernel would have computed.
+template <typename Fn>
+OpFoldResult foldF32Scalar(ArrayRef<Attribute> operands, RankedTensorType type,
+                           Fn fn) {
+  if (!type.getElementType().isF32() || type.getNumElements() != 1)
+    return {};
+  SmallVector<float> args;
+  for (Attribute a : operands) {
+    auto dense = dyn_cast_or_null<DenseFPElementsAttr>(a);
+    if (!dense || !dense.getElementType().isF32() ||
+        dense.getNumElements() != 1)
+      return {};
+    args.push_back(*dense.getValues<float>().begin());
+  }
+  return DenseElementsAttr::get(type, fn(args));
 }
 
 /// Folds a comparison; `pred` gets the ordering of the two elements
@@ -246,6 +269,10 @@ OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult f =
+          foldF32Scalar(adaptor.getOperands(), getType(),
+                        [](ArrayRef<float> a) { return a[0] * a[1]; }))
+    return f;
   return foldIntBinary(
       adaptor.getOperands(), getType(),
       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
@@ -254,6 +281,10 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult f =
+          foldF32Scalar(adaptor.getOperands(), getType(),
+                        [](ArrayRef<float> a) { return a[0] / a[1]; }))
+    return f;
   // ONNX integer Div truncates toward zero, as APInt::sdiv does.
   bool isUnsigned = getType().getElementType().isUnsignedInteger();
   return foldIntBinary(
@@ -266,6 +297,11 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult PowOp::fold(FoldAdaptor) { return {}; }
+
+OpFoldResult SqrtOp::fold(FoldAdaptor adaptor) {
+  return foldF32Scalar(adaptor.getOperands(), getType(),
+                       [](ArrayRef<float> a) { return std::sqrt(a[0]); });
+}
 
 OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
   bool isUnsigned = getType().getElementType().isUnsignedInteger();

@@ -69,7 +69,10 @@ def Dlc_ReluOp : Dlc_UnaryOp<"relu">;
 def Dlc_SigmoidOp : Dlc_UnaryOp<"sigmoid">;
 def Dlc_TanhOp : Dlc_UnaryOp<"tanh">;
 def Dlc_ErfOp : Dlc_UnaryOp<"erf">;
-def Dlc_SqrtOp : Dlc_UnaryOp<"sqrt">;
+def Dlc_SqrtOp : Dlc_UnaryOp<"sqrt"> {
+  // One-element f32 constants (SDPA's scale); see DlcFolders.cpp.
+  let hasFolder = 1;
+}
 def Dlc_ExpOp : Dlc_UnaryOp<"exp">;
 def Dlc_LogOp : Dlc_UnaryOp<"log">;
 def Dlc_SinOp : Dlc_UnaryOp<"sin">;

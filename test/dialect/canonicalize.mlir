@@ -104,3 +104,42 @@ func.func @slice_and_cast() -> (tensor<2xi64>, tensor<2xi32>) {
   %c = dlc.cast %t : (tensor<2xi64>) -> tensor<2xi32>
   return %s, %c : tensor<2xi64>, tensor<2xi32>
 }
+
+// -----
+
+// torch's SDPA export computes its scale from the head size at run time:
+// sqrt(1 / sqrt(d)). One-element f32 Sqrt, Div and Mul fold (IEEE-exact,
+// so the constant is what the kernel would compute): 16 -> 0.5.
+// CHECK-LABEL: func @sdpa_scale
+// CHECK-NEXT: %[[C:.*]] = arith.constant dense<5.000000e-01> : tensor<1xf32>
+// CHECK-NEXT: %[[Y:.*]] = dlc.mul %{{.*}}, %[[C]]
+// CHECK-NEXT: return %[[Y]]
+func.func @sdpa_scale(%q: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %d = arith.constant dense<16.0> : tensor<1xf32>
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %two = arith.constant dense<2.0> : tensor<1xf32>
+  %s = dlc.sqrt %d : (tensor<1xf32>) -> tensor<1xf32>
+  %r = dlc.div %one, %s : (tensor<f32>, tensor<1xf32>) -> tensor<1xf32>
+  %t = dlc.sqrt %r : (tensor<1xf32>) -> tensor<1xf32>
+  %u = dlc.mul %t, %two : (tensor<1xf32>, tensor<1xf32>) -> tensor<1xf32>
+  %h = dlc.div %u, %two : (tensor<1xf32>, tensor<1xf32>) -> tensor<1xf32>
+  %y = dlc.mul %q, %h : (tensor<2x4xf32>, tensor<1xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+// Float constants of more than one element, and f16 ones, stay ops.
+// CHECK-LABEL: func @float_kept
+// CHECK: dlc.sqrt
+// CHECK: dlc.div
+// CHECK: dlc.sqrt
+func.func @float_kept() -> (tensor<2xf32>, tensor<2xf32>, tensor<1xf16>) {
+  %a = arith.constant dense<[4.0, 9.0]> : tensor<2xf32>
+  %b = arith.constant dense<2.0> : tensor<1xf32>
+  %h = arith.constant dense<4.0> : tensor<1xf16>
+  %s = dlc.sqrt %a : (tensor<2xf32>) -> tensor<2xf32>
+  %d = dlc.div %a, %b : (tensor<2xf32>, tensor<1xf32>) -> tensor<2xf32>
+  %t = dlc.sqrt %h : (tensor<1xf16>) -> tensor<1xf16>
+  return %s, %d, %t : tensor<2xf32>, tensor<2xf32>, tensor<1xf16>
+}
