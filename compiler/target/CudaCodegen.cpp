@@ -51,15 +51,12 @@ FailureOr<std::string> dlc::emitPtx(ModuleOp model,
     for (Attribute object : binary.getObjects())
       ptx += cast<gpu::ObjectAttr>(object).getObject().getValue().str();
   });
-  // The serializer's string ends with a NUL that ptxas rejects.
-  while (!ptx.empty() && ptx.back() == '\0')
-    ptx.pop_back();
   if (failed(declareClusters(model, ptx)))
     return failure();
   if (ptx.empty() && !model.getOps<func::FuncOp>().empty()) {
     bool anyKernel = false;
     for (auto f : model.getOps<func::FuncOp>())
-      anyKernel |= f->hasAttr("dlc.kernel");
+      anyKernel |= f->hasAttr(attrs::kKernel);
     if (anyKernel)
       return model.emitError("NVVM serialization produced no PTX");
   }

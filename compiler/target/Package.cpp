@@ -439,18 +439,15 @@ LogicalResult dlc::runTool(StringRef program, ArrayRef<std::string> args,
   std::string execError;
   int rc = llvm::sys::ExecuteAndWait(program, argv, std::nullopt, redirects, 0,
                                      0, &execError);
-  if (rc == 0 && output) {
-    if (auto buffer = llvm::MemoryBuffer::getFile(log))
-      *output = (*buffer)->getBuffer().str();
-  }
-  if (rc != 0) {
-    auto buffer = llvm::MemoryBuffer::getFile(log);
-    error = execError;
-    if (buffer)
-      error += (*buffer)->getBuffer().str();
-    error = program.str() + " exited with " + std::to_string(rc) + ": " + error;
-  }
+  std::string text;
+  if (auto buffer = llvm::MemoryBuffer::getFile(log))
+    text = (*buffer)->getBuffer().str();
   llvm::sys::fs::remove(log);
+  if (rc != 0)
+    error = program.str() + " exited with " + std::to_string(rc) + ": " +
+            execError + text;
+  else if (output)
+    *output = std::move(text);
   return success(rc == 0);
 }
 

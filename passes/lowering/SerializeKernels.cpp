@@ -107,7 +107,7 @@ void renameSymbol(std::string &text, StringRef from, StringRef to) {
   std::string out;
   size_t pos = 0;
   while (true) {
-    size_t at = text.find(from.str(), pos);
+    size_t at = text.find(from.data(), pos, from.size());
     if (at == std::string::npos)
       break;
     size_t end = at + from.size();
@@ -131,9 +131,10 @@ FailureOr<std::string> mlir::dlc::linkPtxModules(ArrayRef<std::string> modules,
   llvm::StringMap<std::string> defined; // symbol -> its item's text
   for (auto [index, ptx] : llvm::enumerate(modules)) {
     SmallVector<PtxItem> items = splitPtx(ptx);
-    // A symbol defined differently before (the backend names every dynamic
-    // shared memory `__dynamic_shmem__0`, its alignment per kernel) gets a
-    // fresh name in this module; one defined identically is shared.
+    // A symbol defined differently before gets a fresh name in this module
+    // (the backend names module-scope globals per module: MLIR calls every
+    // kernel's dynamic shared memory `__dynamic_shmem__0`); one defined
+    // identically is shared.
     for (PtxItem &item : items) {
       if (item.symbol.empty() || !defined.contains(item.symbol) ||
           defined.lookup(item.symbol) == item.text)
