@@ -236,6 +236,36 @@ TEST_F(CudaMock, JitErrorCarriesTheLog) {
   EXPECT_EQ(mockCounter("mock_retained_contexts"), 0);
 }
 
+// Identity-only models have no kernels and no PTX: nothing to load, the
+// copy step still runs.
+TEST_F(CudaMock, ModelWithoutKernels) {
+  dlc_model_t model = nullptr;
+  // Loads the mock driver, so its counters can be read.
+  ASSERT_EQ(dlc_model_load(FAKE_CUDA_SO, DLC_DEVICE_CUDA, 0, &model), DLC_OK)
+      << dlc_last_error();
+  dlc_model_free(model);
+  int ptxs = mockCounter("mock_ptx_loads");
+  ASSERT_EQ(dlc_model_load(FAKE_CUDA_NO_KERNELS_SO, DLC_DEVICE_CUDA, 0, &model),
+            DLC_OK)
+      << dlc_last_error();
+  EXPECT_EQ(mockCounter("mock_ptx_loads") - ptxs, 0);
+  dlc_context_t ctx = nullptr;
+  ASSERT_EQ(dlc_context_create(model, &ctx), DLC_OK) << dlc_last_error();
+  float a[8], c[8] = {0};
+  for (int i = 0; i < 8; ++i)
+    a[i] = 1.5f * float(i);
+  const void *in[] = {a};
+  size_t sizes[] = {32};
+  void *out[] = {c};
+  ASSERT_EQ(dlc_context_run(ctx, in, sizes, 1, out, sizes, 1), DLC_OK)
+      << dlc_last_error();
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(c[i], a[i]) << i;
+  dlc_context_free(ctx);
+  dlc_model_free(model);
+  EXPECT_EQ(mockCounter("mock_live_allocations"), 0);
+}
+
 TEST_F(CudaMock, OrdinalOutOfRange) {
   dlc_model_t model = nullptr;
   EXPECT_EQ(dlc_model_load(FAKE_CUDA_SO, DLC_DEVICE_CUDA, 3, &model),

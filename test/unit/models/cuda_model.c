@@ -2,7 +2,9 @@
  * GPU, loading it must fail cleanly; with one, it must compute. */
 #include "dlc/model_format.h"
 
-/* BAD_PTX: the PTX lacks the kernel (JIT must fail with its log).
+/* NO_KERNELS: c = a by one copy step, no kernels and no PTX (what dlc
+ * writes for a model of Identity/Reshape/Shape alone).
+ * BAD_PTX: the PTX lacks the kernel (JIT must fail with its log).
  * WITH_CUBIN: also carries a (fake) sm_90 cubin, which a matching device
  * loads instead of the PTX. */
 #ifdef BAD_PTX
@@ -59,6 +61,25 @@ static const dlc_tensor_desc inputs[] = {
 static const dlc_tensor_desc outputs[] = {
     {"c", DLC_DTYPE_FLOAT32, 1, shape, 32},
 };
+#ifdef NO_KERNELS
+#define NUM_KERNELS 0
+#define KERNELS 0
+#define PTX 0
+#define PTX_SIZE 0
+#define NUM_INPUTS 1
+static const dlc_buffer_ref args[] = {
+    {DLC_BUFFER_INPUT, 0, 0, 32},
+    {DLC_BUFFER_OUTPUT, 0, 0, 32},
+};
+static const dlc_step steps[] = {
+    {DLC_STEP_COPY, 0, {1, 1, 1}, {1, 1, 1}, 0, 2, args},
+};
+#else
+#define NUM_KERNELS 1
+#define KERNELS kernels
+#define PTX ptx
+#define PTX_SIZE sizeof(ptx)
+#define NUM_INPUTS 2
 static const dlc_kernel_desc kernels[] = {{"add_f32", 0}};
 static const dlc_buffer_ref args[] = {
     {DLC_BUFFER_INPUT, 0, 0, 32},
@@ -68,21 +89,22 @@ static const dlc_buffer_ref args[] = {
 static const dlc_step steps[] = {
     {DLC_STEP_LAUNCH, 0, {1, 1, 1}, {8, 1, 1}, 0, 3, args},
 };
+#endif
 static const dlc_model_desc desc = {
     DLC_MODEL_ABI_VERSION,
     DLC_TARGET_CUDA,
     "sm_90",
-    2,
+    NUM_INPUTS,
     inputs,
     1,
     outputs,
     0,
     0,
     0,
-    1,
-    kernels,
-    ptx,
-    sizeof(ptx),
+    NUM_KERNELS,
+    KERNELS,
+    PTX,
+    PTX_SIZE,
     CUBIN,
     CUBIN_SIZE,
     1,
