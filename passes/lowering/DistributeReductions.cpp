@@ -380,11 +380,10 @@ FailureOr<RowKernel> matchRowKernel(scf::ParallelOp loop,
       longReduction |= !phase.accs.empty() && phase.length >= minRowLength;
     } else if (op.getNumRegions() != 0) {
       return failure();
-    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      // Fills: every lane stores the same value, defined outside the row.
-      if (loop->isAncestor(store.getValueToStore().getParentBlock()
-                               ->getParentOp()))
-        return failure();
+    } else if (isa<memref::StoreOp>(op)) {
+      // Fills and initializers (a GEMV's bias): straight-line code, which
+      // every lane runs on the same values (the row loops yield nothing),
+      // so every lane stores the same value.
       phase.writes = true;
     } else if (!isa<memref::LoadOp>(op) && !isMemoryEffectFree(&op)) {
       return failure();

@@ -633,6 +633,15 @@ def warp_reduction_cases(t):
          {"axes": np.array([-1], I64)}, attrs=dict(keepdims=1), extra=form)
     t.op("warp_reducemax_last", "ReduceMax", {"x": t.rand(7, 96, lo=-5, hi=5)},
          {"axes": np.array([-1], I64)}, opset=18, extra=form)
+    # Linear layers with fewer rows than a tensor-core tile (a classifier
+    # at batch 1, fp16 weights [N, K]): one warp per output over k, the
+    # bias initializing the accumulator; fp32 too.
+    t.op("warp_gemv_fp16_transb_bias", "Gemm", {"x": t.rand(1, 1280)},
+         {"w": t.rand(100, 1280, lo=-1, hi=1), "b": t.rand(100)}, attrs=dict(transB=1),
+         flags=("--precision=fp16",), extra=form, rtol=1e-2, atol=2e-2)
+    t.op("warp_gemv_fp32_batch3", "Gemm", {"x": t.rand(3, 200)},
+         {"w": t.rand(50, 200, lo=-1, hi=1), "b": t.rand(50)}, attrs=dict(transB=1),
+         extra=form)
     # Not over the contiguous dim: the one-thread-per-output path.
     t.op("warp_reducesum_axis1_old_path", "ReduceSum", {"x": t.rand(2, 64, 48)},
          {"axes": np.array([1], I64)}, attrs=dict(keepdims=1), extra=form)

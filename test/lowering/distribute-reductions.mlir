@@ -230,3 +230,65 @@ func.func private @reads_own(%s0: memref<8x1xf32>, %t: memref<8x64xf32>, %s1: me
   }
   return
 }
+
+// -----
+
+#x = affine_map<(d0, d1, d2) -> (d0, d2)>
+#w = affine_map<(d0, d1, d2) -> (d1, d2)>
+#acc = affine_map<(d0, d1, d2) -> (d0, d1)>
+#bias = affine_map<(d0, d1) -> (d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A Linear layer at batch 2 (too few rows for the tensor-core tiles): one
+// warp per output, its lanes striding over k of x and of the [N, K] weight
+// row (16-byte vectors: 8 f16), the bias initializer run by every lane
+// before the reduction (all lanes store the same value), the total merged
+// into it and the epilogue fed from registers.
+// CHECK-LABEL: func.func private @gemv_bias
+// CHECK-SAME: dlc.cta_threads = 128 : i64
+// CHECK-SAME: dlc.work_items = 250 : i64
+// CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %c32
+// CHECK: %[[B:.*]] = memref.load %arg0
+// CHECK: %[[BF:.*]] = arith.extf %[[B]]
+// CHECK: memref.store %[[BF]], %arg1
+// CHECK: nvvm.bar.warp.sync
+// CHECK: %[[OLD:.*]] = memref.load %arg1
+// CHECK: scf.for %{{.*}} = %[[LANE]] to %c32{{.*}} step %c32{{.*}} iter_args
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c8{{.*}} step %c1{{.*}} iter_args
+// CHECK: memref.load %arg2
+// CHECK: memref.load %arg3
+// CHECK: arith.mulf
+// CHECK: gpu.shuffle  xor
+// CHECK: %[[LAST:.*]], %{{.*}} = gpu.shuffle  xor %{{.*}}, %c1
+// CHECK: %[[SUM:.*]] = arith.addf %{{.*}}, %[[LAST]]
+// CHECK: %[[TOTAL:.*]] = arith.addf %[[OLD]], %[[SUM]]
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %[[TOTAL]], %arg1
+// CHECK: %[[T:.*]] = arith.truncf %[[TOTAL]]
+// CHECK: memref.store %[[T]], %arg4
+// CHECK-NOT: linalg.
+func.func private @gemv_bias(%b: memref<500xf16>, %acc: memref<2x500xf32>, %x: memref<2x256xf16>,
+    %w: memref<500x256xf16>, %y: memref<2x500xf16>) attributes {dlc.kernel} {
+  linalg.generic {indexing_maps = [#bias, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : memref<500xf16>) outs(%acc : memref<2x500xf32>) {
+  ^bb0(%in: f16, %out: f32):
+    %e = arith.extf %in : f16 to f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [#x, #w, #acc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<2x256xf16>, memref<500x256xf16>) outs(%acc : memref<2x500xf32>) {
+  ^bb0(%a: f16, %c: f16, %out: f32):
+    %ae = arith.extf %a : f16 to f32
+    %ce = arith.extf %c : f16 to f32
+    %m = arith.mulf %ae, %ce : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%acc : memref<2x500xf32>) outs(%y : memref<2x500xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %t = arith.truncf %in : f32 to f16
+    linalg.yield %t : f16
+  }
+  return
+}
