@@ -383,10 +383,6 @@ def bench_model(name, batch, args, dlc, timer, device, work):
         try:
             got = dlc_out.get("output", next(iter(dlc_out.values())))
             row["max_rel_err"] = rel_err(got, ref)
-            row["ok"] = row["max_rel_err"] <= args.tol
-            if not row["ok"]:
-                row["errors"]["check"] = (f"dlc output differs from PyTorch fp32 by "
-                                          f"{row['max_rel_err']:.3g} > --tol {args.tol}")
         except Exception as e:  # noqa: BLE001
             row["errors"]["check"] = str(e)
     if int8_out is not None and ref is not None:
@@ -412,6 +408,16 @@ def bench_model(name, batch, args, dlc, timer, device, work):
         finally:
             if hasattr(torch, "_dynamo"):
                 torch._dynamo.reset()
+    if "max_rel_err" in row:
+        # A deep net with random weights can amplify half-precision rounding
+        # past --tol in PyTorch's own fp16 run (resnet50: 2.7e-2 on the
+        # H100); dlc passes when it is no worse than that (within 25%).
+        bound = max(args.tol, 1.25 * row.get("torch_err", 0.0))
+        row["ok"] = row["max_rel_err"] <= bound
+        if not row["ok"]:
+            row["errors"]["check"] = (f"dlc output differs from PyTorch fp32 by "
+                                      f"{row['max_rel_err']:.3g} > {bound:.3g} (--tol {args.tol},"
+                                      f" 1.25 x PyTorch's own error)")
     times = {m: row[f"{m.replace('-', '_')}_ms"] for m in args.modes
              if f"{m.replace('-', '_')}_ms" in row}
     if times:
@@ -516,9 +522,12 @@ def dlc_chain_ms(row, dlc, work, tag, op, shape, precision, io, second, inputs, 
     """Per-op dlc time (returned with the 1-op build's figures, which also go
     into `row` with the chain length and any note) from the dlc-bench p50s of
     a 1-op and a (1+R)-op chain
-    (the input/output copies, the same in both, cancel). R: enough ops for
-    their time to stand out of the copies' noise (about the 1-op run time,
-    20 ms at least), at most --chain; estimated from a quick 2-op run, so a
+    (the input/output copies, the same in both, cancel). On CUDA the runs
+    are resident (dlc-bench --resident: no host copies, whose PCIe noise
+    swamped a 0.2 ms GEMM in the first H100 run), so what remains is the
+    launch and graph overhead. R: enough ops for their time to stand out of
+    the noise (about the 1-op run time; 20 ms at least with copies, 2 ms
+    resident), at most --chain; estimated from a quick 2-op run, so a
     slow kernel does not make a long chain. check_kernels: the chain must
     have one more kernel per op (an elementwise chain fused into one kernel
     moves the bytes of one op only)."""
@@ -535,14 +544,16 @@ def dlc_chain_ms(row, dlc, work, tag, op, shape, precision, io, second, inputs, 
             models[k] = {"so": so, "compile_s": compile_s, "kernels": report.get("kernel_count")}
         return models[k]
 
-    quick = {k: dlc.bench(model(k)["so"], inputs, iters=3, warmup=1)["latency_ms"]["p50"]
+    resident = dlc.target == "cuda"
+    quick = {k: dlc.bench(model(k)["so"], inputs, iters=3, warmup=1,
+                          resident=resident)["latency_ms"]["p50"]
              for k in (1, 2)}
     est = quick[2] - quick[1]
-    target = max(20.0, quick[1])
+    target = max(2.0 if resident else 20.0, quick[1])
     reps = args.chain if est <= 0 else max(1, min(args.chain, int(np.ceil(target / est))))
     res = {}
     for k in (1, 1 + reps):
-        b = dlc.bench(model(k)["so"], inputs, warmup=2)
+        b = dlc.bench(model(k)["so"], inputs, warmup=2, resident=resident)
         res[k] = dict(model(k), p50=b["latency_ms"]["p50"])
     per = (res[1 + reps]["p50"] - res[1]["p50"]) / reps
     note = ""

@@ -115,7 +115,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   if (cudaForm && options.tensorCores) {
     dlc::TileGemmKernelsPassOptions gemm;
     gemm.emulate = options.target != Target::Cuda;
-    gemm.smCount = smCountFor(options.arch);
+    gemm.smCount = options.smCount ? options.smCount : smCountFor(options.arch);
     gemm.allowTf32 = options.allowTf32;
     gemm.wgmma = hasWgmma(options.arch);
     gemm.tma = gemm.wgmma && options.tma;
@@ -128,7 +128,8 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     dlc::TileAttentionKernelsPassOptions attention;
     attention.emulate = options.target != Target::Cuda;
     attention.precision = options.reducedPrecision == "bf16" ? "bf16" : "f16";
-    attention.smCount = smCountFor(options.arch);
+    attention.smCount =
+        options.smCount ? options.smCount : smCountFor(options.arch);
     pm.addPass(dlc::createTileAttentionKernelsPass(attention));
   }
   // Row reductions become one warp per row (lanes emulated likewise).

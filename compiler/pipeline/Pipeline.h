@@ -38,6 +38,8 @@ struct CompileOptions {
   std::string hostCpu = "x86-64-v2";
   /// CUDA toolkit root (libdevice, ptxas); empty: found from PATH.
   std::string cudaToolkit;
+  /// SMs the tile cost models plan for; 0: smCountFor(arch).
+  int64_t smCount = 0;
   /// Threads per block of the generated CUDA kernels.
   int64_t cudaBlockSize = 256;
   /// Consecutive elements per CUDA thread (128-bit accesses for f32).

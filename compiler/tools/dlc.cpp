@@ -141,6 +141,12 @@ cl::opt<bool> clusterSplitK(
              "shared memory (default on; --cluster-split-k=false keeps the "
              "workspace and second kernel, to bisect)"),
     cl::init(true), cl::cat(category));
+cl::opt<int64_t> smCount(
+    "sm-count",
+    cl::desc("CUDA: the SMs the GEMM and attention tile cost models plan for "
+             "(0, the default: the --arch's flagship, 132 for sm_90/sm_90a; "
+             "an H100 PCIe has 114)"),
+    cl::init(0), cl::cat(category));
 cl::opt<bool> mergeLaunches(
     "merge-launches",
     cl::desc("CUDA: consecutive independent tensor-core kernels with the same "
@@ -446,6 +452,12 @@ int run(MLIRContext &context) {
     return 1;
   }
   options.arch = arch;
+  if (smCount < 0 || smCount > 1024) {
+    llvm::errs() << "dlc: error: --sm-count " << smCount
+                 << " out of range (0: from --arch, else 1 to 1024)\n";
+    return 1;
+  }
+  options.smCount = smCount;
   options.hostCpu = hostCpu;
   options.fuseElementwise = fuseElementwise;
   options.fuseKernels = fuseKernels;

@@ -35,6 +35,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <cmath>
+
 namespace mlir::dlc {
 #define GEN_PASS_DEF_TILEGEMMKERNELSPASS
 #include "passes/Passes.h.inc"
@@ -549,6 +551,8 @@ struct TileConfig {
   int64_t bm, bn, warpsM, warpsN, stages;
   int64_t bk = 32;
   int64_t warpGroups = 0;
+  /// Tile rows per raster group (1: row-major tile order); see chooseConfig.
+  int64_t groupM = 1;
   bool wgmma() const { return warpGroups > 0; }
   int64_t threads() const {
     return wgmma() ? 128 * warpGroups : 32 * warpsM * warpsN;
@@ -585,6 +589,27 @@ constexpr TileConfig kWgmmaConfigs[] = {
     {64, 128, 0, 0, 4, 0, 1},
 };
 
+/// Tile rows per raster group. In row-major tile order the CTAs resident
+/// at once cover a few tile rows and all tile columns, so each wave streams
+/// all of B from DRAM: an 8192^3 f16 GEMM (B 128 MB, L2 50 MB) moved 5.9 GB
+/// and ran DRAM-bound at 430 TFLOP/s on the H100. Ordering the tiles column
+/// by column within groups of `groupM` rows makes a wave a near-square block
+/// of tiles whose A rows and B columns the L2 holds (what CUTLASS's swizzle
+/// and Triton's GROUP_M do). The group is the divisor of the tile rows
+/// nearest below the square block's height, sqrt(smCount * bn / bm) tiles,
+/// so every group is full and the mapping stays constant arithmetic; 1 when
+/// one wave covers the grid or no divisor in [2, height] exists.
+int64_t chooseGroupM(int64_t batch, int64_t tilesM, int64_t tilesN,
+                     const TileConfig &c, int64_t smCount) {
+  if (batch * tilesM * tilesN <= smCount || tilesN < 2)
+    return 1;
+  int64_t height = int64_t(std::sqrt(double(smCount * c.bn) / double(c.bm)));
+  for (int64_t gm = std::min(height, tilesM); gm >= 2; --gm)
+    if (tilesM % gm == 0)
+      return gm;
+  return 1;
+}
+
 /// The cost model: the largest tile that still gives every SM a CTA (a
 /// tile that leaves SMs idle loses more than its better reuse gains).
 TileConfig chooseConfig(const GemmKernel &g, int64_t smCount, bool wgmma) {
@@ -603,6 +628,9 @@ TileConfig chooseConfig(const GemmKernel &g, int64_t smCount, bool wgmma) {
     }
   }
   chosen.bk = (wgmma ? 128 : 64) / g.elementBytes();
+  chosen.groupM =
+      chooseGroupM(batch, llvm::divideCeil(g.m, chosen.bm),
+                   llvm::divideCeil(g.n, chosen.bn), chosen, smCount);
   return chosen;
 }
 
@@ -2012,8 +2040,14 @@ int64_t GemmBuilder::build() {
     splitIndex = ix.rem(cta, ranks);
     cta = ix.div(cta, ranks);
   }
-  tileCol0 = ix.mul(ix.rem(cta, s.tilesN), cfg.bn);
-  tileRow0 = ix.mul(ix.rem(ix.div(cta, s.tilesN), s.tilesM), cfg.bm);
+  // Tile t of a batch entry: groups of cfg.groupM tile rows, column-major
+  // within a group (row-major when groupM is 1).
+  Value t = ix.rem(cta, s.tilesN * s.tilesM);
+  Value inGroup = ix.rem(t, cfg.groupM * s.tilesN);
+  tileCol0 = ix.mul(ix.div(inGroup, cfg.groupM), cfg.bn);
+  tileRow0 = ix.mul(ix.add(ix.mul(ix.div(t, cfg.groupM * s.tilesN), cfg.groupM),
+                           ix.rem(inGroup, cfg.groupM)),
+                    cfg.bm);
   Value rest = ix.div(cta, s.tilesN * s.tilesM);
   batch.assign(g.batchShape.size(), Value());
   for (int64_t d = g.batchShape.size() - 1; d >= 0; --d) {

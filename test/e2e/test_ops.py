@@ -498,6 +498,15 @@ def tensor_core_cases(t):
     t.op("tma_int8_u8s8_short_n", "MatMulInteger", {"x": ints(np.uint8, 2, 72, 160)},
          {"w": ints(np.int8, 160, 40), "xz": np.array(97, np.uint8)},
          flags=sm90a, extra=form)
+    # More tiles than --sm-count plans for: groups of 2 tile rows, column-
+    # major inside a group (the L2-friendly raster; a permutation of the
+    # tiles, so a wrong mapping leaves tiles unwritten or written twice).
+    t.op("raster_groups_fp16", "Gemm", {"x": t.rand(512, 64)},
+         {"w": t.rand(256, 64, lo=-1, hi=1)}, attrs=dict(transB=1),
+         flags=("--precision=fp16", "--sm-count=4"), extra=form, rtol=1e-2, atol=2e-2)
+    t.op("raster_groups_wgmma_fp16", "Gemm", {"x": t.rand(512, 64)},
+         {"w": t.rand(512, 64, lo=-1, hi=1)}, attrs=dict(transB=1),
+         flags=sm90a + ("--precision=fp16", "--sm-count=4"), extra=form, rtol=1e-2, atol=2e-2)
     # A and B one buffer (x xT): two tensor maps over the same input, which
     # replace the one operand argument; split-K at 8 output tiles.
     t.op("tma_gram_fp16", "Gemm", {"x": t.rand(256, 512)}, order=["x", "x"],
