@@ -767,6 +767,9 @@ def main():
                     help="override the layer count of BERT/GPT-2 (default: the config's 12)")
     ap.add_argument("--skip-compile-modes", action="store_true",
                     help="time PyTorch eager only (no torch.compile)")
+    ap.add_argument("--torch-modes", default=None,
+                    help="comma separated PyTorch modes to time, of " + ",".join(TORCH_MODES) +
+                         " (default: all; eager is always timed: it gives torch_err)")
     ap.add_argument("--iters", type=int, default=0,
                     help="timed iterations (default: as many as fit --min-time)")
     ap.add_argument("--min-time", type=float, default=2.0,
@@ -829,6 +832,13 @@ def main():
     if args.gemm_precisions is None:
         args.gemm_precisions = "fp16,bf16" if args.device == "cuda" else "fp32"
     args.modes = ["eager"] if args.skip_compile_modes else list(TORCH_MODES)
+    if args.torch_modes:
+        asked = [m for m in args.torch_modes.split(",") if m]
+        bad = [m for m in asked if m not in TORCH_MODES]
+        if bad:
+            sys.exit(f"bench_pytorch.py: error: unknown --torch-modes {','.join(bad)}"
+                     f" (expected {','.join(TORCH_MODES)})")
+        args.modes = ["eager"] + [m for m in asked if m != "eager"]
     if args.device == "cuda":
         if not torch.cuda.is_available():
             sys.exit("bench_pytorch.py: error: --device cuda but torch.cuda.is_available() "
