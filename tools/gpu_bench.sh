@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The issue-5/6 benchmarks on the lent GPU machine, in parts that each fit
+# one device call (10 minutes), against the `make bundle` archive.
+#
+# Here, once: make bundle && tools/gpu_checks.sh --stage  (dist/, ignored)
+# There (device tool, carry ["dist"]), one part per call:
+#   tools/gpu_bench.sh b1        # mobilenet_v2, resnet50 b1, bert b8, both
+#                                # torch.compile modes (183 s on the H100)
+#   tools/gpu_bench.sh gpt2      # gpt2 b8, both torch.compile modes
+#   tools/gpu_bench.sh b32       # resnet50, mobilenet_v2 b32, both modes
+#   tools/gpu_bench.sh micro     # GEMM 4096/8192 fp16/bf16, elementwise
+#   tools/gpu_bench.sh int8      # resnet50 b32 PTQ int8 column (issue 6)
+#   tools/gpu_bench.sh ablations # micro without warp specialization / TMA
+#   tools/gpu_bench.sh profile MODEL.onnx KERNEL_REGEX [dlc flags...]
+#                                # ncu of one kernel of a model (speed of
+#                                # light, memory, occupancy, launch)
+# Each part writes its JSON (and log) under $OUT (or ./gpu-bench-out), then
+# back here: python3 benchmarks/bench_pytorch.py --report FILES... .
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+case ${1:-} in
+b1 | gpt2 | b32 | micro | int8 | ablations) ;;
+profile) [ $# -ge 3 ] || { echo "usage: $0 profile MODEL.onnx KERNEL_REGEX [dlc flags...]" >&2; exit 2; } ;;
+*) echo "usage: $0 b1|gpt2|b32|micro|int8|ablations|profile ..." >&2; exit 2 ;;
+esac
+out=${OUT:-$root/gpu-bench-out}
+mkdir -p "$out"
+work=${DLC_GPU_WORK:-/tmp/dlc-gpu}
+bin=$work/dlc-bundle/bin
+if [ ! -x "$bin/dlc" ]; then
+  mkdir -p "$work" && tar -C "$work" -xf dist/dlc-bundle.tar.xz || exit 1
+fi
+export PYTHONUNBUFFERED=1
+both=(--torch-modes compile,reduce-overhead)
+models_only=(--gemm-sizes none --elementwise-size 0)
+
+bench() {
+  local name=$1
+  shift
+  echo "=== $name: bench_pytorch.py $*"
+  python3 benchmarks/bench_pytorch.py --dlc-bin "$bin" --json "$out/$name.json" "$@" \
+    2>&1 | grep -vE "^W[0-9]{4} " | tee "$out/$name.log"
+}
+
+case ${1:-} in
+b1) bench b1 --models mobilenet_v2,resnet50,bert --batches 1 "${both[@]}" "${models_only[@]}" \
+      --min-time 1 ;;
+gpt2) bench gpt2 --models gpt2 "${both[@]}" "${models_only[@]}" --min-time 1 ;;
+b32) bench b32 --models resnet50,mobilenet_v2 --batches 32 "${both[@]}" "${models_only[@]}" \
+       --min-time 1 ;;
+micro) bench micro --models none ;;
+int8) bench int8 --models resnet50 --batches 32 --skip-compile-modes --int8 "${models_only[@]}" ;;
+ablations)
+  bench micro-nows --models none --elementwise-size 0 --dlc-flag=--warp-specialize=false
+  bench micro-notma --models none --elementwise-size 0 --dlc-flag=--tma=false ;;
+profile)
+  model=$2 regex=$3
+  shift 3
+  so=$work/profile.so
+  "$bin/dlc" "$model" --arch=sm_90a --precision=fp16 "$@" -o "$so" || exit 1
+  "$bin/dlc-bench" "$so" --resident --min-time 1 --steps 10 | tee "$out/profile-steps.log"
+  ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+    --section LaunchStats --section WarpStateStats --kernel-name "regex:$regex" \
+    --launch-count 1 "$bin/dlc-bench" "$so" --resident --iters 1 --warmup 0 \
+    | tee "$out/profile-ncu.log" ;;
+*) echo "usage: $0 b1|gpt2|b32|micro|int8|ablations|profile ..." >&2; exit 2 ;;
+esac
