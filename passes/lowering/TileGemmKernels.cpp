@@ -827,18 +827,21 @@ private:
   /// where registers need constant positions (then `regIndex` is reg), one
   /// scf.for in the emulation, which keeps the host's IR small (then
   /// `regIndex` is -1).
-  void forEachAccumulator(
-      function_ref<void(Value mi, Value ni, Value r, Value reg,
-                        int64_t regIndex)>
-          body) {
+  /// `body` for every `step`-th accumulator register of the thread (step 2:
+  /// the first of each pair of adjacent columns).
+  void forEachAccumulator(function_ref<void(Value mi, Value ni, Value r,
+                                            Value reg, int64_t regIndex)>
+                              body,
+                          int64_t step = 1) {
     int64_t nt = cfg.nTiles();
     if (!emulate) {
-      for (int64_t reg = 0; reg < accRegs(); ++reg)
+      for (int64_t reg = 0; reg < accRegs(); reg += step)
         body(ix.c(reg / 4 / nt), ix.c(reg / 4 % nt), ix.c(reg % 4), ix.c(reg),
              reg);
       return;
     }
-    buildLoop(rw, loc, accRegs(), [&](Value reg) {
+    buildLoop(rw, loc, accRegs() / step, [&](Value i) {
+      Value reg = ix.mul(i, step);
       body(ix.div(reg, 4 * nt), ix.rem(ix.div(reg, 4), nt), ix.rem(reg, 4),
            reg, -1);
     });
@@ -995,7 +998,16 @@ private:
   Value smemAddr; // byte address of smem[0] (0 in the emulation)
 
   void epilogue(ValueRange acc);
+  /// An accumulator element's epilogue: the (buffer, value) stores it makes,
+  /// in order, not yet emitted.
+  SmallVector<std::pair<Value, Value>> epilogueValues(Value row, Value col,
+                                                      Value value);
   void epilogueElement(Value row, Value col, Value value);
+  /// Elements (row, col) and (row, col + 1), col even, of one thread: the
+  /// epilogue of both, each buffer whose innermost index is the column
+  /// stored as one 2-element vector (one 4-byte store of two f16 instead of
+  /// two 2-byte ones).
+  void epiloguePair(Value row, Value col, Value v0, Value v1);
   /// After the k-loop: the epilogue, or what split-K does instead.
   void finish(ValueRange acc);
   bool clusterSplit() const { return split && split->cluster; }
@@ -1918,7 +1930,9 @@ SmallVector<Value> GemmBuilder::accIndices(Value row, Value col) {
   return coords;
 }
 
-void GemmBuilder::epilogueElement(Value row, Value col, Value value) {
+SmallVector<std::pair<Value, Value>>
+GemmBuilder::epilogueValues(Value row, Value col, Value value) {
+  SmallVector<std::pair<Value, Value>> stores;
   SmallVector<Value> coords = accIndices(row, col);
   auto loadAt = [&](Value buffer, AffineMap map) -> Value {
     SmallVector<Value> at;
@@ -1974,23 +1988,70 @@ void GemmBuilder::epilogueElement(Value row, Value col, Value value) {
     value = rw.create<arith::AddFOp>(loc, init, value);
   forwarded[rootBuffer(g.acc)] = value;
   if (!isKernelLocal(g.acc))
-    rw.create<memref::StoreOp>(loc, value, g.acc, coords);
+    stores.push_back({g.acc, value});
   for (linalg::GenericOp e : g.epilogue) {
     Value result = apply(e);
     Value out = e.getDpsInits()[0];
     forwarded[rootBuffer(out)] = result;
     if (!isKernelLocal(out))
-      rw.create<memref::StoreOp>(loc, result, out, coords);
+      stores.push_back({out, result});
+  }
+  return stores;
+}
+
+void GemmBuilder::epilogueElement(Value row, Value col, Value value) {
+  SmallVector<std::pair<Value, Value>> stores = epilogueValues(row, col, value);
+  SmallVector<Value> coords = accIndices(row, col);
+  for (auto [buffer, v] : stores)
+    rw.create<memref::StoreOp>(loc, v, buffer, coords);
+}
+
+void GemmBuilder::epiloguePair(Value row, Value col, Value v0, Value v1) {
+  Value col1 = ix.add(col, 1);
+  // The second element's epilogue reads nothing the first one writes: the
+  // epilogue reads written buffers only at its own element.
+  SmallVector<std::pair<Value, Value>> first = epilogueValues(row, col, v0);
+  SmallVector<std::pair<Value, Value>> second = epilogueValues(row, col1, v1);
+  SmallVector<Value> at0 = accIndices(row, col), at1 = accIndices(row, col1);
+  for (auto [a, b] : llvm::zip_equal(first, second)) {
+    // A vector needs the two elements adjacent and the pair aligned: the
+    // column is the buffer's innermost, unit-stride index (identity layout,
+    // an even innermost extent, `col` even), and the buffer starts aligned
+    // (arena, weight and I/O buffers are; a view would not have an
+    // identity layout).
+    auto type = cast<MemRefType>(a.first.getType());
+    bool vectorize = at0.back() == col && isIdentityLayout(a.first) &&
+                     type.hasStaticShape() && type.getShape().back() % 2 == 0;
+    if (!vectorize) {
+      rw.create<memref::StoreOp>(loc, a.second, a.first, at0);
+      rw.create<memref::StoreOp>(loc, b.second, b.first, at1);
+      continue;
+    }
+    auto vecType = VectorType::get({2}, a.second.getType());
+    Value pair = rw.create<vector::FromElementsOp>(
+        loc, vecType, ValueRange{a.second, b.second});
+    rw.create<vector::StoreOp>(loc, pair, a.first, at0);
   }
 }
 
 void GemmBuilder::epilogue(ValueRange acc) {
   bool guarded = g.m % cfg.bm || g.n % cfg.bn;
+  // Registers 2j and 2j + 1 of a fragment hold adjacent columns of a row;
+  // with N even, both are in bounds when the first is.
+  bool pairs = (!split || split->cluster) && g.n % 2 == 0;
   forEachThread([&](Value tid) {
     Value lane = ix.rem(tid, 32);
     auto [wr, wc] = warpOrigin(ix, cfg, tid);
-    forEachAccumulator([&](Value mi, Value ni, Value r, Value reg,
-                           int64_t regIndex) {
+    auto accValue = [&](Value reg, int64_t regIndex) -> Value {
+      if (emulate)
+        return rw.create<memref::LoadOp>(loc, accMem,
+                                         ValueRange{accSlot(tid, reg)});
+      return rw.create<vector::ExtractOp>(
+          loc, acc[regIndex / 4],
+          ArrayRef<int64_t>{regIndex % 4 / 2, regIndex % 2});
+    };
+    forEachAccumulator(
+        [&](Value mi, Value ni, Value r, Value reg, int64_t regIndex) {
           auto [row, col] = s.accElement(ix, lane, r);
           Value gr = ix.add(
               ix.add(tileRow0, ix.add(wr, ix.mul(mi, cfg.mStride()))), row);
@@ -2001,22 +2062,18 @@ void GemmBuilder::epilogue(ValueRange acc) {
             auto ifOp = rw.create<scf::IfOp>(loc, in, false);
             rw.setInsertionPoint(ifOp.thenBlock()->getTerminator());
           }
-          Value v;
-          if (emulate)
-            v = rw.create<memref::LoadOp>(loc, accMem,
-                                          ValueRange{accSlot(tid, reg)});
-          else
-            v = rw.create<vector::ExtractOp>(
-                loc, acc[regIndex / 4],
-                ArrayRef<int64_t>{regIndex % 4 / 2, regIndex % 2});
-          if (split && !split->cluster) {
+          Value v = accValue(reg, regIndex);
+          if (pairs) {
+            epiloguePair(gr, gc, v, accValue(ix.add(reg, 1), regIndex + 1));
+          } else if (split && !split->cluster) {
             SmallVector<Value> at{splitIndex};
             llvm::append_range(at, accIndices(gr, gc));
             rw.create<memref::StoreOp>(loc, v, split->workspace, at);
           } else {
             epilogueElement(gr, gc, v);
           }
-        });
+        },
+        pairs ? 2 : 1);
   });
 }
 

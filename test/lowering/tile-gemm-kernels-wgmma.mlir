@@ -31,7 +31,7 @@
 // CHECK: nvgpu.device_async_copy
 // CHECK: scf.yield
 // CHECK: "wgmma.wait_group.sync.aligned 0;"
-// CHECK: memref.store
+// CHECK: vector.store
 // CHECK-NOT: linalg.
 // EMU-LABEL: func.func private @gemm_nk
 // EMU-SAME: dlc.cta_threads = 128 : i64
