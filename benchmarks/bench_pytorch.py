@@ -767,6 +767,9 @@ def main():
                     help="override the layer count of BERT/GPT-2 (default: the config's 12)")
     ap.add_argument("--skip-compile-modes", action="store_true",
                     help="time PyTorch eager only (no torch.compile)")
+    ap.add_argument("--export", nargs=3, metavar=("MODEL", "BATCH", "OUT"),
+                    help="only export MODEL (one of " + ",".join(ALL_MODELS) + ") at BATCH to"
+                         " the ONNX file OUT, as the benchmark does, and exit (for profiling)")
     ap.add_argument("--torch-modes", default=None,
                     help="comma separated PyTorch modes to time, of " + ",".join(TORCH_MODES) +
                          " (default: all; eager is always timed: it gives torch_err)")
@@ -825,6 +828,15 @@ def main():
     except ImportError:
         sys.exit("bench_pytorch.py: error: PyTorch is not installed "
                  "(pip install -r benchmarks/requirements.txt)")
+    if args.export:
+        name, batch, out = args.export
+        if name not in ALL_MODELS or not batch.isdigit() or int(batch) < 1:
+            sys.exit(f"bench_pytorch.py: error: --export {name} {batch}: expected one of"
+                     f" {','.join(ALL_MODELS)} and a batch >= 1")
+        model, inputs = build_model(name, args, int(batch))
+        export_onnx(model, inputs, Path(out))
+        print(f"{out}: {name} batch {batch}, inputs {', '.join(inputs)}")
+        return 0
     if args.precision is None:
         args.precision = "fp16" if args.device == "cuda" else "fp32"
     if args.tol is None:

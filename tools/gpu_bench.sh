@@ -11,9 +11,15 @@
 #   tools/gpu_bench.sh micro     # GEMM 4096/8192 fp16/bf16, elementwise
 #   tools/gpu_bench.sh int8      # resnet50 b32 PTQ int8 column (issue 6)
 #   tools/gpu_bench.sh ablations # micro without warp specialization / TMA
+# MODEL below is an ONNX file or NAME:BATCH (resnet50:1, bert:8, ...), which
+# is exported as the benchmark exports it (bench_pytorch.py --export).
 #   tools/gpu_bench.sh profile MODEL.onnx KERNEL_REGEX [dlc flags...]
 #                                # ncu of one kernel of a model (speed of
 #                                # light, memory, occupancy, launch)
+#   tools/gpu_bench.sh profile-all MODEL.onnx [dlc flags...]
+#                                # every kernel of one run under ncu: time,
+#                                # SM / memory / DRAM % of peak, occupancy
+#                                # (tools/ncu_summary.py; ncu.csv kept)
 # Each part writes its JSON (and log) under $OUT (or ./gpu-bench-out), then
 # back here: python3 benchmarks/bench_pytorch.py --report FILES... .
 set -uo pipefail
@@ -22,7 +28,8 @@ cd "$root"
 case ${1:-} in
 b1 | gpt2 | b32 | micro | int8 | ablations) ;;
 profile) [ $# -ge 3 ] || { echo "usage: $0 profile MODEL.onnx KERNEL_REGEX [dlc flags...]" >&2; exit 2; } ;;
-*) echo "usage: $0 b1|gpt2|b32|micro|int8|ablations|profile ..." >&2; exit 2 ;;
+profile-all) [ $# -ge 2 ] || { echo "usage: $0 profile-all MODEL.onnx [dlc flags...]" >&2; exit 2; } ;;
+*) echo "usage: $0 b1|gpt2|b32|micro|int8|ablations|profile|profile-all ..." >&2; exit 2 ;;
 esac
 out=${OUT:-$root/gpu-bench-out}
 mkdir -p "$out"
@@ -34,6 +41,19 @@ fi
 export PYTHONUNBUFFERED=1
 both=(--torch-modes compile,reduce-overhead)
 models_only=(--gemm-sizes none --elementwise-size 0)
+
+# The ONNX file of MODEL (a path, or NAME:BATCH exported into $work).
+onnx_of() {
+  case $1 in
+  *.onnx) echo "$1" ;;
+  *:*)
+    local path=$work/${1%%:*}_b${1##*:}.onnx
+    [ -f "$path" ] || python3 benchmarks/bench_pytorch.py --export "${1%%:*}" "${1##*:}" "$path" \
+      >&2 || return 1
+    echo "$path" ;;
+  *) echo "$0: MODEL must be an .onnx file or NAME:BATCH, not '$1'" >&2; return 1 ;;
+  esac
+}
 
 bench() {
   local name=$1
@@ -55,7 +75,8 @@ ablations)
   bench micro-nows --models none --elementwise-size 0 --dlc-flag=--warp-specialize=false
   bench micro-notma --models none --elementwise-size 0 --dlc-flag=--tma=false ;;
 profile)
-  model=$2 regex=$3
+  model=$(onnx_of "$2") || exit 1
+  regex=$3
   shift 3
   so=$work/profile.so
   "$bin/dlc" "$model" --arch=sm_90a --precision=fp16 "$@" -o "$so" || exit 1
@@ -64,5 +85,16 @@ profile)
     --section LaunchStats --section WarpStateStats --kernel-name "regex:$regex" \
     --launch-count 1 "$bin/dlc-bench" "$so" --resident --iters 1 --warmup 0 \
     | tee "$out/profile-ncu.log" ;;
-*) echo "usage: $0 b1|gpt2|b32|micro|int8|ablations|profile ..." >&2; exit 2 ;;
+profile-all)
+  model=$(onnx_of "$2") || exit 1
+  shift 2
+  so=$work/profile.so
+  "$bin/dlc" "$model" --arch=sm_90a --precision=fp16 "$@" -o "$so" || exit 1
+  ncu --csv --page raw --log-file "$out/ncu.csv" --metrics \
+gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,\
+gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,\
+dram__throughput.avg.pct_of_peak_sustained_elapsed,\
+sm__warps_active.avg.pct_of_peak_sustained_active \
+    "$bin/dlc-bench" "$so" --resident --iters 1 --warmup 0 || exit 1
+  python3 tools/ncu_summary.py "$out/ncu.csv" | tee "$out/ncu-summary.txt" ;;
 esac
