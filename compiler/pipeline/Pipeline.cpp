@@ -116,7 +116,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   if (cudaForm && options.tensorCores) {
     dlc::TileGemmKernelsPassOptions gemm;
     gemm.emulate = options.target != Target::Cuda;
-    gemm.smCount = options.smCount ? options.smCount : smCountFor(options.arch);
+    gemm.smCount = plannedSmCount(options);
     gemm.allowTf32 = options.allowTf32;
     gemm.wgmma = hasWgmma(options.arch);
     gemm.tma = gemm.wgmma && options.tma;
@@ -129,8 +129,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     dlc::TileAttentionKernelsPassOptions attention;
     attention.emulate = options.target != Target::Cuda;
     attention.precision = options.reducedPrecision == "bf16" ? "bf16" : "f16";
-    attention.smCount =
-        options.smCount ? options.smCount : smCountFor(options.arch);
+    attention.smCount = plannedSmCount(options);
     pm.addPass(dlc::createTileAttentionKernelsPass(attention));
   }
   // Row reductions become one warp per row (lanes emulated likewise).
@@ -144,7 +143,8 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   if (cudaForm && options.mergeLaunches)
     pm.addPass(dlc::createMergeLaunchesPass());
   pm.addPass(dlc::createLinearizeKernelsPass(
-      {!cudaForm, cudaForm ? options.cudaVectorWidth : 1}));
+      {!cudaForm, cudaForm ? options.cudaVectorWidth : 1,
+       cudaForm ? plannedSmCount(options) * options.cudaBlockSize : 0}));
   // Per function: the kernels are cleaned up on the context's threads.
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createCSEPass());
@@ -154,6 +154,10 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
 }
 
 bool dlc::hasWgmma(const std::string &arch) { return arch == "sm_90a"; }
+
+int64_t dlc::plannedSmCount(const CompileOptions &options) {
+  return options.smCount ? options.smCount : smCountFor(options.arch);
+}
 
 int64_t dlc::smCountFor(const std::string &arch) {
   // H100 SXM has 132 SMs, A100 108; unknown archs plan for the larger.

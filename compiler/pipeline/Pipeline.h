@@ -89,6 +89,8 @@ bool convsChannelsLast(const CompileOptions &options);
 
 /// The number of SMs the tile-shape cost model plans for on `arch`.
 int64_t smCountFor(const std::string &arch);
+/// The SMs the cost models plan for: --sm-count, else smCountFor(arch).
+int64_t plannedSmCount(const CompileOptions &options);
 /// Whether `arch` has warpgroup MMA (wgmma): sm_90a, the architecture-
 /// specific H100/H200 target.
 bool hasWgmma(const std::string &arch);

@@ -53,6 +53,28 @@ int64_t vectorWidthFor(scf::ParallelOp loop, int64_t width) {
   return width * (32 / minBits);
 }
 
+/// Whether the work item runs a loop (a reduction) rather than straight-line
+/// code.
+bool loopsOverReduction(scf::ParallelOp loop) {
+  bool found = false;
+  loop.getBody()->walk([&](scf::ForOp) { found = true; });
+  return found;
+}
+
+/// The work items of `loop` (its static trip counts multiplied), 0 when a
+/// bound is not constant.
+int64_t tripCount(scf::ParallelOp loop) {
+  int64_t count = 1;
+  for (auto [lb, ub, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    auto l = constantIndex(lb), u = constantIndex(ub), s = constantIndex(step);
+    if (!l || !u || !s || *s <= 0)
+      return 0;
+    count *= std::max<int64_t>(0, (*u - *l + *s - 1) / *s);
+  }
+  return count;
+}
+
 struct LinearizeKernelsPass
     : dlc::impl::LinearizeKernelsPassBase<LinearizeKernelsPass> {
   using LinearizeKernelsPassBase::LinearizeKernelsPassBase;
@@ -77,10 +99,14 @@ struct LinearizeKernelsPass
     if (failed(nest))
       return func.emitOpError("ops do not fuse into one parallel loop nest");
     Block &body = func.getBody().front();
-    scf::ParallelOp loop = splitInnermostDim(
-        rewriter, *nest, vectorWidthFor(*nest, vectorWidth));
+    int64_t width = vectorWidth;
+    if (minThreads > 0 && width > 1 && loopsOverReduction(*nest) &&
+        tripCount(*nest) / width < minThreads)
+      width = 1;
+    scf::ParallelOp loop =
+        splitInnermostDim(rewriter, *nest, vectorWidthFor(*nest, width));
     if (loop == *nest)
-      loop = splitInnermostDim(rewriter, *nest, vectorWidth);
+      loop = splitInnermostDim(rewriter, *nest, width);
     int64_t workItems = 1;
     for (auto [lb, ub, step] : llvm::zip(
              loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
