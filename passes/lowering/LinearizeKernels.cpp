@@ -56,20 +56,20 @@ int64_t vectorWidthFor(scf::ParallelOp loop, int64_t width) {
 /// Whether the work item runs a loop (a reduction) rather than straight-line
 /// code.
 bool loopsOverReduction(scf::ParallelOp loop) {
-  bool found = false;
-  loop.getBody()->walk([&](scf::ForOp) { found = true; });
-  return found;
+  return loop.getBody()
+      ->walk([](scf::ForOp) { return WalkResult::interrupt(); })
+      .wasInterrupted();
 }
 
-/// The work items of `loop` (its static trip counts multiplied), 0 when a
+/// The work items of `loop` (its static trip counts multiplied); none when a
 /// bound is not constant.
-int64_t tripCount(scf::ParallelOp loop) {
+std::optional<int64_t> tripCount(scf::ParallelOp loop) {
   int64_t count = 1;
   for (auto [lb, ub, step] :
        llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
     auto l = constantIndex(lb), u = constantIndex(ub), s = constantIndex(step);
     if (!l || !u || !s || *s <= 0)
-      return 0;
+      return std::nullopt;
     count *= std::max<int64_t>(0, (*u - *l + *s - 1) / *s);
   }
   return count;
@@ -100,22 +100,17 @@ struct LinearizeKernelsPass
       return func.emitOpError("ops do not fuse into one parallel loop nest");
     Block &body = func.getBody().front();
     int64_t width = vectorWidth;
-    if (minThreads > 0 && width > 1 && loopsOverReduction(*nest) &&
-        tripCount(*nest) / width < minThreads)
-      width = 1;
+    if (minThreads > 0 && width > 1 && loopsOverReduction(*nest))
+      if (std::optional<int64_t> items = tripCount(*nest))
+        if (*items / width < minThreads)
+          width = 1;
     scf::ParallelOp loop =
         splitInnermostDim(rewriter, *nest, vectorWidthFor(*nest, width));
     if (loop == *nest)
       loop = splitInnermostDim(rewriter, *nest, width);
-    int64_t workItems = 1;
-    for (auto [lb, ub, step] : llvm::zip(
-             loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
-      auto l = constantIndex(lb), u = constantIndex(ub),
-           s = constantIndex(step);
-      if (!l || !u || !s || *s <= 0)
-        return loop.emitOpError("expected static loop bounds");
-      workItems *= std::max<int64_t>(0, (*u - *l + *s - 1) / *s);
-    }
+    std::optional<int64_t> workItems = tripCount(loop);
+    if (!workItems)
+      return loop.emitOpError("expected static loop bounds");
     if (loop.getNumLoops() > 1) {
       std::vector<unsigned> all(loop.getNumLoops());
       std::iota(all.begin(), all.end(), 0);
@@ -129,7 +124,7 @@ struct LinearizeKernelsPass
     Value zero = rewriter.create<arith::ConstantIndexOp>(loop.getLoc(), 0);
     Value one = rewriter.create<arith::ConstantIndexOp>(loop.getLoc(), 1);
     Value count =
-        rewriter.create<arith::ConstantIndexOp>(loop.getLoc(), workItems);
+        rewriter.create<arith::ConstantIndexOp>(loop.getLoc(), *workItems);
     auto lb = constantIndex(loop.getLowerBound()[0]);
     auto step = constantIndex(loop.getStep()[0]);
     if (!lb || !step || *lb != 0 || *step != 1)
@@ -137,7 +132,7 @@ struct LinearizeKernelsPass
     loop.getLowerBoundMutable().assign(zero);
     loop.getUpperBoundMutable().assign(count);
     loop.getStepMutable().assign(one);
-    func->setAttr(attrs::kWorkItems, rewriter.getI64IntegerAttr(workItems));
+    func->setAttr(attrs::kWorkItems, rewriter.getI64IntegerAttr(*workItems));
     return success();
   }
 };

@@ -136,8 +136,10 @@ FailureOr<std::string> mlir::dlc::linkPtxModules(ArrayRef<std::string> modules,
     // kernel's dynamic shared memory `__dynamic_shmem__0`); one defined
     // identically is shared.
     for (PtxItem &item : items) {
-      if (item.symbol.empty() || !defined.contains(item.symbol) ||
-          defined.lookup(item.symbol) == item.text)
+      if (item.symbol.empty())
+        continue;
+      auto known = defined.find(item.symbol);
+      if (known == defined.end() || known->second == item.text)
         continue;
       if (item.entry)
         return emitError(loc, "two PTX modules define the kernel ")

@@ -551,7 +551,7 @@ struct TileConfig {
   int64_t bm, bn, warpsM, warpsN, stages;
   int64_t bk = 32;
   int64_t warpGroups = 0;
-  /// Tile rows per raster group (1: row-major tile order); see chooseConfig.
+  /// Tile rows per raster group (1: row-major tile order); chooseGroupM.
   int64_t groupM = 1;
   bool wgmma() const { return warpGroups > 0; }
   int64_t threads() const {
@@ -822,13 +822,12 @@ private:
     return ix.add(ix.mul(tid, accRegs()), reg);
   }
 
-  /// Runs `body(mi, ni, r, reg)` for each accumulator register of a thread
-  /// (register r of fragment (mi, ni), number reg): unrolled on the GPU,
-  /// where registers need constant positions (then `regIndex` is reg), one
-  /// scf.for in the emulation, which keeps the host's IR small (then
-  /// `regIndex` is -1).
-  /// `body` for every `step`-th accumulator register of the thread (step 2:
-  /// the first of each pair of adjacent columns).
+  /// Runs `body(mi, ni, r, reg)` for every `step`-th accumulator register of
+  /// a thread (register r of fragment (mi, ni), number reg; step 2: the
+  /// first of each pair of adjacent columns): unrolled on the GPU, where
+  /// registers need constant positions (then `regIndex` is reg), one scf.for
+  /// in the emulation, which keeps the host's IR small (then `regIndex` is
+  /// -1).
   void forEachAccumulator(function_ref<void(Value mi, Value ni, Value r,
                                             Value reg, int64_t regIndex)>
                               body,
@@ -998,9 +997,9 @@ private:
   Value smemAddr; // byte address of smem[0] (0 in the emulation)
 
   void epilogue(ValueRange acc);
-  /// An accumulator element's epilogue: the (buffer, value) stores it makes,
-  /// in order, not yet emitted.
-  SmallVector<std::pair<Value, Value>> epilogueValues(Value row, Value col,
+  /// The epilogue of the accumulator element at `coords` (accIndices): the
+  /// (buffer, value) stores it makes, in order, not yet emitted.
+  SmallVector<std::pair<Value, Value>> epilogueValues(ArrayRef<Value> coords,
                                                       Value value);
   void epilogueElement(Value row, Value col, Value value);
   /// Elements (row, col) and (row, col + 1), col even, of one thread: the
@@ -1931,9 +1930,8 @@ SmallVector<Value> GemmBuilder::accIndices(Value row, Value col) {
 }
 
 SmallVector<std::pair<Value, Value>>
-GemmBuilder::epilogueValues(Value row, Value col, Value value) {
+GemmBuilder::epilogueValues(ArrayRef<Value> coords, Value value) {
   SmallVector<std::pair<Value, Value>> stores;
-  SmallVector<Value> coords = accIndices(row, col);
   auto loadAt = [&](Value buffer, AffineMap map) -> Value {
     SmallVector<Value> at;
     for (AffineExpr e : map.getResults()) {
@@ -2000,19 +1998,18 @@ GemmBuilder::epilogueValues(Value row, Value col, Value value) {
 }
 
 void GemmBuilder::epilogueElement(Value row, Value col, Value value) {
-  SmallVector<std::pair<Value, Value>> stores = epilogueValues(row, col, value);
   SmallVector<Value> coords = accIndices(row, col);
-  for (auto [buffer, v] : stores)
+  for (auto [buffer, v] : epilogueValues(coords, value))
     rw.create<memref::StoreOp>(loc, v, buffer, coords);
 }
 
 void GemmBuilder::epiloguePair(Value row, Value col, Value v0, Value v1) {
-  Value col1 = ix.add(col, 1);
+  SmallVector<Value> at0 = accIndices(row, col),
+                     at1 = accIndices(row, ix.add(col, 1));
   // The second element's epilogue reads nothing the first one writes: the
   // epilogue reads written buffers only at its own element.
-  SmallVector<std::pair<Value, Value>> first = epilogueValues(row, col, v0);
-  SmallVector<std::pair<Value, Value>> second = epilogueValues(row, col1, v1);
-  SmallVector<Value> at0 = accIndices(row, col), at1 = accIndices(row, col1);
+  SmallVector<std::pair<Value, Value>> first = epilogueValues(at0, v0);
+  SmallVector<std::pair<Value, Value>> second = epilogueValues(at1, v1);
   for (auto [a, b] : llvm::zip_equal(first, second)) {
     // A vector needs the two elements adjacent and the pair aligned: the
     // column is the buffer's innermost, unit-stride index (identity layout,

@@ -42,6 +42,15 @@ R mockQuery(const char *name, R fallback, Args... args) {
 /// A counter exported by the mock driver.
 int mockCounter(const char *name) { return mockQuery<int>(name, -1); }
 
+/// Loads and frees a CUDA model, so that libdlcrt has loaded the mock
+/// driver and its counters can be read before the load a test counts.
+void loadMockDriver() {
+  dlc_model_t model = nullptr;
+  ASSERT_EQ(dlc_model_load(FAKE_CUDA_SO, DLC_DEVICE_CUDA, 0, &model), DLC_OK)
+      << dlc_last_error();
+  dlc_model_free(model);
+}
+
 /// Whether the libcuda.so.1 found first exports cuTensorMapEncodeTiled.
 bool driverHasTma() {
   void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -208,10 +217,8 @@ TEST_F(CudaMock, ContextsOnManyThreads) {
 }
 
 TEST_F(CudaMock, CubinPreferredWhenArchMatches) {
+  ASSERT_NO_FATAL_FAILURE(loadMockDriver());
   dlc_model_t model = nullptr;
-  ASSERT_EQ(dlc_model_load(FAKE_CUDA_SO, DLC_DEVICE_CUDA, 0, &model), DLC_OK)
-      << dlc_last_error();
-  dlc_model_free(model);
   int cubins = mockCounter("mock_cubin_loads");
   int ptxs = mockCounter("mock_ptx_loads");
   ASSERT_EQ(dlc_model_load(FAKE_CUDA_CUBIN_SO, DLC_DEVICE_CUDA, 0, &model),
@@ -239,11 +246,8 @@ TEST_F(CudaMock, JitErrorCarriesTheLog) {
 // Identity-only models have no kernels and no PTX: nothing to load, the
 // copy step still runs.
 TEST_F(CudaMock, ModelWithoutKernels) {
+  ASSERT_NO_FATAL_FAILURE(loadMockDriver());
   dlc_model_t model = nullptr;
-  // Loads the mock driver, so its counters can be read.
-  ASSERT_EQ(dlc_model_load(FAKE_CUDA_SO, DLC_DEVICE_CUDA, 0, &model), DLC_OK)
-      << dlc_last_error();
-  dlc_model_free(model);
   int ptxs = mockCounter("mock_ptx_loads");
   ASSERT_EQ(dlc_model_load(FAKE_CUDA_NO_KERNELS_SO, DLC_DEVICE_CUDA, 0, &model),
             DLC_OK)
