@@ -68,6 +68,9 @@ void populateConvertConvLayoutPatterns(RewritePatternSet &patterns);
 /// softmax(scale * Q K^T + mask) V chains of dlc ops -> dlc.attention.
 void populateFuseAttentionPatterns(RewritePatternSet &patterns);
 
+/// GELU as exporters decompose it (erf or tanh form) -> dlc.gelu.
+void populateFuseActivationsPatterns(RewritePatternSet &patterns);
+
 /// dlc's elementwise fusion: upstream's linalg patterns with the control
 /// that refuses fusions recomputing the producer per consumer element.
 void populateDlcElementwiseFusionPatterns(RewritePatternSet &patterns);

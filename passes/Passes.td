@@ -156,14 +156,16 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
     generic), alpha and the epilogue's ops applied to each accumulator
     element and stored. In 16-byte units the int8 schedule is the 16-bit
     one: the same swizzle, ldmatrix addresses and fragment registers. The tile
-    shape comes from a cost model (the largest of 128x128, 128x64 and 64x64
-    that still gives each of `sm-count` SMs a CTA). Buffers only the kernel
+    shape (128x128, 128x64 or 64x64) comes from a cost model estimating
+    the kernel's cycles on `sm-count` SMs (`estimateCycles`: CTAs in waves,
+    per k-tile the longer of a tile's MMAs and its loads, a fixed cost for
+    the pipeline's fill and the epilogue). Buffers only the kernel
     used (the f32 accumulator) are dropped from its arguments.
 
     With `wgmma` (sm_90a), kernels whose B is K-major ([N, K]: convolution
     weights, transposed and [N, K]-stored weights, Q K^T) run on warpgroups
-    instead: CTA tiles of 128x256, 128x128 or 64x128 (same cost model) with
-    one or two warpgroups of 128 threads stacked along M, k-tiles of 128
+    instead: CTA tiles of 128 rows by 256, 192, 128 or 64 columns, or 64
+    rows by 128, 96 or 64 (same cost model), with one or two warpgroups of 128 threads stacked along M, k-tiles of 128
     bytes of k in the 128-byte-swizzled K-major layout wgmma's descriptors
     address (the same XOR swizzle, eight chunks a row, from a 1024-byte
     aligned base), `wgmma.mma_async` m64nBNk16 (k32 for i8) with
@@ -277,6 +279,10 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
            "(up to 8) whose rank 0 adds the others' accumulators from "
            "distributed shared memory and runs the epilogue: one kernel, "
            "no workspace">,
+    Option<"tile", "tile", "std::string", /*default=*/"\"\"",
+           "BMxBN: this CTA tile for every GEMM whose path (wgmma or "
+           "mma.sync) has it, instead of the cost model's choice (tests "
+           "and tuning; empty: the cost model)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
@@ -373,7 +379,12 @@ def DistributeReductionsPass : Pass<"dlc-distribute-reductions", "ModuleOp"> {
       `shfl.sync.bfly`); lane 0 combines the total into the accumulator;
     - the phases (mean, variance, normalize) run one after the other by the
       same warp, re-reading the row (it stays in L1/L2), separated by
-      `__syncwarp` (`nvvm.bar.warp.sync`) after phases that write memory.
+      `__syncwarp` (`nvvm.bar.warp.sync`) after phases that write memory;
+    - before that, fewer phases: an elementwise pass writing a buffer only
+      this kernel uses (LayerNorm's `x - mean`) is recomputed where later
+      row loops read it at their own element and goes, and an elementwise
+      pass reading only its own elements of what the pass before it wrote
+      (the f16 rounding of the normalized row) joins that pass.
 
     The result keeps the launch contract of `dlc-tile-gemm-kernels`:
     `dlc.work_items` CTAs of `dlc.cta_threads` threads, which
@@ -582,6 +593,42 @@ def MapKernelsToHostPass : Pass<"dlc-map-kernels-to-host", "ModuleOp"> {
 //===----------------------------------------------------------------------===//
 // Fusion
 //===----------------------------------------------------------------------===//
+
+def FuseActivationsPass : Pass<"dlc-fuse-activations", "ModuleOp"> {
+  let summary = "Replace decomposed GELU chains by dlc.gelu";
+  let description = [{
+    Runs on the dlc dialect, first in the graph pipeline. Exporters write
+    GELU out: `F.gelu` below opset 20 as Div/Erf/Add/Mul/Mul, GPT-2's
+    `gelu_new` as Pow/Mul/Add/Mul/Tanh/Add/Mul. Elementwise fusion would put
+    the chain in one kernel anyway (BERT's and GPT-2's into the FFN-up
+    GEMM's epilogue), but op by op: an IEEE division by sqrt(2) (`div.rn.f32`,
+    a subroutine in PTX) and `powf(x, 3)` (exp and log) per element. As one
+    `dlc.gelu` the lowering computes `x * 0.5 * (1 + erf(x * (1/sqrt 2)))`,
+    or the tanh form with `x * x * x`, what ONNX Runtime's GeluFusion and
+    its Gelu kernel compute.
+
+    The chain is matched as a product, in any association and operand
+    order: `x`, a constant 0.5 (or a Div by 2) and `1 + phi`, phi
+    `erf(x / sqrt 2)` (Div, or Mul by 1/sqrt 2) or `tanh(sqrt(2/pi) * (x +
+    0.044715 * x^3))` (x^3 a Pow by 3 or a product of three x). Constants
+    match within f32 rounding of the exact values. Every intermediate must
+    have no other user (`--keep-outputs` of one keeps the chain), and `x`
+    the product's type (no broadcast).
+
+    Before:
+    ```mlir
+    %d = dlc.div %x, %sqrt2 : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+    %e = dlc.erf %d : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    %a = dlc.add %e, %one : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+    %m = dlc.mul %x, %a : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+    %y = dlc.mul %m, %half : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+    ```
+    After:
+    ```mlir
+    %y = dlc.gelu %x {tanh_approximation = false} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    ```
+  }];
+}
 
 def FuseAttentionPass : Pass<"dlc-fuse-attention", "ModuleOp"> {
   let summary = "Replace MatMul-(scale, mask)-Softmax-MatMul by dlc.attention";

@@ -41,6 +41,10 @@ void dlc::buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
   // Graph level: folding (shape subgraphs, identities) and cleanup.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Decomposed GELU -> dlc.gelu: before anything that looks at Muls and
+  // Divs by constants (attention's scale).
+  if (options.fuseActivations)
+    pm.addPass(dlc::createFuseActivationsPass());
   // Calibrated layers (dlc.input_ranges, from --precision=int8) -> QDQ;
   // nothing to do for other models.
   pm.addPass(dlc::createQuantizeModelPass());
@@ -122,6 +126,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     gemm.tma = gemm.wgmma && options.tma;
     gemm.warpSpecialize = gemm.tma && options.warpSpecialize;
     gemm.clusterSplitK = gemm.wgmma && options.clusterSplitK;
+    gemm.tile = options.gemmTile;
     pm.addPass(dlc::createTileGemmKernelsPass(gemm));
   }
   // Attention at 16-bit precision becomes flash attention on tensor cores.

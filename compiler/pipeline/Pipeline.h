@@ -40,6 +40,9 @@ struct CompileOptions {
   std::string cudaToolkit;
   /// SMs the tile cost models plan for; 0: smCountFor(arch).
   int64_t smCount = 0;
+  /// --gemm-tile: BMxBN for every tensor-core GEMM whose path has it;
+  /// empty: the cost model.
+  std::string gemmTile;
   /// Threads per block of the generated CUDA kernels.
   int64_t cudaBlockSize = 256;
   /// Consecutive elements per CUDA thread (128-bit accesses for f32).
@@ -55,6 +58,8 @@ struct CompileOptions {
   bool fuseKernels = true;
   /// MatMul-Softmax-MatMul attention as one online-softmax kernel.
   bool fuseAttention = true;
+  /// Decomposed GELU chains as one dlc.gelu.
+  bool fuseActivations = true;
   /// Fold QDQ Conv/Gemm/MatMul into integer ops (on by default).
   bool foldQdq = true;
   /// --precision=fp16|bf16: Conv/Gemm/MatMul operands in that type, f32

@@ -147,11 +147,23 @@ cl::opt<int64_t> smCount(
              "(0, the default: the --arch's flagship, 132 for sm_90/sm_90a; "
              "an H100 PCIe has 114)"),
     cl::init(0), cl::cat(category));
+cl::opt<std::string> gemmTile(
+    "gemm-tile",
+    cl::desc("CUDA: run every tensor-core GEMM and convolution whose path has "
+             "it on this CTA tile, BMxBN (e.g. 128x128), instead of the cost "
+             "model's choice (tuning and tests)"),
+    cl::init(""), cl::cat(category));
 cl::opt<bool> mergeLaunches(
     "merge-launches",
     cl::desc("CUDA: consecutive independent tensor-core kernels with the same "
              "launch shape (Q, K and V projections) run as one launch "
              "(default on; --merge-launches=false to bisect)"),
+    cl::init(true), cl::cat(category));
+cl::opt<bool> fuseActivations(
+    "fuse-activations",
+    cl::desc("Compile GELU chains as exporters write them (Div/Erf/Add/Mul, "
+             "Pow/Tanh) as one activation (default on; "
+             "--fuse-activations=false to bisect)"),
     cl::init(true), cl::cat(category));
 cl::opt<bool> fuseAttention(
     "fuse-attention",
@@ -300,6 +312,7 @@ std::string optionsJson(const dlc::ImportOptions &importOptions) {
      << "\", \"fuse_elementwise\": " << (fuseElementwise ? "true" : "false")
      << ", \"fuse_kernels\": " << (fuseKernels ? "true" : "false")
      << ", \"fuse_attention\": " << (fuseAttention ? "true" : "false")
+     << ", \"fuse_activations\": " << (fuseActivations ? "true" : "false")
      << ", \"fold_qdq\": " << (foldQdq ? "true" : "false")
      << ", \"precision\": \"" << precision << "\"";
   if (!convLayout.empty())
@@ -458,10 +471,12 @@ int run(MLIRContext &context) {
     return 1;
   }
   options.smCount = smCount;
+  options.gemmTile = gemmTile;
   options.hostCpu = hostCpu;
   options.fuseElementwise = fuseElementwise;
   options.fuseKernels = fuseKernels;
   options.fuseAttention = fuseAttention;
+  options.fuseActivations = fuseActivations;
   options.tensorCores = tensorCores;
   options.allowTf32 = allowTf32;
   options.warpReductions = warpReductions;

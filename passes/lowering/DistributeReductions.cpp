@@ -32,6 +32,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::dlc {
 #define GEN_PASS_DEF_DISTRIBUTEREDUCTIONSPASS
@@ -259,6 +260,218 @@ LogicalResult matchRowLoop(scf::ForOp loop, Phase &phase) {
     if (!acc.combine && !matchOnlineSum(acc, phase.accs, body))
       return failure();
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Fewer phases: rematerialized and merged elementwise passes
+//===----------------------------------------------------------------------===//
+
+/// An elementwise row loop: `for k in [0, length)` without results whose
+/// body has no regions, reads anything (indexed by k last, or not at all)
+/// and writes only at k.
+bool isElementwiseRowLoop(scf::ForOp loop, int64_t &length) {
+  auto lb = constantOf(loop.getLowerBound()),
+       ub = constantOf(loop.getUpperBound()), step = constantOf(loop.getStep());
+  if (!lb || !ub || !step || *lb != 0 || *step != 1 ||
+      loop.getNumResults() != 0)
+    return false;
+  Block *body = loop.getBody();
+  Value k = loop.getInductionVar();
+  for (Operation &op : body->without_terminator()) {
+    if (op.getNumRegions() != 0)
+      return false;
+    if (auto access = memoryAccess(&op)) {
+      int kind = classifyAccess(access->first, access->second, k, body);
+      if (kind < 0 || (isa<memref::StoreOp>(op) && kind != 1))
+        return false;
+    } else if (!isMemoryEffectFree(&op)) {
+      return false;
+    }
+  }
+  length = *ub;
+  return length > 0;
+}
+
+/// Whether `load` (in row loop `loop`) reads the element `store` (in
+/// another row loop of the same length) wrote at the same row position:
+/// same buffer, the same indices but the last, which is each loop's k.
+bool readsWhatStoreWrote(memref::LoadOp load, scf::ForOp loop,
+                         memref::StoreOp store) {
+  if (load.getMemRef() != store.getMemRef())
+    return false;
+  ValueRange li = load.getIndices(), si = store.getIndices();
+  if (li.empty() || li.size() != si.size() ||
+      stripIdentityApply(li.back()) != loop.getInductionVar() ||
+      stripIdentityApply(si.back()) !=
+          store->getParentOfType<scf::ForOp>().getInductionVar())
+    return false;
+  for (size_t i = 0; i + 1 < li.size(); ++i)
+    if (!sameIndex(li[i], si[i]))
+      return false;
+  return true;
+}
+
+/// The ops of `loop`'s body that `v` is computed from (loads and their
+/// indices included), in body order.
+SmallVector<Operation *> sliceIn(scf::ForOp loop, Value v) {
+  Block *body = loop.getBody();
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> work{v};
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != body || !slice.insert(def))
+      continue;
+    llvm::append_range(work, def->getOperands());
+  }
+  SmallVector<Operation *> ordered(slice.begin(), slice.end());
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
+}
+
+/// Rematerializes the elementwise passes that write a kernel-local row
+/// buffer (LayerNorm's centered x - mean, which its variance and its
+/// normalization read): each read of it in a later row loop recomputes
+/// the element from the pass's inputs instead, and the pass, then unread,
+/// goes. The row is re-read from L1 rather than written and read back
+/// through L2, and a phase (a lane round trip through memory) is gone.
+/// Requires the inputs of the pass to be written by nobody after it.
+void rematerializeLocalPasses(RewriterBase &rw, Block *item,
+                              function_ref<bool(Value)> isLocal) {
+  // The loop nest loads every output element, read or not.
+  SmallVector<memref::LoadOp> unread;
+  item->walk([&](memref::LoadOp load) {
+    if (load->use_empty())
+      unread.push_back(load);
+  });
+  for (memref::LoadOp load : unread)
+    rw.eraseOp(load);
+  for (Operation &op : llvm::make_early_inc_range(*item)) {
+    auto pass = dyn_cast<scf::ForOp>(op);
+    int64_t length;
+    if (!pass || !isElementwiseRowLoop(pass, length))
+      continue;
+    SmallVector<memref::StoreOp> stores;
+    SmallVector<Value> inputs;
+    for (Operation &inner : pass.getBody()->without_terminator()) {
+      if (auto store = dyn_cast<memref::StoreOp>(inner))
+        stores.push_back(store);
+      else if (auto load = dyn_cast<memref::LoadOp>(inner))
+        inputs.push_back(load.getMemRef());
+    }
+    auto laterWrites = [&](Value buffer) {
+      for (Operation *it = pass->getNextNode(); it; it = it->getNextNode()) {
+        bool writes = false;
+        it->walk([&](memref::StoreOp s) { writes |= s.getMemRef() == buffer; });
+        if (writes)
+          return true;
+      }
+      return false;
+    };
+    if (llvm::any_of(inputs, laterWrites))
+      continue;
+    for (memref::StoreOp store : stores) {
+      Value buffer = store.getMemRef();
+      if (!isLocal(buffer) || llvm::is_contained(inputs, buffer))
+        continue;
+      // Every other use: a load at the same row position in a later row
+      // loop of the same length.
+      SmallVector<std::pair<memref::LoadOp, scf::ForOp>> reads;
+      bool ok = true;
+      for (Operation *user : buffer.getUsers()) {
+        if (user == store.getOperation())
+          continue;
+        auto load = dyn_cast<memref::LoadOp>(user);
+        auto loop = load ? load->getParentOfType<scf::ForOp>() : scf::ForOp();
+        if (!loop || loop->getBlock() != item || !pass->isBeforeInBlock(loop) ||
+            load->getBlock() != loop.getBody() ||
+            constantOf(loop.getUpperBound()) != length ||
+            !readsWhatStoreWrote(load, loop, store)) {
+          ok = false;
+          break;
+        }
+        reads.push_back({load, loop});
+      }
+      if (!ok || reads.empty())
+        continue;
+      SmallVector<Operation *> slice = sliceIn(pass, store.getValueToStore());
+      for (auto [load, loop] : reads) {
+        IRMapping mapping;
+        mapping.map(pass.getInductionVar(), loop.getInductionVar());
+        rw.setInsertionPoint(load);
+        for (Operation *def : slice)
+          rw.clone(*def, mapping);
+        rw.replaceOp(load, mapping.lookupOrDefault(store.getValueToStore()));
+      }
+      rw.eraseOp(store);
+    }
+    if (llvm::none_of(pass.getBody()->without_terminator(),
+                      [](Operation &o) { return isa<memref::StoreOp>(o); }))
+      rw.eraseOp(pass);
+  }
+}
+
+/// Merges each elementwise pass into the one before it when they cover the
+/// same row and the later reads what the earlier wrote only at its own
+/// position (LayerNorm's normalization and the f16 rounding of its
+/// result): the value goes through a register instead of memory.
+void mergeElementwisePasses(RewriterBase &rw, Block *item) {
+  for (Operation &op : llvm::make_early_inc_range(*item)) {
+    auto later = dyn_cast<scf::ForOp>(op);
+    int64_t length, earlierLength;
+    if (!later || !isElementwiseRowLoop(later, length))
+      continue;
+    Operation *prev = later->getPrevNode();
+    while (prev && isMemoryEffectFree(prev) && prev->getNumRegions() == 0)
+      prev = prev->getPrevNode();
+    auto earlier = dyn_cast_or_null<scf::ForOp>(prev);
+    if (!earlier || !isElementwiseRowLoop(earlier, earlierLength) ||
+        earlierLength != length)
+      continue;
+    DenseMap<Value, memref::StoreOp> written;
+    DenseSet<Value> read;
+    for (Operation &inner : earlier.getBody()->without_terminator()) {
+      if (auto store = dyn_cast<memref::StoreOp>(inner))
+        written[store.getMemRef()] = store;
+      else if (auto load = dyn_cast<memref::LoadOp>(inner))
+        read.insert(load.getMemRef());
+    }
+    bool ok = true;
+    SmallVector<std::pair<memref::LoadOp, memref::StoreOp>> forwarded;
+    for (Operation &inner : later.getBody()->without_terminator()) {
+      auto access = memoryAccess(&inner);
+      if (!access)
+        continue;
+      Value buffer = access->first;
+      if (auto load = dyn_cast<memref::LoadOp>(inner)) {
+        auto it = written.find(buffer);
+        if (it == written.end())
+          continue;
+        if (!readsWhatStoreWrote(load, later, it->second)) {
+          ok = false;
+          break;
+        }
+        forwarded.push_back({load, it->second});
+      } else if (read.contains(buffer) || written.contains(buffer)) {
+        ok = false;
+        break;
+      }
+    }
+    if (!ok)
+      continue;
+    IRMapping mapping;
+    mapping.map(later.getInductionVar(), earlier.getInductionVar());
+    for (auto [load, store] : forwarded)
+      mapping.map(load.getResult(), store.getValueToStore());
+    rw.setInsertionPoint(earlier.getBody()->getTerminator());
+    for (Operation &inner : later.getBody()->without_terminator()) {
+      auto load = dyn_cast<memref::LoadOp>(inner);
+      if (load && mapping.contains(load.getResult()))
+        continue;
+      rw.clone(inner, mapping);
+    }
+    rw.eraseOp(later);
+  }
 }
 
 /// Consecutive elements each lane takes per step: 128-bit accesses for the
@@ -730,6 +943,7 @@ struct DistributeReductionsPass
       return signalPassFailure();
     }
     IRRewriter rewriter(&getContext());
+    KernelCalls calls(module);
     SmallVector<func::FuncOp> kernels;
     for (auto func : module.getOps<func::FuncOp>())
       if (func->hasAttr(attrs::kKernel) && !func->hasAttr(attrs::kCtaThreads))
@@ -740,6 +954,17 @@ struct DistributeReductionsPass
       auto trial = cast<func::FuncOp>(func->clone());
       FailureOr<scf::ParallelOp> loop =
           lowerKernelToLoopNest(rewriter, trial, /*rowWorkItems=*/false);
+      if (succeeded(loop)) {
+        SmallVector<func::CallOp> funcCalls = calls.of(func);
+        auto isLocal = [&](Value buffer) {
+          auto arg = dyn_cast<BlockArgument>(rootBuffer(buffer));
+          return arg && arg.getOwner()->isEntryBlock() &&
+                 arg.getOwner()->getParentOp() == trial.getOperation() &&
+                 isCallLocalArgument(funcCalls, arg.getArgNumber());
+        };
+        rematerializeLocalPasses(rewriter, loop->getBody(), isLocal);
+        mergeElementwisePasses(rewriter, loop->getBody());
+      }
       FailureOr<RowKernel> row = failed(loop)
                                      ? FailureOr<RowKernel>(failure())
                                      : matchRowKernel(*loop, minRowLength);

@@ -341,6 +341,51 @@ bool mlir::dlc::isDataFree(Operation &op) {
          (isMemoryEffectFree(&op) && op.getNumRegions() == 0);
 }
 
+mlir::dlc::KernelCalls::KernelCalls(ModuleOp module) {
+  std::optional<SymbolTable::UseRange> uses =
+      SymbolTable::getSymbolUses(&module.getBodyRegion());
+  if (!uses)
+    return;
+  for (SymbolTable::SymbolUse use : *uses)
+    users[use.getSymbolRef().getRootReference()].push_back(use.getUser());
+}
+
+SmallVector<func::CallOp> mlir::dlc::KernelCalls::of(func::FuncOp func) const {
+  SmallVector<func::CallOp> calls;
+  for (Operation *user : users.lookup(func.getSymNameAttr())) {
+    auto call = dyn_cast<func::CallOp>(user);
+    if (!call)
+      return {};
+    calls.push_back(call);
+  }
+  return calls;
+}
+
+bool mlir::dlc::isCallLocalArgument(ArrayRef<func::CallOp> calls,
+                                    unsigned argNumber) {
+  if (calls.empty())
+    return false;
+  for (func::CallOp call : calls) {
+    Value root = rootBuffer(call.getOperand(argNumber));
+    auto alloc = root.getDefiningOp<memref::AllocOp>();
+    // Every use is the call itself or a view the call reads it through.
+    std::function<bool(Value)> onlyThisCall = [&](Value v) {
+      for (Operation *user : v.getUsers()) {
+        if (user == call.getOperation() || isa<memref::DeallocOp>(user))
+          continue;
+        if (isa<ViewLikeOpInterface>(user) && user->getNumResults() == 1 &&
+            onlyThisCall(user->getResult(0)))
+          continue;
+        return false;
+      }
+      return true;
+    };
+    if (!alloc || !onlyThisCall(alloc))
+      return false;
+  }
+  return true;
+}
+
 Value mlir::dlc::rootBuffer(Value v) {
   while (Operation *def = v.getDefiningOp()) {
     if (auto view = dyn_cast<ViewLikeOpInterface>(def))

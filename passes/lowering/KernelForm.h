@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
@@ -81,6 +82,31 @@ std::optional<std::pair<Value, ValueRange>> memoryAccess(Operation *op);
 /// The buffer a memref value is a view of (through expand/collapse_shape
 /// and view-like ops): two kernel arguments with the same root alias.
 Value rootBuffer(Value v);
+
+/// The users of each function symbol, gathered in one walk of the module
+/// (SymbolTable::getSymbolUses per kernel walks the module once per kernel:
+/// seconds on bert_base).
+class KernelCalls {
+public:
+  explicit KernelCalls(ModuleOp module);
+
+  /// The calls of `func`; empty when some other op uses it.
+  SmallVector<func::CallOp> of(func::FuncOp func) const;
+
+  /// Records a call created after the walk.
+  void add(func::CallOp call) {
+    users[call.getCalleeAttr().getRootReference()].push_back(call);
+  }
+
+private:
+  llvm::DenseMap<StringAttr, SmallVector<Operation *>> users;
+};
+
+/// Whether the buffer a kernel receives as argument `argNumber` exists for
+/// the kernel alone: at each of its `calls` (none: false) an allocation
+/// that only that call (and its dealloc) uses, directly or through views.
+/// What the kernel writes there nobody reads after it returns.
+bool isCallLocalArgument(ArrayRef<func::CallOp> calls, unsigned argNumber);
 
 /// The most arguments a kernel takes: CUDA passes kernel parameters in
 /// 4 KiB, and kernels stay far below it with pointers.

@@ -555,19 +555,23 @@ int64_t FlashBuilder::build() {
     });
   }
 
-  // The row sums over the quad; out = o / l (0 for a NaN softmax with
-  // nan_to_zero: every key masked with -inf).
+  // The row sums over the quad; out = o * (1 / l), one division per row
+  // rather than one per element (IEEE div.rn.f32 is a subroutine in PTX);
+  // 0 for a NaN softmax with nan_to_zero: every key masked with -inf.
   quadReduce(l, /*isMax=*/false);
   Type outElt = cast<MemRefType>(out.getType()).getElementType();
   forEachThread([&](Value tid) {
+    Value one = rw.create<arith::ConstantOp>(loc, rw.getF32FloatAttr(1));
+    Value inverse[2] = {rw.create<arith::DivFOp>(loc, one, rd(l, tid, 0)),
+                        rw.create<arith::DivFOp>(loc, one, rd(l, tid, 1))};
     forRange(dTiles, [&](Value t) {
       for (int64_t j = 0; j < 4; ++j) {
         int64_t h = j / 2;
         Value row = ix.add(q0, rowOf(tid, h));
         Value col = ix.add(ix.add(ix.mul(quad(tid), 2), ix.mul(t, 8)), j % 2);
         Value lh = rd(l, tid, h);
-        Value r = rw.create<arith::DivFOp>(
-            loc, rd(o, tid, ix.add(ix.mul(t, 4), j)), lh);
+        Value r = rw.create<arith::MulFOp>(
+            loc, rd(o, tid, ix.add(ix.mul(t, 4), j)), inverse[h]);
         if (op.getNanToZero())
           r = rw.create<arith::SelectOp>(
               loc,

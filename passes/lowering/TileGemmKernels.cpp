@@ -36,6 +36,7 @@
 #include "mlir/IR/PatternMatch.h"
 
 #include <cmath>
+#include <limits>
 
 namespace mlir::dlc {
 #define GEN_PASS_DEF_TILEGEMMKERNELSPASS
@@ -231,41 +232,6 @@ bool hasOperandMap(AffineMap map, unsigned rank, unsigned last0,
   }
   return true;
 }
-
-/// The users of each function symbol, gathered in one walk of the module
-/// (SymbolTable::getSymbolUses per kernel walks the module once per kernel:
-/// seconds on bert_base).
-class KernelCalls {
-public:
-  explicit KernelCalls(ModuleOp module) {
-    std::optional<SymbolTable::UseRange> uses =
-        SymbolTable::getSymbolUses(&module.getBodyRegion());
-    if (!uses)
-      return;
-    for (SymbolTable::SymbolUse use : *uses)
-      users[use.getSymbolRef().getRootReference()].push_back(use.getUser());
-  }
-
-  /// The calls of `func`; empty when some other op uses it.
-  SmallVector<func::CallOp> of(func::FuncOp func) const {
-    SmallVector<func::CallOp> calls;
-    for (Operation *user : users.lookup(func.getSymNameAttr())) {
-      auto call = dyn_cast<func::CallOp>(user);
-      if (!call)
-        return {};
-      calls.push_back(call);
-    }
-    return calls;
-  }
-
-  /// Records a call created after the walk.
-  void add(func::CallOp call) {
-    users[call.getCalleeAttr().getRootReference()].push_back(call);
-  }
-
-private:
-  llvm::DenseMap<StringAttr, SmallVector<Operation *>> users;
-};
 
 LogicalResult matchConvKernel(GemmKernel &g, bool unsignedArg[2],
                               const KernelCalls &calls);
@@ -582,11 +548,13 @@ constexpr TileConfig kConfigs[] = {
 };
 
 /// The wgmma tile shapes (sm_90a), largest first: BN is the instruction's
-/// N; 128 accumulator registers per thread at most.
+/// N (a multiple of 8 up to 256; B is always K-major, 8 chunks a row, so any
+/// BN swizzles alike); 128 accumulator registers per thread at most.
 constexpr TileConfig kWgmmaConfigs[] = {
-    {128, 256, 0, 0, 4, 0, 2},
-    {128, 128, 0, 0, 4, 0, 2},
-    {64, 128, 0, 0, 4, 0, 1},
+    {128, 256, 0, 0, 4, 0, 2}, {128, 192, 0, 0, 4, 0, 2},
+    {128, 128, 0, 0, 4, 0, 2}, {128, 64, 0, 0, 4, 0, 2},
+    {64, 128, 0, 0, 4, 0, 1},  {64, 96, 0, 0, 4, 0, 1},
+    {64, 64, 0, 0, 4, 0, 1},
 };
 
 /// Tile rows per raster group. In row-major tile order the CTAs resident
@@ -610,24 +578,95 @@ int64_t chooseGroupM(int64_t batch, int64_t tilesM, int64_t tilesN,
   return 1;
 }
 
-/// The cost model: the largest tile that still gives every SM a CTA (a
-/// tile that leaves SMs idle loses more than its better reuse gains).
-TileConfig chooseConfig(const GemmKernel &g, int64_t smCount, bool wgmma) {
+/// What the tile cost model plans with, per SM and SM clock (an H100's
+/// figures; an A100's mma.sync rate is the same per SM).
+namespace cost {
+/// Dense f16/bf16 multiply-adds per clock: wgmma, and mma.sync (half
+/// wgmma's on sm_90). int8 runs at twice, TF32 at half the rate.
+constexpr double kWgmmaMacs = 2048, kMmaMacs = 1024;
+/// An SM's share of L2 bandwidth (the 4096^3 GEMM's 128x256 tiles drew
+/// ~6.7 TB/s from the H100's L2, 26 bytes per SM clock). Kept when fewer
+/// SMs load: whether one SM then draws more is unmeasured, and assuming it
+/// would favour leaving SMs idle.
+constexpr double kL2Bytes = 32;
+/// Filling the pipeline: the first k-tile's DRAM latency (~0.8 us).
+constexpr double kFillCycles = 1500;
+/// Epilogue cycles per output element of a CTA tile, per SM: ~8 issue
+/// slots per element (convert, bias, activation, store) over 4 schedulers
+/// at an IPC of ~1/2 (two warps each hide little latency).
+constexpr double kEpilogueCyclesPerElement = 1.0 / 8;
+/// Shared memory and registers an SM gives its CTAs.
+constexpr int64_t kSmemBytes = 227 * 1024, kRegisters = 65536;
+} // namespace cost
+
+/// Estimated SM cycles of `g` on tiles `c` without split-K. CTAs spread
+/// evenly over the SMs; an SM runs its CTAs' k-tiles one after another
+/// (co-resident CTAs share its tensor cores and its L2 bandwidth), each
+/// taking the longer of its MMAs (the whole tile, rows beyond M or N
+/// included) and its loads (only rows that exist: TMA and cp.async
+/// zero-fill the rest), and pays the pipeline fill and the epilogue once
+/// per round of co-resident CTAs (what occupancy hides). The model ranks
+/// tile shapes: wave quantization (bert's 1024x3072 FFN GEMM: 192 CTAs of
+/// 128x128 are 1.45 waves, 128 of 128x192 one), and N or M below the tile
+/// (resnet50's 64-channel convolutions on 128x256 tiles multiplied zeros
+/// three quarters of the time).
+double estimateCycles(const GemmKernel &g, const TileConfig &c, int64_t batch,
+                      int64_t smCount) {
+  int64_t eb = g.elementBytes();
+  int64_t ctas =
+      batch * llvm::divideCeil(g.m, c.bm) * llvm::divideCeil(g.n, c.bn);
+  int64_t kTiles = llvm::divideCeil(g.k, c.bk);
+  double macs =
+      (c.wgmma() ? cost::kWgmmaMacs : cost::kMmaMacs) * 2.0 / double(eb);
+  double mma = double(c.bm * c.bn * c.bk) / macs;
+  double load =
+      double((std::min(c.bm, g.m) + std::min(c.bn, g.n)) * c.bk * eb) /
+      cost::kL2Bytes;
+  // Registers: the f32/i32 accumulators plus ~64 for addresses and
+  // fragments.
+  int64_t regs = (c.bm * c.bn / c.threads() + 64) * c.threads();
+  int64_t smem = c.stages * c.stageElems() * eb + 1024;
+  int64_t occupancy = std::max<int64_t>(
+      1, std::min(cost::kRegisters / regs, cost::kSmemBytes / smem));
+  int64_t perSm = llvm::divideCeil(ctas, smCount);
+  int64_t rounds = llvm::divideCeil(perSm, occupancy);
+  double fixed =
+      cost::kFillCycles + double(c.bm * c.bn) * cost::kEpilogueCyclesPerElement;
+  return double(perSm * kTiles) * std::max(mma, load) + rounds * fixed;
+}
+
+/// A tile shape written BMxBN.
+std::string tileName(const TileConfig &c) {
+  return std::to_string(c.bm) + "x" + std::to_string(c.bn);
+}
+
+/// Whether `name` (BMxBN) is a tile shape of either path.
+bool isTileName(StringRef name) {
+  auto named = [&](const TileConfig &c) { return tileName(c) == name; };
+  return llvm::any_of(kConfigs, named) || llvm::any_of(kWgmmaConfigs, named);
+}
+
+/// The cost model: the tile shape with the fewest estimated cycles
+/// (estimateCycles), the larger on a tie; `forced` (BMxBN) instead where
+/// the path has that shape.
+TileConfig chooseConfig(const GemmKernel &g, int64_t smCount, bool wgmma,
+                        StringRef forced) {
   int64_t batch = 1;
   for (int64_t d : g.batchShape)
     batch *= d;
   ArrayRef<TileConfig> configs =
       wgmma ? ArrayRef<TileConfig>(kWgmmaConfigs) : ArrayRef<TileConfig>(kConfigs);
-  TileConfig chosen = configs.back();
-  for (const TileConfig &c : configs) {
-    int64_t ctas = batch * llvm::divideCeil(g.m, c.bm) *
-                   llvm::divideCeil(g.n, c.bn);
-    if (ctas >= smCount) {
+  TileConfig chosen = configs.front();
+  double best = std::numeric_limits<double>::infinity();
+  for (TileConfig c : configs) {
+    c.bk = (wgmma ? 128 : 64) / g.elementBytes();
+    double cycles =
+        tileName(c) == forced ? -1 : estimateCycles(g, c, batch, smCount);
+    if (cycles < best) {
+      best = cycles;
       chosen = c;
-      break;
     }
   }
-  chosen.bk = (wgmma ? 128 : 64) / g.elementBytes();
   chosen.groupM =
       chooseGroupM(batch, llvm::divideCeil(g.m, chosen.bm),
                    llvm::divideCeil(g.n, chosen.bn), chosen, smCount);
@@ -1893,28 +1932,7 @@ bool GemmBuilder::isKernelLocal(Value buffer) {
   if (it != localCache.end())
     return it->second;
   auto arg = dyn_cast<BlockArgument>(rootBuffer(buffer));
-  bool local = arg && !g.calls.empty();
-  for (func::CallOp call : g.calls) {
-    Value root = rootBuffer(call.getOperand(arg.getArgNumber()));
-    auto alloc = root.getDefiningOp<memref::AllocOp>();
-    // The buffer lives only for this call: its every use is the call
-    // itself or a view the call reads it through.
-    std::function<bool(Value)> onlyThisCall = [&](Value v) {
-      for (Operation *user : v.getUsers()) {
-        if (user == call.getOperation() || isa<memref::DeallocOp>(user))
-          continue;
-        if (isa<ViewLikeOpInterface>(user) && user->getNumResults() == 1 &&
-            onlyThisCall(user->getResult(0)))
-          continue;
-        return false;
-      }
-      return true;
-    };
-    if (!alloc || !onlyThisCall(alloc)) {
-      local = false;
-      break;
-    }
-  }
+  bool local = arg && isCallLocalArgument(g.calls, arg.getArgNumber());
   localCache[buffer] = local;
   return local;
 }
@@ -2405,6 +2423,12 @@ struct TileGemmKernelsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (!tile.empty() && !isTileName(tile)) {
+      module.emitError("dlc-tile-gemm-kernels: unknown tile '")
+          << tile << "' (expected BMxBN of a tensor-core tile shape, e.g. "
+          << tileName(kWgmmaConfigs[0]) << ")";
+      return signalPassFailure();
+    }
     IRRewriter rewriter(&getContext());
     SmallVector<func::FuncOp> kernels;
     for (auto func : module.getOps<func::FuncOp>())
@@ -2419,10 +2443,10 @@ struct TileGemmKernelsPass
       // [K, N] B would need its MN-major layouts); TF32 keeps mma.sync,
       // whose operands are rounded (cvt.rna) on the way to the registers.
       bool useWgmma = wgmma && g->bTransposed && !g->isTf32();
-      TileConfig cfg = chooseConfig(*g, smCount, useWgmma);
+      TileConfig cfg = chooseConfig(*g, smCount, useWgmma, tile);
       std::optional<SplitK> split = chooseSplitK(*g, cfg, smCount);
       if (!split) {
-        tile(rewriter, *g, cfg, std::nullopt);
+        tileKernel(rewriter, *g, cfg, std::nullopt);
         continue;
       }
       // wgmma: the splits of a tile are one cluster (at most the 8 CTAs a
@@ -2434,7 +2458,7 @@ struct TileGemmKernelsPass
             kTiles, std::min<int64_t>(split->splits, kMaxCluster));
         split = SplitK{int64_t(llvm::divideCeil(kTiles, per)), per, Value(),
                        /*cluster=*/true};
-        tile(rewriter, *g, cfg, split);
+        tileKernel(rewriter, *g, cfg, split);
         func->setAttr(attrs::kClusterCtas,
                       rewriter.getI64IntegerAttr(split->splits));
         continue;
@@ -2449,13 +2473,13 @@ struct TileGemmKernelsPass
         return signalPassFailure();
       }
       split->workspace = partial.getArguments().back();
-      tile(rewriter, *pg, cfg, split);
+      tileKernel(rewriter, *pg, cfg, split);
     }
   }
 
   /// Replaces the kernel's ops with the CTA program.
-  void tile(IRRewriter &rewriter, GemmKernel &g, const TileConfig &cfg,
-            std::optional<SplitK> split) {
+  void tileKernel(IRRewriter &rewriter, GemmKernel &g, const TileConfig &cfg,
+                  std::optional<SplitK> split) {
     func::FuncOp func = g.func;
     std::optional<TmaOperand> tmaA, tmaB;
     if (tma && cfg.wgmma()) {

@@ -402,13 +402,18 @@ def tensor_core_cases(t):
     # tiles in M, N and K (K = 80: a 64-wide k-tile and a zero-filled one).
     ints = lambda dtype, *shape: t.rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max,
                                                 size=shape, endpoint=True).astype(dtype)
+    # An s8 operand that is a model input, in [-64, 63]: on x86 CPUs without
+    # VNNI, ONNX Runtime adds u8 x s8 product pairs in saturating int16 for
+    # a non-constant B (harness.run_ort's exact-kernel option covers only
+    # constant ones), so full-range inputs would give a wrong reference.
+    s8_input = lambda *shape: t.rng.integers(-64, 63, size=shape, endpoint=True).astype(np.int8)
     t.op("mma_int8_u8s8_zero_point", "MatMulInteger", {"x": ints(np.uint8, 2, 72, 80)},
          {"w": ints(np.int8, 80, 88), "xz": np.array(131, np.uint8)}, extra=form)
     # Two activations (attention's P.V in int8): the rhs goes [N, K] through
     # a transpose kernel and the lhs zero point leaves the product through
     # the rhs's column sums, computed at run time; batch dims broadcast.
     t.op("mma_int8_activations", "MatMulInteger",
-         {"x": ints(np.uint8, 2, 3, 40, 64), "v": ints(np.int8, 1, 3, 64, 48)},
+         {"x": ints(np.uint8, 2, 3, 40, 64), "v": s8_input(1, 3, 64, 48)},
          {"xz": np.array(200, np.uint8), "vz": np.array(0, np.int8)}, extra=form)
     # Both zero points nonzero: -x_zp colsum(v) - v_zp rowsum(x) + K x_zp v_zp.
     t.op("mma_int8_activations_both_zero_points", "MatMulInteger",
@@ -465,15 +470,24 @@ def tensor_core_cases(t):
          {"w": t.rand(200, 96), "c": t.rand(200)},
          attrs=dict(transB=1, alpha=0.5, beta=2.0),
          flags=("--precision=bf16", *sm90a), extra=form, rtol=3e-2, atol=2e-2)
-    # 128x128 tiles: two warpgroups, each an m64 block.
-    t.op("wgmma_fp16_128x128_tiles", "MatMul", {"a": t.rand(2048, 32)}, {"b": t.rand(32, 1152)},
+    # The cost model's tile shapes (estimateCycles): two warpgroups, each
+    # an m64 block, of 128x192 (96 CTAs on 132 SMs), 128x128 and 128x64;
+    # one warpgroup of 64x96 (wgmma n96: 12 n8 fragments a row).
+    t.op("wgmma_fp16_128x192_tiles", "MatMul", {"a": t.rand(2048, 32)}, {"b": t.rand(32, 1152)},
          flags=(*half, *sm90a), extra=form, rtol=1e-2, atol=5e-3)
+    t.op("wgmma_fp16_128x128_tiles", "MatMul", {"a": t.rand(256, 512, lo=-0.5, hi=0.5)},
+         {"b": t.rand(512, 256, lo=-0.5, hi=0.5)},
+         flags=(*half, *sm90a, "--sm-count=4"), extra=form, rtol=1e-2, atol=1e-2)
+    t.op("wgmma_fp16_128x64_tiles", "MatMul", {"a": t.rand(1000, 64)}, {"b": t.rand(64, 64)},
+         flags=(*half, *sm90a, "--sm-count=4"), extra=form, rtol=1e-2, atol=5e-3)
+    t.op("wgmma_fp16_64x96_tiles", "MatMul", {"a": t.rand(60, 64)}, {"b": t.rand(64, 190)},
+         flags=(*half, *sm90a, "--sm-count=2"), extra=form, rtol=1e-2, atol=5e-3)
     # int8: wgmma k32 u8 x s8, i32 accumulators, exact.
     t.op("wgmma_int8_u8s8_zero_point", "MatMulInteger", {"x": ints(np.uint8, 2, 72, 80)},
          {"w": ints(np.int8, 80, 88), "xz": np.array(131, np.uint8)},
          flags=sm90a, extra=form)
     t.op("wgmma_int8_activations", "MatMulInteger",
-         {"x": ints(np.uint8, 2, 3, 40, 64), "v": ints(np.int8, 1, 3, 64, 48)},
+         {"x": ints(np.uint8, 2, 3, 40, 64), "v": s8_input(1, 3, 64, 48)},
          {"xz": np.array(200, np.uint8), "vz": np.array(0, np.int8)},
          flags=sm90a, extra=form)
     # An implicit-GEMM convolution: the gathered A tile in wgmma's layout.

@@ -20,11 +20,11 @@
 // CHECK: %[[FIRST:.*]] = arith.muli %[[GROUP]], %c2
 // CHECK: %[[ROW:.*]] = arith.addi %[[FIRST]], %[[ROWIN]]
 // CHECK: arith.muli %[[ROW]], %c128
-func.func private @grouped(%acc: memref<512x256xf32>, %a: memref<512x64xf16>, %b: memref<256x64xf16>) attributes {dlc.kernel} {
+func.func private @grouped(%acc: memref<512x256xf32>, %a: memref<512x512xf16>, %b: memref<256x512xf16>) attributes {dlc.kernel} {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%acc : memref<512x256xf32>)
   linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%a, %b : memref<512x64xf16>, memref<256x64xf16>) outs(%acc : memref<512x256xf32>) {
+      ins(%a, %b : memref<512x512xf16>, memref<256x512xf16>) outs(%acc : memref<512x256xf32>) {
   ^bb0(%x: f16, %y: f16, %s: f32):
     %0 = arith.extf %x : f16 to f32
     %1 = arith.extf %y : f16 to f32
@@ -51,11 +51,11 @@ func.func private @grouped(%acc: memref<512x256xf32>, %a: memref<512x64xf16>, %b
 // CHECK: arith.muli %[[COL]], %c128
 // CHECK: %[[ROW:.*]] = arith.divui %[[T]], %c2
 // CHECK: arith.muli %[[ROW]], %c128
-func.func private @row_major(%acc: memref<384x256xf32>, %a: memref<384x64xf16>, %b: memref<256x64xf16>) attributes {dlc.kernel} {
+func.func private @row_major(%acc: memref<384x256xf32>, %a: memref<384x512xf16>, %b: memref<256x512xf16>) attributes {dlc.kernel} {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%acc : memref<384x256xf32>)
   linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%a, %b : memref<384x64xf16>, memref<256x64xf16>) outs(%acc : memref<384x256xf32>) {
+      ins(%a, %b : memref<384x512xf16>, memref<256x512xf16>) outs(%acc : memref<384x256xf32>) {
   ^bb0(%x: f16, %y: f16, %s: f32):
     %0 = arith.extf %x : f16 to f32
     %1 = arith.extf %y : f16 to f32

@@ -1,7 +1,7 @@
-// RUN: dlc-opt %s --split-input-file --dlc-tile-gemm-kernels="wgmma=true tma=true" | FileCheck %s
-// RUN: dlc-opt %s --split-input-file --dlc-tile-gemm-kernels="wgmma=true tma=true emulate=true" | FileCheck %s --check-prefix=EMU
-// RUN: dlc-opt %s --split-input-file --dlc-tile-gemm-kernels="wgmma=true tma=true warp-specialize=true" | FileCheck %s --check-prefix=WS
-// RUN: dlc-opt %s --split-input-file --dlc-tile-gemm-kernels="wgmma=true tma=true warp-specialize=true emulate=true" | FileCheck %s --check-prefix=WSEMU
+// RUN: dlc-opt %s --split-input-file --dlc-tile-gemm-kernels="tile=64x128 wgmma=true tma=true" | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlc-tile-gemm-kernels="tile=64x128 wgmma=true tma=true emulate=true" | FileCheck %s --check-prefix=EMU
+// RUN: dlc-opt %s --split-input-file --dlc-tile-gemm-kernels="tile=64x128 wgmma=true tma=true warp-specialize=true" | FileCheck %s --check-prefix=WS
+// RUN: dlc-opt %s --split-input-file --dlc-tile-gemm-kernels="tile=64x128 wgmma=true tma=true warp-specialize=true emulate=true" | FileCheck %s --check-prefix=WSEMU
 
 #a = affine_map<(d0, d1, d2) -> (d0, d2)>
 #bt = affine_map<(d0, d1, d2) -> (d1, d2)>

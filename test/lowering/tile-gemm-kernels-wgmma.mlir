@@ -1,5 +1,5 @@
-// RUN: dlc-opt %s --split-input-file --dlc-tile-gemm-kernels="wgmma=true" | FileCheck %s
-// RUN: dlc-opt %s --split-input-file --dlc-tile-gemm-kernels="wgmma=true emulate=true" | FileCheck %s --check-prefix=EMU
+// RUN: dlc-opt %s --split-input-file --dlc-tile-gemm-kernels="tile=64x128 wgmma=true" | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlc-tile-gemm-kernels="tile=64x128 wgmma=true emulate=true" | FileCheck %s --check-prefix=EMU
 
 #a = affine_map<(d0, d1, d2) -> (d0, d2)>
 #bt = affine_map<(d0, d1, d2) -> (d1, d2)>
