@@ -392,7 +392,8 @@ void rematerializeLocalPasses(RewriterBase &rw, Block *item,
         }
         reads.push_back({load, loop});
       }
-      if (!ok || reads.empty())
+      // (No reads at all: the store is dead.)
+      if (!ok)
         continue;
       SmallVector<Operation *> slice = sliceIn(pass, store.getValueToStore());
       for (auto [load, loop] : reads) {
@@ -956,8 +957,10 @@ struct DistributeReductionsPass
           lowerKernelToLoopNest(rewriter, trial, /*rowWorkItems=*/false);
       if (succeeded(loop)) {
         SmallVector<func::CallOp> funcCalls = calls.of(func);
+        // The argument itself, not a view: every access to it is then a
+        // use of it that rematerializeLocalPasses sees.
         auto isLocal = [&](Value buffer) {
-          auto arg = dyn_cast<BlockArgument>(rootBuffer(buffer));
+          auto arg = dyn_cast<BlockArgument>(buffer);
           return arg && arg.getOwner()->isEntryBlock() &&
                  arg.getOwner()->getParentOp() == trial.getOperation() &&
                  isCallLocalArgument(funcCalls, arg.getArgNumber());
