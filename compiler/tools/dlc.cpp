@@ -665,6 +665,10 @@ int main(int argc, char **argv) {
   dlc::registerDlcDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // A pass's error names the problem; the whole module after it (MLIR's
+  // default "see current operation" note) is for compiler developers, who
+  // have --mlir-print-ir-after-failure.
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   return run(context);
