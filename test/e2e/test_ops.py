@@ -458,7 +458,8 @@ def tensor_core_cases(t):
     # the 128-byte-swizzled stages through matrix descriptors (emulated by
     # decoding the descriptors as the PTX ISA defines them). A constant [K,
     # N] weight is stored [N, K]; M, N and K tails (K = 72: a 64-wide k-tile
-    # and a zero-filled one); 64x128 tiles, one warpgroup.
+    # and a zero-filled one); 64x64 tiles (the cost model's choice for so
+    # few output tiles), one warpgroup.
     sm90a = ("--arch=sm_90a",)
     t.add("wgmma_fp16_bias_relu_tails", [
         helper.make_node("MatMul", ["x", "w"], ["m"]),
@@ -534,8 +535,8 @@ def tensor_core_cases(t):
     # Split-K: output tiles that leave half the SMs idle share the k-tiles
     # among CTAs (partial sums to a workspace, added up in a fixed order by
     # the kernel that keeps the init and epilogue). 49 x 256 outputs, K =
-    # 2304 (resnet50's last 3x3 convs at batch 1): 18 splits of 4 k-tiles
-    # with mma.sync 64x64 tiles, 9 with wgmma's 64x128.
+    # 2304 (resnet50's last 3x3 convs at batch 1): 4 mma.sync tiles of 64x64,
+    # 18 splits of 4 k-tiles each (72 CTAs).
     t.add("splitk_fp16_bias_relu", [
         helper.make_node("MatMul", ["x", "w"], ["m"]),
         helper.make_node("Add", ["m", "b"], ["s"]),
