@@ -388,3 +388,86 @@ func.func @main(%x: memref<8x256xf32>, %g: memref<256xf32>, %b: memref<256xf32>,
   memref.dealloc %var : memref<8x1xf32>
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#acc = affine_map<(d0, d1) -> (d0, 0)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// The same LayerNorm, but the caller passes in %c (a model buffer someone
+// else may read): x - mean is still stored, once, in its own row loop
+// (the variance and the normalization read it back); only the rounding
+// joins the normalization.
+// CHECK-LABEL: func.func private @layer_norm_kept
+// CHECK: gpu.shuffle  xor
+// CHECK: scf.for
+// CHECK: memref.store %{{.*}}, %arg2
+// CHECK: scf.for
+// CHECK: memref.load %arg2
+// CHECK: gpu.shuffle  xor
+// CHECK: scf.for
+// CHECK: memref.load %arg2
+// CHECK: memref.store %[[Y:.*]], %arg6
+// CHECK: %[[H:.*]] = arith.truncf %[[Y]] : f32 to f16
+// CHECK: memref.store %[[H]], %arg7
+// CHECK-NOT: scf.for
+// CHECK: return
+func.func private @layer_norm_kept(%mean: memref<8x1xf32>, %x: memref<8x256xf32>, %c: memref<8x256xf32>,
+    %var: memref<8x1xf32>, %g: memref<256xf32>, %b: memref<256xf32>, %y: memref<8x256xf32>,
+    %h: memref<8x256xf16>) attributes {dlc.kernel} {
+  %zero = arith.constant 0.0 : f32
+  %inv = arith.constant 0.00390625 : f32
+  %eps = arith.constant 1.0e-5 : f32
+  linalg.fill ins(%zero : f32) outs(%mean : memref<8x1xf32>)
+  linalg.generic {indexing_maps = [#id, #acc], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x256xf32>) outs(%mean : memref<8x1xf32>) {
+  ^bb0(%in: f32, %m: f32):
+    %s = arith.mulf %in, %inv : f32
+    %a = arith.addf %m, %s : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#id, #acc, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mean : memref<8x256xf32>, memref<8x1xf32>) outs(%c : memref<8x256xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    linalg.yield %d : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%var : memref<8x1xf32>)
+  linalg.generic {indexing_maps = [#id, #acc], iterator_types = ["parallel", "reduction"]}
+      ins(%c : memref<8x256xf32>) outs(%var : memref<8x1xf32>) {
+  ^bb0(%in: f32, %v: f32):
+    %sq = arith.mulf %in, %in : f32
+    %s = arith.mulf %sq, %inv : f32
+    %a = arith.addf %v, %s : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#id, #acc, #col, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %var, %g, %b : memref<8x256xf32>, memref<8x1xf32>, memref<256xf32>, memref<256xf32>)
+      outs(%y : memref<8x256xf32>) {
+  ^bb0(%in: f32, %v: f32, %gi: f32, %bi: f32, %out: f32):
+    %e = arith.addf %v, %eps : f32
+    %r = math.rsqrt %e : f32
+    %n = arith.mulf %in, %r : f32
+    %s = arith.mulf %n, %gi : f32
+    %t = arith.addf %s, %bi : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y : memref<8x256xf32>) outs(%h : memref<8x256xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %t = arith.truncf %in : f32 to f16
+    linalg.yield %t : f16
+  }
+  return
+}
+func.func @main_kept(%x: memref<8x256xf32>, %g: memref<256xf32>, %b: memref<256xf32>, %y: memref<8x256xf32>,
+    %h: memref<8x256xf16>, %c: memref<8x256xf32>) {
+  %mean = memref.alloc() : memref<8x1xf32>
+  %var = memref.alloc() : memref<8x1xf32>
+  call @layer_norm_kept(%mean, %x, %c, %var, %g, %b, %y, %h) : (memref<8x1xf32>, memref<8x256xf32>, memref<8x256xf32>,
+      memref<8x1xf32>, memref<256xf32>, memref<256xf32>, memref<8x256xf32>, memref<8x256xf16>) -> ()
+  memref.dealloc %mean : memref<8x1xf32>
+  memref.dealloc %var : memref<8x1xf32>
+  return
+}
