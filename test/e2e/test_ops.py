@@ -598,6 +598,27 @@ def tensor_core_cases(t):
                 "w2": t.rand(1024, 256, lo=-0.1, hi=0.1), "b2": t.rand(256),
                 "s2": np.array([1, 128, 256], np.int64)},
         flags=(*half, *sm90a), extra=form, rtol=1e-2, atol=1e-2)
+    # BERT's FFN as exported below opset 20: the erf GELU (Div by sqrt(2),
+    # Erf, Add 1, Mul x, Mul 0.5) becomes one dlc.gelu (dlc-fuse-activations)
+    # in the first GEMM's epilogue; the second GEMM adds the residual. 2 x 128
+    # rows at --sm-count=4: wgmma n192 tiles for the first, n128 for the
+    # second.
+    t.add("bert_ffn_erf_gelu_fp16", [
+        helper.make_node("MatMul", ["x", "w1"], ["m1"]),
+        helper.make_node("Add", ["m1", "b1"], ["h"]),
+        helper.make_node("Div", ["h", "sqrt2"], ["d"]),
+        helper.make_node("Erf", ["d"], ["e"]),
+        helper.make_node("Add", ["e", "one"], ["e1"]),
+        helper.make_node("Mul", ["h", "e1"], ["he"]),
+        helper.make_node("Mul", ["he", "half_"], ["g"]),
+        helper.make_node("MatMul", ["g", "w2"], ["m2"]),
+        helper.make_node("Add", ["m2", "x"], ["y"])],
+        {"x": t.rand(2, 128, 192, lo=-1, hi=1)},
+        consts={"w1": t.rand(192, 384, lo=-0.1, hi=0.1), "b1": t.rand(384),
+                "sqrt2": np.array(1.4142135381698608, np.float32),
+                "one": np.array(1.0, np.float32), "half_": np.array(0.5, np.float32),
+                "w2": t.rand(384, 192, lo=-0.1, hi=0.1)},
+        flags=(*half, *sm90a, "--sm-count=4"), extra=form, rtol=1e-2, atol=1e-2)
     # BERT's Q, K and V projections: GEMMs of one launch shape on the same
     # input, merged into one launch (dlc-merge-launches): CTAs [0, 36) run
     # Q's 12 clusters of 3, the next 12 the 4 of a narrower K (N = 256), the
