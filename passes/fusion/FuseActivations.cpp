@@ -9,6 +9,7 @@
 
 #include "dialects/dlc/DlcDialect.h"
 #include "passes/Passes.h"
+#include "passes/fusion/ScalarConstant.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
@@ -26,12 +27,11 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 namespace {
-/// The value of a one-element float constant (shape [] or [1, ...]).
+/// The value of a one-element float constant, as a double.
 std::optional<double> scalarConstant(Value v) {
-  DenseFPElementsAttr attr;
-  if (!matchPattern(v, m_Constant(&attr)) || attr.getNumElements() != 1)
-    return std::nullopt;
-  return (*attr.value_begin<APFloat>()).convertToDouble();
+  if (std::optional<APFloat> c = scalarFloatConstant(v))
+    return c->convertToDouble();
+  return std::nullopt;
 }
 
 /// Exporters write the constants rounded to f32 (sqrt(2) as

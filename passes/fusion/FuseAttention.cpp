@@ -10,6 +10,7 @@
 
 #include "dialects/dlc/DlcDialect.h"
 #include "passes/Passes.h"
+#include "passes/fusion/ScalarConstant.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Traits.h"
@@ -34,11 +35,10 @@ constexpr float kMaskFill = -1e30f;
 
 /// The value of a one-element f32 constant (shape [] or [1, ...]).
 std::optional<float> scalarConstant(Value v) {
-  DenseFPElementsAttr attr;
-  if (!matchPattern(v, m_Constant(&attr)) || attr.getNumElements() != 1 ||
-      !attr.getElementType().isF32())
+  std::optional<APFloat> c = scalarFloatConstant(v);
+  if (!c || &c->getSemantics() != &APFloat::IEEEsingle())
     return std::nullopt;
-  return (*attr.value_begin<APFloat>()).convertToFloat();
+  return c->convertToFloat();
 }
 
 /// `x` as a scalar scaling of another value: Mul(input, c), Mul(c, input)

@@ -173,13 +173,22 @@ int classifyAccess(Value memref, ValueRange indices, Value k, Block *body) {
 /// Classifies a loop over the row; failure when it is neither an
 /// elementwise pass nor a reduction whose accumulators can be combined by
 /// a butterfly.
-LogicalResult matchRowLoop(scf::ForOp loop, Phase &phase) {
+/// The trip count of a row loop: `for k = 0 to length step 1` without
+/// results; nullopt for any other loop.
+std::optional<int64_t> rowLoopLength(scf::ForOp loop) {
   auto lb = constantOf(loop.getLowerBound()),
        ub = constantOf(loop.getUpperBound()), step = constantOf(loop.getStep());
   if (!lb || !ub || !step || *lb != 0 || *step != 1 ||
       loop.getNumResults() != 0)
+    return std::nullopt;
+  return *ub;
+}
+
+LogicalResult matchRowLoop(scf::ForOp loop, Phase &phase) {
+  std::optional<int64_t> length = rowLoopLength(loop);
+  if (!length)
     return failure();
-  phase.length = *ub;
+  phase.length = *length;
   Block *body = loop.getBody();
   Value k = loop.getInductionVar();
   bool elementwise = false;
@@ -270,10 +279,8 @@ LogicalResult matchRowLoop(scf::ForOp loop, Phase &phase) {
 /// body has no regions, reads anything (indexed by k last, or not at all)
 /// and writes only at k.
 bool isElementwiseRowLoop(scf::ForOp loop, int64_t &length) {
-  auto lb = constantOf(loop.getLowerBound()),
-       ub = constantOf(loop.getUpperBound()), step = constantOf(loop.getStep());
-  if (!lb || !ub || !step || *lb != 0 || *step != 1 ||
-      loop.getNumResults() != 0)
+  std::optional<int64_t> trips = rowLoopLength(loop);
+  if (!trips)
     return false;
   Block *body = loop.getBody();
   Value k = loop.getInductionVar();
@@ -288,7 +295,7 @@ bool isElementwiseRowLoop(scf::ForOp loop, int64_t &length) {
       return false;
     }
   }
-  length = *ub;
+  length = *trips;
   return length > 0;
 }
 
