@@ -92,6 +92,10 @@ constexpr const char kCtaThreads[] = "dlc.cta_threads";
 /// forms the clusters).
 constexpr const char kClusterCtas[] = "dlc.cluster_ctas";
 constexpr const char kSharedBytes[] = "dlc.shared_bytes";
+/// On a CTA-program kernel whose CTAs loop over its tiles (persistent
+/// GEMMs): its work items were sized to one wave on the planned SMs, so it
+/// is not merged with another launch.
+constexpr const char kPersistent[] = "dlc.persistent";
 /// On a kernel argument: pass the address of a TMA tensor map over this
 /// buffer instead of the buffer ({dims, box} innermost first, swizzle in
 /// bytes); the packager adds it to the model.so's tensor-map table.

@@ -195,6 +195,23 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
     one `mbarrier.arrive` per warp. The k-loop has no CTA barrier left and
     keeps `stages - 1` k-tiles in flight.
 
+    With `persistent` as well, a warp-specialized kernel (not split) whose
+    tiles need more than one wave of CTAs on `sm-count` SMs launches one
+    wave: P = ceil(tiles / waves) CTAs, CTA c taking tiles c, c + P, ...
+    (consecutive tiles still run at once, so the raster groups keep their
+    L2 reuse). The producer's and consumers' k-tile counts run on across
+    the CTA's tiles (slot and phase parity from the running count), and the
+    consumers release the tile's last slot before its epilogue, so the
+    producer loads the next tile's first k-tiles while the epilogue runs and
+    the mbarrier setup and tensor-map acquire happen once per CTA:
+
+      // one CTA per tile, 512 CTAs (4096^3 f16, 128x256 tiles):
+      scf.parallel (%cta) = (%c0) to (%c512) { <k-loop>; <epilogue> }
+      // persistent, 128 CTAs on 132 SMs:
+      scf.parallel (%cta) = (%c0) to (%c128) {
+        scf.for %i = %c0 to %tiles_of_cta { <k-loop>; <release>; <epilogue> }
+      }
+
     With `split-k`, a kernel whose output tiles give fewer than half of
     `sm-count` SMs a CTA is split along K: a copy of the kernel (called
     first, with the caller's operands and a workspace `[s] + accumulator
@@ -279,6 +296,11 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
            "(up to 8) whose rank 0 adds the others' accumulators from "
            "distributed shared memory and runs the epilogue: one kernel, "
            "no workspace">,
+    Option<"persistent", "persistent", "bool", /*default=*/"false",
+           "With warpSpecialize, GEMMs whose tiles need more than one wave "
+           "of CTAs run persistent CTAs (one wave) that loop over tiles; "
+           "the producer warp loads the next tile while the consumers run "
+           "the epilogue">,
     Option<"tile", "tile", "std::string", /*default=*/"\"\"",
            "BMxBN: this CTA tile for every GEMM whose path (wgmma or "
            "mma.sync) has it, instead of the cost model's choice (tests "

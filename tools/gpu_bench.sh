@@ -11,6 +11,9 @@
 #   tools/gpu_bench.sh micro     # GEMM 4096/8192 fp16/bf16, elementwise
 #   tools/gpu_bench.sh int8      # resnet50 b32 PTQ int8 column (issue 6)
 #   tools/gpu_bench.sh ablations # micro without warp specialization / TMA
+#   tools/gpu_bench.sh persistent # micro, resnet50 b32 and bert b8 with
+#                                # --persistent-gemm (off by default until
+#                                # this beats the defaults' rows)
 # MODEL below is an ONNX file or NAME:BATCH (resnet50:1, bert:8, ...), which
 # is exported as the benchmark exports it (bench_pytorch.py --export).
 #   tools/gpu_bench.sh profile MODEL.onnx KERNEL_REGEX [dlc flags...]
@@ -26,10 +29,10 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 case ${1:-} in
-b1 | gpt2 | b32 | micro | int8 | ablations) ;;
+b1 | gpt2 | b32 | micro | int8 | ablations | persistent) ;;
 profile) [ $# -ge 3 ] || { echo "usage: $0 profile MODEL.onnx KERNEL_REGEX [dlc flags...]" >&2; exit 2; } ;;
 profile-all) [ $# -ge 2 ] || { echo "usage: $0 profile-all MODEL.onnx [dlc flags...]" >&2; exit 2; } ;;
-*) echo "usage: $0 b1|gpt2|b32|micro|int8|ablations|profile|profile-all ..." >&2; exit 2 ;;
+*) echo "usage: $0 b1|gpt2|b32|micro|int8|ablations|persistent|profile|profile-all ..." >&2; exit 2 ;;
 esac
 out=${OUT:-$root/gpu-bench-out}
 mkdir -p "$out"
@@ -74,6 +77,10 @@ int8) bench int8 --models resnet50 --batches 32 --skip-compile-modes --int8 "${m
 ablations)
   bench micro-nows --models none --elementwise-size 0 --dlc-flag=--warp-specialize=false
   bench micro-notma --models none --elementwise-size 0 --dlc-flag=--tma=false ;;
+persistent)
+  bench micro-persistent --models none --elementwise-size 0 --dlc-flag=--persistent-gemm
+  bench models-persistent --models resnet50,bert --batches 32 --text-batch 8 \
+    --skip-compile-modes "${models_only[@]}" --dlc-flag=--persistent-gemm ;;
 profile)
   model=$(onnx_of "$2") || exit 1
   regex=$3

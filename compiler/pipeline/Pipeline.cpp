@@ -125,6 +125,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     gemm.wgmma = hasWgmma(options.arch);
     gemm.tma = gemm.wgmma && options.tma;
     gemm.warpSpecialize = gemm.tma && options.warpSpecialize;
+    gemm.persistent = gemm.warpSpecialize && options.persistentGemm;
     gemm.clusterSplitK = gemm.wgmma && options.clusterSplitK;
     gemm.tile = options.gemmTile;
     pm.addPass(dlc::createTileGemmKernelsPass(gemm));

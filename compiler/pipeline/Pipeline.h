@@ -77,6 +77,10 @@ struct CompileOptions {
   bool tma = true;
   /// With TMA: a producer warp issues the copies (both operands on TMA).
   bool warpSpecialize = true;
+  /// With warp specialization: GEMMs needing more than one wave of CTAs run
+  /// one wave of persistent CTAs looping over the tiles (off until measured
+  /// on a GPU; docs/performance.md).
+  bool persistentGemm = false;
   /// sm_90a: a split-K tile's CTAs form a cluster reducing through
   /// distributed shared memory (one kernel, no workspace).
   bool clusterSplitK = true;

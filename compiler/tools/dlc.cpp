@@ -134,6 +134,13 @@ cl::opt<bool> warpSpecialize(
              "through mbarriers (default on; --warp-specialize=false to "
              "bisect)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> persistentGemm(
+    "persistent-gemm",
+    cl::desc("sm_90a: warp-specialized GEMMs whose tiles need more than one "
+             "wave of CTAs launch one wave of persistent CTAs that loop over "
+             "the tiles, loading the next tile during the epilogue (default "
+             "off until measured)"),
+    cl::init(false), cl::cat(category));
 cl::opt<bool> clusterSplitK(
     "cluster-split-k",
     cl::desc("sm_90a: the CTAs of a split-K GEMM tile form a thread-block "
@@ -482,6 +489,7 @@ int run(MLIRContext &context) {
   options.warpReductions = warpReductions;
   options.tma = tma;
   options.warpSpecialize = warpSpecialize;
+  options.persistentGemm = persistentGemm;
   options.clusterSplitK = clusterSplitK;
   options.mergeLaunches = mergeLaunches;
   options.foldQdq = foldQdq;

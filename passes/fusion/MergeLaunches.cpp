@@ -52,7 +52,8 @@ int64_t intAttr(Operation *op, StringRef name, int64_t absent) {
 
 std::optional<Program> programOf(func::FuncOp func) {
   if (!func || !func->hasAttr(attrs::kKernel) ||
-      !func->hasAttr(attrs::kCtaThreads) || !func->hasAttr(attrs::kWorkItems))
+      !func->hasAttr(attrs::kCtaThreads) || !func->hasAttr(attrs::kWorkItems) ||
+      func->hasAttr(attrs::kPersistent))
     return std::nullopt;
   auto loops =
       llvm::to_vector(func.getBody().front().getOps<scf::ParallelOp>());

@@ -610,6 +610,16 @@ constexpr int64_t kSmemBytes = 227 * 1024, kRegisters = 65536;
 /// 128x128 are 1.45 waves, 128 of 128x192 one), and N or M below the tile
 /// (resnet50's 64-channel convolutions on 128x256 tiles multiplied zeros
 /// three quarters of the time).
+/// CTAs of `c` an SM holds at once, by registers and shared memory.
+int64_t ctasPerSm(const GemmKernel &g, const TileConfig &c) {
+  // Registers: the f32/i32 accumulators plus ~64 for addresses and
+  // fragments.
+  int64_t regs = (c.bm * c.bn / c.threads() + 64) * c.threads();
+  int64_t smem = c.stages * c.stageElems() * g.elementBytes() + 1024;
+  return std::max<int64_t>(
+      1, std::min(cost::kRegisters / regs, cost::kSmemBytes / smem));
+}
+
 double estimateCycles(const GemmKernel &g, const TileConfig &c, int64_t batch,
                       int64_t smCount) {
   int64_t eb = g.elementBytes();
@@ -622,12 +632,7 @@ double estimateCycles(const GemmKernel &g, const TileConfig &c, int64_t batch,
   double load =
       double((std::min(c.bm, g.m) + std::min(c.bn, g.n)) * c.bk * eb) /
       cost::kL2Bytes;
-  // Registers: the f32/i32 accumulators plus ~64 for addresses and
-  // fragments.
-  int64_t regs = (c.bm * c.bn / c.threads() + 64) * c.threads();
-  int64_t smem = c.stages * c.stageElems() * eb + 1024;
-  int64_t occupancy = std::max<int64_t>(
-      1, std::min(cost::kRegisters / regs, cost::kSmemBytes / smem));
+  int64_t occupancy = ctasPerSm(g, c);
   int64_t perSm = llvm::divideCeil(ctas, smCount);
   int64_t rounds = llvm::divideCeil(perSm, occupancy);
   double fixed =
@@ -792,11 +797,11 @@ public:
               bool emulate, std::optional<SplitK> split = std::nullopt,
               std::optional<TmaOperand> tmaA = std::nullopt,
               std::optional<TmaOperand> tmaB = std::nullopt,
-              bool warpSpecialize = false)
-      : rw(rewriter), g(g), s(g, cfg), cfg(cfg), emulate(emulate),
-        split(split), tmaA(std::move(tmaA)), tmaB(std::move(tmaB)),
-        warpSpecialize(warpSpecialize), loc(g.contraction.getLoc()),
-        ix{rewriter, loc} {}
+              bool warpSpecialize = false, int64_t persistentCtas = 0)
+      : rw(rewriter), g(g), s(g, cfg), cfg(cfg), emulate(emulate), split(split),
+        tmaA(std::move(tmaA)), tmaB(std::move(tmaB)),
+        warpSpecialize(warpSpecialize), persistentCtas(persistentCtas),
+        loc(g.contraction.getLoc()), ix{rewriter, loc} {}
 
   /// Replaces the kernel's ops with the CTA program; returns its work
   /// items: the CTAs (emulated cluster split-K: the clusters).
@@ -839,6 +844,9 @@ private:
   std::optional<SplitK> split;
   std::optional<TmaOperand> tmaA, tmaB;
   bool warpSpecialize;
+  /// Persistent CTAs (0: one CTA per tile): CTA c runs tiles c, c + P, ...
+  int64_t persistentCtas;
+  Value cta;        // the work item: the CTA (emulated cluster: its cluster)
   Value splitIndex; // the CTA's split (split-K)
   Location loc;
   Idx ix;
@@ -944,9 +952,33 @@ private:
   void waitParity(Value bar, Value parity);
   /// The warp-specialized main loop and epilogue.
   void buildSpecialized(Value kBegin, Value kCount, ValueRange acc);
+  /// The same over the persistent CTA's tiles: the k-tile count runs on
+  /// from tile to tile (slots and parities), each tile's last slot is
+  /// released before its epilogue.
+  void buildPersistent(ValueRange acc);
+  bool persistent() const { return persistentCtas > 0; }
+  /// Tiles of the whole grid (batch entries x tile rows x tile columns).
+  int64_t tileCount() const {
+    int64_t n = s.tilesM * s.tilesN;
+    for (int64_t d : g.batchShape)
+      n *= d;
+    return n;
+  }
+  /// Points tileRow0, tileCol0 and batch at linear tile `tile` (raster
+  /// groups of cfg.groupM tile rows); returns what is left of `tile` above
+  /// the batch (split-K's split).
+  Value setTile(Value tile);
   /// Emulation: the producer issues every k-tile whose slot the consumers
-  /// have released, from its next one on (`producerNext`).
-  void runProducerEmulated(Value kBegin, Value kCount);
+  /// have released, from its next one on (`producerNext`) up to `total`;
+  /// `kTileOf(t)` gives the t-th fill's k-tile (pointing the tile
+  /// coordinates at its tile first where they change).
+  void runProducerEmulated(Value total, function_ref<Value(Value)> kTileOf);
+  /// Emulation: one consumer warp after another arrives on the empty
+  /// barrier of `slot`; the last ends its phase.
+  void releaseEmulated(Value slot);
+  /// GPU: lane 0 of each consumer warp arrives on the empty barrier of
+  /// `slot`, when `when` holds.
+  void release(Value slot, Value when);
   /// Emulation state, per slot: full barrier's pending transaction bytes
   /// and completed phases, empty barrier's arrivals and completed phases.
   enum StateField { kTx, kFullPhases, kEmptyArrivals, kEmptyPhases };
@@ -1771,7 +1803,8 @@ void GemmBuilder::waitForTma(Value j, Value slot) {
   waitParity(barrierAddress(slot), ix.rem(fill, 2));
 }
 
-void GemmBuilder::runProducerEmulated(Value kBegin, Value kCount) {
+void GemmBuilder::runProducerEmulated(Value total,
+                                      function_ref<Value(Value)> kTileOf) {
   // while (t < kCount && (t < stages || the slot's fill t / stages - 1 was
   // released)) issue(t++). The producer's parity wait for that release
   // passes exactly when fill - 1 empty phases ended before it; more would
@@ -1790,7 +1823,7 @@ void GemmBuilder::runProducerEmulated(Value kBegin, Value kCount) {
     return rw.create<arith::OrIOp>(
         loc, first, rw.create<arith::CmpIOp>(loc, p, phases, fill));
   };
-  Value go = ix.andi(ix.lt(t, kCount), released(arith::CmpIPredicate::sge));
+  Value go = ix.andi(ix.lt(t, total), released(arith::CmpIPredicate::sge));
   // For a refill: exactly `fill` releases.
   Value exact = released(arith::CmpIPredicate::eq);
   rw.create<scf::ConditionOp>(loc, go, ValueRange{t, exact});
@@ -1798,14 +1831,43 @@ void GemmBuilder::runProducerEmulated(Value kBegin, Value kCount) {
   rw.setInsertionPointToStart(after);
   t = after->getArgument(0);
   trapUnless(after->getArgument(1));
-  armAndCopy(ix.add(kBegin, t), ix.rem(t, cfg.stages));
+  armAndCopy(kTileOf(t), ix.rem(t, cfg.stages));
   rw.create<memref::StoreOp>(loc, ix.add(t, 1), producerNext,
                              ValueRange{ix.c(0)});
   rw.create<scf::YieldOp>(loc, ValueRange{});
 }
 
-void GemmBuilder::buildSpecialized(Value kBegin, Value kCount, ValueRange acc) {
+void GemmBuilder::releaseEmulated(Value slot) {
   int64_t consumerWarps = cfg.threads() / 32;
+  buildLoop(rw, loc, consumerWarps, [&](Value) {
+    addState(slot, kEmptyArrivals, 1);
+    auto done = rw.create<scf::IfOp>(
+        loc,
+        rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                 loadState(slot, kEmptyArrivals),
+                                 rw.create<arith::ConstantOp>(
+                                     loc, rw.getI64IntegerAttr(consumerWarps))),
+        false);
+    OpBuilder::InsertionGuard inner(rw);
+    rw.setInsertionPoint(done.thenBlock()->getTerminator());
+    addState(slot, kEmptyArrivals, -consumerWarps);
+    addState(slot, kEmptyPhases, 1);
+  });
+}
+
+void GemmBuilder::release(Value slot, Value when) {
+  Value tid = rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
+  Value lane0 = rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                         ix.rem(tid, 32), ix.c(0));
+  auto ifOp = rw.create<scf::IfOp>(loc, ix.andi(when, lane0), false);
+  OpBuilder::InsertionGuard guard(rw);
+  rw.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  sideEffectAsm("{\n.reg .b64 st;\n"
+                "mbarrier.arrive.shared::cta.b64 st, [$0];\n}",
+                "r", {i32(barrierAddress(slot, true))});
+}
+
+void GemmBuilder::buildSpecialized(Value kBegin, Value kCount, ValueRange acc) {
   if (emulate) {
     auto loop = rw.create<scf::ForOp>(loc, ix.c(0), kCount, ix.c(1));
     {
@@ -1813,28 +1875,14 @@ void GemmBuilder::buildSpecialized(Value kBegin, Value kCount, ValueRange acc) {
       rw.setInsertionPoint(loop.getBody()->getTerminator());
       Value j = loop.getInductionVar();
       Value slot = ix.rem(j, cfg.stages);
-      runProducerEmulated(kBegin, kCount);
+      runProducerEmulated(kCount, [&](Value t) { return ix.add(kBegin, t); });
       waitForTma(j, slot);
       computeWgmmaEmulated(slot);
       // Each consumer warp releases the slot of k-tile j - 1.
       auto release = rw.create<scf::IfOp>(loc, ix.lt(ix.c(0), j), false);
       rw.setInsertionPoint(release.thenBlock()->getTerminator());
-      Value prev =
-          ix.rem(rw.create<arith::SubIOp>(loc, j, ix.c(1)), cfg.stages);
-      buildLoop(rw, loc, consumerWarps, [&](Value) {
-        addState(prev, kEmptyArrivals, 1);
-        auto done = rw.create<scf::IfOp>(
-            loc,
-            rw.create<arith::CmpIOp>(
-                loc, arith::CmpIPredicate::eq, loadState(prev, kEmptyArrivals),
-                rw.create<arith::ConstantOp>(
-                    loc, rw.getI64IntegerAttr(consumerWarps))),
-            false);
-        OpBuilder::InsertionGuard inner(rw);
-        rw.setInsertionPoint(done.thenBlock()->getTerminator());
-        addState(prev, kEmptyArrivals, -consumerWarps);
-        addState(prev, kEmptyPhases, 1);
-      });
+      releaseEmulated(
+          ix.rem(rw.create<arith::SubIOp>(loc, j, ix.c(1)), cfg.stages));
     }
     checkAllFillsConsumed(kCount);
     finish({});
@@ -1854,19 +1902,8 @@ void GemmBuilder::buildSpecialized(Value kBegin, Value kCount, ValueRange acc) {
     Value slot = ix.rem(j, cfg.stages);
     waitForTma(j, slot);
     SmallVector<Value> results = computeWgmma(slot, loop.getRegionIterArgs());
-    Value lane0 = rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
-                                           ix.rem(tid, 32), ix.c(0));
-    auto release =
-        rw.create<scf::IfOp>(loc, ix.andi(ix.lt(ix.c(0), j), lane0), false);
-    {
-      OpBuilder::InsertionGuard inner(rw);
-      rw.setInsertionPoint(release.thenBlock()->getTerminator());
-      Value prev =
-          ix.rem(rw.create<arith::SubIOp>(loc, j, ix.c(1)), cfg.stages);
-      sideEffectAsm("{\n.reg .b64 st;\n"
-                    "mbarrier.arrive.shared::cta.b64 st, [$0];\n}",
-                    "r", {i32(barrierAddress(prev, true))});
-    }
+    release(ix.rem(rw.create<arith::SubIOp>(loc, j, ix.c(1)), cfg.stages),
+            ix.lt(ix.c(0), j));
     rw.create<scf::YieldOp>(loc, results);
     rw.setInsertionPointAfter(loop);
     SmallVector<Value> done(loop.getResults());
@@ -1904,6 +1941,125 @@ void GemmBuilder::buildSpecialized(Value kBegin, Value kCount, ValueRange acc) {
         sideEffectAsm("barrier.cluster.arrive.release;\n"
                       "barrier.cluster.wait.acquire;");
     }
+  }
+}
+
+void GemmBuilder::buildPersistent(ValueRange acc) {
+  int64_t ctas = persistentCtas, kTiles = s.kTiles;
+  // The CTA's tiles: cta, cta + P, ... below the grid's tile count.
+  Value tiles = ix.div(
+      rw.create<arith::SubIOp>(loc, ix.c(tileCount() + ctas - 1), cta), ctas);
+  Value fills = ix.mul(tiles, kTiles);
+  auto tileOf = [&](Value i) { return ix.add(cta, ix.mul(i, ctas)); };
+  // Slot and fill of the CTA's q-th k-tile, counted over its tiles.
+  auto slotOf = [&](Value q) { return ix.rem(q, cfg.stages); };
+  auto previous = [&](Value q) {
+    return slotOf(rw.create<arith::SubIOp>(loc, q, ix.c(1)));
+  };
+  Value always = rw.create<arith::ConstantOp>(loc, rw.getBoolAttr(true));
+  if (emulate) {
+    Value zero = rw.create<arith::ConstantOp>(loc, rw.getZeroAttr(g.accType()));
+    auto tileLoop = rw.create<scf::ForOp>(loc, ix.c(0), tiles, ix.c(1));
+    OpBuilder::InsertionGuard guard(rw);
+    rw.setInsertionPoint(tileLoop.getBody()->getTerminator());
+    Value i = tileLoop.getInductionVar();
+    setTile(tileOf(i));
+    Value row0 = tileRow0, col0 = tileCol0;
+    SmallVector<Value> batch0(batch);
+    forEachThread([&](Value tid) {
+      forEachAccumulator([&](Value, Value, Value, Value reg, int64_t) {
+        rw.create<memref::StoreOp>(loc, zero, accMem,
+                                   ValueRange{accSlot(tid, reg)});
+      });
+    });
+    Value base = ix.mul(i, kTiles);
+    auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(kTiles), ix.c(1));
+    {
+      OpBuilder::InsertionGuard inner(rw);
+      rw.setInsertionPoint(loop.getBody()->getTerminator());
+      Value j = loop.getInductionVar();
+      Value q = ix.add(base, j);
+      // The producer runs ahead into the CTA's next tiles.
+      runProducerEmulated(fills, [&](Value t) {
+        setTile(tileOf(ix.div(t, kTiles)));
+        return ix.rem(t, kTiles);
+      });
+      tileRow0 = row0;
+      tileCol0 = col0;
+      batch = batch0;
+      waitForTma(q, slotOf(q));
+      computeWgmmaEmulated(slotOf(q));
+      auto release = rw.create<scf::IfOp>(loc, ix.lt(ix.c(0), j), false);
+      rw.setInsertionPoint(release.thenBlock()->getTerminator());
+      releaseEmulated(previous(q));
+    }
+    releaseEmulated(slotOf(ix.add(base, kTiles - 1)));
+    epilogue({});
+    rw.setInsertionPointAfter(tileLoop);
+    checkAllFillsConsumed(fills);
+    return;
+  }
+  Value tid = rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
+  auto roles = rw.create<scf::IfOp>(loc, ix.lt(tid, ix.c(cfg.threads())),
+                                    /*withElseRegion=*/true);
+  {
+    // Consumers: per tile, the k-loop, the release of its last slot (the
+    // producer refills it with the next tile's k-tile during the
+    // epilogue), the epilogue.
+    OpBuilder::InsertionGuard guard(rw);
+    rw.setInsertionPoint(roles.thenBlock()->getTerminator());
+    auto tileLoop = rw.create<scf::ForOp>(loc, ix.c(0), tiles, ix.c(1));
+    rw.setInsertionPoint(tileLoop.getBody()->getTerminator());
+    Value i = tileLoop.getInductionVar();
+    setTile(tileOf(i));
+    Value base = ix.mul(i, kTiles);
+    auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(kTiles), ix.c(1), acc);
+    {
+      OpBuilder::InsertionGuard inner(rw);
+      // With iter_args the builder added no yield.
+      rw.setInsertionPointToStart(loop.getBody());
+      Value j = loop.getInductionVar();
+      Value q = ix.add(base, j);
+      waitForTma(q, slotOf(q));
+      SmallVector<Value> results =
+          computeWgmma(slotOf(q), loop.getRegionIterArgs());
+      release(previous(q), ix.lt(ix.c(0), j));
+      rw.create<scf::YieldOp>(loc, results);
+    }
+    SmallVector<Value> done =
+        accumulatorAsm("wgmma.wait_group.sync.aligned 0;",
+                       SmallVector<Value>(loop.getResults()));
+    release(slotOf(ix.add(base, kTiles - 1)), always);
+    epilogue(done);
+  }
+  {
+    // The producer: the CTA's k-tiles, tile after tile, each as soon as
+    // the consumers released its slot's previous fill.
+    OpBuilder::InsertionGuard guard(rw);
+    rw.setInsertionPoint(roles.elseBlock()->getTerminator());
+    auto one = rw.create<scf::IfOp>(
+        loc,
+        rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid,
+                                 ix.c(cfg.threads())),
+        false);
+    rw.setInsertionPoint(one.thenBlock()->getTerminator());
+    auto tileLoop = rw.create<scf::ForOp>(loc, ix.c(0), tiles, ix.c(1));
+    rw.setInsertionPoint(tileLoop.getBody()->getTerminator());
+    Value i = tileLoop.getInductionVar();
+    setTile(tileOf(i));
+    auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(kTiles), ix.c(1));
+    rw.setInsertionPoint(loop.getBody()->getTerminator());
+    Value j = loop.getInductionVar();
+    Value t = ix.add(ix.mul(i, kTiles), j);
+    Value slot = slotOf(t), fill = ix.div(t, cfg.stages);
+    auto refill =
+        rw.create<scf::IfOp>(loc, ix.lt(ix.c(cfg.stages - 1), t), false);
+    {
+      OpBuilder::InsertionGuard inner(rw);
+      rw.setInsertionPoint(refill.thenBlock()->getTerminator());
+      waitParity(barrierAddress(slot, true), ix.rem(ix.add(fill, 1), 2));
+    }
+    armAndCopy(j, slot);
   }
 }
 
@@ -2102,32 +2258,23 @@ int64_t GemmBuilder::build() {
   // A cluster's ranks are consecutive CTAs (the split innermost); emulated,
   // a work item is a whole cluster, running its ranks in turn.
   int64_t ranks = clusterSplit() ? split->splits : 1;
-  int64_t workItems = emulate ? ctas / ranks : ctas;
+  int64_t workItems = persistent() ? persistentCtas
+                      : emulate    ? ctas / ranks
+                                   : ctas;
   auto par = rw.create<scf::ParallelOp>(loc, ValueRange{ix.c(0)},
                                         ValueRange{ix.c(workItems)},
                                         ValueRange{ix.c(1)});
   rw.setInsertionPoint(par.getBody()->getTerminator());
-  Value cta = par.getInductionVars()[0];
+  cta = par.getInductionVars()[0];
   if (clusterSplit() && !emulate) {
     splitIndex = ix.rem(cta, ranks);
     cta = ix.div(cta, ranks);
   }
-  // Tile t of a batch entry: groups of cfg.groupM tile rows, column-major
-  // within a group (row-major when groupM is 1).
-  Value t = ix.rem(cta, s.tilesN * s.tilesM);
-  Value inGroup = ix.rem(t, cfg.groupM * s.tilesN);
-  tileCol0 = ix.mul(ix.div(inGroup, cfg.groupM), cfg.bn);
-  tileRow0 = ix.mul(ix.add(ix.mul(ix.div(t, cfg.groupM * s.tilesN), cfg.groupM),
-                           ix.rem(inGroup, cfg.groupM)),
-                    cfg.bm);
-  Value rest = ix.div(cta, s.tilesN * s.tilesM);
-  batch.assign(g.batchShape.size(), Value());
-  for (int64_t d = g.batchShape.size() - 1; d >= 0; --d) {
-    batch[d] = ix.rem(rest, g.batchShape[d]);
-    rest = ix.div(rest, g.batchShape[d]);
+  if (!persistent()) {
+    Value rest = setTile(cta);
+    if (split && !split->cluster)
+      splitIndex = rest;
   }
-  if (split && !split->cluster)
-    splitIndex = rest;
 
   Type e = g.elementType;
   int64_t smemElems = cfg.stages * cfg.stageElems();
@@ -2195,6 +2342,24 @@ int64_t GemmBuilder::build() {
   return workItems;
 }
 
+Value GemmBuilder::setTile(Value tile) {
+  // Tile t of a batch entry: groups of cfg.groupM tile rows, column-major
+  // within a group (row-major when groupM is 1).
+  Value t = ix.rem(tile, s.tilesN * s.tilesM);
+  Value inGroup = ix.rem(t, cfg.groupM * s.tilesN);
+  tileCol0 = ix.mul(ix.div(inGroup, cfg.groupM), cfg.bn);
+  tileRow0 = ix.mul(ix.add(ix.mul(ix.div(t, cfg.groupM * s.tilesN), cfg.groupM),
+                           ix.rem(inGroup, cfg.groupM)),
+                    cfg.bm);
+  Value rest = ix.div(tile, s.tilesN * s.tilesM);
+  batch.assign(g.batchShape.size(), Value());
+  for (int64_t d = g.batchShape.size() - 1; d >= 0; --d) {
+    batch[d] = ix.rem(rest, g.batchShape[d]);
+    rest = ix.div(rest, g.batchShape[d]);
+  }
+  return rest;
+}
+
 void GemmBuilder::buildCta(Value kBegin, Value kCount) {
   // The accumulators start at zero; the init (fill or Gemm's C) is added
   // in the epilogue.
@@ -2216,6 +2381,10 @@ void GemmBuilder::buildCta(Value kBegin, Value kCount) {
 
   if (anyTma())
     initBarriers();
+  if (persistent()) {
+    buildPersistent(acc);
+    return;
+  }
   if (specialized()) {
     buildSpecialized(kBegin, kCount, acc);
     return;
@@ -2486,8 +2655,11 @@ struct TileGemmKernelsPass
       tmaA = tmaOperand(g, g.a, cfg.bm, cfg);
       tmaB = tmaOperand(g, g.b, cfg.bn, cfg);
     }
+    int64_t persistentCtas = 0;
+    if (persistent && warpSpecialize && tmaA && tmaB && !split)
+      persistentCtas = persistentCtaCount(g, cfg);
     GemmBuilder builder(rewriter, g, cfg, emulate, split, tmaA, tmaB,
-                        warpSpecialize);
+                        warpSpecialize, persistentCtas);
     int64_t ctas = builder.build();
     for (linalg::GenericOp e : llvm::reverse(g.epilogue))
       rewriter.eraseOp(e);
@@ -2499,6 +2671,8 @@ struct TileGemmKernelsPass
     func->setAttr(attrs::kCtaThreads, b.getI64IntegerAttr(builder.ctaThreads()));
     func->setAttr(attrs::kSharedBytes,
                   b.getI64IntegerAttr(builder.sharedBytes()));
+    if (persistentCtas)
+      func->setAttr(attrs::kPersistent, b.getUnitAttr());
     // The tensor-map arguments replace the operands' own where the kernel
     // reads those no more (once, when A and B are one argument).
     SmallVector<Value, 2> operands{g.a};
@@ -2515,6 +2689,21 @@ struct TileGemmKernelsPass
       (void)func.eraseArgument(i);
     }
     dropDeadBufferArguments(func, g.calls);
+  }
+
+  /// Persistent CTAs for `g` on `cfg` tiles: 0 when one wave of CTAs (SMs
+  /// times the CTAs an SM holds) covers the tiles, else the fewest CTAs
+  /// that need no more waves than one CTA per tile would, ceil(tiles /
+  /// waves), so that every CTA runs the same number of tiles but the last.
+  int64_t persistentCtaCount(const GemmKernel &g, const TileConfig &cfg) {
+    int64_t tiles =
+        llvm::divideCeil(g.m, cfg.bm) * llvm::divideCeil(g.n, cfg.bn);
+    for (int64_t d : g.batchShape)
+      tiles *= d;
+    int64_t wave = smCount * ctasPerSm(g, cfg);
+    if (tiles <= wave)
+      return 0;
+    return llvm::divideCeil(tiles, llvm::divideCeil(tiles, wave));
   }
 
   /// Whether convolution `g`'s input `type` ([N, H, W, C]) is its A matrix

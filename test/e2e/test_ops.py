@@ -522,6 +522,26 @@ def tensor_core_cases(t):
     t.op("raster_groups_wgmma_fp16", "Gemm", {"x": t.rand(512, 64)},
          {"w": t.rand(512, 64, lo=-1, hi=1)}, attrs=dict(transB=1),
          flags=sm90a + ("--precision=fp16", "--sm-count=4"), extra=form, rtol=1e-2, atol=2e-2)
+    # Persistent CTAs (--persistent-gemm): one wave of CTAs looping over the
+    # tiles, the producer's and consumers' k-tile counts running on from
+    # tile to tile. 3 k-tiles (K = 168, the last zero-filled past K) through
+    # 4 slots, so a tile's k-tiles start at a different slot each time and
+    # the phase parities cross tiles; batched A, M and N tails; 9 tiles over
+    # 2 CTAs (5 and 4).
+    persistent = (*half, *sm90a, "--persistent-gemm")
+    t.op("persistent_matmul_fp16", "MatMul", {"x": t.rand(3, 300, 168)},
+         {"w": t.rand(168, 136)}, flags=(*persistent, "--sm-count=2"), extra=form,
+         rtol=1e-2, atol=1e-2)
+    # Raster groups (2 tile rows) inside the persistent tile loop: 10 x 3
+    # tiles of 64x128 on 2 SMs (4 CTAs a wave) over 4 CTAs, two with 8
+    # tiles and two with 7.
+    t.op("persistent_raster_groups_fp16", "Gemm", {"x": t.rand(640, 64)},
+         {"w": t.rand(384, 64, lo=-1, hi=1)}, attrs=dict(transB=1),
+         flags=(*persistent, "--sm-count=2", "--gemm-tile=64x128"), extra=form,
+         rtol=1e-2, atol=2e-2)
+    t.op("persistent_int8_u8s8", "MatMulInteger", {"x": ints(np.uint8, 8, 72, 384)},
+         {"w": ints(np.int8, 384, 40), "xz": np.array(97, np.uint8)},
+         flags=(*sm90a, "--persistent-gemm", "--sm-count=1"), extra=form)
     # A and B one buffer (x xT): two tensor maps over the same input, which
     # replace the one operand argument; split-K at 8 output tiles.
     t.op("tma_gram_fp16", "Gemm", {"x": t.rand(256, 512)}, order=["x", "x"],
