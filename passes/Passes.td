@@ -784,8 +784,16 @@ def MergeLaunchesPass : Pass<"dlc-merge-launches", "ModuleOp"> {
     // }
     ```
   }];
+  let options = [
+    Option<"sinkBarrier", "sink-barrier", "bool", /*default=*/"false",
+           "End each program's branch with an empty side-effecting asm "
+           "(different per branch) so that LLVM does not merge the programs' "
+           "epilogues behind phis, where it loses the paired stores' "
+           "alignment (GPU form; the host's object emission takes no inline "
+           "asm)">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
-    "::mlir::scf::SCFDialect"];
+    "::mlir::scf::SCFDialect", "::mlir::LLVM::LLVMDialect"];
 }
 
 def FuseElementwisePass : Pass<"dlc-fuse-elementwise", "ModuleOp"> {

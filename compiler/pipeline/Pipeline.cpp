@@ -147,7 +147,8 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   // Independent CTA programs of one launch shape (Q, K, V projections)
   // launch together.
   if (cudaForm && options.mergeLaunches)
-    pm.addPass(dlc::createMergeLaunchesPass());
+    pm.addPass(dlc::createMergeLaunchesPass(
+        {/*sinkBarrier=*/options.target == Target::Cuda}));
   pm.addPass(dlc::createLinearizeKernelsPass(
       {!cudaForm, cudaForm ? options.cudaVectorWidth : 1,
        cudaForm ? plannedSmCount(options) * options.cudaBlockSize : 0}));

@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -115,6 +116,8 @@ FailureOr<llvm::SmallBitVector> writtenArguments(func::FuncOp func) {
 }
 
 struct MergeLaunchesPass : dlc::impl::MergeLaunchesPassBase<MergeLaunchesPass> {
+  using MergeLaunchesPassBase::MergeLaunchesPassBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
@@ -262,6 +265,18 @@ struct MergeLaunchesPass : dlc::impl::MergeLaunchesPassBase<MergeLaunchesPass> {
       mapping.map(p->loop.getInductionVars()[0], iv);
       for (Operation &op : p->loop.getBody()->without_terminator())
         rw.clone(op, mapping);
+      // LLVM would otherwise sink the programs' common tails (their
+      // epilogues) below the branch, behind phis of their pointers and
+      // indices, where it no longer proves the paired stores aligned and
+      // splits them. An empty side-effecting asm, different in each branch
+      // (whitespace: valid PTX and host assembly alike), stops the sinking.
+      if (sinkBarrier)
+        rw.create<LLVM::InlineAsmOp>(
+            loc, TypeRange(), ValueRange(),
+            block == which.thenBlock() ? " " : "  ", "",
+            /*has_side_effects=*/true, /*is_align_stack=*/false,
+            LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+            ArrayAttr());
     }
     rw.setInsertionPointToEnd(entry);
     rw.create<func::ReturnOp>(loc);

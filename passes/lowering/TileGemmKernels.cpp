@@ -1078,6 +1078,10 @@ private:
   /// stored as one 2-element vector (one 4-byte store of two f16 instead of
   /// two 2-byte ones).
   void epiloguePair(Value row, Value col, Value v0, Value v1);
+  /// The 1-D view of an identity-layout buffer (made once, after its
+  /// definition).
+  Value flatView(Value buffer);
+  DenseMap<Value, Value> flatViews;
   /// After the k-loop: the epilogue, or what split-K does instead.
   void finish(ValueRange acc);
   bool clusterSplit() const { return split && split->cluster; }
@@ -2201,8 +2205,43 @@ void GemmBuilder::epiloguePair(Value row, Value col, Value v0, Value v1) {
     auto vecType = VectorType::get({2}, a.second.getType());
     Value pair = rw.create<vector::FromElementsOp>(
         loc, vecType, ValueRange{a.second, b.second});
-    rw.create<vector::StoreOp>(loc, pair, a.first, at0);
+    // Stored through the buffer's 1-D view at 2 * (linear / 2) (the linear
+    // index is even): the vector store carries only the element's
+    // alignment, and LLVM proves the pair's from the index's low bit, which
+    // it then finds one level down even where it merged the epilogues of
+    // several programs (dlc-merge-launches) behind phis of their pointers
+    // and indices.
+    Value linear = ix.c(0);
+    int64_t stride = 1;
+    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+      linear = ix.add(linear, ix.mul(at0[d], stride));
+      stride *= type.getDimSize(d);
+    }
+    rw.create<vector::StoreOp>(loc, pair, flatView(a.first),
+                               ValueRange{ix.mul(ix.div(linear, 2), 2)});
   }
+}
+
+Value GemmBuilder::flatView(Value buffer) {
+  Value &flat = flatViews[buffer];
+  if (flat)
+    return flat;
+  OpBuilder::InsertionGuard guard(rw);
+  if (Operation *def = buffer.getDefiningOp())
+    rw.setInsertionPointAfter(def);
+  else
+    rw.setInsertionPointToStart(cast<BlockArgument>(buffer).getOwner());
+  // A reinterpret_cast rather than collapse_shape, which the kernels'
+  // lowering (no expand-strided-metadata) does not take; the identity
+  // layout has offset 0.
+  auto type = cast<MemRefType>(buffer.getType());
+  auto flatType =
+      MemRefType::get({type.getNumElements()}, type.getElementType(),
+                      MemRefLayoutAttrInterface(), type.getMemorySpace());
+  flat = rw.create<memref::ReinterpretCastOp>(
+      loc, flatType, buffer, /*offset=*/0,
+      ArrayRef<int64_t>{type.getNumElements()}, ArrayRef<int64_t>{1});
+  return flat;
 }
 
 void GemmBuilder::epilogue(ValueRange acc) {
@@ -2226,7 +2265,13 @@ void GemmBuilder::epilogue(ValueRange acc) {
           auto [row, col] = s.accElement(ix, lane, r);
           Value gr = ix.add(
               ix.add(tileRow0, ix.add(wr, ix.mul(mi, cfg.mStride()))), row);
-          Value gc = ix.add(ix.add(tileCol0, ix.add(wc, ix.mul(ni, 8))), col);
+          Value fragCol0 = ix.add(tileCol0, ix.add(wc, ix.mul(ni, 8)));
+          // A pair's column is built as 2 * c: LLVM then sees it even (and
+          // the vector store aligned) however deep the tile arithmetic is,
+          // beyond the few levels its known-bits analysis looks through.
+          Value gc =
+              pairs ? ix.mul(ix.add(ix.div(fragCol0, 2), ix.rem(lane, 4)), 2)
+                    : ix.add(fragCol0, col);
           OpBuilder::InsertionGuard guard(rw);
           if (guarded) {
             Value in = ix.andi(ix.lt(gr, ix.c(g.m)), ix.lt(gc, ix.c(g.n)));

@@ -1,4 +1,5 @@
 // RUN: dlc-opt %s --split-input-file --dlc-merge-launches | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlc-merge-launches="sink-barrier=true" | FileCheck %s --check-prefix=BARRIER
 
 // Two CTA programs of one launch shape on disjoint data (both read %x):
 // one kernel, CTAs [0, 2) the first program, [2, 5) the second at cta - 2.
@@ -22,6 +23,16 @@
 // CHECK-LABEL: func.func @main
 // CHECK: call @k0_a(%arg0, %arg1, %arg0, %arg2)
 // CHECK-NOT: call
+// On the GPU each branch ends with an empty side-effecting asm, different
+// per branch, which keeps LLVM from sinking the programs' common tails
+// (their epilogues) below the branch behind phis.
+// BARRIER-LABEL: func.func private @k0_a(
+// BARRIER: scf.if
+// BARRIER: memref.store
+// BARRIER-NEXT: llvm.inline_asm has_side_effects asm_dialect = att " ", ""  : () -> ()
+// BARRIER: } else {
+// BARRIER: memref.store
+// BARRIER-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "  ", ""  : () -> ()
 func.func private @k0_a(%x: memref<8xf32>, %y: memref<8xf32>) attributes {dlc.kernel, dlc.nodes = ["a"], dlc.work_items = 2 : i64, dlc.cta_threads = 32 : i64, dlc.shared_bytes = 0 : i64} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
