@@ -1122,7 +1122,12 @@ def ReducePrecisionPass : Pass<"dlc-reduce-precision", "ModuleOp"> {
     the elementwise ops between them (fused, cast included) move half
     precision data. An attention result read only by such a GEMM (through
     reshapes) is stored in half precision by the attention kernel itself,
-    instead of through a cast.
+    instead of through a cast. Attention's q, k and v are read in half
+    precision: its tensor-core lowering rounds them when staging anyway, so
+    the cast (placed before the reshapes between, on the producer's shape)
+    changes no result there and joins the projection GEMM's epilogue, which
+    then writes 16-bit data (BERT's Q/K/V projections: half the bytes). The
+    mask stays f32.
 
     Before:
     ```mlir

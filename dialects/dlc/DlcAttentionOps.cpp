@@ -95,8 +95,13 @@ mlir::dlc::inferAttentionShape(ShapedType storedQuery, ShapedType storedKey,
       emitError(Twine(what) + " must have the query's rank " + Twine(rank));
       return failure();
     }
-    if (t.getElementType() != elt) {
-      emitError(Twine(what) + " must have the query's element type");
+    // The mask is added in f32 whatever it is stored in (q, k and v may be
+    // half precision under an f32 mask: dlc-reduce-precision).
+    bool isMask = StringRef(what) == "mask";
+    if (isMask ? !isa<FloatType>(t.getElementType())
+               : t.getElementType() != elt) {
+      emitError(Twine(what) + (isMask ? " must be floating-point"
+                                      : " must have the query's element type"));
       return failure();
     }
   }

@@ -3,7 +3,8 @@
 // --precision=fp16|bf16: Conv, ConvTranspose, Gemm and MatMul take 16-bit
 // float operands (weights converted once, here) and produce a 16-bit result;
 // their lowering accumulates in f32. Every other op keeps computing in f32,
-// so reductions, normalizations and softmax never see half precision.
+// so reductions, normalizations and softmax never see half precision;
+// attention reads its q, k and v in 16 bits (its lowering computes in f32).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +20,7 @@
 #include "llvm/ADT/APFloat.h"
 
 #include <cstring>
+#include <functional>
 
 namespace mlir::dlc {
 #define GEN_PASS_DEF_REDUCEPRECISIONPASS
@@ -176,6 +178,47 @@ struct ReducePrecisionPass
       auto widen = b.create<CastOp>(loc, f32Type, result);
       result.replaceAllUsesExcept(widen, widen);
     }
+    narrowAttentionInputs(half);
+  }
+
+  /// Attention's q, k and v in `half`: its tensor-core lowering rounds them
+  /// to half as it stages them anyway, so the result is the same, but the
+  /// rounding (a cast the producers' kernels fuse) halves what the
+  /// projections write and the attention kernel reads. The mask stays f32.
+  /// The cast goes before the reshapes between the producer and the
+  /// attention (BERT's [B, S, H*D] -> [B, S, H, D], GPT-2's [B, S, 3*H*D]
+  /// -> [B, S, 3, H, D]), where it is elementwise over the producer's own
+  /// shape and joins its kernel (the projection GEMM's epilogue).
+  void narrowAttentionInputs(FloatType half) {
+    DenseMap<Value, Value> narrowed;
+    std::function<Value(Value)> toHalf = [&](Value v) -> Value {
+      if (Value h = narrowed.lookup(v))
+        return h;
+      auto halfType = cast<RankedTensorType>(v.getType()).clone(half);
+      Value h;
+      if (auto reshape = v.getDefiningOp<ReshapeOp>()) {
+        Value input = toHalf(reshape.getInput());
+        OpBuilder b(reshape->getContext());
+        b.setInsertionPointAfterValue(input);
+        h = b.create<ReshapeOp>(reshape.getLoc(), halfType, input);
+      } else if (auto widened = v.getDefiningOp<CastOp>();
+                 widened && widened.getInput().getType() == halfType) {
+        h = widened.getInput();
+      } else {
+        OpBuilder b(v.getContext());
+        b.setInsertionPointAfterValue(v);
+        h = b.create<CastOp>(v.getLoc(), halfType, v);
+      }
+      narrowed[v] = h;
+      return h;
+    };
+    getOperation().walk([&](AttentionOp op) {
+      for (OpOperand &operand : op->getOpOperands().take_front(3))
+        if (cast<RankedTensorType>(operand.get().getType())
+                .getElementType()
+                .isF32())
+          operand.set(toHalf(operand.get()));
+    });
   }
 };
 } // namespace

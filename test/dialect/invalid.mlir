@@ -339,10 +339,20 @@ func.func @attention_mask(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %v: 
 
 // -----
 
-func.func @attention_mask_type(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %v: tensor<1x2x8x4xf32>, %m: tensor<1x1x1x8xf16>) -> tensor<1x2x8x4xf32> {
-  // expected-error @+1 {{'dlc.attention' op mask must have the query's element type}}
-  %0 = dlc.attention %q, %k, %v, %m {k_transposed = false, scale = 1.0 : f32} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x1x1x8xf16>) -> tensor<1x2x8x4xf32>
+func.func @attention_value_type(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %v: tensor<1x2x8x4xf16>) -> tensor<1x2x8x4xf32> {
+  // expected-error @+1 {{'dlc.attention' op value must have the query's element type}}
+  %0 = dlc.attention %q, %k, %v {k_transposed = false, scale = 1.0 : f32} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf16>) -> tensor<1x2x8x4xf32>
   return %0 : tensor<1x2x8x4xf32>
+}
+
+// -----
+
+// The mask may be stored in any float type (it is added in f32), not in an
+// integer one.
+func.func @attention_kernel_mask_type(%q: memref<1x2x8x4xf32>, %m: memref<1x1x1x8xi32>, %o: memref<1x2x8x4xf32>) {
+  // expected-error @+1 {{'dlc.attention_kernel' op mask must be floating-point}}
+  dlc.attention_kernel %q, %q, %q mask(%m : memref<1x1x1x8xi32>) outs(%o : memref<1x2x8x4xf32>) {k_transposed = false, scale = 1.0 : f32} : memref<1x2x8x4xf32>, memref<1x2x8x4xf32>, memref<1x2x8x4xf32>
+  return
 }
 
 // -----

@@ -204,6 +204,12 @@ func.func @attention(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %v: tens
   // A half-precision result: computed in f32, rounded when stored.
   // CHECK: dlc.attention {{.*}} -> tensor<1x2x8x3xf16>
   %h = dlc.attention %q, %kt, %v, %m {k_transposed = true, scale = 0.5 : f32} : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>, tensor<1x1x8x3xf32>, tensor<1x1x1x8xf32>) -> tensor<1x2x8x3xf16>
+  // Half-precision q, k, v under an f32 mask (dlc-reduce-precision).
+  // CHECK: dlc.attention {{.*}} : (tensor<1x2x8x4xf16>, tensor<1x2x4x8xf16>, tensor<1x1x8x3xf16>, tensor<1x1x1x8xf32>) -> tensor<1x2x8x3xf16>
+  %qh = dlc.cast %q : (tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf16>
+  %kh = dlc.cast %kt : (tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf16>
+  %vh = dlc.cast %v : (tensor<1x1x8x3xf32>) -> tensor<1x1x8x3xf16>
+  %hh = dlc.attention %qh, %kh, %vh, %m {k_transposed = true, scale = 0.5 : f32} : (tensor<1x2x8x4xf16>, tensor<1x2x4x8xf16>, tensor<1x1x8x3xf16>, tensor<1x1x1x8xf32>) -> tensor<1x2x8x3xf16>
   // CHECK: dlc.attention_kernel %{{.*}} mask(%{{.*}} : tensor<1x1x1x8xf32>) outs(%{{.*}} : tensor<1x2x8x3xf32>)
   %e = tensor.empty() : tensor<1x2x8x3xf32>
   %1 = dlc.attention_kernel %q, %kt, %v mask(%m : tensor<1x1x1x8xf32>) outs(%e : tensor<1x2x8x3xf32>) {k_transposed = true, scale = 0.5 : f32} : tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>, tensor<1x1x8x3xf32> -> tensor<1x2x8x3xf32>

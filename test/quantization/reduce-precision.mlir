@@ -95,6 +95,28 @@ func.func @attention_result(%q: tensor<1x8x2x4xf32>, %w: tensor<8x8xf32>) -> (te
 
 // -----
 
+// Attention reads q, k and v in half precision (its tensor-core lowering
+// rounds them when staging anyway): the cast goes before the reshape, onto
+// the projection's own shape, where the projection kernel's epilogue does
+// it; a value read as q, k and v (GPT-2's one c_attn output) is cast once;
+// the mask stays f32.
+// CHECK-LABEL: func @attention_inputs
+// CHECK: %[[P:.*]] = dlc.add
+// CHECK-NEXT: %[[PH:.*]] = dlc.cast %[[P]] : (tensor<1x8x8xf32>) -> tensor<1x8x8xf16>
+// CHECK-NEXT: %[[RH:.*]] = dlc.reshape %[[PH]] : (tensor<1x8x8xf16>) -> tensor<1x8x2x4xf16>
+// CHECK: dlc.attention %[[RH]], %[[RH]], %[[RH]], %{{.*}} {{.*}} : (tensor<1x8x2x4xf16>, tensor<1x8x2x4xf16>, tensor<1x8x2x4xf16>, tensor<1x1x1x8xf32>) -> tensor<1x8x2x4xf32>
+// BF16-LABEL: func @attention_inputs
+// BF16: dlc.attention {{.*}} : (tensor<1x8x2x4xbf16>, tensor<1x8x2x4xbf16>, tensor<1x8x2x4xbf16>, tensor<1x1x1x8xf32>)
+func.func @attention_inputs(%x: tensor<1x8x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8xf32>, %m: tensor<1x1x1x8xf32>) -> tensor<1x8x2x4xf32> {
+  %p0 = dlc.matmul %x, %w : (tensor<1x8x8xf32>, tensor<8x8xf32>) -> tensor<1x8x8xf32>
+  %p = dlc.add %p0, %b : (tensor<1x8x8xf32>, tensor<8xf32>) -> tensor<1x8x8xf32>
+  %r = dlc.reshape %p : (tensor<1x8x8xf32>) -> tensor<1x8x2x4xf32>
+  %a = dlc.attention %r, %r, %r, %m {k_transposed = false, query_perm = array<i64: 0, 2, 1, 3>, key_perm = array<i64: 0, 2, 1, 3>, value_perm = array<i64: 0, 2, 1, 3>, result_perm = array<i64: 0, 2, 1, 3>, scale = 0.5 : f32} : (tensor<1x8x2x4xf32>, tensor<1x8x2x4xf32>, tensor<1x8x2x4xf32>, tensor<1x1x1x8xf32>) -> tensor<1x8x2x4xf32>
+  return %a : tensor<1x8x2x4xf32>
+}
+
+// -----
+
 // Weights round to nearest even, as APFloat does (the conversion is a fast
 // bit-level one): 65519 -> 65504 and 65520 -> inf (f16's largest finite is
 // 65504; 65520 is the tie), 2^-25 -> 0 and 3 x 2^-25 -> 2^-23 (subnormal
