@@ -1128,6 +1128,10 @@ def ReducePrecisionPass : Pass<"dlc-reduce-precision", "ModuleOp"> {
     changes no result there and joins the projection GEMM's epilogue, which
     then writes 16-bit data (BERT's Q/K/V projections: half the bytes). The
     mask stays f32.
+    At fp16, a value rounded for a GEMM and read in f32 elsewhere too (a
+    residual stream) is read everywhere from the rounded value, widened, so
+    its producer stores it once in 16 bits (model outputs excepted; bf16
+    keeps it f32).
 
     Before:
     ```mlir

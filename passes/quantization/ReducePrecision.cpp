@@ -4,7 +4,9 @@
 // float operands (weights converted once, here) and produce a 16-bit result;
 // their lowering accumulates in f32. Every other op keeps computing in f32,
 // so reductions, normalizations and softmax never see half precision;
-// attention reads its q, k and v in 16 bits (its lowering computes in f32).
+// attention reads its q, k and v in 16 bits (its lowering computes in f32),
+// and at fp16 a value a GEMM reads rounded is stored rounded for its f32
+// readers too (residual streams).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,7 @@
 #include "passes/quantization/Quantization.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -179,6 +182,47 @@ struct ReducePrecisionPass
       result.replaceAllUsesExcept(widen, widen);
     }
     narrowAttentionInputs(half);
+    if (half.isF16())
+      narrowGemmInputs(half);
+  }
+
+  /// An f32 value rounded to f16 for a GEMM (or attention) and read in f32
+  /// elsewhere too — a residual stream: ResNet's block outputs, BERT's
+  /// LayerNorm outputs — is read everywhere from the rounded value, widened:
+  /// its producer then stores 2 bytes an element instead of 4 (or 4 + 2),
+  /// and its other readers load half the bytes. This is PyTorch's own
+  /// half-precision arithmetic on those tensors (`model.half()` keeps them
+  /// in f16); values that only feed f32 ops, and model outputs, keep f32.
+  /// Only for f16: bf16's 8-bit mantissa would round the residual stream
+  /// eight times coarser.
+  void narrowGemmInputs(FloatType half) {
+    SmallVector<CastOp> casts;
+    getOperation().walk([&](CastOp c) {
+      auto in = cast<RankedTensorType>(c.getInput().getType());
+      auto out = cast<RankedTensorType>(c.getType());
+      if (in.getElementType().isF32() && out.getElementType() == half)
+        casts.push_back(c);
+    });
+    for (CastOp c : casts) {
+      Value v = c.getInput();
+      Operation *def = v.getDefiningOp();
+      // Block arguments (model inputs) and constants are f32 in memory
+      // whatever reads them.
+      if (!def || def->hasTrait<OpTrait::ConstantLike>())
+        continue;
+      auto readsRounded = [&](OpOperand &use) {
+        return use.getOwner() != c.getOperation() &&
+               !isa<func::ReturnOp>(use.getOwner());
+      };
+      if (llvm::none_of(v.getUses(), readsRounded))
+        continue;
+      OpBuilder b(c->getContext());
+      b.setInsertionPointAfter(c);
+      Value widened = b.create<CastOp>(c.getLoc(), v.getType(), c.getResult());
+      v.replaceUsesWithIf(widened, [&](OpOperand &use) {
+        return use.getOwner() != widened.getDefiningOp() && readsRounded(use);
+      });
+    }
   }
 
   /// Attention's q, k and v in `half`: its tensor-core lowering rounds them
@@ -219,6 +263,21 @@ struct ReducePrecisionPass
                 .isF32())
           operand.set(toHalf(operand.get()));
     });
+    // The f32 reshapes the half ones replace, once unread (innermost
+    // first, so a chain goes in one sweep).
+    SmallVector<Operation *> reshapes;
+    for (auto &[v, h] : narrowed)
+      if (auto r = v.getDefiningOp<ReshapeOp>())
+        reshapes.push_back(r);
+    for (bool erased = true; erased;) {
+      erased = false;
+      for (Operation *&r : reshapes)
+        if (r && r->use_empty()) {
+          r->erase();
+          r = nullptr;
+          erased = true;
+        }
+    }
   }
 };
 } // namespace

@@ -117,6 +117,30 @@ func.func @attention_inputs(%x: tensor<1x8x8xf32>, %w: tensor<8x8xf32>, %b: tens
 
 // -----
 
+// A residual stream at f16: %s feeds the GEMM (rounded) and the next Add
+// (f32); the Add now reads the rounded value widened, so %s's producer
+// stores 2 bytes an element. Only the model output %t stays f32 as it is.
+// bf16 keeps the residual f32.
+// CHECK-LABEL: func @residual
+// CHECK: %[[S:.*]] = dlc.relu
+// CHECK-NEXT: %[[SH:.*]] = dlc.cast %[[S]] : (tensor<2x8xf32>) -> tensor<2x8xf16>
+// CHECK-NEXT: %[[SW:.*]] = dlc.cast %[[SH]] : (tensor<2x8xf16>) -> tensor<2x8xf32>
+// CHECK: dlc.matmul %[[SH]]
+// CHECK: %[[T:.*]] = dlc.add %{{.*}}, %[[SW]]
+// CHECK-NOT: dlc.cast %[[T]]
+// CHECK: return %[[T]]
+// BF16-LABEL: func @residual
+// BF16: %[[S:.*]] = dlc.relu
+// BF16: dlc.add %{{.*}}, %[[S]]
+func.func @residual(%x: tensor<2x8xf32>, %w: tensor<8x8xf32>) -> tensor<2x8xf32> {
+  %s = dlc.relu %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %y = dlc.matmul %s, %w : (tensor<2x8xf32>, tensor<8x8xf32>) -> tensor<2x8xf32>
+  %t = dlc.add %y, %s : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %t : tensor<2x8xf32>
+}
+
+// -----
+
 // Weights round to nearest even, as APFloat does (the conversion is a fast
 // bit-level one): 65519 -> 65504 and 65520 -> inf (f16's largest finite is
 // 65504; 65520 is the tie), 2^-25 -> 0 and 3 x 2^-25 -> 2^-23 (subnormal
