@@ -111,3 +111,29 @@ Value mlir::dlc::mmaSyncInlinePtx(OpBuilder &rw, Location loc, StringRef shape,
         ArrayRef<int64_t>{i / 2, i % 2});
   return out;
 }
+
+Value mlir::dlc::flatView(OpBuilder &b, Location loc, Value buffer) {
+  OpBuilder::InsertionGuard guard(b);
+  if (Operation *def = buffer.getDefiningOp())
+    b.setInsertionPointAfter(def);
+  else
+    b.setInsertionPointToStart(cast<BlockArgument>(buffer).getOwner());
+  auto type = cast<MemRefType>(buffer.getType());
+  auto flatType =
+      MemRefType::get({type.getNumElements()}, type.getElementType(),
+                      MemRefLayoutAttrInterface(), type.getMemorySpace());
+  return b.create<memref::ReinterpretCastOp>(
+      loc, flatType, buffer, /*offset=*/0,
+      ArrayRef<int64_t>{type.getNumElements()}, ArrayRef<int64_t>{1});
+}
+
+Value mlir::dlc::alignedLinearIndex(Idx &ix, ArrayRef<int64_t> shape,
+                                    ValueRange indices, int64_t w) {
+  Value linear = ix.c(0);
+  int64_t stride = 1;
+  for (int64_t d = shape.size() - 1; d >= 0; --d) {
+    linear = ix.add(linear, ix.mul(indices[d], stride));
+    stride *= shape[d];
+  }
+  return ix.mul(ix.div(linear, w), w);
+}

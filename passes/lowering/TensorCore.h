@@ -73,6 +73,19 @@ Value dynamicSharedMemory(OpBuilder &b, Location loc);
 Value sharedView(OpBuilder &b, Location loc, Value raw, Value offset,
                  int64_t elems, Type type);
 
+/// The 1-D view of `buffer` (a static, identity-layout memref: offset 0),
+/// a memref.reinterpret_cast right after its definition. A vector access
+/// through it at `alignedLinearIndex` carries its alignment in the index's
+/// low bits, where LLVM finds it one level below the address: MLIR 19's
+/// vector loads and stores carry only their element's alignment, and
+/// LLVM's known-bits analysis does not see through the tile arithmetic of
+/// a multi-dim index (nor through the phis of merged code paths), so the
+/// backend would split the access into scalars.
+Value flatView(OpBuilder &b, Location loc, Value buffer);
+/// `w * (linear / w)`, the row-major linear index of `indices` into
+/// `shape` (equal to it where the caller knows it a multiple of `w`).
+Value alignedLinearIndex(Idx &ix, ArrayRef<int64_t> shape, ValueRange indices,
+                         int64_t w);
 /// mma.sync.aligned.`shape` (e.g. "m16n8k16.row.col.f32.bf16.bf16.f32") as
 /// inline PTX, for the forms MLIR 19's nvgpu cannot lower (bf16, u8/s8
 /// mixes, tf32): `a` vector<4xNxT> and `b` vector<2xNxT> fragments (or

@@ -202,10 +202,20 @@ private:
   }
 
   /// Copies `rows` x head values to the smem tile at `base` as halves:
-  /// element (r, c) from `load(r, c)` (rows past `valid` are zero). With
-  /// `keyMajorSource` consecutive rows are adjacent in the source.
+  /// element (r, c) from `src` at `at(r, c)` (rows past `valid` are zero).
+  /// With `keyMajorSource` consecutive rows are adjacent in the source; with
+  /// `headInnermost` consecutive columns are.
   void stage(int64_t base, int64_t rows, bool keyMajorSource,
-             function_ref<Value(Value, Value)> load, Value valid) {
+             bool headInnermost, Value src,
+             function_ref<SmallVector<Value>(Value, Value)> at, Value valid) {
+    auto srcType = cast<MemRefType>(src.getType());
+    if (headInnermost && srcType.getElementType() == half &&
+        srcType.hasStaticShape() && srcType.getLayout().isIdentity() &&
+        a.head % kVector == 0 && rows * a.head / kVector % threads() == 0) {
+      stageVectors(base, rows, src, at, valid);
+      return;
+    }
+    auto load = [&](Value r, Value c) { return loadF32(src, at(r, c)); };
     forEachThread([&](Value tid) {
       int64_t perThread = rows * a.head / threads();
       auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(perThread), ix.c(1));
@@ -230,6 +240,53 @@ private:
           ValueRange{ix.add(ix.add(ix.mul(r, stride()), c), base)});
     });
   }
+  /// Halves per vector of a staging copy: 16 bytes.
+  static constexpr int64_t kVector = 8;
+  /// `stage` for a 16-bit source whose head dim is the stored innermost:
+  /// consecutive threads copy consecutive 16-byte vectors of a row (one
+  /// ld.global.v4 and one st.shared.v4 per 8 halves instead of 8 scalar
+  /// loads, conversions and stores). Every stored stride is a multiple of
+  /// the head, so the vectors are 16-byte aligned; the accesses go through
+  /// 1-D views (flatView) so that LLVM sees it.
+  void stageVectors(int64_t base, int64_t rows, Value src,
+                    function_ref<SmallVector<Value>(Value, Value)> at,
+                    Value valid) {
+    auto srcType = cast<MemRefType>(src.getType());
+    auto vecType = VectorType::get({kVector}, half);
+    Value flat = flatSources.lookup(src);
+    if (!flat)
+      flat = flatSources[src] = flatView(rw, loc, src);
+    int64_t perRow = a.head / kVector;
+    forEachThread([&](Value tid) {
+      int64_t perThread = rows * perRow / threads();
+      auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(perThread), ix.c(1));
+      OpBuilder::InsertionGuard guard(rw);
+      rw.setInsertionPoint(loop.getBody()->getTerminator());
+      Value e = ix.add(tid, ix.mul(loop.getInductionVar(), threads()));
+      Value r = ix.div(e, perRow), c = ix.mul(ix.rem(e, perRow), kVector);
+      auto in =
+          rw.create<scf::IfOp>(loc, TypeRange{vecType}, ix.lt(r, valid), true);
+      {
+        OpBuilder::InsertionGuard g(rw);
+        rw.setInsertionPointToStart(in.thenBlock());
+        Value at0 =
+            alignedLinearIndex(ix, srcType.getShape(), at(r, c), kVector);
+        rw.create<scf::YieldOp>(loc, ValueRange{rw.create<vector::LoadOp>(
+                                         loc, vecType, flat, ValueRange{at0})});
+        rw.setInsertionPointToStart(in.elseBlock());
+        rw.create<scf::YieldOp>(
+            loc,
+            ValueRange{rw.create<arith::ConstantOp>(
+                loc, DenseElementsAttr::get(vecType, rw.getZeroAttr(half)))});
+      }
+      Value to =
+          ix.mul(ix.div(ix.add(ix.add(ix.mul(r, stride()), c), base), kVector),
+                 kVector);
+      rw.create<vector::StoreOp>(loc, in.getResult(0), smem, ValueRange{to});
+    });
+  }
+  DenseMap<Value, Value> flatSources;
+
   Value smemAt(int64_t base, Value row, Value col) {
     return rw.create<memref::LoadOp>(
         loc, smem,
@@ -395,9 +452,9 @@ int64_t FlashBuilder::build() {
   const AttentionLayout &layout = a.layout;
   stage(
       qBase, qRows(), contiguous(layout.query, a.rank - 2),
+      contiguous(layout.query, a.rank - 1), q,
       [&](Value r, Value c) {
-        return loadF32(
-            q, indices(q, layout.query, layout.querySelect, ix.add(q0, r), c));
+        return indices(q, layout.query, layout.querySelect, ix.add(q0, r), c);
       },
       validRows);
   barrier();
@@ -434,18 +491,18 @@ int64_t FlashBuilder::build() {
     // K as [key][head] (from K or from K^T), V as [key][head].
     stage(
         kBase, kKeys, contiguous(layout.key, kT ? a.rank - 1 : a.rank - 2),
+        contiguous(layout.key, kT ? a.rank - 2 : a.rank - 1), k,
         [&](Value r, Value c) {
           Value j = ix.add(j0, r);
-          return loadF32(k,
-                         kT ? indices(k, layout.key, layout.keySelect, c, j)
-                            : indices(k, layout.key, layout.keySelect, j, c));
+          return kT ? indices(k, layout.key, layout.keySelect, c, j)
+                    : indices(k, layout.key, layout.keySelect, j, c);
         },
         validKeys);
     stage(
         vBase, kKeys, contiguous(layout.value, a.rank - 2),
+        contiguous(layout.value, a.rank - 1), v,
         [&](Value r, Value c) {
-          return loadF32(v, indices(v, layout.value, layout.valueSelect,
-                                    ix.add(j0, r), c));
+          return indices(v, layout.value, layout.valueSelect, ix.add(j0, r), c);
         },
         validKeys);
     barrier();

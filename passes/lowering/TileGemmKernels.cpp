@@ -2205,42 +2205,19 @@ void GemmBuilder::epiloguePair(Value row, Value col, Value v0, Value v1) {
     auto vecType = VectorType::get({2}, a.second.getType());
     Value pair = rw.create<vector::FromElementsOp>(
         loc, vecType, ValueRange{a.second, b.second});
-    // Stored through the buffer's 1-D view at 2 * (linear / 2) (the linear
-    // index is even): the vector store carries only the element's
-    // alignment, and LLVM proves the pair's from the index's low bit, which
-    // it then finds one level down even where it merged the epilogues of
-    // several programs (dlc-merge-launches) behind phis of their pointers
-    // and indices.
-    Value linear = ix.c(0);
-    int64_t stride = 1;
-    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
-      linear = ix.add(linear, ix.mul(at0[d], stride));
-      stride *= type.getDimSize(d);
-    }
-    rw.create<vector::StoreOp>(loc, pair, flatView(a.first),
-                               ValueRange{ix.mul(ix.div(linear, 2), 2)});
+    // Through the buffer's 1-D view at 2 * (linear / 2) (the linear index
+    // is even), so that LLVM proves the pair aligned (flatView), even where
+    // it merged the epilogues of several programs behind phis.
+    rw.create<vector::StoreOp>(
+        loc, pair, flatView(a.first),
+        ValueRange{alignedLinearIndex(ix, type.getShape(), at0, 2)});
   }
 }
 
 Value GemmBuilder::flatView(Value buffer) {
   Value &flat = flatViews[buffer];
-  if (flat)
-    return flat;
-  OpBuilder::InsertionGuard guard(rw);
-  if (Operation *def = buffer.getDefiningOp())
-    rw.setInsertionPointAfter(def);
-  else
-    rw.setInsertionPointToStart(cast<BlockArgument>(buffer).getOwner());
-  // A reinterpret_cast rather than collapse_shape, which the kernels'
-  // lowering (no expand-strided-metadata) does not take; the identity
-  // layout has offset 0.
-  auto type = cast<MemRefType>(buffer.getType());
-  auto flatType =
-      MemRefType::get({type.getNumElements()}, type.getElementType(),
-                      MemRefLayoutAttrInterface(), type.getMemorySpace());
-  flat = rw.create<memref::ReinterpretCastOp>(
-      loc, flatType, buffer, /*offset=*/0,
-      ArrayRef<int64_t>{type.getNumElements()}, ArrayRef<int64_t>{1});
+  if (!flat)
+    flat = dlc::flatView(rw, loc, buffer);
   return flat;
 }
 
