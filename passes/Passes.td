@@ -521,6 +521,40 @@ def LinearizeKernelsPass : Pass<"dlc-linearize-kernels", "ModuleOp"> {
   ];
 }
 
+def PrivatizeAccumulatorsPass : Pass<"dlc-privatize-accumulators", "ModuleOp"> {
+  let summary = "Kernel-local accumulator buffers become per-work-item scalars";
+  let description = [{
+    A kernel that reduces into a buffer only it uses -- the f32 accumulator
+    of a 16-bit convolution left in the one-thread-per-output form, like
+    mobilenet_v2's depthwise convolutions at fp16 -- still stores each
+    element's final value to memory: the buffer is a kernel argument and
+    nothing tells LLVM that no one reads it after the kernel (4 bytes an
+    output element written for nothing, and an arena buffer). When every
+    access to such an argument (its callers' allocation used by that call
+    alone, passed once) is a load or store of one element, all in one block
+    inside the work-item loop whose first access is a store directly in it,
+    the accesses go to a private scalar (`memref.alloca`, a register on the
+    GPU) and the argument and the allocation go. Tensor-core kernels drop
+    their accumulators themselves (`dlc-tile-gemm-kernels`).
+
+    Before:
+    ```mlir
+    scf.parallel (%i) = ... {
+      scf.for %c = %c0 to %c8 step %c1 {
+        memref.store %bias, %acc[%n, %h, %w, %c]
+        scf.for %kh ... { %a = memref.load %acc[%n, %h, %w, %c]
+                          memref.store %s, %acc[%n, %h, %w, %c] }
+        %r = memref.load %acc[%n, %h, %w, %c]
+        memref.store (truncf %r), %out[%n, %h, %w, %c]
+      }
+    }
+    ```
+    After: `%slot = memref.alloca() : memref<f32>` at the top of the
+    `scf.for` body, the accesses on `%slot[]`, `%acc` no longer an argument.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def MapKernelsToGpuPass : Pass<"dlc-map-kernels-to-gpu", "ModuleOp"> {
   let summary = "Turn linearized kernels into gpu.func kernels, one gpu.module each";
   let description = [{

@@ -155,6 +155,9 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   // Per function: the kernels are cleaned up on the context's threads.
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createCSEPass());
+  // Accumulators only one kernel uses stay in registers (after CSE, which
+  // makes their accesses' indices the same values).
+  pm.addPass(dlc::createPrivatizeAccumulatorsPass());
 
   // The arena.
   pm.addPass(dlc::createPlanMemoryPass({options.arenaAlignment}));

@@ -3,6 +3,8 @@
 
 #include "passes/lowering/KernelForm.h"
 
+#include "llvm/ADT/SetVector.h"
+
 #include "dialects/dlc/DlcDialect.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -384,6 +386,46 @@ bool mlir::dlc::isCallLocalArgument(ArrayRef<func::CallOp> calls,
       return false;
   }
   return true;
+}
+
+void mlir::dlc::dropDeadBufferArguments(func::FuncOp func,
+                                        ArrayRef<func::CallOp> calls) {
+  if (calls.empty())
+    return;
+  llvm::BitVector dead(func.getNumArguments());
+  for (BlockArgument arg : func.getArguments()) {
+    if (!arg.use_empty() || !isa<MemRefType>(arg.getType()))
+      continue;
+    bool allLocal = true;
+    for (func::CallOp call : calls) {
+      Value v = call.getOperand(arg.getArgNumber());
+      auto alloc = v.getDefiningOp<memref::AllocOp>();
+      allLocal &=
+          alloc && llvm::all_of(alloc->getUsers(), [&](Operation *u) {
+            return u == call.getOperation() || isa<memref::DeallocOp>(u);
+          });
+    }
+    if (allLocal)
+      dead.set(arg.getArgNumber());
+  }
+  if (dead.none())
+    return;
+  for (func::CallOp call : calls) {
+    llvm::SetVector<Operation *> allocs;
+    for (unsigned i : dead.set_bits())
+      allocs.insert(call.getOperand(i).getDefiningOp());
+    call->eraseOperands(dead);
+    // (An allocation the call still takes at a live argument stays.)
+    for (Operation *alloc : allocs) {
+      if (!llvm::all_of(alloc->getUsers(),
+                        [](Operation *u) { return isa<memref::DeallocOp>(u); }))
+        continue;
+      for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+        user->erase();
+      alloc->erase();
+    }
+  }
+  (void)func.eraseArguments(dead);
 }
 
 Value mlir::dlc::rootBuffer(Value v) {

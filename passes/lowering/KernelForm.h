@@ -108,6 +108,11 @@ private:
 /// What the kernel writes there nobody reads after it returns.
 bool isCallLocalArgument(ArrayRef<func::CallOp> calls, unsigned argNumber);
 
+/// Erases the kernel arguments nothing reads or writes any more when the
+/// callers' buffers for them exist only for this call (an allocation the
+/// call alone uses, and its deallocations, which go too).
+void dropDeadBufferArguments(func::FuncOp func, ArrayRef<func::CallOp> calls);
+
 /// The most arguments a kernel takes: CUDA passes kernel parameters in
 /// 4 KiB, and kernels stay far below it with pointers.
 constexpr size_t kMaxKernelArgs = 128;

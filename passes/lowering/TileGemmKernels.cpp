@@ -2573,38 +2573,6 @@ SmallVector<Value> GemmBuilder::clusterReduce(ValueRange acc) {
   return SmallVector<Value>(reduce.getResults());
 }
 
-/// Erases the kernel arguments nothing reads or writes any more when the
-/// callers' buffers for them exist only for this call.
-void dropDeadBufferArguments(func::FuncOp func,
-                              ArrayRef<func::CallOp> calls) {
-  if (calls.empty())
-    return;
-  llvm::BitVector dead(func.getNumArguments());
-  for (BlockArgument arg : func.getArguments()) {
-    if (!arg.use_empty() || !isa<MemRefType>(arg.getType()))
-      continue;
-    bool allLocal = true;
-    for (func::CallOp call : calls) {
-      Value v = call.getOperand(arg.getArgNumber());
-      auto alloc = v.getDefiningOp<memref::AllocOp>();
-      allLocal &= alloc && alloc->hasOneUse();
-    }
-    if (allLocal)
-      dead.set(arg.getArgNumber());
-  }
-  if (dead.none())
-    return;
-  for (func::CallOp call : calls) {
-    SmallVector<Operation *> allocs;
-    for (unsigned i : dead.set_bits())
-      allocs.push_back(call.getOperand(i).getDefiningOp());
-    call->eraseOperands(dead);
-    for (Operation *alloc : allocs)
-      alloc->erase();
-  }
-  (void)func.eraseArguments(dead);
-}
-
 /// The CTAs a thread-block cluster holds on every sm_90 GPU (portable).
 constexpr int64_t kMaxCluster = 8;
 
