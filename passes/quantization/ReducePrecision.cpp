@@ -203,7 +203,10 @@ struct ReducePrecisionPass
       if (in.getElementType().isF32() && out.getElementType() == half)
         casts.push_back(c);
     });
+    DenseSet<Operation *> merged;
     for (CastOp c : casts) {
+      if (merged.contains(c))
+        continue;
       Value v = c.getInput();
       Operation *def = v.getDefiningOp();
       // Block arguments (model inputs) and constants are f32 in memory
@@ -216,13 +219,27 @@ struct ReducePrecisionPass
       };
       if (llvm::none_of(v.getUses(), readsRounded))
         continue;
+      // The rounding right after the definition, ahead of every reader.
+      c->moveAfter(def);
       OpBuilder b(c->getContext());
       b.setInsertionPointAfter(c);
-      Value widened = b.create<CastOp>(c.getLoc(), v.getType(), c.getResult());
-      v.replaceUsesWithIf(widened, [&](OpOperand &use) {
-        return use.getOwner() != widened.getDefiningOp() && readsRounded(use);
-      });
+      auto widened = b.create<CastOp>(c.getLoc(), v.getType(), c.getResult());
+      for (OpOperand &use : llvm::make_early_inc_range(v.getUses())) {
+        Operation *owner = use.getOwner();
+        if (owner == widened || !readsRounded(use))
+          continue;
+        // Another rounding of v (for another GEMM): this one.
+        if (auto other = dyn_cast<CastOp>(owner);
+            other && other.getType() == c.getType()) {
+          other.replaceAllUsesWith(c.getResult());
+          merged.insert(other);
+          continue;
+        }
+        use.set(widened);
+      }
     }
+    for (Operation *op : merged)
+      op->erase();
   }
 
   /// Attention's q, k and v in `half`: its tensor-core lowering rounds them

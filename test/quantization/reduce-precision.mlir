@@ -141,6 +141,27 @@ func.func @residual(%x: tensor<2x8xf32>, %w: tensor<8x8xf32>) -> tensor<2x8xf32>
 
 // -----
 
+// A reader of %s ahead of the GEMM: the rounding moves up to %s's
+// definition, so the widened value is there for it; a second GEMM on %s
+// shares the rounding.
+// CHECK-LABEL: func @residual_reader_first
+// CHECK: %[[S:.*]] = dlc.relu
+// CHECK-NEXT: %[[SH:.*]] = dlc.cast %[[S]] : (tensor<2x8xf32>) -> tensor<2x8xf16>
+// CHECK-NEXT: %[[SW:.*]] = dlc.cast %[[SH]] : (tensor<2x8xf16>) -> tensor<2x8xf32>
+// CHECK-NEXT: dlc.sigmoid %[[SW]]
+// CHECK: dlc.matmul %[[SH]]
+// CHECK: dlc.matmul %[[SH]]
+// CHECK-NOT: dlc.cast %[[S]]
+func.func @residual_reader_first(%x: tensor<2x8xf32>, %w: tensor<8x8xf32>, %w2: tensor<8x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) {
+  %s = dlc.relu %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %g = dlc.sigmoid %s : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %y = dlc.matmul %s, %w : (tensor<2x8xf32>, tensor<8x8xf32>) -> tensor<2x8xf32>
+  %z = dlc.matmul %s, %w2 : (tensor<2x8xf32>, tensor<8x8xf32>) -> tensor<2x8xf32>
+  return %g, %y, %z : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
+}
+
+// -----
+
 // Weights round to nearest even, as APFloat does (the conversion is a fast
 // bit-level one): 65519 -> 65504 and 65520 -> inf (f16's largest finite is
 // 65504; 65520 is the tie), 2^-25 -> 0 and 3 x 2^-25 -> 2^-23 (subnormal
