@@ -280,8 +280,8 @@ struct ReducePrecisionPass
                 .isF32())
           operand.set(toHalf(operand.get()));
     });
-    // The f32 reshapes the half ones replace, once unread (innermost
-    // first, so a chain goes in one sweep).
+    // The f32 reshapes the half ones replace, once unread (swept until none
+    // goes: erasing the outer reshape of a chain frees the inner one).
     SmallVector<Operation *> reshapes;
     for (auto &[v, h] : narrowed)
       if (auto r = v.getDefiningOp<ReshapeOp>())
