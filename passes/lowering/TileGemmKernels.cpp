@@ -952,6 +952,22 @@ private:
   void waitParity(Value bar, Value parity);
   /// The warp-specialized main loop and epilogue.
   void buildSpecialized(Value kBegin, Value kCount, ValueRange acc);
+  /// Warp specialization's pieces, shared by buildSpecialized and
+  /// buildPersistent. A consumer step on the CTA's `q`-th k-tile (its slot
+  /// and fill parity from q): wait for the fill, its wgmmas, and, where
+  /// `notFirst` (i1) holds, the release of the slot of k-tile q - 1;
+  /// returns the accumulators in flight.
+  SmallVector<Value> consumeStep(Value q, Value notFirst, ValueRange acc);
+  void consumeStepEmulated(Value q, Value notFirst);
+  /// The producer's `t`-th fill, of k-tile `kt`: from the `stages`-th on,
+  /// waits for the consumers' release of the slot's previous fill, then
+  /// arms the slot and issues the copies.
+  void produceStep(Value t, Value kt);
+  /// if (tid < consumer threads) {consumers} else {producer warp}.
+  scf::IfOp specializedRoles(Value tid);
+  /// Inside `roles`' else branch, the producer thread's branch (the first
+  /// thread after the consumers); leaves the insertion point in it.
+  scf::IfOp producerThread(scf::IfOp roles, Value tid);
   /// The same over the persistent CTA's tiles: the k-tile count runs on
   /// from tile to tile (slots and parities), each tile's last slot is
   /// released before its epilogue.
@@ -1871,6 +1887,57 @@ void GemmBuilder::release(Value slot, Value when) {
                 "r", {i32(barrierAddress(slot, true))});
 }
 
+SmallVector<Value> GemmBuilder::consumeStep(Value q, Value notFirst,
+                                            ValueRange acc) {
+  Value slot = ix.rem(q, cfg.stages);
+  waitForTma(q, slot);
+  SmallVector<Value> results = computeWgmma(slot, acc);
+  release(ix.rem(rw.create<arith::SubIOp>(loc, q, ix.c(1)), cfg.stages),
+          notFirst);
+  return results;
+}
+
+void GemmBuilder::consumeStepEmulated(Value q, Value notFirst) {
+  Value slot = ix.rem(q, cfg.stages);
+  waitForTma(q, slot);
+  computeWgmmaEmulated(slot);
+  // Each consumer warp releases the slot of k-tile q - 1.
+  OpBuilder::InsertionGuard guard(rw);
+  auto ifOp = rw.create<scf::IfOp>(loc, notFirst, false);
+  rw.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  releaseEmulated(
+      ix.rem(rw.create<arith::SubIOp>(loc, q, ix.c(1)), cfg.stages));
+}
+
+void GemmBuilder::produceStep(Value t, Value kt) {
+  Value slot = ix.rem(t, cfg.stages), fill = ix.div(t, cfg.stages);
+  auto refill =
+      rw.create<scf::IfOp>(loc, ix.lt(ix.c(cfg.stages - 1), t), false);
+  {
+    OpBuilder::InsertionGuard guard(rw);
+    rw.setInsertionPoint(refill.thenBlock()->getTerminator());
+    // The consumers' release of the slot's previous fill (fill - 1).
+    waitParity(barrierAddress(slot, true), ix.rem(ix.add(fill, 1), 2));
+  }
+  armAndCopy(kt, slot);
+}
+
+scf::IfOp GemmBuilder::specializedRoles(Value tid) {
+  return rw.create<scf::IfOp>(loc, ix.lt(tid, ix.c(cfg.threads())),
+                              /*withElseRegion=*/true);
+}
+
+scf::IfOp GemmBuilder::producerThread(scf::IfOp roles, Value tid) {
+  rw.setInsertionPoint(roles.elseBlock()->getTerminator());
+  auto one = rw.create<scf::IfOp>(
+      loc,
+      rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid,
+                               ix.c(cfg.threads())),
+      false);
+  rw.setInsertionPoint(one.thenBlock()->getTerminator());
+  return one;
+}
+
 void GemmBuilder::buildSpecialized(Value kBegin, Value kCount, ValueRange acc) {
   if (emulate) {
     auto loop = rw.create<scf::ForOp>(loc, ix.c(0), kCount, ix.c(1));
@@ -1878,23 +1945,15 @@ void GemmBuilder::buildSpecialized(Value kBegin, Value kCount, ValueRange acc) {
       OpBuilder::InsertionGuard guard(rw);
       rw.setInsertionPoint(loop.getBody()->getTerminator());
       Value j = loop.getInductionVar();
-      Value slot = ix.rem(j, cfg.stages);
       runProducerEmulated(kCount, [&](Value t) { return ix.add(kBegin, t); });
-      waitForTma(j, slot);
-      computeWgmmaEmulated(slot);
-      // Each consumer warp releases the slot of k-tile j - 1.
-      auto release = rw.create<scf::IfOp>(loc, ix.lt(ix.c(0), j), false);
-      rw.setInsertionPoint(release.thenBlock()->getTerminator());
-      releaseEmulated(
-          ix.rem(rw.create<arith::SubIOp>(loc, j, ix.c(1)), cfg.stages));
+      consumeStepEmulated(j, ix.lt(ix.c(0), j));
     }
     checkAllFillsConsumed(kCount);
     finish({});
     return;
   }
   Value tid = rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
-  auto roles = rw.create<scf::IfOp>(loc, ix.lt(tid, ix.c(cfg.threads())),
-                                    /*withElseRegion=*/true);
+  scf::IfOp roles = specializedRoles(tid);
   {
     // Consumers: wait for the fill, multiply, release the k-tile before.
     OpBuilder::InsertionGuard guard(rw);
@@ -1903,12 +1962,8 @@ void GemmBuilder::buildSpecialized(Value kBegin, Value kCount, ValueRange acc) {
     // With iter_args the builder added no yield.
     rw.setInsertionPointToStart(loop.getBody());
     Value j = loop.getInductionVar();
-    Value slot = ix.rem(j, cfg.stages);
-    waitForTma(j, slot);
-    SmallVector<Value> results = computeWgmma(slot, loop.getRegionIterArgs());
-    release(ix.rem(rw.create<arith::SubIOp>(loc, j, ix.c(1)), cfg.stages),
-            ix.lt(ix.c(0), j));
-    rw.create<scf::YieldOp>(loc, results);
+    rw.create<scf::YieldOp>(
+        loc, consumeStep(j, ix.lt(ix.c(0), j), loop.getRegionIterArgs()));
     rw.setInsertionPointAfter(loop);
     SmallVector<Value> done(loop.getResults());
     finish(accumulatorAsm("wgmma.wait_group.sync.aligned 0;", done));
@@ -1916,26 +1971,11 @@ void GemmBuilder::buildSpecialized(Value kBegin, Value kCount, ValueRange acc) {
   {
     // The producer: one thread of the warp after the consumers.
     OpBuilder::InsertionGuard guard(rw);
-    rw.setInsertionPoint(roles.elseBlock()->getTerminator());
-    auto one = rw.create<scf::IfOp>(
-        loc,
-        rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid,
-                                 ix.c(cfg.threads())),
-        false);
-    rw.setInsertionPoint(one.thenBlock()->getTerminator());
+    scf::IfOp one = producerThread(roles, tid);
     auto loop = rw.create<scf::ForOp>(loc, ix.c(0), kCount, ix.c(1));
     rw.setInsertionPoint(loop.getBody()->getTerminator());
     Value t = loop.getInductionVar();
-    Value slot = ix.rem(t, cfg.stages), fill = ix.div(t, cfg.stages);
-    auto refill =
-        rw.create<scf::IfOp>(loc, ix.lt(ix.c(cfg.stages - 1), t), false);
-    {
-      OpBuilder::InsertionGuard inner(rw);
-      rw.setInsertionPoint(refill.thenBlock()->getTerminator());
-      // The consumers' release of the slot's previous fill (fill - 1).
-      waitParity(barrierAddress(slot, true), ix.rem(ix.add(fill, 1), 2));
-    }
-    armAndCopy(ix.add(kBegin, t), slot);
+    produceStep(t, ix.add(kBegin, t));
     if (clusterSplit()) {
       // The producer warp takes part in the consumers' two cluster
       // barriers rather than relying on its exit to release them (its
@@ -1955,12 +1995,10 @@ void GemmBuilder::buildPersistent(ValueRange acc) {
       rw.create<arith::SubIOp>(loc, ix.c(tileCount() + ctas - 1), cta), ctas);
   Value fills = ix.mul(tiles, kTiles);
   auto tileOf = [&](Value i) { return ix.add(cta, ix.mul(i, ctas)); };
-  // Slot and fill of the CTA's q-th k-tile, counted over its tiles.
-  auto slotOf = [&](Value q) { return ix.rem(q, cfg.stages); };
-  auto previous = [&](Value q) {
-    return slotOf(rw.create<arith::SubIOp>(loc, q, ix.c(1)));
+  // The slot of the tile's last k-tile, released before its epilogue.
+  auto lastSlot = [&](Value base) {
+    return ix.rem(ix.add(base, kTiles - 1), cfg.stages);
   };
-  Value always = rw.create<arith::ConstantOp>(loc, rw.getBoolAttr(true));
   if (emulate) {
     Value zero = rw.create<arith::ConstantOp>(loc, rw.getZeroAttr(g.accType()));
     auto tileLoop = rw.create<scf::ForOp>(loc, ix.c(0), tiles, ix.c(1));
@@ -1976,13 +2014,13 @@ void GemmBuilder::buildPersistent(ValueRange acc) {
                                    ValueRange{accSlot(tid, reg)});
       });
     });
+    // k-tiles counted over the CTA's tiles: q = i * kTiles + j.
     Value base = ix.mul(i, kTiles);
     auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(kTiles), ix.c(1));
     {
       OpBuilder::InsertionGuard inner(rw);
       rw.setInsertionPoint(loop.getBody()->getTerminator());
       Value j = loop.getInductionVar();
-      Value q = ix.add(base, j);
       // The producer runs ahead into the CTA's next tiles.
       runProducerEmulated(fills, [&](Value t) {
         setTile(tileOf(ix.div(t, kTiles)));
@@ -1991,21 +2029,16 @@ void GemmBuilder::buildPersistent(ValueRange acc) {
       tileRow0 = row0;
       tileCol0 = col0;
       batch = batch0;
-      waitForTma(q, slotOf(q));
-      computeWgmmaEmulated(slotOf(q));
-      auto release = rw.create<scf::IfOp>(loc, ix.lt(ix.c(0), j), false);
-      rw.setInsertionPoint(release.thenBlock()->getTerminator());
-      releaseEmulated(previous(q));
+      consumeStepEmulated(ix.add(base, j), ix.lt(ix.c(0), j));
     }
-    releaseEmulated(slotOf(ix.add(base, kTiles - 1)));
+    releaseEmulated(lastSlot(base));
     epilogue({});
     rw.setInsertionPointAfter(tileLoop);
     checkAllFillsConsumed(fills);
     return;
   }
   Value tid = rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
-  auto roles = rw.create<scf::IfOp>(loc, ix.lt(tid, ix.c(cfg.threads())),
-                                    /*withElseRegion=*/true);
+  scf::IfOp roles = specializedRoles(tid);
   {
     // Consumers: per tile, the k-loop, the release of its last slot (the
     // producer refills it with the next tile's k-tile during the
@@ -2023,30 +2056,22 @@ void GemmBuilder::buildPersistent(ValueRange acc) {
       // With iter_args the builder added no yield.
       rw.setInsertionPointToStart(loop.getBody());
       Value j = loop.getInductionVar();
-      Value q = ix.add(base, j);
-      waitForTma(q, slotOf(q));
-      SmallVector<Value> results =
-          computeWgmma(slotOf(q), loop.getRegionIterArgs());
-      release(previous(q), ix.lt(ix.c(0), j));
-      rw.create<scf::YieldOp>(loc, results);
+      rw.create<scf::YieldOp>(loc,
+                              consumeStep(ix.add(base, j), ix.lt(ix.c(0), j),
+                                          loop.getRegionIterArgs()));
     }
     SmallVector<Value> done =
         accumulatorAsm("wgmma.wait_group.sync.aligned 0;",
                        SmallVector<Value>(loop.getResults()));
-    release(slotOf(ix.add(base, kTiles - 1)), always);
+    release(lastSlot(base),
+            rw.create<arith::ConstantOp>(loc, rw.getBoolAttr(true)));
     epilogue(done);
   }
   {
     // The producer: the CTA's k-tiles, tile after tile, each as soon as
     // the consumers released its slot's previous fill.
     OpBuilder::InsertionGuard guard(rw);
-    rw.setInsertionPoint(roles.elseBlock()->getTerminator());
-    auto one = rw.create<scf::IfOp>(
-        loc,
-        rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid,
-                                 ix.c(cfg.threads())),
-        false);
-    rw.setInsertionPoint(one.thenBlock()->getTerminator());
+    producerThread(roles, tid);
     auto tileLoop = rw.create<scf::ForOp>(loc, ix.c(0), tiles, ix.c(1));
     rw.setInsertionPoint(tileLoop.getBody()->getTerminator());
     Value i = tileLoop.getInductionVar();
@@ -2054,16 +2079,7 @@ void GemmBuilder::buildPersistent(ValueRange acc) {
     auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(kTiles), ix.c(1));
     rw.setInsertionPoint(loop.getBody()->getTerminator());
     Value j = loop.getInductionVar();
-    Value t = ix.add(ix.mul(i, kTiles), j);
-    Value slot = slotOf(t), fill = ix.div(t, cfg.stages);
-    auto refill =
-        rw.create<scf::IfOp>(loc, ix.lt(ix.c(cfg.stages - 1), t), false);
-    {
-      OpBuilder::InsertionGuard inner(rw);
-      rw.setInsertionPoint(refill.thenBlock()->getTerminator());
-      waitParity(barrierAddress(slot, true), ix.rem(ix.add(fill, 1), 2));
-    }
-    armAndCopy(j, slot);
+    produceStep(ix.add(ix.mul(i, kTiles), j), j);
   }
 }
 
