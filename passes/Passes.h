@@ -96,6 +96,13 @@ constexpr const char kSharedBytes[] = "dlc.shared_bytes";
 /// GEMMs): its work items were sized to one wave on the planned SMs, so it
 /// is not merged with another launch.
 constexpr const char kPersistent[] = "dlc.persistent";
+/// On the linalg.generic of a channels-last padded copy (the input a
+/// convolution reads, `padChannelsLast` without channel padding): the pads,
+/// [begin H, begin W, end H, end W]; the padding is zero, or the generic's
+/// one input (a rank-0 tensor: an int8 input's zero point).
+/// dlc-tile-gemm-kernels folds such a copy into the implicit GEMM reading
+/// it, whose im2col loads then fill the chunks outside the input.
+constexpr const char kPadding[] = "dlc.padding";
 /// On a kernel argument: pass the address of a TMA tensor map over this
 /// buffer instead of the buffer ({dims, box} innermost first, swizzle in
 /// bytes); the packager adds it to the model.so's tensor-map table.

@@ -230,6 +230,20 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
     keeps ranks 1.. (and their shared memory) alive until rank 0 has read.
     No workspace and no second kernel.
 
+    With `fold-padding`, a convolution reading a buffer that a zero-padding
+    kernel (its generic marked `dlc.padding`, from dlc-convert-to-linalg)
+    filled from an input just before reads the input itself: window rows
+    and columns shift by the begin pads, and im2col chunks outside the
+    input are zero-filled (cp.async with 0 source bytes). The kernel's A
+    argument takes the unpadded type; the copy, its buffer and its kernel
+    go:
+
+      // before: a copy, then the implicit GEMM over it
+      call @pad(%p, %x) : (memref<1x58x58x64xf16>, memref<1x56x56x64xf16>)
+      call @conv(%p, %w, %y) : (memref<1x58x58x64xf16>, ...)
+      // after
+      call @conv(%x, %w, %y) : (memref<1x56x56x64xf16>, ...)
+
     With `emulate` (the host's `--cuda-kernel-form`) the same schedule is
     built with each warp instruction written out per lane as the PTX ISA
     defines it -- ldmatrix and mma.sync fragments, and wgmma's operands read
@@ -301,6 +315,10 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
            "of CTAs run persistent CTAs (one wave) that loop over tiles; "
            "the producer warp loads the next tile while the consumers run "
            "the epilogue">,
+    Option<"foldPadding", "fold-padding", "bool", /*default=*/"true",
+           "Convolutions read their input through zero-filling im2col "
+           "loads instead of the zero-padded copy (a dlc.padding kernel) "
+           "written just before, which then goes">,
     Option<"tile", "tile", "std::string", /*default=*/"\"\"",
            "BMxBN: this CTA tile for every GEMM whose path (wgmma or "
            "mma.sync) has it, instead of the cost model's choice (tests "

@@ -84,6 +84,9 @@ struct CompileOptions {
   /// sm_90a: a split-K tile's CTAs form a cluster reducing through
   /// distributed shared memory (one kernel, no workspace).
   bool clusterSplitK = true;
+  /// CUDA form: implicit-GEMM convolutions read their unpadded input
+  /// through zero-filling loads; the padded copy's kernel goes.
+  bool foldConvPadding = true;
   /// CUDA form: consecutive independent CTA programs of one launch shape
   /// become one launch (dlc-merge-launches); off for bisection.
   bool mergeLaunches = true;

@@ -148,6 +148,13 @@ cl::opt<bool> clusterSplitK(
              "shared memory (default on; --cluster-split-k=false keeps the "
              "workspace and second kernel, to bisect)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> foldConvPadding(
+    "fold-conv-padding",
+    cl::desc("CUDA: tensor-core convolutions read their unpadded input, "
+             "zero-filling the im2col loads outside it, instead of a padded "
+             "copy written by a kernel of its own (default on; "
+             "--fold-conv-padding=false to bisect)"),
+    cl::init(true), cl::cat(category));
 cl::opt<int64_t> smCount(
     "sm-count",
     cl::desc("CUDA: the SMs the GEMM and attention tile cost models plan for "
@@ -491,6 +498,7 @@ int run(MLIRContext &context) {
   options.warpSpecialize = warpSpecialize;
   options.persistentGemm = persistentGemm;
   options.clusterSplitK = clusterSplitK;
+  options.foldConvPadding = foldConvPadding;
   options.mergeLaunches = mergeLaunches;
   options.foldQdq = foldQdq;
   if (precision == "fp16" || precision == "bf16")

@@ -827,7 +827,12 @@ LogicalResult lowerChannelsLastConv(ConvOp op, PatternRewriter &rewriter,
              op.getDilations(),
              /*firstSpatial=*/1};
   Value input = op.getInput();
-  if (win.padded() || channels)
+  // Grouped convolutions never run as implicit GEMMs (which need the pure
+  // affine map of a padded copy): they read the input under the window
+  // with bounds checks, one kernel and a pass over the input fewer
+  // (mobilenet_v2's depthwise layers).
+  bool boundedReads = groups != 1 && win.padded() && !channels;
+  if ((win.padded() || channels) && !boundedReads)
     input = padChannelsLast(rewriter, loc, input, op.getPads(), Value(),
                             channels);
   Value init = convAccumulatorInit(rewriter, loc, op.getBias(), outType,
@@ -839,13 +844,22 @@ LogicalResult lowerChannelsLastConv(ConvOp op, PatternRewriter &rewriter,
                                 wType.getDimSize(3),
                                 rewriter.getContext()};
   weight = channelsLastConvWeight(rewriter, loc, weight, conv);
+  SmallVector<Value> inputs{input, weight};
+  SmallVector<AffineMap> maps{conv.inputMap(), conv.weightMap(),
+                              conv.outputMap()};
+  if (boundedReads) {
+    inputs.erase(inputs.begin());
+    maps.erase(maps.begin());
+  }
   auto generic = rewriter.create<linalg::GenericOp>(
-      loc, TypeRange{outType}, ValueRange{input, weight}, ValueRange{init},
-      ArrayRef<AffineMap>{conv.inputMap(), conv.weightMap(), conv.outputMap()},
-      conv.iterators(), [&](OpBuilder &b, Location l, ValueRange a) {
-        Value x = castScalar(b, l, a[0], elt);
-        Value w = castScalar(b, l, a[1], elt);
-        Value r = b.create<arith::AddFOp>(l, a[2],
+      loc, TypeRange{outType}, inputs, ValueRange{init}, maps, conv.iterators(),
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        Value x = boundedReads ? conv.readInput(b, l, input, win,
+                                                scalarConstant(b, l, inElt, 0))
+                               : a[0];
+        x = castScalar(b, l, x, elt);
+        Value w = castScalar(b, l, a[a.size() - 2], elt);
+        Value r = b.create<arith::AddFOp>(l, a.back(),
                                           b.create<arith::MulFOp>(l, x, w));
         b.create<linalg::YieldOp>(l, r);
       });

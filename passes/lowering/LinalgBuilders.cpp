@@ -1,6 +1,7 @@
 //===- LinalgBuilders.cpp - shared pieces of the dlc -> linalg lowering ---===//
 
 #include "passes/lowering/LinalgBuilders.h"
+#include "passes/Passes.h"
 #include "passes/quantization/Quantization.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -130,6 +131,29 @@ AffineMap ChannelsLastConvIndexing::inputMap() const {
                         ctx);
 }
 
+Value ChannelsLastConvIndexing::readInput(OpBuilder &b, Location loc,
+                                          Value input, const Window &win,
+                                          Value padValue) const {
+  SmallVector<Value> d;
+  for (int64_t i = 0; i < numDims; ++i)
+    d.push_back(b.create<linalg::IndexOp>(loc, i));
+  Value c = d[6];
+  if (groups != 1)
+    c = b.create<arith::AddIOp>(
+        loc,
+        b.create<arith::MulIOp>(
+            loc,
+            b.create<arith::DivUIOp>(loc, d[3],
+                                     indexConstant(b, loc, outPerGroup)),
+            indexConstant(b, loc, inPerGroup)),
+        c);
+  SmallVector<Value> idx{d[0], win.position(b, loc, 0, d[1], d[4]),
+                         win.position(b, loc, 1, d[2], d[5]), c};
+  return readWithPadding(b, loc, input, idx,
+                         {false, win.mayLeave(0), win.mayLeave(1), false},
+                         padValue);
+}
+
 AffineMap ChannelsLastConvIndexing::weightMap() const {
   auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
   if (weightOutputsInnermost)
@@ -190,8 +214,8 @@ Value mlir::dlc::padChannelsLast(OpBuilder &b, Location loc, Value input,
     maps.push_back(AffineMap::get(4, 0, ctx));
   }
   maps.push_back(AffineMap::getMultiDimIdentityMap(4, ctx));
-  return b
-      .create<linalg::GenericOp>(
+  auto generic =
+      b.create<linalg::GenericOp>(
           loc, TypeRange{paddedType}, inputs, ValueRange{init}, maps,
           SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
           [&](OpBuilder &nb, Location l, ValueRange a) {
@@ -211,6 +235,8 @@ Value mlir::dlc::padChannelsLast(OpBuilder &b, Location loc, Value input,
                 {false, pads[0] + pads[2] > 0, pads[1] + pads[3] > 0, padC},
                 pad);
             nb.create<linalg::YieldOp>(l, x);
-          })
-      .getResult(0);
+          });
+  if (!padC)
+    generic->setAttr(attrs::kPadding, b.getDenseI64ArrayAttr(pads));
+  return generic.getResult(0);
 }

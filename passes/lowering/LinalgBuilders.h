@@ -103,7 +103,14 @@ struct ChannelsLastConvIndexing {
 
   static constexpr int64_t numDims = 7;
   SmallVector<utils::IteratorType> iterators() const;
+  /// The input under the window on a padded copy (padChannelsLast): the
+  /// map of the implicit GEMM.
   AffineMap inputMap() const;
+  /// Inside the generic's body, without a padded copy: the element of the
+  /// unpadded `input` under the window of `win` (its pads), `padValue`
+  /// where the window leaves it.
+  Value readInput(OpBuilder &b, Location loc, Value input, const Window &win,
+                  Value padValue) const;
   AffineMap weightMap() const;
   AffineMap outputMap() const;
 };

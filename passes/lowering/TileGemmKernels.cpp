@@ -81,8 +81,22 @@ struct GemmKernel {
   /// input window (im2col on the fly), B the [O, KH, KW, C] weight as [N, K].
   struct Conv {
     int64_t batch, oh, ow, kh, kw, c, sh, sw, dh, dw;
+    /// A padding folded into the im2col loads (foldConvPadding): A is then the
+    /// unpadded [N, inH, inW, C] input, window positions move by -padTop /
+    /// -padLeft, and chunks outside the input get the padding (zeros, or
+    /// GemmKernel::padValue).
+    bool foldsPadding = false;
+    int64_t padTop = 0, padLeft = 0, inH = 0, inW = 0;
   };
   std::optional<Conv> conv;
+  /// With Conv::foldsPadding, per call in `calls`: the padding kernel's
+  /// call that wrote the padded A, the input it padded and, unless it
+  /// padded with zeros, the rank-0 buffer holding its padding value.
+  SmallVector<func::CallOp> padCalls;
+  SmallVector<Value> unpaddedInputs, padValues;
+  /// The kernel's argument for padValues (the padding value, loaded once
+  /// per stage and stored into the chunks outside the input).
+  Value padValue;
 
   bool isInt() const { return elementType.isInteger(8); }
   /// f32 operands on TF32 tensor cores (--allow-tf32).
@@ -504,6 +518,139 @@ LogicalResult checkShapeAndEpilogue(GemmKernel &g, unsigned rank,
   return success();
 }
 
+/// A padding kernel's call: one `dlc.padding` generic (padChannelsLast)
+/// writing argument `out` from argument `in`, its padding zero or read from
+/// argument `value` (a rank-0 buffer of the element type).
+struct PaddingCall {
+  func::CallOp call;
+  unsigned out, in;
+  std::optional<unsigned> value;
+  /// [begin H, begin W, end H, end W].
+  SmallVector<int64_t> pads;
+};
+
+std::optional<PaddingCall> matchPaddingCall(func::CallOp call) {
+  auto func = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      call, call.getCalleeAttr());
+  if (!func || func.isExternal() || !func->hasAttr(attrs::kKernel))
+    return std::nullopt;
+  linalg::GenericOp pad;
+  for (Operation &op : func.getBody().front()) {
+    if (isa<arith::ConstantOp, func::ReturnOp>(op))
+      continue;
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic || pad)
+      return std::nullopt;
+    pad = generic;
+  }
+  auto attr = pad ? pad->getAttrOfType<DenseI64ArrayAttr>(attrs::kPadding)
+                  : DenseI64ArrayAttr();
+  Block &entry = func.getBody().front();
+  auto argNumber = [&](Value v) -> std::optional<unsigned> {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg || arg.getOwner() != &entry)
+      return std::nullopt;
+    return arg.getArgNumber();
+  };
+  if (!attr || attr.size() != 4 || pad.getNumDpsInputs() > 1 ||
+      pad.getNumDpsInits() != 1 ||
+      func.getNumArguments() != 2 + pad.getNumDpsInputs())
+    return std::nullopt;
+  PaddingCall pc{call, 0, 0, std::nullopt, {}};
+  std::optional<unsigned> out = argNumber(pad.getDpsInits()[0]);
+  if (!out)
+    return std::nullopt;
+  pc.out = *out;
+  if (pad.getNumDpsInputs() == 1) {
+    pc.value = argNumber(pad.getDpsInputs()[0]);
+    if (!pc.value || *pc.value == pc.out)
+      return std::nullopt;
+  }
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (i != pc.out && (!pc.value || i != *pc.value))
+      pc.in = i;
+  auto outType = dyn_cast<MemRefType>(func.getArgument(pc.out).getType());
+  auto inType = dyn_cast<MemRefType>(func.getArgument(pc.in).getType());
+  pc.pads.assign(attr.asArrayRef().begin(), attr.asArrayRef().end());
+  ArrayRef<int64_t> p = pc.pads;
+  if (pc.value) {
+    auto valueType =
+        dyn_cast<MemRefType>(func.getArgument(*pc.value).getType());
+    if (!valueType || valueType.getRank() != 0 || !outType ||
+        valueType.getElementType() != outType.getElementType())
+      return std::nullopt;
+  }
+  if (!outType || !inType || outType.getRank() != 4 || inType.getRank() != 4 ||
+      !outType.hasStaticShape() || !inType.hasStaticShape() ||
+      inType.getElementType() != outType.getElementType() ||
+      inType.getDimSize(0) != outType.getDimSize(0) ||
+      inType.getDimSize(1) + p[0] + p[2] != outType.getDimSize(1) ||
+      inType.getDimSize(2) + p[1] + p[3] != outType.getDimSize(2) ||
+      inType.getDimSize(3) != outType.getDimSize(3))
+    return std::nullopt;
+  return pc;
+}
+
+/// Convolution `g` reads, at every call, a buffer that a padding kernel
+/// filled from an input just before (resnet's 3x3 convolutions): records
+/// the pads, those inputs and the padding values (int8 inputs pad with
+/// their zero point) so that the kernel reads the input itself, filling
+/// its im2col chunks outside it with the padding, and the copy goes (one
+/// kernel and a write and read of the padded tensor fewer). Only when
+/// nothing between the copy and the call touches either buffer, and every
+/// call pads the same way.
+void foldConvPadding(GemmKernel &g) {
+  auto arg = dyn_cast<BlockArgument>(g.a);
+  if (!g.conv || g.calls.empty() || !arg ||
+      arg.getOwner() != &g.func.getBody().front())
+    return;
+  SmallVector<PaddingCall> padCalls;
+  for (func::CallOp call : g.calls) {
+    Value padded = call.getOperand(arg.getArgNumber());
+    if (!padded.getDefiningOp<memref::AllocOp>())
+      return;
+    std::optional<PaddingCall> padCall;
+    for (Operation *user : padded.getUsers()) {
+      auto c = dyn_cast<func::CallOp>(user);
+      if (!c || c->getBlock() != call->getBlock() || !c->isBeforeInBlock(call))
+        continue;
+      std::optional<PaddingCall> pc = matchPaddingCall(c);
+      if (!pc || c.getOperand(pc->out) != padded)
+        continue;
+      if (padCall)
+        return;
+      padCall = pc;
+    }
+    if (!padCall || (!padCalls.empty() && (padCalls[0].pads != padCall->pads ||
+                                           padCalls[0].value.has_value() !=
+                                               padCall->value.has_value())))
+      return;
+    Value input = padCall->call.getOperand(padCall->in);
+    Value roots[2] = {rootBuffer(input), rootBuffer(padded)};
+    for (Operation *op = padCall->call->getNextNode();
+         op != call.getOperation(); op = op->getNextNode())
+      for (Value v : op->getOperands())
+        if (isa<MemRefType>(v.getType()) &&
+            llvm::is_contained(roots, rootBuffer(v)))
+          return;
+    padCalls.push_back(*padCall);
+  }
+  PaddingCall &first = padCalls.front();
+  auto inType = cast<MemRefType>(first.call.getOperand(first.in).getType());
+  GemmKernel::Conv &cv = *g.conv;
+  cv.foldsPadding = true;
+  cv.padTop = first.pads[0];
+  cv.padLeft = first.pads[1];
+  cv.inH = inType.getDimSize(1);
+  cv.inW = inType.getDimSize(2);
+  for (PaddingCall &pc : padCalls) {
+    g.padCalls.push_back(pc.call);
+    g.unpaddedInputs.push_back(pc.call.getOperand(pc.in));
+    if (pc.value)
+      g.padValues.push_back(pc.call.getOperand(*pc.value));
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // The schedule
 //===----------------------------------------------------------------------===//
@@ -916,8 +1063,10 @@ private:
   /// copies of the others.
   void loadStage(Value kt, Value slot, Value issue);
   /// A's and B's indices of operand element (row, col): A (m, k), B (k, n)
-  /// or, transposed, (n, k); convolutions through the im2col window.
-  SmallVector<Value> aIndices(Value r, Value c);
+  /// or, transposed, (n, k); convolutions through the im2col window. With
+  /// a folded padding the indices are clamped into the input and `inside`
+  /// (required then) is set to whether the element lies within it.
+  SmallVector<Value> aIndices(Value r, Value c, Value *inside = nullptr);
   SmallVector<Value> bIndices(Value r, Value c);
 
   // TMA (sm_90a). Each slot has an mbarrier that one thread arms with the
@@ -1139,15 +1288,28 @@ SmallVector<Value> operandIndices(Idx &ix, AffineMap map,
   return idx;
 }
 
-SmallVector<Value> GemmBuilder::aIndices(Value r, Value c) {
+SmallVector<Value> GemmBuilder::aIndices(Value r, Value c, Value *inside) {
   if (!g.conv)
     return operandIndices(ix, g.aMap, batch, r, c);
   // im2col: pixel r, window position and channel c.
   const GemmKernel::Conv &cv = *g.conv;
   SmallVector<Value> p = outputPixel(r);
   auto [ky, kx, ch] = windowPosition(c);
-  return {p[0], ix.add(ix.mul(p[1], cv.sh), ix.mul(ky, cv.dh)),
-          ix.add(ix.mul(p[2], cv.sw), ix.mul(kx, cv.dw)), ch};
+  Value y = ix.add(ix.mul(p[1], cv.sh), ix.mul(ky, cv.dh));
+  Value x = ix.add(ix.mul(p[2], cv.sw), ix.mul(kx, cv.dw));
+  if (cv.foldsPadding) {
+    assert(inside && "a folded padding needs the load's predicate");
+    // Padded coordinates back to the input's; above or left of it they
+    // wrap around, so one unsigned compare per dim bounds both sides.
+    y = ix.add(y, -cv.padTop);
+    x = ix.add(x, -cv.padLeft);
+    Value inY = ix.lt(y, ix.c(cv.inH));
+    Value inX = ix.lt(x, ix.c(cv.inW));
+    *inside = ix.andi(inY, inX);
+    y = ix.minu(y, ix.c(cv.inH - 1));
+    x = ix.minu(x, ix.c(cv.inW - 1));
+  }
+  return {p[0], y, x, ch};
 }
 
 SmallVector<Value> GemmBuilder::bIndices(Value r, Value c) {
@@ -1162,17 +1324,53 @@ void GemmBuilder::loadStage(Value kt, Value slot, Value issue) {
   Value k0 = ix.mul(kt, cfg.bk);
   SmallVector<Value> tokens;
   if (!allTma()) {
+    // A folded non-zero padding (an int8 input's zero point) for the im2col
+    // chunks outside the input.
+    Value padding = g.padValue
+                        ? rw.create<memref::LoadOp>(loc, g.padValue).getResult()
+                        : Value();
     forEachThread([&](Value tid) {
       int64_t ce = g.chunkElems();
+      // `valid`: the chunk lies within the operand's rows and k (else
+      // zeros); `inside` (a folded padding's chunks only): within the
+      // unpadded input (else the padding).
       auto copyChunk = [&](Value src, ArrayRef<Value> srcIdx, Value dstElem,
-                           Value valid) {
-        if (!emulate) {
-          Value count = ix.select(valid, ix.c(ce), ix.c(0));
+                           Value valid, Value inside) {
+        Value load = inside ? ix.andi(valid, inside) : valid;
+        // Outside the input but within the operand: the padding.
+        Value pad;
+        if (padding && inside)
+          pad = ix.andi(valid, ix.xori(inside, rw.create<arith::ConstantOp>(
+                                                   loc, rw.getBoolAttr(true))));
+        if (!emulate && !pad) {
+          Value count = ix.select(load, ix.c(ce), ix.c(0));
           auto copy = rw.create<nvgpu::DeviceAsyncCopyOp>(
               loc, nvgpu::DeviceAsyncTokenType::get(rw.getContext()), smem,
               ValueRange{dstElem}, src, srcIdx, rw.getIndexAttr(ce), count,
               rw.getUnitAttr());
           tokens.push_back(copy.getAsyncToken());
+          return;
+        }
+        if (!emulate) {
+          // cp.async can only zero-fill: a chunk it does not copy gets the
+          // padding (or zeros) by a plain store, which the wait's
+          // fence.proxy.async and barrier order like the copies (the
+          // group commits the copy whatever its token).
+          auto ifOp = rw.create<scf::IfOp>(loc, load, /*withElse=*/true);
+          OpBuilder::InsertionGuard guard(rw);
+          rw.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+          rw.create<nvgpu::DeviceAsyncCopyOp>(
+              loc, nvgpu::DeviceAsyncTokenType::get(rw.getContext()), smem,
+              ValueRange{dstElem}, src, srcIdx, rw.getIndexAttr(ce), Value(),
+              rw.getUnitAttr());
+          rw.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+          Value zero =
+              rw.create<arith::ConstantOp>(loc, rw.getZeroAttr(g.elementType));
+          Value fill = rw.create<arith::SelectOp>(loc, pad, padding, zero);
+          auto vecType = VectorType::get({ce}, g.elementType);
+          rw.create<vector::StoreOp>(
+              loc, rw.create<vector::SplatOp>(loc, vecType, fill), smem,
+              ValueRange{dstElem});
           return;
         }
         // cp.async with src-size 0 writes zeros. The source address is
@@ -1183,7 +1381,10 @@ void GemmBuilder::loadStage(Value kt, Value slot, Value issue) {
         Value e = loop.getInductionVar();
         SmallVector<Value> at(srcIdx);
         at.back() = ix.add(at.back(), e);
-        rw.create<memref::StoreOp>(loc, loadOrZero(src, at, valid), smem,
+        Value v = loadOrZero(src, at, load);
+        if (pad)
+          v = rw.create<arith::SelectOp>(loc, pad, padding, v);
+        rw.create<memref::StoreOp>(loc, v, smem,
                                    ValueRange{ix.add(dstElem, e)});
       };
       // Each operand tile is rows of 16-byte chunks along the operand's
@@ -1192,7 +1393,8 @@ void GemmBuilder::loadStage(Value kt, Value slot, Value issue) {
       // threads. `indices` gives the operand's indices of matrix element
       // (row, col).
       auto copyTile =
-          [&](Value src, function_ref<SmallVector<Value>(Value, Value)> indices,
+          [&](Value src,
+              function_ref<SmallVector<Value>(Value, Value, Value &)> indices,
               const SmemTile &tile, int64_t chunks, Value row0, int64_t rows,
               Value col0, int64_t cols) {
             for (int64_t i = 0; i < chunks; ++i) {
@@ -1205,12 +1407,16 @@ void GemmBuilder::loadStage(Value kt, Value slot, Value issue) {
               // Out-of-range chunks read a valid address (and zero-fill).
               Value sr = ix.minu(gr, ix.c(rows - 1));
               Value sc = ix.minu(gc, ix.c(cols - ce));
-              copyChunk(src, indices(sr, sc),
-                        ix.add(stageBase, tile.element(ix, row, cc)), valid);
+              Value inside;
+              SmallVector<Value> at = indices(sr, sc, inside);
+              copyChunk(src, at, ix.add(stageBase, tile.element(ix, row, cc)),
+                        valid, inside);
             }
           };
-      auto aAt = [&](Value r, Value c) { return aIndices(r, c); };
-      auto bAt = [&](Value r, Value c) { return bIndices(r, c); };
+      auto aAt = [&](Value r, Value c, Value &inside) {
+        return aIndices(r, c, &inside);
+      };
+      auto bAt = [&](Value r, Value c, Value &) { return bIndices(r, c); };
       if (!tmaA)
         copyTile(g.a, aAt, s.aTile, s.aChunksPerThread(), tileRow0, g.m, k0,
                  g.k);
@@ -2607,13 +2813,15 @@ struct TileGemmKernelsPass
     IRRewriter rewriter(&getContext());
     SmallVector<func::FuncOp> kernels;
     for (auto func : module.getOps<func::FuncOp>())
-      if (func->hasAttr(attrs::kKernel))
+      if (func->hasAttr(attrs::kKernel) && !func.isExternal())
         kernels.push_back(func);
     KernelCalls calls(module);
     for (func::FuncOp func : kernels) {
       FailureOr<GemmKernel> g = matchGemmKernel(func, calls, allowTf32);
       if (failed(g))
         continue;
+      if (foldPadding)
+        foldConvPadding(*g);
       // wgmma reads both operands K-major from shared memory (a 16-bit
       // [K, N] B would need its MN-major layouts); TF32 keeps mma.sync,
       // whose operands are rounded (cvt.rna) on the way to the registers.
@@ -2647,10 +2855,43 @@ struct TileGemmKernelsPass
         partial.emitError("split-K copy of a GEMM kernel no longer matches");
         return signalPassFailure();
       }
+      if (g->conv && g->conv->foldsPadding)
+        foldConvPadding(*pg);
       split->workspace = partial.getArguments().back();
       tileKernel(rewriter, *pg, cfg, split);
     }
+    erasePaddingCopies();
   }
+
+  /// The zero-padding copies whose convolutions now read their input (and
+  /// nothing else reads their output), then their kernels once uncalled.
+  void erasePaddingCopies() {
+    ModuleOp module = getOperation();
+    SetVector<Operation *> callees;
+    for (func::CallOp pad : paddingCopies) {
+      auto isCopyOrDealloc = [&](Operation *user) {
+        return user == pad.getOperation() || isa<memref::DeallocOp>(user);
+      };
+      Value padded;
+      for (Value v : pad.getOperands())
+        if (auto alloc = v.getDefiningOp<memref::AllocOp>();
+            alloc && llvm::all_of(v.getUsers(), isCopyOrDealloc))
+          padded = v;
+      if (!padded)
+        continue;
+      callees.insert(
+          SymbolTable::lookupNearestSymbolFrom(pad, pad.getCalleeAttr()));
+      for (Operation *user : llvm::make_early_inc_range(padded.getUsers()))
+        user->erase();
+      padded.getDefiningOp()->erase();
+    }
+    for (Operation *callee : callees)
+      if (callee && SymbolTable::symbolKnownUseEmpty(callee, module))
+        callee->erase();
+    paddingCopies.clear();
+  }
+  /// The zero-padding calls some convolution no longer reads from.
+  SetVector<func::CallOp> paddingCopies;
 
   /// Replaces the kernel's ops with the CTA program.
   void tileKernel(IRRewriter &rewriter, GemmKernel &g, const TileConfig &cfg,
@@ -2660,6 +2901,15 @@ struct TileGemmKernelsPass
     if (tma && cfg.wgmma()) {
       tmaA = tmaOperand(g, g.a, cfg.bm, cfg);
       tmaB = tmaOperand(g, g.b, cfg.bn, cfg);
+    }
+    if (!g.padValues.empty()) {
+      // The padding value's buffer, passed on from the padding's calls.
+      unsigned n = func.getNumArguments();
+      (void)func.insertArgument(n, g.padValues.front().getType(), {},
+                                func.getLoc());
+      for (auto [call, value] : llvm::zip_equal(g.calls, g.padValues))
+        call->insertOperands(call.getNumOperands(), value);
+      g.padValue = func.getArgument(n);
     }
     int64_t persistentCtas = 0;
     if (persistent && warpSpecialize && tmaA && tmaB && !split)
@@ -2672,6 +2922,19 @@ struct TileGemmKernelsPass
     rewriter.eraseOp(g.contraction);
     if (g.init)
       rewriter.eraseOp(g.init);
+    if (g.conv && g.conv->foldsPadding) {
+      // The program reads the unpadded input: retype A and pass it.
+      auto arg = cast<BlockArgument>(g.a);
+      arg.setType(g.unpaddedInputs.front().getType());
+      func.setType(FunctionType::get(&getContext(),
+                                     func.getBody().getArgumentTypes(),
+                                     func.getResultTypes()));
+      for (auto [call, input, pad] :
+           llvm::zip_equal(g.calls, g.unpaddedInputs, g.padCalls)) {
+        call->setOperand(arg.getArgNumber(), input);
+        paddingCopies.insert(pad);
+      }
+    }
     Builder b(&getContext());
     func->setAttr(attrs::kWorkItems, b.getI64IntegerAttr(ctas));
     func->setAttr(attrs::kCtaThreads, b.getI64IntegerAttr(builder.ctaThreads()));
@@ -2717,10 +2980,10 @@ struct TileGemmKernelsPass
   /// input (resnet's bottleneck 1x1 convolutions).
   static bool isPointwiseConv(const GemmKernel &g, MemRefType type) {
     const GemmKernel::Conv &cv = *g.conv;
-    return cv.kh == 1 && cv.kw == 1 && cv.sh == 1 && cv.sw == 1 &&
-           type.getRank() == 4 && type.getDimSize(0) == cv.batch &&
-           type.getDimSize(1) == cv.oh && type.getDimSize(2) == cv.ow &&
-           type.getDimSize(3) == cv.c;
+    return !cv.foldsPadding && cv.kh == 1 && cv.kw == 1 && cv.sh == 1 &&
+           cv.sw == 1 && type.getRank() == 4 &&
+           type.getDimSize(0) == cv.batch && type.getDimSize(1) == cv.oh &&
+           type.getDimSize(2) == cv.ow && type.getDimSize(3) == cv.c;
   }
 
   /// The TMA box of operand `v` (A or [N, K] B, `rows` rows a tile) when TMA
@@ -2849,6 +3112,20 @@ struct TileGemmKernelsPass
           nb.create<linalg::YieldOp>(l, sum);
         });
     g.contraction.erase();
+    // The sum reads neither operand: dropping them lets a padding copy that
+    // only the partial kernel's convolution read go (foldConvPadding).
+    SmallVector<Value, 2> operands{g.a};
+    if (g.b != g.a)
+      operands.push_back(g.b);
+    for (Value operand : operands) {
+      auto arg = dyn_cast<BlockArgument>(operand);
+      if (!arg || !arg.use_empty() || arg.getOwner() != &func.getBody().front())
+        continue;
+      unsigned i = arg.getArgNumber();
+      for (func::CallOp call : g.calls)
+        call->eraseOperand(i);
+      (void)func.eraseArgument(i);
+    }
     return partial;
   }
 };

@@ -492,6 +492,13 @@ def tensor_core_cases(t):
          {"xz": np.array(200, np.uint8), "vz": np.array(0, np.int8)},
          flags=sm90a, extra=form)
     # An implicit-GEMM convolution: the gathered A tile in wgmma's layout.
+    # The int8 convolution with its input zero point, on wgmma, padding
+    # folded into the im2col loads: chunks outside the input get the zero
+    # point, stored by the threads instead of copied (asymmetric pads; 99
+    # output pixels, a partial M tile).
+    add_qdq_conv(t, r, "wgmma_conv_int8_qdq_zero_point", (1, 32, 10, 9), (32, 32, 3, 3),
+                 xz=-37, ys=0.03, yz=4, conv_attrs=dict(pads=[2, 0, 1, 2]),
+                 flags=sm90a, extra=form, rtol=0, atol=0.0301)
     t.op("wgmma_conv_fp16_stride_dilation", "Conv", {"x": t.rand(2, 16, 15, 13)},
          {"w": t.rand(24, 16, 3, 2), "b": t.rand(24)},
          attrs=dict(pads=[1, 1, 1, 1], strides=[2, 1], dilations=[1, 2]),
@@ -567,6 +574,15 @@ def tensor_core_cases(t):
     t.op("splitk_conv_fp16_wgmma", "Conv", {"x": t.rand(1, 256, 7, 7, lo=-0.2, hi=0.2)},
          {"w": t.rand(64, 256, 3, 3, lo=-0.2, hi=0.2), "b": t.rand(64)},
          attrs=dict(pads=[1, 1, 1, 1]), flags=(*half, *sm90a), extra=form,
+         rtol=1e-2, atol=5e-3)
+    # Without clusters (mma.sync) the split goes through a workspace: the
+    # partial-sum copy of the kernel reads the unpadded input (asymmetric
+    # pads folded into its zero-filling im2col loads, no padded copy) and
+    # the kernel adding the partial sums reads neither operand.
+    t.op("splitk_conv_fp16_mma_asym_pads", "Conv",
+         {"x": t.rand(1, 256, 7, 7, lo=-0.2, hi=0.2)},
+         {"w": t.rand(64, 256, 3, 3, lo=-0.2, hi=0.2), "b": t.rand(64)},
+         attrs=dict(pads=[2, 1, 0, 1]), flags=half, extra=form,
          rtol=1e-2, atol=5e-3)
     t.op("splitk_int8_u8s8_zero_point", "MatMulInteger", {"x": ints(np.uint8, 33, 1024)},
          {"w": ints(np.int8, 1024, 64), "xz": np.array(131, np.uint8)}, extra=form)

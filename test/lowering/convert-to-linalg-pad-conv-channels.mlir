@@ -7,7 +7,10 @@
 // so the conv is an implicit GEMM for dlc-tile-gemm-kernels.
 // CHECK-LABEL: func @stem
 // CHECK: %[[W:.*]] = arith.constant dense<{{\[\[\[\[}}1.000000e+00, 2.000000e+00, 3.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]]], {{\[\[\[}}4.000000e+00, 5.000000e+00, 6.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]]]]> : tensor<2x1x1x8xf16>
-// CHECK: %[[P:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x6x6x8xf16>)
+// The copy also pads channels, so it is no `dlc.padding` (the implicit
+// GEMM could not read 3-channel pixels as 16-byte chunks).
+// CHECK-NOT: dlc.padding
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x6x6x8xf16>) {
 // CHECK: linalg.generic {{.*}} ins(%[[P]], %[[W]] : tensor<1x6x6x8xf16>, tensor<2x1x1x8xf16>)
 // OFF-LABEL: func @stem
 // OFF: ins(%{{.*}}, %{{.*}} : tensor<1x6x6x3xf16>, tensor<2x1x1x3xf16>)

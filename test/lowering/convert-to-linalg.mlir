@@ -539,16 +539,18 @@ func.func @concat_all_empty(%a: tensor<2x0xf32>, %b: tensor<2x0xf32>) -> tensor<
 
 // A channels_last conv (dlc-convert-conv-layout) is the implicit-GEMM form
 // dlc-tile-gemm-kernels matches: the padded input made first (its own
-// generic, zeros outside), the bias broadcast along the last dim as the
-// init, then ONE generic over (n, oh, ow, o, kh, kw, c) with pure affine
-// maps and ext/mul/add into the f32 accumulator, then the rounding.
+// generic, zeros outside, marked with its pads as `dlc.padding` so that
+// dlc-tile-gemm-kernels can fold it into the implicit GEMM's loads), the
+// bias broadcast along the last dim as the init, then ONE generic over (n,
+// oh, ow, o, kh, kw, c) with pure affine maps and ext/mul/add into the f32
+// accumulator, then the rounding.
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-DAG: #[[BIAS:.*]] = affine_map<(d0, d1, d2, d3) -> (d3)>
 // CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 * 2 + d4, d2 * 2 + d5, d6)>
 // CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d4, d5, d6)>
 // CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
 // CHECK-LABEL: func @conv_nhwc_padded_f16_bias
-// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%{{.*}} : tensor<1x10x10x16xf16>)
+// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%{{.*}} : tensor<1x10x10x16xf16>) attrs =  {dlc.padding = array<i64: 1, 1, 1, 1>}
 // CHECK: tensor.extract %arg0
 // CHECK: arith.select
 // CHECK: %[[INIT:.*]] = linalg.generic {indexing_maps = [#[[BIAS]], #[[ID]]]{{.*}} ins(%arg2 : tensor<32xf16>) outs(%{{.*}} : tensor<1x4x4x32xf32>)
