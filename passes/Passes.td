@@ -573,6 +573,50 @@ def PrivatizeAccumulatorsPass : Pass<"dlc-privatize-accumulators", "ModuleOp"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def InterchangeElementLoopsPass : Pass<"dlc-interchange-element-loops", "ModuleOp"> {
+  let summary = "A work item's element loop moves inside its reduction loops";
+  let description = [{
+    A CUDA-form work item computes several consecutive outputs (8 at 16
+    bits), one after the other. When each is a reduction with a private
+    accumulator (`dlc-privatize-accumulators`: a depthwise convolution's
+    window, a pooling window), the element loop holds the reduction loops,
+    so a tap's loads of consecutive channels are in different iterations
+    and LLVM issues one 2-byte load per element and tap. This pass moves
+    the element loop inside the (perfect) reduction nest, with one
+    accumulator per element, and unrolls it: the tap's loads of the 8
+    elements are then adjacent in one block, and LLVM's load/store
+    vectorizer makes them one 16-byte load (the kernel arguments are
+    16-byte aligned). The same operations run in the same order per
+    element. Only when the ops before the nest and the nest itself write
+    nothing but the accumulators, and the ops after it store to no buffer
+    read before (they now run after every element's reduction); values the
+    ops before the nest compute from the element index are recomputed.
+
+    Before:
+    ```mlir
+    scf.for %e = %c0 to %c8 step %c1 {
+      %acc = memref.alloca() : memref<f32>
+      memref.store %bias_e, %acc[]
+      scf.for %kh ... { scf.for %kw ... {
+        %x = memref.load %in[.., %c_e]   // ... acc += x * w
+      } }
+      memref.store (truncf %acc[]), %out[.., %c_e]
+    }
+    ```
+    After (before unrolling the three element loops):
+    ```mlir
+    %accs = memref.alloca() : memref<8xf32>
+    scf.for %e ... { memref.store %bias_e, %accs[%e] }
+    scf.for %kh ... { scf.for %kw ... { scf.for %e ... {
+      %x = memref.load %in[.., %c_e]     // ... accs[e] += x * w
+    } } }
+    scf.for %e ... { memref.store (truncf %accs[%e]), %out[.., %c_e] }
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def MapKernelsToGpuPass : Pass<"dlc-map-kernels-to-gpu", "ModuleOp"> {
   let summary = "Turn linearized kernels into gpu.func kernels, one gpu.module each";
   let description = [{

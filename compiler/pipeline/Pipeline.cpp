@@ -159,6 +159,10 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   // Accumulators only one kernel uses stay in registers (after CSE, which
   // makes their accesses' indices the same values).
   pm.addPass(dlc::createPrivatizeAccumulatorsPass());
+  // With their accumulators private, a work item's elements reduce side by
+  // side: a tap's loads of consecutive channels become one vector load.
+  if (cudaForm)
+    pm.addPass(dlc::createInterchangeElementLoopsPass());
 
   // The arena.
   pm.addPass(dlc::createPlanMemoryPass({options.arenaAlignment}));
