@@ -1383,18 +1383,28 @@ struct LayerNormLowering : OpRewritePattern<LayerNormOp> {
     auto keptType = keptDimsType(type, axes);
     double invN = 1.0 / (double)product(type, axes);
     Value zero = scalarConstant(rewriter, loc, elt, 0);
-    Value mean =
-        reduce(rewriter, loc, op.getInput(), axes,
-               {filled(rewriter, loc, keptType, zero)},
-               [&](OpBuilder &b, Location l, ValueRange a) {
-                 Value s = b.create<arith::MulFOp>(
-                     l, a[0], scalarConstant(b, l, elt, invN));
-                 return SmallVector<Value>{b.create<arith::AddFOp>(l, a[1], s)};
-               })[0];
-    Value centered = elementwise(rewriter, loc, type, {op.getInput(), mean},
-                                 [&](OpBuilder &b, Location l, ValueRange a) {
-                                   return sub(b, l, a[0], a[1]);
-                                 });
+    // An input stored narrower and widened for the normalization (f16 at
+    // --precision=fp16) is read as stored and widened per element: the
+    // widening then never materializes an f32 copy between kernels.
+    Value input = op.getInput();
+    if (auto widened = input.getDefiningOp<CastOp>();
+        widened &&
+        isa<FloatType>(tensorType(widened.getInput()).getElementType()) &&
+        tensorType(widened.getInput()).getElementTypeBitWidth() <
+            elt.getIntOrFloatBitWidth())
+      input = widened.getInput();
+    Value mean = reduce(
+        rewriter, loc, input, axes, {filled(rewriter, loc, keptType, zero)},
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value s = b.create<arith::MulFOp>(l, castScalar(b, l, a[0], elt),
+                                            scalarConstant(b, l, elt, invN));
+          return SmallVector<Value>{b.create<arith::AddFOp>(l, a[1], s)};
+        })[0];
+    Value centered =
+        elementwise(rewriter, loc, type, {input, mean},
+                    [&](OpBuilder &b, Location l, ValueRange a) {
+                      return sub(b, l, castScalar(b, l, a[0], elt), a[1]);
+                    });
     Value var = reduce(
         rewriter, loc, centered, axes, {filled(rewriter, loc, keptType, zero)},
         [&](OpBuilder &b, Location l, ValueRange a) {

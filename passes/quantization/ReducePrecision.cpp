@@ -182,8 +182,34 @@ struct ReducePrecisionPass
       result.replaceAllUsesExcept(widen, widen);
     }
     narrowAttentionInputs(half);
-    if (half.isF16())
+    if (half.isF16()) {
+      roundNormalizationInputs(half);
       narrowGemmInputs(half);
+    }
+  }
+
+  /// At f16 a LayerNorm reads its input rounded to f16, as `model.half()`
+  /// holds it (BERT's GEMM + bias + residual sums, GPT-2's residual
+  /// stream): a rounding after the input's definition that
+  /// narrowGemmInputs then makes every reader take, widened, so the
+  /// producer stores 2 bytes an element instead of 4 and the LayerNorm,
+  /// which still normalizes in f32, reads half the bytes.
+  void roundNormalizationInputs(FloatType half) {
+    getOperation().walk([&](LayerNormOp op) {
+      Value x = op.getInput();
+      auto type = cast<RankedTensorType>(x.getType());
+      Operation *def = x.getDefiningOp();
+      if (!type.getElementType().isF32() || !def ||
+          def->hasTrait<OpTrait::ConstantLike>() ||
+          llvm::any_of(x.getUsers(), [&](Operation *u) {
+            auto c = dyn_cast<CastOp>(u);
+            return c && c.getType() == type.clone(half);
+          }))
+        return;
+      OpBuilder b(op->getContext());
+      b.setInsertionPointAfter(def);
+      b.create<CastOp>(def->getLoc(), type.clone(half), x);
+    });
   }
 
   /// An f32 value rounded to f16 for a GEMM (or attention) and read in f32

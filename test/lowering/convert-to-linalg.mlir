@@ -228,6 +228,22 @@ func.func @layer_norm(%x: tensor<2x8xf32>, %s: tensor<8xf32>, %b: tensor<8xf32>)
 
 // -----
 
+// An f16 input widened for the normalization (--precision=fp16 rounds
+// LayerNorm inputs): the mean and the centering read the f16 tensor and
+// widen each element, so no f32 copy of it is made.
+// CHECK-LABEL: func @layer_norm_widened_input
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<2x8xf16>) outs(%{{.*}} : tensor<2x1xf32>)
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: linalg.generic {{.*}} ins(%arg0, %{{.*}} : tensor<2x8xf16>, tensor<2x1xf32>) outs(%{{.*}} : tensor<2x8xf32>)
+// CHECK: arith.extf %{{.*}} : f16 to f32
+func.func @layer_norm_widened_input(%h: tensor<2x8xf16>, %s: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x8xf32> {
+  %x = dlc.cast %h : (tensor<2x8xf16>) -> tensor<2x8xf32>
+  %0 = dlc.layer_norm %x, %s, %b {axis = 1 : i64, epsilon = 1.0e-5 : f32} : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @cast_to_bool
 func.func @cast_to_bool(%x: tensor<3xf32>) -> tensor<3xi1> {
   // CHECK: arith.cmpf une

@@ -162,6 +162,27 @@ func.func @residual_reader_first(%x: tensor<2x8xf32>, %w: tensor<8x8xf32>, %w2: 
 
 // -----
 
+// A LayerNorm's input at f16 is rounded after its definition, as
+// model.half() holds it (BERT's GEMM + bias + residual sum): every reader
+// takes the rounded value, widened, so it is stored in 2 bytes. bf16 keeps
+// it f32.
+// CHECK-LABEL: func @layer_norm_input
+// CHECK: %[[T:.*]] = dlc.add
+// CHECK-NEXT: %[[TH:.*]] = dlc.cast %[[T]] : (tensor<2x8xf32>) -> tensor<2x8xf16>
+// CHECK-NEXT: %[[TW:.*]] = dlc.cast %[[TH]] : (tensor<2x8xf16>) -> tensor<2x8xf32>
+// CHECK: dlc.layer_norm %[[TW]]
+// BF16-LABEL: func @layer_norm_input
+// BF16: %[[T:.*]] = dlc.add
+// BF16: dlc.layer_norm %[[T]]
+func.func @layer_norm_input(%x: tensor<2x8xf32>, %w: tensor<8x8xf32>, %s: tensor<8xf32>) -> tensor<2x8xf32> {
+  %y = dlc.matmul %x, %w : (tensor<2x8xf32>, tensor<8x8xf32>) -> tensor<2x8xf32>
+  %t = dlc.add %y, %x : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %n = dlc.layer_norm %t, %s {axis = 1 : i64, epsilon = 1.0e-5 : f32} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return %n : tensor<2x8xf32>
+}
+
+// -----
+
 // Weights round to nearest even, as APFloat does (the conversion is a fast
 // bit-level one): 65519 -> 65504 and 65520 -> inf (f16's largest finite is
 // 65504; 65520 is the tie), 2^-25 -> 0 and 3 x 2^-25 -> 2^-23 (subnormal
