@@ -186,6 +186,56 @@ struct ReducePrecisionPass
       roundNormalizationInputs(half);
       narrowGemmInputs(half);
     }
+    roundBeforeMonotonicOps(half);
+  }
+
+  /// Rounding commutes with Relu and MaxPool (it is monotonic: the max of
+  /// rounded values is the rounded max), so a rounding of their result
+  /// moves ahead of them, up to a half value widened for them, which it
+  /// then cancels: ResNet's stem (a half conv, widened, Relu, MaxPool,
+  /// rounded for layer1) runs Relu and MaxPool on the conv's half result,
+  /// and the 112x112x64 tensor between the conv and the pooling kernels is
+  /// stored in 2 bytes an element instead of 4. Exactly the same values.
+  void roundBeforeMonotonicOps(FloatType half) {
+    SmallVector<CastOp> casts;
+    getOperation().walk([&](CastOp c) {
+      auto in = cast<RankedTensorType>(c.getInput().getType());
+      if (in.getElementType().isF32() &&
+          cast<RankedTensorType>(c.getType()).getElementType() == half)
+        casts.push_back(c);
+    });
+    for (CastOp c : casts) {
+      Operation *def = c.getInput().getDefiningOp();
+      if (!isa_and_nonnull<ReluOp, MaxPoolOp>(def) || !def->hasOneUse())
+        continue;
+      // The chain of such ops down from the first one's input.
+      SmallVector<Operation *> chain{def};
+      while (true) {
+        Operation *up = chain.back()->getOperand(0).getDefiningOp();
+        if (!isa_and_nonnull<ReluOp, MaxPoolOp>(up) || !up->hasOneUse())
+          break;
+        chain.push_back(up);
+      }
+      Value x = chain.back()->getOperand(0);
+      OpBuilder b(chain.back());
+      auto halfOf = [&](Value v) {
+        return cast<RankedTensorType>(v.getType()).clone(half);
+      };
+      auto widened = x.getDefiningOp<CastOp>();
+      if (widened && widened.getInput().getType() == halfOf(x))
+        x = widened.getInput();
+      else
+        x = b.create<CastOp>(c.getLoc(), halfOf(x), x);
+      for (Operation *op : llvm::reverse(chain)) {
+        op->setOperand(0, x);
+        op->getResult(0).setType(halfOf(op->getResult(0)));
+        x = op->getResult(0);
+      }
+      c.replaceAllUsesWith(x);
+      c.erase();
+      if (widened && widened->use_empty())
+        widened.erase();
+    }
   }
 
   /// At f16 a LayerNorm reads its input rounded to f16, as `model.half()`

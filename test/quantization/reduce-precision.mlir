@@ -44,17 +44,61 @@ func.func @gemm_chain(%x: tensor<2x4xf32>, %w: tensor<4x4xf32>) -> tensor<2x4xf3
 // -----
 
 // Ops between GEMMs keep computing in f32.
-// CHECK-LABEL: func @conv_relu_conv
-func.func @conv_relu_conv(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32> {
+// CHECK-LABEL: func @conv_sigmoid_conv
+func.func @conv_sigmoid_conv(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32> {
   // CHECK: %[[A:.*]] = dlc.conv {{.*}} -> tensor<1x2x4x4xf16>
   // CHECK: %[[AF:.*]] = dlc.cast %[[A]] : (tensor<1x2x4x4xf16>) -> tensor<1x2x4x4xf32>
-  // CHECK: %[[R:.*]] = dlc.relu %[[AF]] : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  // CHECK: %[[R:.*]] = dlc.sigmoid %[[AF]] : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
   // CHECK: %[[RH:.*]] = dlc.cast %[[R]] : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf16>
   // CHECK: dlc.conv %[[RH]]
   %0 = dlc.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
-  %1 = dlc.relu %0 : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %1 = dlc.sigmoid %0 : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
   %2 = dlc.conv %1, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
   return %2 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Relu and MaxPool commute with the rounding (max of rounded values is the
+// rounded max): the rounding for the second conv moves ahead of them, onto
+// the first conv's widened half result, which it cancels, so they run on
+// half values (ResNet's stem). Exactly the same results, half the bytes.
+// The same at bf16.
+// CHECK-LABEL: func @conv_relu_pool_conv
+// CHECK: %[[A:.*]] = dlc.conv {{.*}} -> tensor<1x2x4x4xf16>
+// CHECK-NEXT: %[[R:.*]] = dlc.relu %[[A]] : (tensor<1x2x4x4xf16>) -> tensor<1x2x4x4xf16>
+// CHECK-NEXT: %[[P:.*]] = dlc.max_pool %[[R]] {{.*}} : (tensor<1x2x4x4xf16>) -> tensor<1x2x2x2xf16>
+// CHECK-NEXT: dlc.conv %[[P]]
+// CHECK-NOT: dlc.cast {{.*}} -> tensor<1x2x2x2xf16>
+// BF16-LABEL: func @conv_relu_pool_conv
+// BF16: dlc.max_pool %{{.*}} : (tensor<1x2x4x4xbf16>) -> tensor<1x2x2x2xbf16>
+func.func @conv_relu_pool_conv(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>) -> tensor<1x2x2x2xf32> {
+  %0 = dlc.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %1 = dlc.relu %0 : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %2 = dlc.max_pool %1 {ceil_mode = false, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
+  %3 = dlc.conv %2, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x2x2xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x2x2xf32>
+  return %3 : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+// A Relu whose result is also read in f32: at bf16 it keeps f32 (the
+// rounding cannot move ahead of it without rounding that reader's input);
+// at f16 that reader takes the rounded value anyway (a residual stream),
+// so the Relu runs on half values and the reader gets them widened.
+// CHECK-LABEL: func @relu_read_twice
+// CHECK: %[[R:.*]] = dlc.relu %{{.*}} : (tensor<2x8xf16>) -> tensor<2x8xf16>
+// CHECK-NEXT: %[[W:.*]] = dlc.cast %[[R]] : (tensor<2x8xf16>) -> tensor<2x8xf32>
+// CHECK-NEXT: dlc.sigmoid %[[W]]
+// CHECK: dlc.matmul %[[R]]
+// BF16-LABEL: func @relu_read_twice
+// BF16: %[[R:.*]] = dlc.relu %{{.*}} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+// BF16: dlc.sigmoid %[[R]]
+func.func @relu_read_twice(%x: tensor<2x8xf32>, %w: tensor<8x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
+  %r = dlc.relu %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %g = dlc.sigmoid %r : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %y = dlc.matmul %r, %w : (tensor<2x8xf32>, tensor<8x8xf32>) -> tensor<2x8xf32>
+  return %g, %y : tensor<2x8xf32>, tensor<2x8xf32>
 }
 
 // -----
@@ -122,7 +166,7 @@ func.func @attention_inputs(%x: tensor<1x8x8xf32>, %w: tensor<8x8xf32>, %b: tens
 // stores 2 bytes an element. Only the model output %t stays f32 as it is.
 // bf16 keeps the residual f32.
 // CHECK-LABEL: func @residual
-// CHECK: %[[S:.*]] = dlc.relu
+// CHECK: %[[S:.*]] = dlc.erf
 // CHECK-NEXT: %[[SH:.*]] = dlc.cast %[[S]] : (tensor<2x8xf32>) -> tensor<2x8xf16>
 // CHECK-NEXT: %[[SW:.*]] = dlc.cast %[[SH]] : (tensor<2x8xf16>) -> tensor<2x8xf32>
 // CHECK: dlc.matmul %[[SH]]
@@ -130,10 +174,10 @@ func.func @attention_inputs(%x: tensor<1x8x8xf32>, %w: tensor<8x8xf32>, %b: tens
 // CHECK-NOT: dlc.cast %[[T]]
 // CHECK: return %[[T]]
 // BF16-LABEL: func @residual
-// BF16: %[[S:.*]] = dlc.relu
+// BF16: %[[S:.*]] = dlc.erf
 // BF16: dlc.add %{{.*}}, %[[S]]
 func.func @residual(%x: tensor<2x8xf32>, %w: tensor<8x8xf32>) -> tensor<2x8xf32> {
-  %s = dlc.relu %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %s = dlc.erf %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
   %y = dlc.matmul %s, %w : (tensor<2x8xf32>, tensor<8x8xf32>) -> tensor<2x8xf32>
   %t = dlc.add %y, %s : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
   return %t : tensor<2x8xf32>
@@ -145,7 +189,7 @@ func.func @residual(%x: tensor<2x8xf32>, %w: tensor<8x8xf32>) -> tensor<2x8xf32>
 // definition, so the widened value is there for it; a second GEMM on %s
 // shares the rounding.
 // CHECK-LABEL: func @residual_reader_first
-// CHECK: %[[S:.*]] = dlc.relu
+// CHECK: %[[S:.*]] = dlc.erf
 // CHECK-NEXT: %[[SH:.*]] = dlc.cast %[[S]] : (tensor<2x8xf32>) -> tensor<2x8xf16>
 // CHECK-NEXT: %[[SW:.*]] = dlc.cast %[[SH]] : (tensor<2x8xf16>) -> tensor<2x8xf32>
 // CHECK-NEXT: dlc.sigmoid %[[SW]]
@@ -153,7 +197,7 @@ func.func @residual(%x: tensor<2x8xf32>, %w: tensor<8x8xf32>) -> tensor<2x8xf32>
 // CHECK: dlc.matmul %[[SH]]
 // CHECK-NOT: dlc.cast %[[S]]
 func.func @residual_reader_first(%x: tensor<2x8xf32>, %w: tensor<8x8xf32>, %w2: tensor<8x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) {
-  %s = dlc.relu %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %s = dlc.erf %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
   %g = dlc.sigmoid %s : (tensor<2x8xf32>) -> tensor<2x8xf32>
   %y = dlc.matmul %s, %w : (tensor<2x8xf32>, tensor<8x8xf32>) -> tensor<2x8xf32>
   %z = dlc.matmul %s, %w2 : (tensor<2x8xf32>, tensor<8x8xf32>) -> tensor<2x8xf32>
