@@ -499,6 +499,12 @@ def tensor_core_cases(t):
     add_qdq_conv(t, r, "wgmma_conv_int8_qdq_zero_point", (1, 32, 10, 9), (32, 32, 3, 3),
                  xz=-37, ys=0.03, yz=4, conv_attrs=dict(pads=[2, 0, 1, 2]),
                  flags=sm90a, extra=form, rtol=0, atol=0.0301)
+    # Pads as wide as the window (whole windows outside the input, all
+    # their chunks zero-filled), stride 2.
+    t.op("wgmma_conv_fp16_wide_pads", "Conv", {"x": t.rand(1, 16, 9, 11)},
+         {"w": t.rand(32, 16, 3, 3)},
+         attrs=dict(pads=[3, 0, 2, 4], strides=[2, 2]),
+         flags=(*half, *sm90a), extra=form, rtol=1e-2, atol=5e-3)
     t.op("wgmma_conv_fp16_stride_dilation", "Conv", {"x": t.rand(2, 16, 15, 13)},
          {"w": t.rand(24, 16, 3, 2), "b": t.rand(24)},
          attrs=dict(pads=[1, 1, 1, 1], strides=[2, 1], dilations=[1, 2]),
