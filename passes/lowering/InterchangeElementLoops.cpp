@@ -134,6 +134,13 @@ std::optional<ElementLoop> matchElementLoop(scf::ForOp loop) {
       }
     break;
   }
+  // The accumulators are accessed only where the rewrite retargets them:
+  // directly in the element loop or in the nest's innermost body.
+  for (memref::AllocaOp acc : l.accs)
+    for (Operation *user : acc->getUsers())
+      if (user->getBlock() != body &&
+          user->getBlock() != l.nest.back().getBody())
+        return std::nullopt;
   // Before and in the nest only reads and the accumulators' writes: the
   // elements' reductions may then run interleaved.
   for (Operation *op : l.pre)

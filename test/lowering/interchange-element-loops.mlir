@@ -142,3 +142,39 @@ func.func private @may_alias(%x: memref<2x16xf16>, %y: memref<16xf16>) attribute
   }
   return
 }
+
+// -----
+
+// Unchanged: the accumulator is updated inside an scf.if of the reduction
+// body, where the rewrite would not retarget it.
+// CHECK-LABEL: func.func private @acc_in_region
+// CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 {
+// CHECK-NEXT: memref.alloca() : memref<f32>
+func.func private @acc_in_region(%x: memref<2x16xf16>, %y: memref<16xf16>) attributes {dlc.distinct_args, dlc.kernel} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    scf.for %e = %c0 to %c4 step %c1 {
+      %acc = memref.alloca() : memref<f32>
+      memref.store %zero, %acc[] : memref<f32>
+      scf.for %t = %c0 to %c2 step %c1 {
+        %a = memref.load %x[%t, %e] : memref<2x16xf16>
+        %ae = arith.extf %a : f16 to f32
+        %pos = arith.cmpf ogt, %ae, %zero : f32
+        scf.if %pos {
+          %s = memref.load %acc[] : memref<f32>
+          %n = arith.addf %s, %ae : f32
+          memref.store %n, %acc[] : memref<f32>
+        }
+      }
+      %r = memref.load %acc[] : memref<f32>
+      %h = arith.truncf %r : f32 to f16
+      memref.store %h, %y[%e] : memref<16xf16>
+    }
+    scf.reduce
+  }
+  return
+}
