@@ -11,7 +11,8 @@
 # within 10 minutes a call):
 #   tools/gpu_checks.sh ops checks quant     # small models, --target cuda
 #   tools/gpu_checks.sh models               # the zoo on the GPU vs *.ref.npz
-#   tools/gpu_checks.sh precision            # resnet50 fp16, resnet50_int8
+#   tools/gpu_checks.sh precision            # resnet50 fp16, resnet50_int8,
+#                                            # bert_base bf16, mobilenet_v2 fp16
 # Each suite prints its per-case lines; the script exits non-zero if any
 # suite failed (77, "skipped", without a GPU counts as failed there: the
 # point of running it is the GPU).
@@ -69,6 +70,8 @@ for s in "$@"; do
         --device cuda --gpu-arch "$arch" --rtol 0 --atol-rel 0.2 resnet50_int8
       suite "bert_base-bf16-$arch" python3 test/e2e/test_models.py "${models[@]}" \
         --device cuda --gpu-arch "$arch" --precision bf16 --rtol 0 --atol-rel 2e-2 bert_base
+      suite "mobilenet_v2-fp16-$arch" python3 test/e2e/test_models.py "${models[@]}" \
+        --device cuda --gpu-arch "$arch" --precision fp16 --rtol 0 --atol-rel 2e-2 mobilenet_v2
     done ;;
   *) echo "unknown suite '$s' (ops checks quant models precision)" >&2; exit 2 ;;
   esac
