@@ -697,10 +697,19 @@ SmallVector<Value> WarpBuilder::laneLoop(
     SmallVector<Value> results = fn();
     rw.create<scf::YieldOp>(loc, results);
   };
-  auto outer = rw.create<scf::ForOp>(loc, lane, c(phase.length / width),
-                                     c(kWarp), inits);
+  // The lane's chunks lane, lane + 32, ...: with a whole number of them
+  // per lane, a loop over that constant count, which LLVM unrolls, so the
+  // row's loads are all in flight at once instead of one per iteration
+  // (a loop from the lane id has no trip count it knows).
+  int64_t chunks = phase.length / width;
+  bool even = chunks % kWarp == 0;
+  auto outer =
+      even ? rw.create<scf::ForOp>(loc, c(0), c(chunks / kWarp), c(1), inits)
+           : rw.create<scf::ForOp>(loc, lane, c(chunks), c(kWarp), inits);
   yieldInto(outer, [&]() -> SmallVector<Value> {
     Value chunk = outer.getInductionVar();
+    if (even)
+      chunk = add(lane, mul(chunk, kWarp));
     if (width == 1)
       return body(chunk, outer.getRegionIterArgs());
     Value base = mul(chunk, width);
