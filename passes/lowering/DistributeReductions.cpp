@@ -697,30 +697,33 @@ SmallVector<Value> WarpBuilder::laneLoop(
     SmallVector<Value> results = fn();
     rw.create<scf::YieldOp>(loc, results);
   };
-  // The lane's chunks lane, lane + 32, ...: with a whole number of them
-  // per lane, a loop over that constant count, which LLVM unrolls, so the
-  // row's loads are all in flight at once instead of one per iteration
-  // (a loop from the lane id has no trip count it knows).
-  int64_t chunks = phase.length / width;
-  bool even = chunks % kWarp == 0;
-  auto outer =
-      even ? rw.create<scf::ForOp>(loc, c(0), c(chunks / kWarp), c(1), inits)
-           : rw.create<scf::ForOp>(loc, lane, c(chunks), c(kWarp), inits);
-  yieldInto(outer, [&]() -> SmallVector<Value> {
-    Value chunk = outer.getInductionVar();
-    if (even)
-      chunk = add(lane, mul(chunk, kWarp));
+  // One chunk of `width` elements from `iters`: the body per element.
+  auto chunkStep = [&](Value chunk, ValueRange iters) -> SmallVector<Value> {
     if (width == 1)
-      return body(chunk, outer.getRegionIterArgs());
+      return body(chunk, iters);
     Value base = mul(chunk, width);
-    auto inner =
-        rw.create<scf::ForOp>(loc, c(0), c(width), c(1),
-                              outer.getRegionIterArgs());
+    auto inner = rw.create<scf::ForOp>(loc, c(0), c(width), c(1), iters);
     yieldInto(inner, [&] {
       return body(add(base, inner.getInductionVar()),
                   inner.getRegionIterArgs());
     });
     return SmallVector<Value>(inner.getResults());
+  };
+  // The lane's chunks lane, lane + 32, ...: with a whole number of them
+  // per lane (up to 8), written out one after the other, so that the
+  // row's loads are all in flight at once instead of one per loop
+  // iteration (a loop from the lane id has no trip count LLVM knows, and
+  // it leaves longer constant ones rolled).
+  int64_t chunks = phase.length / width;
+  if (chunks % kWarp == 0 && chunks / kWarp <= 8) {
+    SmallVector<Value> iters(inits);
+    for (int64_t j = 0; j < chunks / kWarp; ++j)
+      iters = chunkStep(add(lane, c(j * kWarp)), iters);
+    return iters;
+  }
+  auto outer = rw.create<scf::ForOp>(loc, lane, c(chunks), c(kWarp), inits);
+  yieldInto(outer, [&]() -> SmallVector<Value> {
+    return chunkStep(outer.getInductionVar(), outer.getRegionIterArgs());
   });
   return SmallVector<Value>(outer.getResults());
 }
