@@ -7,6 +7,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -34,6 +35,39 @@ void optimize(llvm::Module &module, llvm::TargetMachine &tm) {
   pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
       .run(module, mam);
 }
+
+/// Defines `__truncsfbf2` (f32 to bf16, round to nearest even, NaNs kept
+/// quiet) in `module`, hidden. The MLIR passes compute bf16 in f32 and
+/// round with integer arithmetic, but LLVM's vectorizers can turn the
+/// emulated kernels' scalar bf16 selects and moves into `<2 x bfloat>`
+/// ones, which the x86 backend promotes to float and rounds back through
+/// this compiler-rt builtin -- one the toolchain's libgcc lacks, so
+/// model.so would not load. Added after the optimizer, which would drop
+/// it as unused: the calls only appear during instruction selection.
+void defineTruncSfBf2(llvm::Module &module) {
+  if (module.getFunction("__truncsfbf2"))
+    return;
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *fnType = llvm::FunctionType::get(llvm::Type::getBFloatTy(ctx),
+                                         {llvm::Type::getFloatTy(ctx)}, false);
+  auto *fn = llvm::Function::Create(fnType, llvm::GlobalValue::ExternalLinkage,
+                                    "__truncsfbf2", module);
+  fn->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  llvm::Value *x = fn->getArg(0);
+  llvm::Type *i32 = b.getInt32Ty();
+  llvm::Value *bits = b.CreateBitCast(x, i32);
+  llvm::Value *lsb =
+      b.CreateAnd(b.CreateLShr(bits, b.getInt32(16)), b.getInt32(1));
+  llvm::Value *rounded =
+      b.CreateAdd(bits, b.CreateAdd(lsb, b.getInt32(0x7fff)));
+  llvm::Value *quietNan = b.CreateOr(bits, b.getInt32(0x00400000));
+  llvm::Value *isNan = b.CreateFCmpUNO(x, x);
+  llvm::Value *r = b.CreateSelect(isNan, quietNan, rounded);
+  llvm::Value *half =
+      b.CreateTrunc(b.CreateLShr(r, b.getInt32(16)), b.getInt16Ty());
+  b.CreateRet(b.CreateBitCast(half, llvm::Type::getBFloatTy(ctx)));
+}
 } // namespace
 
 FailureOr<KernelCode> dlc::emitHostKernels(ModuleOp model,
@@ -55,10 +89,12 @@ FailureOr<KernelCode> dlc::emitHostKernels(ModuleOp model,
   // Without F16C every f16 <-> f32 conversion is a libgcc call (~10x
   // slower kernels); every x86-64 CPU since 2012 has it, so kernels that
   // touch f16 (--precision=fp16, fp16 models) may use it.
-  bool usesF16 = false;
+  bool usesF16 = false, usesBf16 = false;
   host->walk([&](Operation *op) {
-    for (Type t : op->getResultTypes())
+    for (Type t : op->getResultTypes()) {
       usesF16 |= getElementTypeOrSelf(t).isF16();
+      usesBf16 |= getElementTypeOrSelf(t).isBF16();
+    }
   });
   std::string features = usesF16 ? "+f16c" : "";
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
@@ -84,6 +120,8 @@ FailureOr<KernelCode> dlc::emitHostKernels(ModuleOp model,
       f.addFnAttr("target-features", features);
   }
   optimize(*module, *tm);
+  if (usesBf16)
+    defineTruncSfBf2(*module);
 
   KernelCode code;
   {
