@@ -20,6 +20,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -32,11 +33,6 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 namespace {
-std::optional<int64_t> constantIndex(Value v) {
-  if (auto c = v.getDefiningOp<arith::ConstantIndexOp>())
-    return c.value();
-  return std::nullopt;
-}
 
 /// An element loop `for %e = 0 to W { allocas; pre; nest; post }`: private
 /// scalar accumulators, the ops before the reduction nest, the nest (a
@@ -87,9 +83,9 @@ void collectBuffers(Operation *root, SmallVectorImpl<Value> &reads,
 std::optional<ElementLoop> matchElementLoop(scf::ForOp loop) {
   ElementLoop l;
   l.loop = loop;
-  auto lb = constantIndex(loop.getLowerBound());
-  auto ub = constantIndex(loop.getUpperBound());
-  auto step = constantIndex(loop.getStep());
+  auto lb = getConstantIntValue(loop.getLowerBound());
+  auto ub = getConstantIntValue(loop.getUpperBound());
+  auto step = getConstantIntValue(loop.getStep());
   if (loop.getNumResults() != 0 || !lb || !ub || !step || *lb != 0 ||
       *step != 1 || *ub < 2 || *ub > 16)
     return std::nullopt;

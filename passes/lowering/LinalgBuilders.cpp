@@ -79,16 +79,24 @@ AffineMap ConvIndexing::inputMap() const {
   return AffineMap::get(numDims(), 0, exprs, ctx);
 }
 
+/// The input channel a grouped convolution reads for output channel `o`
+/// and channel `c` of the group: (o / outPerGroup) * inPerGroup + c.
+static Value groupedInputChannel(OpBuilder &b, Location loc, Value o, Value c,
+                                 int64_t outPerGroup, int64_t inPerGroup) {
+  Value g =
+      b.create<arith::DivUIOp>(loc, o, indexConstant(b, loc, outPerGroup));
+  return b.create<arith::AddIOp>(
+      loc, b.create<arith::MulIOp>(loc, g, indexConstant(b, loc, inPerGroup)),
+      c);
+}
+
 Value ConvIndexing::readInput(OpBuilder &b, Location loc, Value input,
                               Value padValue) const {
   SmallVector<Value> dims;
   for (int64_t i = 0; i < numDims(); ++i)
     dims.push_back(b.create<linalg::IndexOp>(loc, i));
-  Value g = b.create<arith::DivUIOp>(loc, dims[1],
-                                     indexConstant(b, loc, outPerGroup));
-  Value c = b.create<arith::AddIOp>(
-      loc, b.create<arith::MulIOp>(loc, g, indexConstant(b, loc, inPerGroup)),
-      dims[2 + k()]);
+  Value c = groupedInputChannel(b, loc, dims[1], dims[2 + k()], outPerGroup,
+                                inPerGroup);
   SmallVector<Value> idx{dims[0], c};
   SmallVector<bool> check{false, false};
   for (int64_t i = 0; i < k(); ++i) {
@@ -137,16 +145,9 @@ Value ChannelsLastConvIndexing::readInput(OpBuilder &b, Location loc,
   SmallVector<Value> d;
   for (int64_t i = 0; i < numDims; ++i)
     d.push_back(b.create<linalg::IndexOp>(loc, i));
-  Value c = d[6];
-  if (groups != 1)
-    c = b.create<arith::AddIOp>(
-        loc,
-        b.create<arith::MulIOp>(
-            loc,
-            b.create<arith::DivUIOp>(loc, d[3],
-                                     indexConstant(b, loc, outPerGroup)),
-            indexConstant(b, loc, inPerGroup)),
-        c);
+  Value c = groups == 1 ? d[6]
+                        : groupedInputChannel(b, loc, d[3], d[6], outPerGroup,
+                                              inPerGroup);
   SmallVector<Value> idx{d[0], win.position(b, loc, 0, d[1], d[4]),
                          win.position(b, loc, 1, d[2], d[5]), c};
   return readWithPadding(b, loc, input, idx,

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::dlc {
@@ -32,11 +33,6 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 namespace {
-std::optional<int64_t> constantIndex(Value v) {
-  if (auto c = v.getDefiningOp<arith::ConstantIndexOp>())
-    return c.value();
-  return std::nullopt;
-}
 
 /// `width` elements per work item are 128-bit accesses for 32-bit data;
 /// kernels that store narrower elements (f16, bf16, i8) take as many more
@@ -67,7 +63,8 @@ std::optional<int64_t> tripCount(scf::ParallelOp loop) {
   int64_t count = 1;
   for (auto [lb, ub, step] :
        llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
-    auto l = constantIndex(lb), u = constantIndex(ub), s = constantIndex(step);
+    auto l = getConstantIntValue(lb), u = getConstantIntValue(ub),
+         s = getConstantIntValue(step);
     if (!l || !u || !s || *s <= 0)
       return std::nullopt;
     count *= std::max<int64_t>(0, (*u - *l + *s - 1) / *s);
@@ -125,8 +122,8 @@ struct LinearizeKernelsPass
     Value one = rewriter.create<arith::ConstantIndexOp>(loop.getLoc(), 1);
     Value count =
         rewriter.create<arith::ConstantIndexOp>(loop.getLoc(), *workItems);
-    auto lb = constantIndex(loop.getLowerBound()[0]);
-    auto step = constantIndex(loop.getStep()[0]);
+    auto lb = getConstantIntValue(loop.getLowerBound()[0]);
+    auto step = getConstantIntValue(loop.getStep()[0]);
     if (!lb || !step || *lb != 0 || *step != 1)
       return loop.emitOpError("expected a normalized loop");
     loop.getLowerBoundMutable().assign(zero);

@@ -2943,21 +2943,28 @@ struct TileGemmKernelsPass
     if (persistentCtas)
       func->setAttr(attrs::kPersistent, b.getUnitAttr());
     // The tensor-map arguments replace the operands' own where the kernel
-    // reads those no more (once, when A and B are one argument).
+    // reads those no more.
+    if (!emulate && (tmaA || tmaB))
+      dropUnreadOperands(g);
+    dropDeadBufferArguments(func, g.calls);
+  }
+
+  /// Erases A's and B's arguments (once, when they are one) from `g`'s
+  /// kernel and its calls where the kernel no longer reads them.
+  static void dropUnreadOperands(GemmKernel &g) {
     SmallVector<Value, 2> operands{g.a};
     if (g.b != g.a)
       operands.push_back(g.b);
     for (Value operand : operands) {
       auto arg = dyn_cast<BlockArgument>(operand);
-      if (emulate || !(tmaA || tmaB) || !arg || !arg.use_empty() ||
-          arg.getOwner() != &func.getBody().front())
+      if (!arg || !arg.use_empty() ||
+          arg.getOwner() != &g.func.getBody().front())
         continue;
       unsigned i = arg.getArgNumber();
       for (func::CallOp call : g.calls)
         call->eraseOperand(i);
-      (void)func.eraseArgument(i);
+      (void)g.func.eraseArgument(i);
     }
-    dropDeadBufferArguments(func, g.calls);
   }
 
   /// Persistent CTAs for `g` on `cfg` tiles: 0 when one wave of CTAs (SMs
@@ -3114,18 +3121,7 @@ struct TileGemmKernelsPass
     g.contraction.erase();
     // The sum reads neither operand: dropping them lets a padding copy that
     // only the partial kernel's convolution read go (foldConvPadding).
-    SmallVector<Value, 2> operands{g.a};
-    if (g.b != g.a)
-      operands.push_back(g.b);
-    for (Value operand : operands) {
-      auto arg = dyn_cast<BlockArgument>(operand);
-      if (!arg || !arg.use_empty() || arg.getOwner() != &func.getBody().front())
-        continue;
-      unsigned i = arg.getArgNumber();
-      for (func::CallOp call : g.calls)
-        call->eraseOperand(i);
-      (void)func.eraseArgument(i);
-    }
+    dropUnreadOperands(g);
     return partial;
   }
 };
