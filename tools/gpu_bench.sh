@@ -17,6 +17,9 @@
 #   tools/gpu_bench.sh nofold    # resnet50, resnet50 int8 b1 and b32 with
 #                                # --fold-conv-padding=false (the padded
 #                                # copies back), against the b1/b32/int8 rows
+#   tools/gpu_bench.sh overlap   # mobilenet_v2, resnet50 b1 and bert b8 with
+#                                # --overlap-launches (programmatic dependent
+#                                # launch), against the b1 rows
 # MODEL below is an ONNX file or NAME:BATCH (resnet50:1, bert:8, ...), which
 # is exported as the benchmark exports it (bench_pytorch.py --export).
 #   tools/gpu_bench.sh profile MODEL.onnx KERNEL_REGEX [dlc flags...]
@@ -32,10 +35,10 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 case ${1:-} in
-b1 | gpt2 | b32 | micro | int8 | ablations | persistent | nofold) ;;
+b1 | gpt2 | b32 | micro | int8 | ablations | persistent | nofold | overlap) ;;
 profile) [ $# -ge 3 ] || { echo "usage: $0 profile MODEL.onnx KERNEL_REGEX [dlc flags...]" >&2; exit 2; } ;;
 profile-all) [ $# -ge 2 ] || { echo "usage: $0 profile-all MODEL.onnx [dlc flags...]" >&2; exit 2; } ;;
-*) echo "usage: $0 b1|gpt2|b32|micro|int8|ablations|persistent|nofold|profile|profile-all ..." >&2; exit 2 ;;
+*) echo "usage: $0 b1|gpt2|b32|micro|int8|ablations|persistent|nofold|overlap|profile|profile-all ..." >&2; exit 2 ;;
 esac
 out=${OUT:-$root/gpu-bench-out}
 mkdir -p "$out"
@@ -89,6 +92,9 @@ nofold)
     "${models_only[@]}" --dlc-flag=--fold-conv-padding=false
   bench int8-nofold --models resnet50 --batches 32 --skip-compile-modes --int8 \
     "${models_only[@]}" --dlc-flag=--fold-conv-padding=false ;;
+overlap)
+  bench models-overlap --models mobilenet_v2,resnet50,bert --batches 1 --skip-compile-modes \
+    "${models_only[@]}" --min-time 1 --dlc-flag=--overlap-launches ;;
 profile)
   model=$(onnx_of "$2") || exit 1
   regex=$3

@@ -13,6 +13,8 @@
 #   tools/gpu_checks.sh models               # the zoo on the GPU vs *.ref.npz
 #   tools/gpu_checks.sh precision            # resnet50 fp16, resnet50_int8,
 #                                            # bert_base bf16, mobilenet_v2 fp16
+#   tools/gpu_checks.sh overlap              # resnet50, mobilenet_v2, bert_base
+#                                            # fp16 with --overlap-launches
 # Each suite prints its per-case lines; the script exits non-zero if any
 # suite failed (77, "skipped", without a GPU counts as failed there: the
 # point of running it is the GPU).
@@ -73,7 +75,15 @@ for s in "$@"; do
       suite "mobilenet_v2-fp16-$arch" python3 test/e2e/test_models.py "${models[@]}" \
         --device cuda --gpu-arch "$arch" --precision fp16 --rtol 0 --atol-rel 2e-2 mobilenet_v2
     done ;;
-  *) echo "unknown suite '$s' (ops checks quant models precision)" >&2; exit 2 ;;
+  overlap)
+    # Programmatic dependent launch: the same tolerances as without it (the
+    # kernels are the same; a missing wait shows as wrong results).
+    for m in resnet50:3e-3 mobilenet_v2:2e-2 bert_base:5e-3; do
+      suite "${m%%:*}-fp16-overlap" python3 test/e2e/test_models.py "${models[@]}" \
+        --device cuda --gpu-arch sm_90a --precision fp16 --rtol 0 --atol-rel "${m##*:}" \
+        --dlc-flag=--overlap-launches "${m%%:*}"
+    done ;;
+  *) echo "unknown suite '$s' (ops checks quant models precision overlap)" >&2; exit 2 ;;
   esac
 done
 

@@ -90,6 +90,11 @@ struct CompileOptions {
   /// CUDA form: consecutive independent CTA programs of one launch shape
   /// become one launch (dlc-merge-launches); off for bisection.
   bool mergeLaunches = true;
+  /// sm_90+: every kernel waits for its predecessor with
+  /// griddepcontrol.wait, and the runtime launches it with programmatic
+  /// stream serialization so that it is scheduled while its predecessor
+  /// finishes (off until measured on a GPU; docs/performance.md).
+  bool overlapLaunches = false;
   /// --conv-layout=nchw|nhwc: channels-last 2-D convolutions (implicit GEMMs
   /// with the channels contiguous), or ONNX's NCHW.
   ConvLayout convLayout = ConvLayout::Auto;

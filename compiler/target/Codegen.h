@@ -51,6 +51,8 @@ struct KernelCode {
   std::string ptx;        ///< cuda: every kernel, one module
   std::string cubin;      ///< cuda: ptxas output for the arch (may be empty)
   std::string hostObject; ///< cpu: ELF relocatable with every kernel
+  /// cuda: every kernel begins with griddepcontrol.wait (--overlap-launches).
+  bool waitsForGridDependencies = false;
 };
 
 /// Lowers the `dlc.kernel` functions to PTX through NVVM and assembles it

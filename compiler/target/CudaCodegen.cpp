@@ -39,6 +39,49 @@ static LogicalResult declareClusters(ModuleOp model, std::string &ptx) {
   return success();
 }
 
+/// Begins every kernel with `griddepcontrol.wait` and
+/// `griddepcontrol.launch_dependents` (--overlap-launches): a kernel
+/// launched with programmatic stream serialization is scheduled once every
+/// CTA of its predecessor has triggered, and reads nothing before that grid
+/// has finished and its writes are visible. The trigger comes after the
+/// wait, so at most one kernel waits ahead of the one running: it is
+/// scheduled as its predecessor's last wave starts and takes the SMs that
+/// wave leaves free. The text goes after the entry's declarations, before
+/// its first instruction: LLVM 19 has no intrinsic for it, and inline
+/// assembly would not keep the `ld.global.nc` loads of `noalias` arguments
+/// behind it.
+static LogicalResult waitForGridDependencies(ModuleOp model,
+                                             std::string &ptx) {
+  static constexpr StringLiteral kWait =
+      "\tgriddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;\n";
+  size_t entries = 0;
+  for (size_t at = ptx.find(".entry "); at != std::string::npos;
+       at = ptx.find(".entry ", at)) {
+    size_t body = ptx.find("\n{\n", at);
+    if (body == std::string::npos)
+      return model.emitError("cannot find the body of PTX entry #")
+             << entries;
+    // Skip the declarations (`.reg`, `.shared`, `.local`), comments and
+    // blank lines that open the body.
+    size_t line = body + 3;
+    while (line < ptx.size()) {
+      size_t end = ptx.find('\n', line);
+      if (end == std::string::npos)
+        end = ptx.size();
+      StringRef text = StringRef(ptx).slice(line, end).trim();
+      if (!text.empty() && !text.starts_with(".reg") &&
+          !text.starts_with(".shared") && !text.starts_with(".local") &&
+          !text.starts_with("//"))
+        break;
+      line = end + 1;
+    }
+    ptx.insert(line, kWait.data(), kWait.size());
+    at = line + kWait.size();
+    ++entries;
+  }
+  return success();
+}
+
 FailureOr<std::string> dlc::emitPtx(ModuleOp model,
                                     const CompileOptions &options) {
   OwningOpRef<ModuleOp> device = cloneKernelModule(model);
@@ -52,6 +95,8 @@ FailureOr<std::string> dlc::emitPtx(ModuleOp model,
       ptx += cast<gpu::ObjectAttr>(object).getObject().getValue().str();
   });
   if (failed(declareClusters(model, ptx)))
+    return failure();
+  if (options.overlapLaunches && failed(waitForGridDependencies(model, ptx)))
     return failure();
   if (ptx.empty() && !model.getOps<func::FuncOp>().empty()) {
     bool anyKernel = false;
@@ -70,6 +115,7 @@ FailureOr<KernelCode> dlc::emitCudaKernels(ModuleOp model,
     return failure();
   KernelCode code;
   code.ptx = std::move(*ptx);
+  code.waitsForGridDependencies = options.overlapLaunches;
   if (code.ptx.empty())
     return code;
   std::string toolkit = findCudaToolkit(options);

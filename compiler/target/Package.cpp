@@ -625,7 +625,12 @@ dlc::writeModelLibrary(ModuleOp module, const ModelSignature &signature,
   os << "  " << plan->steps.size() << ", dlc_steps,\n"
      << "  " << cString(manifest) << ",\n"
      << "  " << plan->checks.size() << ", dlc_checks,\n"
-     << "  " << plan->tensorMaps.size() << ", dlc_tensor_maps\n};\n\n"
+     << "  " << plan->tensorMaps.size() << ", dlc_tensor_maps,\n"
+     << "  "
+     << (code.waitsForGridDependencies
+             ? "DLC_MODEL_KERNELS_WAIT_FOR_GRID_DEPENDENCIES"
+             : "0")
+     << "\n};\n\n"
      << "__attribute__((visibility(\"default\"))) const dlc_model_desc *"
      << "dlc_model_query(void) { return &dlc_model; }\n";
   os.flush();

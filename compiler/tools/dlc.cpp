@@ -155,6 +155,13 @@ cl::opt<bool> foldConvPadding(
              "copy written by a kernel of its own (default on; "
              "--fold-conv-padding=false to bisect)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> overlapLaunches(
+    "overlap-launches",
+    cl::desc("CUDA, sm_90/sm_90a: programmatic dependent launch; every kernel "
+             "begins with griddepcontrol.wait and the runtime schedules it "
+             "while its predecessor's last wave runs (default off until "
+             "measured)"),
+    cl::init(false), cl::cat(category));
 cl::opt<int64_t> smCount(
     "sm-count",
     cl::desc("CUDA: the SMs the GEMM and attention tile cost models plan for "
@@ -500,6 +507,18 @@ int run(MLIRContext &context) {
   options.clusterSplitK = clusterSplitK;
   options.foldConvPadding = foldConvPadding;
   options.mergeLaunches = mergeLaunches;
+  if (overlapLaunches && options.target != dlc::Target::Cuda) {
+    llvm::errs() << "dlc: error: --overlap-launches is for --target=cuda "
+                    "(host kernels run one after the other)\n";
+    return 1;
+  }
+  if (overlapLaunches && !StringRef(arch).starts_with("sm_9")) {
+    llvm::errs() << "dlc: error: --overlap-launches needs --arch=sm_90 or "
+                    "sm_90a (griddepcontrol is new in sm_90), not '"
+                 << arch << "'\n";
+    return 1;
+  }
+  options.overlapLaunches = overlapLaunches;
   options.foldQdq = foldQdq;
   if (precision == "fp16" || precision == "bf16")
     options.reducedPrecision = precision;

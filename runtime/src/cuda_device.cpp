@@ -474,6 +474,17 @@ private:
 
   /// Records every step on the stream into a graph and instantiates it.
   Error capture() {
+    Error err = captureOnce();
+    // A driver that cannot capture programmatic launches still runs the
+    // same kernels with full stream serialization.
+    if (!err.ok() && overlapLaunches) {
+      overlapLaunches = false;
+      err = captureOnce();
+    }
+    return err;
+  }
+
+  Error captureOnce() {
     if (cu::Result r =
             drv.streamBeginCapture(stream, cu::kCaptureModeThreadLocal);
         r != cu::kSuccess)
@@ -512,10 +523,18 @@ private:
         params.clear();
         for (int32_t a = 0; a < step.num_args; ++a)
           params.push_back(const_cast<cu::DevicePtr *>(stepArgs + a));
-        cu::Result r = drv.launchKernel(
-            model.functions[step.kernel], step.grid[0], step.grid[1],
-            step.grid[2], step.block[0], step.block[1], step.block[2],
-            step.shared_mem_bytes, stream, params.data(), nullptr);
+        // A kernel right after a kernel may be scheduled while its
+        // predecessor finishes (it waits in griddepcontrol.wait); not when
+        // profiling, whose events time each kernel alone.
+        bool overlap = overlapLaunches && !beforeStep && s > 0 &&
+                       desc.steps[s - 1].kind == DLC_STEP_LAUNCH;
+        cu::Result r = overlap ? launchOverlapped(step, params.data())
+                               : drv.launchKernel(
+                                     model.functions[step.kernel],
+                                     step.grid[0], step.grid[1], step.grid[2],
+                                     step.block[0], step.block[1],
+                                     step.block[2], step.shared_mem_bytes,
+                                     stream, params.data(), nullptr);
         if (r != cu::kSuccess)
           return drv.error(r, cat("cuLaunchKernel of step ", s, " ('",
                                   desc.kernels[step.kernel].name, "')")
@@ -529,6 +548,26 @@ private:
       stepArgs += step.num_args;
     }
     return Error::success();
+  }
+
+  /// cuLaunchKernelEx with programmatic stream serialization.
+  cu::Result launchOverlapped(const dlc_step &step, void **params) {
+    cu::LaunchAttribute attr{};
+    attr.id = cu::kLaunchAttrProgrammaticStreamSerialization;
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    cu::LaunchConfig config{};
+    config.gridDimX = step.grid[0];
+    config.gridDimY = step.grid[1];
+    config.gridDimZ = step.grid[2];
+    config.blockDimX = step.block[0];
+    config.blockDimY = step.block[1];
+    config.blockDimZ = step.block[2];
+    config.sharedMemBytes = step.shared_mem_bytes;
+    config.hStream = stream;
+    config.attrs = &attr;
+    config.numAttrs = 1;
+    return drv.launchKernelEx(&config, model.functions[step.kernel], params,
+                              nullptr);
   }
 
   const CudaModel &model;
@@ -549,6 +588,12 @@ private:
   std::vector<cu::DevicePtr> args;
   cu::Graph graph = nullptr;
   cu::GraphExec exec = nullptr;
+  /// Whether kernels that follow kernels launch with programmatic stream
+  /// serialization (the model's kernels wait for their predecessors and the
+  /// driver has cuLaunchKernelEx); cleared if the driver cannot capture it.
+  bool overlapLaunches =
+      (desc.flags & DLC_MODEL_KERNELS_WAIT_FOR_GRID_DEPENDENCIES) &&
+      drv.launchKernelEx;
 };
 
 Error CudaModel::createContext(std::unique_ptr<DeviceContext> *out) const {

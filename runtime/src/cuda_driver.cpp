@@ -86,6 +86,10 @@ Error doLoad(Driver &d) {
   // need it (their contexts report its absence).
   d.tensorMapEncodeTiled = reinterpret_cast<decltype(d.tensorMapEncodeTiled)>(
       dlsym(lib, "cuTensorMapEncodeTiled"));
+  // Optional too (CUDA 11.8+): without it kernels launch without
+  // programmatic stream serialization, which is always correct.
+  d.launchKernelEx = reinterpret_cast<decltype(d.launchKernelEx)>(
+      dlsym(lib, "cuLaunchKernelEx"));
 
   Result r = d.init(0);
   if (r == kErrorNoDevice)

@@ -45,6 +45,31 @@ constexpr int kCaptureModeThreadLocal = 1;
 constexpr int kTensorMapInterleaveNone = 0;
 constexpr int kTensorMapL2Promotion256B = 3;
 constexpr int kTensorMapOobFillNone = 0;
+/// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION.
+constexpr int kLaunchAttrProgrammaticStreamSerialization = 6;
+
+/// CUlaunchAttribute: an id, padded to 8 bytes, and a 64-byte value union
+/// (programmaticStreamSerializationAllowed is its first int).
+struct LaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int programmaticStreamSerializationAllowed;
+  } value;
+};
+static_assert(sizeof(LaunchAttribute) == 72, "CUlaunchAttribute layout");
+
+/// CUlaunchConfig.
+struct LaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  Stream hStream;
+  LaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+
 /// A CUtensorMap's alignment (its size is kTensorMapBytes).
 constexpr size_t kTensorMapAlign = 64;
 
@@ -98,6 +123,12 @@ struct Driver {
                                  const uint32_t *boxDim,
                                  const uint32_t *elementStrides, int interleave,
                                  int swizzle, int l2Promotion, int oobFill);
+
+  /// Optional (CUDA 11.8 drivers and newer), else null: launches with
+  /// programmatic stream serialization (DLC_MODEL_KERNELS_WAIT_FOR_GRID_
+  /// DEPENDENCIES) need it, the others use launchKernel.
+  Result (*launchKernelEx)(const LaunchConfig *config, Function f,
+                           void **kernelParams, void **extra);
 
   /// "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)".
   Error error(Result r, const char *call) const;

@@ -287,6 +287,17 @@ Error validateDescriptor(const dlc_model_desc &desc) {
         !e.ok())
       return e;
 
+  constexpr uint32_t kKnownFlags = DLC_MODEL_KERNELS_WAIT_FOR_GRID_DEPENDENCIES;
+  if (desc.flags & ~kKnownFlags)
+    return makeError(DLC_ERROR_INVALID_MODEL, "unknown model flags ",
+                     desc.flags & ~kKnownFlags, " (this runtime knows ",
+                     kKnownFlags, ")");
+  if (!cuda && (desc.flags & DLC_MODEL_KERNELS_WAIT_FOR_GRID_DEPENDENCIES))
+    return makeError(DLC_ERROR_INVALID_MODEL,
+                     "kernels that wait for grid dependencies are CUDA only "
+                     "(griddepcontrol), but this ",
+                     targetName(desc.target), " model says so");
+
   if (desc.num_steps < 0 || (desc.num_steps > 0 && !desc.steps))
     return makeError(DLC_ERROR_INVALID_MODEL, "invalid step table");
   for (int32_t s = 0; s < desc.num_steps; ++s) {

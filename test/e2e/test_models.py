@@ -174,6 +174,9 @@ def main():
     p.add_argument("--max-transposes", type=int,
                    help="list the dlc.transpose ops left after the graph passes and fail if "
                         "there are more")
+    p.add_argument("--dlc-flag", action="append", default=[],
+                   help="one more dlc flag for every compile (repeatable), e.g. "
+                        "--dlc-flag=--overlap-launches")
     args = p.parse_args()
 
     models_dir = Path(args.models_dir)
@@ -190,6 +193,7 @@ def main():
     flags = [f"--precision={args.precision}"]
     if args.conv_layout:
         flags.append(f"--conv-layout={args.conv_layout}")
+    flags += args.dlc_flag
     try:
         model = restore_weights(args.model, models_dir, args.tools_dir, args.cache_dir)
         feeds, ref = load_reference(models_dir / f"{args.model}.ref.npz")

@@ -49,7 +49,10 @@ class ModelDesc(ctypes.Structure):
                 ("steps", ctypes.POINTER(Step)), ("manifest", ctypes.c_char_p),
                 ("num_checks", ctypes.c_int32), ("checks", ctypes.c_void_p),
                 ("num_tensor_maps", ctypes.c_int32),
-                ("tensor_maps", ctypes.POINTER(TensorMap))]
+                ("tensor_maps", ctypes.POINTER(TensorMap)),
+                ("flags", ctypes.c_uint32)]
+
+FLAGS = {1: "wait-for-grid-dependencies"}
 
 
 def ref(r):
@@ -63,7 +66,10 @@ def main():
     query = lib.dlc_model_query
     query.restype = ctypes.POINTER(ModelDesc)
     d = query().contents
-    print(f"abi {d.abi_version} arch {d.arch.decode()}")
+    flags = [name for bit, name in FLAGS.items() if d.flags & bit]
+    flags += [str(d.flags & ~sum(FLAGS))] if d.flags & ~sum(FLAGS) else []
+    print(f"abi {d.abi_version} arch {d.arch.decode()} "
+          f"flags [{', '.join(flags)}]")
     for s in range(d.num_steps):
         step = d.steps[s]
         if step.kind != 0:

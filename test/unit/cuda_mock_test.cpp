@@ -433,6 +433,73 @@ TEST(CudaMockOldDriver, TensorMapsNeedCuda12) {
   EXPECT_EQ(mockCounter("mock_live_allocations"), 0);
 }
 
+/// Runs FAKE_CUDA_OVERLAP_SO (launch, launch, copy, launch) twice; the
+/// captured launches, and how many of them were programmatic.
+void runOverlapModel(int *captured, int *programmatic) {
+  loadMockDriver();
+  int launches0 = mockCounter("mock_captured_launches");
+  int programmatic0 = mockCounter("mock_programmatic_launches");
+  dlc_model_t model = nullptr;
+  ASSERT_EQ(dlc_model_load(FAKE_CUDA_OVERLAP_SO, DLC_DEVICE_CUDA, 0, &model),
+            DLC_OK)
+      << dlc_last_error();
+  dlc_context_t ctx = nullptr;
+  ASSERT_EQ(dlc_context_create(model, &ctx), DLC_OK) << dlc_last_error();
+  EXPECT_TRUE(runAdd(ctx, 1));
+  EXPECT_TRUE(runAdd(ctx, 2));
+  dlc_context_free(ctx);
+  dlc_model_free(model);
+  *captured = mockCounter("mock_captured_launches") - launches0;
+  *programmatic = mockCounter("mock_programmatic_launches") - programmatic0;
+}
+
+// Kernels that wait for their grid dependencies: a launch right after a
+// launch is programmatic, the first one and the one after a copy are not;
+// models without the flag never are.
+TEST_F(CudaMock, OverlapsOnlyLaunchesThatFollowLaunches) {
+  if (std::getenv("DLC_MOCK_CUDA_NO_PDL_CAPTURE"))
+    GTEST_SKIP() << "DLC_MOCK_CUDA_NO_PDL_CAPTURE=1";
+  int captured = 0, programmatic = 0;
+  runOverlapModel(&captured, &programmatic);
+  EXPECT_EQ(captured, 3);
+  EXPECT_EQ(programmatic, 1);
+
+  int programmatic0 = mockCounter("mock_programmatic_launches");
+  dlc_model_t model = nullptr;
+  ASSERT_EQ(dlc_model_load(FAKE_CUDA_SO, DLC_DEVICE_CUDA, 0, &model), DLC_OK)
+      << dlc_last_error();
+  dlc_context_t ctx = nullptr;
+  ASSERT_EQ(dlc_context_create(model, &ctx), DLC_OK) << dlc_last_error();
+  EXPECT_TRUE(runAdd(ctx, 1));
+  dlc_context_free(ctx);
+  dlc_model_free(model);
+  EXPECT_EQ(mockCounter("mock_programmatic_launches"), programmatic0);
+}
+
+// Run by ctest with DLC_MOCK_CUDA_NO_PDL_CAPTURE=1: a driver that cannot
+// capture programmatic launches gets the same kernels fully serialized.
+TEST(CudaMockNoPdlCapture, FallsBackToSerializedLaunches) {
+  if (!mockHasDevices() || !std::getenv("DLC_MOCK_CUDA_NO_PDL_CAPTURE"))
+    GTEST_SKIP() << "needs DLC_MOCK_CUDA_NO_PDL_CAPTURE=1";
+  int captured = 0, programmatic = 0;
+  runOverlapModel(&captured, &programmatic);
+  // The failed capture recorded the first launch before it gave up.
+  EXPECT_EQ(captured, 4);
+  EXPECT_EQ(programmatic, 0);
+  EXPECT_EQ(mockCounter("mock_live_allocations"), 0);
+}
+
+// Run by ctest against the mock without cuLaunchKernelEx (nor
+// cuTensorMapEncodeTiled): the same model runs, nothing programmatic.
+TEST(CudaMockOldDriver, OverlapNeedsLaunchKernelEx) {
+  if (!mockHasDevices() || driverHasTma())
+    GTEST_SKIP() << "needs the mock driver without cuLaunchKernelEx";
+  int captured = 0, programmatic = 0;
+  runOverlapModel(&captured, &programmatic);
+  EXPECT_EQ(captured, 3);
+  EXPECT_EQ(programmatic, 0);
+}
+
 // Run by ctest with DLC_MOCK_CUDA_DEVICES=0.
 TEST(CudaMockNoDevice, ClearError) {
   if (mockHasDevices())

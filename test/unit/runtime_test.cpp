@@ -226,7 +226,15 @@ TEST(Loader, MissingQuerySymbol) {
 TEST(Loader, AbiMismatch) {
   std::string msg = loadError(FAKE_BAD_ABI_SO, DLC_ERROR_ABI_MISMATCH);
   EXPECT_CONTAINS(msg, "model ABI version 999");
-  EXPECT_CONTAINS(msg, "runtime loads version 3");
+  EXPECT_CONTAINS(msg, "runtime loads version 4");
+}
+
+TEST(Loader, BadFlags) {
+  EXPECT_CONTAINS(loadError(FAKE_BAD_FLAGS_SO, DLC_ERROR_INVALID_MODEL),
+                  "unknown model flags 6 (this runtime knows 1)");
+  EXPECT_CONTAINS(loadError(FAKE_CPU_WAITS_SO, DLC_ERROR_INVALID_MODEL),
+                  "kernels that wait for grid dependencies are CUDA only "
+                  "(griddepcontrol), but this cpu model says so");
 }
 
 TEST(Loader, OutOfRangePlans) {

@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define DLC_MODEL_ABI_VERSION 3u
+#define DLC_MODEL_ABI_VERSION 4u
 #define DLC_MODEL_QUERY_SYMBOL "dlc_model_query"
 
 /* Element types; the values match onnx.TensorProto.DataType. */
@@ -98,6 +98,17 @@ typedef struct dlc_tensor_map {
   int32_t swizzle;       /* 0, 32, 64 or 128 bytes */
 } dlc_tensor_map;
 
+/* dlc_model_desc.flags. */
+typedef enum dlc_model_flags {
+  /* cuda: every kernel begins with griddepcontrol.wait (it reads nothing
+   * before the grids it depends on have finished and their writes are
+   * visible) and then griddepcontrol.launch_dependents, so the runtime may
+   * launch a kernel that follows a kernel with programmatic stream
+   * serialization: its CTAs are scheduled while its predecessor's last
+   * wave still runs (sm_90 and newer; dlc --overlap-launches). */
+  DLC_MODEL_KERNELS_WAIT_FOR_GRID_DEPENDENCIES = 1u,
+} dlc_model_flags;
+
 typedef struct dlc_kernel_desc {
   const char *name;           /* entry name in the PTX / cubin (cuda) */
   dlc_host_kernel_fn host_fn; /* cpu target only, else NULL */
@@ -143,6 +154,7 @@ typedef struct dlc_model_desc {
   const char *const *checks; /* message of check k at [k - 1] */
   int32_t num_tensor_maps;   /* cuda only, else 0 */
   const dlc_tensor_map *tensor_maps;
+  uint32_t flags; /* dlc_model_flags */
 } dlc_model_desc;
 
 /* The one symbol a model.so exports. */

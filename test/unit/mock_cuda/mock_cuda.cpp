@@ -54,6 +54,8 @@ enum : CUresult {
 
 struct Op {
   bool launch;
+  /// Launched with programmatic stream serialization (cuLaunchKernelEx).
+  bool programmatic;
   void *fn;
   unsigned grid[3], block[3];
   CUdeviceptr args[3];
@@ -78,6 +80,8 @@ int fakeTmaFunction; // tma_box_2d
 std::mutex mu;
 std::map<void *, size_t> allocations; // base -> bytes
 int retained = 0, captures = 0, graphLaunches = 0, cubinLoads = 0, ptxLoads = 0;
+/// Kernel launches recorded into graphs, and those of them programmatic.
+int capturedLaunches = 0, programmaticLaunches = 0;
 /// The map addresses tma_box_2d read, in order, and how many were no map.
 std::vector<CUdeviceptr> tensorMapsSeen;
 int badTensorMaps = 0;
@@ -160,6 +164,8 @@ int mock_retained_contexts() { return retained; }
 int mock_captures() { return captures; }
 int mock_graph_launches() { return graphLaunches; }
 int mock_cubin_loads() { return cubinLoads; }
+int mock_captured_launches() { return capturedLaunches; }
+int mock_programmatic_launches() { return programmaticLaunches; }
 int mock_ptx_loads() { return ptxLoads; }
 /// The device address of the tensor map the i-th tma_box_2d run read.
 CUdeviceptr mock_tensor_map_seen(int i) {
@@ -434,12 +440,66 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
   // A kernel dereferences its map on the device: a host address faults.
   if (tma && (op.args[0] % 64 || !inDeviceMemory(op.args[0], 128)))
     return kInvalidValue;
-  if (s->capturing)
+  if (s->capturing) {
     s->ops.push_back(op);
-  else
+    ++capturedLaunches;
+  } else {
     execute(op);
+  }
   return kOk;
 }
+
+#ifndef DLC_MOCK_CUDA_OLD_DRIVER
+namespace {
+/// CUlaunchAttribute and CUlaunchConfig, as <cuda.h> lays them out.
+struct LaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int programmaticStreamSerializationAllowed;
+  } value;
+};
+struct LaunchConfig {
+  unsigned grid[3], block[3];
+  unsigned sharedMemBytes;
+  Stream *hStream;
+  LaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+constexpr int kProgrammaticStreamSerialization = 6;
+} // namespace
+
+// Accepts only the programmatic-serialization attribute. With
+// DLC_MOCK_CUDA_NO_PDL_CAPTURE=1 a programmatic launch fails inside a
+// capture (a driver that cannot record programmatic edges).
+CUresult cuLaunchKernelEx(const LaunchConfig *config, void *fn,
+                          void **params, void **extra) {
+  if (!config || (config->numAttrs && !config->attrs))
+    return kInvalidValue;
+  bool programmatic = false;
+  for (unsigned i = 0; i < config->numAttrs; ++i) {
+    if (config->attrs[i].id != kProgrammaticStreamSerialization)
+      return kInvalidValue;
+    programmatic |=
+        config->attrs[i].value.programmaticStreamSerializationAllowed != 0;
+  }
+  Stream *s = config->hStream;
+  if (programmatic && s && s->capturing &&
+      std::getenv("DLC_MOCK_CUDA_NO_PDL_CAPTURE"))
+    return kNotSupported;
+  size_t before = s ? s->ops.size() : 0;
+  CUresult r = cuLaunchKernel(fn, config->grid[0], config->grid[1],
+                              config->grid[2], config->block[0],
+                              config->block[1], config->block[2],
+                              config->sharedMemBytes, s, params, extra);
+  if (r == kOk && s->capturing && s->ops.size() == before + 1) {
+    s->ops.back().programmatic = programmatic;
+    programmaticLaunches += programmatic;
+  }
+  return r;
+}
+#endif
 
 // Events: work runs when it is enqueued (outside a capture), so an event
 // records the time of its cuEventRecord call.

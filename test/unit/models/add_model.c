@@ -5,11 +5,15 @@
  * WITH_CHECK: step 0 also gets the status word and reports check 1 when an
  * element of `a` is negative (as a Gather kernel does for a bad index).
  * The BAD_* macros build broken variants for the loader tests (BAD_TMA: a
- * tensor map, which only CUDA models may have). */
+ * tensor map, which only CUDA models may have); FLAGS sets
+ * dlc_model_desc.flags. */
 #include "dlc/model_format.h"
 
 #ifndef ABI_VERSION
 #define ABI_VERSION DLC_MODEL_ABI_VERSION
+#endif
+#ifndef FLAGS
+#define FLAGS 0
 #endif
 #ifndef QUERY_NAME
 #define QUERY_NAME dlc_model_query
@@ -150,6 +154,7 @@ static const dlc_model_desc desc = {
     checks,
     NUM_MAPS,
     MAPS,
+    FLAGS,
 };
 
 __attribute__((visibility("default"))) const dlc_model_desc *QUERY_NAME(void) {

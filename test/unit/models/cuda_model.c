@@ -74,6 +74,33 @@ static const dlc_buffer_ref args[] = {
 static const dlc_step steps[] = {
     {DLC_STEP_COPY, 0, {1, 1, 1}, {1, 1, 1}, 0, 2, args},
 };
+#elif defined(OVERLAP)
+/* Kernels that wait for their predecessors (DLC_MODEL_KERNELS_WAIT_FOR_GRID_
+ * DEPENDENCIES): c = a + b twice, c copied to the arena, then c = a + b
+ * again. Only the second launch follows a launch. */
+#define NUM_KERNELS 1
+#define KERNELS kernels
+#define PTX ptx
+#define PTX_SIZE sizeof(ptx)
+#define NUM_INPUTS 2
+#define NUM_STEPS 4
+#define ARENA 32
+#define FLAGS DLC_MODEL_KERNELS_WAIT_FOR_GRID_DEPENDENCIES
+static const dlc_kernel_desc kernels[] = {{"add_f32", 0}};
+static const dlc_buffer_ref args[] = {
+    {DLC_BUFFER_INPUT, 0, 0, 32},  {DLC_BUFFER_INPUT, 1, 0, 32},
+    {DLC_BUFFER_OUTPUT, 0, 0, 32}, {DLC_BUFFER_INPUT, 0, 0, 32},
+    {DLC_BUFFER_INPUT, 1, 0, 32},  {DLC_BUFFER_OUTPUT, 0, 0, 32},
+    {DLC_BUFFER_OUTPUT, 0, 0, 32}, {DLC_BUFFER_ARENA, 0, 0, 32},
+    {DLC_BUFFER_INPUT, 0, 0, 32},  {DLC_BUFFER_INPUT, 1, 0, 32},
+    {DLC_BUFFER_OUTPUT, 0, 0, 32},
+};
+static const dlc_step steps[] = {
+    {DLC_STEP_LAUNCH, 0, {1, 1, 1}, {8, 1, 1}, 0, 3, args},
+    {DLC_STEP_LAUNCH, 0, {1, 1, 1}, {8, 1, 1}, 0, 3, args + 3},
+    {DLC_STEP_COPY, 0, {1, 1, 1}, {1, 1, 1}, 0, 2, args + 6},
+    {DLC_STEP_LAUNCH, 0, {1, 1, 1}, {8, 1, 1}, 0, 3, args + 8},
+};
 #else
 #define NUM_KERNELS 1
 #define KERNELS kernels
@@ -90,6 +117,11 @@ static const dlc_step steps[] = {
     {DLC_STEP_LAUNCH, 0, {1, 1, 1}, {8, 1, 1}, 0, 3, args},
 };
 #endif
+#ifndef NUM_STEPS
+#define NUM_STEPS 1
+#define ARENA 0
+#define FLAGS 0
+#endif
 static const dlc_model_desc desc = {
     DLC_MODEL_ABI_VERSION,
     DLC_TARGET_CUDA,
@@ -100,16 +132,21 @@ static const dlc_model_desc desc = {
     outputs,
     0,
     0,
-    0,
+    ARENA,
     NUM_KERNELS,
     KERNELS,
     PTX,
     PTX_SIZE,
     CUBIN,
     CUBIN_SIZE,
-    1,
+    NUM_STEPS,
     steps,
     "{}",
+    0,
+    0,
+    0,
+    0,
+    FLAGS,
 };
 
 __attribute__((visibility("default"))) const dlc_model_desc *
