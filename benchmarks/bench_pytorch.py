@@ -121,7 +121,7 @@ class Dlc:
         self.tools, self.args = tools, args
         self.target = "cuda" if args.device == "cuda" else "cpu"
 
-    def compile(self, onnx_path, so_path, precision=None, extra=()):
+    def compile(self, onnx_path, so_path, precision=None, extra=(), all_cpus=False):
         cmd = [self.tools["dlc"], onnx_path, "-o", so_path, f"--target={self.target}",
                f"--report-json={so_path}.report.json", *extra]
         if self.target == "cuda":
@@ -130,7 +130,7 @@ class Dlc:
         if precision and precision != "fp32":
             cmd.append(f"--precision={precision}")
         t = time.perf_counter()
-        run(cmd, cpus=self.args.compile_cpus or None)
+        run(cmd, cpus=None if all_cpus else self.args.compile_cpus or None)
         seconds = time.perf_counter() - t
         report = json.loads(Path(f"{so_path}.report.json").read_text())
         return seconds, report
@@ -368,6 +368,7 @@ def bench_model(name, batch, args, dlc, timer, device, work):
                 row["dlc_top_steps"] = d.get("steps")
     except Exception as e:  # noqa: BLE001 - reported in the table
         row["errors"]["dlc"] = str(e)
+    variant_outs = bench_variants(row, tag, npys, args, dlc, work) if dlc_out is not None else {}
     int8_out = bench_int8(row, name, tag, inputs, npys, args, dlc, work) if args.int8 else None
 
     # PyTorch fp32 reference (TF32 off), then the timed modes.
@@ -385,6 +386,13 @@ def bench_model(name, batch, args, dlc, timer, device, work):
             row["max_rel_err"] = rel_err(got, ref)
         except Exception as e:  # noqa: BLE001
             row["errors"]["check"] = str(e)
+    for vname, vout in variant_outs.items():
+        if ref is not None:
+            try:
+                got = vout.get("output", next(iter(vout.values())))
+                row[f"{vname}_rel_err"] = rel_err(got, ref)
+            except Exception as e:  # noqa: BLE001
+                row["errors"][f"{vname}_check"] = str(e)
     if int8_out is not None and ref is not None:
         try:
             got = int8_out.get("output", next(iter(int8_out.values())))
@@ -418,6 +426,12 @@ def bench_model(name, batch, args, dlc, timer, device, work):
             row["errors"]["check"] = (f"dlc output differs from PyTorch fp32 by "
                                       f"{row['max_rel_err']:.3g} > {bound:.3g} (--tol {args.tol},"
                                       f" 1.25 x PyTorch's own error)")
+        for vname in variant_outs:
+            err = row.get(f"{vname}_rel_err")
+            if err is not None and err > bound:
+                row["errors"][f"{vname}_check"] = (
+                    f"dlc {' '.join(dict(args.variants)[vname])} output differs from PyTorch "
+                    f"fp32 by {err:.3g} > {bound:.3g}")
     times = {m: row[f"{m.replace('-', '_')}_ms"] for m in args.modes
              if f"{m.replace('-', '_')}_ms" in row}
     if times:
@@ -431,6 +445,40 @@ def bench_model(name, batch, args, dlc, timer, device, work):
         row["dlc_vs_best_dev"] = min(dev.values()) / row["dlc_dev_ms"]
     del model, mlow
     return row
+
+
+def bench_variants(row, tag, npys, args, dlc, work):
+    """Each --variant NAME=FLAGS: the same ONNX model compiled with the extra
+    flags (on every core: its compile time is not the one reported), run
+    for its outputs and timed like the default build: dlc_NAME_ms,
+    dlc_NAME_dev_ms and NAME_vs_dlc_dev (default resident / variant
+    resident, >1: the variant is faster). Returns {NAME: outputs}."""
+    outs = {}
+    if args.variants:
+        row["variants"] = [name for name, _ in args.variants]
+    for name, flags in args.variants:
+        try:
+            so = work / f"{tag}.{name}.so"
+            dlc.compile(work / f"{tag}.onnx", so, args.precision, extra=flags, all_cpus=True)
+            outs[name] = dlc.run(so, npys, work / f"{tag}.{name}.out")
+            row[f"dlc_{name}_ms"] = dlc.bench(so, npys)["latency_ms"]["p50"]
+            if dlc.target == "cuda":
+                dev = dlc.bench(so, npys, resident=True)["latency_ms"]["p50"]
+                row[f"dlc_{name}_dev_ms"] = dev
+                if row.get("dlc_dev_ms"):
+                    row[f"{name}_vs_dlc_dev"] = row["dlc_dev_ms"] / dev
+        except Exception as e:  # noqa: BLE001 - reported in the table
+            row["errors"][name] = str(e)
+    return outs
+
+
+def parse_variant(text):
+    """NAME=FLAGS (FLAGS split on spaces) -> (NAME, [FLAGS...])."""
+    name, sep, flags = text.partition("=")
+    if not sep or not name.isidentifier() or not flags.split():
+        raise argparse.ArgumentTypeError(
+            f"'{text}': expected NAME=FLAGS, e.g. overlap=--overlap-launches")
+    return name, flags.split()
 
 
 def bench_int8(row, name, tag, inputs, npys, args, dlc, work):
@@ -704,6 +752,9 @@ def print_table(rows, modes):
     cols += [f"{m.replace('-', '_')}_ms" for m in modes]
     cols += ["best_torch", "dlc_vs_best", "max_rel_err", "torch_err", "ok"]
     cols += ["dlc_dev_ms"] + [f"{m.replace('-', '_')}_dev_ms" for m in modes]
+    variants = list(dict.fromkeys(v for r in rows for v in r.get("variants", [])))
+    for v in variants:
+        cols += [f"dlc_{v}_ms", f"dlc_{v}_dev_ms", f"{v}_vs_dlc_dev", f"{v}_rel_err"]
     cols += ["dlc_vs_best_dev", "dlc_int8_ms", "dlc_int8_dev_ms", "int8_vs_dlc", "int8_sqnr_db",
              "int8_rel_err", "dlc_1op_ms", "chain", "dlc_tflops", "torch_tflops", "dlc_gbps", "copy_gbps",
              "dlc_pct_copy", "torch_pct_copy"]
@@ -717,7 +768,9 @@ def print_table(rows, modes):
           "fastest PyTorch / dlc (>1: dlc "
           "faster); max_rel_err / torch_err: max|out-ref|/max|ref| of dlc / PyTorch low "
           "precision vs PyTorch fp32; microbenchmarks: dlc_ms per kernel from a chain of "
-          "`chain`+1 vs 1 ops, torch timed on the device.")
+          "`chain`+1 vs 1 ops, torch timed on the device"
+          + ("; dlc_V_*: the --variant V build, V_vs_dlc_dev: dlc_dev_ms / dlc_V_dev_ms "
+             "(>1: V faster)." if variants else "."))
     errs = [(r["model"], r.get("shape"), k, v) for r in rows for k, v in r.get("errors", {}).items()]
     if errs:
         print("\nerrors and notes:")
@@ -729,7 +782,8 @@ def environment(args, device):
     env = {"device": args.device, "host": platform.node(), "python": platform.python_version(),
            "torch": torch.__version__, "cpu_count": os.cpu_count(),
            "compile_cpus": args.compile_cpus, "precision": args.precision,
-           "dlc_flags": args.dlc_flag}
+           "dlc_flags": args.dlc_flag,
+           "variants": {name: flags for name, flags in args.variants}}
     for mod in ("torchvision", "transformers", "onnx"):
         try:
             env[mod] = __import__(mod).__version__
@@ -762,6 +816,11 @@ def main():
     ap.add_argument("--dlc-flag", action="append", default=[], metavar="FLAG",
                     help="pass FLAG to every dlc build (repeatable), e.g. "
                          "--dlc-flag=--tma=false to time the cp.async kernels")
+    ap.add_argument("--variant", dest="variants", action="append", default=[],
+                    type=parse_variant, metavar="NAME=FLAGS",
+                    help="per model, also build with these extra dlc flags (space "
+                         "separated) and time it next to the default build, e.g. "
+                         "--variant overlap=--overlap-launches (repeatable)")
     ap.add_argument("--precision", choices=["fp16", "bf16", "fp32"],
                     help="model precision (default: fp16 on cuda, fp32 on cpu)")
     ap.add_argument("--models", default=",".join(ALL_MODELS),
@@ -923,7 +982,9 @@ def main():
             work_ctx.cleanup()
 
     print_table(rows, args.modes)
-    failed = [r for r in rows if r.get("ok") is False or "dlc" in r.get("errors", {})]
+    failed = [r for r in rows if r.get("ok") is False or "dlc" in r.get("errors", {})
+              or any(v in r.get("errors", {}) or f"{v}_check" in r.get("errors", {})
+                     for v in r.get("variants", []))]
     return 1 if failed else 0
 
 

@@ -4,6 +4,11 @@
 #
 # Here, once: make bundle && tools/gpu_checks.sh --stage  (dist/, ignored)
 # There (device tool, carry ["dist"]), one part per call:
+#   tools/gpu_bench.sh first     # the one call to make when device time is
+#                                # short (15 min a task): the b1 rows (both
+#                                # torch.compile modes) with the unmeasured
+#                                # options built next to the defaults
+#                                # (--variant: overlap, persistent), ~6 min
 #   tools/gpu_bench.sh b1        # mobilenet_v2, resnet50 b1, bert b8, both
 #                                # torch.compile modes (183 s on the H100)
 #   tools/gpu_bench.sh gpt2      # gpt2 b8, both torch.compile modes
@@ -35,10 +40,10 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 case ${1:-} in
-b1 | gpt2 | b32 | micro | int8 | ablations | persistent | nofold | overlap) ;;
+first | b1 | gpt2 | b32 | micro | int8 | ablations | persistent | nofold | overlap) ;;
 profile) [ $# -ge 3 ] || { echo "usage: $0 profile MODEL.onnx KERNEL_REGEX [dlc flags...]" >&2; exit 2; } ;;
 profile-all) [ $# -ge 2 ] || { echo "usage: $0 profile-all MODEL.onnx [dlc flags...]" >&2; exit 2; } ;;
-*) echo "usage: $0 b1|gpt2|b32|micro|int8|ablations|persistent|nofold|overlap|profile|profile-all ..." >&2; exit 2 ;;
+*) echo "usage: $0 first|b1|gpt2|b32|micro|int8|ablations|persistent|nofold|overlap|profile|profile-all ..." >&2; exit 2 ;;
 esac
 out=${OUT:-$root/gpu-bench-out}
 mkdir -p "$out"
@@ -73,6 +78,9 @@ bench() {
 }
 
 case ${1:-} in
+first) bench first --models mobilenet_v2,resnet50,bert --batches 1 "${both[@]}" \
+         "${models_only[@]}" --min-time 1 --variant overlap=--overlap-launches \
+         --variant persistent=--persistent-gemm ;;
 b1) bench b1 --models mobilenet_v2,resnet50,bert --batches 1 "${both[@]}" "${models_only[@]}" \
       --min-time 1 ;;
 gpt2) bench gpt2 --models gpt2 "${both[@]}" "${models_only[@]}" --min-time 1 ;;
