@@ -463,8 +463,12 @@ def bench_variants(row, tag, npys, args, dlc, work):
             outs[name] = dlc.run(so, npys, work / f"{tag}.{name}.out")
             row[f"dlc_{name}_ms"] = dlc.bench(so, npys)["latency_ms"]["p50"]
             if dlc.target == "cuda":
-                dev = dlc.bench(so, npys, resident=True)["latency_ms"]["p50"]
+                d = dlc.bench(so, npys, resident=True)
+                dev = d["latency_ms"]["p50"]
                 row[f"dlc_{name}_dev_ms"] = dev
+                # Programmatic launches in the graph (--overlap-launches);
+                # 0 says the driver fell back to serialized launches.
+                row[f"dlc_{name}_overlapped"] = d.get("overlapped_launches")
                 if row.get("dlc_dev_ms"):
                     row[f"{name}_vs_dlc_dev"] = row["dlc_dev_ms"] / dev
         except Exception as e:  # noqa: BLE001 - reported in the table
@@ -755,6 +759,8 @@ def print_table(rows, modes):
     variants = list(dict.fromkeys(v for r in rows for v in r.get("variants", [])))
     for v in variants:
         cols += [f"dlc_{v}_ms", f"dlc_{v}_dev_ms", f"{v}_vs_dlc_dev", f"{v}_rel_err"]
+        if any(r.get(f"dlc_{v}_overlapped") for r in rows):
+            cols.append(f"dlc_{v}_overlapped")
     cols += ["dlc_vs_best_dev", "dlc_int8_ms", "dlc_int8_dev_ms", "int8_vs_dlc", "int8_sqnr_db",
              "int8_rel_err", "dlc_1op_ms", "chain", "dlc_tflops", "torch_tflops", "dlc_gbps", "copy_gbps",
              "dlc_pct_copy", "torch_pct_copy"]

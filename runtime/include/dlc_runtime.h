@@ -228,6 +228,15 @@ DLC_API dlc_status dlc_context_profile(
 DLC_API dlc_status dlc_context_device_memory_bytes(dlc_context_t context,
                                                    uint64_t *bytes);
 
+/// How many launches of the context's CUDA graph may be scheduled while
+/// the kernel before them still runs (programmatic dependent launch, for
+/// models built with dlc --overlap-launches): every launch that follows a
+/// launch, or 0 where the driver has no cuLaunchKernelEx or could not
+/// capture such launches (the graph is then fully serialized). 0 before
+/// the context's first run (the graph is captured then) and on the host.
+DLC_API dlc_status dlc_context_overlapped_launches(dlc_context_t context,
+                                                  int32_t *count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -449,6 +449,15 @@ dlc_status dlc_context_run_resident(dlc_context_t context) {
   });
 }
 
+dlc_status dlc_context_overlapped_launches(dlc_context_t context,
+                                          int32_t *count) {
+  return guarded([&]() -> dlc_status {
+    DLC_CHECK_ARG(context && count, "null context or output pointer");
+    *count = context->impl->overlappedLaunches();
+    return DLC_OK;
+  });
+}
+
 dlc_status dlc_context_device_memory_bytes(dlc_context_t context,
                                            uint64_t *bytes) {
   return guarded([&]() -> dlc_status {

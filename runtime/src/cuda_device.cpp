@@ -339,6 +339,7 @@ public:
   }
 
   uint64_t deviceMemoryBytes() const override { return bytes; }
+  int32_t overlappedLaunches() const override { return overlapped; }
 
 private:
   /// The device address of `ref` in this context.
@@ -485,6 +486,7 @@ private:
   }
 
   Error captureOnce() {
+    overlapped = 0;
     if (cu::Result r =
             drv.streamBeginCapture(stream, cu::kCaptureModeThreadLocal);
         r != cu::kSuccess)
@@ -501,9 +503,12 @@ private:
         err = drv.error(r, "cuGraphInstantiate");
       }
     }
-    if (!err.ok() && graph) {
-      drv.graphDestroy(graph);
-      graph = nullptr;
+    if (!err.ok()) {
+      overlapped = 0;
+      if (graph) {
+        drv.graphDestroy(graph);
+        graph = nullptr;
+      }
     }
     return err;
   }
@@ -535,6 +540,7 @@ private:
                                      step.block[0], step.block[1],
                                      step.block[2], step.shared_mem_bytes,
                                      stream, params.data(), nullptr);
+        overlapped += overlap;
         if (r != cu::kSuccess)
           return drv.error(r, cat("cuLaunchKernel of step ", s, " ('",
                                   desc.kernels[step.kernel].name, "')")
@@ -594,6 +600,8 @@ private:
   bool overlapLaunches =
       (desc.flags & DLC_MODEL_KERNELS_WAIT_FOR_GRID_DEPENDENCIES) &&
       drv.launchKernelEx;
+  /// The programmatic launches of the captured graph.
+  int32_t overlapped = 0;
 };
 
 Error CudaModel::createContext(std::unique_ptr<DeviceContext> *out) const {

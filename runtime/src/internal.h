@@ -65,6 +65,8 @@ public:
     return noDeviceBuffers();
   }
   virtual uint64_t deviceMemoryBytes() const = 0;
+  /// Launches of the captured graph that overlap their predecessor (CUDA).
+  virtual int32_t overlappedLaunches() const { return 0; }
 
 private:
   static Error noDeviceBuffers() {

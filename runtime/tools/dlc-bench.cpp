@@ -328,14 +328,15 @@ int main(int argc, char **argv) {
                 "\"iters\": %zu, \"latency_ms\": {\"mean\": %.6f, "
                 "\"min\": %.6f, \"p50\": %.6f, \"p90\": %.6f, "
                 "\"p99\": %.6f, \"max\": %.6f}, \"throughput_per_s\": %.3f, "
-                "\"device_memory_bytes\": %llu, \"resident\": %s",
+                "\"device_memory_bytes\": %llu, \"overlapped_launches\": %d, "
+                "\"resident\": %s",
                 jsonEscape(modelPath).c_str(), target,
                 jsonEscape(model->arch()).c_str(), threads, (long long)batch,
                 warmup, ms.size(), mean, sorted.front(),
                 percentile(sorted, 0.5), percentile(sorted, 0.9),
                 percentile(sorted, 0.99), sorted.back(), throughput,
                 (unsigned long long)ctx->deviceMemoryBytes(),
-                resident ? "true" : "false");
+                ctx->overlappedLaunches(), resident ? "true" : "false");
     if (topSteps > 0) {
       std::printf(", \"steps_total_ms\": %.6f, \"steps\": [", stepsTotal);
       for (size_t i = 0; i < steps.size(); ++i)
@@ -359,6 +360,10 @@ int main(int argc, char **argv) {
                 percentile(sorted, 0.9), percentile(sorted, 0.99),
                 sorted.back());
     std::printf("throughput: %.2f inferences/s\n", throughput);
+    if (int32_t n = ctx->overlappedLaunches())
+      std::printf("overlapped: %d launches start while the kernel before "
+                  "them runs\n",
+                  n);
     if (topSteps > 0) {
       std::printf("steps:      %.4f ms step by step; the longest:\n",
                   stepsTotal);

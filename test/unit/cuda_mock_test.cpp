@@ -434,8 +434,9 @@ TEST(CudaMockOldDriver, TensorMapsNeedCuda12) {
 }
 
 /// Runs FAKE_CUDA_OVERLAP_SO (launch, launch, copy, launch) twice; the
-/// captured launches, and how many of them were programmatic.
-void runOverlapModel(int *captured, int *programmatic) {
+/// captured launches, how many of them were programmatic, and what the
+/// context says of them (dlc_context_overlapped_launches).
+void runOverlapModel(int *captured, int *programmatic, int32_t *reported) {
   loadMockDriver();
   int launches0 = mockCounter("mock_captured_launches");
   int programmatic0 = mockCounter("mock_programmatic_launches");
@@ -445,8 +446,12 @@ void runOverlapModel(int *captured, int *programmatic) {
       << dlc_last_error();
   dlc_context_t ctx = nullptr;
   ASSERT_EQ(dlc_context_create(model, &ctx), DLC_OK) << dlc_last_error();
+  int32_t before = -1;
+  ASSERT_EQ(dlc_context_overlapped_launches(ctx, &before), DLC_OK);
+  EXPECT_EQ(before, 0) << "the graph is captured by the first run";
   EXPECT_TRUE(runAdd(ctx, 1));
   EXPECT_TRUE(runAdd(ctx, 2));
+  ASSERT_EQ(dlc_context_overlapped_launches(ctx, reported), DLC_OK);
   dlc_context_free(ctx);
   dlc_model_free(model);
   *captured = mockCounter("mock_captured_launches") - launches0;
@@ -460,9 +465,11 @@ TEST_F(CudaMock, OverlapsOnlyLaunchesThatFollowLaunches) {
   if (std::getenv("DLC_MOCK_CUDA_NO_PDL_CAPTURE"))
     GTEST_SKIP() << "DLC_MOCK_CUDA_NO_PDL_CAPTURE=1";
   int captured = 0, programmatic = 0;
-  runOverlapModel(&captured, &programmatic);
+  int32_t reported = 0;
+  runOverlapModel(&captured, &programmatic, &reported);
   EXPECT_EQ(captured, 3);
   EXPECT_EQ(programmatic, 1);
+  EXPECT_EQ(reported, 1);
 
   int programmatic0 = mockCounter("mock_programmatic_launches");
   dlc_model_t model = nullptr;
@@ -471,6 +478,9 @@ TEST_F(CudaMock, OverlapsOnlyLaunchesThatFollowLaunches) {
   dlc_context_t ctx = nullptr;
   ASSERT_EQ(dlc_context_create(model, &ctx), DLC_OK) << dlc_last_error();
   EXPECT_TRUE(runAdd(ctx, 1));
+  reported = -1;
+  ASSERT_EQ(dlc_context_overlapped_launches(ctx, &reported), DLC_OK);
+  EXPECT_EQ(reported, 0);
   dlc_context_free(ctx);
   dlc_model_free(model);
   EXPECT_EQ(mockCounter("mock_programmatic_launches"), programmatic0);
@@ -482,10 +492,12 @@ TEST(CudaMockNoPdlCapture, FallsBackToSerializedLaunches) {
   if (!mockHasDevices() || !std::getenv("DLC_MOCK_CUDA_NO_PDL_CAPTURE"))
     GTEST_SKIP() << "needs DLC_MOCK_CUDA_NO_PDL_CAPTURE=1";
   int captured = 0, programmatic = 0;
-  runOverlapModel(&captured, &programmatic);
+  int32_t reported = -1;
+  runOverlapModel(&captured, &programmatic, &reported);
   // The failed capture recorded the first launch before it gave up.
   EXPECT_EQ(captured, 4);
   EXPECT_EQ(programmatic, 0);
+  EXPECT_EQ(reported, 0);
   EXPECT_EQ(mockCounter("mock_live_allocations"), 0);
 }
 
@@ -495,9 +507,11 @@ TEST(CudaMockOldDriver, OverlapNeedsLaunchKernelEx) {
   if (!mockHasDevices() || driverHasTma())
     GTEST_SKIP() << "needs the mock driver without cuLaunchKernelEx";
   int captured = 0, programmatic = 0;
-  runOverlapModel(&captured, &programmatic);
+  int32_t reported = -1;
+  runOverlapModel(&captured, &programmatic, &reported);
   EXPECT_EQ(captured, 3);
   EXPECT_EQ(programmatic, 0);
+  EXPECT_EQ(reported, 0);
 }
 
 // Run by ctest with DLC_MOCK_CUDA_DEVICES=0.

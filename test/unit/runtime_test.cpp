@@ -177,6 +177,9 @@ TEST(Runtime, NullArgumentsAreErrors) {
             DLC_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(dlc_model_free(nullptr), DLC_OK);
   EXPECT_EQ(dlc_context_free(nullptr), DLC_OK);
+  int32_t count = 0;
+  EXPECT_EQ(dlc_context_overlapped_launches(nullptr, &count),
+            DLC_ERROR_INVALID_ARGUMENT);
   dlc_model_t model = nullptr;
   EXPECT_EQ(dlc_model_load(FAKE_ADD_SO, dlc_device(7), 0, &model),
             DLC_ERROR_INVALID_ARGUMENT);
@@ -359,6 +362,9 @@ TEST(Cuda, LoadsOrFailsCleanly) {
   uint64_t bytes = 0;
   EXPECT_EQ(dlc_context_device_memory_bytes(ctx, &bytes), DLC_OK);
   EXPECT_GE(bytes, 96u);
+  int32_t overlapped = -1;
+  EXPECT_EQ(dlc_context_overlapped_launches(ctx, &overlapped), DLC_OK);
+  EXPECT_EQ(overlapped, 0);
   dlc_context_free(ctx);
   dlc_model_free(model);
   int32_t n = 0;

@@ -277,6 +277,14 @@ public:
     return n;
   }
 
+  /// Launches of the context's graph that overlap the kernel before them
+  /// (see dlc_context_overlapped_launches).
+  int32_t overlappedLaunches() const {
+    int32_t n = 0;
+    dlc_context_overlapped_launches(handle_, &n);
+    return n;
+  }
+
   dlc_context_t handle() const { return handle_; }
 
 private:
