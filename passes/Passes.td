@@ -938,8 +938,35 @@ def FuseElementwisePass : Pass<"dlc-fuse-elementwise", "ModuleOp"> {
     ```mlir
     %1 = linalg.generic {...} ins(%x, %b) outs(%e1) { addf; maximumf }
     ```
+
+    A consumer reading a producer through computed indices (`tensor.extract`
+    in its body: a padded copy's clamped reads) is beyond upstream's fusion;
+    an elementwise producer whose only use is that extract is inlined there,
+    its inputs read at the indices its maps give for the extracted element,
+    when the consumer has at most 4 elements per producer element (each
+    computes the producer once), the body is at most 16 pure ops, the
+    producer reads only model inputs and constants (a layout change at the
+    model's edge; a producer of another op's result may end a reduction's
+    epilogue, which stays with its GEMM), and the consumer is not a padded
+    copy that dlc-tile-gemm-kernels will fold (`dlc.padding`).
+    ResNet's stem, before (transpose + rounding, then the padded copy):
+    ```mlir
+    %t = linalg.generic {maps = [nchw, id]} ins(%x) { truncf }
+    %p = linalg.generic outs(%e) {
+      %v = tensor.extract %t[%n, %hc, %wc, %cc]   // clamped indices
+      select %inside, %v, 0 }
+    ```
+    After (one kernel, reading the NCHW f32 input):
+    ```mlir
+    %p = linalg.generic outs(%e) {
+      %x0 = tensor.extract %x[%n, %cc, %hc, %wc]
+      %v = arith.truncf %x0
+      select %inside, %v, 0 }
+    ```
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def FuseKernelsPass : Pass<"dlc-fuse-kernels", "ModuleOp"> {

@@ -3,8 +3,11 @@
 
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::dlc {
@@ -136,6 +139,119 @@ struct FuseElementwiseOps : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// The static iteration count of `op`'s loops, or nullopt.
+std::optional<int64_t> staticIterations(linalg::GenericOp op) {
+  int64_t n = 1;
+  for (int64_t range : op.getStaticLoopRanges()) {
+    if (ShapedType::isDynamic(range))
+      return std::nullopt;
+    n *= range;
+  }
+  return n;
+}
+
+/// A `tensor.extract` in a generic's body from the result of an elementwise
+/// generic (its only use) becomes that generic's body at the extracted
+/// element: the producer's inputs are read at the indices its maps give for
+/// that element. This fuses what upstream's elementwise fusion cannot, a
+/// producer the consumer reads through computed indices (a padded copy's
+/// clamped reads): ResNet's and MobileNet's stems transposed the NCHW
+/// input to NHWC f16 in one kernel and padded it (rows, columns, 3 -> 8
+/// channels) in the next; the padding now reads the NCHW input itself. The
+/// producer is recomputed once per consumer element, so this applies only
+/// when the consumer has at most kMaxRecompute times as many elements as
+/// the producer and neither has a reduction loop, and only to bodies of
+/// at most kMaxProducerOps pure ops, and only to producers of the model's
+/// inputs and constants (a layout change at the model's edge): a producer
+/// computed from another op's result may be the tail of a reduction's
+/// epilogue (bias, activation, the narrowing to f16 or int8), which stays
+/// with its reduction; moved into the consumer, it would leave the wide
+/// accumulator in memory between kernels. A padded copy marked
+/// `dlc.padding` is left alone: dlc-tile-gemm-kernels folds it into the
+/// convolution, which then reads the copy's input, so that input must stay
+/// the unpadded tensor itself.
+struct InlineProducerAtExtract : OpRewritePattern<tensor::ExtractOp> {
+  using OpRewritePattern::OpRewritePattern;
+  static constexpr int64_t kMaxRecompute = 4;
+  static constexpr int64_t kMaxProducerOps = 16;
+
+  LogicalResult matchAndRewrite(tensor::ExtractOp extract,
+                                PatternRewriter &rewriter) const override {
+    auto producer = extract.getTensor().getDefiningOp<linalg::GenericOp>();
+    auto consumer = dyn_cast<linalg::GenericOp>(extract->getParentOp());
+    if (!producer || !consumer || !producer->hasOneUse() ||
+        producer->getNumResults() != 1 || producer.getNumDpsInits() != 1 ||
+        producer.getNumReductionLoops() != 0 ||
+        consumer.getNumReductionLoops() != 0 ||
+        consumer->hasAttr(attrs::kPadding))
+      return rewriter.notifyMatchFailure(extract, "not an elementwise "
+                                                  "producer read only here");
+    std::optional<int64_t> produced = staticIterations(producer);
+    std::optional<int64_t> consumed = staticIterations(consumer);
+    if (!produced || !consumed || *consumed > kMaxRecompute * *produced)
+      return rewriter.notifyMatchFailure(extract, "would recompute too much");
+    OpOperand *init = producer.getDpsInitOperand(0);
+    AffineMap outMap = producer.getMatchingIndexingMap(init);
+    if (producer.payloadUsesValueFromOperand(init) ||
+        !outMap.isPermutation())
+      return rewriter.notifyMatchFailure(extract, "producer reads its init");
+    if (llvm::any_of(producer.getDpsInputs(), [](Value in) {
+          Operation *def = in.getDefiningOp();
+          return def && !def->hasTrait<OpTrait::ConstantLike>();
+        }))
+      return rewriter.notifyMatchFailure(extract, "producer reads results");
+    Block &body = producer.getRegion().front();
+    if (int64_t(body.getOperations().size()) > kMaxProducerOps + 1 ||
+        llvm::any_of(body.without_terminator(), [](Operation &op) {
+          return op.getNumRegions() != 0 || !isMemoryEffectFree(&op);
+        }))
+      return rewriter.notifyMatchFailure(extract, "producer body not cheap");
+
+    // The producer's loop indices at the extracted element.
+    SmallVector<Value> ivs(outMap.getNumDims());
+    for (auto [r, index] : llvm::enumerate(extract.getIndices()))
+      ivs[outMap.getDimPosition(r)] = index;
+    Location loc = extract.getLoc();
+    IRMapping mapping;
+    for (OpOperand *input : producer.getDpsInputOperands()) {
+      Value arg = producer.getMatchingBlockArgument(input);
+      auto type = dyn_cast<RankedTensorType>(input->get().getType());
+      if (!type) {
+        mapping.map(arg, input->get());
+        continue;
+      }
+      SmallVector<Value> indices;
+      for (AffineExpr e : producer.getMatchingIndexingMap(input).getResults()) {
+        if (auto dim = dyn_cast<AffineDimExpr>(e))
+          indices.push_back(ivs[dim.getPosition()]);
+        else if (auto cst = dyn_cast<AffineConstantExpr>(e))
+          indices.push_back(
+              rewriter.create<arith::ConstantIndexOp>(loc, cst.getValue()));
+        else
+          return rewriter.notifyMatchFailure(extract, "input map not simple");
+      }
+      mapping.map(arg, rewriter.create<tensor::ExtractOp>(loc, input->get(),
+                                                          indices));
+    }
+    for (Operation &op : body.without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+        mapping.map(index.getResult(), ivs[index.getDim()]);
+        continue;
+      }
+      rewriter.clone(op, mapping);
+    }
+    Value value = mapping.lookupOrDefault(
+        cast<linalg::YieldOp>(body.getTerminator()).getOperand(0));
+    rewriter.modifyOpInPlace(consumer, [&] {
+      consumer->setLoc(
+          rewriter.getFusedLoc({producer->getLoc(), consumer->getLoc()}));
+    });
+    rewriter.replaceOp(extract, value);
+    rewriter.eraseOp(producer);
+    return success();
+  }
+};
+
 struct FuseElementwisePass
     : dlc::impl::FuseElementwisePassBase<FuseElementwisePass> {
   void runOnOperation() override {
@@ -150,5 +266,6 @@ struct FuseElementwisePass
 
 void mlir::dlc::populateDlcElementwiseFusionPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<FuseElementwiseOps>(patterns.getContext());
+  patterns.add<FuseElementwiseOps, InlineProducerAtExtract>(
+      patterns.getContext());
 }

@@ -123,3 +123,206 @@ func.func @widening_op_joins_the_reduction(%x: tensor<1x2x4x4xi8>, %w: tensor<2x
   %p = dlc.reduce_mean %dq {axes = array<i64: 2, 3>, keepdims = true} : (tensor<1x2x4x4xf32>) -> tensor<1x2x1x1xf32>
   return %p : tensor<1x2x1x1xf32>
 }
+
+// -----
+
+// A padded copy reads its input through clamped indices (tensor.extract):
+// the transpose + rounding that produced the input is computed at the
+// extracted element instead, from the NCHW tensor (ResNet's stem).
+// CHECK-LABEL: func @transpose_into_padded_copy
+// CHECK-SAME: (%[[X:.*]]: tensor<1x3x12x12xf32>)
+// CHECK-NOT: tensor<1x12x12x3xf16>
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x14x14x8xf16>)
+// CHECK: %[[R:.*]] = arith.minsi %{{.*}}, %c11
+// CHECK: %[[C:.*]] = arith.minsi %{{.*}}, %c2
+// CHECK: %[[V:.*]] = tensor.extract %[[X]][%{{.*}}, %[[C]], %[[R]], %{{.*}}] : tensor<1x3x12x12xf32>
+// CHECK: %[[H:.*]] = arith.truncf %[[V]] : f32 to f16
+// CHECK: arith.select %{{.*}}, %[[H]], %{{.*}} : f16
+// CHECK-NOT: linalg.generic
+#nchw = affine_map<(n, h, w, c) -> (n, c, h, w)>
+#id = affine_map<(n, h, w, c) -> (n, h, w, c)>
+func.func @transpose_into_padded_copy(%x: tensor<1x3x12x12xf32>) -> tensor<1x14x14x8xf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c11 = arith.constant 11 : index
+  %c12 = arith.constant 12 : index
+  %zero = arith.constant 0.0 : f16
+  %e0 = tensor.empty() : tensor<1x12x12x3xf16>
+  %t = linalg.generic {indexing_maps = [#nchw, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<1x3x12x12xf32>) outs(%e0 : tensor<1x12x12x3xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %h = arith.truncf %in : f32 to f16
+    linalg.yield %h : f16
+  } -> tensor<1x12x12x3xf16>
+  %e1 = tensor.empty() : tensor<1x14x14x8xf16>
+  %p = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%e1 : tensor<1x14x14x8xf16>) {
+  ^bb0(%out: f16):
+    %n = linalg.index 0 : index
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %k = linalg.index 3 : index
+    %i1 = arith.subi %i, %c1 : index
+    %j1 = arith.subi %j, %c1 : index
+    %ok_i = arith.cmpi ult, %i1, %c12 : index
+    %ok_k = arith.cmpi ult, %k, %c3 : index
+    %ok = arith.andi %ok_i, %ok_k : i1
+    %ic = arith.minsi %i1, %c11 : index
+    %kc = arith.minsi %k, %c2 : index
+    %v = tensor.extract %t[%n, %ic, %j1, %kc] : tensor<1x12x12x3xf16>
+    %r = arith.select %ok, %v, %zero : f16
+    linalg.yield %r : f16
+  } -> tensor<1x14x14x8xf16>
+  return %p : tensor<1x14x14x8xf16>
+}
+
+// -----
+
+// The producer has a second reader: it stays, and so does the extract.
+// CHECK-LABEL: func @extract_of_shared_producer
+// CHECK: %[[T:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: linalg.generic
+// CHECK: tensor.extract %[[T]]
+#id1 = affine_map<(d0) -> (d0)>
+func.func @extract_of_shared_producer(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %c7 = arith.constant 7 : index
+  %e = tensor.empty() : tensor<8xf32>
+  %t = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %y = math.exp %in : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [#id1], iterator_types = ["parallel"]}
+      outs(%e : tensor<8xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = arith.subi %c7, %i : index
+    %v = tensor.extract %t[%j] : tensor<8xf32>
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  return %t, %r : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// A consumer with more than 4 elements per producer element would recompute
+// the producer too often (an upsampling by 3x3): not inlined.
+// CHECK-LABEL: func @extract_recomputing_too_much
+// CHECK: %[[T:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: linalg.generic
+// CHECK: tensor.extract %[[T]]
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @extract_recomputing_too_much(%x: tensor<2x2xf32>) -> tensor<6x6xf32> {
+  %c3 = arith.constant 3 : index
+  %e0 = tensor.empty() : tensor<2x2xf32>
+  %t = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<2x2xf32>) outs(%e0 : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %y = math.exp %in : f32
+    linalg.yield %y : f32
+  } -> tensor<2x2xf32>
+  %e1 = tensor.empty() : tensor<6x6xf32>
+  %r = linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]}
+      outs(%e1 : tensor<6x6xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %i3 = arith.divui %i, %c3 : index
+    %j3 = arith.divui %j, %c3 : index
+    %v = tensor.extract %t[%i3, %j3] : tensor<2x2xf32>
+    linalg.yield %v : f32
+  } -> tensor<6x6xf32>
+  return %r : tensor<6x6xf32>
+}
+
+// -----
+
+// A reduction's epilogue (here a Relu of a row sum) stays with the
+// reduction: inlined into the extract, the sum would cross kernels in
+// place of its activation.
+// CHECK-LABEL: func @extract_of_reduction_epilogue
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: %[[T:.*]] = linalg.generic
+// CHECK: arith.maximumf
+// CHECK: linalg.generic
+// CHECK: tensor.extract %[[T]]
+#rin = affine_map<(d0, d1) -> (d0, d1)>
+#rout = affine_map<(d0, d1) -> (d0)>
+#id1 = affine_map<(d0) -> (d0)>
+func.func @extract_of_reduction_epilogue(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  %c3 = arith.constant 3 : index
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %s = linalg.generic {indexing_maps = [#rin, #rout], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x8xf32>) outs(%z : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  %t = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%s : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %y = arith.maximumf %in, %zero : f32
+    linalg.yield %y : f32
+  } -> tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [#id1], iterator_types = ["parallel"]}
+      outs(%e : tensor<4xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = arith.subi %c3, %i : index
+    %v = tensor.extract %t[%j] : tensor<4xf32>
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// A padded copy marked dlc.padding is folded into its convolution later,
+// which then reads the copy's input: that input stays the NHWC tensor.
+// CHECK-LABEL: func @marked_padded_copy
+// CHECK: %[[T:.*]] = linalg.generic
+// CHECK: arith.truncf
+// CHECK: linalg.generic {{.*}} attrs = {dlc.padding = array<i64: 1, 1, 1, 1>}
+// CHECK: tensor.extract %[[T]]
+#nchw2 = affine_map<(n, h, w, c) -> (n, c, h, w)>
+#id4 = affine_map<(n, h, w, c) -> (n, h, w, c)>
+func.func @marked_padded_copy(%x: tensor<1x8x4x4xf32>) -> tensor<1x6x6x8xf16> {
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f16
+  %e0 = tensor.empty() : tensor<1x4x4x8xf16>
+  %t = linalg.generic {indexing_maps = [#nchw2, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<1x8x4x4xf32>) outs(%e0 : tensor<1x4x4x8xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %h = arith.truncf %in : f32 to f16
+    linalg.yield %h : f16
+  } -> tensor<1x4x4x8xf16>
+  %e1 = tensor.empty() : tensor<1x6x6x8xf16>
+  %p = linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%e1 : tensor<1x6x6x8xf16>) attrs = {dlc.padding = array<i64: 1, 1, 1, 1>} {
+  ^bb0(%out: f16):
+    %n = linalg.index 0 : index
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %k = linalg.index 3 : index
+    %i1 = arith.subi %i, %c1 : index
+    %j1 = arith.subi %j, %c1 : index
+    %ok_i = arith.cmpi ult, %i1, %c4 : index
+    %ok_j = arith.cmpi ult, %j1, %c4 : index
+    %ok = arith.andi %ok_i, %ok_j : i1
+    %ic = arith.minsi %i1, %c3 : index
+    %jc = arith.minsi %j1, %c3 : index
+    %v = tensor.extract %t[%n, %ic, %jc, %k] : tensor<1x4x4x8xf16>
+    %r = arith.select %ok, %v, %zero : f16
+    linalg.yield %r : f16
+  } -> tensor<1x6x6x8xf16>
+  return %p : tensor<1x6x6x8xf16>
+}
