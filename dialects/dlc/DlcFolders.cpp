@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/CommonFolders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <cmath>
 
@@ -26,6 +27,24 @@ DenseElementsAttr smallConstant(Attribute attr) {
   if (!dense || dense.getNumElements() > kMaxFoldElements)
     return {};
   return dense;
+}
+
+/// smallConstant, or a small initializer that the importer kept as a
+/// resource blob (it inlines only a few elements): the position ids that
+/// transformers' BertModel gathers from its position_ids buffer.
+DenseElementsAttr smallConstantOrBlob(Attribute attr) {
+  if (DenseElementsAttr dense = smallConstant(attr))
+    return dense;
+  auto resource = dyn_cast_or_null<DenseResourceElementsAttr>(attr);
+  if (!resource || resource.getType().getNumElements() > kMaxFoldElements)
+    return {};
+  AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+  bool splat = false;
+  if (!blob || !DenseElementsAttr::isValidRawBuffer(resource.getType(),
+                                                    blob->getData(), splat))
+    return {};
+  return DenseElementsAttr::getFromRawBuffer(resource.getType(),
+                                             blob->getData());
 }
 
 /// Row-major strides of `shape`.
@@ -430,6 +449,37 @@ OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
     SmallVector<int64_t> d(r.take_front(axis));
     d.push_back(i);
     llvm::append_range(d, r.drop_front(axis + idxRank));
+    out.push_back(values[linearize(d, dataStrides)]);
+  });
+  if (!ok)
+    return {};
+  return DenseElementsAttr::get(getType(), out);
+}
+
+OpFoldResult GatherElementsOp::fold(FoldAdaptor adaptor) {
+  auto data = smallConstantOrBlob(adaptor.getData());
+  auto indices = smallConstantOrBlob(adaptor.getIndices());
+  if (!data || !indices)
+    return {};
+  int64_t axis = getAxis();
+  auto dataShape = data.getType().getShape();
+  if (axis < 0 || axis >= int64_t(dataShape.size()) ||
+      !getType().hasStaticShape())
+    return {};
+  int64_t n = dataShape[axis];
+  auto idxValues = llvm::to_vector(indices.getValues<APInt>());
+  auto values = llvm::to_vector(data.getValues<Attribute>());
+  auto dataStrides = stridesOf(dataShape);
+  SmallVector<Attribute> out;
+  bool ok = true;
+  forEachIndex(getType().getShape(), [&](int64_t linear, ArrayRef<int64_t> r) {
+    int64_t i = idxValues[linear].getSExtValue();
+    if (!ok || i < -n || i >= n) {
+      ok = false; // Left to the run-time check.
+      return;
+    }
+    SmallVector<int64_t> d(r);
+    d[axis] = i < 0 ? i + n : i;
     out.push_back(values[linearize(d, dataStrides)]);
   });
   if (!ok)

@@ -581,6 +581,9 @@ def Dlc_GatherElementsOp : Dlc_Op<"gather_elements", [InferTypeOpAdaptor]> {
   let arguments = (ins Dlc_AnyTensor:$data, Dlc_IndexTensor:$indices,
                    I64Attr:$axis);
   let results = (outs Dlc_AnyTensor:$result);
+  // Constant data and indices (at most 4096 elements each, resource blobs
+  // included) fold, as BertModel's position ids do.
+  let hasFolder = 1;
 }
 
 def Dlc_TileOp : Dlc_Op<"tile", [InferTypeOpAdaptor]> {

@@ -143,3 +143,39 @@ func.func @float_kept() -> (tensor<2xf32>, tensor<2xf32>, tensor<1xf16>) {
   %t = dlc.sqrt %h : (tensor<1xf16>) -> tensor<1xf16>
   return %s, %d, %t : tensor<2xf32>, tensor<2xf32>, tensor<1xf16>
 }
+
+// -----
+
+// GatherElements of constants folds, resource blobs included (BertModel's
+// position ids: its position_ids buffer gathered by constant indices);
+// negative indices count from the end.
+// CHECK-LABEL: func @gather_elements_of_blobs
+func.func @gather_elements_of_blobs() -> tensor<2x3xi64> {
+  // CHECK: %[[C:.*]] = arith.constant dense<{{\[\[}}12, 10, 13], [23, 22, 20]]> : tensor<2x3xi64>
+  // CHECK: return %[[C]]
+  %data = arith.constant dense_resource<pos> : tensor<2x4xi64>
+  %idx = arith.constant dense_resource<idx> : tensor<2x3xi64>
+  %g = dlc.gather_elements %data, %idx {axis = 1 : i64} : (tensor<2x4xi64>, tensor<2x3xi64>) -> tensor<2x3xi64>
+  return %g : tensor<2x3xi64>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      pos: "0x080000000A000000000000000B000000000000000C000000000000000D000000000000001400000000000000150000000000000016000000000000001700000000000000",
+      idx: "0x0800000002000000000000000000000000000000FFFFFFFFFFFFFFFF030000000000000002000000000000000000000000000000"
+    }
+  }
+#-}
+
+// -----
+
+// An index out of range is left to the run-time check.
+// CHECK-LABEL: func @gather_elements_out_of_range
+func.func @gather_elements_out_of_range() -> tensor<1x2xi64> {
+  // CHECK: dlc.gather_elements
+  %data = arith.constant dense<[[1, 2, 3]]> : tensor<1x3xi64>
+  %idx = arith.constant dense<[[0, 3]]> : tensor<1x2xi64>
+  %g = dlc.gather_elements %data, %idx {axis = 1 : i64} : (tensor<1x3xi64>, tensor<1x2xi64>) -> tensor<1x2xi64>
+  return %g : tensor<1x2xi64>
+}
