@@ -370,9 +370,15 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
   Value xzp = toSignless(rewriter, loc, op.getInputZeroPoint());
   Value wzp = toSignless(rewriter, loc, op.getWeightZeroPoint());
   // Padding reads the zero point: it contributes 0 (with the split, the
-  // init takes it away again).
-  if (win.padded() || channels)
+  // init takes it away again). Grouped convolutions, never implicit GEMMs,
+  // read their window with bounds checks instead of a padded copy (as the
+  // float ones do): one kernel and a pass over the input fewer per
+  // depthwise layer.
+  bool boundedReads = groups != 1 && win.padded() && !channels;
+  if ((win.padded() || channels) && !boundedReads)
     input = padChannelsLast(rewriter, loc, input, op.getPads(), xzp, channels);
+  AffineMap scalarMap = AffineMap::get(ChannelsLastConvIndexing::numDims, 0,
+                                       ctx);
   ChannelsLastConvIndexing conv{op.getStrides(),
                                 op.getDilations(),
                                 groups,
@@ -382,34 +388,52 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
   int64_t numDims = ChannelsLastConvIndexing::numDims;
   Value weight = toSignless(
       rewriter, loc, channelsLastConvWeight(rewriter, loc, rawWeight, conv));
+  // With bounded reads the input is no operand: the body reads it under
+  // the window, the zero point (operand 1) where the window leaves it.
+  auto inputElement = [&](OpBuilder &b, Location l, ValueRange a) {
+    return boundedReads ? conv.readInput(b, l, input, win, a[1]) : a[0];
+  };
   if (split) {
     Value init = split->init(rewriter, loc, outType, /*channelDim=*/3,
                              op.getInputZeroPoint());
+    SmallVector<Value> inputs{input, weight};
+    SmallVector<AffineMap> maps{conv.inputMap(), conv.weightMap(),
+                                conv.outputMap()};
+    if (boundedReads) {
+      inputs = {weight, xzp};
+      maps = {conv.weightMap(), scalarMap, conv.outputMap()};
+    }
     auto generic = rewriter.create<linalg::GenericOp>(
-        loc, TypeRange{outType}, ValueRange{input, weight}, ValueRange{init},
-        ArrayRef<AffineMap>{conv.inputMap(), conv.weightMap(),
-                            conv.outputMap()},
+        loc, TypeRange{outType}, inputs, ValueRange{init}, maps,
         conv.iterators(), [&](OpBuilder &b, Location l, ValueRange a) {
+          Value w = boundedReads ? a[0] : a[1];
           b.create<linalg::YieldOp>(
-              l, mulAccumulate(b, l, a[2], a[0], xUnsigned, a[1], wUnsigned));
+              l, mulAccumulate(b, l, a.back(), inputElement(b, l, a),
+                               xUnsigned, w, wUnsigned));
         });
     rewriter.replaceOp(op, generic.getResult(0));
     return success();
   }
+  SmallVector<Value> inputs{input, weight, xzp, wzp};
   SmallVector<AffineMap> maps{
-      conv.inputMap(), conv.weightMap(), AffineMap::get(numDims, 0, ctx),
+      conv.inputMap(), conv.weightMap(), scalarMap,
       tensorType(wzp).getRank() == 0
-          ? AffineMap::get(numDims, 0, ctx)
+          ? scalarMap
           : AffineMap::get(numDims, 0, getAffineDimExpr(3, ctx)),
       conv.outputMap()};
+  if (boundedReads) {
+    // weight, xzp, wzp: the zero point stays operand 1 for inputElement.
+    inputs.erase(inputs.begin());
+    maps.erase(maps.begin());
+  }
   Value init = zeroFilled(rewriter, loc, outType);
   auto generic = rewriter.create<linalg::GenericOp>(
-      loc, TypeRange{outType}, ValueRange{input, weight, xzp, wzp},
-      ValueRange{init}, maps, conv.iterators(),
-      [&](OpBuilder &b, Location l, ValueRange a) {
-        b.create<linalg::YieldOp>(l, mulAccumulate(b, l, a[4], a[0], xUnsigned,
-                                                   a[1], wUnsigned, a[2],
-                                                   a[3]));
+      loc, TypeRange{outType}, inputs, ValueRange{init}, maps,
+      conv.iterators(), [&](OpBuilder &b, Location l, ValueRange a) {
+        size_t w = boundedReads ? 0 : 1;
+        b.create<linalg::YieldOp>(
+            l, mulAccumulate(b, l, a.back(), inputElement(b, l, a), xUnsigned,
+                             a[w], wUnsigned, a[w + 1], a[w + 2]));
       });
   rewriter.replaceOp(op, generic.getResult(0));
   return success();

@@ -2,7 +2,11 @@
 """Quantization end-to-end checks: small QDQ / QLinear / integer models made
 with onnx.helper, ONNX Runtime as the reference, dlc + dlc-run under test.
 
-    test_quant.py --bin-dir build/bin [--target cpu|cuda] [-k REGEX] [-j N]
+    test_quant.py --bin-dir build/bin [--target cpu|cuda] [--cuda-kernel-form]
+                  [-k REGEX] [-j N]
+
+--cuda-kernel-form (target cpu) runs the kernels the CUDA target would
+generate (channels-last int8 convolutions, tensor-core tiling) on the host.
 
 Integer outputs compare exactly unless a case allows `int_tol` (a float
 Conv between DequantizeLinear and QuantizeLinear may round one element the
@@ -111,6 +115,25 @@ def conv_integer():
                               strides=[2, 2])]
     inits = {"w": w, "xz": np.array(128, U8), "wz": np.array(100, U8)}
     return Case(harness.make_model(nodes, {"x": x}, ["y"], inits), {"x": x})
+
+
+def conv_integer_depthwise(weight_input):
+    """A padded depthwise ConvInteger: its window reads the input with bounds
+    checks, the input zero point (128) outside; weight_input: the weight is
+    a graph input (no zero-point split: both zero points subtracted per
+    product)."""
+    r = rng(7)
+    x = r.integers(0, 255, size=(1, 4, 6, 6)).astype(U8)
+    w = r.integers(0, 255, size=(4, 1, 3, 3)).astype(U8)
+    nodes = [helper.make_node("ConvInteger", ["x", "w", "xz", "wz"], ["y"], pads=[1, 2, 1, 0],
+                              group=4)]
+    inits = {"xz": np.array(128, U8), "wz": np.array(100, U8)}
+    feeds = {"x": x}
+    if weight_input:
+        feeds["w"] = w
+    else:
+        inits["w"] = w
+    return Case(harness.make_model(nodes, feeds, ["y"], inits), feeds)
 
 
 def dynamic_quantize():
@@ -235,11 +258,15 @@ def build_table():
         "dq-i32-input": dq_input(I32, 13),
         "qlinearconv-u8-padded": qlinear_conv([1, 1, 1, 1]),
         "qlinearconv-i8-group": qlinear_conv([0, 0, 0, 0], group=2, xdtype=I8),
+        "qlinearconv-u8-group-padded": qlinear_conv([1, 1, 1, 1], group=2),
+        "qlinearconv-i8-group-asym-pads": qlinear_conv([1, 0, 0, 1], group=2, xdtype=I8),
         "qlinearconv-per-tensor": qlinear_conv([1, 0, 1, 0], per_channel=False),
         "qlinearmatmul-u8": qlinear_matmul(),
         "matmulinteger-u8u8": matmul_integer(U8),
         "matmulinteger-u8i8": matmul_integer(I8),
         "convinteger-u8": conv_integer(),
+        "convinteger-u8-depthwise-padded": conv_integer_depthwise(False),
+        "convinteger-u8-depthwise-weight-input": conv_integer_depthwise(True),
         "dynamicquantizelinear": dynamic_quantize(),
         "qdq-conv": qdq_conv("Conv"),
         "qdq-conv-relu-zp0": qdq_conv("Conv", relu=True),
@@ -252,11 +279,11 @@ def build_table():
     return cases
 
 
-def check_case(case, d, dlc, target, device):
+def check_case(case, d, dlc, target, device, extra=()):
     model_path = d / "model.onnx"
     onnx.save(case.model, model_path)
     ref = harness.run_ort(model_path, case.feeds)
-    dlc.compile(model_path, d / "model.so", target=target)
+    dlc.compile(model_path, d / "model.so", target=target, extra=list(extra))
     got = dlc.run(d / "model.so", harness.save_inputs(case.feeds, d), d / "out", list(ref),
                   device=device)
     for name, r in ref.items():
@@ -274,19 +301,23 @@ def check_case(case, d, dlc, target, device):
 def main():
     p = harness.common_args(__doc__)
     p.add_argument("--target", choices=["cpu", "cuda"], default="cpu")
+    p.add_argument("--cuda-kernel-form", action="store_true",
+                   help="with --target cpu: compile the CUDA kernel form for the host")
     args = p.parse_args()
+    extra = ("--cuda-kernel-form",) if args.cuda_kernel_form and args.target == "cpu" else ()
     harness.require("onnxruntime")
     device = "cuda" if args.target == "cuda" else "cpu"
     if device == "cuda":
         harness.skip_without_gpu()
     cases = build_table()
     dlc = harness.Dlc(args.bin_dir)
-    print(f"dlc quantization suite: target {args.target}, {len(cases)} cases")
+    print(f"dlc quantization suite: target {args.target}"
+          f"{' (CUDA kernel form)' if extra else ''}, {len(cases)} cases")
 
     def check(name, d):
         case = cases[name]
         try:
-            check_case(case, d, dlc, args.target, device)
+            check_case(case, d, dlc, args.target, device, extra)
         except harness.Failure as e:
             if device == "cuda" and harness.is_no_cuda_error(str(e)):
                 raise harness.NoDevice(str(e))

@@ -76,12 +76,17 @@ func.func @dense_constant_weight(%x: tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
 // -----
 
 // conv_integer with a zero weight zero point (the split): the sums come
-// from the weight as given, the generic reads the permuted one.
+// from the weight as given, the generic reads the permuted one. Padded, it
+// reads the unpadded input under its window (no copy), the input zero point
+// outside it.
 // CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d6, d4, d5, d3)>
+// CHECK-DAG: #[[S:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> ()>
 // CHECK-LABEL: func @depthwise_integer_split
+// CHECK-NOT: tensor<1x4x5x2xi8>
 // CHECK: %[[WP:.*]] = arith.constant dense<{{\[\[\[\[}}1, -1], [2, -2]]]]> : tensor<1x1x2x2xi8>
 // CHECK: %[[SUMS:.*]] = arith.constant dense<[3, -3]> : tensor<2xi32>
-// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[W]], #{{.*}}]{{.*}} ins(%{{.*}}, %[[WP]] : tensor<1x4x5x2xi8>, tensor<1x1x2x2xi8>) outs(%{{.*}} : tensor<1x4x4x2xi32>)
+// CHECK: linalg.generic {indexing_maps = [#[[W]], #[[S]], #{{.*}}]{{.*}} ins(%[[WP]], %arg1 : tensor<1x1x2x2xi8>, tensor<i8>) outs(%{{.*}} : tensor<1x4x4x2xi32>)
+// CHECK: tensor.extract %arg0
 func.func @depthwise_integer_split(%x: tensor<1x4x4x2xi8>, %xz: tensor<i8>) -> tensor<1x4x4x2xi32> {
   %w = arith.constant dense<[[[[1], [2]]], [[[-1], [-2]]]]> : tensor<2x1x2x1xi8>
   %wz = arith.constant dense<0> : tensor<2xi8>

@@ -185,6 +185,25 @@ func.func @conv_integer_nhwc_split(%x: tensor<1x4x4x2xi8>, %xz: tensor<i8>) -> t
 
 // -----
 
+// A grouped (depthwise) channels_last conv_integer has no padded copy: the
+// body reads the input under the window with bounds checks and the input
+// zero point (operand 1) outside it, as grouped float convolutions do.
+// CHECK-LABEL: func @conv_integer_nhwc_depthwise
+// CHECK-NOT: tensor<1x6x6x4xi8>
+// CHECK: linalg.generic {{.*}} ins(%arg1, %arg2, %arg3 : tensor<4x3x3x1xi8>, tensor<i8>, tensor<4xi8>) outs(%{{.*}} : tensor<1x4x4x4xi32>)
+// CHECK-NEXT: ^bb0(%{{.*}}: i8, %[[Z:.*]]: i8, %{{.*}}: i8, %{{.*}}: i32):
+// CHECK: %[[E:.*]] = tensor.extract %arg0
+// CHECK: %[[X:.*]] = arith.select %{{.*}}, %[[E]], %[[Z]] : i8
+// CHECK: arith.extsi %[[X]] : i8 to i32
+// CHECK: arith.muli
+// CHECK: arith.addi
+func.func @conv_integer_nhwc_depthwise(%x: tensor<1x4x4x4xi8>, %w: tensor<4x3x3x1xi8>, %xzp: tensor<i8>, %wzp: tensor<4xi8>) -> tensor<1x4x4x4xi32> {
+  %0 = dlc.conv_integer %x, %w, %xzp, %wzp {channels_last, dilations = array<i64: 1, 1>, group = 4 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x4x4xi8>, tensor<4x3x3x1xi8>, tensor<i8>, tensor<4xi8>) -> tensor<1x4x4x4xi32>
+  return %0 : tensor<1x4x4x4xi32>
+}
+
+// -----
+
 // Two activations with a zero rhs zero point. Host: the subtracting form.
 // With int8-weights-nk (the CUDA form): the rhs copied to [N, K], its
 // column sums reduced at run time, the init -lhs_zp * sums, and the raw
