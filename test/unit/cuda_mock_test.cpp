@@ -486,18 +486,24 @@ TEST_F(CudaMock, OverlapsOnlyLaunchesThatFollowLaunches) {
   EXPECT_EQ(mockCounter("mock_programmatic_launches"), programmatic0);
 }
 
+/// Runs the overlap model where programmatic launches are not to be had:
+/// `captured` launches recorded, none programmatic, none reported.
+void expectSerializedRuns(int captured) {
+  int got = 0, programmatic = 0;
+  int32_t reported = -1;
+  runOverlapModel(&got, &programmatic, &reported);
+  EXPECT_EQ(got, captured);
+  EXPECT_EQ(programmatic, 0);
+  EXPECT_EQ(reported, 0);
+}
+
 // Run by ctest with DLC_MOCK_CUDA_NO_PDL_CAPTURE=1: a driver that cannot
 // capture programmatic launches gets the same kernels fully serialized.
 TEST(CudaMockNoPdlCapture, FallsBackToSerializedLaunches) {
   if (!mockHasDevices() || !std::getenv("DLC_MOCK_CUDA_NO_PDL_CAPTURE"))
     GTEST_SKIP() << "needs DLC_MOCK_CUDA_NO_PDL_CAPTURE=1";
-  int captured = 0, programmatic = 0;
-  int32_t reported = -1;
-  runOverlapModel(&captured, &programmatic, &reported);
   // The failed capture recorded the first launch before it gave up.
-  EXPECT_EQ(captured, 4);
-  EXPECT_EQ(programmatic, 0);
-  EXPECT_EQ(reported, 0);
+  expectSerializedRuns(/*captured=*/4);
   EXPECT_EQ(mockCounter("mock_live_allocations"), 0);
 }
 
@@ -506,12 +512,7 @@ TEST(CudaMockNoPdlCapture, FallsBackToSerializedLaunches) {
 TEST(CudaMockOldDriver, OverlapNeedsLaunchKernelEx) {
   if (!mockHasDevices() || driverHasTma())
     GTEST_SKIP() << "needs the mock driver without cuLaunchKernelEx";
-  int captured = 0, programmatic = 0;
-  int32_t reported = -1;
-  runOverlapModel(&captured, &programmatic, &reported);
-  EXPECT_EQ(captured, 3);
-  EXPECT_EQ(programmatic, 0);
-  EXPECT_EQ(reported, 0);
+  expectSerializedRuns(/*captured=*/3);
 }
 
 // Run by ctest with DLC_MOCK_CUDA_DEVICES=0.
