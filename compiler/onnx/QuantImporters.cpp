@@ -196,8 +196,8 @@ Value requantMultiplier(NodeContext &n, Value xScale, Value wScale,
                                     ws = constFloats(wScale),
                                     ys = constFloats(yScale);
   if (!xs || !ws || !ys || xs->size() != 1 || ys->size() != 1) {
-    n.fail("x_scale and y_scale must be constant float scalars and w_scale a "
-           "constant float tensor (f32, or inline f16/bf16)");
+    (void)n.fail("x_scale and y_scale must be constant float scalars and "
+                 "w_scale a constant float tensor (f32, or inline f16/bf16)");
     return {};
   }
   SmallVector<float> m;

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/CommonFolders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
 
 #include <cmath>
 
@@ -22,21 +23,18 @@ namespace {
 /// Only shape-sized constants are folded; weights stay resources.
 constexpr int64_t kMaxFoldElements = 4096;
 
+/// A constant of at most kMaxFoldElements elements: inline, or a resource
+/// blob of i64 or i1 (the importer inlines only a few elements). Those are
+/// index and mask tensors, never weights: BertModel's position_ids buffer
+/// and the ranges and comparisons of its attention mask.
 DenseElementsAttr smallConstant(Attribute attr) {
-  auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
-  if (!dense || dense.getNumElements() > kMaxFoldElements)
-    return {};
-  return dense;
-}
-
-/// smallConstant, or a small initializer that the importer kept as a
-/// resource blob (it inlines only a few elements): the position ids that
-/// transformers' BertModel gathers from its position_ids buffer.
-DenseElementsAttr smallConstantOrBlob(Attribute attr) {
-  if (DenseElementsAttr dense = smallConstant(attr))
-    return dense;
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(attr))
+    return dense.getNumElements() <= kMaxFoldElements ? dense
+                                                      : DenseElementsAttr();
   auto resource = dyn_cast_or_null<DenseResourceElementsAttr>(attr);
-  if (!resource || resource.getType().getNumElements() > kMaxFoldElements)
+  if (!resource || resource.getType().getNumElements() > kMaxFoldElements ||
+      !(resource.getElementType().isInteger(64) ||
+        resource.getElementType().isInteger(1)))
     return {};
   AsmResourceBlob *blob = resource.getRawHandle().getBlob();
   bool splat = false;
@@ -456,9 +454,28 @@ OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
   return DenseElementsAttr::get(getType(), out);
 }
 
+LogicalResult GatherOp::canonicalize(GatherOp op, PatternRewriter &rewriter) {
+  Attribute attr;
+  if (!matchPattern(op.getIndices(), m_Constant(&attr)))
+    return failure();
+  DenseElementsAttr indices = smallConstant(attr);
+  auto dataType = cast<RankedTensorType>(op.getData().getType());
+  int64_t axis = op.getAxis();
+  if (!indices || axis < 0 || axis >= dataType.getRank() ||
+      indices.getNumElements() != dataType.getDimSize(axis) ||
+      !op.getType().hasStaticShape())
+    return failure();
+  int64_t expected = 0;
+  for (const APInt &i : indices.getValues<APInt>())
+    if (i.getSExtValue() != expected++)
+      return failure();
+  rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), op.getData());
+  return success();
+}
+
 OpFoldResult GatherElementsOp::fold(FoldAdaptor adaptor) {
-  auto data = smallConstantOrBlob(adaptor.getData());
-  auto indices = smallConstantOrBlob(adaptor.getIndices());
+  auto data = smallConstant(adaptor.getData());
+  auto indices = smallConstant(adaptor.getIndices());
   if (!data || !indices)
     return {};
   int64_t axis = getAxis();

@@ -544,6 +544,9 @@ def Dlc_GatherOp : Dlc_Op<"gather", [InferTypeOpAdaptor]> {
                    I64Attr:$axis);
   let results = (outs Dlc_AnyTensor:$result);
   let hasFolder = 1;
+  // Constant indices 0, 1, ..., n - 1 over the whole axis (torch's arange
+  // indexing) take every slice in order: a reshape of `data`.
+  let hasCanonicalizeMethod = 1;
 }
 
 def Dlc_SliceOp : Dlc_Op<"slice", [InferTypeOpAdaptor]> {
@@ -581,8 +584,8 @@ def Dlc_GatherElementsOp : Dlc_Op<"gather_elements", [InferTypeOpAdaptor]> {
   let arguments = (ins Dlc_AnyTensor:$data, Dlc_IndexTensor:$indices,
                    I64Attr:$axis);
   let results = (outs Dlc_AnyTensor:$result);
-  // Constant data and indices (at most 4096 elements each, resource blobs
-  // included) fold, as BertModel's position ids do.
+  // Constant data and indices (at most 4096 elements each, i64 resource
+  // blobs included) fold, as BertModel's position ids do.
   let hasFolder = 1;
 }
 

@@ -179,3 +179,67 @@ func.func @gather_elements_out_of_range() -> tensor<1x2xi64> {
   %g = dlc.gather_elements %data, %idx {axis = 1 : i64} : (tensor<1x3xi64>, tensor<1x2xi64>) -> tensor<1x2xi64>
   return %g : tensor<1x2xi64>
 }
+
+// -----
+
+// Gather with the indices 0..n-1 over the whole axis (torch's arange) is a
+// reshape of its data, whatever the data.
+// CHECK-LABEL: func @gather_arange
+// CHECK-SAME: (%[[X:.*]]: tensor<4x1xi1>)
+// CHECK-NOT: dlc.gather
+// CHECK: %[[R:.*]] = dlc.reshape %[[X]] : (tensor<4x1xi1>) -> tensor<1x4x1xi1>
+// CHECK: return %[[R]]
+func.func @gather_arange(%x: tensor<4x1xi1>) -> tensor<1x4x1xi1> {
+  %i = arith.constant dense_resource<iota> : tensor<1x4xi64>
+  %g = dlc.gather %x, %i {axis = 0 : i64} : (tensor<4x1xi1>, tensor<1x4xi64>) -> tensor<1x4x1xi1>
+  return %g : tensor<1x4x1xi1>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      iota: "0x080000000000000000000000010000000000000002000000000000000300000000000000"
+    }
+  }
+#-}
+
+// -----
+
+// Not the whole axis, or not in order: a real gather.
+// CHECK-LABEL: func @gather_not_arange
+// CHECK-COUNT-2: dlc.gather
+func.func @gather_not_arange(%x: tensor<4x2xf32>) -> (tensor<3x2xf32>, tensor<4x2xf32>) {
+  %a = arith.constant dense<[0, 1, 2]> : tensor<3xi64>
+  %b = arith.constant dense<[1, 0, 2, 3]> : tensor<4xi64>
+  %g = dlc.gather %x, %a {axis = 0 : i64} : (tensor<4x2xf32>, tensor<3xi64>) -> tensor<3x2xf32>
+  %h = dlc.gather %x, %b {axis = 0 : i64} : (tensor<4x2xf32>, tensor<4xi64>) -> tensor<4x2xf32>
+  return %g, %h : tensor<3x2xf32>, tensor<4x2xf32>
+}
+
+// -----
+
+// Index and mask constants kept as resource blobs (i64, i1) fold like
+// inline ones (BertModel's mask ranges); float blobs, which may be
+// weights, never do.
+// CHECK-LABEL: func @fold_index_blobs
+// CHECK-DAG: %[[C:.*]] = arith.constant dense<[true, false, true, false, true, false, true, false, true, true]> : tensor<10xi1>
+// CHECK-DAG: %[[F:.*]] = dlc.cast
+// CHECK: return %[[C]], %[[F]]
+func.func @fold_index_blobs() -> (tensor<10xi1>, tensor<10xf16>) {
+  %a = arith.constant dense_resource<a> : tensor<10xi64>
+  %b = arith.constant dense_resource<b> : tensor<10xi64>
+  %c = dlc.greater_or_equal %a, %b : (tensor<10xi64>, tensor<10xi64>) -> tensor<10xi1>
+  %w = arith.constant dense_resource<w> : tensor<10xf32>
+  %f = dlc.cast %w : (tensor<10xf32>) -> tensor<10xf16>
+  return %c, %f : tensor<10xi1>, tensor<10xf16>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      a: "0x080000000500000000000000000000000000000005000000000000000000000000000000050000000000000000000000000000000500000000000000000000000000000005000000000000000900000000000000",
+      b: "0x080000000100000000000000010000000000000001000000000000000100000000000000010000000000000001000000000000000100000000000000010000000000000005000000000000000500000000000000",
+      w: "0x080000000000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F"
+    }
+  }
+#-}
