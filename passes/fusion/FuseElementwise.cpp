@@ -194,7 +194,14 @@ struct InlineProducerAtExtract : OpRewritePattern<tensor::ExtractOp> {
     AffineMap outMap = producer.getMatchingIndexingMap(init);
     if (producer.payloadUsesValueFromOperand(init) ||
         !outMap.isPermutation())
-      return rewriter.notifyMatchFailure(extract, "producer reads its init");
+      return rewriter.notifyMatchFailure(extract, "not an elementwise map");
+    // Each input is read at the element's loop indices or at constants.
+    if (llvm::any_of(producer.getIndexingMapsArray(), [](AffineMap map) {
+          return llvm::any_of(map.getResults(), [](AffineExpr e) {
+            return !isa<AffineDimExpr, AffineConstantExpr>(e);
+          });
+        }))
+      return rewriter.notifyMatchFailure(extract, "input map not simple");
     if (llvm::any_of(producer.getDpsInputs(), [](Value in) {
           Operation *def = in.getDefiningOp();
           return def && !def->hasTrait<OpTrait::ConstantLike>();
@@ -221,15 +228,12 @@ struct InlineProducerAtExtract : OpRewritePattern<tensor::ExtractOp> {
         continue;
       }
       SmallVector<Value> indices;
-      for (AffineExpr e : producer.getMatchingIndexingMap(input).getResults()) {
-        if (auto dim = dyn_cast<AffineDimExpr>(e))
-          indices.push_back(ivs[dim.getPosition()]);
-        else if (auto cst = dyn_cast<AffineConstantExpr>(e))
-          indices.push_back(
-              rewriter.create<arith::ConstantIndexOp>(loc, cst.getValue()));
-        else
-          return rewriter.notifyMatchFailure(extract, "input map not simple");
-      }
+      for (AffineExpr e : producer.getMatchingIndexingMap(input).getResults())
+        indices.push_back(
+            isa<AffineDimExpr>(e)
+                ? ivs[cast<AffineDimExpr>(e).getPosition()]
+                : Value(rewriter.create<arith::ConstantIndexOp>(
+                      loc, cast<AffineConstantExpr>(e).getValue())));
       mapping.map(arg, rewriter.create<tensor::ExtractOp>(loc, input->get(),
                                                           indices));
     }
