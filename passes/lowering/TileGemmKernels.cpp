@@ -98,6 +98,18 @@ struct GemmKernel {
   /// per stage and stored into the chunks outside the input).
   Value padValue;
 
+  /// Appends an argument of `type` (with `attrs`) to `func`, and to every
+  /// call in `calls` the operand `operandFor(i, call)` gives for call #i.
+  BlockArgument
+  appendArgument(Type type, DictionaryAttr attrs, Location loc,
+                 function_ref<Value(size_t, func::CallOp)> operandFor) {
+    unsigned n = func.getNumArguments();
+    (void)func.insertArgument(n, type, attrs, loc);
+    for (auto [i, call] : llvm::enumerate(calls))
+      call->insertOperands(call.getNumOperands(), operandFor(i, call));
+    return func.getArgument(n);
+  }
+
   bool isInt() const { return elementType.isInteger(8); }
   /// f32 operands on TF32 tensor cores (--allow-tf32).
   bool isTf32() const { return elementType.isF32(); }
@@ -2904,12 +2916,9 @@ struct TileGemmKernelsPass
     }
     if (!g.padValues.empty()) {
       // The padding value's buffer, passed on from the padding's calls.
-      unsigned n = func.getNumArguments();
-      (void)func.insertArgument(n, g.padValues.front().getType(), {},
-                                func.getLoc());
-      for (auto [call, value] : llvm::zip_equal(g.calls, g.padValues))
-        call->insertOperands(call.getNumOperands(), value);
-      g.padValue = func.getArgument(n);
+      g.padValue = g.appendArgument(
+          g.padValues.front().getType(), {}, func.getLoc(),
+          [&](size_t i, func::CallOp) { return g.padValues[i]; });
     }
     int64_t persistentCtas = 0;
     if (persistent && warpSpecialize && tmaA && tmaB && !split)
@@ -3037,13 +3046,10 @@ struct TileGemmKernelsPass
             {b.getNamedAttr("dims", b.getDenseI64ArrayAttr(dims)),
              b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
              b.getNamedAttr("swizzle", b.getI64IntegerAttr(128))}));
-    unsigned n = g.func.getNumArguments();
-    (void)g.func.insertArgument(n, type, b.getDictionaryAttr({map}),
-                                arg.getLoc());
-    for (func::CallOp call : g.calls)
-      call->insertOperands(call.getNumOperands(),
-                           call.getOperand(arg.getArgNumber()));
-    op.map = g.func.getArgument(n);
+    op.map = g.appendArgument(type, b.getDictionaryAttr({map}), arg.getLoc(),
+                              [&](size_t, func::CallOp call) {
+                                return call.getOperand(arg.getArgNumber());
+                              });
     return op;
   }
 
@@ -3080,21 +3086,22 @@ struct TileGemmKernelsPass
     llvm::append_range(wsShape, accType.getShape());
     auto wsType = MemRefType::get(wsShape, accType.getElementType());
 
-    (void)func.insertArgument(func.getNumArguments(), wsType, {}, loc);
-    Value ws = func.getArguments().back();
+    // Each call gets a workspace of its own, freed after it.
+    Value ws = g.appendArgument(wsType, {}, loc, [&](size_t, func::CallOp call) {
+      OpBuilder cb(call);
+      return cb.create<memref::AllocOp>(call.getLoc(), wsType,
+                                        cb.getI64IntegerAttr(64));
+    });
     OpBuilder b(func);
     b.setInsertionPointAfter(func);
     auto partial = cast<func::FuncOp>(b.clone(*func));
     SymbolTable(getOperation()).insert(partial);
     for (func::CallOp call : g.calls) {
       OpBuilder cb(call);
-      Value buffer = cb.create<memref::AllocOp>(call.getLoc(), wsType,
-                                                cb.getI64IntegerAttr(64));
-      call->insertOperands(call.getNumOperands(), buffer);
       calls.add(
           cb.create<func::CallOp>(call.getLoc(), partial, call.getOperands()));
       cb.setInsertionPointAfter(call);
-      cb.create<memref::DeallocOp>(call.getLoc(), buffer);
+      cb.create<memref::DeallocOp>(call.getLoc(), call.getOperands().back());
     }
 
     // acc (+)= sum over s of ws[s, ...], s innermost.
