@@ -420,38 +420,56 @@ OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
   return DenseElementsAttr::get(getType(), out);
 }
 
+/// Folds a gather along `axis` of the constant `data` into `type`: result
+/// element r (row-major number `linear`) takes the index
+/// `indexAt(linear, r)`, counted from the end when negative, and reads
+/// `data` at `source(r, i)` for that index i in [0, n). Null when an index
+/// is out of range: that is left to the run-time policy.
+template <typename IndexAt, typename Source>
+static OpFoldResult foldGather(DenseElementsAttr data, int64_t axis,
+                        RankedTensorType type, IndexAt indexAt,
+                        Source source) {
+  auto dataShape = data.getType().getShape();
+  int64_t n = dataShape[axis];
+  auto values = llvm::to_vector(data.getValues<Attribute>());
+  auto dataStrides = stridesOf(dataShape);
+  SmallVector<Attribute> out;
+  bool ok = true;
+  forEachIndex(type.getShape(), [&](int64_t linear, ArrayRef<int64_t> r) {
+    int64_t i = indexAt(linear, r);
+    if (!ok || i < -n || i >= n) {
+      ok = false;
+      return;
+    }
+    out.push_back(
+        values[linearize(source(r, i < 0 ? i + n : i), dataStrides)]);
+  });
+  if (!ok)
+    return {};
+  return DenseElementsAttr::get(type, out);
+}
+
 OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
   auto data = smallConstant(adaptor.getData());
   auto indices = smallConstant(adaptor.getIndices());
   if (!data || !indices)
     return {};
   int64_t axis = getAxis();
-  auto dataShape = data.getType().getShape();
-  int64_t n = dataShape[axis];
   auto idxValues = llvm::to_vector(indices.getValues<APInt>());
-  auto values = llvm::to_vector(data.getValues<Attribute>());
-  auto dataStrides = stridesOf(dataShape);
   int64_t idxRank = indices.getType().getRank();
   auto idxStrides = stridesOf(indices.getType().getShape());
-  SmallVector<Attribute> out;
-  bool ok = true;
-  forEachIndex(getType().getShape(), [&](int64_t, ArrayRef<int64_t> r) {
-    int64_t i =
-        idxValues[linearize(r.slice(axis, idxRank), idxStrides)].getSExtValue();
-    if (i < -n || i >= n) {
-      ok = false; // Left to the run-time policy.
-      return;
-    }
-    if (i < 0)
-      i += n;
-    SmallVector<int64_t> d(r.take_front(axis));
-    d.push_back(i);
-    llvm::append_range(d, r.drop_front(axis + idxRank));
-    out.push_back(values[linearize(d, dataStrides)]);
-  });
-  if (!ok)
-    return {};
-  return DenseElementsAttr::get(getType(), out);
+  return foldGather(
+      data, axis, getType(),
+      [&](int64_t, ArrayRef<int64_t> r) {
+        return idxValues[linearize(r.slice(axis, idxRank), idxStrides)]
+            .getSExtValue();
+      },
+      [&](ArrayRef<int64_t> r, int64_t i) {
+        SmallVector<int64_t> d(r.take_front(axis));
+        d.push_back(i);
+        llvm::append_range(d, r.drop_front(axis + idxRank));
+        return d;
+      });
 }
 
 LogicalResult GatherOp::canonicalize(GatherOp op, PatternRewriter &rewriter) {
@@ -479,29 +497,20 @@ OpFoldResult GatherElementsOp::fold(FoldAdaptor adaptor) {
   if (!data || !indices)
     return {};
   int64_t axis = getAxis();
-  auto dataShape = data.getType().getShape();
-  if (axis < 0 || axis >= int64_t(dataShape.size()) ||
+  if (axis < 0 || axis >= data.getType().getRank() ||
       !getType().hasStaticShape())
     return {};
-  int64_t n = dataShape[axis];
   auto idxValues = llvm::to_vector(indices.getValues<APInt>());
-  auto values = llvm::to_vector(data.getValues<Attribute>());
-  auto dataStrides = stridesOf(dataShape);
-  SmallVector<Attribute> out;
-  bool ok = true;
-  forEachIndex(getType().getShape(), [&](int64_t linear, ArrayRef<int64_t> r) {
-    int64_t i = idxValues[linear].getSExtValue();
-    if (!ok || i < -n || i >= n) {
-      ok = false; // Left to the run-time check.
-      return;
-    }
-    SmallVector<int64_t> d(r);
-    d[axis] = i < 0 ? i + n : i;
-    out.push_back(values[linearize(d, dataStrides)]);
-  });
-  if (!ok)
-    return {};
-  return DenseElementsAttr::get(getType(), out);
+  return foldGather(
+      data, axis, getType(),
+      [&](int64_t linear, ArrayRef<int64_t>) {
+        return idxValues[linear].getSExtValue();
+      },
+      [&](ArrayRef<int64_t> r, int64_t i) {
+        SmallVector<int64_t> d(r);
+        d[axis] = i;
+        return d;
+      });
 }
 
 OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
