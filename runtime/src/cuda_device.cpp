@@ -339,7 +339,13 @@ public:
   }
 
   uint64_t deviceMemoryBytes() const override { return bytes; }
-  int32_t overlappedLaunches() const override { return overlapped; }
+  int32_t overlappedLaunches() const override {
+    int32_t n = 0;
+    if (exec)
+      for (int32_t s = 0; s < desc.num_steps; ++s)
+        n += overlapsPredecessor(s);
+    return n;
+  }
 
 private:
   /// The device address of `ref` in this context.
@@ -486,7 +492,6 @@ private:
   }
 
   Error captureOnce() {
-    overlapped = 0;
     if (cu::Result r =
             drv.streamBeginCapture(stream, cu::kCaptureModeThreadLocal);
         r != cu::kSuccess)
@@ -503,12 +508,9 @@ private:
         err = drv.error(r, "cuGraphInstantiate");
       }
     }
-    if (!err.ok()) {
-      overlapped = 0;
-      if (graph) {
-        drv.graphDestroy(graph);
-        graph = nullptr;
-      }
+    if (!err.ok() && graph) {
+      drv.graphDestroy(graph);
+      graph = nullptr;
     }
     return err;
   }
@@ -528,11 +530,8 @@ private:
         params.clear();
         for (int32_t a = 0; a < step.num_args; ++a)
           params.push_back(const_cast<cu::DevicePtr *>(stepArgs + a));
-        // A kernel right after a kernel may be scheduled while its
-        // predecessor finishes (it waits in griddepcontrol.wait); not when
-        // profiling, whose events time each kernel alone.
-        bool overlap = overlapLaunches && !beforeStep && s > 0 &&
-                       desc.steps[s - 1].kind == DLC_STEP_LAUNCH;
+        // Not when profiling, whose events time each kernel alone.
+        bool overlap = !beforeStep && overlapsPredecessor(s);
         cu::Result r = overlap ? launchOverlapped(step, params.data())
                                : drv.launchKernel(
                                      model.functions[step.kernel],
@@ -540,7 +539,6 @@ private:
                                      step.block[0], step.block[1],
                                      step.block[2], step.shared_mem_bytes,
                                      stream, params.data(), nullptr);
-        overlapped += overlap;
         if (r != cu::kSuccess)
           return drv.error(r, cat("cuLaunchKernel of step ", s, " ('",
                                   desc.kernels[step.kernel].name, "')")
@@ -554,6 +552,15 @@ private:
       stepArgs += step.num_args;
     }
     return Error::success();
+  }
+
+  /// Whether step `s` of the captured graph is a kernel right after a
+  /// kernel that may be scheduled while its predecessor finishes (it waits
+  /// in griddepcontrol.wait).
+  bool overlapsPredecessor(int32_t s) const {
+    return overlapLaunches && s > 0 &&
+           desc.steps[s].kind == DLC_STEP_LAUNCH &&
+           desc.steps[s - 1].kind == DLC_STEP_LAUNCH;
   }
 
   /// cuLaunchKernelEx with programmatic stream serialization.
@@ -600,8 +607,6 @@ private:
   bool overlapLaunches =
       (desc.flags & DLC_MODEL_KERNELS_WAIT_FOR_GRID_DEPENDENCIES) &&
       drv.launchKernelEx;
-  /// The programmatic launches of the captured graph.
-  int32_t overlapped = 0;
 };
 
 Error CudaModel::createContext(std::unique_ptr<DeviceContext> *out) const {
