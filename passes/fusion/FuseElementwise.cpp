@@ -222,8 +222,7 @@ struct InlineProducerAtExtract : OpRewritePattern<tensor::ExtractOp> {
     IRMapping mapping;
     for (OpOperand *input : producer.getDpsInputOperands()) {
       Value arg = producer.getMatchingBlockArgument(input);
-      auto type = dyn_cast<RankedTensorType>(input->get().getType());
-      if (!type) {
+      if (!isa<RankedTensorType>(input->get().getType())) {
         mapping.map(arg, input->get());
         continue;
       }

@@ -377,8 +377,6 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
   bool boundedReads = groups != 1 && win.padded() && !channels;
   if ((win.padded() || channels) && !boundedReads)
     input = padChannelsLast(rewriter, loc, input, op.getPads(), xzp, channels);
-  AffineMap scalarMap = AffineMap::get(ChannelsLastConvIndexing::numDims, 0,
-                                       ctx);
   ChannelsLastConvIndexing conv{op.getStrides(),
                                 op.getDilations(),
                                 groups,
@@ -386,6 +384,7 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
                                 wType.getDimSize(3),
                                 ctx};
   int64_t numDims = ChannelsLastConvIndexing::numDims;
+  AffineMap scalarMap = AffineMap::get(numDims, 0, ctx);
   Value weight = toSignless(
       rewriter, loc, channelsLastConvWeight(rewriter, loc, rawWeight, conv));
   // With bounded reads the input is no operand: the body reads it under
