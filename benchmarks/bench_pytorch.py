@@ -380,25 +380,17 @@ def bench_model(name, batch, args, dlc, timer, device, work):
             ref = m32(*xs).float().cpu().numpy()
     except Exception as e:  # noqa: BLE001
         row["errors"]["reference"] = str(e)
-    if dlc_out is not None and ref is not None:
-        try:
-            got = dlc_out.get("output", next(iter(dlc_out.values())))
-            row["max_rel_err"] = rel_err(got, ref)
-        except Exception as e:  # noqa: BLE001
-            row["errors"]["check"] = str(e)
-    for vname, vout in variant_outs.items():
-        if ref is not None:
+    # Each dlc build's output ("output", else its first) against the fp32
+    # reference: (outputs, the row's error key, its check's error name).
+    checks = [(dlc_out, "max_rel_err", "check"), (int8_out, "int8_rel_err", "int8_check")]
+    checks += [(vout, f"{vname}_rel_err", f"{vname}_check")
+               for vname, vout in variant_outs.items()]
+    for outs, key, error in checks:
+        if outs is not None and ref is not None:
             try:
-                got = vout.get("output", next(iter(vout.values())))
-                row[f"{vname}_rel_err"] = rel_err(got, ref)
+                row[key] = rel_err(outs.get("output", next(iter(outs.values()))), ref)
             except Exception as e:  # noqa: BLE001
-                row["errors"][f"{vname}_check"] = str(e)
-    if int8_out is not None and ref is not None:
-        try:
-            got = int8_out.get("output", next(iter(int8_out.values())))
-            row["int8_rel_err"] = rel_err(got, ref)
-        except Exception as e:  # noqa: BLE001
-            row["errors"]["int8_check"] = str(e)
+                row["errors"][error] = str(e)
 
     mlow = model.to(device=device, dtype=dtype)
     for mode in args.modes:
