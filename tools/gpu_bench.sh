@@ -9,6 +9,12 @@
 #                                # torch.compile modes) with the unmeasured
 #                                # options built next to the defaults
 #                                # (--variant: overlap, persistent), ~6 min
+#   tools/gpu_bench.sh session [SECONDS]
+#                                # first, then int8, gpt2, micro and b32 while
+#                                # SECONDS (default 540) last: each part under
+#                                # `timeout` of the time left, one log
+#                                # (session.log) so that the JSONs and it stay
+#                                # within the 8 files a device call returns
 #   tools/gpu_bench.sh b1        # mobilenet_v2, resnet50 b1, bert b8, both
 #                                # torch.compile modes (183 s on the H100)
 #   tools/gpu_bench.sh gpt2      # gpt2 b8, both torch.compile modes
@@ -40,10 +46,10 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 case ${1:-} in
-first | b1 | gpt2 | b32 | micro | int8 | ablations | persistent | nofold | overlap) ;;
+session | first | b1 | gpt2 | b32 | micro | int8 | ablations | persistent | nofold | overlap) ;;
 profile) [ $# -ge 3 ] || { echo "usage: $0 profile MODEL.onnx KERNEL_REGEX [dlc flags...]" >&2; exit 2; } ;;
 profile-all) [ $# -ge 2 ] || { echo "usage: $0 profile-all MODEL.onnx [dlc flags...]" >&2; exit 2; } ;;
-*) echo "usage: $0 first|b1|gpt2|b32|micro|int8|ablations|persistent|nofold|overlap|profile|profile-all ..." >&2; exit 2 ;;
+*) echo "usage: $0 session [SECONDS]|first|b1|gpt2|b32|micro|int8|ablations|persistent|nofold|overlap|profile|profile-all ..." >&2; exit 2 ;;
 esac
 out=${OUT:-$root/gpu-bench-out}
 mkdir -p "$out"
@@ -69,18 +75,42 @@ onnx_of() {
   esac
 }
 
+# session: the end of the time budget (bash SECONDS) and the one log.
+deadline=
+session_log=
+
 bench() {
   local name=$1
   shift
-  echo "=== $name: bench_pytorch.py $*"
-  python3 benchmarks/bench_pytorch.py --dlc-bin "$bin" --json "$out/$name.json" "$@" \
-    2>&1 | grep -vE "^W[0-9]{4} " | tee "$out/$name.log"
+  local log=${session_log:-$out/$name.log} run=()
+  if [ -n "$deadline" ]; then
+    local left=$((deadline - SECONDS))
+    if [ "$left" -lt 30 ]; then
+      echo "=== $name: skipped, ${left}s left" | tee -a "$log"
+      return 0
+    fi
+    run=(timeout --signal=INT --kill-after=10 "$left")
+  fi
+  echo "=== $name: bench_pytorch.py $* ($((SECONDS))s)" | tee -a "$log"
+  "${run[@]}" python3 benchmarks/bench_pytorch.py --dlc-bin "$bin" --json "$out/$name.json" "$@" \
+    2>&1 | grep -vE "^W[0-9]{4} " | tee -a "$log"
 }
 
+first_args=(--models mobilenet_v2,resnet50,bert --batches 1 "${both[@]}" "${models_only[@]}"
+            --min-time 1 --variant overlap=--overlap-launches --variant persistent=--persistent-gemm)
 case ${1:-} in
-first) bench first --models mobilenet_v2,resnet50,bert --batches 1 "${both[@]}" \
-         "${models_only[@]}" --min-time 1 --variant overlap=--overlap-launches \
-         --variant persistent=--persistent-gemm ;;
+session)
+  deadline=$((SECONDS + ${2:-540}))
+  session_log=$out/session.log
+  : >"$session_log"
+  bench first "${first_args[@]}"
+  bench int8 --models resnet50 --batches 32 --skip-compile-modes --int8 "${models_only[@]}"
+  bench gpt2 --models gpt2 "${both[@]}" "${models_only[@]}" --min-time 1
+  bench micro --models none
+  bench b32 --models resnet50,mobilenet_v2 --batches 32 "${both[@]}" "${models_only[@]}" \
+    --min-time 1
+  echo "=== session done ($((SECONDS))s)" | tee -a "$session_log" ;;
+first) bench first "${first_args[@]}" ;;
 b1) bench b1 --models mobilenet_v2,resnet50,bert --batches 1 "${both[@]}" "${models_only[@]}" \
       --min-time 1 ;;
 gpt2) bench gpt2 --models gpt2 "${both[@]}" "${models_only[@]}" --min-time 1 ;;
