@@ -56,8 +56,11 @@ void populateFoldQdqPatterns(RewritePatternSet &patterns);
 void populateQuantizeChainPatterns(RewritePatternSet &patterns);
 
 /// Patterns quantizing the dlc.conv / dlc.gemm / dlc.matmul ops that carry
-/// `dlc.input_ranges` into quantize/dequantize pairs for dlc-fold-qdq.
-void populateQuantizeModelPatterns(RewritePatternSet &patterns);
+/// `dlc.input_ranges` into quantize/dequantize pairs for dlc-fold-qdq; with
+/// `residuals`, the dlc.add ops reading a quantized activation read its
+/// dequantized value too.
+void populateQuantizeModelPatterns(RewritePatternSet &patterns,
+                                   bool residuals);
 
 /// dlc-convert-conv-layout: 2-D NCHW conv / conv_integer -> channels_last
 /// between transposes, and the patterns that sink transposes through

@@ -1164,8 +1164,10 @@ def FoldQdqPass : Pass<"dlc-fold-qdq", "ModuleOp"> {
     non-decreasing, so q(relu(x)) = max(q(x), zp), q(clip(x, lo, hi)) =
     clip(q(x), q(lo), q(hi)), q(maxpool(x)) = maxpool(q(x)) (the float
     padding -inf quantizes to the integer padding, the lowest value) --
-    when that ends at a Conv/Gemm/MatMul that folds (the quantize becomes
-    its requantize epilogue) or at a `dequantize_linear` on the same grid,
+    when that ends at a Conv/Gemm/MatMul (one that folds takes the quantize
+    as its requantize epilogue; one left in float, such as a kept first
+    layer before its MaxPool, quantizes in its float epilogue and stores
+    int8) or at a `dequantize_linear` on the same grid,
     and `quantize_linear(dequantize_linear(x))` on one grid folds to `x`
     (exact: (x - zp) * s / s rounds back to x - zp for normal scales). The
     producer then requantizes straight to the next layer's grid and int8
@@ -1214,9 +1216,19 @@ def QuantizeModelPass : Pass<"dlc-quantize", "ModuleOp"> {
     fold (transposed A, non-constant weight, a bias that is not per
     channel...) or malformed ranges are an error.
 
+    Residual connections (`quantize-residuals`, on by default): a dlc.add
+    that reads a quantized activation reads its dequantized value too, as
+    TensorRT's Q/DQ placement for residual adds does. Otherwise the
+    activation would cross kernels twice, in int8 for the layer and in f32
+    for the add (ResNet-50's residual stream: 4 bytes per element written
+    and read again in every block); now only its int8 form does, and the
+    add's kernel dequantizes it. The add then sees the activation's
+    quantization error, which the calibration's SQNR report includes.
+
     Before:
     ```mlir
     %y = dlc.conv %x, %w, %b {dlc.input_ranges = [array<f32: 0.0, 6.0>], ...}
+    %r = dlc.add %x, %z
     ```
     After:
     ```mlir
@@ -1224,8 +1236,14 @@ def QuantizeModelPass : Pass<"dlc-quantize", "ModuleOp"> {
     %xd = dlc.dequantize_linear %xq, %xs, %xzp {axis = 0 : i64}
     %wd = dlc.dequantize_linear %wq, %ws, %wzp {axis = 0 : i64} // i8, ws: [M]
     %y = dlc.conv %xd, %wd, %b {...}
+    %r = dlc.add %xd, %z
     ```
   }];
+  let options = [
+    Option<"quantizeResiduals", "quantize-residuals", "bool",
+           /*default=*/"true",
+           "dlc.add ops reading a quantized activation read it quantized">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 

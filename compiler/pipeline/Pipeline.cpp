@@ -47,7 +47,7 @@ void dlc::buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
     pm.addPass(dlc::createFuseActivationsPass());
   // Calibrated layers (dlc.input_ranges, from --precision=int8) -> QDQ;
   // nothing to do for other models.
-  pm.addPass(dlc::createQuantizeModelPass());
+  pm.addPass(dlc::createQuantizeModelPass({options.quantizeResiduals}));
   // QDQ Conv/Gemm/MatMul -> integer ops with a requantize epilogue.
   if (options.foldQdq)
     pm.addPass(dlc::createFoldQdqPass());

@@ -62,6 +62,9 @@ struct CompileOptions {
   bool fuseActivations = true;
   /// Fold QDQ Conv/Gemm/MatMul into integer ops (on by default).
   bool foldQdq = true;
+  /// --precision=int8: residual adds read a quantized layer input in its
+  /// int8 form (dlc-quantize's quantize-residuals).
+  bool quantizeResiduals = true;
   /// --precision=fp16|bf16: Conv/Gemm/MatMul operands in that type, f32
   /// accumulation (dlc-reduce-precision); empty keeps fp32.
   std::string reducedPrecision;

@@ -209,6 +209,9 @@ public:
     CompileOptions options = base;
     options.target = Target::Cpu;
     options.hostRunsCudaKernelForm = false;
+    // The reference is fp32, and the SQNR figures measure int8 alone: the
+    // float layers stay fp32 here whatever --fallback-precision builds.
+    options.reducedPrecision.clear();
     // The host's own kernels are fastest NCHW; numerics do not depend on it.
     options.convLayout = ConvLayout::Nchw;
     PassManager pm(module.getContext());
@@ -386,17 +389,24 @@ OwningOpRef<ModuleOp> Calibrator::buildModule(Form form) {
           b.getDictionaryAttr(b.getNamedAttr(
               "dlc.name", b.getStringAttr("dlc.switch." + Twine(k)))),
           op->getLoc());
-      b.setInsertionPoint(op);
       for (unsigned n = 0; n < op->getNumOperands(); ++n) {
         Value quantized = op->getOperand(n);
         if (quantized == operands[k][n])
           continue;
+        // Right after the dequantized value: the residual adds that
+        // dlc-quantize pointed at it switch with the layer, and may come
+        // before it.
+        b.setInsertionPointAfterValue(quantized);
         Value fp32 =
             constants[k][n]
                 ? b.create<arith::ConstantOp>(op->getLoc(), constants[k][n])
                 : operands[k][n];
-        op->setOperand(n, b.create<WhereOp>(op->getLoc(), main.getArgument(arg),
-                                            quantized, fp32));
+        Value where = b.create<WhereOp>(op->getLoc(), main.getArgument(arg),
+                                        quantized, fp32);
+        op->setOperand(n, where);
+        quantized.replaceUsesWithIf(where, [](OpOperand &use) {
+          return isa<AddOp>(use.getOwner());
+        });
       }
     }
     return module;

@@ -244,6 +244,20 @@ cl::opt<bool> quantizeFirstLast(
     cl::desc("Also quantize the first and last quantizable layers (kept in "
              "fp32 by default)"),
     cl::init(false), cl::cat(category));
+cl::opt<std::string> fallbackPrecision(
+    "fallback-precision",
+    cl::desc("With --precision=int8: the precision of the layers left in "
+             "float (first and last, --keep-fp32, --max-error-db's): fp16 or "
+             "bf16 (as --precision=fp16|bf16), or fp32. Default: fp16 for "
+             "the CUDA kernel form (--target=cuda, --cuda-kernel-form), fp32 "
+             "for the host's own kernels"),
+    cl::value_desc("fp16|bf16|fp32"), cl::init(""), cl::cat(category));
+cl::opt<bool> quantizeResiduals(
+    "quantize-residuals",
+    cl::desc("With --precision=int8: residual adds read a quantized layer "
+             "input in its int8 form, so it crosses kernels once, in int8 "
+             "(default true)"),
+    cl::init(true), cl::cat(category));
 cl::list<std::string>
     keepFp32("keep-fp32",
              cl::desc("With --precision=int8: keep these Conv/Gemm/MatMul "
@@ -257,6 +271,14 @@ cl::opt<std::string> maxErrorDb(
     cl::value_desc("dB"), cl::init(""), cl::cat(category));
 cl::opt<bool> verbose("v", cl::desc("Print progress and stage timings"),
                       cl::init(false), cl::cat(category));
+
+/// --fallback-precision, or its default: half precision where the kernels
+/// are the CUDA form, fp32 for the host's own kernels.
+std::string int8FallbackPrecision() {
+  if (!fallbackPrecision.empty())
+    return fallbackPrecision;
+  return targetName == "cuda" || cudaKernelForm ? "fp16" : "fp32";
+}
 
 constexpr const char *kArchs[] = {"sm_80", "sm_86", "sm_89", "sm_90",
                                    "sm_90a"};
@@ -340,10 +362,13 @@ std::string optionsJson(const dlc::ImportOptions &importOptions) {
     os << ", \"conv_layout\": \"" << convLayout << "\"";
   if (precision == "int8") {
     os << ", \"calibration\": \"" << calibration << "\"";
+    os << ", \"fallback_precision\": \"" << int8FallbackPrecision() << "\"";
     if (calibration == "percentile")
       os << ", \"percentile\": " << percentile;
     if (quantizeFirstLast)
       os << ", \"quantize_first_last\": true";
+    if (!quantizeResiduals)
+      os << ", \"quantize_residuals\": false";
     if (!maxErrorDb.empty())
       os << ", \"max_error_db\": " << maxErrorDb;
     os << ", \"keep_fp32\": [";
@@ -413,7 +438,9 @@ LogicalResult parsePtqOptions(std::optional<dlc::PtqOptions> &ptq) {
   bool int8 = precision == "int8";
   if (!int8) {
     for (const char *opt : {"calibrate", "calibration", "percentile",
-                            "quantize-first-last", "keep-fp32", "max-error-db"})
+                            "quantize-first-last", "quantize-residuals",
+                            "fallback-precision", "keep-fp32",
+                            "max-error-db"})
       if (cl::getRegisteredOptions().lookup(opt)->getNumOccurrences())
         return fail(llvm::Twine("--") + opt + " needs --precision=int8");
     return success();
@@ -422,6 +449,10 @@ LogicalResult parsePtqOptions(std::optional<dlc::PtqOptions> &ptq) {
     return fail("--precision=int8 needs --calibrate=DIR (sample inputs: one "
                 "subdirectory per sample with NAME.npy or NAME.pb per model "
                 "input)");
+  if (!fallbackPrecision.empty() && fallbackPrecision != "fp16" &&
+      fallbackPrecision != "bf16" && fallbackPrecision != "fp32")
+    return fail("unknown --fallback-precision '" + fallbackPrecision +
+                "' (expected fp16, bf16 or fp32)");
   if (calibration != "minmax" && calibration != "percentile")
     return fail("unknown --calibration '" + calibration +
                 "' (expected minmax or percentile)");
@@ -520,9 +551,15 @@ int run(MLIRContext &context) {
   }
   options.overlapLaunches = overlapLaunches;
   options.foldQdq = foldQdq;
+  options.quantizeResiduals = quantizeResiduals;
+  options.hostRunsCudaKernelForm = cudaKernelForm;
   if (precision == "fp16" || precision == "bf16")
     options.reducedPrecision = precision;
-  options.hostRunsCudaKernelForm = cudaKernelForm;
+  // int8 with half-precision fallback, as TensorRT builds with its INT8 and
+  // FP16 flags: the layers left in float (a ResNet's 3-channel stem) would
+  // otherwise run as f32 CUDA-core loops and move f32 data.
+  if (precision == "int8" && int8FallbackPrecision() != "fp32")
+    options.reducedPrecision = int8FallbackPrecision();
   if (convLayout == "nhwc") {
     options.convLayout = dlc::ConvLayout::Nhwc;
   } else if (convLayout == "nchw") {
@@ -585,6 +622,8 @@ int run(MLIRContext &context) {
     if (failed(report))
       return 1;
     quantReport = std::move(*report);
+    // What the layers kept in float run at (not part of the SQNR figures).
+    (*quantReport)["fallback_precision"] = int8FallbackPrecision();
     if (verbose)
       dlc::printQuantizationTable(*quantReport, llvm::errs(), 10);
   }

@@ -415,11 +415,10 @@ bool onlyReadBy(Value v, Operation *user) {
          llvm::all_of(v.getUsers(), [&](Operation *u) { return u == user; });
 }
 
-/// Whether quantizing `v` (read by `user`) with `p` becomes integer work
-/// that never stores `v` in float: `v` is a dequantize_linear with the same
-/// parameters (the pair cancels), or, read by `user` alone, a Conv/Gemm/
-/// MatMul that folds (the quantize becomes its requantizing epilogue) or a
-/// commuting op whose inputs chain in turn.
+/// Whether quantizing `v` (read by `user`) with `p` never stores `v` in
+/// float: `v` is a dequantize_linear with the same parameters (the pair
+/// cancels), or, read by `user` alone, a Conv/Gemm/MatMul (whose epilogue
+/// quantizes) or a commuting op whose inputs chain in turn.
 bool chainsToInt8(Value v, Operation *user, const QuantParams &p,
                   unsigned depth = 0) {
   Operation *def = v.getDefiningOp();
@@ -433,10 +432,12 @@ bool chainsToInt8(Value v, Operation *user, const QuantParams &p,
   // add an epilogue.
   if (!onlyReadBy(v, user))
     return false;
-  if (std::optional<FoldSpec> spec = foldSpec(def)) {
-    const char *why;
-    return succeeded(planFold(*spec, why));
-  }
+  // A Conv/Gemm/MatMul: one that folds takes the quantize as its
+  // requantizing epilogue; one left in float (a kept first layer: ResNet's
+  // stem before its MaxPool) quantizes in its float epilogue. Either way it
+  // stores int8.
+  if (isa<ConvOp, GemmOp, MatMulOp>(def))
+    return true;
   if (!commutesWithQuantize(def))
     return false;
   return llvm::all_of(def->getOperands(), [&](Value in) {

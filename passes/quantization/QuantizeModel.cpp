@@ -5,7 +5,8 @@
 // activation operands quantized per tensor (asymmetric int8 from the
 // calibrated range) and its constant weight quantized per output channel
 // (symmetric int8), both as quantize/dequantize pairs that dlc-fold-qdq then
-// folds into conv_integer / matmul_integer with a dequantizing epilogue. The
+// folds into conv_integer / matmul_integer with a dequantizing epilogue.
+// Residual adds reading a quantized activation read its int8 form too. The
 // math lives in Quantization.cpp, next to the readers dlc-fold-qdq uses.
 //
 //===----------------------------------------------------------------------===//
@@ -107,11 +108,12 @@ Value quantizeWeight(PatternRewriter &rw, Location loc, Value w, int64_t axis) {
 
 /// Quantizes one marked Conv/Gemm/MatMul: operands `activations` through
 /// their calibrated quantize/dequantize pairs, operand `weight` (if any) per
-/// channel along `weightAxis`.
+/// channel along `weightAxis`. With `residuals`, the dlc.add ops reading an
+/// activation operand (residual connections) read its dequantized value too.
 LogicalResult quantizeLayer(PatternRewriter &rw, Operation *op,
                             ArrayRef<unsigned> activations,
-                            std::optional<unsigned> weight,
-                            int64_t weightAxis) {
+                            std::optional<unsigned> weight, int64_t weightAxis,
+                            bool residuals) {
   if (!op->hasAttr(kInputRangesAttr))
     return failure();
   unsigned expected = quantizableActivationOperands(op);
@@ -124,9 +126,22 @@ LogicalResult quantizeLayer(PatternRewriter &rw, Operation *op,
   rw.setInsertionPoint(op);
   Location loc = op->getLoc();
   SmallVector<Value> newOperands(op->getOperands());
-  for (auto [i, operand] : llvm::enumerate(activations))
-    newOperands[operand] =
-        fakeQuantizeActivation(rw, loc, op->getOperand(operand), (*ranges)[i]);
+  for (auto [i, operand] : llvm::enumerate(activations)) {
+    Value x = op->getOperand(operand);
+    SmallVector<OpOperand *> adds;
+    if (residuals)
+      for (OpOperand &use : x.getUses())
+        if (isa<AddOp>(use.getOwner()))
+          adds.push_back(&use);
+    // Next to x's definition when an add shares the pair: it may come first.
+    OpBuilder::InsertionGuard guard(rw);
+    if (!adds.empty())
+      rw.setInsertionPointAfterValue(x);
+    Value xd = fakeQuantizeActivation(rw, loc, x, (*ranges)[i]);
+    newOperands[operand] = xd;
+    for (OpOperand *use : adds)
+      rw.modifyOpInPlace(use->getOwner(), [&] { use->set(xd); });
+  }
   if (weight)
     newOperands[*weight] =
         quantizeWeight(rw, loc, op->getOperand(*weight), weightAxis);
@@ -137,34 +152,44 @@ LogicalResult quantizeLayer(PatternRewriter &rw, Operation *op,
   return success();
 }
 
-struct QuantizeConv : OpRewritePattern<ConvOp> {
-  using OpRewritePattern::OpRewritePattern;
+/// A quantizing pattern with the pass's `residuals` choice.
+template <typename OpTy>
+struct QuantizeLayerPattern : OpRewritePattern<OpTy> {
+  QuantizeLayerPattern(MLIRContext *context, bool residuals)
+      : OpRewritePattern<OpTy>(context), residuals(residuals) {}
+  bool residuals;
+};
+
+struct QuantizeConv : QuantizeLayerPattern<ConvOp> {
+  using QuantizeLayerPattern::QuantizeLayerPattern;
   LogicalResult matchAndRewrite(ConvOp op,
                                 PatternRewriter &rewriter) const override {
-    return quantizeLayer(rewriter, op, {0}, 1u, /*weightAxis=*/0);
+    return quantizeLayer(rewriter, op, {0}, 1u, /*weightAxis=*/0, residuals);
   }
 };
 
-struct QuantizeGemm : OpRewritePattern<GemmOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct QuantizeGemm : QuantizeLayerPattern<GemmOp> {
+  using QuantizeLayerPattern::QuantizeLayerPattern;
   LogicalResult matchAndRewrite(GemmOp op,
                                 PatternRewriter &rewriter) const override {
-    return quantizeLayer(rewriter, op, {0}, 1u, op.getTransB() ? 0 : 1);
+    return quantizeLayer(rewriter, op, {0}, 1u, op.getTransB() ? 0 : 1,
+                         residuals);
   }
 };
 
-struct QuantizeMatMul : OpRewritePattern<MatMulOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct QuantizeMatMul : QuantizeLayerPattern<MatMulOp> {
+  using QuantizeLayerPattern::QuantizeLayerPattern;
   LogicalResult matchAndRewrite(MatMulOp op,
                                 PatternRewriter &rewriter) const override {
     if (quantizableActivationOperands(op) == 2)
-      return quantizeLayer(rewriter, op, {0, 1}, std::nullopt, 0);
+      return quantizeLayer(rewriter, op, {0, 1}, std::nullopt, 0, residuals);
     return quantizeLayer(rewriter, op, {0}, 1u,
-                         op.getRhs().getType().getRank() - 1);
+                         op.getRhs().getType().getRank() - 1, residuals);
   }
 };
 
 struct QuantizeModelPass : dlc::impl::QuantizeModelPassBase<QuantizeModelPass> {
+  using QuantizeModelPassBase::QuantizeModelPassBase;
   void runOnOperation() override {
     // Every marked op must be quantizable and carry well-formed ranges; a
     // mark that cannot be honoured is an error, never a silent float op.
@@ -184,7 +209,7 @@ struct QuantizeModelPass : dlc::impl::QuantizeModelPassBase<QuantizeModelPass> {
     if (!ok)
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
-    populateQuantizeModelPatterns(patterns);
+    populateQuantizeModelPatterns(patterns, quantizeResiduals);
     // The quantization ops have no folders: the new weight
     // quantize/dequantize pairs stay for dlc-fold-qdq.
     if (failed(
@@ -194,7 +219,8 @@ struct QuantizeModelPass : dlc::impl::QuantizeModelPassBase<QuantizeModelPass> {
 };
 } // namespace
 
-void mlir::dlc::populateQuantizeModelPatterns(RewritePatternSet &patterns) {
+void mlir::dlc::populateQuantizeModelPatterns(RewritePatternSet &patterns,
+                                              bool residuals) {
   patterns.add<QuantizeConv, QuantizeGemm, QuantizeMatMul>(
-      patterns.getContext());
+      patterns.getContext(), residuals);
 }

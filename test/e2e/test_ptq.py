@@ -271,10 +271,18 @@ def run_zoo(dlc, args, work):
     extra = [f"--calibration={args.calibration}"]
     if args.max_error_db is not None:
         extra.append(f"--max-error-db={args.max_error_db}")
+    if args.cuda_form:
+        extra.append("--cuda-kernel-form")
     report, dt = quantize(dlc, model, so, calib, work, extra=extra)
     print(f"{args.model}, {args.calibration}, {args.samples} samples: compile {dt:.1f} s")
     print_table(report)
     check_report(report, args.min_sqnr)
+    # The CUDA form's float layers run in fp16 (--fallback-precision): the
+    # held-out check below sees their rounding, the report's SQNR does not.
+    want = "fp16" if args.cuda_form else "fp32"
+    if report["quantization"].get("fallback_precision") != want:
+        raise harness.Failure(f"fallback_precision {report['quantization'].get('fallback_precision')}"
+                              f", expected {want}")
     if args.max_error_db is not None:
         q = report["quantization"]
         kept = check_budget(dlc, model, calib, work, report, args.max_error_db, args.max_kept)
@@ -295,6 +303,9 @@ def main():
     p.add_argument("--min-sqnr", type=float, default=25.0)
     p.add_argument("--max-error-db", type=float,
                    help="zoo: compile with this budget; check it is met and the kept set")
+    p.add_argument("--cuda-form", action="store_true",
+                   help="zoo: build the CUDA kernel form (--cuda-kernel-form: NHWC, tensor-core "
+                        "tiling, fp16 fallback layers) and run it on the host")
     p.add_argument("--max-kept", type=int,
                    help="with --max-error-db: fail if the budget keeps more layers in fp32")
     args = p.parse_args()

@@ -337,3 +337,26 @@ func.func @no_chain_other_grid(%xq: tensor<1x2x4x4xi8>, %v: tensor<1x2x4x4xf32>)
   %rq = dlc.quantize_linear %r, %s1, %z1 {axis = 0 : i64} : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xi8>
   return %pq, %rq : tensor<1x2x2x2xi8>, tensor<1x2x4x4xi8>
 }
+
+// -----
+
+// A layer left in float (a kept stem) read only through Relu and MaxPool by
+// a quantize: the quantize moves up to the float conv, whose epilogue then
+// stores int8, and the MaxPool pools int8 (the Relu is the quantize's
+// saturation at zero point -128). No f32 tensor between the kernels.
+// CHECK-LABEL: func @float_layer_chain
+// CHECK: %[[Y:.*]] = dlc.conv %arg0
+// CHECK-NEXT: %[[Q:.*]] = dlc.quantize_linear %[[Y]]
+// CHECK-NOT: dlc.relu
+// CHECK: %[[P:.*]] = dlc.max_pool %[[Q]] {{.*}} : (tensor<1x2x4x4xi8>) -> tensor<1x2x2x2xi8>
+// CHECK: return %[[P]]
+func.func @float_layer_chain(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xi8> {
+  %w = arith.constant dense<[[[[1.0]], [[2.0]]], [[[-3.0]], [[4.0]]]]> : tensor<2x2x1x1xf32>
+  %s1 = arith.constant dense<0.125> : tensor<f32>
+  %z1 = arith.constant dense<-128> : tensor<i8>
+  %y = dlc.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %r = dlc.relu %y : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %p = dlc.max_pool %r {ceil_mode = false, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
+  %q = dlc.quantize_linear %p, %s1, %z1 {axis = 0 : i64} : (tensor<1x2x2x2xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x2x2xi8>
+  return %q : tensor<1x2x2x2xi8>
+}

@@ -1,5 +1,6 @@
 // RUN: dlc-opt %s --split-input-file --dlc-quantize | FileCheck %s
 // RUN: dlc-opt %s --split-input-file --dlc-quantize --dlc-fold-qdq | FileCheck %s --check-prefix=FOLD
+// RUN: dlc-opt %s --split-input-file --dlc-quantize=quantize-residuals=false | FileCheck %s --check-prefix=NORES
 
 // A Conv with calibrated input range [-1, 6]: the input goes through an
 // asymmetric int8 quantize/dequantize pair (scale 7/255, zero point
@@ -114,4 +115,39 @@ func.func @zero_channel(%a: tensor<1x2xf32>) -> tensor<1x2xf32> {
   %w = arith.constant dense<[[0.0, 0.0], [0.0, 1.0]]> : tensor<2x2xf32>
   %y = dlc.gemm %a, %w {alpha = 1.0 : f32, beta = 1.0 : f32, transA = false, transB = true, dlc.input_ranges = [array<f32: 0.0, 1.0>]} : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
   return %y : tensor<1x2xf32>
+}
+
+// -----
+
+// A residual connection: %h feeds the marked Conv and two Adds, one of them
+// before the Conv. Both Adds read the dequantized value, created right after
+// %h, so %h crosses kernels once, in int8. A Sub is no residual add and
+// keeps the float value. quantize-residuals=false: the Adds read %h.
+// CHECK-LABEL: func @residual
+// CHECK: %[[H:.*]] = dlc.relu %arg0
+// CHECK: %[[Q:.*]] = dlc.quantize_linear %[[H]]
+// CHECK: %[[DQ:.*]] = dlc.dequantize_linear %[[Q]]
+// CHECK: %[[E:.*]] = dlc.add %[[DQ]], %arg1
+// CHECK: %[[S:.*]] = dlc.sub %[[H]], %arg1
+// CHECK: %[[Y:.*]] = dlc.conv %[[DQ]]
+// CHECK: %[[R:.*]] = dlc.add %[[Y]], %[[DQ]]
+// FOLD-LABEL: func @residual
+// FOLD: %[[Q:.*]] = dlc.quantize_linear
+// FOLD: %[[DQ:.*]] = dlc.dequantize_linear %[[Q]]
+// FOLD: dlc.add %[[DQ]], %arg1
+// FOLD: %[[ACC:.*]] = dlc.conv_integer %[[Q]]
+// NORES-LABEL: func @residual
+// NORES: %[[H:.*]] = dlc.relu %arg0
+// NORES: dlc.add %[[H]], %arg1
+// NORES: %[[Y:.*]] = dlc.conv %{{.*}}
+// NORES: dlc.add %[[Y]], %[[H]]
+func.func @residual(%x: tensor<1x2x2x2xf32>, %z: tensor<1x2x2x2xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) {
+  %w = arith.constant dense<[[[[2.0]], [[-1.0]]], [[[-0.5]], [[0.125]]]]> : tensor<2x2x1x1xf32>
+  %b = arith.constant dense<[1.0, -1.0]> : tensor<2xf32>
+  %h = dlc.relu %x : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %e = dlc.add %h, %z : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %s = dlc.sub %h, %z : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %y = dlc.conv %h, %w, %b {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, dlc.input_ranges = [array<f32: 0.0, 6.0>]} : (tensor<1x2x2x2xf32>, tensor<2x2x1x1xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
+  %r = dlc.add %y, %h : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  return %e, %s, %r : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>
 }
