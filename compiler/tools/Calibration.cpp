@@ -319,7 +319,7 @@ private:
   /// Marks `ops[i]` (the candidates of the module, in layer order) with its
   /// input ranges where `quantize(i)`.
   void mark(ArrayRef<Operation *> ops,
-            llvm::function_ref<bool(unsigned)> quantize);
+            llvm::function_ref<bool(unsigned)> quantize, bool outputRanges);
   /// Runs the quantized model; fills the layers' SQNR and returns the
   /// end-to-end SQNR of each float model output.
   FailureOr<std::vector<double>> evaluate();
@@ -375,7 +375,12 @@ OwningOpRef<ModuleOp> Calibrator::buildModule(Form form) {
         c.push_back(cst ? cst.getValue() : TypedAttr());
       }
     }
-    mark(ops, [&](unsigned i) { return llvm::is_contained(switches_, i); });
+    // No output ranges: a result's quantize pair for a residual add would
+    // not switch with its layer. The search runs without them; the real
+    // model, measured after it, has them.
+    mark(
+        ops, [&](unsigned i) { return llvm::is_contained(switches_, i); },
+        /*outputRanges=*/false);
     PassManager pm(module->getContext());
     pm.addPass(createQuantizeModelPass());
     if (failed(pm.run(*module)))
@@ -437,12 +442,15 @@ OwningOpRef<ModuleOp> Calibrator::buildModule(Form form) {
         b.getStringAttr("dlc.capture." + std::to_string(i - oldResults)));
   }
   if (form == Form::Quantized)
-    mark(ops, [&](unsigned i) { return layers_[i].quantize; });
+    mark(
+        ops, [&](unsigned i) { return layers_[i].quantize; },
+        /*outputRanges=*/true);
   return module;
 }
 
 void Calibrator::mark(ArrayRef<Operation *> ops,
-                      llvm::function_ref<bool(unsigned)> quantize) {
+                      llvm::function_ref<bool(unsigned)> quantize,
+                      bool outputRanges) {
   if (ops.empty())
     return;
   Builder b(ops.front()->getContext());
@@ -454,6 +462,10 @@ void Calibrator::mark(ArrayRef<Operation *> ops,
       ranges.push_back(
           b.getDenseF32ArrayAttr({ranges_[c].first, ranges_[c].second}));
     ops[i]->setAttr(kInputRangesAttr, b.getArrayAttr(ranges));
+    if (outputRanges)
+      ops[i]->setAttr(kOutputRangeAttr,
+                      b.getDenseF32ArrayAttr({ranges_[layer.output].first,
+                                              ranges_[layer.output].second}));
   }
 }
 
@@ -842,7 +854,9 @@ FailureOr<llvm::json::Object> Calibrator::run() {
           "dB with every layer in fp32\n",
           target, worst(*e2e));
   }
-  mark(candidateOps(base_), [&](unsigned i) { return layers_[i].quantize; });
+  mark(
+      candidateOps(base_), [&](unsigned i) { return layers_[i].quantize; },
+      /*outputRanges=*/true);
 
   // The report.
   llvm::json::Array layers;

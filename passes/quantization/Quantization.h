@@ -31,6 +31,13 @@ namespace mlir::dlc {
 /// is not a constant). dlc-quantize quantizes exactly the ops carrying it.
 constexpr const char kInputRangesAttr[] = "dlc.input_ranges";
 
+/// On an op carrying kInputRangesAttr: the calibrated range of its result,
+/// `array<f32: lo, hi>`. dlc-quantize (quantize-residuals) quantizes the
+/// result where a residual add reads it together with a later layer's
+/// result, so that it crosses kernels in int8 rather than as i32
+/// accumulators.
+constexpr const char kOutputRangeAttr[] = "dlc.output_range";
+
 /// A constant of `type` holding `raw` (the little-endian element bytes):
 /// inline when it has at most 8 elements, else a resource blob named
 /// `blobName` (the weights blob of model.so), as the importer stores

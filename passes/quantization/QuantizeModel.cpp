@@ -65,6 +65,41 @@ readRanges(Operation *op, unsigned expected, bool emitErrors) {
   return out;
 }
 
+/// The [lo, hi] of `op`'s `dlc.output_range`, if any, or a diagnostic.
+FailureOr<std::optional<std::pair<float, float>>>
+readOutputRange(Operation *op, bool emitErrors) {
+  Attribute attr = op->getAttr(kOutputRangeAttr);
+  if (!attr)
+    return std::optional<std::pair<float, float>>();
+  auto pair = dyn_cast<DenseF32ArrayAttr>(attr);
+  if (!pair || pair.size() != 2 || !std::isfinite(pair[0]) ||
+      !std::isfinite(pair[1]) || pair[0] > pair[1]) {
+    if (emitErrors)
+      op->emitError() << "'" << kOutputRangeAttr
+                      << "' must be a finite array<f32: lo, hi> with lo <= hi";
+    return failure();
+  }
+  return std::optional<std::pair<float, float>>({pair[0], pair[1]});
+}
+
+/// The uses of `op`'s result by a dlc.add whose other operand is the
+/// result of a Conv/Gemm/MatMul after `op`: that layer's kernel will take
+/// the add as its epilogue, so `op`'s result crosses kernels to reach it.
+SmallVector<OpOperand *> addsWithLaterLayer(Operation *op) {
+  SmallVector<OpOperand *> adds;
+  for (OpOperand &use : op->getResult(0).getUses()) {
+    auto add = dyn_cast<AddOp>(use.getOwner());
+    if (!add)
+      continue;
+    Operation *other =
+        add->getOperand(1 - use.getOperandNumber()).getDefiningOp();
+    if (other && isa<ConvOp, GemmOp, MatMulOp>(other) &&
+        other->getBlock() == op->getBlock() && op->isBeforeInBlock(other))
+      adds.push_back(&use);
+  }
+  return adds;
+}
+
 /// `x` through quantize_linear and dequantize_linear with the int8
 /// parameters of [lo, hi].
 Value fakeQuantizeActivation(PatternRewriter &rw, Location loc, Value x,
@@ -145,9 +180,26 @@ LogicalResult quantizeLayer(PatternRewriter &rw, Operation *op,
   if (weight)
     newOperands[*weight] =
         quantizeWeight(rw, loc, op->getOperand(*weight), weightAxis);
+  // The result, where it crosses kernels to a residual add (a ResNet
+  // block's last conv, added to its downsample conv): dlc-fold-qdq then
+  // requantizes it to int8 instead of storing the i32 accumulator.
+  FailureOr<std::optional<std::pair<float, float>>> outputRange =
+      readOutputRange(op, /*emitErrors=*/false);
+  if (residuals && succeeded(outputRange) && *outputRange) {
+    SmallVector<OpOperand *> adds = addsWithLaterLayer(op);
+    if (!adds.empty()) {
+      OpBuilder::InsertionGuard guard(rw);
+      rw.setInsertionPointAfter(op);
+      Value yd = fakeQuantizeActivation(rw, loc, op->getResult(0),
+                                        **outputRange);
+      for (OpOperand *use : adds)
+        rw.modifyOpInPlace(use->getOwner(), [&] { use->set(yd); });
+    }
+  }
   rw.modifyOpInPlace(op, [&] {
     op->setOperands(newOperands);
     op->removeAttr(kInputRangesAttr);
+    op->removeAttr(kOutputRangeAttr);
   });
   return success();
 }
@@ -195,8 +247,15 @@ struct QuantizeModelPass : dlc::impl::QuantizeModelPassBase<QuantizeModelPass> {
     // mark that cannot be honoured is an error, never a silent float op.
     bool ok = true;
     getOperation()->walk([&](Operation *op) {
+      if (op->hasAttr(kOutputRangeAttr) && !op->hasAttr(kInputRangesAttr)) {
+        op->emitError() << "'" << kOutputRangeAttr << "' without '"
+                        << kInputRangesAttr << "'";
+        ok = false;
+        return;
+      }
       if (!op->hasAttr(kInputRangesAttr))
         return;
+      ok &= succeeded(readOutputRange(op, /*emitErrors=*/true));
       std::string why;
       unsigned n = quantizableActivationOperands(op, &why);
       if (n == 0) {

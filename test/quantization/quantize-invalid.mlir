@@ -59,3 +59,21 @@ func.func @elided_weight(%a: tensor<1x16xf32>) -> tensor<1x16xf32> {
   %y = dlc.gemm %a, %w {alpha = 1.0 : f32, beta = 1.0 : f32, transA = false, transB = true, dlc.input_ranges = [array<f32: 0.0, 1.0>]} : (tensor<1x16xf32>, tensor<16x16xf32>) -> tensor<1x16xf32>
   return %y : tensor<1x16xf32>
 }
+
+// -----
+
+func.func @output_range_order(%a: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %w = arith.constant dense<1.0> : tensor<2x2xf32>
+  // expected-error @+1 {{'dlc.output_range' must be a finite array<f32: lo, hi> with lo <= hi}}
+  %y = dlc.matmul %a, %w {dlc.input_ranges = [array<f32: 0.0, 1.0>], dlc.output_range = array<f32: 3.0, 1.0>} : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  return %y : tensor<1x2xf32>
+}
+
+// -----
+
+func.func @output_range_alone(%a: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %w = arith.constant dense<1.0> : tensor<2x2xf32>
+  // expected-error @+1 {{'dlc.output_range' without 'dlc.input_ranges'}}
+  %y = dlc.matmul %a, %w {dlc.output_range = array<f32: 0.0, 1.0>} : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  return %y : tensor<1x2xf32>
+}

@@ -151,3 +151,37 @@ func.func @residual(%x: tensor<1x2x2x2xf32>, %z: tensor<1x2x2x2xf32>) -> (tensor
   %r = dlc.add %y, %h : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
   return %e, %s, %r : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>
 }
+
+// -----
+
+// A ResNet downsample block's end: %y3 (the block's last conv) and %yd (the
+// downsample conv, later) meet in an Add. %y3 has a calibrated output range:
+// its result goes through a quantize/dequantize pair for that add (the
+// downsample conv's kernel takes the add; %y3 crosses kernels in int8, its
+// conv requantizing, instead of as i32 accumulators). %yd, the later one,
+// and an add with a graph input (%s) keep their float results.
+// CHECK-LABEL: func @residual_output
+// CHECK: %[[Y3:.*]] = dlc.conv
+// CHECK-NEXT: %[[Q:.*]] = dlc.quantize_linear %[[Y3]]
+// CHECK-NEXT: %[[D:.*]] = dlc.dequantize_linear %[[Q]]
+// CHECK: %[[YD:.*]] = dlc.conv
+// CHECK-NOT: dlc.quantize_linear
+// CHECK: dlc.add %[[D]], %[[YD]]
+// CHECK: dlc.add %[[YD]], %arg1
+// FOLD-LABEL: func @residual_output
+// FOLD: dlc.conv_integer
+// FOLD-NEXT: %[[Y3:.*]] = dlc.requantize
+// FOLD: %[[D:.*]] = dlc.dequantize_linear %[[Y3]]
+// FOLD: dlc.add %[[D]]
+// NORES-LABEL: func @residual_output
+// NORES: %[[Y3:.*]] = dlc.conv
+// NORES: %[[YD:.*]] = dlc.conv
+// NORES: dlc.add %[[Y3]], %[[YD]]
+func.func @residual_output(%x: tensor<1x2x2x2xf32>, %s: tensor<1x2x2x2xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) {
+  %w = arith.constant dense<[[[[2.0]], [[-1.0]]], [[[-0.5]], [[0.125]]]]> : tensor<2x2x1x1xf32>
+  %y3 = dlc.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, dlc.input_ranges = [array<f32: 0.0, 6.0>], dlc.output_range = array<f32: -4.0, 4.0>} : (tensor<1x2x2x2xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x2x2xf32>
+  %yd = dlc.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, dlc.input_ranges = [array<f32: 0.0, 6.0>], dlc.output_range = array<f32: -4.0, 4.0>} : (tensor<1x2x2x2xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x2x2xf32>
+  %r = dlc.add %y3, %yd : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %t = dlc.add %yd, %s : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  return %r, %t : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>
+}
