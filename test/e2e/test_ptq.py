@@ -118,19 +118,19 @@ def check_budget(dlc, model, calib_dir, work, report, target, max_kept=None, rep
     return kept
 
 
-def quantize(dlc, model, out, calib_dir, work, extra=()):
+def quantize(dlc, model, out, calib_dir, work, extra=(), target="cpu", arch=None):
     """dlc --precision=int8; returns (report, compile seconds)."""
     report = Path(work) / (Path(out).stem + ".json")
     t0 = time.monotonic()
-    dlc.compile(model, out, target="cpu",
+    dlc.compile(model, out, target=target, arch=arch,
                 extra=["--precision=int8", f"--calibrate={calib_dir}", f"--report-json={report}",
                        *extra])
     return json.loads(report.read_text()), time.monotonic() - t0
 
 
-def check_heldout(dlc, so, feeds, ref, work, min_sqnr):
+def check_heldout(dlc, so, feeds, ref, work, min_sqnr, device="cpu"):
     inputs = harness.save_inputs(feeds, work)
-    got = dlc.run(so, inputs, Path(work) / "out", list(ref))
+    got = dlc.run(so, inputs, Path(work) / "out", list(ref), device=device)
     worst = min(sqnr_db(r, got[n]) for n, r in ref.items())
     print(f"  held-out input: SQNR {worst:.2f} dB against the fp32 reference")
     if worst < min_sqnr:
@@ -273,13 +273,15 @@ def run_zoo(dlc, args, work):
         extra.append(f"--max-error-db={args.max_error_db}")
     if args.cuda_form:
         extra.append("--cuda-kernel-form")
-    report, dt = quantize(dlc, model, so, calib, work, extra=extra)
+    cuda = args.device == "cuda"
+    report, dt = quantize(dlc, model, so, calib, work, extra=extra,
+                          target=args.device, arch=test_models.gpu_arch() if cuda else None)
     print(f"{args.model}, {args.calibration}, {args.samples} samples: compile {dt:.1f} s")
     print_table(report)
     check_report(report, args.min_sqnr)
     # The CUDA form's float layers run in fp16 (--fallback-precision): the
     # held-out check below sees their rounding, the report's SQNR does not.
-    want = "fp16" if args.cuda_form else "fp32"
+    want = "fp16" if args.cuda_form or cuda else "fp32"
     if report["quantization"].get("fallback_precision") != want:
         raise harness.Failure(f"fallback_precision {report['quantization'].get('fallback_precision')}"
                               f", expected {want}")
@@ -289,7 +291,7 @@ def run_zoo(dlc, args, work):
         print(f"  --max-error-db={args.max_error_db}: {len(kept)} layers kept in fp32, "
               f"e2e SQNR {q['e2e_sqnr_db']:.2f} dB ({q['max_error_db_evaluations']} runs, "
               f"{q['max_error_db_compiles']} compiles)")
-    check_heldout(dlc, so, feeds, ref, work, args.min_sqnr)
+    check_heldout(dlc, so, feeds, ref, work, args.min_sqnr, device=args.device)
 
 
 def main():
@@ -306,12 +308,19 @@ def main():
     p.add_argument("--cuda-form", action="store_true",
                    help="zoo: build the CUDA kernel form (--cuda-kernel-form: NHWC, tensor-core "
                         "tiling, fp16 fallback layers) and run it on the host")
+    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
+                   help="zoo: build for it (--target) and run the held-out input there; cuda "
+                        "is skipped without a GPU")
     p.add_argument("--max-kept", type=int,
                    help="with --max-error-db: fail if the budget keeps more layers in fp32")
     args = p.parse_args()
     if args.model != "small" and not (args.models_dir and Path(args.models_dir).is_dir()):
         print(f"skipped: ../shared/models not found ({args.models_dir})")
         return SKIP
+    if args.device == "cuda":
+        if args.model == "small" or args.cuda_form:
+            p.error("--device cuda is for the zoo models, without --cuda-form")
+        harness.skip_without_gpu()
     dlc = harness.Dlc(args.bin_dir)
     work = Path(args.work_dir or tempfile.mkdtemp(prefix=f"dlc-ptq-{args.model}-"))
     work.mkdir(parents=True, exist_ok=True)
