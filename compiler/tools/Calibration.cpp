@@ -714,6 +714,12 @@ FailureOr<llvm::json::Object> Calibrator::run() {
     layers_.back().quantize = false;
     layers_.back().keptBecause = "last layer";
   }
+  if (!options_.quantizeAttention)
+    for (auto [i, layer] : llvm::enumerate(layers_))
+      if (layer.quantize && quantizableActivationOperands(ops[i]) == 2) {
+        layer.quantize = false;
+        layer.keptBecause = "attention";
+      }
   for (Layer &layer : layers_)
     if (llvm::is_contained(options_.keepFp32, layer.name)) {
       layer.quantize = false;

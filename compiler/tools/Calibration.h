@@ -40,6 +40,9 @@ struct PtqOptions {
   /// Quantize the first and last quantizable layers too (kept in fp32 by
   /// default).
   bool quantizeFirstLast = false;
+  /// Quantize MatMuls of two activations (attention's Q.K^T and P.V) too;
+  /// kept in float, they stay one flash-attention kernel in the CUDA form.
+  bool quantizeAttention = true;
   /// ONNX node names of layers to keep in fp32.
   std::vector<std::string> keepFp32;
   /// Outputs added by --keep-outputs: their SQNR is reported but not part

@@ -252,6 +252,13 @@ cl::opt<std::string> fallbackPrecision(
              "the CUDA kernel form (--target=cuda, --cuda-kernel-form), fp32 "
              "for the host's own kernels"),
     cl::value_desc("fp16|bf16|fp32"), cl::init(""), cl::cat(category));
+cl::opt<bool> quantizeAttention(
+    "quantize-attention",
+    cl::desc("With --precision=int8: also quantize the MatMuls of two "
+             "activations (attention's Q.K^T and P.V). Default: false in the "
+             "CUDA kernel form, where attention in float is one "
+             "flash-attention kernel; true for the host's own kernels"),
+    cl::init(false), cl::cat(category));
 cl::opt<bool> quantizeResiduals(
     "quantize-residuals",
     cl::desc("With --precision=int8: residual adds read a quantized layer "
@@ -272,12 +279,16 @@ cl::opt<std::string> maxErrorDb(
 cl::opt<bool> verbose("v", cl::desc("Print progress and stage timings"),
                       cl::init(false), cl::cat(category));
 
+/// Whether the kernels are the CUDA form: --target=cuda, or the host's
+/// --cuda-kernel-form.
+bool cudaKernelsForm() { return targetName == "cuda" || cudaKernelForm; }
+
 /// --fallback-precision, or its default: half precision where the kernels
 /// are the CUDA form, fp32 for the host's own kernels.
 std::string int8FallbackPrecision() {
   if (!fallbackPrecision.empty())
     return fallbackPrecision;
-  return targetName == "cuda" || cudaKernelForm ? "fp16" : "fp32";
+  return cudaKernelsForm() ? "fp16" : "fp32";
 }
 
 constexpr const char *kArchs[] = {"sm_80", "sm_86", "sm_89", "sm_90",
@@ -367,6 +378,9 @@ std::string optionsJson(const dlc::ImportOptions &importOptions) {
       os << ", \"percentile\": " << percentile;
     if (quantizeFirstLast)
       os << ", \"quantize_first_last\": true";
+    if (quantizeAttention.getNumOccurrences())
+      os << ", \"quantize_attention\": "
+         << (quantizeAttention ? "true" : "false");
     if (!quantizeResiduals)
       os << ", \"quantize_residuals\": false";
     if (!maxErrorDb.empty())
@@ -439,8 +453,8 @@ LogicalResult parsePtqOptions(std::optional<dlc::PtqOptions> &ptq) {
   if (!int8) {
     for (const char *opt : {"calibrate", "calibration", "percentile",
                             "quantize-first-last", "quantize-residuals",
-                            "fallback-precision", "keep-fp32",
-                            "max-error-db"})
+                            "quantize-attention", "fallback-precision",
+                            "keep-fp32", "max-error-db"})
       if (cl::getRegisteredOptions().lookup(opt)->getNumOccurrences())
         return fail(llvm::Twine("--") + opt + " needs --precision=int8");
     return success();
@@ -464,6 +478,9 @@ LogicalResult parsePtqOptions(std::optional<dlc::PtqOptions> &ptq) {
   o.method = calibration;
   o.percentile = percentile;
   o.quantizeFirstLast = quantizeFirstLast;
+  o.quantizeAttention = quantizeAttention.getNumOccurrences()
+                            ? bool(quantizeAttention)
+                            : !cudaKernelsForm();
   o.keepFp32.assign(keepFp32.begin(), keepFp32.end());
   o.extraOutputs.assign(keepOutputs.begin(), keepOutputs.end());
   if (!maxErrorDb.empty()) {

@@ -71,6 +71,10 @@ def check_report(report, min_sqnr):
     q = report["quantization"]
     kept = sorted(l["name"] for l in q["layers"] if not l["quantized"])
     left = sorted(q["fp32_layers_after_graph_passes"])
+    # Attention MatMuls kept in float may have become one dlc.attention.
+    attention = {l["name"] for l in q["layers"] if l.get("kept_fp32") == "attention"}
+    if set(left) <= set(kept) and set(kept) - set(left) <= attention:
+        kept = left
     if left != kept:
         raise harness.Failure(f"fp32 Conv/Gemm/MatMul left after the graph passes {left[:6]} "
                               f"are not the layers kept in fp32 {kept[:6]}")
@@ -208,6 +212,18 @@ def run_small(dlc, work, min_sqnr):
         raise harness.Failure(f"default kept {kept}, want conv1 and fc2 (first and last)")
     check_report(report, min_sqnr)
     print(f"small, default: first and last in fp32, e2e SQNR {q['e2e_sqnr_db']:.2f} dB")
+
+    # --quantize-attention=false (the CUDA kernel form's default): the
+    # MatMuls of two activations (Q.K^T and P.V) stay float as well.
+    report, _ = quantize(dlc, model, work / "small.noatt.so", calib, work,
+                         extra=["--quantize-attention=false"])
+    kept = {l["name"]: l["kept_fp32"] for l in report["quantization"]["layers"]
+            if not l["quantized"]}
+    want = {"conv1": "first layer", "scores": "attention", "attend": "attention",
+            "fc2": "last layer"}
+    if kept != want:
+        raise harness.Failure(f"--quantize-attention=false kept {kept}, want {want}")
+    check_report(report, min_sqnr)
 
     # --keep-outputs tensors get an SQNR but are not the end-to-end figure.
     report, _ = quantize(dlc, model, work / "small.keep.so", calib, work,
