@@ -824,6 +824,14 @@ TileConfig chooseConfig(const GemmKernel &g, int64_t smCount, bool wgmma,
   double best = std::numeric_limits<double>::infinity();
   for (TileConfig c : configs) {
     c.bk = (wgmma ? 128 : 64) / g.elementBytes();
+    // The prologue puts stages - 1 (mma.sync) or stages - 2 (wgmma, one
+    // slot still read by the wgmma in flight) k-tiles in flight: with more
+    // stages than the k-tiles need for all of them to be in flight at once,
+    // the extra ones are never filled, yet their shared memory keeps other
+    // CTAs off the SM (resnet50's 1x1 convolutions over 64 channels are one
+    // k-tile: 4 stages of a 128x128 tile took 128 KiB, 3 take 96).
+    int64_t kTiles = llvm::divideCeil(g.k, c.bk);
+    c.stages = std::min(c.stages, kTiles + (wgmma ? 2 : 1));
     double cycles =
         tileName(c) == forced ? -1 : estimateCycles(g, c, batch, smCount);
     if (cycles < best) {

@@ -127,3 +127,39 @@ func.func private @gemm_u8s8(%acc: memref<64x128xi32>, %a: memref<64x256xi8>, %b
   }
   return
 }
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bt = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// K = 64 is one k-tile: with the slot the wgmma in flight reads, 3 stages
+// hold every k-tile the CTA loads, and a 4th would never be filled (a 1x1
+// convolution over 64 channels): 3 x (64 + 128) rows of 128 bytes + 1 KiB,
+// one tile ahead (every group waited for).
+// CHECK-LABEL: func.func private @gemm_one_ktile
+// CHECK-SAME: dlc.shared_bytes = 74752 : i64
+// CHECK: nvgpu.device_async_create_group
+// CHECK: scf.for
+// CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
+// CHECK: wgmma.mma_async
+func.func private @gemm_one_ktile(%acc: memref<128x256xf32>, %a: memref<128x64xf16>, %b: memref<256x64xf16>)
+    attributes {dlc.kernel} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%acc : memref<128x256xf32>)
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<128x64xf16>, memref<256x64xf16>) outs(%acc : memref<128x256xf32>) {
+  ^bb0(%x: f16, %y: f16, %s: f32):
+    %0 = arith.extf %x : f16 to f32
+    %1 = arith.extf %y : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %s, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+func.func @main(%acc: memref<128x256xf32>, %a: memref<128x64xf16>, %b: memref<256x64xf16>) {
+  call @gemm_one_ktile(%acc, %a, %b) : (memref<128x256xf32>, memref<128x64xf16>, memref<256x64xf16>) -> ()
+  return
+}
