@@ -20,7 +20,8 @@
 #   tools/gpu_bench.sh gpt2      # gpt2 b8, both torch.compile modes
 #   tools/gpu_bench.sh b32       # resnet50, mobilenet_v2 b32, both modes
 #   tools/gpu_bench.sh micro     # GEMM 4096/8192 fp16/bf16, elementwise
-#   tools/gpu_bench.sh int8      # resnet50 b32 PTQ int8 column (issue 6)
+#   tools/gpu_bench.sh int8      # resnet50 b32 and bert b8 PTQ int8 column
+#                                # (issue 6)
 #   tools/gpu_bench.sh ablations # micro without warp specialization / TMA
 #   tools/gpu_bench.sh persistent # micro, resnet50 b32 and bert b8 with
 #                                # --persistent-gemm (off by default until
@@ -105,7 +106,8 @@ session)
   : >"$session_log"
   # 2026-11-26's run took first 185 s, int8 128 s, gpt2 69 s, micro 94 s,
   # and b32 did not finish; int8 and resnet50 b32 (0.98x) changed since.
-  bench int8 --models resnet50 --batches 32 --skip-compile-modes --int8 "${models_only[@]}"
+  bench int8 --models resnet50,bert --batches 32 --text-batch 8 --skip-compile-modes --int8 \
+    "${models_only[@]}"
   bench b32 --models resnet50,mobilenet_v2 --batches 32 "${both[@]}" "${models_only[@]}" \
     --min-time 1
   bench first "${first_args[@]}"
@@ -119,7 +121,8 @@ gpt2) bench gpt2 --models gpt2 "${both[@]}" "${models_only[@]}" --min-time 1 ;;
 b32) bench b32 --models resnet50,mobilenet_v2 --batches 32 "${both[@]}" "${models_only[@]}" \
        --min-time 1 ;;
 micro) bench micro --models none ;;
-int8) bench int8 --models resnet50 --batches 32 --skip-compile-modes --int8 "${models_only[@]}" ;;
+int8) bench int8 --models resnet50,bert --batches 32 --text-batch 8 --skip-compile-modes --int8 \
+        "${models_only[@]}" ;;
 ablations)
   bench micro-nows --models none --elementwise-size 0 --dlc-flag=--warp-specialize=false
   bench micro-notma --models none --elementwise-size 0 --dlc-flag=--tma=false ;;
