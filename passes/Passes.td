@@ -1279,7 +1279,9 @@ def ReducePrecisionPass : Pass<"dlc-reduce-precision", "ModuleOp"> {
     At fp16, a value rounded for a GEMM and read in f32 elsewhere too (a
     residual stream) is read everywhere from the rounded value, widened, so
     its producer stores it once in 16 bits (model outputs excepted; bf16
-    keeps it f32).
+    keeps it f32). Likewise at fp16 an attention result read only by
+    quantize_linear ops (an int8 model's attention, kept in float at the
+    fallback precision) is stored in f16 and widened for them.
 
     Before:
     ```mlir

@@ -139,6 +139,31 @@ func.func @attention_result(%q: tensor<1x8x2x4xf32>, %w: tensor<8x8xf32>) -> (te
 
 // -----
 
+// An int8 model's attention (kept in float) read only by quantize_linear:
+// stored in f16 and widened for the quantize. Read by an add too, it stays
+// f32. bf16 keeps both f32 (its mantissa is as coarse as the int8 grid).
+// CHECK-LABEL: func @attention_quantized
+// CHECK: %[[A:.*]] = dlc.attention {{.*}} -> tensor<1x8x2x4xf16>
+// CHECK-NEXT: %[[W:.*]] = dlc.cast %[[A]] : (tensor<1x8x2x4xf16>) -> tensor<1x8x2x4xf32>
+// CHECK-NEXT: dlc.quantize_linear %[[W]]
+// CHECK: %[[B:.*]] = dlc.attention {{.*}} -> tensor<1x8x2x4xf32>
+// CHECK-NEXT: dlc.quantize_linear %[[B]]
+// BF16-LABEL: func @attention_quantized
+// BF16: dlc.attention {{.*}} -> tensor<1x8x2x4xf32>
+// BF16-NEXT: dlc.quantize_linear
+func.func @attention_quantized(%q: tensor<1x8x2x4xf32>, %z: tensor<1x8x2x4xf32>) -> (tensor<1x8x2x4xi8>, tensor<1x8x2x4xi8>, tensor<1x8x2x4xf32>) {
+  %s = arith.constant dense<0.125> : tensor<f32>
+  %zp = arith.constant dense<0> : tensor<i8>
+  %a = dlc.attention %q, %q, %q {k_transposed = false, scale = 0.5 : f32} : (tensor<1x8x2x4xf32>, tensor<1x8x2x4xf32>, tensor<1x8x2x4xf32>) -> tensor<1x8x2x4xf32>
+  %aq = dlc.quantize_linear %a, %s, %zp {axis = 0 : i64} : (tensor<1x8x2x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x2x4xi8>
+  %b = dlc.attention %q, %q, %q {k_transposed = false, scale = 0.5 : f32} : (tensor<1x8x2x4xf32>, tensor<1x8x2x4xf32>, tensor<1x8x2x4xf32>) -> tensor<1x8x2x4xf32>
+  %bq = dlc.quantize_linear %b, %s, %zp {axis = 0 : i64} : (tensor<1x8x2x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x2x4xi8>
+  %r = dlc.add %b, %z : (tensor<1x8x2x4xf32>, tensor<1x8x2x4xf32>) -> tensor<1x8x2x4xf32>
+  return %aq, %bq, %r : tensor<1x8x2x4xi8>, tensor<1x8x2x4xi8>, tensor<1x8x2x4xf32>
+}
+
+// -----
+
 // Attention reads q, k and v in half precision (its tensor-core lowering
 // rounds them when staging anyway): the cast goes before the reshape, onto
 // the projection's own shape, where the projection kernel's epilogue does
