@@ -97,8 +97,23 @@ bench() {
     2>&1 | grep -vE "^W[0-9]{4} " | tee -a "$log"
 }
 
-first_args=(--models mobilenet_v2,resnet50,bert --batches 1 "${both[@]}" "${models_only[@]}"
-            --min-time 1 --variant overlap=--overlap-launches --variant persistent=--persistent-gemm)
+# The single-run parts, by name (the session runs several of them).
+part() {
+  case $1 in
+  first) bench first --models mobilenet_v2,resnet50,bert --batches 1 "${both[@]}" \
+           "${models_only[@]}" --min-time 1 --variant overlap=--overlap-launches \
+           --variant persistent=--persistent-gemm ;;
+  b1) bench b1 --models mobilenet_v2,resnet50,bert --batches 1 "${both[@]}" "${models_only[@]}" \
+        --min-time 1 ;;
+  gpt2) bench gpt2 --models gpt2 "${both[@]}" "${models_only[@]}" --min-time 1 ;;
+  b32) bench b32 --models resnet50,mobilenet_v2 --batches 32 "${both[@]}" "${models_only[@]}" \
+         --min-time 1 ;;
+  micro) bench micro --models none ;;
+  int8) bench int8 --models resnet50,bert --batches 32 --text-batch 8 --skip-compile-modes \
+          --int8 "${models_only[@]}" ;;
+  esac
+}
+
 case ${1:-} in
 session)
   deadline=$((SECONDS + ${2:-540}))
@@ -106,23 +121,11 @@ session)
   : >"$session_log"
   # 2026-11-26's run took first 185 s, int8 128 s, gpt2 69 s, micro 94 s,
   # and b32 did not finish; int8 and resnet50 b32 (0.98x) changed since.
-  bench int8 --models resnet50,bert --batches 32 --text-batch 8 --skip-compile-modes --int8 \
-    "${models_only[@]}"
-  bench b32 --models resnet50,mobilenet_v2 --batches 32 "${both[@]}" "${models_only[@]}" \
-    --min-time 1
-  bench first "${first_args[@]}"
-  bench gpt2 --models gpt2 "${both[@]}" "${models_only[@]}" --min-time 1
-  bench micro --models none
+  for p in int8 b32 first gpt2 micro; do
+    part "$p"
+  done
   echo "=== session done ($((SECONDS))s)" | tee -a "$session_log" ;;
-first) bench first "${first_args[@]}" ;;
-b1) bench b1 --models mobilenet_v2,resnet50,bert --batches 1 "${both[@]}" "${models_only[@]}" \
-      --min-time 1 ;;
-gpt2) bench gpt2 --models gpt2 "${both[@]}" "${models_only[@]}" --min-time 1 ;;
-b32) bench b32 --models resnet50,mobilenet_v2 --batches 32 "${both[@]}" "${models_only[@]}" \
-       --min-time 1 ;;
-micro) bench micro --models none ;;
-int8) bench int8 --models resnet50,bert --batches 32 --text-batch 8 --skip-compile-modes --int8 \
-        "${models_only[@]}" ;;
+first | b1 | gpt2 | b32 | micro | int8) part "$1" ;;
 ablations)
   bench micro-nows --models none --elementwise-size 0 --dlc-flag=--warp-specialize=false
   bench micro-notma --models none --elementwise-size 0 --dlc-flag=--tma=false ;;
