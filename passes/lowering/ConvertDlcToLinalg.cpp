@@ -812,32 +812,42 @@ LogicalResult lowerChannelsLastConv(ConvOp op, PatternRewriter &rewriter,
   // RGB) reads zero-padded input channels against zero weights: 8 / 3 of
   // the products on tensor cores beat the scalar kernel.
   Value weight = op.getWeight();
+  Value input = op.getInput();
+  ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads();
+  static constexpr int64_t kUnitStrides[] = {1, 1}, kNoPads[] = {0, 0, 0, 0};
   int64_t channels = 0;
   Type inElt = tensorType(op.getInput()).getElementType();
-  if (padChannels && groups == 1 && inElt.getIntOrFloatBitWidth() == 16)
-    if (Value padded = paddedConvWeight(rewriter, loc, weight, 8, channels)) {
+  if (padChannels && groups == 1 && inElt.getIntOrFloatBitWidth() == 16) {
+    if (auto s2d = spaceToDepthConv(rewriter, loc, input, weight,
+                                    outType.getShape(), strides, pads,
+                                    op.getDilations(), groups)) {
+      input = s2d->input;
+      weight = s2d->weight;
+      strides = kUnitStrides;
+      pads = kNoPads;
+    } else if (Value padded =
+                   paddedConvWeight(rewriter, loc, weight, 8, channels)) {
       weight = padded;
-      wType = tensorType(weight);
     }
-  Window win{tensorType(op.getInput()).getShape(),
+    wType = tensorType(weight);
+  }
+  Window win{tensorType(input).getShape(),
              outType.getShape(),
              wType.getShape().slice(1, 2),
-             op.getStrides(),
-             op.getPads(),
+             strides,
+             pads,
              op.getDilations(),
              /*firstSpatial=*/1};
-  Value input = op.getInput();
   // Grouped convolutions never run as implicit GEMMs (which need the pure
   // affine map of a padded copy): they read the input under the window
   // with bounds checks, one kernel and a pass over the input fewer
   // (mobilenet_v2's depthwise layers).
   bool boundedReads = groups != 1 && win.padded() && !channels;
   if ((win.padded() || channels) && !boundedReads)
-    input = padChannelsLast(rewriter, loc, input, op.getPads(), Value(),
-                            channels);
+    input = padChannelsLast(rewriter, loc, input, pads, Value(), channels);
   Value init = convAccumulatorInit(rewriter, loc, op.getBias(), outType,
                                    /*channelDim=*/3);
-  ChannelsLastConvIndexing conv{op.getStrides(),
+  ChannelsLastConvIndexing conv{strides,
                                 op.getDilations(),
                                 groups,
                                 outType.getDimSize(3) / groups,

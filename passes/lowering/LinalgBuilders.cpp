@@ -241,3 +241,80 @@ Value mlir::dlc::padChannelsLast(OpBuilder &b, Location loc, Value input,
     generic->setAttr(attrs::kPadding, b.getDenseI64ArrayAttr(pads));
   return generic.getResult(0);
 }
+
+std::optional<SpaceToDepthConv> mlir::dlc::spaceToDepthConv(
+    OpBuilder &b, Location loc, Value input, Value weight,
+    ArrayRef<int64_t> outShape, ArrayRef<int64_t> strides,
+    ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations, int64_t groups) {
+  auto inType = cast<RankedTensorType>(input.getType());
+  auto wType = cast<RankedTensorType>(weight.getType());
+  if (groups != 1 || strides.size() != 2 || pads.size() != 4 ||
+      !inType.hasStaticShape() || !wType.hasStaticShape() ||
+      llvm::any_of(strides, [](int64_t s) { return s != 2; }) ||
+      llvm::any_of(dilations, [](int64_t d) { return d != 1; }))
+    return std::nullopt;
+  int64_t kh = wType.getDimSize(1), kw = wType.getDimSize(2);
+  int64_t c = wType.getDimSize(3);
+  int64_t kh2 = llvm::divideCeil(kh, 2), kw2 = llvm::divideCeil(kw, 2);
+  int64_t cs = llvm::alignTo(4 * c, 8);
+  // Only where the stride-1 form reduces over fewer (padded) products.
+  if (kh2 * kw2 * cs >= kh * kw * int64_t(llvm::alignTo(c, 8)))
+    return std::nullopt;
+  SmallVector<int64_t> wShape{wType.getDimSize(0), kh2, kw2, cs};
+  Value w = gatheredConstant(
+      b, loc, weight, wShape,
+      [&](ArrayRef<int64_t> idx, ArrayRef<int64_t>) -> int64_t {
+        int64_t s = idx[3] / c;
+        int64_t r = 2 * idx[1] + s / 2, q = 2 * idx[2] + s % 2;
+        if (s >= 4 || r >= kh || q >= kw)
+          return -1;
+        return ((idx[0] * kh + r) * kw + q) * c + idx[3] % c;
+      },
+      "_s2d");
+  if (!w)
+    return std::nullopt;
+
+  // The copy: [n, h, w, (sh * 2 + sw) * C + c] = x[n, 2h + sh - pad, 2w +
+  // sw - pad, c], zero outside x and in the padded channels.
+  MLIRContext *ctx = b.getContext();
+  Type elt = inType.getElementType();
+  SmallVector<int64_t> shape{inType.getDimSize(0), outShape[1] + kh2 - 1,
+                             outShape[2] + kw2 - 1, cs};
+  auto type = RankedTensorType::get(shape, elt);
+  Value init = b.create<tensor::EmptyOp>(loc, shape, elt);
+  bool padC = cs > 4 * c;
+  auto generic = b.create<linalg::GenericOp>(
+      loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+      SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(4, ctx)},
+      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location l, ValueRange) {
+        SmallVector<Value> idx;
+        for (int64_t i = 0; i < 4; ++i)
+          idx.push_back(nb.create<linalg::IndexOp>(l, i));
+        Value cst = indexConstant(nb, l, c);
+        Value two = indexConstant(nb, l, 2);
+        Value s = nb.create<arith::DivUIOp>(l, idx[3], cst);
+        Value ch = nb.create<arith::RemUIOp>(l, idx[3], cst);
+        if (padC) {
+          // Past the 4 * C real channels: C, outside x, so zero.
+          Value real = nb.create<arith::CmpIOp>(
+              l, arith::CmpIPredicate::ult, idx[3],
+              indexConstant(nb, l, 4 * c));
+          ch = nb.create<arith::SelectOp>(l, real, ch, cst);
+        }
+        auto at = [&](Value o, Value sub, int64_t pad) -> Value {
+          Value p = nb.create<arith::AddIOp>(
+              l, nb.create<arith::MulIOp>(l, o, two), sub);
+          return nb.create<arith::SubIOp>(l, p, indexConstant(nb, l, pad));
+        };
+        Value x = readWithPadding(
+            nb, l, input,
+            {idx[0], at(idx[1], nb.create<arith::DivUIOp>(l, s, two), pads[0]),
+             at(idx[2], nb.create<arith::RemUIOp>(l, s, two), pads[1]), ch},
+            {false, true, true, padC},
+            nb.create<arith::ConstantOp>(
+                l, cast<TypedAttr>(nb.getZeroAttr(elt))));
+        nb.create<linalg::YieldOp>(l, x);
+      });
+  return SpaceToDepthConv{generic.getResult(0), w};
+}

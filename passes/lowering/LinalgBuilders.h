@@ -17,6 +17,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <optional>
+
 namespace mlir::dlc {
 
 inline Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
@@ -140,6 +142,27 @@ Value paddedConvWeight(OpBuilder &b, Location loc, Value weight,
 Value padChannelsLast(OpBuilder &b, Location loc, Value input,
                       ArrayRef<int64_t> pads, Value padValue,
                       int64_t channels = 0);
+
+/// A stride-2 channels-last conv of few input channels (a stem: 3 RGB
+/// channels padded to 8 would make K = KH * KW * 8) rewritten as the same
+/// conv at stride 1 on a space-to-depth copy of its input: every 2x2 block
+/// of input pixels becomes one pixel of 4 * C channels, and the weight
+/// [O, KH, KW, C] becomes [O, ceil(KH / 2), ceil(KW / 2), 4 * C] (zeros
+/// where 2 * kh + sh >= KH), channels zero-padded to a multiple of 8.
+/// ResNet's 7x7 stem: K = 392 -> 256.
+struct SpaceToDepthConv {
+  /// [N, OH + KH' - 1, OW + KW' - 1, C'] and [O, KH', KW', C'].
+  Value input, weight;
+};
+
+/// The space-to-depth form of a channels-last conv with constant weight
+/// `weight` (see SpaceToDepthConv), when it applies: strides 2, dilations
+/// 1, one group, and a smaller K than padding the channels to 8 gives.
+std::optional<SpaceToDepthConv>
+spaceToDepthConv(OpBuilder &b, Location loc, Value input, Value weight,
+                 ArrayRef<int64_t> outShape, ArrayRef<int64_t> strides,
+                 ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations,
+                 int64_t groups);
 
 /// The indexing map of a batched-matmul operand with numpy-broadcast batch
 /// dims, in the iteration space batch..., m, n, k of an `out` result: the

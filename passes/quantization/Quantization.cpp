@@ -174,27 +174,51 @@ Attribute mlir::dlc::permuteConstant(Attribute attr, RankedTensorType type,
   return gatherConstant(attr, type, to, sourceOf, blobSuffix);
 }
 
-Value mlir::dlc::paddedLastDimConstant(OpBuilder &b, Location loc, Value v,
-                                       int64_t size, StringRef blobSuffix) {
+Value mlir::dlc::gatheredConstant(
+    OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape,
+    function_ref<int64_t(ArrayRef<int64_t>, ArrayRef<int64_t>)> sourceOf,
+    StringRef blobSuffix) {
   auto constant = constantOf(v);
   if (!constant)
     return {};
   auto [a, type] = *constant;
-  int64_t last = type.getShape().back();
-  if (size < last)
+  auto to = RankedTensorType::get(shape, type.getElementType());
+  SmallVector<int64_t> sources;
+  sources.reserve(to.getNumElements());
+  SmallVector<int64_t> idx(shape.size(), 0);
+  for (int64_t flat = 0, n = to.getNumElements(); flat < n; ++flat) {
+    sources.push_back(sourceOf(idx, type.getShape()));
+    for (int64_t i = int64_t(shape.size()) - 1; i >= 0; --i) {
+      if (++idx[i] < shape[i])
+        break;
+      idx[i] = 0;
+    }
+  }
+  Attribute gathered = gatherConstant(a, type, to, sources, blobSuffix);
+  if (!gathered)
+    return {};
+  return b.create<arith::ConstantOp>(loc, cast<TypedAttr>(gathered));
+}
+
+Value mlir::dlc::paddedLastDimConstant(OpBuilder &b, Location loc, Value v,
+                                       int64_t size, StringRef blobSuffix) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape() || size < type.getShape().back())
     return {};
   SmallVector<int64_t> shape(type.getShape());
   shape.back() = size;
-  auto to = RankedTensorType::get(shape, type.getElementType());
-  SmallVector<int64_t> sourceOf;
-  sourceOf.reserve(to.getNumElements());
-  for (int64_t outer = 0; outer < type.getNumElements() / last; ++outer)
-    for (int64_t i = 0; i < size; ++i)
-      sourceOf.push_back(i < last ? outer * last + i : -1);
-  Attribute padded = gatherConstant(a, type, to, sourceOf, blobSuffix);
-  if (!padded)
-    return {};
-  return b.create<arith::ConstantOp>(loc, cast<TypedAttr>(padded));
+  return gatheredConstant(
+      b, loc, v, shape,
+      [](ArrayRef<int64_t> idx, ArrayRef<int64_t> from) -> int64_t {
+        int64_t last = from.back();
+        if (idx.back() >= last)
+          return -1;
+        int64_t flat = 0;
+        for (size_t i = 0; i < idx.size(); ++i)
+          flat = flat * from[i] + idx[i];
+        return flat;
+      },
+      blobSuffix);
 }
 
 Value mlir::dlc::permutedConstant(OpBuilder &b, Location loc, Value v,

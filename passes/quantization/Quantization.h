@@ -17,6 +17,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
@@ -66,6 +67,17 @@ Attribute permuteConstant(Attribute attr, RankedTensorType type,
 Value permutedConstant(OpBuilder &b, Location loc, Value v,
                        llvm::ArrayRef<int64_t> perm,
                        llvm::StringRef blobSuffix);
+
+/// A new constant of `shape` whose element at `idx` is the element of the
+/// constant `v` at flat offset `sourceOf(idx, shape of v)`, or zero where
+/// that is -1 (a blob named after the source plus `blobSuffix`); null if
+/// `v` is not a statically shaped constant or cannot be read.
+Value gatheredConstant(
+    OpBuilder &b, Location loc, Value v, llvm::ArrayRef<int64_t> shape,
+    llvm::function_ref<int64_t(llvm::ArrayRef<int64_t>,
+                               llvm::ArrayRef<int64_t>)>
+        sourceOf,
+    llvm::StringRef blobSuffix);
 
 /// The constant tensor `v` with its last dim zero-padded to `size` (a blob
 /// named after the source plus `blobSuffix`); null if `v` is not a

@@ -444,6 +444,19 @@ def tensor_core_cases(t):
          {"w": t.rand(24, 16, 3, 2), "b": t.rand(24)},
          attrs=dict(pads=[1, 1, 1, 1], strides=[2, 1], dilations=[1, 2]),
          flags=half, extra=form, rtol=1e-2, atol=5e-3)
+    # Stems (stride 2, few channels) run space-to-depth: the conv at stride
+    # 1 over 2x2 pixel blocks of 4 * C channels and a [O, 4, 4, 16] weight.
+    # Odd padded sizes (the last block half outside the input) and a 7x7
+    # window split unevenly into 2x2 taps.
+    t.op("mma_conv_fp16_stem_space_to_depth", "Conv", {"x": t.rand(2, 3, 23, 21)},
+         {"w": t.rand(24, 3, 7, 7), "b": t.rand(24)},
+         attrs=dict(pads=[3, 3, 3, 3], strides=[2, 2]),
+         flags=half, extra=form, rtol=1e-2, atol=5e-3)
+    # One channel (4 * C = 4, padded to 8), asymmetric pads.
+    t.op("mma_conv_fp16_gray_space_to_depth", "Conv", {"x": t.rand(1, 1, 12, 13)},
+         {"w": t.rand(16, 1, 5, 5)},
+         attrs=dict(pads=[2, 1, 0, 2], strides=[2, 2]),
+         flags=half, extra=form, rtol=1e-2, atol=5e-3)
     # TF32: 8 channels fill a 16-byte chunk of f32.
     t.op("mma_conv_tf32_1x1", "Conv", {"x": t.rand(1, 8, 12, 12)},
          {"w": t.rand(32, 8, 1, 1)}, flags=tf32, extra=form, rtol=1e-2, atol=1e-2)
@@ -504,6 +517,11 @@ def tensor_core_cases(t):
     t.op("wgmma_conv_fp16_wide_pads", "Conv", {"x": t.rand(1, 16, 9, 11)},
          {"w": t.rand(32, 16, 3, 3)},
          attrs=dict(pads=[3, 0, 2, 4], strides=[2, 2]),
+         flags=(*half, *sm90a), extra=form, rtol=1e-2, atol=5e-3)
+    # MobileNet's stem: 3x3 stride 2, pad 1 -> a 2x2 conv over 16 channels.
+    t.op("wgmma_conv_fp16_stem_space_to_depth", "Conv", {"x": t.rand(1, 3, 18, 17)},
+         {"w": t.rand(32, 3, 3, 3), "b": t.rand(32)},
+         attrs=dict(pads=[1, 1, 1, 1], strides=[2, 2]),
          flags=(*half, *sm90a), extra=form, rtol=1e-2, atol=5e-3)
     t.op("wgmma_conv_fp16_stride_dilation", "Conv", {"x": t.rand(2, 16, 15, 13)},
          {"w": t.rand(24, 16, 3, 2), "b": t.rand(24)},
