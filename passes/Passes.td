@@ -809,6 +809,27 @@ def FuseAttentionPass : Pass<"dlc-fuse-attention", "ModuleOp"> {
            value_perm = array<i64: 0, 2, 1, 3>, result_perm = array<i64: 0, 2, 1, 3>,
            scale = 1.250000e-01 : f32} : (...) -> tensor<1x128x12x64xf32>
     ```
+
+    An int8 model whose attention stays in float (`--quantize-attention=false`,
+    the CUDA form's default; or a QDQ model quantizing the attention output)
+    quantizes its result for the output projection: a per-tensor
+    QuantizeLinear to i8 that is the result's only user folds into the op
+    (`result_scale`, `result_zero_point`, an i8 result), and the head
+    transpose after it then folds as above. The kernel quantizes the f32
+    values as it stores them; the quantize-and-transpose kernel per layer
+    goes (bert_base int8 at batch 1: 100 kernels -> 88, 50 -> 45 MB between
+    kernels).
+    ```mlir
+    %o = dlc.attention %q, %k, %v, %mask {...} : (...) -> tensor<1x12x128x64xf32>
+    %i = dlc.quantize_linear %o, %s, %z : (tensor<1x12x128x64xf32>, tensor<f32>, tensor<i8>) -> tensor<1x12x128x64xi8>
+    %y = dlc.transpose %i {perm = array<i64: 0, 2, 1, 3>} : ... -> tensor<1x128x12x64xi8>
+    ```
+    After:
+    ```mlir
+    %y = dlc.attention %q, %k, %v, %mask {..., result_perm = array<i64: 0, 2, 1, 3>,
+           result_scale = 2.000000e-02 : f32, result_zero_point = 0 : i64}
+       : (...) -> tensor<1x128x12x64xi8>
+    ```
   }];
 }
 

@@ -13,6 +13,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::dlc;
 
@@ -175,6 +177,35 @@ static bool isResultElementType(Type result, Type query) {
   return result == query || result.isF16() || result.isBF16() || result.isF32();
 }
 
+/// `result_scale` and `result_zero_point` come together, with an i8 result
+/// only: a finite positive scale, a zero point within i8.
+static LogicalResult verifyResultQuantization(Operation *op, Type result,
+                                              FloatAttr scale,
+                                              IntegerAttr zeroPoint) {
+  if (bool(scale) != bool(zeroPoint))
+    return op->emitOpError(
+        "result_scale and result_zero_point must be given together");
+  if (!scale) {
+    if (!isa<FloatType>(result))
+      return op->emitOpError("an integer result needs result_scale and "
+                             "result_zero_point");
+    return success();
+  }
+  if (!result.isSignlessInteger(8))
+    return op->emitOpError("a quantized result (result_scale) must be i8, "
+                           "got ")
+           << result;
+  double s = scale.getValueAsDouble();
+  if (!std::isfinite(s) || s <= 0)
+    return op->emitOpError("result_scale must be finite and positive, got ")
+           << s;
+  int64_t z = zeroPoint.getInt();
+  if (z < -128 || z > 127)
+    return op->emitOpError("result_zero_point ")
+           << z << " is outside i8's [-128, 127]";
+  return success();
+}
+
 static std::string shapeString(ArrayRef<int64_t> shape) {
   std::string dims;
   for (int64_t d : shape)
@@ -194,8 +225,12 @@ LogicalResult AttentionOp::verify() {
     return failure();
   RankedTensorType type = getType();
   Type elt = getQuery().getType().getElementType();
+  if (failed(verifyResultQuantization(*this, type.getElementType(),
+                                      getResultScaleAttr(),
+                                      getResultZeroPointAttr())))
+    return failure();
   if (type.getShape() != ArrayRef<int64_t>(*shape) ||
-      !isResultElementType(type.getElementType(), elt))
+      (!getResultScale() && !isResultElementType(type.getElementType(), elt)))
     return emitOpError("result must have shape ")
            << shapeString(*shape) << " and element type " << elt
            << " (or f16, bf16, f32)";
@@ -228,8 +263,13 @@ LogicalResult AttentionKernelOp::verify() {
       getLayout(), [&](const Twine &msg) { (void)emitOpError(msg); });
   if (failed(shape))
     return failure();
+  if (failed(verifyResultQuantization(*this, init.getElementType(),
+                                      getResultScaleAttr(),
+                                      getResultZeroPointAttr())))
+    return failure();
   if (init.getShape() != ArrayRef<int64_t>(*shape) ||
-      !isResultElementType(init.getElementType(), query.getElementType()))
+      (!getResultScale() &&
+       !isResultElementType(init.getElementType(), query.getElementType())))
     return emitOpError("init must have shape ")
            << shapeString(*shape) << " and element type "
            << query.getElementType() << " (or f16, bf16, f32)";
@@ -288,7 +328,8 @@ struct AttentionKernelBufferization
         attention.getNanToZeroAttr(), attention.getQueryPermAttr(),
         attention.getKeyPermAttr(), attention.getValuePermAttr(),
         attention.getResultPermAttr(), attention.getQuerySelectAttr(),
-        attention.getKeySelectAttr(), attention.getValueSelectAttr());
+        attention.getKeySelectAttr(), attention.getValueSelectAttr(),
+        attention.getResultScaleAttr(), attention.getResultZeroPointAttr());
     bufferization::replaceOpWithBufferizedValues(rewriter, op, *init);
     return success();
   }

@@ -276,6 +276,8 @@ def Dlc_MatMulOp : Dlc_Op<"matmul", [InferTypeOpAdaptor]> {
   let results = (outs Dlc_FloatTensor:$result);
 }
 
+def Dlc_AttentionResultTensor : RankedTensorOf<[F16, BF16, F32, F64, I8]>;
+
 def Dlc_AttentionOp : Dlc_Op<"attention"> {
   let summary = "softmax(scale * Q K^T + mask) V over the last two dims";
   let description = [{
@@ -293,7 +295,12 @@ def Dlc_AttentionOp : Dlc_Op<"attention"> {
     Every batch dim of key, value and mask is the query's or 1
     (broadcast). The result's element type is the query's, or f16/bf16:
     computed in f32 and rounded once when stored (`dlc-reduce-precision`
-    stores it so when only a half-precision GEMM reads it). With `nan_to_zero`, NaN probabilities become 0 before the
+    stores it so when only a half-precision GEMM reads it). With
+    `result_scale` and `result_zero_point` the result is i8, quantized from
+    the f32 values when stored: `saturate(round_half_even(r / scale) +
+    zero_point)`, QuantizeLinear's rule (`dlc-fuse-attention` folds a
+    per-tensor QuantizeLinear of the result: an int8 model's attention kept
+    in float, feeding the int8 output projection). With `nan_to_zero`, NaN probabilities become 0 before the
     second product -- `Where(IsNaN(p), 0, p)`, torch's SDPA export guard --
     so a row whose softmax is NaN (every key masked with -inf) gives 0.
     The scores `[B..., Sq, Skv]` are never materialized: the lowering
@@ -338,7 +345,9 @@ def Dlc_AttentionOp : Dlc_Op<"attention"> {
                    OptionalAttr<DenseI64ArrayAttr>:$result_perm,
                    OptionalAttr<DenseI64ArrayAttr>:$query_select,
                    OptionalAttr<DenseI64ArrayAttr>:$key_select,
-                   OptionalAttr<DenseI64ArrayAttr>:$value_select);
+                   OptionalAttr<DenseI64ArrayAttr>:$value_select,
+                   OptionalAttr<F32Attr>:$result_scale,
+                   OptionalAttr<I64Attr>:$result_zero_point);
   let extraClassDeclaration = [{
     /// The operand layouts (query, key, value, result), identity if absent.
     AttentionLayout getLayout() {
@@ -346,7 +355,7 @@ def Dlc_AttentionOp : Dlc_Op<"attention"> {
     }
   }];
   let hasVerifier = 1;
-  let results = (outs Dlc_FloatTensor:$result);
+  let results = (outs Dlc_AttentionResultTensor:$result);
 }
 
 def Dlc_TensorOrBuffer : AnyTypeOf<[AnyRankedTensor, AnyMemRef]>;
@@ -363,7 +372,8 @@ def Dlc_AttentionKernelOp : Op<Dlc_Dialect, "attention_kernel", [
     (`dlc-linearize-kernels`) lowers it to one work item per query row that
     streams over the keys with the online softmax (running max, running
     sum, a private accumulator row). Operand shapes and layouts as in
-    `dlc.attention`.
+    `dlc.attention` (an i8 init with `result_scale` and
+    `result_zero_point`).
 
     ```mlir
     dlc.attention_kernel %q, %k, %v mask(%m : memref<1x1x1x128xf32>)
@@ -383,7 +393,9 @@ def Dlc_AttentionKernelOp : Op<Dlc_Dialect, "attention_kernel", [
                    OptionalAttr<DenseI64ArrayAttr>:$result_perm,
                    OptionalAttr<DenseI64ArrayAttr>:$query_select,
                    OptionalAttr<DenseI64ArrayAttr>:$key_select,
-                   OptionalAttr<DenseI64ArrayAttr>:$value_select);
+                   OptionalAttr<DenseI64ArrayAttr>:$value_select,
+                   OptionalAttr<F32Attr>:$result_scale,
+                   OptionalAttr<I64Attr>:$result_zero_point);
   let results = (outs Optional<AnyRankedTensor>:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)?

@@ -237,7 +237,8 @@ struct FuseAttentionPattern : OpRewritePattern<MatMulOp> {
         rewriter.getBoolAttr(kTransposed),
         guard ? rewriter.getUnitAttr() : UnitAttr(), DenseI64ArrayAttr(),
         DenseI64ArrayAttr(), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
-        DenseI64ArrayAttr(), DenseI64ArrayAttr(), DenseI64ArrayAttr());
+        DenseI64ArrayAttr(), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+        FloatAttr(), IntegerAttr());
     rewriter.replaceOp(pv, attention.getResult());
     return success();
   }
@@ -452,9 +453,45 @@ struct AbsorbAttentionLayoutPattern : OpRewritePattern<AttentionOp> {
         op.getNanToZeroAttr(), permAttr(layout.query), permAttr(layout.key),
         permAttr(layout.value), permAttr(layout.result),
         selectAttr(layout.querySelect), selectAttr(layout.keySelect),
-        selectAttr(layout.valueSelect));
+        selectAttr(layout.valueSelect), op.getResultScaleAttr(),
+        op.getResultZeroPointAttr());
     rewriter.replaceOp(resultTranspose ? resultTranspose : op.getOperation(),
                        attention.getResult());
+    return success();
+  }
+};
+
+/// A per-tensor QuantizeLinear to i8 of an attention result (its only
+/// user), folded into the attention, which then stores i8: an int8 model
+/// whose attention stays in float (`--quantize-attention=false`) quantizes
+/// its result for the output projection, and the quantizing kernel (with
+/// the head transpose after it, which AbsorbAttentionLayoutPattern then
+/// takes) never runs. The attention's f32 values are quantized directly,
+/// without the f16 rounding of a stored half result in between.
+struct QuantizeAttentionResultPattern : OpRewritePattern<QuantizeLinearOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(QuantizeLinearOp op,
+                                PatternRewriter &rewriter) const override {
+    auto attention = op.getInput().getDefiningOp<AttentionOp>();
+    if (!attention || !attention->hasOneUse() || attention.getResultScale())
+      return rewriter.notifyMatchFailure(op, "not an attention's only user");
+    if (!op.getType().getElementType().isSignlessInteger(8))
+      return rewriter.notifyMatchFailure(op, "not quantizing to i8");
+    std::optional<float> scale = scalarConstant(op.getScale());
+    std::optional<APInt> zeroPoint = scalarIntConstant(op.getZeroPoint());
+    if (!scale || !zeroPoint || !std::isfinite(*scale) || *scale <= 0)
+      return rewriter.notifyMatchFailure(op, "scale or zero point not a "
+                                             "per-tensor constant");
+    rewriter.startOpModification(attention);
+    attention.getResult().setType(op.getType());
+    attention.setResultScaleAttr(rewriter.getF32FloatAttr(*scale));
+    attention.setResultZeroPointAttr(
+        rewriter.getI64IntegerAttr(zeroPoint->getSExtValue()));
+    // The kernel is named after its last node: keep the attention's last.
+    attention->setLoc(rewriter.getFusedLoc({op.getLoc(), attention.getLoc()}));
+    rewriter.finalizeOpModification(attention);
+    rewriter.replaceOp(op, attention.getResult());
     return success();
   }
 };
@@ -471,6 +508,6 @@ struct FuseAttentionPass : dlc::impl::FuseAttentionPassBase<FuseAttentionPass> {
 } // namespace
 
 void mlir::dlc::populateFuseAttentionPatterns(RewritePatternSet &patterns) {
-  patterns.add<FuseAttentionPattern, AbsorbAttentionLayoutPattern>(
-      patterns.getContext());
+  patterns.add<FuseAttentionPattern, AbsorbAttentionLayoutPattern,
+               QuantizeAttentionResultPattern>(patterns.getContext());
 }

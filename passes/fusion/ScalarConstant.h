@@ -22,6 +22,14 @@ inline std::optional<APFloat> scalarFloatConstant(Value v) {
     return std::nullopt;
   return *attr.value_begin<APFloat>();
 }
+
+/// The value of a one-element integer constant (shape [] or [1, ...]).
+inline std::optional<APInt> scalarIntConstant(Value v) {
+  DenseIntElementsAttr attr;
+  if (!matchPattern(v, m_Constant(&attr)) || attr.getNumElements() != 1)
+    return std::nullopt;
+  return *attr.value_begin<APInt>();
+}
 } // namespace mlir::dlc
 
 #endif

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/lowering/KernelForm.h"
+#include "passes/lowering/LinalgBuilders.h"
 
 #include "dialects/dlc/DlcDialect.h"
 
@@ -214,7 +215,10 @@ struct AttentionBuilder {
           loc, b.create<memref::LoadOp>(loc, acc, d), l);
       if (validRow)
         r = b.create<arith::SelectOp>(loc, validRow, r, zero);
-      if (outElt != f32)
+      if (auto scale = op.getResultScaleAttr())
+        r = quantizeToI8(b, loc, r, scale.getValueAsDouble(),
+                         op.getResultZeroPoint().value_or(0));
+      else if (outElt != f32)
         r = b.create<arith::TruncFOp>(loc, outElt, r);
       SmallVector<Value> idx(ivs.begin(), ivs.end());
       idx.push_back(d);

@@ -2702,7 +2702,8 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
         op.getScaleAttr(), op.getKTransposedAttr(), op.getNanToZeroAttr(),
         op.getQueryPermAttr(), op.getKeyPermAttr(), op.getValuePermAttr(),
         op.getResultPermAttr(), op.getQuerySelectAttr(), op.getKeySelectAttr(),
-        op.getValueSelectAttr());
+        op.getValueSelectAttr(), op.getResultScaleAttr(),
+        op.getResultZeroPointAttr());
     return success();
   }
 };

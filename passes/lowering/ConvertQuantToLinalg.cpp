@@ -727,6 +727,16 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
 };
 } // namespace
 
+Value mlir::dlc::quantizeToI8(OpBuilder &b, Location loc, Value x,
+                              double scale, int64_t zeroPoint) {
+  Type f32Type = b.getF32Type();
+  if (x.getType() != f32Type)
+    x = b.create<arith::ExtFOp>(loc, f32Type, x);
+  Value q = b.create<arith::DivFOp>(loc, x, f32(b, loc, f32Type, scale));
+  return saturateToInt8(b, loc, q, f32(b, loc, f32Type, double(zeroPoint)),
+                        b.getI8Type());
+}
+
 void mlir::dlc::populateDlcQuantToLinalgPatterns(RewritePatternSet &patterns,
                                                  bool int8WeightsNK,
                                                  bool padConvChannels) {

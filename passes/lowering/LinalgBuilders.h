@@ -164,6 +164,12 @@ spaceToDepthConv(OpBuilder &b, Location loc, Value input, Value weight,
                  ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations,
                  int64_t groups);
 
+/// QuantizeLinear of one float value `x` to i8 with a per-tensor `scale`
+/// and `zeroPoint`: saturate(round_half_even(x / scale) + zeroPoint), as
+/// the dlc.quantize_linear lowering computes it (in f32).
+Value quantizeToI8(OpBuilder &b, Location loc, Value x, double scale,
+                   int64_t zeroPoint);
+
 /// The indexing map of a batched-matmul operand with numpy-broadcast batch
 /// dims, in the iteration space batch..., m, n, k of an `out` result: the
 /// operand's two matrix dims read `row` and `col`.

@@ -22,6 +22,7 @@
 
 #include "passes/Passes.h"
 #include "passes/lowering/KernelForm.h"
+#include "passes/lowering/LinalgBuilders.h"
 #include "passes/lowering/TensorCore.h"
 
 #include "dialects/dlc/DlcDialect.h"
@@ -91,8 +92,11 @@ FailureOr<Attention> matchAttention(func::FuncOp func) {
   for (Value buffer :
        {a.op.getQuery(), a.op.getKey(), a.op.getValue(), a.op.getInit()}) {
     auto type = cast<MemRefType>(buffer.getType());
+    // The init may be i8 (a quantized result, verified with its scale).
+    bool quantizedInit =
+        buffer == a.op.getInit() && a.op.getResultScale().has_value();
     if (!type.getLayout().isIdentity() ||
-        !isa<FloatType>(type.getElementType()) ||
+        (!quantizedInit && !isa<FloatType>(type.getElementType())) ||
         type.getElementType().getIntOrFloatBitWidth() > 32)
       return failure();
   }
@@ -635,7 +639,10 @@ int64_t FlashBuilder::build() {
               rw.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, lh,
                                        zero),
               r, zero);
-        if (outElt != f32())
+        if (auto scale = op.getResultScaleAttr())
+          r = quantizeToI8(rw, loc, r, scale.getValueAsDouble(),
+                           op.getResultZeroPoint().value_or(0));
+        else if (outElt != f32())
           r = rw.create<arith::TruncFOp>(loc, outElt, r);
         auto in = rw.create<scf::IfOp>(loc, ix.lt(row, ix.c(a.queries)), false);
         OpBuilder::InsertionGuard guard(rw);

@@ -319,9 +319,9 @@ struct ReducePrecisionPass
       op->erase();
   }
 
-  /// An f32 attention result read only by quantize_linear ops (an int8
-  /// model's attention kept in float, quantized for the output projection)
-  /// is stored in f16 and widened for them: the attention kernel writes and
+  /// An f32 attention result read only by quantize_linear ops that
+  /// dlc-fuse-attention could not fold (per-channel, uint8, several) is
+  /// stored in f16 and widened for them: the attention kernel writes and
   /// the quantizing kernel reads half the bytes. The f16 rounding (2^-11
   /// relative) is far below the int8 step. Only for f16: bf16's 8-bit
   /// mantissa is as coarse as the int8 grid.

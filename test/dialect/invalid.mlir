@@ -331,6 +331,46 @@ func.func @attention_batch(%q: tensor<1x2x8x4xf32>, %k: tensor<1x3x8x4xf32>, %v:
 
 // -----
 
+func.func @attention_scale_alone(%q: tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xi8> {
+  // expected-error @+1 {{'dlc.attention' op result_scale and result_zero_point must be given together}}
+  %0 = dlc.attention %q, %q, %q {k_transposed = false, scale = 1.0 : f32, result_scale = 0.5 : f32} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xi8>
+  return %0 : tensor<1x2x8x4xi8>
+}
+
+// -----
+
+func.func @attention_int_result(%q: tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xi8> {
+  // expected-error @+1 {{'dlc.attention' op an integer result needs result_scale and result_zero_point}}
+  %0 = dlc.attention %q, %q, %q {k_transposed = false, scale = 1.0 : f32} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xi8>
+  return %0 : tensor<1x2x8x4xi8>
+}
+
+// -----
+
+func.func @attention_quantized_float(%q: tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf16> {
+  // expected-error @+1 {{'dlc.attention' op a quantized result (result_scale) must be i8, got 'f16'}}
+  %0 = dlc.attention %q, %q, %q {k_transposed = false, scale = 1.0 : f32, result_scale = 0.5 : f32, result_zero_point = 0 : i64} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf16>
+  return %0 : tensor<1x2x8x4xf16>
+}
+
+// -----
+
+func.func @attention_result_scale(%q: tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xi8> {
+  // expected-error @+1 {{'dlc.attention' op result_scale must be finite and positive, got 0}}
+  %0 = dlc.attention %q, %q, %q {k_transposed = false, scale = 1.0 : f32, result_scale = 0.0 : f32, result_zero_point = 0 : i64} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xi8>
+  return %0 : tensor<1x2x8x4xi8>
+}
+
+// -----
+
+func.func @attention_kernel_zero_point(%q: memref<1x2x8x4xf32>, %o: memref<1x2x8x4xi8>) {
+  // expected-error @+1 {{'dlc.attention_kernel' op result_zero_point 200 is outside i8's [-128, 127]}}
+  dlc.attention_kernel %q, %q, %q outs(%o : memref<1x2x8x4xi8>) {k_transposed = false, scale = 1.0 : f32, result_scale = 0.5 : f32, result_zero_point = 200 : i64} : memref<1x2x8x4xf32>, memref<1x2x8x4xf32>, memref<1x2x8x4xf32>
+  return
+}
+
+// -----
+
 func.func @attention_mask(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %v: tensor<1x2x8x4xf32>, %m: tensor<1x1x8x4xf32>) -> tensor<1x2x8x4xf32> {
   // expected-error @+1 {{'dlc.attention' op mask must broadcast to the scores [..., 8, 8]}}
   %0 = dlc.attention %q, %k, %v, %m {k_transposed = false, scale = 1.0 : f32} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x1x8x4xf32>) -> tensor<1x2x8x4xf32>

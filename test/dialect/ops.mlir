@@ -198,7 +198,7 @@ func.func @resize_topk_conv_transpose(%x: tensor<1x2x3x3xf32>, %w: tensor<2x4x2x
 // -----
 
 // CHECK-LABEL: func @attention
-func.func @attention(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %v: tensor<1x1x8x3xf32>, %m: tensor<1x1x1x8xf32>, %bq: memref<1x2x8x4xf32>, %bk: memref<1x2x8x4xf32>, %bo: memref<1x2x8x4xf32>) -> (tensor<1x2x8x3xf32>, tensor<1x2x8x3xf32>) {
+func.func @attention(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %v: tensor<1x1x8x3xf32>, %m: tensor<1x1x1x8xf32>, %bq: memref<1x2x8x4xf32>, %bk: memref<1x2x8x4xf32>, %bo: memref<1x2x8x4xf32>, %bi: memref<1x2x8x4xi8>) -> (tensor<1x2x8x3xf32>, tensor<1x2x8x3xf32>) {
   // CHECK: dlc.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {k_transposed = true, scale = 5.000000e-01 : f32}
   %0 = dlc.attention %q, %kt, %v, %m {k_transposed = true, scale = 0.5 : f32} : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>, tensor<1x1x8x3xf32>, tensor<1x1x1x8xf32>) -> tensor<1x2x8x3xf32>
   // A half-precision result: computed in f32, rounded when stored.
@@ -210,6 +210,11 @@ func.func @attention(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %v: tens
   %kh = dlc.cast %kt : (tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf16>
   %vh = dlc.cast %v : (tensor<1x1x8x3xf32>) -> tensor<1x1x8x3xf16>
   %hh = dlc.attention %qh, %kh, %vh, %m {k_transposed = true, scale = 0.5 : f32} : (tensor<1x2x8x4xf16>, tensor<1x2x4x8xf16>, tensor<1x1x8x3xf16>, tensor<1x1x1x8xf32>) -> tensor<1x2x8x3xf16>
+  // An i8 result quantized when stored.
+  // CHECK: dlc.attention {{.*}}result_scale = 2.500000e-01 : f32, result_zero_point = -5 : i64{{.*}} -> tensor<1x2x8x3xi8>
+  %qi = dlc.attention %q, %kt, %v, %m {k_transposed = true, scale = 0.5 : f32, result_scale = 0.25 : f32, result_zero_point = -5 : i64} : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>, tensor<1x1x8x3xf32>, tensor<1x1x1x8xf32>) -> tensor<1x2x8x3xi8>
+  // CHECK: dlc.attention_kernel {{.*}} outs(%{{.*}} : memref<1x2x8x4xi8>) {k_transposed = false, result_scale = 1.250000e-01 : f32, result_zero_point = 0 : i64
+  dlc.attention_kernel %bq, %bk, %bk outs(%bi : memref<1x2x8x4xi8>) {k_transposed = false, scale = 0.5 : f32, result_scale = 0.125 : f32, result_zero_point = 0 : i64} : memref<1x2x8x4xf32>, memref<1x2x8x4xf32>, memref<1x2x8x4xf32>
   // CHECK: dlc.attention_kernel %{{.*}} mask(%{{.*}} : tensor<1x1x1x8xf32>) outs(%{{.*}} : tensor<1x2x8x3xf32>)
   %e = tensor.empty() : tensor<1x2x8x3xf32>
   %1 = dlc.attention_kernel %q, %kt, %v mask(%m : tensor<1x1x1x8xf32>) outs(%e : tensor<1x2x8x3xf32>) {k_transposed = true, scale = 0.5 : f32} : tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>, tensor<1x1x8x3xf32> -> tensor<1x2x8x3xf32>

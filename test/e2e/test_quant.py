@@ -247,6 +247,41 @@ def qdq_chain(xdtype=U8, fp32_tap=False):
                 atol=0.12 + 1e-6, rtol=0)
 
 
+def qdq_attention():
+    """Float attention whose result feeds an int8 MatMul (an int8 model's
+    attention kept in float, as BERT's is in the CUDA form): softmax(Q K^T /
+    4) V over [1, 2, 8, 16] -> Transpose to [1, 8, 2, 16] -> Reshape [1, 8,
+    32] -> Q/DQ (i8) -> MatMul with an int8 weight -> Q/DQ. dlc-fuse-attention
+    folds the first QuantizeLinear into the attention, which then stores i8
+    in the transposed layout."""
+    r = rng(9)
+    feeds = {n: r.standard_normal((1, 2, 8, 16)).astype(F32) for n in ("q", "k", "v")}
+    inits = {"shape": np.array([1, 8, 32], np.int64), "c": np.array(4.0, F32),
+             "as": np.array(0.015, F32), "az": np.array(-3, I8),
+             "w": r.integers(-127, 128, size=(32, 6)).astype(I8),
+             "ws": r.uniform(0.002, 0.01, size=6).astype(F32), "wz": np.zeros(6, I8),
+             "ys": np.array(0.01, F32), "yz": np.array(2, I8)}
+    nodes = [
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+        helper.make_node("MatMul", ["q", "kt"], ["s"]),
+        helper.make_node("Div", ["s", "c"], ["sd"]),
+        helper.make_node("Softmax", ["sd"], ["p"], axis=-1),
+        helper.make_node("MatMul", ["p", "v"], ["o"]),
+        helper.make_node("Transpose", ["o"], ["ot"], perm=[0, 2, 1, 3]),
+        helper.make_node("Reshape", ["ot", "shape"], ["a"]),
+        helper.make_node("QuantizeLinear", ["a", "as", "az"], ["a_q"]),
+        helper.make_node("DequantizeLinear", ["a_q", "as", "az"], ["ad"]),
+        helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=1),
+        helper.make_node("MatMul", ["ad", "wd"], ["m"]),
+        helper.make_node("QuantizeLinear", ["m", "ys", "yz"], ["y_q"]),
+        helper.make_node("DequantizeLinear", ["y_q", "ys", "yz"], ["y"]),
+    ]
+    # A softmax in another summation order may move an attention output
+    # across a rounding boundary: one step of either grid.
+    return Case(harness.make_model(nodes, feeds, ["a_q", "y"], inits), feeds, int_tol=1,
+                atol=0.01 + 1e-6, rtol=0)
+
+
 def build_table():
     cases = {
         "qdq-u8-per-tensor-opset10": q_dq(10, U8, 128),
@@ -275,6 +310,7 @@ def build_table():
         "qdq-chain-u8": qdq_chain(U8),
         "qdq-chain-i8": qdq_chain(I8),
         "qdq-chain-fp32-tap": qdq_chain(U8, fp32_tap=True),
+        "qdq-attention-i8": qdq_attention(),
     }
     return cases
 

@@ -341,3 +341,61 @@ func.func @layouts_kept(%q: tensor<1x8x2x4xf32>, %k: tensor<1x2x8x4xf32>, %v: te
   %ot = dlc.transpose %o {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x8x4xf32>) -> tensor<1x8x2x4xf32>
   return %qt, %o, %ot : tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x8x2x4xf32>
 }
+
+// -----
+
+// An int8 model's attention kept in float: the per-tensor QuantizeLinear of
+// its result is folded (the attention stores i8), and then the head
+// transpose after it is absorbed as result_perm.
+// CHECK-LABEL: func @quantized_result
+// CHECK-NEXT: %[[O:.*]] = dlc.attention %{{.*}}, %{{.*}}, %{{.*}} {k_transposed = true, result_perm = array<i64: 0, 2, 1, 3>, result_scale = 5.000000e-02 : f32, result_zero_point = -3 : i64, scale = 5.000000e-01 : f32}
+// CHECK-SAME: -> tensor<1x8x2x4xi8>
+// CHECK-NEXT: %[[R:.*]] = dlc.reshape %[[O]] : (tensor<1x8x2x4xi8>) -> tensor<1x8x8xi8>
+// CHECK-NEXT: return %[[R]]
+func.func @quantized_result(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %v: tensor<1x2x8x4xf32>) -> tensor<1x8x8xi8> {
+  %c = arith.constant dense<2.0> : tensor<f32>
+  %ys = arith.constant dense<0.05> : tensor<f32>
+  %yz = arith.constant dense<-3> : tensor<i8>
+  %s = dlc.matmul %q, %kt : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %d = dlc.div %s, %c : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %p = dlc.softmax %d {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = dlc.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  %qo = dlc.quantize_linear %o, %ys, %yz {axis = 1 : i64} : (tensor<1x2x8x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x8x4xi8>
+  %t = dlc.transpose %qo {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x8x4xi8>) -> tensor<1x8x2x4xi8>
+  %r = dlc.reshape %t : (tensor<1x8x2x4xi8>) -> tensor<1x8x8xi8>
+  return %r : tensor<1x8x8xi8>
+}
+
+// -----
+
+// Not folded: per-channel scales (the epilogue quantizes per tensor), uint8
+// (the quantized result is i8 only), and a result read by something else
+// too.
+// CHECK-LABEL: func @quantized_result_kept
+// CHECK: %[[O1:.*]] = dlc.attention {{.*}} -> tensor<1x2x8x4xf32>
+// CHECK-NEXT: dlc.quantize_linear %[[O1]]
+// CHECK: %[[O2:.*]] = dlc.attention {{.*}} -> tensor<1x2x8x4xf32>
+// CHECK-NEXT: dlc.quantize_linear %[[O2]]
+// CHECK: %[[O3:.*]] = dlc.attention {{.*}} -> tensor<1x2x8x4xf32>
+// CHECK-NEXT: dlc.quantize_linear %[[O3]]
+// CHECK-NOT: result_scale
+func.func @quantized_result_kept(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %v: tensor<1x2x8x4xf32>) -> (tensor<1x2x8x4xi8>, tensor<1x2x8x4xui8>, tensor<1x2x8x4xi8>, tensor<1x2x8x4xf32>) {
+  %ys = arith.constant dense<0.05> : tensor<f32>
+  %yc = arith.constant dense<[0.05, 0.1]> : tensor<2xf32>
+  %yz = arith.constant dense<0> : tensor<i8>
+  %yzc = arith.constant dense<0> : tensor<2xi8>
+  %yu = arith.constant dense<128> : tensor<ui8>
+  %s1 = dlc.matmul %q, %kt : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %p1 = dlc.softmax %s1 {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o1 = dlc.matmul %p1, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  %q1 = dlc.quantize_linear %o1, %yc, %yzc {axis = 1 : i64} : (tensor<1x2x8x4xf32>, tensor<2xf32>, tensor<2xi8>) -> tensor<1x2x8x4xi8>
+  %s2 = dlc.matmul %q, %kt : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %p2 = dlc.softmax %s2 {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o2 = dlc.matmul %p2, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  %q2 = dlc.quantize_linear %o2, %ys, %yu {axis = 1 : i64} : (tensor<1x2x8x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x8x4xui8>
+  %s3 = dlc.matmul %q, %kt : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %p3 = dlc.softmax %s3 {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o3 = dlc.matmul %p3, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  %q3 = dlc.quantize_linear %o3, %ys, %yz {axis = 1 : i64} : (tensor<1x2x8x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x8x4xi8>
+  return %q1, %q2, %q3, %o3 : tensor<1x2x8x4xi8>, tensor<1x2x8x4xui8>, tensor<1x2x8x4xi8>, tensor<1x2x8x4xf32>
+}

@@ -95,3 +95,31 @@ func.func private @fused(%x: memref<1x64x32xf32>, %q: memref<1x64x32xf32>, %k: m
       : memref<1x64x32xf32>, memref<1x64x32xf32>, memref<1x64x32xf32>
   return
 }
+
+// -----
+
+// An i8 result (an int8 model's attention kept in float): each output is
+// divided by result_scale, clamped to [-128, 127] - zero point, rounded
+// half to even (the 1.5 * 2^23 add and subtract), shifted by the zero
+// point and stored as i8 in the [B, S, H, D] layout of result_perm.
+// CHECK-LABEL: func.func private @quantized_result
+// CHECK-COUNT-32: nvgpu.mma.sync
+// CHECK: %[[Q:.*]] = arith.divf %{{[0-9]+}}, %cst{{.*}} : f32
+// CHECK-NEXT: %[[ZP:.*]] = arith.constant -3.000000e+00 : f32
+// CHECK-NEXT: arith.constant -1.280000e+02 : f32
+// CHECK: arith.maximumf %[[Q]]
+// CHECK: arith.minimumf
+// CHECK: arith.constant 0x4B400000 : f32
+// CHECK: %[[R:.*]] = arith.addf %{{.*}}, %[[ZP]] : f32
+// CHECK: %[[I:.*]] = arith.fptosi %[[R]] : f32 to i32
+// CHECK: %[[B:.*]] = arith.trunci %[[I]] : i32 to i8
+// CHECK: memref.store %[[B]], %arg3[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<1x128x12x64xi8>
+func.func private @quantized_result(%q: memref<1x12x128x64xf16>, %kt: memref<1x12x64x128xf16>,
+    %v: memref<1x12x128x64xf16>, %o: memref<1x128x12x64xi8>)
+    attributes {dlc.kernel} {
+  dlc.attention_kernel %q, %kt, %v outs(%o : memref<1x128x12x64xi8>)
+      {k_transposed = true, scale = 1.250000e-01 : f32, result_perm = array<i64: 0, 2, 1, 3>,
+       result_scale = 1.250000e-01 : f32, result_zero_point = -3 : i64}
+      : memref<1x12x128x64xf16>, memref<1x12x64x128xf16>, memref<1x12x128x64xf16>
+  return
+}
