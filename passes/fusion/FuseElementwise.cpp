@@ -267,8 +267,35 @@ struct FuseElementwisePass
 };
 } // namespace
 
+/// Whether the elementwise generic owning `operand` should take in the
+/// reshape producing it (upstream's fold by expansion, which then runs the
+/// generic on the reshape's source): only a collapse of unit dims (a
+/// squeeze) of a reduction's result, so that the reduction's epilogue reads
+/// the result itself and dlc-fuse-kernels merges it into the reduction's
+/// kernel. A global pool's flatten before the classifier (ResNet's and
+/// MobileNet's [N, 1, 1, C] -> [N, C]) so keeps its f16 rounding with the
+/// pool instead of a kernel of its own.
+static bool foldsSqueezeOfReduction(OpOperand *operand) {
+  auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
+  auto collapse = operand->get().getDefiningOp<tensor::CollapseShapeOp>();
+  if (!consumer || !collapse ||
+      consumer.getNumParallelLoops() != consumer.getNumLoops())
+    return false;
+  auto producer = collapse.getSrc().getDefiningOp<linalg::LinalgOp>();
+  if (!producer || producer.getNumReductionLoops() == 0)
+    return false;
+  ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
+  for (const ReassociationIndices &group :
+       collapse.getReassociationIndices())
+    if (llvm::count_if(group, [&](int64_t d) { return shape[d] != 1; }) > 1)
+      return false;
+  return true;
+}
+
 void mlir::dlc::populateDlcElementwiseFusionPatterns(
     RewritePatternSet &patterns) {
   patterns.add<FuseElementwiseOps, InlineProducerAtExtract>(
       patterns.getContext());
+  linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
+                                                    foldsSqueezeOfReduction);
 }

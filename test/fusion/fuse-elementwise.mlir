@@ -326,3 +326,65 @@ func.func @marked_padded_copy(%x: tensor<1x8x4x4xf32>) -> tensor<1x6x6x8xf16> {
   } -> tensor<1x6x6x8xf16>
   return %p : tensor<1x6x6x8xf16>
 }
+
+// -----
+
+// A global pool's flatten and f16 rounding (ResNet's and MobileNet's
+// classifier input): the squeeze of the reduction's result moves after the
+// rounding, which then reads the reduction's result itself (and joins its
+// kernel in dlc-fuse-kernels) instead of a collapsed copy of it.
+// CHECK-LABEL: func @pool_flatten_round
+// CHECK: %[[P:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "reduction"]{{.*}} outs(%{{.*}} : tensor<2x3x1x1xf32>)
+// CHECK: %[[H:.*]] = linalg.generic {{.*}} ins(%[[P]] : tensor<2x3x1x1xf32>) outs(%{{.*}} : tensor<2x3x1x1xf16>)
+// CHECK: arith.truncf
+// CHECK: tensor.collapse_shape %[[H]] {{\[}}[0], [1, 2, 3]] : tensor<2x3x1x1xf16> into tensor<2x3xf16>
+#pool_in = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#pool_out = affine_map<(n, c, h, w) -> (n, c, 0, 0)>
+#id2 = affine_map<(i, j) -> (i, j)>
+func.func @pool_flatten_round(%x: tensor<2x3x4x4xf32>) -> tensor<2x3xf16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3x1x1xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3x1x1xf32>) -> tensor<2x3x1x1xf32>
+  %sum = linalg.generic {indexing_maps = [#pool_in, #pool_out], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x : tensor<2x3x4x4xf32>) outs(%init : tensor<2x3x1x1xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<2x3x1x1xf32>
+  %flat = tensor.collapse_shape %sum [[0], [1, 2, 3]] : tensor<2x3x1x1xf32> into tensor<2x3xf32>
+  %eh = tensor.empty() : tensor<2x3xf16>
+  %h = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%flat : tensor<2x3xf32>) outs(%eh : tensor<2x3xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %t = arith.truncf %in : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<2x3xf16>
+  return %h : tensor<2x3xf16>
+}
+
+// -----
+
+// Not a squeeze (two non-unit dims merged): the reshape stays before the
+// rounding.
+// CHECK-LABEL: func @pool_merge_round
+// CHECK: tensor.collapse_shape %{{.*}} : tensor<2x3x1x1xf32> into tensor<6xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<6xf32>) outs(%{{.*}} : tensor<6xf16>)
+#pool_in2 = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#pool_out2 = affine_map<(n, c, h, w) -> (n, c, 0, 0)>
+#id1 = affine_map<(i) -> (i)>
+func.func @pool_merge_round(%x: tensor<2x3x4x4xf32>) -> tensor<6xf16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3x1x1xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3x1x1xf32>) -> tensor<2x3x1x1xf32>
+  %sum = linalg.generic {indexing_maps = [#pool_in2, #pool_out2], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x : tensor<2x3x4x4xf32>) outs(%init : tensor<2x3x1x1xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<2x3x1x1xf32>
+  %flat = tensor.collapse_shape %sum [[0, 1, 2, 3]] : tensor<2x3x1x1xf32> into tensor<6xf32>
+  %eh = tensor.empty() : tensor<6xf16>
+  %h = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%flat : tensor<6xf32>) outs(%eh : tensor<6xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %t = arith.truncf %in : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<6xf16>
+  return %h : tensor<6xf16>
+}
