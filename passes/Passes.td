@@ -656,6 +656,30 @@ def MapKernelsToGpuPass : Pass<"dlc-map-kernels-to-gpu", "ModuleOp"> {
   ];
 }
 
+def ReconcileIndexCastsPass : Pass<"dlc-reconcile-index-casts"> {
+  let summary = "Index width casts between the nvgpu and gpu lowerings as sext/trunc";
+  let description = [{
+    With 32-bit kernel index arithmetic (`convert-gpu-to-nvvm` with
+    `index-bitwidth=32`: half the instructions for the address arithmetic
+    of an im2col load), the nvgpu lowering, which has no such option, still
+    takes `index` as i64. The unrealized casts the two conversions leave
+    between them (i32 -> index -> i64 into an nvgpu op's lowering, and back)
+    would stop `reconcile-unrealized-casts`; they become `llvm.sext` (index
+    is signed) and `llvm.trunc`.
+
+    Before:
+    ```mlir
+    %a = builtin.unrealized_conversion_cast %x : i32 to index
+    %b = builtin.unrealized_conversion_cast %a : index to i64
+    ```
+    After:
+    ```mlir
+    %b = llvm.sext %x : i32 to i64
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def SerializeKernelsPass : Pass<"dlc-serialize-kernels", "ModuleOp"> {
   let summary = "Serialize the kernels' gpu.modules to PTX in parallel, linked into one gpu.binary";
   let description = [{

@@ -7,8 +7,9 @@
 #   tools/gpu_bench.sh first     # the one call to make when device time is
 #                                # short (15 min a task): the b1 rows (both
 #                                # torch.compile modes) with the unmeasured
-#                                # options built next to the defaults
-#                                # (--variant: overlap, persistent), ~6 min
+#                                # option built next to the defaults
+#                                # (--variant i32: --kernel-index-bits=32;
+#                                # b32 has it too), ~6 min
 #   tools/gpu_bench.sh session [SECONDS]
 #                                # int8, b32, first, gpt2, micro and
 #                                # micro-persistent while
@@ -102,13 +103,12 @@ bench() {
 part() {
   case $1 in
   first) bench first --models mobilenet_v2,resnet50,bert --batches 1 "${both[@]}" \
-           "${models_only[@]}" --min-time 1 --variant overlap=--overlap-launches \
-           --variant persistent=--persistent-gemm ;;
+           "${models_only[@]}" --min-time 1 --variant i32=--kernel-index-bits=32 ;;
   b1) bench b1 --models mobilenet_v2,resnet50,bert --batches 1 "${both[@]}" "${models_only[@]}" \
         --min-time 1 ;;
   gpt2) bench gpt2 --models gpt2 "${both[@]}" "${models_only[@]}" --min-time 1 ;;
   b32) bench b32 --models resnet50,mobilenet_v2 --batches 32 "${both[@]}" "${models_only[@]}" \
-         --min-time 1 ;;
+         --min-time 1 --variant i32=--kernel-index-bits=32 ;;
   micro) bench micro --models none ;;
   micro-persistent) bench micro-persistent --models none --elementwise-size 0 \
                       --dlc-flag=--persistent-gemm ;;

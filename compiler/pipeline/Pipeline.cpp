@@ -201,9 +201,12 @@ void dlc::buildCudaKernelPipeline(OpPassManager &pm,
   kernel.addPass(createCanonicalizerPass());
   kernel.addPass(createConvertNVGPUToNVVMPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
-  nvvm.indexBitwidth = 64;
+  nvvm.indexBitwidth = options.kernelIndexBits;
   nvvm.useBarePtrCallConv = true;
   kernel.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  // The nvgpu lowering took index as i64 regardless.
+  if (options.kernelIndexBits != 64)
+    kernel.addPass(dlc::createReconcileIndexCastsPass());
   // NVVM ops without an intrinsic form become inline PTX: cp.async with a
   // src-size (the zero-filling copies of partial tiles) would otherwise be
   // translated as a full 16-byte copy.

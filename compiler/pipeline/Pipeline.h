@@ -98,6 +98,10 @@ struct CompileOptions {
   /// stream serialization so that it is scheduled while its predecessor
   /// finishes (off until measured on a GPU; docs/performance.md).
   bool overlapLaunches = false;
+  /// CUDA: the width of the kernels' index arithmetic, 64 or 32 (half the
+  /// instructions for addresses; emitPtx keeps 64 for a model with a
+  /// buffer of 2^30 elements or more). 64 until measured on a GPU.
+  unsigned kernelIndexBits = 64;
   /// --conv-layout=nchw|nhwc: channels-last 2-D convolutions (implicit GEMMs
   /// with the channels contiguous), or ONNX's NCHW.
   ConvLayout convLayout = ConvLayout::Auto;

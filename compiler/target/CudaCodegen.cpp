@@ -82,10 +82,46 @@ static LogicalResult waitForGridDependencies(ModuleOp model,
   return success();
 }
 
+/// Whether every buffer the kernels of `device` touch has fewer than 2^30
+/// elements, so that 32-bit index arithmetic cannot wrap (the margin covers
+/// offsets past a buffer's end that the loads clamp or predicate off).
+static bool indicesFit32Bits(ModuleOp device) {
+  constexpr int64_t kLimit = int64_t(1) << 30;
+  auto fits = [&](Type t) {
+    auto m = dyn_cast<MemRefType>(t);
+    // Shared and local memory (the dynamic shared buffer's views) are
+    // bounded by the SM's 227 KiB.
+    if (!m || isa_and_nonnull<gpu::AddressSpaceAttr>(m.getMemorySpace()))
+      return true;
+    return m.hasStaticShape() && m.getNumElements() < kLimit;
+  };
+  WalkResult walk = device.walk([&](Operation *op) {
+    for (Type t : op->getOperandTypes())
+      if (!fits(t))
+        return WalkResult::interrupt();
+    for (Type t : op->getResultTypes())
+      if (!fits(t))
+        return WalkResult::interrupt();
+    for (Region &r : op->getRegions())
+      for (Block &b : r)
+        for (BlockArgument a : b.getArguments())
+          if (!fits(a.getType()))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !walk.wasInterrupted();
+}
+
 FailureOr<std::string> dlc::emitPtx(ModuleOp model,
-                                    const CompileOptions &options) {
+                                    const CompileOptions &compileOptions) {
   OwningOpRef<ModuleOp> device = cloneKernelModule(model);
+  CompileOptions options = compileOptions;
+  if (options.kernelIndexBits == 32 && !indicesFit32Bits(*device))
+    options.kernelIndexBits = 64;
   PassManager pm(model.getContext());
+  // --mlir-print-ir-* and friends reach the kernel pipeline too.
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
   buildCudaKernelPipeline(pm, options);
   if (failed(pm.run(*device)))
     return failure();

@@ -162,6 +162,12 @@ cl::opt<bool> overlapLaunches(
              "while its predecessor's last wave runs (default off until "
              "measured)"),
     cl::init(false), cl::cat(category));
+cl::opt<unsigned> kernelIndexBits(
+    "kernel-index-bits",
+    cl::desc("CUDA: width of the kernels' index and address arithmetic, 64 "
+             "(default until measured) or 32 (a model with a buffer of 2^30 "
+             "elements or more keeps 64)"),
+    cl::init(64), cl::cat(category));
 cl::opt<int64_t> smCount(
     "sm-count",
     cl::desc("CUDA: the SMs the GEMM and attention tile cost models plan for "
@@ -540,6 +546,12 @@ int run(MLIRContext &context) {
     return 1;
   }
   options.smCount = smCount;
+  if (kernelIndexBits != 32 && kernelIndexBits != 64) {
+    llvm::errs() << "dlc: error: --kernel-index-bits must be 32 or 64, got "
+                 << kernelIndexBits << "\n";
+    return 1;
+  }
+  options.kernelIndexBits = kernelIndexBits;
   options.gemmTile = gemmTile;
   options.hostCpu = hostCpu;
   options.fuseElementwise = fuseElementwise;
