@@ -11,8 +11,9 @@
 #                                # (--variant i32: --kernel-index-bits=32;
 #                                # b32 has it too), ~6 min
 #   tools/gpu_bench.sh session [SECONDS]
-#                                # int8, b32, first, gpt2, micro and
-#                                # micro-persistent while
+#                                # int8, b32, first, profile-b32 (ncu of
+#                                # every resnet50 b32 kernel, into the
+#                                # log), micro-persistent, gpt2, micro while
 #                                # SECONDS (default 540) last: each part under
 #                                # `timeout` of the time left, one log
 #                                # (session.log) so that the JSONs and it stay
@@ -49,10 +50,10 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 case ${1:-} in
-session | first | b1 | gpt2 | b32 | micro | micro-persistent | int8 | ablations | persistent | nofold | overlap) ;;
+session | first | b1 | gpt2 | b32 | micro | micro-persistent | profile-b32 | int8 | ablations | persistent | nofold | overlap) ;;
 profile) [ $# -ge 3 ] || { echo "usage: $0 profile MODEL.onnx KERNEL_REGEX [dlc flags...]" >&2; exit 2; } ;;
 profile-all) [ $# -ge 2 ] || { echo "usage: $0 profile-all MODEL.onnx [dlc flags...]" >&2; exit 2; } ;;
-*) echo "usage: $0 session [SECONDS]|first|b1|gpt2|b32|micro|micro-persistent|int8|ablations|persistent|nofold|overlap|profile|profile-all ..." >&2; exit 2 ;;
+*) echo "usage: $0 session [SECONDS]|first|b1|gpt2|b32|micro|micro-persistent|profile-b32|int8|ablations|persistent|nofold|overlap|profile|profile-all ..." >&2; exit 2 ;;
 esac
 out=${OUT:-$root/gpu-bench-out}
 mkdir -p "$out"
@@ -99,6 +100,36 @@ bench() {
     2>&1 | grep -vE "^W[0-9]{4} " | tee -a "$log"
 }
 
+# ncu of every kernel of one run of MODEL (profile-all): the CSV and
+# ncu-summary.txt in $out; in the session the CSV stays in $work and the
+# summary goes to the session's log (a device call returns 8 files).
+profile_all() {
+  local model so=$work/profile.so csv=$out/ncu.csv log=$out/ncu-summary.txt run=()
+  model=$(onnx_of "$1") || return 1
+  shift
+  if [ -n "$session_log" ]; then
+    csv=$work/ncu.csv
+    log=$session_log
+    local left=$((deadline - SECONDS))
+    if [ "$left" -lt 60 ]; then
+      echo "=== profile-all $model: skipped, ${left}s left" | tee -a "$log"
+      return 0
+    fi
+    run=(timeout --signal=INT --kill-after=10 "$left")
+  else
+    : >"$log"
+  fi
+  echo "=== profile-all $model $* ($((SECONDS))s)" | tee -a "$log"
+  "$bin/dlc" "$model" --arch=sm_90a --precision=fp16 "$@" -o "$so" || return 1
+  "${run[@]}" ncu --clock-control none --csv --page raw --log-file "$csv" --metrics \
+gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,\
+gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,\
+dram__throughput.avg.pct_of_peak_sustained_elapsed,\
+sm__warps_active.avg.pct_of_peak_sustained_active \
+    "$bin/dlc-bench" "$so" --resident --iters 1 --warmup 0 || return 1
+  python3 tools/ncu_summary.py "$csv" | tee -a "$log"
+}
+
 # The single-run parts, by name (the session runs several of them).
 part() {
   case $1 in
@@ -112,6 +143,7 @@ part() {
   micro) bench micro --models none ;;
   micro-persistent) bench micro-persistent --models none --elementwise-size 0 \
                       --dlc-flag=--persistent-gemm ;;
+  profile-b32) profile_all resnet50:32 ;;
   int8) bench int8 --models resnet50,bert --batches 32 --text-batch 8 --skip-compile-modes \
           --int8 "${models_only[@]}" ;;
   esac
@@ -124,13 +156,15 @@ session)
   : >"$session_log"
   # 2026-11-26's run took first 185 s, int8 128 s, gpt2 69 s, micro 94 s,
   # and b32 did not finish; int8 and resnet50 b32 (0.98x) changed since.
-  # Last, if time is left: the GEMMs persistent (4096^3 at 76% of cuBLAS,
-  # its epilogue not overlapped by the next tile's loads).
-  for p in int8 b32 first gpt2 micro micro-persistent; do
+  # Then every resnet50 b32 kernel under ncu (the row at 0.98x: which
+  # kernels are far from their roofline), and last, as time allows, the
+  # GEMMs persistent (4096^3 at 76% of cuBLAS, its epilogue not overlapped
+  # by the next tile's loads) and the rows unchanged since that run.
+  for p in int8 b32 first profile-b32 micro-persistent gpt2 micro; do
     part "$p"
   done
   echo "=== session done ($((SECONDS))s)" | tee -a "$session_log" ;;
-first | b1 | gpt2 | b32 | micro | micro-persistent | int8) part "$1" ;;
+first | b1 | gpt2 | b32 | micro | micro-persistent | profile-b32 | int8) part "$1" ;;
 ablations)
   bench micro-nows --models none --elementwise-size 0 --dlc-flag=--warp-specialize=false
   bench micro-notma --models none --elementwise-size 0 --dlc-flag=--tma=false ;;
@@ -153,20 +187,11 @@ profile)
   so=$work/profile.so
   "$bin/dlc" "$model" --arch=sm_90a --precision=fp16 "$@" -o "$so" || exit 1
   "$bin/dlc-bench" "$so" --resident --min-time 1 --steps 10 | tee "$out/profile-steps.log"
-  ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+  ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
     --section LaunchStats --section WarpStateStats --kernel-name "regex:$regex" \
     --launch-count 1 "$bin/dlc-bench" "$so" --resident --iters 1 --warmup 0 \
     | tee "$out/profile-ncu.log" ;;
 profile-all)
-  model=$(onnx_of "$2") || exit 1
-  shift 2
-  so=$work/profile.so
-  "$bin/dlc" "$model" --arch=sm_90a --precision=fp16 "$@" -o "$so" || exit 1
-  ncu --csv --page raw --log-file "$out/ncu.csv" --metrics \
-gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,\
-gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,\
-dram__throughput.avg.pct_of_peak_sustained_elapsed,\
-sm__warps_active.avg.pct_of_peak_sustained_active \
-    "$bin/dlc-bench" "$so" --resident --iters 1 --warmup 0 || exit 1
-  python3 tools/ncu_summary.py "$out/ncu.csv" | tee "$out/ncu-summary.txt" ;;
+  shift
+  profile_all "$@" || exit 1 ;;
 esac

@@ -15,6 +15,9 @@
 #                                            # bert_base bf16, mobilenet_v2 fp16
 #   tools/gpu_checks.sh overlap              # resnet50, mobilenet_v2, bert_base
 #                                            # fp16 with --overlap-launches
+#   tools/gpu_checks.sh i32                  # ops and resnet50, mobilenet_v2,
+#                                            # bert_base fp16 with
+#                                            # --kernel-index-bits=32
 #   tools/gpu_checks.sh ptq                  # resnet50, bert_base post-training
 #                                            # int8 for the GPU vs fp32 (SQNR)
 # Each suite prints its per-case lines; the script exits non-zero if any
@@ -85,6 +88,17 @@ for s in "$@"; do
         --device cuda --gpu-arch sm_90a --precision fp16 --rtol 0 --atol-rel "${m##*:}" \
         --dlc-flag=--overlap-launches "${m%%:*}"
     done ;;
+  i32)
+    # --kernel-index-bits=32 (every kernel's index arithmetic in 32 bits):
+    # the op suite and the zoo at the default tolerances; an offset that
+    # wrapped or lost its sign shows as wrong results or a fault.
+    suite ops-i32 env DLC_FLAGS="--kernel-index-bits=32 ${DLC_FLAGS:-}" \
+      python3 test/e2e/test_ops.py --bin-dir "$bin" --target cuda -j "$jobs"
+    for m in resnet50:3e-3 mobilenet_v2:2e-2 bert_base:5e-3; do
+      suite "${m%%:*}-fp16-i32" python3 test/e2e/test_models.py "${models[@]}" \
+        --device cuda --gpu-arch sm_90a --precision fp16 --rtol 0 --atol-rel "${m##*:}" \
+        --dlc-flag=--kernel-index-bits=32 "${m%%:*}"
+    done ;;
   ptq)
     # Post-training int8 built for the GPU (int8 residual adds, fp16
     # fallback layers), the held-out input run there: >= 25 dB against fp32
@@ -93,7 +107,7 @@ for s in "$@"; do
       suite "ptq-$m" python3 test/e2e/test_ptq.py --bin-dir "$bin" --models-dir dist/shared/models \
         --tools-dir dist/shared/tools --cache-dir "$work/models" --device cuda --min-sqnr 25 "$m"
     done ;;
-  *) echo "unknown suite '$s' (ops checks quant models precision overlap ptq)" >&2; exit 2 ;;
+  *) echo "unknown suite '$s' (ops checks quant models precision overlap i32 ptq)" >&2; exit 2 ;;
   esac
 done
 
