@@ -212,6 +212,9 @@ void dlc::buildCudaKernelPipeline(OpPassManager &pm,
   // translated as a full 16-byte copy.
   kernel.addPass(createConvertNVVMToLLVMPass());
   kernel.addPass(createReconcileUnrealizedCastsPass());
+  // Before LLVM rewrites the addresses past what its alignment inference
+  // can follow.
+  kernel.addPass(dlc::createInferAlignmentPass());
 
   GpuNVVMAttachTargetOptions target;
   target.chip = options.arch;
