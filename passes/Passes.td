@@ -592,6 +592,14 @@ def InterchangeElementLoopsPass : Pass<"dlc-interchange-element-loops", "ModuleO
     read before (they now run after every element's reduction); values the
     ops before the nest compute from the element index are recomputed.
 
+    An element loop with no loop inside (an elementwise work item: some
+    store's innermost index is the element) is unrolled as it is, so that
+    its stores of consecutive elements are adjacent for the store
+    vectorizer where LLVM would keep a long body a loop: resnet50's
+    space-to-depth stem copy (a gather from the NCHW f32 input with bounds
+    checks) stored its 8 halves one `st.global.b16` per iteration, and
+    stores them as one `st.global.v4.b32`.
+
     Before:
     ```mlir
     scf.for %e = %c0 to %c8 step %c1 {
@@ -697,9 +705,10 @@ def InferAlignmentPass : Pass<"dlc-infer-alignment"> {
     descriptor's pointer (through its `llvm.insertvalue`s), or a GEP's: its
     base's, reduced by the element size times the index's known trailing
     zero bits (constants, and multiplications, shifts, adds, ors, ands,
-    selects and extensions of them). An access gets that alignment, at
-    most its own size (rounded up to a power of two) and 16, where that is
-    more than it had.
+    selects and extensions of them). An access gets that alignment (at
+    most 16) where that is more than it had, also past its own size: the
+    load/store vectorizer joins adjacent scalar accesses into a vector one
+    only when the first is aligned to the vector.
 
     Before:
     ```mlir

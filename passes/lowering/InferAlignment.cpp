@@ -39,19 +39,30 @@ constexpr uint64_t kMaxAlign = 16;
 constexpr unsigned kMaxDepth = 24;
 
 struct AlignmentAnalysis {
+  explicit AlignmentAnalysis(const DataLayout &layout) : layout(layout) {}
+
   const DataLayout &layout;
   DenseMap<Value, unsigned> zeros;
   DenseMap<Value, uint64_t> aligns;
+  SymbolTableCollection tables;
+
+  /// `compute()` for `v`, remembered in `memo`; `unknown` past kMaxDepth
+  /// (the safe answer: no trailing zeros, byte alignment).
+  template <typename T, typename Fn>
+  static T memoized(DenseMap<Value, T> &memo, Value v, unsigned depth,
+                    T unknown, Fn compute) {
+    if (depth > kMaxDepth)
+      return unknown;
+    if (auto it = memo.find(v); it != memo.end())
+      return it->second;
+    T result = compute();
+    memo[v] = result;
+    return result;
+  }
 
   /// Known trailing zero bits of the integer `v` (at most 32).
   unsigned trailingZeros(Value v, unsigned depth = 0) {
-    if (depth > kMaxDepth)
-      return 0;
-    if (auto it = zeros.find(v); it != zeros.end())
-      return it->second;
-    unsigned z = compute(v, depth);
-    zeros[v] = z;
-    return z;
+    return memoized(zeros, v, depth, 0u, [&] { return compute(v, depth); });
   }
 
   unsigned compute(Value v, unsigned depth) {
@@ -93,13 +104,8 @@ struct AlignmentAnalysis {
 
   /// Known alignment in bytes of the pointer `p`.
   uint64_t alignment(Value p, unsigned depth = 0) {
-    if (depth > kMaxDepth)
-      return 1;
-    if (auto it = aligns.find(p); it != aligns.end())
-      return it->second;
-    uint64_t a = computeAlignment(p, depth);
-    aligns[p] = a;
-    return a;
+    return memoized<uint64_t>(aligns, p, depth, 1,
+                              [&] { return computeAlignment(p, depth); });
   }
 
   uint64_t computeAlignment(Value p, unsigned depth) {
@@ -156,7 +162,7 @@ struct AlignmentAnalysis {
       return 1;
     }
     if (auto addr = dyn_cast<LLVM::AddressOfOp>(op)) {
-      if (auto global = addr.getGlobal(symbolTable(op)))
+      if (auto global = addr.getGlobal(tables))
         return std::max<uint64_t>(1, global.getAlignment().value_or(1));
       return 1;
     }
@@ -170,20 +176,15 @@ struct AlignmentAnalysis {
       return std::nullopt;
     return layout.getTypeSize(t);
   }
-
-  SymbolTableCollection tables;
-  SymbolTableCollection &symbolTable(Operation *) { return tables; }
 };
 
-/// Raises `op`'s alignment to what its address is known to have, capped at
-/// the accessed size rounded up to a power of two and at kMaxAlign.
+/// Raises `op`'s alignment to what its address is known to have (at most
+/// kMaxAlign). Also past the access's own size: LLVM's load/store
+/// vectorizer joins adjacent scalar accesses into a vector one only when
+/// the first is aligned to the vector.
 template <typename AccessOp>
-void raise(AccessOp op, Type accessed, Value address, AlignmentAnalysis &an) {
-  std::optional<uint64_t> size = an.elementSize(accessed);
-  if (!size || *size == 0)
-    return;
-  uint64_t known = std::min<uint64_t>(
-      {an.alignment(address), llvm::PowerOf2Ceil(*size), kMaxAlign});
+void raise(AccessOp op, Value address, AlignmentAnalysis &an) {
+  uint64_t known = std::min<uint64_t>(an.alignment(address), kMaxAlign);
   if (known > op.getAlignment().value_or(0))
     op.setAlignment(known);
 }
@@ -193,12 +194,12 @@ struct InferAlignmentPass
   void runOnOperation() override {
     getOperation()->walk([&](LLVM::LLVMFuncOp func) {
       DataLayout layout = DataLayout::closest(func);
-      AlignmentAnalysis an{layout, {}, {}, {}};
+      AlignmentAnalysis an(layout);
       func.walk([&](Operation *op) {
         if (auto store = dyn_cast<LLVM::StoreOp>(op))
-          raise(store, store.getValue().getType(), store.getAddr(), an);
+          raise(store, store.getAddr(), an);
         else if (auto load = dyn_cast<LLVM::LoadOp>(op))
-          raise(load, load.getType(), load.getAddr(), an);
+          raise(load, load.getAddr(), an);
       });
     });
   }

@@ -267,6 +267,33 @@ void interchange(ElementLoop &l) {
     (void)loopUnrollByFactor(f, l.width);
 }
 
+/// A work item's loop over its 2 to 16 elements with no loop inside: its
+/// induction variable is the offset of the innermost index of a store (the
+/// element `W * i + e` of splitInnermostDim), which no reduction loop's is.
+bool isFlatElementLoop(scf::ForOp loop) {
+  auto lb = getConstantIntValue(loop.getLowerBound());
+  auto ub = getConstantIntValue(loop.getUpperBound());
+  auto step = getConstantIntValue(loop.getStep());
+  if (!isa<scf::ParallelOp>(loop->getParentOp()) || loop.getNumResults() ||
+      !lb || !ub || !step || *lb != 0 || *step != 1 || *ub < 2 || *ub > 16)
+    return false;
+  Value e = loop.getInductionVar();
+  bool storesElement = false;
+  WalkResult r = loop.getBody()->walk([&](Operation *op) {
+    if (isa<LoopLikeOpInterface>(op))
+      return WalkResult::interrupt();
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      ValueRange idx = store.getIndices();
+      Value last = idx.empty() ? Value() : stripIdentityApply(idx.back());
+      auto add = last ? last.getDefiningOp<arith::AddIOp>() : nullptr;
+      storesElement |= last == e || (add && (add.getLhs() == e ||
+                                             add.getRhs() == e));
+    }
+    return WalkResult::advance();
+  });
+  return !r.wasInterrupted() && storesElement;
+}
+
 struct InterchangeElementLoopsPass
     : dlc::impl::InterchangeElementLoopsPassBase<InterchangeElementLoopsPass> {
   void runOnOperation() override {
@@ -283,6 +310,19 @@ struct InterchangeElementLoopsPass
       });
       for (ElementLoop &l : loops)
         interchange(l);
+      // The element loops of elementwise work items (no loop inside),
+      // unrolled too: a body LLVM finds too long to unroll (the stem's
+      // space-to-depth copy, gathering NCHW f32 with bounds checks) kept
+      // one 2-byte store per iteration where the unrolled stores of
+      // consecutive elements become one 16-byte store.
+      SmallVector<scf::ForOp> flat;
+      func.walk([&](scf::ForOp loop) {
+        if (isFlatElementLoop(loop))
+          flat.push_back(loop);
+      });
+      for (scf::ForOp loop : flat)
+        (void)loopUnrollByFactor(loop, *getConstantIntValue(
+                                           loop.getUpperBound()));
     });
   }
 };

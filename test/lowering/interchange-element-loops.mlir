@@ -178,3 +178,49 @@ func.func private @acc_in_region(%x: memref<2x16xf16>, %y: memref<16xf16>) attri
   }
   return
 }
+
+// -----
+
+// An elementwise work item's element loop (no loop inside; the iteration
+// stores element 4 * i + e) is unrolled as it is: its 4 stores of
+// consecutive elements sit side by side for LLVM's store vectorizer. A
+// loop of the same shape whose variable no store's innermost index takes
+// (a reduction's taps) stays.
+// CHECK-LABEL: func.func private @elementwise
+// CHECK: scf.parallel
+// CHECK-NOT: scf.for
+// CHECK-COUNT-4: memref.store %{{.*}}, %arg1[%{{.*}}] : memref<16xf16>
+// CHECK: scf.reduce
+// CHECK-LABEL: func.func private @taps
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c1
+func.func private @elementwise(%x: memref<16xf32>, %y: memref<16xf16>) attributes {dlc.distinct_args, dlc.kernel} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    scf.for %e = %c0 to %c4 step %c1 {
+      %base = arith.muli %i, %c4 : index
+      %ch = arith.addi %base, %e : index
+      %v = memref.load %x[%ch] : memref<16xf32>
+      %h = arith.truncf %v : f32 to f16
+      memref.store %h, %y[%ch] : memref<16xf16>
+    }
+    scf.reduce
+  }
+  return
+}
+func.func private @taps(%x: memref<4x4xf32>, %y: memref<4xf32>) attributes {dlc.distinct_args, dlc.kernel} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    scf.for %t = %c0 to %c4 step %c1 {
+      %v = memref.load %x[%t, %i] : memref<4x4xf32>
+      %s = memref.load %y[%i] : memref<4xf32>
+      %n = arith.addf %s, %v : f32
+      memref.store %n, %y[%i] : memref<4xf32>
+    }
+    scf.reduce
+  }
+  return
+}
