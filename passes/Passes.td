@@ -212,6 +212,19 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
         scf.for %i = %c0 to %tiles_of_cta { <k-loop>; <release>; <epilogue> }
       }
 
+    With `stage-epilogue`, the epilogue writes its outputs of the operands'
+    element type (innermost dim N) to the stage memory, free after the
+    k-loop, and, after a barrier of the consumer threads, copies whole
+    16-byte chunks of tile rows out, instead of storing a fragment's pairs
+    (4 bytes a lane, 2 at int8) from the registers:
+
+      // per thread: its fragment pairs, as pairs
+      vector.store %pair, %smem[(row - row0) * (BN + chunk) + col - col0]
+      <barrier>
+      // per thread: chunks t, t + threads, ... of the BM x BN tile
+      %v = vector.load %smem[...] : vector<8xf16>
+      vector.store %v, %out_flat[...] : vector<8xf16>
+
     With `split-k`, a kernel whose output tiles give fewer than half of
     `sm-count` SMs a CTA is split along K: a copy of the kernel (called
     first, with the caller's operands and a workspace `[s] + accumulator
@@ -305,6 +318,11 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
            "Split K among CTAs when the output tiles leave half the SMs "
            "idle (partial sums to a workspace, added up by the kernel's "
            "epilogue in a fixed order)">,
+    Option<"stageEpilogue", "stage-epilogue", "bool", /*default=*/"false",
+           "The epilogue writes its outputs of the operands' element type to "
+           "the stage memory freed after the k-loop and copies whole 16-byte "
+           "chunks of rows out, instead of storing 4 (2 for int8) bytes a "
+           "lane from the fragments">,
     Option<"clusterSplitK", "cluster-split-k", "bool", /*default=*/"false",
            "With wgmma, a split tile's CTAs are one thread-block cluster "
            "(up to 8) whose rank 0 adds the others' accumulators from "

@@ -7,9 +7,10 @@
 #   tools/gpu_bench.sh first     # the one call to make when device time is
 #                                # short (15 min a task): the b1 rows (both
 #                                # torch.compile modes) with the unmeasured
-#                                # option built next to the defaults
-#                                # (--variant i32: --kernel-index-bits=32;
-#                                # b32 has it too), ~6 min
+#                                # options built next to the defaults
+#                                # (--variant i32: --kernel-index-bits=32,
+#                                # staged: --stage-epilogue; b32 has them
+#                                # too), ~6 min
 #   tools/gpu_bench.sh session [SECONDS]
 #                                # int8, b32, first, profile-b32 (ncu of
 #                                # every resnet50 b32 kernel, into the
@@ -64,6 +65,8 @@ if [ ! -x "$bin/dlc" ]; then
 fi
 export PYTHONUNBUFFERED=1
 both=(--torch-modes compile,reduce-overhead)
+# The options off by default until measured, built next to the defaults.
+variants=(--variant i32=--kernel-index-bits=32 --variant staged=--stage-epilogue)
 models_only=(--gemm-sizes none --elementwise-size 0)
 
 # The ONNX file of MODEL (a path, or NAME:BATCH exported into $work).
@@ -134,12 +137,12 @@ sm__warps_active.avg.pct_of_peak_sustained_active \
 part() {
   case $1 in
   first) bench first --models mobilenet_v2,resnet50,bert --batches 1 "${both[@]}" \
-           "${models_only[@]}" --min-time 1 --variant i32=--kernel-index-bits=32 ;;
+           "${models_only[@]}" --min-time 1 "${variants[@]}" ;;
   b1) bench b1 --models mobilenet_v2,resnet50,bert --batches 1 "${both[@]}" "${models_only[@]}" \
         --min-time 1 ;;
   gpt2) bench gpt2 --models gpt2 "${both[@]}" "${models_only[@]}" --min-time 1 ;;
   b32) bench b32 --models resnet50,mobilenet_v2 --batches 32 "${both[@]}" "${models_only[@]}" \
-         --min-time 1 --variant i32=--kernel-index-bits=32 ;;
+         --min-time 1 "${variants[@]}" ;;
   micro) bench micro --models none ;;
   micro-persistent) bench micro-persistent --models none --elementwise-size 0 \
                       --dlc-flag=--persistent-gemm ;;

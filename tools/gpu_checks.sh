@@ -15,9 +15,10 @@
 #                                            # bert_base bf16, mobilenet_v2 fp16
 #   tools/gpu_checks.sh overlap              # resnet50, mobilenet_v2, bert_base
 #                                            # fp16 with --overlap-launches
-#   tools/gpu_checks.sh i32                  # ops and resnet50, mobilenet_v2,
+#   tools/gpu_checks.sh i32 staged           # ops and resnet50, mobilenet_v2,
 #                                            # bert_base fp16 with
-#                                            # --kernel-index-bits=32
+#                                            # --kernel-index-bits=32 /
+#                                            # --stage-epilogue
 #   tools/gpu_checks.sh ptq                  # resnet50, bert_base post-training
 #                                            # int8 for the GPU vs fp32 (SQNR)
 # Each suite prints its per-case lines; the script exits non-zero if any
@@ -56,6 +57,19 @@ suite() {
   [ $rc -eq 0 ] || failed+=("$name")
 }
 
+# The op suite and the fp16 zoo on sm_90a with one more dlc flag, at the
+# default tolerances: flagged NAME FLAG.
+flagged() {
+  suite "ops-$1" env DLC_FLAGS="$2 ${DLC_FLAGS:-}" \
+    python3 test/e2e/test_ops.py --bin-dir "$bin" --target cuda -j "$jobs"
+  local m
+  for m in resnet50:3e-3 mobilenet_v2:2e-2 bert_base:5e-3; do
+    suite "${m%%:*}-fp16-$1" python3 test/e2e/test_models.py "${models[@]}" \
+      --device cuda --gpu-arch sm_90a --precision fp16 --rtol 0 --atol-rel "${m##*:}" \
+      --dlc-flag="$2" "${m%%:*}"
+  done
+}
+
 [ $# -gt 0 ] || set -- ops checks quant models precision
 for s in "$@"; do
   case $s in
@@ -90,15 +104,13 @@ for s in "$@"; do
     done ;;
   i32)
     # --kernel-index-bits=32 (every kernel's index arithmetic in 32 bits):
-    # the op suite and the zoo at the default tolerances; an offset that
-    # wrapped or lost its sign shows as wrong results or a fault.
-    suite ops-i32 env DLC_FLAGS="--kernel-index-bits=32 ${DLC_FLAGS:-}" \
-      python3 test/e2e/test_ops.py --bin-dir "$bin" --target cuda -j "$jobs"
-    for m in resnet50:3e-3 mobilenet_v2:2e-2 bert_base:5e-3; do
-      suite "${m%%:*}-fp16-i32" python3 test/e2e/test_models.py "${models[@]}" \
-        --device cuda --gpu-arch sm_90a --precision fp16 --rtol 0 --atol-rel "${m##*:}" \
-        --dlc-flag=--kernel-index-bits=32 "${m%%:*}"
-    done ;;
+    # an offset that wrapped or lost its sign shows as wrong results or a
+    # fault.
+    flagged i32 --kernel-index-bits=32 ;;
+  staged)
+    # --stage-epilogue (GEMM results through the stage memory): a missing
+    # barrier shows as wrong results.
+    flagged staged --stage-epilogue ;;
   ptq)
     # Post-training int8 built for the GPU (int8 residual adds, fp16
     # fallback layers), the held-out input run there: >= 25 dB against fp32
@@ -107,7 +119,7 @@ for s in "$@"; do
       suite "ptq-$m" python3 test/e2e/test_ptq.py --bin-dir "$bin" --models-dir dist/shared/models \
         --tools-dir dist/shared/tools --cache-dir "$work/models" --device cuda --min-sqnr 25 "$m"
     done ;;
-  *) echo "unknown suite '$s' (ops checks quant models precision overlap i32 ptq)" >&2; exit 2 ;;
+  *) echo "unknown suite '$s' (ops checks quant models precision overlap i32 staged ptq)" >&2; exit 2 ;;
   esac
 done
 

@@ -162,6 +162,13 @@ cl::opt<bool> overlapLaunches(
              "while its predecessor's last wave runs (default off until "
              "measured)"),
     cl::init(false), cl::cat(category));
+cl::opt<bool> stageEpilogue(
+    "stage-epilogue",
+    cl::desc("CUDA form: tensor-core GEMM epilogues write their f16/bf16/int8 "
+             "outputs to the stage memory freed after the k-loop and copy "
+             "16-byte chunks of rows out, instead of 4 (int8: 2) bytes a lane "
+             "from the fragments (default off until measured)"),
+    cl::init(false), cl::cat(category));
 cl::opt<unsigned> kernelIndexBits(
     "kernel-index-bits",
     cl::desc("CUDA: width of the kernels' index and address arithmetic, 64 "
@@ -552,6 +559,7 @@ int run(MLIRContext &context) {
     return 1;
   }
   options.kernelIndexBits = kernelIndexBits;
+  options.stageEpilogue = stageEpilogue;
   options.gemmTile = gemmTile;
   options.hostCpu = hostCpu;
   options.fuseElementwise = fuseElementwise;

@@ -24,6 +24,9 @@ struct Idx {
     return b.createOrFold<arith::AddIOp>(loc, x, y);
   }
   Value add(Value x, int64_t y) { return y ? add(x, c(y)) : x; }
+  Value sub(Value x, Value y) {
+    return b.createOrFold<arith::SubIOp>(loc, x, y);
+  }
   Value mul(Value x, int64_t y) {
     return y == 1 ? x : b.createOrFold<arith::MulIOp>(loc, x, c(y));
   }

@@ -964,11 +964,13 @@ public:
               bool emulate, std::optional<SplitK> split = std::nullopt,
               std::optional<TmaOperand> tmaA = std::nullopt,
               std::optional<TmaOperand> tmaB = std::nullopt,
-              bool warpSpecialize = false, int64_t persistentCtas = 0)
+              bool warpSpecialize = false, int64_t persistentCtas = 0,
+              bool stageEpilogue = false)
       : rw(rewriter), g(g), s(g, cfg), cfg(cfg), emulate(emulate), split(split),
         tmaA(std::move(tmaA)), tmaB(std::move(tmaB)),
         warpSpecialize(warpSpecialize), persistentCtas(persistentCtas),
-        loc(g.contraction.getLoc()), ix{rewriter, loc} {}
+        stageEpilogue(stageEpilogue), loc(g.contraction.getLoc()),
+        ix{rewriter, loc} {}
 
   /// Replaces the kernel's ops with the CTA program; returns its work
   /// items: the CTAs (emulated cluster split-K: the clusters).
@@ -1013,6 +1015,9 @@ private:
   bool warpSpecialize;
   /// Persistent CTAs (0: one CTA per tile): CTA c runs tiles c, c + P, ...
   int64_t persistentCtas;
+  /// The epilogue writes its outputs to the freed stage memory and copies
+  /// them out in 16-byte chunks (stagedOutputs).
+  bool stageEpilogue;
   Value cta;        // the work item: the CTA (emulated cluster: its cluster)
   Value splitIndex; // the CTA's split (split-K)
   Location loc;
@@ -1257,12 +1262,37 @@ private:
   /// (buffer, value) stores it makes, in order, not yet emitted.
   SmallVector<std::pair<Value, Value>> epilogueValues(ArrayRef<Value> coords,
                                                       Value value);
-  void epilogueElement(Value row, Value col, Value value);
+  void epilogueElement(Value row, Value col, Value value,
+                       ArrayRef<Value> staged);
   /// Elements (row, col) and (row, col + 1), col even, of one thread: the
   /// epilogue of both, each buffer whose innermost index is the column
   /// stored as one 2-element vector (one 4-byte store of two f16 instead of
   /// two 2-byte ones).
-  void epiloguePair(Value row, Value col, Value v0, Value v1);
+  void epiloguePair(Value row, Value col, Value v0, Value v1,
+                    ArrayRef<Value> staged);
+  /// With `stage-epilogue`: the outputs the epilogue writes to the stage
+  /// memory, freed after the k-loop, instead of to global memory from the
+  /// fragments (a warp's store there covers 8 rows of 16 bytes, 8 of i8),
+  /// then copies out as whole 16-byte chunks of rows. Those of the
+  /// operands' element type whose innermost dim is N (the accumulator's
+  /// rows), all fitting in the stages; none for split-K and persistent
+  /// tiles (the stages are not free) or N not a multiple of a chunk.
+  SmallVector<Value> stagedOutputs();
+  /// Elements of a staged row: BN plus one chunk, so that the 8 rows of a
+  /// warp's fragment stores fall in different banks.
+  int64_t stagedRow() const { return cfg.bn + g.chunkElems(); }
+  /// Element offset of tile element (row, col) of staged output `i`.
+  Value stagedAt(int64_t i, Value row, Value col) {
+    return ix.add(ix.add(ix.mul(row, stagedRow()), col),
+                  i * cfg.bm * stagedRow());
+  }
+  /// Orders the consumer threads' accesses to the stage memory (GPU):
+  /// their last copies and MMAs are done before it is rewritten, and the
+  /// staged outputs are written before they are copied out.
+  void consumersBarrier();
+  /// Copies the staged outputs' tile rows to global memory, 16 bytes a
+  /// thread at a time.
+  void copyStaged(ArrayRef<Value> staged);
   /// The 1-D view of an identity-layout buffer (made once, after its
   /// definition).
   Value flatView(Value buffer);
@@ -2417,13 +2447,24 @@ GemmBuilder::epilogueValues(ArrayRef<Value> coords, Value value) {
   return stores;
 }
 
-void GemmBuilder::epilogueElement(Value row, Value col, Value value) {
+void GemmBuilder::epilogueElement(Value row, Value col, Value value,
+                                  ArrayRef<Value> staged) {
   SmallVector<Value> coords = accIndices(row, col);
-  for (auto [buffer, v] : epilogueValues(coords, value))
-    rw.create<memref::StoreOp>(loc, v, buffer, coords);
+  for (auto [buffer, v] : epilogueValues(coords, value)) {
+    const Value *it = llvm::find(staged, buffer);
+    if (it == staged.end()) {
+      rw.create<memref::StoreOp>(loc, v, buffer, coords);
+      continue;
+    }
+    rw.create<memref::StoreOp>(
+        loc, v, smem,
+        ValueRange{stagedAt(it - staged.begin(), ix.sub(row, tileRow0),
+                            ix.sub(col, tileCol0))});
+  }
 }
 
-void GemmBuilder::epiloguePair(Value row, Value col, Value v0, Value v1) {
+void GemmBuilder::epiloguePair(Value row, Value col, Value v0, Value v1,
+                               ArrayRef<Value> staged) {
   SmallVector<Value> at0 = accIndices(row, col),
                      at1 = accIndices(row, ix.add(col, 1));
   // The second element's epilogue reads nothing the first one writes: the
@@ -2431,6 +2472,17 @@ void GemmBuilder::epiloguePair(Value row, Value col, Value v0, Value v1) {
   SmallVector<std::pair<Value, Value>> first = epilogueValues(at0, v0);
   SmallVector<std::pair<Value, Value>> second = epilogueValues(at1, v1);
   for (auto [a, b] : llvm::zip_equal(first, second)) {
+    if (const Value *it = llvm::find(staged, a.first); it != staged.end()) {
+      // The tile's row in the stage memory (col even: the pair aligned).
+      Value pair = rw.create<vector::FromElementsOp>(
+          loc, VectorType::get({2}, a.second.getType()),
+          ValueRange{a.second, b.second});
+      rw.create<vector::StoreOp>(
+          loc, pair, smem,
+          ValueRange{stagedAt(it - staged.begin(), ix.sub(row, tileRow0),
+                              ix.sub(col, tileCol0))});
+      continue;
+    }
     // A vector needs the two elements adjacent and the pair aligned: the
     // column is the buffer's innermost, unit-stride index (identity layout,
     // an even innermost extent, `col` even), and the buffer starts aligned
@@ -2463,7 +2515,80 @@ Value GemmBuilder::flatView(Value buffer) {
   return flat;
 }
 
+SmallVector<Value> GemmBuilder::stagedOutputs() {
+  if (!stageEpilogue || split || persistent() || g.n % g.chunkElems())
+    return {};
+  SmallVector<Value> outputs;
+  auto consider = [&](Value buffer) {
+    auto type = cast<MemRefType>(buffer.getType());
+    if (!isKernelLocal(buffer) && type.getElementType() == g.elementType &&
+        isIdentityLayout(buffer) && type.hasStaticShape() &&
+        type.getShape().back() == g.n && !llvm::is_contained(outputs, buffer))
+      outputs.push_back(buffer);
+  };
+  consider(g.acc);
+  for (linalg::GenericOp e : g.epilogue)
+    consider(e.getDpsInits()[0]);
+  int64_t bytes = int64_t(outputs.size()) * cfg.bm * stagedRow() *
+                  g.elementBytes();
+  if (bytes > stagesBytes())
+    return {};
+  return outputs;
+}
+
+void GemmBuilder::consumersBarrier() {
+  if (emulate)
+    return;
+  if (specialized())
+    sideEffectAsm("bar.sync 1, " + std::to_string(cfg.threads()) + ";");
+  else
+    barrier();
+}
+
+void GemmBuilder::copyStaged(ArrayRef<Value> staged) {
+  int64_t ce = g.chunkElems(), perRow = cfg.bn / ce;
+  int64_t chunks = cfg.bm * perRow, threads = cfg.threads();
+  auto vecType = VectorType::get({ce}, g.elementType);
+  forEachThread([&](Value tid) {
+    for (auto [i, buffer] : llvm::enumerate(staged)) {
+      auto shape = cast<MemRefType>(buffer.getType()).getShape();
+      auto copy = [&](Value q) {
+        Value row = ix.div(q, perRow), col = ix.mul(ix.rem(q, perRow), ce);
+        Value gr = ix.add(tileRow0, row), gc = ix.add(tileCol0, col);
+        Value in = ix.andi(ix.lt(gr, ix.c(g.m)), ix.lt(gc, ix.c(g.n)));
+        if (chunks % threads)
+          in = ix.andi(in, ix.lt(q, ix.c(chunks)));
+        auto ifOp = rw.create<scf::IfOp>(loc, in, false);
+        OpBuilder::InsertionGuard guard(rw);
+        rw.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+        Value v = rw.create<vector::LoadOp>(loc, vecType, smem,
+                                            ValueRange{stagedAt(i, row, col)});
+        rw.create<vector::StoreOp>(
+            loc, v, flatView(buffer),
+            ValueRange{
+                alignedLinearIndex(ix, shape, accIndices(gr, gc), ce)});
+      };
+      int64_t perThread = llvm::divideCeil(chunks, threads);
+      if (!emulate) {
+        for (int64_t k = 0; k < perThread; ++k)
+          copy(ix.add(tid, k * threads));
+        continue;
+      }
+      buildLoop(rw, loc, perThread,
+                [&](Value k) { copy(ix.add(tid, ix.mul(k, threads))); });
+    }
+  });
+}
+
 void GemmBuilder::epilogue(ValueRange acc) {
+  SmallVector<Value> staged = stagedOutputs();
+  if (!staged.empty()) {
+    // The stages are free once every consumer is past its last MMA and, with
+    // cp.async, its last copies have landed.
+    if (!emulate && !allTma())
+      sideEffectAsm("cp.async.wait_all;");
+    consumersBarrier();
+  }
   bool guarded = g.m % cfg.bm || g.n % cfg.bn;
   // Registers 2j and 2j + 1 of a fragment hold adjacent columns of a row;
   // with N even, both are in bounds when the first is.
@@ -2499,17 +2624,22 @@ void GemmBuilder::epilogue(ValueRange acc) {
           }
           Value v = accValue(reg, regIndex);
           if (pairs) {
-            epiloguePair(gr, gc, v, accValue(ix.add(reg, 1), regIndex + 1));
+            epiloguePair(gr, gc, v, accValue(ix.add(reg, 1), regIndex + 1),
+                         staged);
           } else if (split && !split->cluster) {
             SmallVector<Value> at{splitIndex};
             llvm::append_range(at, accIndices(gr, gc));
             rw.create<memref::StoreOp>(loc, v, split->workspace, at);
           } else {
-            epilogueElement(gr, gc, v);
+            epilogueElement(gr, gc, v, staged);
           }
         },
         pairs ? 2 : 1);
   });
+  if (!staged.empty()) {
+    consumersBarrier();
+    copyStaged(staged);
+  }
 }
 
 int64_t GemmBuilder::build() {
@@ -2932,7 +3062,7 @@ struct TileGemmKernelsPass
     if (persistent && warpSpecialize && tmaA && tmaB && !split)
       persistentCtas = persistentCtaCount(g, cfg);
     GemmBuilder builder(rewriter, g, cfg, emulate, split, tmaA, tmaB,
-                        warpSpecialize, persistentCtas);
+                        warpSpecialize, persistentCtas, stageEpilogue);
     int64_t ctas = builder.build();
     for (linalg::GenericOp e : llvm::reverse(g.epilogue))
       rewriter.eraseOp(e);
