@@ -285,8 +285,7 @@ static bool foldsSqueezeOfReduction(OpOperand *operand) {
   if (!producer || producer.getNumReductionLoops() == 0)
     return false;
   ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
-  for (const ReassociationIndices &group :
-       collapse.getReassociationIndices())
+  for (const ReassociationIndices &group : collapse.getReassociationIndices())
     if (llvm::count_if(group, [&](int64_t d) { return shape[d] != 1; }) > 1)
       return false;
   return true;

@@ -818,9 +818,9 @@ LogicalResult lowerChannelsLastConv(ConvOp op, PatternRewriter &rewriter,
   int64_t channels = 0;
   Type inElt = tensorType(op.getInput()).getElementType();
   if (padChannels && groups == 1 && inElt.getIntOrFloatBitWidth() == 16) {
-    if (auto s2d = spaceToDepthConv(rewriter, loc, input, weight,
-                                    outType.getShape(), strides, pads,
-                                    op.getDilations(), groups)) {
+    if (auto s2d =
+            spaceToDepthConv(rewriter, loc, input, weight, outType.getShape(),
+                             strides, pads, op.getDilations(), groups)) {
       input = s2d->input;
       weight = s2d->weight;
       strides = kUnitStrides;

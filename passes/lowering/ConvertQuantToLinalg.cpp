@@ -727,8 +727,8 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
 };
 } // namespace
 
-Value mlir::dlc::quantizeToI8(OpBuilder &b, Location loc, Value x,
-                              double scale, int64_t zeroPoint) {
+Value mlir::dlc::quantizeToI8(OpBuilder &b, Location loc, Value x, double scale,
+                              int64_t zeroPoint) {
   Type f32Type = b.getF32Type();
   if (x.getType() != f32Type)
     x = b.create<arith::ExtFOp>(loc, f32Type, x);

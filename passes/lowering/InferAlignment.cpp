@@ -96,8 +96,7 @@ struct AlignmentAnalysis {
         .Case<LLVM::SExtOp, LLVM::ZExtOp>(
             [&](Operation *o) { return tz(o->getOperand(0)); })
         .Case([&](LLVM::TruncOp t) {
-          return std::min(tz(t.getArg()),
-                          t.getType().getIntOrFloatBitWidth());
+          return std::min(tz(t.getArg()), t.getType().getIntOrFloatBitWidth());
         })
         .Default([](Operation *) { return 0u; });
   }
@@ -136,10 +135,9 @@ struct AlignmentAnalysis {
                    : uint64_t(1) << std::min<unsigned>(
                          6, llvm::countr_zero(uint64_t(attr.getInt()) * *size));
       else
-        step = uint64_t(1)
-               << std::min<unsigned>(
-                      6, llvm::countr_zero(*size) +
-                             trailingZeros(cast<Value>(indices[0]), depth + 1));
+        step = uint64_t(1) << std::min<unsigned>(
+                   6, llvm::countr_zero(*size) +
+                          trailingZeros(cast<Value>(indices[0]), depth + 1));
       return std::min(base, step);
     }
     if (auto extract = dyn_cast<LLVM::ExtractValueOp>(op)) {

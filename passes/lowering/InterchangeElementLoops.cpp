@@ -286,8 +286,8 @@ bool isFlatElementLoop(scf::ForOp loop) {
       ValueRange idx = store.getIndices();
       Value last = idx.empty() ? Value() : stripIdentityApply(idx.back());
       auto add = last ? last.getDefiningOp<arith::AddIOp>() : nullptr;
-      storesElement |= last == e || (add && (add.getLhs() == e ||
-                                             add.getRhs() == e));
+      storesElement |=
+          last == e || (add && (add.getLhs() == e || add.getRhs() == e));
     }
     return WalkResult::advance();
   });
@@ -321,8 +321,8 @@ struct InterchangeElementLoopsPass
           flat.push_back(loop);
       });
       for (scf::ForOp loop : flat)
-        (void)loopUnrollByFactor(loop, *getConstantIntValue(
-                                           loop.getUpperBound()));
+        (void)loopUnrollByFactor(loop,
+                                 *getConstantIntValue(loop.getUpperBound()));
     });
   }
 };

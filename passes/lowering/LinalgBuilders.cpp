@@ -242,10 +242,11 @@ Value mlir::dlc::padChannelsLast(OpBuilder &b, Location loc, Value input,
   return generic.getResult(0);
 }
 
-std::optional<SpaceToDepthConv> mlir::dlc::spaceToDepthConv(
-    OpBuilder &b, Location loc, Value input, Value weight,
-    ArrayRef<int64_t> outShape, ArrayRef<int64_t> strides,
-    ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations, int64_t groups) {
+std::optional<SpaceToDepthConv>
+mlir::dlc::spaceToDepthConv(OpBuilder &b, Location loc, Value input,
+                            Value weight, ArrayRef<int64_t> outShape,
+                            ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
+                            ArrayRef<int64_t> dilations, int64_t groups) {
   auto inType = cast<RankedTensorType>(input.getType());
   auto wType = cast<RankedTensorType>(weight.getType());
   if (groups != 1 || strides.size() != 2 || pads.size() != 4 ||
@@ -297,9 +298,9 @@ std::optional<SpaceToDepthConv> mlir::dlc::spaceToDepthConv(
         Value ch = nb.create<arith::RemUIOp>(l, idx[3], cst);
         if (padC) {
           // Past the 4 * C real channels: C, outside x, so zero.
-          Value real = nb.create<arith::CmpIOp>(
-              l, arith::CmpIPredicate::ult, idx[3],
-              indexConstant(nb, l, 4 * c));
+          Value real =
+              nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult, idx[3],
+                                       indexConstant(nb, l, 4 * c));
           ch = nb.create<arith::SelectOp>(l, real, ch, cst);
         }
         auto at = [&](Value o, Value sub, int64_t pad) -> Value {
@@ -312,8 +313,8 @@ std::optional<SpaceToDepthConv> mlir::dlc::spaceToDepthConv(
             {idx[0], at(idx[1], nb.create<arith::DivUIOp>(l, s, two), pads[0]),
              at(idx[2], nb.create<arith::RemUIOp>(l, s, two), pads[1]), ch},
             {false, true, true, padC},
-            nb.create<arith::ConstantOp>(
-                l, cast<TypedAttr>(nb.getZeroAttr(elt))));
+            nb.create<arith::ConstantOp>(l,
+                                         cast<TypedAttr>(nb.getZeroAttr(elt))));
         nb.create<linalg::YieldOp>(l, x);
       });
   return SpaceToDepthConv{generic.getResult(0), w};

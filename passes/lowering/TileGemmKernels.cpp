@@ -969,8 +969,8 @@ public:
       : rw(rewriter), g(g), s(g, cfg), cfg(cfg), emulate(emulate), split(split),
         tmaA(std::move(tmaA)), tmaB(std::move(tmaB)),
         warpSpecialize(warpSpecialize), persistentCtas(persistentCtas),
-        stageEpilogue(stageEpilogue), loc(g.contraction.getLoc()),
-        ix{rewriter, loc} {}
+        stageEpilogue(stageEpilogue),
+        loc(g.contraction.getLoc()), ix{rewriter, loc} {}
 
   /// Replaces the kernel's ops with the CTA program; returns its work
   /// items: the CTAs (emulated cluster split-K: the clusters).
@@ -2529,8 +2529,8 @@ SmallVector<Value> GemmBuilder::stagedOutputs() {
   consider(g.acc);
   for (linalg::GenericOp e : g.epilogue)
     consider(e.getDpsInits()[0]);
-  int64_t bytes = int64_t(outputs.size()) * cfg.bm * stagedRow() *
-                  g.elementBytes();
+  int64_t bytes =
+      int64_t(outputs.size()) * cfg.bm * stagedRow() * g.elementBytes();
   if (bytes > stagesBytes())
     return {};
   return outputs;
@@ -2565,8 +2565,7 @@ void GemmBuilder::copyStaged(ArrayRef<Value> staged) {
                                             ValueRange{stagedAt(i, row, col)});
         rw.create<vector::StoreOp>(
             loc, v, flatView(buffer),
-            ValueRange{
-                alignedLinearIndex(ix, shape, accIndices(gr, gc), ce)});
+            ValueRange{alignedLinearIndex(ix, shape, accIndices(gr, gc), ce)});
       };
       int64_t perThread = llvm::divideCeil(chunks, threads);
       if (!emulate) {

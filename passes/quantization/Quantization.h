@@ -72,12 +72,12 @@ Value permutedConstant(OpBuilder &b, Location loc, Value v,
 /// constant `v` at flat offset `sourceOf(idx, shape of v)`, or zero where
 /// that is -1 (a blob named after the source plus `blobSuffix`); null if
 /// `v` is not a statically shaped constant or cannot be read.
-Value gatheredConstant(
-    OpBuilder &b, Location loc, Value v, llvm::ArrayRef<int64_t> shape,
-    llvm::function_ref<int64_t(llvm::ArrayRef<int64_t>,
-                               llvm::ArrayRef<int64_t>)>
-        sourceOf,
-    llvm::StringRef blobSuffix);
+Value gatheredConstant(OpBuilder &b, Location loc, Value v,
+                       llvm::ArrayRef<int64_t> shape,
+                       llvm::function_ref<int64_t(llvm::ArrayRef<int64_t>,
+                                                  llvm::ArrayRef<int64_t>)>
+                           sourceOf,
+                       llvm::StringRef blobSuffix);
 
 /// The constant tensor `v` with its last dim zero-padded to `size` (a blob
 /// named after the source plus `blobSuffix`); null if `v` is not a
