@@ -1260,8 +1260,11 @@ private:
   void epilogue(ValueRange acc);
   /// The epilogue of the accumulator element at `coords` (accIndices): the
   /// (buffer, value) stores it makes, in order, not yet emitted.
-  SmallVector<std::pair<Value, Value>> epilogueValues(ArrayRef<Value> coords,
-                                                      Value value);
+  /// `preloaded` holds values of input buffers at this element, read
+  /// already (epiloguePair's 2-element loads).
+  SmallVector<std::pair<Value, Value>>
+  epilogueValues(ArrayRef<Value> coords, Value value,
+                 const DenseMap<Value, Value> *preloaded = nullptr);
   void epilogueElement(Value row, Value col, Value value,
                        ArrayRef<Value> staged);
   /// Elements (row, col) and (row, col + 1), col even, of one thread: the
@@ -2380,7 +2383,8 @@ SmallVector<Value> GemmBuilder::accIndices(Value row, Value col) {
 }
 
 SmallVector<std::pair<Value, Value>>
-GemmBuilder::epilogueValues(ArrayRef<Value> coords, Value value) {
+GemmBuilder::epilogueValues(ArrayRef<Value> coords, Value value,
+                            const DenseMap<Value, Value> *preloaded) {
   SmallVector<std::pair<Value, Value>> stores;
   auto loadAt = [&](Value buffer, AffineMap map) -> Value {
     SmallVector<Value> at;
@@ -2402,10 +2406,16 @@ GemmBuilder::epilogueValues(ArrayRef<Value> coords, Value value) {
       if (arg.use_empty())
         continue;
       auto it = forwarded.find(rootBuffer(operand.get()));
-      map.map(arg, it != forwarded.end()
-                       ? it->second
-                       : loadAt(operand.get(),
-                                e.getMatchingIndexingMap(&operand)));
+      if (it != forwarded.end()) {
+        map.map(arg, it->second);
+        continue;
+      }
+      if (preloaded)
+        if (auto pre = preloaded->find(operand.get()); pre != preloaded->end()) {
+          map.map(arg, pre->second);
+          continue;
+        }
+      map.map(arg, loadAt(operand.get(), e.getMatchingIndexingMap(&operand)));
     }
     for (Operation &op : body.without_terminator()) {
       if (auto index = dyn_cast<linalg::IndexOp>(op)) {
@@ -2467,10 +2477,44 @@ void GemmBuilder::epiloguePair(Value row, Value col, Value v0, Value v1,
                                ArrayRef<Value> staged) {
   SmallVector<Value> at0 = accIndices(row, col),
                      at1 = accIndices(row, ix.add(col, 1));
+  // Inputs read at the element itself (a residual) that the epilogue does
+  // not write: one 2-element load for both, as the pair is stored (two
+  // scalar loads LLVM joined only sometimes; bert's residuals).
+  DenseMap<Value, Value> pre0, pre1;
+  SmallVector<Value> written{rootBuffer(g.acc)};
+  for (linalg::GenericOp e : g.epilogue)
+    written.push_back(rootBuffer(e.getDpsInits()[0]));
+  auto preload = [&](linalg::GenericOp e) {
+    Block &body = e.getRegion().front();
+    for (OpOperand *operand : e.getDpsInputOperands()) {
+      Value buffer = operand->get();
+      auto type = dyn_cast<MemRefType>(buffer.getType());
+      AffineMap map = e.getMatchingIndexingMap(operand);
+      if (pre0.count(buffer) ||
+          body.getArgument(operand->getOperandNumber()).use_empty() ||
+          !type || !map.isIdentity() ||
+          map.getNumResults() != int64_t(at0.size()) ||
+          !isIdentityLayout(buffer) || !type.hasStaticShape() ||
+          type.getShape().back() % 2 ||
+          llvm::is_contained(written, rootBuffer(buffer)))
+        continue;
+      Value pair = rw.create<vector::LoadOp>(
+          loc, VectorType::get({2}, type.getElementType()), flatView(buffer),
+          ValueRange{alignedLinearIndex(ix, type.getShape(), at0, 2)});
+      pre0[buffer] = rw.create<vector::ExtractOp>(loc, pair, 0);
+      pre1[buffer] = rw.create<vector::ExtractOp>(loc, pair, 1);
+    }
+  };
+  if (auto init = dyn_cast_if_present<linalg::GenericOp>(
+          g.init ? g.init.getOperation() : nullptr))
+    preload(init);
+  for (linalg::GenericOp e : g.epilogue)
+    preload(e);
   // The second element's epilogue reads nothing the first one writes: the
   // epilogue reads written buffers only at its own element.
-  SmallVector<std::pair<Value, Value>> first = epilogueValues(at0, v0);
-  SmallVector<std::pair<Value, Value>> second = epilogueValues(at1, v1);
+  SmallVector<std::pair<Value, Value>> first = epilogueValues(at0, v0, &pre0);
+  SmallVector<std::pair<Value, Value>> second =
+      epilogueValues(at1, v1, &pre1);
   for (auto [a, b] : llvm::zip_equal(first, second)) {
     if (const Value *it = llvm::find(staged, a.first); it != staged.end()) {
       // The tile's row in the stage memory (col even: the pair aligned).
