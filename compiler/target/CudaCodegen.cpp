@@ -95,10 +95,8 @@ static bool indicesFit32Bits(ModuleOp device) {
       return true;
     return m.hasStaticShape() && m.getNumElements() < kLimit;
   };
+  // Every value is a result or a block argument.
   WalkResult walk = device.walk([&](Operation *op) {
-    for (Type t : op->getOperandTypes())
-      if (!fits(t))
-        return WalkResult::interrupt();
     for (Type t : op->getResultTypes())
       if (!fits(t))
         return WalkResult::interrupt();

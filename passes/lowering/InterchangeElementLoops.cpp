@@ -80,16 +80,25 @@ void collectBuffers(Operation *root, SmallVectorImpl<Value> &reads,
   });
 }
 
-std::optional<ElementLoop> matchElementLoop(scf::ForOp loop) {
-  ElementLoop l;
-  l.loop = loop;
+/// The width of a work item's element loop `for %e = 0 to W step 1`
+/// without results, 2 <= W <= 16.
+std::optional<int64_t> elementLoopWidth(scf::ForOp loop) {
   auto lb = getConstantIntValue(loop.getLowerBound());
   auto ub = getConstantIntValue(loop.getUpperBound());
   auto step = getConstantIntValue(loop.getStep());
   if (loop.getNumResults() != 0 || !lb || !ub || !step || *lb != 0 ||
       *step != 1 || *ub < 2 || *ub > 16)
     return std::nullopt;
-  l.width = *ub;
+  return *ub;
+}
+
+std::optional<ElementLoop> matchElementLoop(scf::ForOp loop) {
+  ElementLoop l;
+  l.loop = loop;
+  std::optional<int64_t> width = elementLoopWidth(loop);
+  if (!width)
+    return std::nullopt;
+  l.width = *width;
   Block *body = loop.getBody();
   for (Operation &op : body->without_terminator()) {
     if (auto alloca = dyn_cast<memref::AllocaOp>(op)) {
@@ -271,11 +280,7 @@ void interchange(ElementLoop &l) {
 /// induction variable is the offset of the innermost index of a store (the
 /// element `W * i + e` of splitInnermostDim), which no reduction loop's is.
 bool isFlatElementLoop(scf::ForOp loop) {
-  auto lb = getConstantIntValue(loop.getLowerBound());
-  auto ub = getConstantIntValue(loop.getUpperBound());
-  auto step = getConstantIntValue(loop.getStep());
-  if (!isa<scf::ParallelOp>(loop->getParentOp()) || loop.getNumResults() ||
-      !lb || !ub || !step || *lb != 0 || *step != 1 || *ub < 2 || *ub > 16)
+  if (!isa<scf::ParallelOp>(loop->getParentOp()) || !elementLoopWidth(loop))
     return false;
   Value e = loop.getInductionVar();
   bool storesElement = false;
@@ -321,8 +326,7 @@ struct InterchangeElementLoopsPass
           flat.push_back(loop);
       });
       for (scf::ForOp loop : flat)
-        (void)loopUnrollByFactor(loop,
-                                 *getConstantIntValue(loop.getUpperBound()));
+        (void)loopUnrollByFactor(loop, *elementLoopWidth(loop));
     });
   }
 };

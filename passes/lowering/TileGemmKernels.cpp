@@ -1293,6 +1293,22 @@ private:
   /// their last copies and MMAs are done before it is rewritten, and the
   /// staged outputs are written before they are copied out.
   void consumersBarrier();
+  /// After the k-loop (GPU): the stages are free once every consumer is
+  /// past its last MMA and, with cp.async, its last copies have landed; the
+  /// consumers alone synchronize when a producer warp runs on.
+  void freeStages() {
+    if (!emulate && !allTma())
+      sideEffectAsm("cp.async.wait_all;");
+    consumersBarrier();
+  }
+  /// The buffers the epilogue writes: the accumulator's, then each
+  /// elementwise op's.
+  SmallVector<Value> epilogueOutputs() {
+    SmallVector<Value> outputs{g.acc};
+    for (linalg::GenericOp e : g.epilogue)
+      outputs.push_back(e.getDpsInits()[0]);
+    return outputs;
+  }
   /// Copies the staged outputs' tile rows to global memory, 16 bytes a
   /// thread at a time.
   void copyStaged(ArrayRef<Value> staged);
@@ -2481,9 +2497,8 @@ void GemmBuilder::epiloguePair(Value row, Value col, Value v0, Value v1,
   // not write: one 2-element load for both, as the pair is stored (two
   // scalar loads LLVM joined only sometimes; bert's residuals).
   DenseMap<Value, Value> pre0, pre1;
-  SmallVector<Value> written{rootBuffer(g.acc)};
-  for (linalg::GenericOp e : g.epilogue)
-    written.push_back(rootBuffer(e.getDpsInits()[0]));
+  SmallVector<Value> written =
+      llvm::map_to_vector(epilogueOutputs(), rootBuffer);
   auto preload = [&](linalg::GenericOp e) {
     Block &body = e.getRegion().front();
     for (OpOperand *operand : e.getDpsInputOperands()) {
@@ -2570,9 +2585,8 @@ SmallVector<Value> GemmBuilder::stagedOutputs() {
         type.getShape().back() == g.n && !llvm::is_contained(outputs, buffer))
       outputs.push_back(buffer);
   };
-  consider(g.acc);
-  for (linalg::GenericOp e : g.epilogue)
-    consider(e.getDpsInits()[0]);
+  for (Value buffer : epilogueOutputs())
+    consider(buffer);
   int64_t bytes =
       int64_t(outputs.size()) * cfg.bm * stagedRow() * g.elementBytes();
   if (bytes > stagesBytes())
@@ -2625,13 +2639,8 @@ void GemmBuilder::copyStaged(ArrayRef<Value> staged) {
 
 void GemmBuilder::epilogue(ValueRange acc) {
   SmallVector<Value> staged = stagedOutputs();
-  if (!staged.empty()) {
-    // The stages are free once every consumer is past its last MMA and, with
-    // cp.async, its last copies have landed.
-    if (!emulate && !allTma())
-      sideEffectAsm("cp.async.wait_all;");
-    consumersBarrier();
-  }
+  if (!staged.empty())
+    freeStages();
   bool guarded = g.m % cfg.bm || g.n % cfg.bn;
   // Registers 2j and 2j + 1 of a fragment hold adjacent columns of a row;
   // with N even, both are in bounds when the first is.
@@ -2917,15 +2926,7 @@ void GemmBuilder::finish(ValueRange acc) {
 }
 
 SmallVector<Value> GemmBuilder::clusterReduce(ValueRange acc) {
-  // The stages are free once every consumer thread is past its last wgmma
-  // (and, with cp.async, its last copies have landed): the consumers alone
-  // synchronize when a producer warp runs on.
-  if (!allTma())
-    sideEffectAsm("cp.async.wait_all;");
-  if (specialized())
-    sideEffectAsm("bar.sync 1, " + std::to_string(cfg.threads()) + ";");
-  else
-    barrier();
+  freeStages();
   // Fragment f of thread t: 16 bytes at (f x threads + t) x 16, so that a
   // warp's v4 accesses are contiguous.
   Value tid = rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);

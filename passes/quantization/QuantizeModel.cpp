@@ -32,6 +32,11 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 namespace {
+/// Whether [lo, hi] is a calibrated range: finite, lo <= hi.
+bool isRange(float lo, float hi) {
+  return std::isfinite(lo) && std::isfinite(hi) && lo <= hi;
+}
+
 /// The [lo, hi] pairs of `op`'s `dlc.input_ranges`, or a diagnostic.
 FailureOr<SmallVector<std::pair<float, float>>>
 readRanges(Operation *op, unsigned expected, bool emitErrors) {
@@ -54,7 +59,7 @@ readRanges(Operation *op, unsigned expected, bool emitErrors) {
     if (!pair || pair.size() != 2)
       return error("must be an array of array<f32: lo, hi>");
     float lo = pair[0], hi = pair[1];
-    if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi) {
+    if (!isRange(lo, hi)) {
       if (emitErrors)
         op->emitError() << "'" << kInputRangesAttr << "' holds [" << lo << ", "
                         << hi << "]: a range must be finite with lo <= hi";
@@ -72,8 +77,7 @@ readOutputRange(Operation *op, bool emitErrors) {
   if (!attr)
     return std::optional<std::pair<float, float>>();
   auto pair = dyn_cast<DenseF32ArrayAttr>(attr);
-  if (!pair || pair.size() != 2 || !std::isfinite(pair[0]) ||
-      !std::isfinite(pair[1]) || pair[0] > pair[1]) {
+  if (!pair || pair.size() != 2 || !isRange(pair[0], pair[1])) {
     if (emitErrors)
       op->emitError() << "'" << kOutputRangeAttr
                       << "' must be a finite array<f32: lo, hi> with lo <= hi";
