@@ -573,6 +573,14 @@ def PrivatizeAccumulatorsPass : Pass<"dlc-privatize-accumulators", "ModuleOp"> {
     GPU) and the argument and the allocation go. Tensor-core kernels drop
     their accumulators themselves (`dlc-tile-gemm-kernels`).
 
+    An output the kernel reduces into (some access reads it, under the same
+    conditions), a max pool's, whose result is its accumulator, gets a
+    private scalar too, and its final value is stored to the element once,
+    after the block's last access: the element loop then holds private
+    reductions only, which `dlc-interchange-element-loops` can move inside
+    the window loops (resnet50's max pool loaded its taps in 4- and 8-byte
+    pieces, the int8 one 2 bytes at a time).
+
     Before:
     ```mlir
     scf.parallel (%i) = ... {
@@ -602,9 +610,9 @@ def InterchangeElementLoopsPass : Pass<"dlc-interchange-element-loops", "ModuleO
     and LLVM issues one 2-byte load per element and tap. This pass moves
     the element loop inside the (perfect) reduction nest, with one
     accumulator per element, and unrolls it: the tap's loads of the 8
-    elements are then adjacent in one block, and LLVM's load/store
-    vectorizer makes them one 16-byte load (the kernel arguments are
-    16-byte aligned). The same operations run in the same order per
+    elements are then adjacent in one block, where
+    `dlc-vectorize-element-accesses` makes them one 16-byte load (the
+    kernel arguments are 16-byte aligned). The same operations run in the same order per
     element. Only when the ops before the nest and the nest itself write
     nothing but the accumulators, and the ops after it store to no buffer
     read before (they now run after every element's reduction); values the
@@ -641,6 +649,57 @@ def InterchangeElementLoopsPass : Pass<"dlc-interchange-element-loops", "ModuleO
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect"];
+}
+
+def VectorizeElementAccessesPass : Pass<"dlc-vectorize-element-accesses", "ModuleOp"> {
+  let summary = "A work item's scalar accesses of consecutive elements become vector accesses";
+  let description = [{
+    Once `dlc-interchange-element-loops` has unrolled a work item's element
+    loop, a tap's loads of its 8 consecutive channels, and the stores of
+    the 8 results, are scalar accesses side by side in one block. LLVM's
+    load/store vectorizer combined them only in part: InstCombine
+    reassociates element 0's address differently from the others', so the
+    vectorizer sees no single chain and splits the rest by alignment
+    (mobilenet_v2's depthwise taps: a b16, a b32 and a v4.b16 load for 8
+    halves; resnet50's max pool: 4-, 8- and 4-byte loads; the int8 max pool
+    one 2-byte load per pair). This pass combines them itself, in the
+    CUDA-form kernels of one thread per work item (`dlc.distinct_args`, no
+    CTA program):
+
+    - accesses of one kernel argument in one block whose indices differ
+      only in the innermost one, `base + k` for constants k, form a group
+      (unit innermost stride);
+    - each run of offsets `[j·w, (j+1)·w)` present in full, for the widest
+      w with `w x element bytes <= 16` first, becomes one `vector.load`
+      (where the first load was, each load now a `vector.extract`) or one
+      `vector.store` of a `vector.from_elements` (where the last store
+      was);
+    - only when nothing between the first and the last access writes the
+      buffer (nor, for stores, reads it) and the indices are defined
+      before the new access.
+
+    The vector access is as aligned as its index: `dlc-infer-alignment`
+    proves the 16 bytes where the base is a multiple of the width (a
+    work item's first channel); elsewhere LLVM splits it as before.
+
+    Before (after canonicalization and CSE):
+    ```mlir
+    %c = arith.muli %item, %c8 : index
+    %x0 = memref.load %in[%n, %h, %w, %c] : memref<32x56x56x144xf16>
+    %c1 = arith.addi %c, %c1 : index
+    %x1 = memref.load %in[%n, %h, %w, %c1] : memref<32x56x56x144xf16>
+    ...                                      // up to %c + 7
+    ```
+    After:
+    ```mlir
+    %v = vector.load %in[%n, %h, %w, %c] : memref<32x56x56x144xf16>,
+                                           vector<8xf16>
+    %x0 = vector.extract %v[0] : f16 from vector<8xf16>
+    %x1 = vector.extract %v[1] : f16 from vector<8xf16>
+    ```
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 def MapKernelsToGpuPass : Pass<"dlc-map-kernels-to-gpu", "ModuleOp"> {

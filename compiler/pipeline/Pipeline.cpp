@@ -162,8 +162,14 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   pm.addPass(dlc::createPrivatizeAccumulatorsPass());
   // With their accumulators private, a work item's elements reduce side by
   // side: a tap's loads of consecutive channels become one vector load.
-  if (cudaForm)
+  if (cudaForm) {
     pm.addPass(dlc::createInterchangeElementLoopsPass());
+    // The unrolled elements' indices folded to `base + k`, and their
+    // shared index values merged, before their accesses are grouped.
+    pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+    pm.addNestedPass<func::FuncOp>(createCSEPass());
+    pm.addPass(dlc::createVectorizeElementAccessesPass());
+  }
 
   // The arena.
   pm.addPass(dlc::createPlanMemoryPass({options.arenaAlignment}));

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/PassManager.h"
 
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -110,8 +111,39 @@ static bool indicesFit32Bits(ModuleOp device) {
   return !walk.wasInterrupted();
 }
 
+namespace {
+/// Sets an LLVM command-line option for one scope, unless the command line
+/// gave it (that value stands); the default comes back after.
+class ScopedLlvmOption {
+public:
+  ScopedLlvmOption(StringRef name, StringRef value) {
+    llvm::StringMap<llvm::cl::Option *> &all = llvm::cl::getRegisteredOptions();
+    auto it = all.find(name);
+    if (it == all.end() || it->second->getNumOccurrences())
+      return;
+    if (!it->second->addOccurrence(0, name, value))
+      option = it->second;
+  }
+  ~ScopedLlvmOption() {
+    if (option)
+      option->reset();
+  }
+
+private:
+  llvm::cl::Option *option = nullptr;
+};
+} // namespace
+
 FailureOr<std::string> dlc::emitPtx(ModuleOp model,
                                     const CompileOptions &compileOptions) {
+  // LLVM's VectorCombine turns a vector load whose users are all element
+  // extracts into scalar loads wherever NVPTX's cost model rates v8f16 as
+  // four v2f16 loads, undoing dlc-vectorize-element-accesses; the load/store
+  // vectorizer then rebuilt only part of them (mobilenet_v2's depthwise
+  // taps: one 2-, one 4- and one 8-byte load of 8 halves). Elsewhere the
+  // kernels' PTX is the same with it off (resnet50, mobilenet_v2 and
+  // bert_base at sm_90a: equal instruction counts in every kernel).
+  ScopedLlvmOption noVectorCombine("disable-vector-combine", "true");
   OwningOpRef<ModuleOp> device = cloneKernelModule(model);
   CompileOptions options = compileOptions;
   if (options.kernelIndexBits == 32 && !indicesFit32Bits(*device))

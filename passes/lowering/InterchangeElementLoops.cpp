@@ -7,7 +7,7 @@
 // iterations and LLVM issues one 16-bit load per element and tap. With the
 // element loop moved inside the reduction loops (one private accumulator
 // per element) and unrolled, the loads of a tap's consecutive elements are
-// adjacent in one block, where LLVM's load/store vectorizer makes one
+// adjacent in one block, where dlc-vectorize-element-accesses makes one
 // 16-byte load of them.
 //
 //===----------------------------------------------------------------------===//

@@ -6,7 +6,9 @@
 // to global memory: the buffer is a kernel argument, and nothing tells LLVM
 // that no one reads it afterwards. Each work item's accesses to one element
 // become accesses to a private scalar, which LLVM keeps in a register; the
-// argument and the caller's allocation go.
+// argument and the caller's allocation go. An output the kernel reduces
+// into (a max pool's) gets one too, stored to the element once at the end,
+// so that its work item's element loop can be interchanged.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,10 +42,17 @@ std::optional<ValueRange> elementOf(Operation *access, Value buffer) {
 /// Replaces `arg`'s accesses by accesses to one private scalar when they
 /// all touch one element, in one block that each work item runs on its
 /// own and that starts that element by storing to it (so no execution of
-/// the block reads what an earlier one left). Returns whether it did.
-bool privatize(BlockArgument arg) {
+/// the block reads what an earlier one left). With `writeBack` (a buffer
+/// read after the kernel) the scalar's final value is stored to the
+/// element after the block's last access, and only buffers the kernel
+/// reduces into (some access reads) qualify. Returns whether it did.
+bool privatize(BlockArgument arg, bool writeBack) {
   SmallVector<Operation *> accesses(arg.getUsers());
   if (accesses.empty())
+    return false;
+  if (writeBack && llvm::none_of(accesses, [](Operation *a) {
+        return isa<memref::LoadOp>(a);
+      }))
     return false;
   std::optional<ValueRange> element = elementOf(accesses.front(), arg);
   for (Operation *access : accesses) {
@@ -68,19 +77,30 @@ bool privatize(BlockArgument arg) {
       !isa<scf::ParallelOp>(scope->getParentOp()))
     return false;
   // Its first access, in order, is a store directly in the block.
-  Operation *first = nullptr;
+  Operation *first = nullptr, *last = nullptr;
   for (Operation *a : accesses) {
     Operation *at = scope->findAncestorOpInBlock(*a);
     if (!first || at->isBeforeInBlock(scope->findAncestorOpInBlock(*first)))
       first = a;
+    if (!last || scope->findAncestorOpInBlock(*last)->isBeforeInBlock(at))
+      last = a;
   }
   if (first->getBlock() != scope || !isa<memref::StoreOp>(first))
     return false;
+  // The element's indices are operands of `first`, so they are defined
+  // before it and reach past the last access.
+  SmallVector<Value> indices(*element);
+  Operation *lastInScope = scope->findAncestorOpInBlock(*last);
 
   auto type = cast<MemRefType>(arg.getType());
   OpBuilder b(scope, scope->begin());
   Value slot = b.create<memref::AllocaOp>(
       arg.getLoc(), MemRefType::get({}, type.getElementType()));
+  if (writeBack) {
+    OpBuilder wb(scope, ++Block::iterator(lastInScope));
+    Value value = wb.create<memref::LoadOp>(arg.getLoc(), slot);
+    wb.create<memref::StoreOp>(arg.getLoc(), value, arg, indices);
+  }
   for (Operation *access : accesses) {
     OpBuilder ab(access);
     if (auto load = dyn_cast<memref::LoadOp>(access)) {
@@ -115,11 +135,15 @@ struct PrivatizeAccumulatorsPass
         continue;
       SmallVector<func::CallOp> callers = calls.of(func);
       bool changed = false;
-      for (BlockArgument arg : func.getArguments())
-        if (isa<MemRefType>(arg.getType()) &&
-            isCallLocalArgument(callers, arg.getArgNumber()) &&
-            passedOnce(callers, arg.getArgNumber()))
-          changed |= privatize(arg);
+      for (BlockArgument arg : func.getArguments()) {
+        if (!isa<MemRefType>(arg.getType()) ||
+            !passedOnce(callers, arg.getArgNumber()))
+          continue;
+        // A buffer read after the kernel (a max pool's output, which is
+        // also its accumulator) keeps its final value.
+        bool local = isCallLocalArgument(callers, arg.getArgNumber());
+        changed |= privatize(arg, /*writeBack=*/!local) && local;
+      }
       if (changed)
         dropDeadBufferArguments(func, callers);
     }

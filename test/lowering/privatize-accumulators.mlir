@@ -84,7 +84,8 @@ func.func @main2(%x: memref<8xf32>, %y: memref<8xf32>) {
 
 // -----
 
-// Read after the kernel (not the call's alone), or passed twice: kept.
+// Passed twice by one of its calls (the private scalar would miss what the
+// other argument reads and writes): kept, though also read after the kernel.
 // CHECK-LABEL: func.func private @acc(
 // CHECK-SAME: %{{[a-z0-9]+}}: memref<8xf32>,
 // CHECK-NOT: memref.alloca
@@ -115,5 +116,78 @@ func.func @read_after(%x: memref<8xf32>, %y: memref<8xf32>) -> f32 {
   %v = memref.load %acc[%c0] : memref<8xf32>
   %twice = memref.alloc() : memref<8xf32>
   call @acc(%twice, %twice, %y) : (memref<8xf32>, memref<8xf32>, memref<8xf32>) -> ()
+  return %v : f32
+}
+
+// -----
+
+// A max pool reduces into its output, which later kernels read: the
+// accesses go to a private scalar all the same, and its final value is
+// stored to the element once, after the block's last access.
+// CHECK-LABEL: func.func private @pool(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: memref<4x3x8xf16>, %[[Y:[a-z0-9]+]]: memref<4x8xf16>)
+// CHECK: scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT: %[[SLOT:.*]] = memref.alloca() : memref<f16>
+// CHECK-NEXT: memref.store %{{.*}}, %[[SLOT]][] : memref<f16>
+// CHECK-NEXT: scf.for
+// CHECK: memref.load %[[SLOT]][] : memref<f16>
+// CHECK: memref.store %{{.*}}, %[[SLOT]][] : memref<f16>
+// CHECK: }
+// CHECK-NEXT: %[[FINAL:.*]] = memref.load %[[SLOT]][] : memref<f16>
+// CHECK-NEXT: memref.store %[[FINAL]], %[[Y]][%{{.*}}, %[[C]]] : memref<4x8xf16>
+// CHECK-NEXT: }
+// CHECK-LABEL: func.func @pool_main(
+// CHECK: call @pool(%{{.*}}, %{{.*}})
+func.func private @pool(%x: memref<4x3x8xf16>, %y: memref<4x8xf16>) attributes {dlc.kernel} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %ninf = arith.constant 0xFC00 : f16
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    scf.for %c = %c0 to %c8 step %c1 {
+      memref.store %ninf, %y[%i, %c] : memref<4x8xf16>
+      scf.for %k = %c0 to %c3 step %c1 {
+        %a = memref.load %y[%i, %c] : memref<4x8xf16>
+        %v = memref.load %x[%i, %k, %c] : memref<4x3x8xf16>
+        %m = arith.maximumf %a, %v : f16
+        memref.store %m, %y[%i, %c] : memref<4x8xf16>
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+func.func @pool_main(%x: memref<4x3x8xf16>) -> f16 {
+  %c0 = arith.constant 0 : index
+  %y = memref.alloc() : memref<4x8xf16>
+  call @pool(%x, %y) : (memref<4x3x8xf16>, memref<4x8xf16>) -> ()
+  %v = memref.load %y[%c0, %c0] : memref<4x8xf16>
+  return %v : f16
+}
+
+// -----
+
+// An output the kernel only writes (no reduction into it): left alone.
+// CHECK-LABEL: func.func private @copy(
+// CHECK-NOT: memref.alloca
+// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<8xf32>
+func.func private @copy(%x: memref<8xf32>, %y: memref<8xf32>) attributes {dlc.kernel} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    %v = memref.load %x[%i] : memref<8xf32>
+    memref.store %v, %y[%i] : memref<8xf32>
+    scf.reduce
+  }
+  return
+}
+func.func @copy_main(%x: memref<8xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %y = memref.alloc() : memref<8xf32>
+  call @copy(%x, %y) : (memref<8xf32>, memref<8xf32>) -> ()
+  %v = memref.load %y[%c0] : memref<8xf32>
   return %v : f32
 }
