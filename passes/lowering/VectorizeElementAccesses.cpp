@@ -1,4 +1,4 @@
-//===- VectorizeElementAccesses.cpp - 16-byte accesses of unrolled elements -===//
+//===- VectorizeElementAccesses.cpp - vectors of unrolled elements --------===//
 //
 // After dlc-interchange-element-loops unrolls a work item's element loop,
 // a tap's loads of its 8 consecutive channels (and the final stores) are
@@ -143,8 +143,8 @@ bool vectorize(Group &g, int64_t first, int64_t width, DominanceInfo &dom) {
   if (!loads)
     b.setInsertionPointAfter(where);
   Location loc = where->getLoc();
-  Value index = g.base ? g.base
-                       : b.create<arith::ConstantIndexOp>(loc, 0).getResult();
+  Value index =
+      g.base ? g.base : b.create<arith::ConstantIndexOp>(loc, 0).getResult();
   if (first != 0)
     index = b.create<arith::AddIOp>(
         loc, index, b.create<arith::ConstantIndexOp>(loc, first));
