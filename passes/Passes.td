@@ -241,7 +241,13 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
     with `mapa` + `ld.shared::cluster`, adds them to its registers in rank
     order (deterministic) and runs the epilogue; a second cluster barrier
     keeps ranks 1.. (and their shared memory) alive until rank 0 has read.
-    No workspace and no second kernel.
+    No workspace and no second kernel. With `gather-split-k` too, a
+    convolution gathering its A operand (im2col by cp.async) whose tiles
+    fill between half and one wave of SMs chooses its tile and cluster
+    split together, by a cost that charges each k-tile a gather's
+    turnaround and rank 0 the partial tiles it adds: resnet50 b32's layer4
+    3x3 convolutions run 39 tiles of 128x192 in clusters of 3 instead of
+    104 unsplit CTAs of 128x64.
 
     With `fold-padding`, a convolution reading a buffer that a zero-padding
     kernel (its generic marked `dlc.padding`, from dlc-convert-to-linalg)
@@ -328,6 +334,11 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
            "(up to 8) whose rank 0 adds the others' accumulators from "
            "distributed shared memory and runs the epilogue: one kernel, "
            "no workspace">,
+    Option<"gatherSplitK", "gather-split-k", "bool", /*default=*/"false",
+           "With cluster-split-k, a convolution gathering its A operand "
+           "(im2col by cp.async) whose tiles fill between half and one wave "
+           "of SMs picks its tile and cluster split together, by a cost "
+           "that counts a gather's k-tile turnaround">,
     Option<"persistent", "persistent", "bool", /*default=*/"false",
            "With warpSpecialize, GEMMs whose tiles need more than one wave "
            "of CTAs run persistent CTAs (one wave) that loop over tiles; "
@@ -620,8 +631,9 @@ def InterchangeElementLoopsPass : Pass<"dlc-interchange-element-loops", "ModuleO
 
     An element loop with no loop inside (an elementwise work item: some
     store's innermost index is the element) is unrolled as it is, so that
-    its stores of consecutive elements are adjacent for the store
-    vectorizer where LLVM would keep a long body a loop: resnet50's
+    its stores of consecutive elements are adjacent (one vector store
+    after `dlc-vectorize-element-accesses`) where LLVM would keep a long
+    body a loop: resnet50's
     space-to-depth stem copy (a gather from the NCHW f32 input with bounds
     checks) stored its 8 halves one `st.global.b16` per iteration, and
     stores them as one `st.global.v4.b32`.

@@ -127,6 +127,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     gemm.warpSpecialize = gemm.tma && options.warpSpecialize;
     gemm.persistent = gemm.warpSpecialize && options.persistentGemm;
     gemm.clusterSplitK = gemm.wgmma && options.clusterSplitK;
+    gemm.gatherSplitK = gemm.clusterSplitK && options.gatherSplitK;
     gemm.foldPadding = options.foldConvPadding;
     gemm.stageEpilogue = options.stageEpilogue;
     gemm.tile = options.gemmTile;

@@ -87,6 +87,10 @@ struct CompileOptions {
   /// sm_90a: a split-K tile's CTAs form a cluster reducing through
   /// distributed shared memory (one kernel, no workspace).
   bool clusterSplitK = true;
+  /// sm_90a: convolutions gathering their A operand (im2col by cp.async)
+  /// with tiles for half to one wave of SMs choose tile and cluster split
+  /// together (dlc-tile-gemm-kernels `gather-split-k`).
+  bool gatherSplitK = true;
   /// CUDA form: implicit-GEMM convolutions read their unpadded input
   /// through zero-filling loads; the padded copy's kernel goes.
   bool foldConvPadding = true;

@@ -148,6 +148,13 @@ cl::opt<bool> clusterSplitK(
              "shared memory (default on; --cluster-split-k=false keeps the "
              "workspace and second kernel, to bisect)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> gatherSplitK(
+    "gather-split-k",
+    cl::desc("sm_90a: convolutions whose im2col operand is gathered by "
+             "cp.async, with tiles for half to one wave of SMs, choose tile "
+             "and cluster split-K together (default on; "
+             "--gather-split-k=false keeps the tile alone, to bisect)"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool> foldConvPadding(
     "fold-conv-padding",
     cl::desc("CUDA: tensor-core convolutions read their unpadded input, "
@@ -573,6 +580,7 @@ int run(MLIRContext &context) {
   options.warpSpecialize = warpSpecialize;
   options.persistentGemm = persistentGemm;
   options.clusterSplitK = clusterSplitK;
+  options.gatherSplitK = gatherSplitK;
   options.foldConvPadding = foldConvPadding;
   options.mergeLaunches = mergeLaunches;
   if (overlapLaunches && options.target != dlc::Target::Cuda) {

@@ -756,6 +756,17 @@ constexpr double kFillCycles = 1500;
 constexpr double kEpilogueCyclesPerElement = 1.0 / 8;
 /// Shared memory and registers an SM gives its CTAs.
 constexpr int64_t kSmemBytes = 227 * 1024, kRegisters = 65536;
+/// A k-tile's turnaround in a CTA whose A operand is gathered by cp.async
+/// (an im2col window): issuing the gather, the barrier, waiting for the
+/// data, seen by one CTA with `lookahead` k-tiles in flight. From the H100
+/// (2026-11-26): resnet50 b32's layer4 3x3 convolutions, 104 CTAs of
+/// 128x64 (one an SM, 2 k-tiles ahead), took 72 k-tiles in 0.047 ms,
+/// ~1250 cycles each where their MMAs need 256 and their loads 768.
+constexpr double kGatherKTileLatency = 2500;
+/// Bytes per clock in which rank 0 of a split-K cluster reads the other
+/// ranks' f32 partial tiles from distributed shared memory (unmeasured;
+/// taken as an SM's L2 share).
+constexpr double kDsmemBytes = 32;
 } // namespace cost
 
 /// Estimated SM cycles of `g` on tiles `c` without split-K. CTAs spread
@@ -768,7 +779,10 @@ constexpr int64_t kSmemBytes = 227 * 1024, kRegisters = 65536;
 /// tile shapes: wave quantization (bert's 1024x3072 FFN GEMM: 192 CTAs of
 /// 128x128 are 1.45 waves, 128 of 128x192 one), and N or M below the tile
 /// (resnet50's 64-channel convolutions on 128x256 tiles multiplied zeros
-/// three quarters of the time).
+/// three quarters of the time). With `splits`, each tile's K is shared by
+/// that many CTAs of a cluster; with `gatherLatency` (A gathered by
+/// cp.async) a k-tile takes at least kGatherKTileLatency over the
+/// lookahead, per round of co-resident CTAs.
 /// CTAs of `c` an SM holds at once, by registers and shared memory.
 int64_t ctasPerSm(const GemmKernel &g, const TileConfig &c) {
   // Registers: the f32/i32 accumulators plus ~64 for addresses and
@@ -780,11 +794,12 @@ int64_t ctasPerSm(const GemmKernel &g, const TileConfig &c) {
 }
 
 double estimateCycles(const GemmKernel &g, const TileConfig &c, int64_t batch,
-                      int64_t smCount) {
+                      int64_t smCount, int64_t splits = 1,
+                      bool gatherLatency = false) {
   int64_t eb = g.elementBytes();
-  int64_t ctas =
-      batch * llvm::divideCeil(g.m, c.bm) * llvm::divideCeil(g.n, c.bn);
-  int64_t kTiles = llvm::divideCeil(g.k, c.bk);
+  int64_t ctas = batch * llvm::divideCeil(g.m, c.bm) *
+                 llvm::divideCeil(g.n, c.bn) * splits;
+  int64_t kTiles = llvm::divideCeil(llvm::divideCeil(g.k, c.bk), splits);
   double macs =
       (c.wgmma() ? cost::kWgmmaMacs : cost::kMmaMacs) * 2.0 / double(eb);
   double mma = double(c.bm * c.bn * c.bk) / macs;
@@ -796,7 +811,15 @@ double estimateCycles(const GemmKernel &g, const TileConfig &c, int64_t batch,
   int64_t rounds = llvm::divideCeil(perSm, occupancy);
   double fixed =
       cost::kFillCycles + double(c.bm * c.bn) * cost::kEpilogueCyclesPerElement;
-  return double(perSm * kTiles) * std::max(mma, load) + rounds * fixed;
+  double loop = double(perSm * kTiles) * std::max(mma, load);
+  // A gathering CTA's own k-tiles take their turnaround at least, which
+  // only its co-resident CTAs overlap.
+  if (gatherLatency)
+    loop = std::max(loop, double(rounds * kTiles) * cost::kGatherKTileLatency /
+                              double(std::max<int64_t>(1, c.lookahead())));
+  // Split-K in a cluster: rank 0 adds the other ranks' partial tiles.
+  double reduce = double((splits - 1) * c.bm * c.bn * 4) / cost::kDsmemBytes;
+  return loop + rounds * (fixed + reduce);
 }
 
 /// A tile shape written BMxBN.
@@ -808,6 +831,21 @@ std::string tileName(const TileConfig &c) {
 bool isTileName(StringRef name) {
   auto named = [&](const TileConfig &c) { return tileName(c) == name; };
   return llvm::any_of(kConfigs, named) || llvm::any_of(kWgmmaConfigs, named);
+}
+
+/// Tile shape `c` for `g`'s operands: a k-tile of 128 bytes (wgmma) or 64
+/// (mma.sync) of k, and no more stages than K fills.
+TileConfig forOperands(TileConfig c, const GemmKernel &g, bool wgmma) {
+  c.bk = (wgmma ? 128 : 64) / g.elementBytes();
+  // The prologue puts stages - 1 (mma.sync) or stages - 2 (wgmma, one
+  // slot still read by the wgmma in flight) k-tiles in flight: with more
+  // stages than the k-tiles need for all of them to be in flight at once,
+  // the extra ones are never filled, yet their shared memory keeps other
+  // CTAs off the SM (resnet50's 1x1 convolutions over 64 channels are one
+  // k-tile: 4 stages of a 128x128 tile took 128 KiB, 3 take 96).
+  int64_t kTiles = llvm::divideCeil(g.k, c.bk);
+  c.stages = std::min(c.stages, kTiles + (wgmma ? 2 : 1));
+  return c;
 }
 
 /// The cost model: the tile shape with the fewest estimated cycles
@@ -823,15 +861,7 @@ TileConfig chooseConfig(const GemmKernel &g, int64_t smCount, bool wgmma,
   TileConfig chosen = configs.front();
   double best = std::numeric_limits<double>::infinity();
   for (TileConfig c : configs) {
-    c.bk = (wgmma ? 128 : 64) / g.elementBytes();
-    // The prologue puts stages - 1 (mma.sync) or stages - 2 (wgmma, one
-    // slot still read by the wgmma in flight) k-tiles in flight: with more
-    // stages than the k-tiles need for all of them to be in flight at once,
-    // the extra ones are never filled, yet their shared memory keeps other
-    // CTAs off the SM (resnet50's 1x1 convolutions over 64 channels are one
-    // k-tile: 4 stages of a 128x128 tile took 128 KiB, 3 take 96).
-    int64_t kTiles = llvm::divideCeil(g.k, c.bk);
-    c.stages = std::min(c.stages, kTiles + (wgmma ? 2 : 1));
+    c = forOperands(c, g, wgmma);
     double cycles =
         tileName(c) == forced ? -1 : estimateCycles(g, c, batch, smCount);
     if (cycles < best) {
@@ -3022,6 +3052,11 @@ struct TileGemmKernelsPass
       bool useWgmma = wgmma && g->bTransposed && !g->isTf32();
       TileConfig cfg = chooseConfig(*g, smCount, useWgmma, tile);
       std::optional<SplitK> split = chooseSplitK(*g, cfg, smCount);
+      if (!split && gatherSplitK && clusterSplitK && useWgmma && tile.empty())
+        if (auto plan = chooseGatherSplit(*g, cfg, smCount)) {
+          cfg = plan->first;
+          split = plan->second;
+        }
       if (!split) {
         tileKernel(rewriter, *g, cfg, std::nullopt);
         continue;
@@ -3253,6 +3288,59 @@ struct TileGemmKernelsPass
       return std::nullopt;
     int64_t per = llvm::divideCeil(kTiles, splits);
     return SplitK{int64_t(llvm::divideCeil(kTiles, per)), per, Value()};
+  }
+
+  /// Whether `g` gathers its A operand with cp.async (an im2col window
+  /// other than the input itself), where TMA cannot load it.
+  static bool gathersA(const GemmKernel &g) {
+    auto type = dyn_cast<MemRefType>(g.a.getType());
+    return g.conv && (!type || !isPointwiseConv(g, type));
+  }
+
+  /// A tile and cluster split-K for a convolution gathering its A operand
+  /// whose tiles (`chosen`) fill between half and one wave of SMs (fewer
+  /// are split by chooseSplitK): there each SM runs one CTA, whose k-tiles
+  /// take a gather's turnaround rather than their MMAs' time (resnet50
+  /// b32's layer4 3x3 convolutions: 104 CTAs of 128x64 at ~1/5 of the
+  /// tensor cores' rate). Larger tiles do more MMA per turnaround and the
+  /// splits keep the SMs busy; the plan with the fewest estimated cycles
+  /// (estimateCycles with the gather's latency and the clusters'
+  /// reduction) wins over `chosen`, if one does.
+  std::optional<std::pair<TileConfig, SplitK>>
+  chooseGatherSplit(const GemmKernel &g, const TileConfig &chosen,
+                    int64_t smCount) {
+    if (!gathersA(g) || !g.scales.empty() || g.calls.empty())
+      return std::nullopt;
+    int64_t batch = 1;
+    for (int64_t d : g.batchShape)
+      batch *= d;
+    int64_t ctas = batch * llvm::divideCeil(g.m, chosen.bm) *
+                   llvm::divideCeil(g.n, chosen.bn);
+    if (2 * ctas <= smCount || ctas >= smCount)
+      return std::nullopt;
+    double best = estimateCycles(g, chosen, batch, smCount, 1, true);
+    std::optional<std::pair<TileConfig, SplitK>> plan;
+    for (TileConfig c : kWgmmaConfigs) {
+      c = forOperands(c, g, /*wgmma=*/true);
+      if (!GemmBuilder::accumulatorsFitStages(g, c))
+        continue;
+      int64_t kTiles = llvm::divideCeil(g.k, c.bk);
+      for (int64_t splits = 2; splits <= kMaxCluster; ++splits) {
+        // Each CTA keeps 4 k-tiles at least (fewer do not hide the fill);
+        // splits that round to the same share as fewer are skipped.
+        int64_t per = llvm::divideCeil(kTiles, splits);
+        if (per < 4 || llvm::divideCeil(kTiles, per) != splits)
+          continue;
+        double cycles = estimateCycles(g, c, batch, smCount, splits, true);
+        if (cycles < best) {
+          best = cycles;
+          c.groupM = chooseGroupM(batch, llvm::divideCeil(g.m, c.bm),
+                                  llvm::divideCeil(g.n, c.bn), c, smCount);
+          plan = {c, SplitK{splits, per, Value()}};
+        }
+      }
+    }
+    return plan;
   }
 
   /// Adds the workspace to `g`'s kernel and its calls, copies the kernel

@@ -625,6 +625,14 @@ def tensor_core_cases(t):
     t.op("splitk_cluster_int8", "MatMulInteger", {"x": ints(np.uint8, 33, 1024)},
          {"w": ints(np.int8, 1024, 64), "xz": np.array(131, np.uint8)},
          flags=sm90a, extra=form)
+    # A convolution gathering its A operand (im2col by cp.async) whose tiles
+    # fill between half and one wave of SMs chooses tile and split together
+    # (gather-split-k): at --sm-count=6, 4 CTAs of 128x128 become 2 tiles of
+    # 128x256 in clusters of 3 ranks (6 of its 18 k-tiles each).
+    t.op("gather_split_conv_fp16_wgmma", "Conv", {"x": t.rand(1, 128, 14, 14, lo=-0.2, hi=0.2)},
+         {"w": t.rand(256, 128, 3, 3, lo=-0.2, hi=0.2), "b": t.rand(256)},
+         attrs=dict(pads=[1, 1, 1, 1]), flags=(*half, *sm90a, "--sm-count=6"), extra=form,
+         rtol=1e-2, atol=5e-3)
     # GPT-2's MLP as transformers exports it (Conv1D: Reshape, Gemm with the
     # [in, out] weight, Reshape back; gelu_new; residual): dlc-unflatten-gemms
     # makes both Gemms batched MatMuls, so they run as wgmma CTA programs
