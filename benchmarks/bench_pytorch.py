@@ -369,7 +369,8 @@ def bench_model(name, batch, args, dlc, timer, device, work):
     except Exception as e:  # noqa: BLE001 - reported in the table
         row["errors"]["dlc"] = str(e)
     variant_outs = bench_variants(row, tag, npys, args, dlc, work) if dlc_out is not None else {}
-    int8_out = bench_int8(row, name, tag, inputs, npys, args, dlc, work) if args.int8 else None
+    int8_out, int8_variant_outs = (bench_int8(row, name, tag, inputs, npys, args, dlc, work)
+                                   if args.int8 else (None, {}))
 
     # PyTorch fp32 reference (TF32 off), then the timed modes.
     ref = None
@@ -385,6 +386,8 @@ def bench_model(name, batch, args, dlc, timer, device, work):
     checks = [(dlc_out, "max_rel_err", "check"), (int8_out, "int8_rel_err", "int8_check")]
     checks += [(vout, f"{vname}_rel_err", f"{vname}_check")
                for vname, vout in variant_outs.items()]
+    checks += [(vout, f"int8_{vname}_rel_err", f"int8_{vname}_check")
+               for vname, vout in int8_variant_outs.items()]
     for outs, key, error in checks:
         if outs is not None and ref is not None:
             try:
@@ -424,6 +427,14 @@ def bench_model(name, batch, args, dlc, timer, device, work):
                 row["errors"][f"{vname}_check"] = (
                     f"dlc {' '.join(dict(args.variants)[vname])} output differs from PyTorch "
                     f"fp32 by {err:.3g} > {bound:.3g}")
+    # An int8 variant computes what the default int8 build does: its error
+    # may differ by rounding only.
+    for vname in int8_variant_outs:
+        err, base = row.get(f"int8_{vname}_rel_err"), row.get("int8_rel_err")
+        if err is not None and base is not None and err > 1.25 * base + 1e-3:
+            row["errors"][f"int8_{vname}_check"] = (
+                f"dlc int8 {' '.join(dict(args.int8_variants)[vname])} output differs from "
+                f"PyTorch fp32 by {err:.3g}, the default int8 build by {base:.3g}")
     times = {m: row[f"{m.replace('-', '_')}_ms"] for m in args.modes
              if f"{m.replace('-', '_')}_ms" in row}
     if times:
@@ -513,10 +524,34 @@ def bench_int8(row, name, tag, inputs, npys, args, dlc, work):
             row["dlc_int8_dev_ms"] = dlc.bench(so, npys, resident=True)["latency_ms"]["p50"]
         if "dlc_ms" in row:
             row["int8_vs_dlc"] = row["dlc_ms"] / row["dlc_int8_ms"]
-        return out
     except Exception as e:  # noqa: BLE001 - reported in the table
         row["errors"]["int8"] = str(e)
-        return None
+        return None, {}
+    return out, bench_int8_variants(row, tag, npys, args, dlc, work, cal)
+
+
+def bench_int8_variants(row, tag, npys, args, dlc, work, cal):
+    """Each --int8-variant NAME=FLAGS: the int8 build with the extra flags
+    (same calibration inputs), timed resident: dlc_int8_NAME_dev_ms and
+    int8_NAME_vs_int8_dev (>1: the variant is faster). Returns {NAME:
+    outputs}, checked against the fp32 reference by the caller."""
+    outs = {}
+    if args.int8_variants:
+        row["int8_variants"] = [name for name, _ in args.int8_variants]
+    for name, flags in args.int8_variants:
+        try:
+            so = work / f"{tag}.int8.{name}.so"
+            dlc.compile(work / f"{tag}.onnx", so, "int8", [f"--calibrate={cal}", *flags],
+                        all_cpus=True)
+            outs[name] = dlc.run(so, npys, work / f"{tag}.int8.{name}.out")
+            if dlc.target == "cuda":
+                dev = dlc.bench(so, npys, resident=True)["latency_ms"]["p50"]
+                row[f"dlc_int8_{name}_dev_ms"] = dev
+                if row.get("dlc_int8_dev_ms"):
+                    row[f"int8_{name}_vs_int8_dev"] = row["dlc_int8_dev_ms"] / dev
+        except Exception as e:  # noqa: BLE001 - reported in the table
+            row["errors"][f"int8_{name}"] = str(e)
+    return outs
 
 
 # --------------------------------------------------------------------------
@@ -754,7 +789,10 @@ def print_table(rows, modes):
         if any(r.get(f"dlc_{v}_overlapped") for r in rows):
             cols.append(f"dlc_{v}_overlapped")
     cols += ["dlc_vs_best_dev", "dlc_int8_ms", "dlc_int8_dev_ms", "int8_vs_dlc", "int8_sqnr_db",
-             "int8_rel_err", "dlc_1op_ms", "chain", "dlc_tflops", "torch_tflops", "dlc_gbps", "copy_gbps",
+             "int8_rel_err"]
+    for v in dict.fromkeys(v for r in rows for v in r.get("int8_variants", [])):
+        cols += [f"dlc_int8_{v}_dev_ms", f"int8_{v}_vs_int8_dev", f"int8_{v}_rel_err"]
+    cols += ["dlc_1op_ms", "chain", "dlc_tflops", "torch_tflops", "dlc_gbps", "copy_gbps",
              "dlc_pct_copy", "torch_pct_copy"]
     cols = [c for c in cols if any(c in r for r in rows)]
     print("| " + " | ".join(cols) + " |")
@@ -781,7 +819,8 @@ def environment(args, device):
            "torch": torch.__version__, "cpu_count": os.cpu_count(),
            "compile_cpus": args.compile_cpus, "precision": args.precision,
            "dlc_flags": args.dlc_flag,
-           "variants": {name: flags for name, flags in args.variants}}
+           "variants": {name: flags for name, flags in args.variants},
+           "int8_variants": {name: flags for name, flags in args.int8_variants}}
     for mod in ("torchvision", "transformers", "onnx"):
         try:
             env[mod] = __import__(mod).__version__
@@ -868,6 +907,11 @@ def main():
     ap.add_argument("--int8", action="store_true",
                     help="also build each model with dlc --precision=int8 (calibrated on "
                          "--calib-samples random inputs) and time it: the int8 column")
+    ap.add_argument("--int8-variant", dest="int8_variants", action="append", default=[],
+                    type=parse_variant, metavar="NAME=FLAGS",
+                    help="with --int8: also build the int8 model with these extra dlc flags, "
+                         "time it and check it against the fp32 reference, e.g. "
+                         "--int8-variant staged=--stage-epilogue (repeatable)")
     ap.add_argument("--calib-samples", type=int, default=0,
                     help="calibration samples (batches) for --int8; 0, the default: "
                          "enough for 4 images (4 at batch 1, 1 at batch 32)")

@@ -148,7 +148,7 @@ part() {
                       --dlc-flag=--persistent-gemm ;;
   profile-b32) profile_all resnet50:32 ;;
   int8) bench int8 --models resnet50,bert --batches 32 --text-batch 8 --skip-compile-modes \
-          --int8 "${models_only[@]}" ;;
+          --int8 --int8-variant staged=--stage-epilogue "${models_only[@]}" ;;
   esac
 }
 
