@@ -450,32 +450,41 @@ def bench_model(name, batch, args, dlc, timer, device, work):
     return row
 
 
-def bench_variants(row, tag, npys, args, dlc, work):
-    """Each --variant NAME=FLAGS: the same ONNX model compiled with the extra
-    flags (on every core: its compile time is not the one reported), run
-    for its outputs and timed like the default build: dlc_NAME_ms,
-    dlc_NAME_dev_ms and NAME_vs_dlc_dev (default resident / variant
-    resident, >1: the variant is faster). Returns {NAME: outputs}."""
+def bench_variants(row, tag, npys, args, dlc, work, variants=None, precision=None, extra=(),
+                   prefix=""):
+    """Each --variant NAME=FLAGS (or each of `variants`): the same ONNX model
+    compiled at `precision` with `extra` and the variant's flags (on every
+    core: its compile time is not the one reported), run for its outputs and
+    timed like the default build: dlc_KEY_ms, dlc_KEY_dev_ms and
+    KEY_vs_BASE_dev (the base build resident / the variant resident, >1: the
+    variant is faster), KEY = `prefix` + NAME; the base build is the
+    default one, or with `prefix` "int8_" the int8 one. Returns {NAME:
+    outputs}."""
+    variants = args.variants if variants is None else variants
+    base = "int8" if prefix else "dlc"
+    base_dev = row.get(f"dlc_{prefix}dev_ms")
     outs = {}
-    if args.variants:
-        row["variants"] = [name for name, _ in args.variants]
-    for name, flags in args.variants:
+    if variants:
+        row[f"{prefix}variants"] = [name for name, _ in variants]
+    for name, flags in variants:
+        key = prefix + name
         try:
-            so = work / f"{tag}.{name}.so"
-            dlc.compile(work / f"{tag}.onnx", so, args.precision, extra=flags, all_cpus=True)
-            outs[name] = dlc.run(so, npys, work / f"{tag}.{name}.out")
-            row[f"dlc_{name}_ms"] = dlc.bench(so, npys)["latency_ms"]["p50"]
+            so = work / f"{tag}.{key}.so"
+            dlc.compile(work / f"{tag}.onnx", so, precision or args.precision,
+                        extra=[*extra, *flags], all_cpus=True)
+            outs[name] = dlc.run(so, npys, work / f"{tag}.{key}.out")
+            row[f"dlc_{key}_ms"] = dlc.bench(so, npys)["latency_ms"]["p50"]
             if dlc.target == "cuda":
                 d = dlc.bench(so, npys, resident=True)
                 dev = d["latency_ms"]["p50"]
-                row[f"dlc_{name}_dev_ms"] = dev
+                row[f"dlc_{key}_dev_ms"] = dev
                 # Programmatic launches in the graph (--overlap-launches);
                 # 0 says the driver fell back to serialized launches.
-                row[f"dlc_{name}_overlapped"] = d.get("overlapped_launches")
-                if row.get("dlc_dev_ms"):
-                    row[f"{name}_vs_dlc_dev"] = row["dlc_dev_ms"] / dev
+                row[f"dlc_{key}_overlapped"] = d.get("overlapped_launches")
+                if base_dev:
+                    row[f"{key}_vs_{base}_dev"] = base_dev / dev
         except Exception as e:  # noqa: BLE001 - reported in the table
-            row["errors"][name] = str(e)
+            row["errors"][key] = str(e)
     return outs
 
 
@@ -527,31 +536,9 @@ def bench_int8(row, name, tag, inputs, npys, args, dlc, work):
     except Exception as e:  # noqa: BLE001 - reported in the table
         row["errors"]["int8"] = str(e)
         return None, {}
-    return out, bench_int8_variants(row, tag, npys, args, dlc, work, cal)
-
-
-def bench_int8_variants(row, tag, npys, args, dlc, work, cal):
-    """Each --int8-variant NAME=FLAGS: the int8 build with the extra flags
-    (same calibration inputs), timed resident: dlc_int8_NAME_dev_ms and
-    int8_NAME_vs_int8_dev (>1: the variant is faster). Returns {NAME:
-    outputs}, checked against the fp32 reference by the caller."""
-    outs = {}
-    if args.int8_variants:
-        row["int8_variants"] = [name for name, _ in args.int8_variants]
-    for name, flags in args.int8_variants:
-        try:
-            so = work / f"{tag}.int8.{name}.so"
-            dlc.compile(work / f"{tag}.onnx", so, "int8", [f"--calibrate={cal}", *flags],
-                        all_cpus=True)
-            outs[name] = dlc.run(so, npys, work / f"{tag}.int8.{name}.out")
-            if dlc.target == "cuda":
-                dev = dlc.bench(so, npys, resident=True)["latency_ms"]["p50"]
-                row[f"dlc_int8_{name}_dev_ms"] = dev
-                if row.get("dlc_int8_dev_ms"):
-                    row[f"int8_{name}_vs_int8_dev"] = row["dlc_int8_dev_ms"] / dev
-        except Exception as e:  # noqa: BLE001 - reported in the table
-            row["errors"][f"int8_{name}"] = str(e)
-    return outs
+    # The same calibration inputs for each --int8-variant.
+    return out, bench_variants(row, tag, npys, args, dlc, work, args.int8_variants, "int8",
+                               [f"--calibrate={cal}"], prefix="int8_")
 
 
 # --------------------------------------------------------------------------
@@ -791,7 +778,8 @@ def print_table(rows, modes):
     cols += ["dlc_vs_best_dev", "dlc_int8_ms", "dlc_int8_dev_ms", "int8_vs_dlc", "int8_sqnr_db",
              "int8_rel_err"]
     for v in dict.fromkeys(v for r in rows for v in r.get("int8_variants", [])):
-        cols += [f"dlc_int8_{v}_dev_ms", f"int8_{v}_vs_int8_dev", f"int8_{v}_rel_err"]
+        cols += [f"dlc_int8_{v}_ms", f"dlc_int8_{v}_dev_ms", f"int8_{v}_vs_int8_dev",
+                 f"int8_{v}_rel_err"]
     cols += ["dlc_1op_ms", "chain", "dlc_tflops", "torch_tflops", "dlc_gbps", "copy_gbps",
              "dlc_pct_copy", "torch_pct_copy"]
     cols = [c for c in cols if any(c in r for r in rows)]
