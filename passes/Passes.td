@@ -247,7 +247,9 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
     split together, by a cost that charges each k-tile a gather's
     turnaround and rank 0 the partial tiles it adds: resnet50 b32's layer4
     3x3 convolutions run 39 tiles of 128x192 in clusters of 3 instead of
-    104 unsplit CTAs of 128x64.
+    104 unsplit CTAs of 128x64. A wgmma convolution left unsplit whose
+    CTAs fit one wave (one an SM) takes every pipeline stage K fills and an
+    SM's shared memory holds, 8 at most: nothing else competes for it.
 
     With `fold-padding`, a convolution reading a buffer that a zero-padding
     kernel (its generic marked `dlc.padding`, from dlc-convert-to-linalg)

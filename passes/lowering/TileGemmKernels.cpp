@@ -3058,6 +3058,8 @@ struct TileGemmKernelsPass
           split = plan->second;
         }
       if (!split) {
+        if (useWgmma && tile.empty() && g->conv)
+          cfg = deepenStages(*g, cfg, smCount);
         tileKernel(rewriter, *g, cfg, std::nullopt);
         continue;
       }
@@ -3288,6 +3290,31 @@ struct TileGemmKernelsPass
       return std::nullopt;
     int64_t per = llvm::divideCeil(kTiles, splits);
     return SplitK{int64_t(llvm::divideCeil(kTiles, per)), per, Value()};
+  }
+
+  /// `c` with as many pipeline stages as an SM's shared memory holds (8 at
+  /// most, no more than K fills) when its CTAs fit one wave, one an SM:
+  /// no other CTA competes for that memory there, and each stage more is a
+  /// k-tile more of prefetch to hide a k-tile's latency behind (resnet50
+  /// b32's layer3 and layer4 1x1 convolutions: 98 and 104 CTAs with 2 of
+  /// their 16 to 32 k-tiles ahead). wgmma (sm_90a) only: the 227 KiB are
+  /// an H100's, an A100 has 164. Convolutions only: dlc-merge-launches
+  /// later makes one launch of GEMMs of one launch shape (BERT's Q, K and
+  /// V projections at batch 8: 3 x 128 CTAs), which a wave of one CTA an
+  /// SM no longer holds.
+  TileConfig deepenStages(const GemmKernel &g, TileConfig c, int64_t smCount) {
+    int64_t ctas = llvm::divideCeil(g.m, c.bm) * llvm::divideCeil(g.n, c.bn);
+    for (int64_t d : g.batchShape)
+      ctas *= d;
+    if (ctas > smCount)
+      return c;
+    int64_t kTiles = llvm::divideCeil(g.k, c.bk);
+    // Each stage with its full and empty mbarriers; the stages start at a
+    // 1 KiB boundary.
+    int64_t fit =
+        (cost::kSmemBytes - 1024) / (c.stageElems() * g.elementBytes() + 16);
+    c.stages = std::max(c.stages, std::min({fit, kTiles + 2, int64_t(8)}));
+    return c;
   }
 
   /// Whether `g` gathers its A operand with cp.async (an im2col window

@@ -633,6 +633,12 @@ def tensor_core_cases(t):
          {"w": t.rand(256, 128, 3, 3, lo=-0.2, hi=0.2), "b": t.rand(256)},
          attrs=dict(pads=[1, 1, 1, 1]), flags=(*half, *sm90a, "--sm-count=6"), extra=form,
          rtol=1e-2, atol=5e-3)
+    # CTAs that fit one wave, one an SM, get every stage K fills and shared
+    # memory holds: 4 CTAs of 128x128 for 6 SMs, 7 stages for 5 k-tiles.
+    t.op("deep_stages_conv_fp16_wgmma", "Conv", {"x": t.rand(1, 32, 14, 14, lo=-0.2, hi=0.2)},
+         {"w": t.rand(256, 32, 3, 3, lo=-0.2, hi=0.2), "b": t.rand(256)},
+         attrs=dict(pads=[1, 1, 1, 1]), flags=(*half, *sm90a, "--sm-count=6"), extra=form,
+         rtol=1e-2, atol=5e-3)
     # GPT-2's MLP as transformers exports it (Conv1D: Reshape, Gemm with the
     # [in, out] weight, Reshape back; gelu_new; residual): dlc-unflatten-gemms
     # makes both Gemms batched MatMuls, so they run as wgmma CTA programs
