@@ -176,3 +176,102 @@ func.func private @aliased(%x: memref<4xf32>, %y: memref<4xf32>) attributes {dlc
   }
   return
 }
+
+// -----
+
+// 16 int8 channels (an int8 max pool's work item) are one 16-byte load;
+// their stores one vector<16xi8> store.
+// CHECK-LABEL: func.func private @int8(
+// CHECK: vector.load %{{.*}} : memref<2x32xi8>, vector<16xi8>
+// CHECK-NOT: memref.load
+// CHECK: vector.store %{{.*}} : memref<2x32xi8>, vector<16xi8>
+// CHECK-NOT: memref.store
+func.func private @int8(%x: memref<2x32xi8>, %y: memref<2x32xi8>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%i) = (%c0) to (%c2) step (%c1) {
+    %b = arith.muli %i, %c16 : index
+    %x0 = memref.load %x[%i, %b] : memref<2x32xi8>
+    %c_1 = arith.constant 1 : index
+    %b1 = arith.addi %b, %c_1 : index
+    %x1 = memref.load %x[%i, %b1] : memref<2x32xi8>
+    %c_2 = arith.constant 2 : index
+    %b2 = arith.addi %b, %c_2 : index
+    %x2 = memref.load %x[%i, %b2] : memref<2x32xi8>
+    %c_3 = arith.constant 3 : index
+    %b3 = arith.addi %b, %c_3 : index
+    %x3 = memref.load %x[%i, %b3] : memref<2x32xi8>
+    %c_4 = arith.constant 4 : index
+    %b4 = arith.addi %b, %c_4 : index
+    %x4 = memref.load %x[%i, %b4] : memref<2x32xi8>
+    %c_5 = arith.constant 5 : index
+    %b5 = arith.addi %b, %c_5 : index
+    %x5 = memref.load %x[%i, %b5] : memref<2x32xi8>
+    %c_6 = arith.constant 6 : index
+    %b6 = arith.addi %b, %c_6 : index
+    %x6 = memref.load %x[%i, %b6] : memref<2x32xi8>
+    %c_7 = arith.constant 7 : index
+    %b7 = arith.addi %b, %c_7 : index
+    %x7 = memref.load %x[%i, %b7] : memref<2x32xi8>
+    %c_8 = arith.constant 8 : index
+    %b8 = arith.addi %b, %c_8 : index
+    %x8 = memref.load %x[%i, %b8] : memref<2x32xi8>
+    %c_9 = arith.constant 9 : index
+    %b9 = arith.addi %b, %c_9 : index
+    %x9 = memref.load %x[%i, %b9] : memref<2x32xi8>
+    %c_10 = arith.constant 10 : index
+    %b10 = arith.addi %b, %c_10 : index
+    %x10 = memref.load %x[%i, %b10] : memref<2x32xi8>
+    %c_11 = arith.constant 11 : index
+    %b11 = arith.addi %b, %c_11 : index
+    %x11 = memref.load %x[%i, %b11] : memref<2x32xi8>
+    %c_12 = arith.constant 12 : index
+    %b12 = arith.addi %b, %c_12 : index
+    %x12 = memref.load %x[%i, %b12] : memref<2x32xi8>
+    %c_13 = arith.constant 13 : index
+    %b13 = arith.addi %b, %c_13 : index
+    %x13 = memref.load %x[%i, %b13] : memref<2x32xi8>
+    %c_14 = arith.constant 14 : index
+    %b14 = arith.addi %b, %c_14 : index
+    %x14 = memref.load %x[%i, %b14] : memref<2x32xi8>
+    %c_15 = arith.constant 15 : index
+    %b15 = arith.addi %b, %c_15 : index
+    %x15 = memref.load %x[%i, %b15] : memref<2x32xi8>
+    %m0 = arith.maxsi %x0, %x15 : i8
+    memref.store %m0, %y[%i, %b] : memref<2x32xi8>
+    %m1 = arith.maxsi %x1, %x14 : i8
+    memref.store %m1, %y[%i, %b1] : memref<2x32xi8>
+    %m2 = arith.maxsi %x2, %x13 : i8
+    memref.store %m2, %y[%i, %b2] : memref<2x32xi8>
+    %m3 = arith.maxsi %x3, %x12 : i8
+    memref.store %m3, %y[%i, %b3] : memref<2x32xi8>
+    %m4 = arith.maxsi %x4, %x11 : i8
+    memref.store %m4, %y[%i, %b4] : memref<2x32xi8>
+    %m5 = arith.maxsi %x5, %x10 : i8
+    memref.store %m5, %y[%i, %b5] : memref<2x32xi8>
+    %m6 = arith.maxsi %x6, %x9 : i8
+    memref.store %m6, %y[%i, %b6] : memref<2x32xi8>
+    %m7 = arith.maxsi %x7, %x8 : i8
+    memref.store %m7, %y[%i, %b7] : memref<2x32xi8>
+    %m8 = arith.maxsi %x8, %x7 : i8
+    memref.store %m8, %y[%i, %b8] : memref<2x32xi8>
+    %m9 = arith.maxsi %x9, %x6 : i8
+    memref.store %m9, %y[%i, %b9] : memref<2x32xi8>
+    %m10 = arith.maxsi %x10, %x5 : i8
+    memref.store %m10, %y[%i, %b10] : memref<2x32xi8>
+    %m11 = arith.maxsi %x11, %x4 : i8
+    memref.store %m11, %y[%i, %b11] : memref<2x32xi8>
+    %m12 = arith.maxsi %x12, %x3 : i8
+    memref.store %m12, %y[%i, %b12] : memref<2x32xi8>
+    %m13 = arith.maxsi %x13, %x2 : i8
+    memref.store %m13, %y[%i, %b13] : memref<2x32xi8>
+    %m14 = arith.maxsi %x14, %x1 : i8
+    memref.store %m14, %y[%i, %b14] : memref<2x32xi8>
+    %m15 = arith.maxsi %x15, %x0 : i8
+    memref.store %m15, %y[%i, %b15] : memref<2x32xi8>
+    scf.reduce
+  }
+  return
+}
