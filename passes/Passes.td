@@ -235,19 +235,21 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
     `cluster-split-k` as well, a wgmma kernel splits into at most 8 CTAs
     per tile that form one thread-block cluster (consecutive CTAs; the
     kernel gets `dlc.cluster_ctas`, which the PTX declares with
-    `.explicitcluster` and `.reqnctapercluster`): after the k-loop, ranks 1.. store their
-    accumulator fragments into their own (now free) stage memory, a cluster
-    barrier (release/acquire) orders them before rank 0, which reads them
-    with `mapa` + `ld.shared::cluster`, adds them to its registers in rank
-    order (deterministic) and runs the epilogue; a second cluster barrier
-    keeps ranks 1.. (and their shared memory) alive until rank 0 has read.
-    No workspace and no second kernel. With `gather-split-k` too, a
+    `.explicitcluster` and `.reqnctapercluster`): after the k-loop, every
+    rank stores its accumulator fragments into its own (now free) stage
+    memory, a cluster barrier (release/acquire) orders them before any
+    reads, and each rank, owning a block of the fragments, reads the other
+    ranks' copies of those with `mapa` + `ld.shared::cluster`, adds them in
+    rank order (deterministic, whoever adds) and runs the epilogue on
+    them; a second cluster barrier keeps every rank (and its shared
+    memory) alive until the others have read. No workspace and no second
+    kernel. With `gather-split-k` too, a
     convolution gathering its A operand (im2col by cp.async) whose tiles
     fill between half and one wave of SMs chooses its tile and cluster
     split together, by a cost that charges each k-tile a gather's
-    turnaround and rank 0 the partial tiles it adds: resnet50 b32's layer4
-    3x3 convolutions run 39 tiles of 128x192 in clusters of 3 instead of
-    104 unsplit CTAs of 128x64. A wgmma convolution left unsplit whose
+    turnaround, the ranks the partial tiles they add and the clusters a
+    GPC holds at once: resnet50 b32's layer4 3x3 convolutions run 26 tiles
+    of 128x256 in clusters of 4 instead of 104 unsplit CTAs of 128x64. A wgmma convolution left unsplit whose
     CTAs fit one wave (one an SM) takes every pipeline stage K fills and an
     SM's shared memory holds, 8 at most: nothing else competes for it.
 

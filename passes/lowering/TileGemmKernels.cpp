@@ -763,10 +763,13 @@ constexpr int64_t kSmemBytes = 227 * 1024, kRegisters = 65536;
 /// 128x64 (one an SM, 2 k-tiles ahead), took 72 k-tiles in 0.047 ms,
 /// ~1250 cycles each where their MMAs need 256 and their loads 768.
 constexpr double kGatherKTileLatency = 2500;
-/// Bytes per clock in which rank 0 of a split-K cluster reads the other
-/// ranks' f32 partial tiles from distributed shared memory (unmeasured;
-/// taken as an SM's L2 share).
+/// Bytes per clock in which a rank of a split-K cluster reads the other
+/// ranks' f32 partials of its share of the tile from distributed shared
+/// memory (unmeasured; taken as an SM's L2 share).
 constexpr double kDsmemBytes = 32;
+/// SMs of a GPC, the most a cluster's CTAs spread over (an H100 SXM's 132
+/// SMs are 8 GPCs of 16 or 18).
+constexpr int64_t kGpcSms = 16;
 } // namespace cost
 
 /// Estimated SM cycles of `g` on tiles `c` without split-K. CTAs spread
@@ -780,7 +783,8 @@ constexpr double kDsmemBytes = 32;
 /// 128x128 are 1.45 waves, 128 of 128x192 one), and N or M below the tile
 /// (resnet50's 64-channel convolutions on 128x256 tiles multiplied zeros
 /// three quarters of the time). With `splits`, each tile's K is shared by
-/// that many CTAs of a cluster; with `gatherLatency` (A gathered by
+/// that many CTAs of a cluster, which share the reduction and the
+/// epilogue; with `gatherLatency` (A gathered by
 /// cp.async) a k-tile takes at least kGatherKTileLatency over the
 /// lookahead, per round of co-resident CTAs.
 /// CTAs of `c` an SM holds at once, by registers and shared memory.
@@ -809,16 +813,31 @@ double estimateCycles(const GemmKernel &g, const TileConfig &c, int64_t batch,
   int64_t occupancy = ctasPerSm(g, c);
   int64_t perSm = llvm::divideCeil(ctas, smCount);
   int64_t rounds = llvm::divideCeil(perSm, occupancy);
-  double fixed =
-      cost::kFillCycles + double(c.bm * c.bn) * cost::kEpilogueCyclesPerElement;
+  if (splits > 1) {
+    // A cluster's CTAs run on SMs of one GPC: a GPC of 16 SMs (an H100's
+    // have 16 or 18) holds 16 x occupancy / splits clusters, 5 of 3 or 3
+    // of 5. Clusters past what the GPCs hold at once wait for a round.
+    int64_t gpcSms = std::min<int64_t>(cost::kGpcSms, smCount);
+    int64_t perRound =
+        std::max<int64_t>(1, smCount / gpcSms) * (gpcSms * occupancy / splits);
+    if (perRound == 0)
+      return std::numeric_limits<double>::infinity();
+    rounds = llvm::divideCeil(ctas / splits, perRound);
+    perSm = std::max(perSm, rounds);
+  }
+  // A cluster's ranks share the epilogue (and the reduction below).
+  double fixed = cost::kFillCycles + double(c.bm * c.bn) / double(splits) *
+                                         cost::kEpilogueCyclesPerElement;
   double loop = double(perSm * kTiles) * std::max(mma, load);
   // A gathering CTA's own k-tiles take their turnaround at least, which
   // only its co-resident CTAs overlap.
   if (gatherLatency)
     loop = std::max(loop, double(rounds * kTiles) * cost::kGatherKTileLatency /
                               double(std::max<int64_t>(1, c.lookahead())));
-  // Split-K in a cluster: rank 0 adds the other ranks' partial tiles.
-  double reduce = double((splits - 1) * c.bm * c.bn * 4) / cost::kDsmemBytes;
+  // Split-K in a cluster: each rank adds the other ranks' partials of its
+  // share of the tile.
+  double reduce = double((splits - 1) * c.bm * c.bn * 4) / double(splits) /
+                  cost::kDsmemBytes;
   return loop + rounds * (fixed + reduce);
 }
 
@@ -1352,6 +1371,11 @@ private:
   /// Cluster split-K on the GPU: ranks 1.. store their fragments to their
   /// shared memory; rank 0 returns its own plus theirs, in rank order.
   SmallVector<Value> clusterReduce(ValueRange acc);
+  /// Cluster split-K: whether this rank (splitIndex) adds up and writes the
+  /// fragment of accumulator register `reg`. Ranks own blocks of
+  /// consecutive fragments (columns), so they share the reduction through
+  /// distributed shared memory and the epilogue.
+  Value ownsFragment(Value reg);
   /// Emulated cluster split-K: every rank's accumulators, [rank][thread x
   /// register], summed into accMem in rank order after the last rank.
   Value clusterAcc;
@@ -2699,8 +2723,12 @@ void GemmBuilder::epilogue(ValueRange acc) {
               pairs ? ix.mul(ix.add(ix.div(fragCol0, 2), ix.rem(lane, 4)), 2)
                     : ix.add(fragCol0, col);
           OpBuilder::InsertionGuard guard(rw);
-          if (guarded) {
-            Value in = ix.andi(ix.lt(gr, ix.c(g.m)), ix.lt(gc, ix.c(g.n)));
+          Value in;
+          if (guarded)
+            in = ix.andi(ix.lt(gr, ix.c(g.m)), ix.lt(gc, ix.c(g.n)));
+          if (clusterSplit())
+            in = in ? ix.andi(in, ownsFragment(reg)) : ownsFragment(reg);
+          if (in) {
             auto ifOp = rw.create<scf::IfOp>(loc, in, false);
             rw.setInsertionPoint(ifOp.thenBlock()->getTerminator());
           }
@@ -2797,7 +2825,8 @@ int64_t GemmBuilder::build() {
   }
   buildCta(kBegin, kCount);
   if (rankLoop) {
-    // Rank 0's sums: its accumulators plus the other ranks', in rank order.
+    // The sums: rank 0's accumulators plus the other ranks', in rank order
+    // (what each fragment's owner adds on the GPU).
     rw.setInsertionPointAfter(rankLoop);
     forEachThread([&](Value tid) {
       forEachAccumulator([&](Value, Value, Value, Value reg, int64_t) {
@@ -2813,7 +2842,11 @@ int64_t GemmBuilder::build() {
         rw.create<memref::StoreOp>(loc, sum, accMem, slot);
       });
     });
-    epilogue({});
+    // Each rank writes the fragments it owns.
+    buildLoop(rw, loc, ranks, [&](Value rank) {
+      splitIndex = rank;
+      epilogue({});
+    });
   }
   return workItems;
 }
@@ -2944,15 +2977,15 @@ void GemmBuilder::finish(ValueRange acc) {
     });
     return;
   }
-  SmallVector<Value> sums = clusterReduce(acc);
-  auto rank0 = rw.create<scf::IfOp>(
-      loc,
-      rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, splitIndex,
-                               ix.c(0)),
-      false);
-  OpBuilder::InsertionGuard guard(rw);
-  rw.setInsertionPoint(rank0.thenBlock()->getTerminator());
-  epilogue(sums);
+  // Every rank adds up and writes its share of the fragments.
+  epilogue(clusterReduce(acc));
+}
+
+Value GemmBuilder::ownsFragment(Value reg) {
+  int64_t frags = accRegs() / 4;
+  Value owner = ix.div(ix.mul(ix.div(reg, 4), split->splits), frags);
+  return rw.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, owner,
+                                        splitIndex);
 }
 
 SmallVector<Value> GemmBuilder::clusterReduce(ValueRange acc) {
@@ -2965,14 +2998,9 @@ SmallVector<Value> GemmBuilder::clusterReduce(ValueRange acc) {
         ix.add(smemAddr, ix.mul(ix.add(ix.c(f * cfg.threads()), tid), 16)));
   };
   bool isInt = g.isInt();
-  Value isRank0 = rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
-                                           splitIndex, ix.c(0));
+  std::string v4 = isInt ? "b32" : "f32";
   {
-    auto others = rw.create<scf::IfOp>(loc, isRank0, true);
-    OpBuilder::InsertionGuard guard(rw);
-    rw.setInsertionPoint(others.elseBlock()->getTerminator());
-    std::string text = std::string("st.shared.v4.") + (isInt ? "b32" : "f32") +
-                       " [$0], {$1, $2, $3, $4};";
+    std::string text = "st.shared.v4." + v4 + " [$0], {$1, $2, $3, $4};";
     std::string constraints = isInt ? "r,r,r,r,r" : "r,f,f,f,f";
     for (auto [f, frag] : llvm::enumerate(acc)) {
       SmallVector<Value> operands{fragAddr(f)};
@@ -2982,41 +3010,58 @@ SmallVector<Value> GemmBuilder::clusterReduce(ValueRange acc) {
       sideEffectAsm(text, constraints, operands);
     }
   }
-  // Ranks 1.. have stored (release); rank 0 reads (acquire).
+  // Every rank has stored (release) before any reads (acquire).
   std::string clusterSync = "barrier.cluster.arrive.release.aligned;\n"
                             "barrier.cluster.wait.acquire.aligned;";
   sideEffectAsm(clusterSync);
-  auto reduce =
-      rw.create<scf::IfOp>(loc, TypeRange(ValueRange(acc)), isRank0, true);
-  {
-    // With results, the builder left both blocks empty.
-    OpBuilder::InsertionGuard guard(rw);
-    rw.setInsertionPointToStart(reduce.elseBlock());
-    rw.create<scf::YieldOp>(loc, acc);
-  }
-  {
-    OpBuilder::InsertionGuard guard(rw);
-    rw.setInsertionPointToStart(reduce.thenBlock());
-    SmallVector<Value> sums(acc.begin(), acc.end());
-    std::string t = isInt ? "s32" : "f32";
-    for (int64_t r = 1; r < split->splits; ++r) {
-      std::string text = "{\n.reg .b32 ra;\n.reg ." +
-                         std::string(isInt ? "b32" : "f32") +
-                         " t<4>;\nmapa.shared::cluster.u32 ra, $4, " +
-                         std::to_string(r) + ";\nld.shared::cluster.v4." +
-                         (isInt ? "b32" : "f32") + " {t0, t1, t2, t3}, [ra];\n";
-      for (int64_t i = 0; i < 4; ++i)
-        text += "add." + t + " $" + std::to_string(i) + ", $" +
-                std::to_string(i) + ", t" + std::to_string(i) + ";\n";
-      text += "}";
-      for (size_t f = 0; f < sums.size(); ++f)
-        sums[f] = accumulatorAsm(text, {sums[f]}, {fragAddr(f)}, ",r")[0];
+  // Rank q's fragment at this thread's address, loaded (`add` false) or
+  // added to the operand.
+  auto remote = [&](Value into, int64_t f, int64_t q, bool add) {
+    std::string text = "{\n.reg .b32 ra;\n.reg ." + v4 +
+                       " t<4>;\nmapa.shared::cluster.u32 ra, $4, " +
+                       std::to_string(q) + ";\nld.shared::cluster.v4." + v4 +
+                       " {t0, t1, t2, t3}, [ra];\n";
+    for (int64_t i = 0; i < 4; ++i)
+      text += add ? (isInt ? "add.s32 $" : "add.f32 $") + std::to_string(i) +
+                        ", $" + std::to_string(i) + ", t" + std::to_string(i) +
+                        ";\n"
+                  : "mov.b32 $" + std::to_string(i) + ", t" +
+                        std::to_string(i) + ";\n";
+    text += "}";
+    return accumulatorAsm(text, {into}, {fragAddr(f)}, ",r")[0];
+  };
+  // The owner of fragment f (ownsFragment) adds the ranks' fragments in
+  // rank order, its own among them, so the sum is the same whoever adds.
+  SmallVector<Value> sums;
+  for (auto [f, frag] : llvm::enumerate(acc)) {
+    // As ownsFragment, on constants.
+    int64_t owner = int64_t(f) * split->splits / (accRegs() / 4);
+    auto mine = rw.create<scf::IfOp>(
+        loc, TypeRange{frag.getType()},
+        rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, splitIndex,
+                                 ix.c(owner)),
+        true);
+    {
+      OpBuilder::InsertionGuard guard(rw);
+      rw.setInsertionPointToStart(mine.thenBlock());
+      Value sum = owner == 0 ? frag : remote(frag, f, 0, false);
+      for (int64_t q = 1; q < split->splits; ++q) {
+        if (q != owner)
+          sum = remote(sum, f, q, true);
+        else if (isInt)
+          sum = rw.create<arith::AddIOp>(loc, sum, frag);
+        else
+          sum = rw.create<arith::AddFOp>(loc, sum, frag);
+      }
+      rw.create<scf::YieldOp>(loc, sum);
+      rw.setInsertionPointToStart(mine.elseBlock());
+      rw.create<scf::YieldOp>(loc, frag);
     }
-    rw.create<scf::YieldOp>(loc, sums);
+    sums.push_back(mine.getResult(0));
   }
-  // Rank 0 is done reading before ranks 1.. exit (their shared memory).
+  // Every rank is done reading before any exits (its shared memory).
   sideEffectAsm(clusterSync);
-  return SmallVector<Value>(reduce.getResults());
+  return sums;
 }
 
 /// The CTAs a thread-block cluster holds on every sm_90 GPU (portable).
