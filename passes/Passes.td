@@ -343,6 +343,10 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
            "(im2col by cp.async) whose tiles fill between half and one wave "
            "of SMs picks its tile and cluster split together, by a cost "
            "that counts a gather's k-tile turnaround">,
+    Option<"deepenStages", "deepen-stages", "bool", /*default=*/"false",
+           "With wgmma, a convolution whose unsplit CTAs fit one wave (one "
+           "an SM) takes every pipeline stage K fills and 227 KiB hold, "
+           "8 at most">,
     Option<"persistent", "persistent", "bool", /*default=*/"false",
            "With warpSpecialize, GEMMs whose tiles need more than one wave "
            "of CTAs run persistent CTAs (one wave) that loop over tiles; "

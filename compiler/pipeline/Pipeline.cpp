@@ -128,6 +128,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     gemm.persistent = gemm.warpSpecialize && options.persistentGemm;
     gemm.clusterSplitK = gemm.wgmma && options.clusterSplitK;
     gemm.gatherSplitK = gemm.clusterSplitK && options.gatherSplitK;
+    gemm.deepenStages = gemm.wgmma && options.deepenStages;
     gemm.foldPadding = options.foldConvPadding;
     gemm.stageEpilogue = options.stageEpilogue;
     gemm.tile = options.gemmTile;

@@ -91,6 +91,9 @@ struct CompileOptions {
   /// with tiles for half to one wave of SMs choose tile and cluster split
   /// together (dlc-tile-gemm-kernels `gather-split-k`).
   bool gatherSplitK = true;
+  /// sm_90a: convolutions whose CTAs fit one wave take every pipeline stage
+  /// shared memory holds (dlc-tile-gemm-kernels `deepen-stages`).
+  bool deepenStages = true;
   /// CUDA form: implicit-GEMM convolutions read their unpadded input
   /// through zero-filling loads; the padded copy's kernel goes.
   bool foldConvPadding = true;

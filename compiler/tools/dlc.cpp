@@ -155,6 +155,13 @@ cl::opt<bool> gatherSplitK(
              "and cluster split-K together (default on; "
              "--gather-split-k=false keeps the tile alone, to bisect)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> deepenStages(
+    "deepen-stages",
+    cl::desc("sm_90a: convolutions whose CTAs fit one wave, one an SM, take "
+             "every pipeline stage shared memory holds (default on; "
+             "--deepen-stages=false keeps the cost model's stages, to "
+             "bisect)"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool> foldConvPadding(
     "fold-conv-padding",
     cl::desc("CUDA: tensor-core convolutions read their unpadded input, "
@@ -581,6 +588,7 @@ int run(MLIRContext &context) {
   options.persistentGemm = persistentGemm;
   options.clusterSplitK = clusterSplitK;
   options.gatherSplitK = gatherSplitK;
+  options.deepenStages = deepenStages;
   options.foldConvPadding = foldConvPadding;
   options.mergeLaunches = mergeLaunches;
   if (overlapLaunches && options.target != dlc::Target::Cuda) {

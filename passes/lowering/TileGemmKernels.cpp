@@ -3103,8 +3103,8 @@ struct TileGemmKernelsPass
           split = plan->second;
         }
       if (!split) {
-        if (useWgmma && tile.empty() && g->conv)
-          cfg = deepenStages(*g, cfg, smCount);
+        if (deepenStages && useWgmma && tile.empty() && g->conv)
+          cfg = deepened(*g, cfg, smCount);
         tileKernel(rewriter, *g, cfg, std::nullopt);
         continue;
       }
@@ -3347,7 +3347,7 @@ struct TileGemmKernelsPass
   /// later makes one launch of GEMMs of one launch shape (BERT's Q, K and
   /// V projections at batch 8: 3 x 128 CTAs), which a wave of one CTA an
   /// SM no longer holds.
-  TileConfig deepenStages(const GemmKernel &g, TileConfig c, int64_t smCount) {
+  TileConfig deepened(const GemmKernel &g, TileConfig c, int64_t smCount) {
     int64_t ctas = llvm::divideCeil(g.m, c.bm) * llvm::divideCeil(g.n, c.bn);
     for (int64_t d : g.batchShape)
       ctas *= d;

@@ -1,4 +1,5 @@
-// RUN: dlc-opt %s --split-input-file --dlc-tile-gemm-kernels="wgmma=true cluster-split-k=true gather-split-k=true sm-count=6" | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlc-tile-gemm-kernels="wgmma=true cluster-split-k=true gather-split-k=true deepen-stages=true sm-count=6" | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlc-tile-gemm-kernels="wgmma=true cluster-split-k=true gather-split-k=true sm-count=6" | FileCheck %s --check-prefix=OFF
 
 #in = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d6)>
 #w = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d4, d5, d6)>
@@ -13,6 +14,8 @@
 // CHECK-NOT: dlc.cluster_ctas
 // CHECK-SAME: dlc.shared_bytes = 230400 : i64
 // CHECK-SAME: dlc.work_items = 4 : i64
+// OFF-LABEL: func.func private @conv_one_wave(
+// OFF-SAME: dlc.shared_bytes = 132096 : i64
 func.func private @conv_one_wave(%acc: memref<1x14x14x256xf32>, %x: memref<1x16x16x32xf16>, %wt: memref<256x3x3x32xf16>) attributes {dlc.kernel} {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%acc : memref<1x14x14x256xf32>)
