@@ -772,7 +772,32 @@ constexpr double kDsmemBytes = 32;
 constexpr int64_t kGpcSms = 16;
 } // namespace cost
 
-/// Estimated SM cycles of `g` on tiles `c` without split-K. CTAs spread
+/// CTAs of `c` an SM holds at once, by registers and shared memory.
+int64_t ctasPerSm(const GemmKernel &g, const TileConfig &c) {
+  // Registers: the f32/i32 accumulators plus ~64 for addresses and
+  // fragments.
+  int64_t regs = (c.bm * c.bn / c.threads() + 64) * c.threads();
+  int64_t smem = c.stages * c.stageElems() * g.elementBytes() + 1024;
+  return std::max<int64_t>(
+      1, std::min(cost::kRegisters / regs, cost::kSmemBytes / smem));
+}
+
+/// Batch entries of `g`: the product of its batch dims.
+int64_t batchEntries(const GemmKernel &g) {
+  int64_t n = 1;
+  for (int64_t d : g.batchShape)
+    n *= d;
+  return n;
+}
+
+/// Output tiles of `g` on tiles `c`: batch entries x tile rows x tile
+/// columns (one CTA each without split-K).
+int64_t gridTiles(const GemmKernel &g, const TileConfig &c) {
+  return batchEntries(g) * llvm::divideCeil(g.m, c.bm) *
+         llvm::divideCeil(g.n, c.bn);
+}
+
+/// Estimated SM cycles of `g` on tiles `c`. CTAs spread
 /// evenly over the SMs; an SM runs its CTAs' k-tiles one after another
 /// (co-resident CTAs share its tensor cores and its L2 bandwidth), each
 /// taking the longer of its MMAs (the whole tile, rows beyond M or N
@@ -784,25 +809,13 @@ constexpr int64_t kGpcSms = 16;
 /// (resnet50's 64-channel convolutions on 128x256 tiles multiplied zeros
 /// three quarters of the time). With `splits`, each tile's K is shared by
 /// that many CTAs of a cluster, which share the reduction and the
-/// epilogue; with `gatherLatency` (A gathered by
-/// cp.async) a k-tile takes at least kGatherKTileLatency over the
-/// lookahead, per round of co-resident CTAs.
-/// CTAs of `c` an SM holds at once, by registers and shared memory.
-int64_t ctasPerSm(const GemmKernel &g, const TileConfig &c) {
-  // Registers: the f32/i32 accumulators plus ~64 for addresses and
-  // fragments.
-  int64_t regs = (c.bm * c.bn / c.threads() + 64) * c.threads();
-  int64_t smem = c.stages * c.stageElems() * g.elementBytes() + 1024;
-  return std::max<int64_t>(
-      1, std::min(cost::kRegisters / regs, cost::kSmemBytes / smem));
-}
-
-double estimateCycles(const GemmKernel &g, const TileConfig &c, int64_t batch,
-                      int64_t smCount, int64_t splits = 1,
-                      bool gatherLatency = false) {
+/// epilogue; with `gatherLatency` (A gathered by cp.async) a k-tile takes
+/// at least kGatherKTileLatency over the lookahead, per round of
+/// co-resident CTAs.
+double estimateCycles(const GemmKernel &g, const TileConfig &c, int64_t smCount,
+                      int64_t splits = 1, bool gatherLatency = false) {
   int64_t eb = g.elementBytes();
-  int64_t ctas = batch * llvm::divideCeil(g.m, c.bm) *
-                 llvm::divideCeil(g.n, c.bn) * splits;
+  int64_t ctas = gridTiles(g, c) * splits;
   int64_t kTiles = llvm::divideCeil(llvm::divideCeil(g.k, c.bk), splits);
   double macs =
       (c.wgmma() ? cost::kWgmmaMacs : cost::kMmaMacs) * 2.0 / double(eb);
@@ -872,24 +885,20 @@ TileConfig forOperands(TileConfig c, const GemmKernel &g, bool wgmma) {
 /// the path has that shape.
 TileConfig chooseConfig(const GemmKernel &g, int64_t smCount, bool wgmma,
                         StringRef forced) {
-  int64_t batch = 1;
-  for (int64_t d : g.batchShape)
-    batch *= d;
   ArrayRef<TileConfig> configs =
       wgmma ? ArrayRef<TileConfig>(kWgmmaConfigs) : ArrayRef<TileConfig>(kConfigs);
   TileConfig chosen = configs.front();
   double best = std::numeric_limits<double>::infinity();
   for (TileConfig c : configs) {
     c = forOperands(c, g, wgmma);
-    double cycles =
-        tileName(c) == forced ? -1 : estimateCycles(g, c, batch, smCount);
+    double cycles = tileName(c) == forced ? -1 : estimateCycles(g, c, smCount);
     if (cycles < best) {
       best = cycles;
       chosen = c;
     }
   }
   chosen.groupM =
-      chooseGroupM(batch, llvm::divideCeil(g.m, chosen.bm),
+      chooseGroupM(batchEntries(g), llvm::divideCeil(g.m, chosen.bm),
                    llvm::divideCeil(g.n, chosen.bn), chosen, smCount);
   return chosen;
 }
@@ -1197,12 +1206,7 @@ private:
   void buildPersistent(ValueRange acc);
   bool persistent() const { return persistentCtas > 0; }
   /// Tiles of the whole grid (batch entries x tile rows x tile columns).
-  int64_t tileCount() const {
-    int64_t n = s.tilesM * s.tilesN;
-    for (int64_t d : g.batchShape)
-      n *= d;
-    return n;
-  }
+  int64_t tileCount() const { return batchEntries(g) * s.tilesM * s.tilesN; }
   /// Points tileRow0, tileCol0 and batch at linear tile `tile` (raster
   /// groups of cfg.groupM tile rows); returns what is left of `tile` above
   /// the batch (split-K's split).
@@ -1368,8 +1372,9 @@ private:
   /// After the k-loop: the epilogue, or what split-K does instead.
   void finish(ValueRange acc);
   bool clusterSplit() const { return split && split->cluster; }
-  /// Cluster split-K on the GPU: ranks 1.. store their fragments to their
-  /// shared memory; rank 0 returns its own plus theirs, in rank order.
+  /// Cluster split-K on the GPU: every rank stores its fragments to its
+  /// shared memory and returns, for the fragments it owns (ownsFragment),
+  /// the sum of every rank's, in rank order; the others as they were.
   SmallVector<Value> clusterReduce(ValueRange acc);
   /// Cluster split-K: whether this rank (splitIndex) adds up and writes the
   /// fragment of accumulator register `reg`. Ranks own blocks of
@@ -2755,10 +2760,7 @@ void GemmBuilder::epilogue(ValueRange acc) {
 int64_t GemmBuilder::build() {
   Block &body = g.func.getBody().front();
   rw.setInsertionPoint(body.getTerminator());
-  int64_t batchCount = 1;
-  for (int64_t d : g.batchShape)
-    batchCount *= d;
-  int64_t ctas = batchCount * s.tilesM * s.tilesN * (split ? split->splits : 1);
+  int64_t ctas = tileCount() * (split ? split->splits : 1);
   // A cluster's ranks are consecutive CTAs (the split innermost); emulated,
   // a work item is a whole cluster, running its ranks in turn.
   int64_t ranks = clusterSplit() ? split->splits : 1;
@@ -3245,10 +3247,7 @@ struct TileGemmKernelsPass
   /// that need no more waves than one CTA per tile would, ceil(tiles /
   /// waves), so that every CTA runs the same number of tiles but the last.
   int64_t persistentCtaCount(const GemmKernel &g, const TileConfig &cfg) {
-    int64_t tiles =
-        llvm::divideCeil(g.m, cfg.bm) * llvm::divideCeil(g.n, cfg.bn);
-    for (int64_t d : g.batchShape)
-      tiles *= d;
+    int64_t tiles = gridTiles(g, cfg);
     int64_t wave = smCount * ctasPerSm(g, cfg);
     if (tiles <= wave)
       return 0;
@@ -3326,9 +3325,7 @@ struct TileGemmKernelsPass
                                      int64_t smCount) {
     if (!splitK || !g.scales.empty() || g.calls.empty())
       return std::nullopt;
-    int64_t ctas = llvm::divideCeil(g.m, cfg.bm) * llvm::divideCeil(g.n, cfg.bn);
-    for (int64_t d : g.batchShape)
-      ctas *= d;
+    int64_t ctas = gridTiles(g, cfg);
     int64_t kTiles = llvm::divideCeil(g.k, cfg.bk);
     int64_t splits = std::min({smCount / ctas, kTiles / 4, int64_t(32)});
     if (2 * ctas > smCount || splits < 2)
@@ -3348,10 +3345,7 @@ struct TileGemmKernelsPass
   /// V projections at batch 8: 3 x 128 CTAs), which a wave of one CTA an
   /// SM no longer holds.
   TileConfig deepened(const GemmKernel &g, TileConfig c, int64_t smCount) {
-    int64_t ctas = llvm::divideCeil(g.m, c.bm) * llvm::divideCeil(g.n, c.bn);
-    for (int64_t d : g.batchShape)
-      ctas *= d;
-    if (ctas > smCount)
+    if (gridTiles(g, c) > smCount)
       return c;
     int64_t kTiles = llvm::divideCeil(g.k, c.bk);
     // Each stage with its full and empty mbarriers; the stages start at a
@@ -3383,14 +3377,10 @@ struct TileGemmKernelsPass
                     int64_t smCount) {
     if (!gathersA(g) || !g.scales.empty() || g.calls.empty())
       return std::nullopt;
-    int64_t batch = 1;
-    for (int64_t d : g.batchShape)
-      batch *= d;
-    int64_t ctas = batch * llvm::divideCeil(g.m, chosen.bm) *
-                   llvm::divideCeil(g.n, chosen.bn);
+    int64_t ctas = gridTiles(g, chosen);
     if (2 * ctas <= smCount || ctas >= smCount)
       return std::nullopt;
-    double best = estimateCycles(g, chosen, batch, smCount, 1, true);
+    double best = estimateCycles(g, chosen, smCount, 1, true);
     std::optional<std::pair<TileConfig, SplitK>> plan;
     for (TileConfig c : kWgmmaConfigs) {
       c = forOperands(c, g, /*wgmma=*/true);
@@ -3403,10 +3393,10 @@ struct TileGemmKernelsPass
         int64_t per = llvm::divideCeil(kTiles, splits);
         if (per < 4 || llvm::divideCeil(kTiles, per) != splits)
           continue;
-        double cycles = estimateCycles(g, c, batch, smCount, splits, true);
+        double cycles = estimateCycles(g, c, smCount, splits, true);
         if (cycles < best) {
           best = cycles;
-          c.groupM = chooseGroupM(batch, llvm::divideCeil(g.m, c.bm),
+          c.groupM = chooseGroupM(batchEntries(g), llvm::divideCeil(g.m, c.bm),
                                   llvm::divideCeil(g.n, c.bn), c, smCount);
           plan = {c, SplitK{splits, per, Value()}};
         }

@@ -68,18 +68,6 @@ struct Group {
   bool repeated = false;
 };
 
-Value memrefOf(Operation *op) {
-  if (auto load = dyn_cast<memref::LoadOp>(op))
-    return load.getMemRef();
-  return cast<memref::StoreOp>(op).getMemRef();
-}
-
-ValueRange indicesOf(Operation *op) {
-  if (auto load = dyn_cast<memref::LoadOp>(op))
-    return load.getIndices();
-  return cast<memref::StoreOp>(op).getIndices();
-}
-
 /// Whether the ops strictly between `from` and `to` (one block), other than
 /// `group`, may touch `buffer`: reading it when `readsMatter`, writing it
 /// always. Kernels with
@@ -179,16 +167,16 @@ bool vectorize(Group &g, int64_t first, int64_t width, DominanceInfo &dom) {
 void vectorizeBlock(Block &block, DominanceInfo &dom) {
   SmallVector<Group> groups;
   for (Operation &op : block) {
-    if (!isa<memref::LoadOp, memref::StoreOp>(op))
+    std::optional<std::pair<Value, ValueRange>> access = memoryAccess(&op);
+    if (!access)
       continue;
-    Value memref = memrefOf(&op);
+    auto [memref, idx] = *access;
     auto arg = dyn_cast<BlockArgument>(memref);
     auto type = cast<MemRefType>(memref.getType());
     if (!arg || !isa<func::FuncOp>(arg.getOwner()->getParentOp()) ||
         type.getRank() == 0 || !isLastMemrefDimUnitStride(type) ||
         !type.getElementType().isIntOrFloat())
       continue;
-    ValueRange idx = indicesOf(&op);
     auto [base, offset] = splitOffset(idx.back());
     SmallVector<Value> leading(idx.drop_back());
     auto it = llvm::find_if(groups, [&](Group &g) {
