@@ -34,7 +34,8 @@ void populateDlcToLinalgPatterns(RewritePatternSet &patterns,
 /// signless tensors, with tensor.bitcast where dlc types are unsigned.
 void populateDlcQuantToLinalgPatterns(RewritePatternSet &patterns,
                                       bool int8WeightsNK = false,
-                                      bool padConvChannels = false);
+                                      bool padConvChannels = false,
+                                      bool reciprocalQuantize = false);
 
 /// Makes every unsigned integer type under `root` signless (values, block
 /// arguments, function types, constants) and drops the tensor.bitcasts

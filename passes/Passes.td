@@ -66,7 +66,14 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
            "Zero-pad the input channels of channels-last f16/bf16 convs "
            "with a constant weight to a multiple of 8 (the stem's 3), and "
            "of int8 ones with a zero weight zero point to 16, so that they "
-           "run as implicit GEMMs on tensor cores">
+           "run as implicit GEMMs on tensor cores">,
+    Option<"reciprocalQuantize", "reciprocal-quantize", "bool",
+           /*default=*/"false",
+           "QuantizeLinear with a constant scale multiplies by its "
+           "correctly rounded reciprocal and corrects the product with two "
+           "fmas: the same quotient as x / scale, without the division "
+           "(div.rn.f32's slow-path branch stops ptxas from issuing the "
+           "epilogue's loads early)">
   ];
 }
 
@@ -770,7 +777,10 @@ def ReconcileIndexCastsPass : Pass<"dlc-reconcile-index-casts"> {
     takes `index` as i64. The unrealized casts the two conversions leave
     between them (i32 -> index -> i64 into an nvgpu op's lowering, and back)
     would stop `reconcile-unrealized-casts`; they become `llvm.sext` (index
-    is signed) and `llvm.trunc`.
+    is signed) and `llvm.trunc`. A global pointer taken as an index
+    (`memref.extract_aligned_pointer_as_index`: the TMA tensor maps'
+    addresses) and widened back to i64 becomes a 64-bit `llvm.ptrtoint`:
+    the 32-bit index had dropped its upper half.
 
     Before:
     ```mlir

@@ -89,9 +89,10 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   // dlc -> linalg on tensors, one structured op per dlc op; the CUDA form
   // keeps int8 weights [N, K] for the tensor cores.
   bool tensorCores = cudaForm && options.tensorCores;
+  // The CUDA form quantizes by reciprocal (no div.rn.f32 in epilogues).
   pm.addPass(createConvertDlcToLinalgPass(
       {tensorCores, tensorCores && options.allowTf32,
-       tensorCores && hasWgmma(options.arch), tensorCores}));
+       tensorCores && hasWgmma(options.arch), tensorCores, cudaForm}));
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)
     pm.addPass(dlc::createFuseElementwisePass());
@@ -213,6 +214,9 @@ void dlc::buildCudaKernelPipeline(OpPassManager &pm,
   nvvm.indexBitwidth = options.kernelIndexBits;
   nvvm.useBarePtrCallConv = true;
   kernel.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  // What it has no libdevice function for: math.fma (exact quantization's
+  // correction) becomes llvm.intr.fma, i.e. fma.rn.f32.
+  kernel.addPass(createConvertMathToLLVMPass());
   // The nvgpu lowering took index as i64 regardless.
   if (options.kernelIndexBits != 64)
     kernel.addPass(dlc::createReconcileIndexCastsPass());

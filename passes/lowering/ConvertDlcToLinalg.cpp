@@ -2723,7 +2723,8 @@ struct ConvertDlcToLinalgPass
     RewritePatternSet patterns(&getContext());
     populateDlcToLinalgPatterns(patterns, f32WeightsNK, halfWeightsNK,
                                 padConvChannels);
-    populateDlcQuantToLinalgPatterns(patterns, int8WeightsNK, padConvChannels);
+    populateDlcQuantToLinalgPatterns(patterns, int8WeightsNK, padConvChannels,
+                                     reciprocalQuantize);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();

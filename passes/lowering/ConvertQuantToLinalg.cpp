@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -104,6 +105,64 @@ Value roundHalfEven(OpBuilder &b, Location loc, Value x) {
   Value magic = f32(b, loc, x.getType(), 12582912.0);
   return b.create<arith::SubFOp>(loc, b.create<arith::AddFOp>(loc, x, magic),
                                  magic);
+}
+
+/// The f32 reciprocals of a constant scale, each correctly rounded, with
+/// the scale's own type and shape (as f32): null unless every scale and
+/// its reciprocal lie in [2^-64, 2^64], where `exactQuotient` was checked.
+DenseElementsAttr scaleReciprocals(Value scale) {
+  Attribute attr;
+  if (!matchPattern(scale, m_Constant(&attr)))
+    return {};
+  // Initializers come as resource blobs; scales are small.
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    bool splat = false;
+    if (!blob || resource.getType().getNumElements() > 65536 ||
+        !DenseElementsAttr::isValidRawBuffer(resource.getType(),
+                                             blob->getData(), splat))
+      return {};
+    attr = DenseElementsAttr::getFromRawBuffer(resource.getType(),
+                                               blob->getData());
+  }
+  auto dense = dyn_cast<DenseFPElementsAttr>(attr);
+  if (!dense)
+    return {};
+  const llvm::fltSemantics &f32 = APFloat::IEEEsingle();
+  SmallVector<APFloat> reciprocals;
+  for (APFloat s : dense.getValues<APFloat>()) {
+    bool lost = false;
+    s.convert(f32, APFloat::rmNearestTiesToEven, &lost);
+    APFloat r(f32, 1);
+    r.divide(s, APFloat::rmNearestTiesToEven);
+    for (const APFloat &v : {s, r}) {
+      double m = std::abs(v.convertToFloat());
+      if (lost || !v.isFiniteNonZero() || m < 0x1p-64 || m > 0x1p64)
+        return {};
+    }
+    reciprocals.push_back(r);
+  }
+  auto type = RankedTensorType::get(dense.getType().getShape(),
+                                    Float32Type::get(scale.getContext()));
+  return DenseElementsAttr::get(type, reciprocals);
+}
+
+/// x / s, correctly rounded, from r = RN(1 / s) without a division
+/// (Markstein): q = x * r is within an ulp of x / s, the fma gives the
+/// remainder x - q * s exactly, and q + remainder * r rounds to RN(x / s).
+/// Where |q| >= 2^22 (quantization saturates there) or x * r overflows, q
+/// itself. Checked against division for scales in [2^-64, 2^64]: equal
+/// wherever |x / s| >= 2^-60 (below, both round to the same integer).
+Value exactQuotient(OpBuilder &b, Location loc, Value x, Value s, Value r) {
+  Value q = b.create<arith::MulFOp>(loc, x, r);
+  Value rem = b.create<math::FmaOp>(loc, b.create<arith::NegFOp>(loc, q), s, x);
+  Value refined = b.create<math::FmaOp>(loc, rem, r, q);
+  Value below = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, q,
+                                        f32(b, loc, q.getType(), 0x1p22));
+  Value above = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, q,
+                                        f32(b, loc, q.getType(), -0x1p22));
+  Value inRange = b.create<arith::AndIOp>(loc, below, above);
+  return b.create<arith::SelectOp>(loc, inRange, refined, q);
 }
 
 /// acc + (x - x_zp) * (w - w_zp) in i32 (x, w and their zero points
@@ -228,7 +287,8 @@ struct ZeroPointSplit {
 //===----------------------------------------------------------------------===//
 
 struct QuantizeLinearLowering : OpRewritePattern<QuantizeLinearOp> {
-  using OpRewritePattern::OpRewritePattern;
+  QuantizeLinearLowering(MLIRContext *ctx, bool reciprocal)
+      : OpRewritePattern(ctx), reciprocal(reciprocal) {}
   LogicalResult matchAndRewrite(QuantizeLinearOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -238,26 +298,37 @@ struct QuantizeLinearLowering : OpRewritePattern<QuantizeLinearOp> {
     Type dlcElt = type.getElementType();
     bool zpUnsigned = isUnsigned(op.getZeroPoint());
     AffineMap pm = paramMap(op.getScale(), rank, op.getAxis(), ctx);
-    Value out =
-        parallelGeneric(rewriter, loc, cast<RankedTensorType>(signless(type)),
-                        {op.getInput(), op.getScale(),
-                         toSignless(rewriter, loc, op.getZeroPoint())},
-                        {AffineMap::getMultiDimIdentityMap(rank, ctx), pm, pm},
-                        [&](OpBuilder &b, Location l, ValueRange a) {
-                          Type f32Type = b.getF32Type();
-                          Value x = a[0], s = a[1];
-                          if (x.getType() != f32Type) {
-                            x = b.create<arith::ExtFOp>(l, f32Type, x);
-                            s = b.create<arith::ExtFOp>(l, f32Type, s);
-                          }
-                          Value q = b.create<arith::DivFOp>(l, x, s);
-                          Value zpF = b.create<arith::SIToFPOp>(
-                              l, f32Type, toI32(b, l, a[2], zpUnsigned));
-                          return saturateToInt8(b, l, q, zpF, dlcElt);
-                        });
+    SmallVector<Value> inputs{op.getInput(), op.getScale(),
+                              toSignless(rewriter, loc, op.getZeroPoint())};
+    SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(rank, ctx),
+                                pm, pm};
+    if (DenseElementsAttr r =
+            reciprocal ? scaleReciprocals(op.getScale()) : nullptr) {
+      inputs.push_back(rewriter.create<arith::ConstantOp>(loc, r));
+      maps.push_back(pm);
+    }
+    Value out = parallelGeneric(
+        rewriter, loc, cast<RankedTensorType>(signless(type)), inputs, maps,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Type f32Type = b.getF32Type();
+          Value x = a[0], s = a[1];
+          if (x.getType() != f32Type) {
+            x = b.create<arith::ExtFOp>(l, f32Type, x);
+            s = b.create<arith::ExtFOp>(l, f32Type, s);
+          }
+          Value q = a.size() > 3 ? exactQuotient(b, l, x, s, a[3])
+                                 : b.create<arith::DivFOp>(l, x, s);
+          Value zpF = b.create<arith::SIToFPOp>(l, f32Type,
+                                                toI32(b, l, a[2], zpUnsigned));
+          return saturateToInt8(b, l, q, zpF, dlcElt);
+        });
     rewriter.replaceOp(op, fromSignless(rewriter, loc, out, type));
     return success();
   }
+
+private:
+  /// x * RN(1 / scale) with an exact correction instead of x / scale.
+  bool reciprocal;
 };
 
 struct DequantizeLinearLowering : OpRewritePattern<DequantizeLinearOp> {
@@ -739,9 +810,12 @@ Value mlir::dlc::quantizeToI8(OpBuilder &b, Location loc, Value x, double scale,
 
 void mlir::dlc::populateDlcQuantToLinalgPatterns(RewritePatternSet &patterns,
                                                  bool int8WeightsNK,
-                                                 bool padConvChannels) {
-  patterns.add<QuantizeLinearLowering, DequantizeLinearLowering,
-               RequantizeLowering>(patterns.getContext());
+                                                 bool padConvChannels,
+                                                 bool reciprocalQuantize) {
+  patterns.add<QuantizeLinearLowering>(patterns.getContext(),
+                                       reciprocalQuantize);
+  patterns.add<DequantizeLinearLowering, RequantizeLowering>(
+      patterns.getContext());
   patterns.add<ConvIntegerLowering>(patterns.getContext(), padConvChannels);
   patterns.add<MatMulIntegerLowering>(patterns.getContext(), int8WeightsNK);
 }

@@ -115,11 +115,34 @@ struct DescriptorCastChain : OpRewritePattern<UnrealizedConversionCastOp> {
   }
 };
 
+/// A global or generic pointer taken as a 32-bit index and widened back
+/// (memref.extract_aligned_pointer_as_index, then index_castui to i64: the
+/// tensor maps' addresses TMA reads) lost its upper half in the index:
+/// ptrtoint to 64 bits directly. Shared-memory pointers (address space 3)
+/// fit in 32 bits and keep the cast.
+template <typename ExtOp> struct WidenedPointer : OpRewritePattern<ExtOp> {
+  using OpRewritePattern<ExtOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(ExtOp op,
+                                PatternRewriter &rewriter) const override {
+    auto toInt = op.getArg().template getDefiningOp<LLVM::PtrToIntOp>();
+    auto to = dyn_cast<IntegerType>(op.getType());
+    if (!toInt || !to || to.getWidth() != 64)
+      return failure();
+    auto ptr = cast<LLVM::LLVMPointerType>(toInt.getArg().getType());
+    if (ptr.getAddressSpace() == 3)
+      return failure();
+    rewriter.replaceOpWithNewOp<LLVM::PtrToIntOp>(op, to, toInt.getArg());
+    return success();
+  }
+};
+
 struct ReconcileIndexCastsPass
     : dlc::impl::ReconcileIndexCastsPassBase<ReconcileIndexCastsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<IndexCastChain, DescriptorCastChain>(&getContext());
+    patterns.add<IndexCastChain, DescriptorCastChain,
+                 WidenedPointer<LLVM::ZExtOp>, WidenedPointer<LLVM::SExtOp>>(
+        &getContext());
     if (failed(
             applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

@@ -59,6 +59,25 @@ def q_dq(opset, dtype, zp, axis=None, shape=(2, 3, 4), per_channel=False):
                                    opset=opset), {"x": x})
 
 
+def quantize_near_ties():
+    """QuantizeLinear at and 1-3 ulps around every .5 of x / scale, for 64
+    per-channel scales from 1e-4 to 1e2: the CUDA form multiplies by the
+    reciprocal and corrects it (--reciprocal-quantize), which must give the
+    quotient ORT's division does, rounding included."""
+    r = rng(7)
+    c = 64
+    scale = (10.0 ** r.uniform(-4, 2, size=c)).astype(F32)
+    k = r.integers(-140, 140, size=(c, 7)).astype(np.float64) + 0.5
+    ties = (k * scale.astype(np.float64)[:, None]).astype(F32)
+    bits = ties.view(np.int32)[:, :, None] + np.arange(-3, 4, dtype=np.int32)
+    x = bits.view(F32).reshape(c, -1).T.copy()  # [49, 64], channel innermost
+    x[0, :] = [1e30, -1e30, 3e38, -3e38] * (c // 4)  # saturate
+    zps = np.zeros(c, dtype=I8)
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], axis=1)]
+    return Case(harness.make_model(nodes, {"x": x}, ["q"], {"s": scale, "z": zps},
+                                   opset=13), {"x": x})
+
+
 def dq_input(dtype, zp):
     """A uint8/int8/int32 graph input dequantized (uint8 model inputs)."""
     info = np.iinfo(dtype)
@@ -288,6 +307,7 @@ def build_table():
         "qdq-i8-per-tensor-opset13": q_dq(13, I8, -3),
         "qdq-i8-per-channel-opset13": q_dq(13, I8, 5, axis=1, per_channel=True),
         "qdq-u8-per-channel-opset19": q_dq(19, U8, 20, axis=-2, per_channel=True),
+        "quantize-near-ties": quantize_near_ties(),
         "dq-u8-input": dq_input(U8, 200),
         "dq-i8-input": dq_input(I8, -7),
         "dq-i32-input": dq_input(I32, 13),

@@ -40,3 +40,32 @@ llvm.func @descriptor(%d: !llvm.struct<(ptr, ptr, i32, array<2 x i32>, array<2 x
   %w = builtin.unrealized_conversion_cast %m : memref<4x8xf16> to !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
   llvm.return %w : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
 }
+
+// -----
+
+// A global pointer taken as a 32-bit index and widened back to i64 (a TMA
+// tensor map's address) is the whole pointer: the 32-bit index had lost
+// its upper half (every TMA kernel faulted at --kernel-index-bits=32). A
+// shared-memory pointer (address space 3) fits in 32 bits and keeps the
+// cast.
+// CHECK-LABEL: llvm.func @pointers
+// CHECK-SAME: (%[[G:.*]]: !llvm.ptr, %[[S:.*]]: !llvm.ptr<3>)
+// CHECK: %[[GW:.*]] = llvm.ptrtoint %[[G]] : !llvm.ptr to i64
+// CHECK: %[[GS:.*]] = llvm.ptrtoint %[[G]] : !llvm.ptr to i64
+// CHECK: %[[S32:.*]] = llvm.ptrtoint %[[S]] : !llvm.ptr<3> to i32
+// CHECK: %[[SW:.*]] = llvm.zext %[[S32]] : i32 to i64
+// CHECK: llvm.insertvalue %[[GW]]
+// CHECK: llvm.insertvalue %[[GS]]
+// CHECK: llvm.insertvalue %[[SW]]
+llvm.func @pointers(%g: !llvm.ptr, %s: !llvm.ptr<3>) -> !llvm.struct<(i64, i64, i64)> {
+  %g32 = llvm.ptrtoint %g : !llvm.ptr to i32
+  %gw = llvm.zext %g32 : i32 to i64
+  %gs = llvm.sext %g32 : i32 to i64
+  %s32 = llvm.ptrtoint %s : !llvm.ptr<3> to i32
+  %sw = llvm.zext %s32 : i32 to i64
+  %u = llvm.mlir.undef : !llvm.struct<(i64, i64, i64)>
+  %r0 = llvm.insertvalue %gw, %u[0] : !llvm.struct<(i64, i64, i64)>
+  %r1 = llvm.insertvalue %gs, %r0[1] : !llvm.struct<(i64, i64, i64)>
+  %r2 = llvm.insertvalue %sw, %r1[2] : !llvm.struct<(i64, i64, i64)>
+  llvm.return %r2 : !llvm.struct<(i64, i64, i64)>
+}
