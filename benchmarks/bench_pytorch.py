@@ -899,7 +899,7 @@ def main():
                     type=parse_variant, metavar="NAME=FLAGS",
                     help="with --int8: also build the int8 model with these extra dlc flags, "
                          "time it and check it against the fp32 reference, e.g. "
-                         "--int8-variant staged=--stage-epilogue (repeatable)")
+                         "--int8-variant unstaged=--stage-epilogue=false (repeatable)")
     ap.add_argument("--calib-samples", type=int, default=0,
                     help="calibration samples (batches) for --int8; 0, the default: "
                          "enough for 4 images (4 at batch 1, 1 at batch 32)")

@@ -106,9 +106,9 @@ struct CompileOptions {
   /// finishes (off until measured on a GPU; docs/performance.md).
   bool overlapLaunches = false;
   /// CUDA form: GEMM epilogues write their 16-bit / int8 outputs to the
-  /// freed stage memory and copy 16-byte chunks of rows out (off until
-  /// measured on a GPU).
-  bool stageEpilogue = false;
+  /// freed stage memory and copy 16-byte chunks of rows out (on since the
+  /// H100 run of 2026-11-26; docs/performance.md).
+  bool stageEpilogue = true;
   /// CUDA: the width of the kernels' index arithmetic, 64 or 32 (half the
   /// instructions for addresses; emitPtx keeps 64 for a model with a
   /// buffer of 2^30 elements or more). 64 until measured on a GPU.

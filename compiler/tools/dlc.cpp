@@ -181,8 +181,9 @@ cl::opt<bool> stageEpilogue(
     cl::desc("CUDA form: tensor-core GEMM epilogues write their f16/bf16/int8 "
              "outputs to the stage memory freed after the k-loop and copy "
              "16-byte chunks of rows out, instead of 4 (int8: 2) bytes a lane "
-             "from the fragments (default off until measured)"),
-    cl::init(false), cl::cat(category));
+             "from the fragments (on: 1.14x resnet50, 1.17x mobilenet_v2 "
+             "at batch 32 on an H100)"),
+    cl::init(true), cl::cat(category));
 cl::opt<unsigned> kernelIndexBits(
     "kernel-index-bits",
     cl::desc("CUDA: width of the kernels' index and address arithmetic, 64 "
