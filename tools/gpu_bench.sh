@@ -6,11 +6,11 @@
 # There (device tool, carry ["dist"]), one part per call:
 #   tools/gpu_bench.sh first     # the one call to make when device time is
 #                                # short (15 min a task): the b1 rows (both
-#                                # torch.compile modes) with the unmeasured
-#                                # options built next to the defaults
-#                                # (--variant i32: --kernel-index-bits=32,
-#                                # unstaged: --stage-epilogue=false; b32 has them
-#                                # too), ~6 min
+#                                # torch.compile modes) with
+#                                # --kernel-index-bits=32 built next to the
+#                                # defaults (--variant i32; b32 also builds
+#                                # unstaged: --stage-epilogue=false and
+#                                # inputs: --stage-epilogue-inputs), ~5 min
 #   tools/gpu_bench.sh session [SECONDS]
 #                                # b32, first, gpt2, micro, int8,
 #                                # profile-b32 (ncu of every resnet50 b32
@@ -66,7 +66,10 @@ fi
 export PYTHONUNBUFFERED=1
 both=(--torch-modes compile,reduce-overhead)
 # The options off by default until measured, built next to the defaults.
-variants=(--variant i32=--kernel-index-bits=32 --variant unstaged=--stage-epilogue=false)
+variants=(--variant i32=--kernel-index-bits=32 --variant unstaged=--stage-epilogue=false
+  --variant inputs=--stage-epilogue-inputs)
+# first (b1) only checks the i32 fix: the epilogue options matter at b32.
+variants_b1=(--variant i32=--kernel-index-bits=32)
 models_only=(--gemm-sizes none --elementwise-size 0)
 
 # The ONNX file of MODEL (a path, or NAME:BATCH exported into $work).
@@ -137,7 +140,7 @@ sm__warps_active.avg.pct_of_peak_sustained_active \
 part() {
   case $1 in
   first) bench first --models mobilenet_v2,resnet50,bert --batches 1 "${both[@]}" \
-           "${models_only[@]}" --min-time 1 "${variants[@]}" ;;
+           "${models_only[@]}" --min-time 1 "${variants_b1[@]}" ;;
   b1) bench b1 --models mobilenet_v2,resnet50,bert --batches 1 "${both[@]}" "${models_only[@]}" \
         --min-time 1 ;;
   gpt2) bench gpt2 --models gpt2 "${both[@]}" "${models_only[@]}" --min-time 1 ;;
@@ -148,7 +151,7 @@ part() {
                       --dlc-flag=--persistent-gemm ;;
   profile-b32) profile_all resnet50:32 ;;
   int8) bench int8 --models resnet50 --batches 32 --skip-compile-modes \
-          --int8 --int8-variant unstaged=--stage-epilogue=false "${models_only[@]}" ;;
+          --int8 --int8-variant inputs=--stage-epilogue-inputs "${models_only[@]}" ;;
   esac
 }
 

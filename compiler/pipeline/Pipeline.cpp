@@ -132,6 +132,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     gemm.deepenStages = gemm.wgmma && options.deepenStages;
     gemm.foldPadding = options.foldConvPadding;
     gemm.stageEpilogue = options.stageEpilogue;
+    gemm.stageEpilogueInputs = options.stageEpilogueInputs;
     gemm.tile = options.gemmTile;
     pm.addPass(dlc::createTileGemmKernelsPass(gemm));
   }

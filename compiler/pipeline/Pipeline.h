@@ -109,6 +109,10 @@ struct CompileOptions {
   /// freed stage memory and copy 16-byte chunks of rows out (on since the
   /// H100 run of 2026-11-26; docs/performance.md).
   bool stageEpilogue = true;
+  /// CUDA form: GEMM epilogue inputs read at the element (residuals) are
+  /// copied to the freed stage memory in 16-byte chunks first (off until
+  /// measured on a GPU).
+  bool stageEpilogueInputs = false;
   /// CUDA: the width of the kernels' index arithmetic, 64 or 32 (half the
   /// instructions for addresses; emitPtx keeps 64 for a model with a
   /// buffer of 2^30 elements or more). 64 until measured on a GPU.

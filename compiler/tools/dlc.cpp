@@ -184,6 +184,14 @@ cl::opt<bool> stageEpilogue(
              "from the fragments (on: 1.14x resnet50, 1.17x mobilenet_v2 "
              "at batch 32 on an H100)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> stageEpilogueInputs(
+    "stage-epilogue-inputs",
+    cl::desc("CUDA form: tensor-core GEMM epilogue inputs read at the "
+             "element (a residual) of the operands' type are copied to the "
+             "freed stage memory in 16-byte chunks of rows before the "
+             "epilogue, which reads its pairs there (default off until "
+             "measured)"),
+    cl::init(false), cl::cat(category));
 cl::opt<unsigned> kernelIndexBits(
     "kernel-index-bits",
     cl::desc("CUDA: width of the kernels' index and address arithmetic, 64 "
@@ -575,6 +583,7 @@ int run(MLIRContext &context) {
   }
   options.kernelIndexBits = kernelIndexBits;
   options.stageEpilogue = stageEpilogue;
+  options.stageEpilogueInputs = stageEpilogueInputs;
   options.gemmTile = gemmTile;
   options.hostCpu = hostCpu;
   options.fuseElementwise = fuseElementwise;

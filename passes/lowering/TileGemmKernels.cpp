@@ -1023,11 +1023,11 @@ public:
               std::optional<TmaOperand> tmaA = std::nullopt,
               std::optional<TmaOperand> tmaB = std::nullopt,
               bool warpSpecialize = false, int64_t persistentCtas = 0,
-              bool stageEpilogue = false)
+              bool stageEpilogue = false, bool stageInputs = false)
       : rw(rewriter), g(g), s(g, cfg), cfg(cfg), emulate(emulate), split(split),
         tmaA(std::move(tmaA)), tmaB(std::move(tmaB)),
         warpSpecialize(warpSpecialize), persistentCtas(persistentCtas),
-        stageEpilogue(stageEpilogue),
+        stageEpilogue(stageEpilogue), stageInputs(stageInputs),
         loc(g.contraction.getLoc()), ix{rewriter, loc} {}
 
   /// Replaces the kernel's ops with the CTA program; returns its work
@@ -1076,6 +1076,10 @@ private:
   /// The epilogue writes its outputs to the freed stage memory and copies
   /// them out in 16-byte chunks (stagedOutputs).
   bool stageEpilogue;
+  /// The epilogue's inputs read at its own elements (a residual) are
+  /// copied to the freed stage memory in 16-byte chunks of rows first, and
+  /// each fragment reads its pair there.
+  bool stageInputs;
   Value cta;        // the work item: the CTA (emulated cluster: its cluster)
   Value splitIndex; // the CTA's split (split-K)
   Location loc;
@@ -1325,7 +1329,7 @@ private:
   /// stored as one 2-element vector (one 4-byte store of two f16 instead of
   /// two 2-byte ones).
   void epiloguePair(Value row, Value col, Value v0, Value v1,
-                    ArrayRef<Value> staged);
+                    ArrayRef<Value> staged, ArrayRef<Value> stagedIn = {});
   /// With `stage-epilogue`: the outputs the epilogue writes to the stage
   /// memory, freed after the k-loop, instead of to global memory from the
   /// fragments (a warp's store there covers 8 rows of 16 bytes, 8 of i8),
@@ -1334,6 +1338,17 @@ private:
   /// rows), all fitting in the stages; none for split-K and persistent
   /// tiles (the stages are not free) or N not a multiple of a chunk.
   SmallVector<Value> stagedOutputs();
+  /// With `stage-epilogue-inputs`: the inputs of the pair epilogue it
+  /// loads as a pair at the element itself (epiloguePair's preloads) that
+  /// have the operands' element type and N innermost, fitting in the stages
+  /// after `staged` (whose regions come first). Same exclusions as
+  /// stagedOutputs.
+  SmallVector<Value> stagedInputs(ArrayRef<Value> staged);
+  /// Whether the pair epilogue may read input `operand` of `e` as one
+  /// 2-element load at the element itself: used, identity map and layout,
+  /// static shape with an even innermost extent, not written by the
+  /// epilogue.
+  bool pairLoadable(linalg::GenericOp e, OpOperand *operand);
   /// Elements of a staged row: BN plus one chunk, so that the 8 rows of a
   /// warp's fragment stores fall in different banks.
   int64_t stagedRow() const { return cfg.bn + g.chunkElems(); }
@@ -1365,6 +1380,15 @@ private:
   /// Copies the staged outputs' tile rows to global memory, 16 bytes a
   /// thread at a time.
   void copyStaged(ArrayRef<Value> staged);
+  /// Copies the tile rows of `inputs` from global memory to their staged
+  /// regions (after `firstRegion` staged outputs), 16 bytes a thread at a
+  /// time.
+  void copyInputs(ArrayRef<Value> inputs, int64_t firstRegion);
+  /// For each staged row copy, `body(i, row, col, gr, gc)`: region `i`'s
+  /// 16-byte chunk at tile (row, col), global (gr, gc), within M and N.
+  void forEachStagedChunk(
+      int64_t count,
+      function_ref<void(int64_t, Value, Value, Value, Value)> body);
   /// The 1-D view of an identity-layout buffer (made once, after its
   /// definition).
   Value flatView(Value buffer);
@@ -2548,33 +2572,46 @@ void GemmBuilder::epilogueElement(Value row, Value col, Value value,
   }
 }
 
+bool GemmBuilder::pairLoadable(linalg::GenericOp e, OpOperand *operand) {
+  Value buffer = operand->get();
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  AffineMap map = e.getMatchingIndexingMap(operand);
+  Block &body = e.getRegion().front();
+  return type && !body.getArgument(operand->getOperandNumber()).use_empty() &&
+         map.isIdentity() &&
+         map.getNumResults() == cast<ShapedType>(g.acc.getType()).getRank() &&
+         isIdentityLayout(buffer) && type.hasStaticShape() &&
+         type.getShape().back() % 2 == 0 &&
+         !llvm::is_contained(llvm::map_to_vector(epilogueOutputs(), rootBuffer),
+                             rootBuffer(buffer));
+}
+
 void GemmBuilder::epiloguePair(Value row, Value col, Value v0, Value v1,
-                               ArrayRef<Value> staged) {
+                               ArrayRef<Value> staged,
+                               ArrayRef<Value> stagedIn) {
   SmallVector<Value> at0 = accIndices(row, col),
                      at1 = accIndices(row, ix.add(col, 1));
   // Inputs read at the element itself (a residual) that the epilogue does
   // not write: one 2-element load for both, as the pair is stored (two
   // scalar loads LLVM joined only sometimes; bert's residuals).
   DenseMap<Value, Value> pre0, pre1;
-  SmallVector<Value> written =
-      llvm::map_to_vector(epilogueOutputs(), rootBuffer);
   auto preload = [&](linalg::GenericOp e) {
-    Block &body = e.getRegion().front();
     for (OpOperand *operand : e.getDpsInputOperands()) {
       Value buffer = operand->get();
-      auto type = dyn_cast<MemRefType>(buffer.getType());
-      AffineMap map = e.getMatchingIndexingMap(operand);
-      if (pre0.count(buffer) ||
-          body.getArgument(operand->getOperandNumber()).use_empty() ||
-          !type || !map.isIdentity() ||
-          map.getNumResults() != int64_t(at0.size()) ||
-          !isIdentityLayout(buffer) || !type.hasStaticShape() ||
-          type.getShape().back() % 2 ||
-          llvm::is_contained(written, rootBuffer(buffer)))
+      if (pre0.count(buffer) || !pairLoadable(e, operand))
         continue;
-      Value pair = rw.create<vector::LoadOp>(
-          loc, VectorType::get({2}, type.getElementType()), flatView(buffer),
-          ValueRange{alignedLinearIndex(ix, type.getShape(), at0, 2)});
+      auto type = cast<MemRefType>(buffer.getType());
+      auto pairType = VectorType::get({2}, type.getElementType());
+      Value pair;
+      if (const Value *it = llvm::find(stagedIn, buffer); it != stagedIn.end())
+        pair = rw.create<vector::LoadOp>(
+            loc, pairType, smem,
+            ValueRange{stagedAt(staged.size() + (it - stagedIn.begin()),
+                                ix.sub(row, tileRow0), ix.sub(col, tileCol0))});
+      else
+        pair = rw.create<vector::LoadOp>(
+            loc, pairType, flatView(buffer),
+            ValueRange{alignedLinearIndex(ix, type.getShape(), at0, 2)});
       pre0[buffer] = rw.create<vector::ExtractOp>(loc, pair, 0);
       pre1[buffer] = rw.create<vector::ExtractOp>(loc, pair, 1);
     }
@@ -2653,22 +2690,47 @@ SmallVector<Value> GemmBuilder::stagedOutputs() {
   return outputs;
 }
 
-void GemmBuilder::consumersBarrier() {
-  if (emulate)
-    return;
-  if (specialized())
-    sideEffectAsm("bar.sync 1, " + std::to_string(cfg.threads()) + ";");
-  else
-    barrier();
+/// The registers a thread's accumulators and staged input pairs may take.
+constexpr int64_t kStagedInputRegisters = 96;
+
+SmallVector<Value> GemmBuilder::stagedInputs(ArrayRef<Value> staged) {
+  if (!stageInputs || split || persistent() || g.n % g.chunkElems())
+    return {};
+  SmallVector<Value> inputs;
+  auto consider = [&](linalg::GenericOp e) {
+    for (OpOperand *operand : e.getDpsInputOperands()) {
+      Value buffer = operand->get();
+      if (llvm::is_contained(inputs, buffer) || !pairLoadable(e, operand))
+        continue;
+      auto type = cast<MemRefType>(buffer.getType());
+      if (type.getElementType() == g.elementType &&
+          type.getShape().back() == g.n)
+        inputs.push_back(buffer);
+    }
+  };
+  if (auto init = dyn_cast_if_present<linalg::GenericOp>(
+          g.init ? g.init.getOperation() : nullptr))
+    consider(init);
+  for (linalg::GenericOp e : g.epilogue)
+    consider(e);
+  int64_t region = cfg.bm * stagedRow() * g.elementBytes();
+  int64_t fit = stagesBytes() / region - int64_t(staged.size());
+  // ptxas issues every fragment's shared-memory pair load ahead of the
+  // arithmetic, a register each: beside 128 accumulator registers (128x256
+  // tiles, resnet50 b32's layer2 conv3) that spilled 1 KB a thread.
+  fit = std::min(fit, (kStagedInputRegisters - accRegs()) / (accRegs() / 2));
+  if (fit < int64_t(inputs.size()))
+    inputs.resize(std::max<int64_t>(fit, 0));
+  return inputs;
 }
 
-void GemmBuilder::copyStaged(ArrayRef<Value> staged) {
+void GemmBuilder::forEachStagedChunk(
+    int64_t count,
+    function_ref<void(int64_t, Value, Value, Value, Value)> body) {
   int64_t ce = g.chunkElems(), perRow = cfg.bn / ce;
   int64_t chunks = cfg.bm * perRow, threads = cfg.threads();
-  auto vecType = VectorType::get({ce}, g.elementType);
   forEachThread([&](Value tid) {
-    for (auto [i, buffer] : llvm::enumerate(staged)) {
-      auto shape = cast<MemRefType>(buffer.getType()).getShape();
+    for (int64_t i = 0; i < count; ++i) {
       auto copy = [&](Value q) {
         Value row = ix.div(q, perRow), col = ix.mul(ix.rem(q, perRow), ce);
         Value gr = ix.add(tileRow0, row), gc = ix.add(tileCol0, col);
@@ -2678,11 +2740,7 @@ void GemmBuilder::copyStaged(ArrayRef<Value> staged) {
         auto ifOp = rw.create<scf::IfOp>(loc, in, false);
         OpBuilder::InsertionGuard guard(rw);
         rw.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-        Value v = rw.create<vector::LoadOp>(loc, vecType, smem,
-                                            ValueRange{stagedAt(i, row, col)});
-        rw.create<vector::StoreOp>(
-            loc, v, flatView(buffer),
-            ValueRange{alignedLinearIndex(ix, shape, accIndices(gr, gc), ce)});
+        body(i, row, col, gr, gc);
       };
       int64_t perThread = llvm::divideCeil(chunks, threads);
       if (!emulate) {
@@ -2696,14 +2754,81 @@ void GemmBuilder::copyStaged(ArrayRef<Value> staged) {
   });
 }
 
+void GemmBuilder::copyInputs(ArrayRef<Value> inputs, int64_t firstRegion) {
+  int64_t ce = g.chunkElems(), perRow = cfg.bn / ce;
+  int64_t chunks = cfg.bm * perRow, threads = cfg.threads();
+  auto vecType = VectorType::get({ce}, g.elementType);
+  auto load = [&](Value buffer, Value gr, Value gc) -> Value {
+    auto shape = cast<MemRefType>(buffer.getType()).getShape();
+    return rw.create<vector::LoadOp>(
+        loc, vecType, flatView(buffer),
+        ValueRange{alignedLinearIndex(ix, shape, accIndices(gr, gc), ce)});
+  };
+  if (emulate || g.m % cfg.bm || g.n % cfg.bn || chunks % threads) {
+    forEachStagedChunk(inputs.size(), [&](int64_t i, Value row, Value col,
+                                          Value gr, Value gc) {
+      rw.create<vector::StoreOp>(
+          loc, load(inputs[i], gr, gc), smem,
+          ValueRange{stagedAt(firstRegion + i, row, col)});
+    });
+    return;
+  }
+  // Whole tiles: every chunk in bounds, all of a thread's loads in flight
+  // before the first store.
+  forEachThread([&](Value tid) {
+    SmallVector<std::pair<Value, Value>> copies; // (value, stage offset)
+    for (auto [i, buffer] : llvm::enumerate(inputs)) {
+      for (int64_t k = 0; k < chunks / threads; ++k) {
+        Value q = ix.add(tid, k * threads);
+        Value row = ix.div(q, perRow), col = ix.mul(ix.rem(q, perRow), ce);
+        copies.push_back(
+            {load(buffer, ix.add(tileRow0, row), ix.add(tileCol0, col)),
+             stagedAt(firstRegion + i, row, col)});
+      }
+    }
+    for (auto [v, at] : copies)
+      rw.create<vector::StoreOp>(loc, v, smem, ValueRange{at});
+  });
+}
+
+void GemmBuilder::consumersBarrier() {
+  if (emulate)
+    return;
+  if (specialized())
+    sideEffectAsm("bar.sync 1, " + std::to_string(cfg.threads()) + ";");
+  else
+    barrier();
+}
+
+void GemmBuilder::copyStaged(ArrayRef<Value> staged) {
+  auto vecType = VectorType::get({g.chunkElems()}, g.elementType);
+  forEachStagedChunk(
+      staged.size(), [&](int64_t i, Value row, Value col, Value gr, Value gc) {
+        auto shape = cast<MemRefType>(staged[i].getType()).getShape();
+        Value v = rw.create<vector::LoadOp>(loc, vecType, smem,
+                                            ValueRange{stagedAt(i, row, col)});
+        rw.create<vector::StoreOp>(
+            loc, v, flatView(staged[i]),
+            ValueRange{alignedLinearIndex(ix, shape, accIndices(gr, gc),
+                                          g.chunkElems())});
+      });
+}
+
 void GemmBuilder::epilogue(ValueRange acc) {
-  SmallVector<Value> staged = stagedOutputs();
-  if (!staged.empty())
-    freeStages();
   bool guarded = g.m % cfg.bm || g.n % cfg.bn;
   // Registers 2j and 2j + 1 of a fragment hold adjacent columns of a row;
   // with N even, both are in bounds when the first is.
   bool pairs = (!split || split->cluster) && g.n % 2 == 0;
+  SmallVector<Value> staged = stagedOutputs();
+  SmallVector<Value> stagedIn;
+  if (pairs)
+    stagedIn = stagedInputs(staged);
+  if (!staged.empty() || !stagedIn.empty())
+    freeStages();
+  if (!stagedIn.empty()) {
+    copyInputs(stagedIn, staged.size());
+    consumersBarrier();
+  }
   forEachThread([&](Value tid) {
     Value lane = ix.rem(tid, 32);
     auto [wr, wc] = warpOrigin(ix, cfg, tid);
@@ -2740,7 +2865,7 @@ void GemmBuilder::epilogue(ValueRange acc) {
           Value v = accValue(reg, regIndex);
           if (pairs) {
             epiloguePair(gr, gc, v, accValue(ix.add(reg, 1), regIndex + 1),
-                         staged);
+                         staged, stagedIn);
           } else if (split && !split->cluster) {
             SmallVector<Value> at{splitIndex};
             llvm::append_range(at, accIndices(gr, gc));
@@ -3190,7 +3315,8 @@ struct TileGemmKernelsPass
     if (persistent && warpSpecialize && tmaA && tmaB && !split)
       persistentCtas = persistentCtaCount(g, cfg);
     GemmBuilder builder(rewriter, g, cfg, emulate, split, tmaA, tmaB,
-                        warpSpecialize, persistentCtas, stageEpilogue);
+                        warpSpecialize, persistentCtas, stageEpilogue,
+                        stageEpilogueInputs);
     int64_t ctas = builder.build();
     for (linalg::GenericOp e : llvm::reverse(g.epilogue))
       rewriter.eraseOp(e);
