@@ -107,6 +107,22 @@ Value roundHalfEven(OpBuilder &b, Location loc, Value x) {
                                  magic);
 }
 
+/// RN(1 / s) in f32, for an s that is an f32 value and where s and its
+/// reciprocal lie in [2^-64, 2^64] (where `exactQuotient` was checked).
+std::optional<APFloat> exactReciprocal(APFloat s) {
+  const llvm::fltSemantics &f32 = APFloat::IEEEsingle();
+  bool lost = false;
+  s.convert(f32, APFloat::rmNearestTiesToEven, &lost);
+  APFloat r(f32, 1);
+  r.divide(s, APFloat::rmNearestTiesToEven);
+  for (const APFloat &v : {s, r}) {
+    double m = std::abs(v.convertToFloat());
+    if (lost || !v.isFiniteNonZero() || m < 0x1p-64 || m > 0x1p64)
+      return std::nullopt;
+  }
+  return r;
+}
+
 /// The f32 reciprocals of a constant scale, each correctly rounded, with
 /// the scale's own type and shape (as f32): null unless every scale and
 /// its reciprocal lie in [2^-64, 2^64], where `exactQuotient` was checked.
@@ -128,19 +144,12 @@ DenseElementsAttr scaleReciprocals(Value scale) {
   auto dense = dyn_cast<DenseFPElementsAttr>(attr);
   if (!dense)
     return {};
-  const llvm::fltSemantics &f32 = APFloat::IEEEsingle();
   SmallVector<APFloat> reciprocals;
-  for (APFloat s : dense.getValues<APFloat>()) {
-    bool lost = false;
-    s.convert(f32, APFloat::rmNearestTiesToEven, &lost);
-    APFloat r(f32, 1);
-    r.divide(s, APFloat::rmNearestTiesToEven);
-    for (const APFloat &v : {s, r}) {
-      double m = std::abs(v.convertToFloat());
-      if (lost || !v.isFiniteNonZero() || m < 0x1p-64 || m > 0x1p64)
-        return {};
-    }
-    reciprocals.push_back(r);
+  for (const APFloat &s : dense.getValues<APFloat>()) {
+    std::optional<APFloat> r = exactReciprocal(s);
+    if (!r)
+      return {};
+    reciprocals.push_back(*r);
   }
   auto type = RankedTensorType::get(dense.getType().getShape(),
                                     Float32Type::get(scale.getContext()));
@@ -799,11 +808,18 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
 } // namespace
 
 Value mlir::dlc::quantizeToI8(OpBuilder &b, Location loc, Value x, double scale,
-                              int64_t zeroPoint) {
+                              int64_t zeroPoint, bool reciprocal) {
   Type f32Type = b.getF32Type();
   if (x.getType() != f32Type)
     x = b.create<arith::ExtFOp>(loc, f32Type, x);
-  Value q = b.create<arith::DivFOp>(loc, x, f32(b, loc, f32Type, scale));
+  Value s = f32(b, loc, f32Type, scale);
+  std::optional<APFloat> r;
+  if (reciprocal)
+    r = exactReciprocal(APFloat(float(scale)));
+  Value q = r ? exactQuotient(b, loc, x, s,
+                              b.create<arith::ConstantOp>(
+                                  loc, b.getFloatAttr(f32Type, *r)))
+              : b.create<arith::DivFOp>(loc, x, s);
   return saturateToInt8(b, loc, q, f32(b, loc, f32Type, double(zeroPoint)),
                         b.getI8Type());
 }

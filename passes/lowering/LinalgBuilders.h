@@ -166,9 +166,11 @@ spaceToDepthConv(OpBuilder &b, Location loc, Value input, Value weight,
 
 /// QuantizeLinear of one float value `x` to i8 with a per-tensor `scale`
 /// and `zeroPoint`: saturate(round_half_even(x / scale) + zeroPoint), as
-/// the dlc.quantize_linear lowering computes it (in f32).
+/// the dlc.quantize_linear lowering computes it (in f32). With
+/// `reciprocal` (the CUDA form), x / scale is computed without a division,
+/// as its `reciprocal-quantize` option does (same result).
 Value quantizeToI8(OpBuilder &b, Location loc, Value x, double scale,
-                   int64_t zeroPoint);
+                   int64_t zeroPoint, bool reciprocal = false);
 
 /// The indexing map of a batched-matmul operand with numpy-broadcast batch
 /// dims, in the iteration space batch..., m, n, k of an `out` result: the

@@ -641,7 +641,8 @@ int64_t FlashBuilder::build() {
               r, zero);
         if (auto scale = op.getResultScaleAttr())
           r = quantizeToI8(rw, loc, r, scale.getValueAsDouble(),
-                           op.getResultZeroPoint().value_or(0));
+                           op.getResultZeroPoint().value_or(0),
+                           /*reciprocal=*/true);
         else if (outElt != f32())
           r = rw.create<arith::TruncFOp>(loc, outElt, r);
         auto in = rw.create<scf::IfOp>(loc, ix.lt(row, ix.c(a.queries)), false);

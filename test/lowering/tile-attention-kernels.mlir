@@ -99,12 +99,19 @@ func.func private @fused(%x: memref<1x64x32xf32>, %q: memref<1x64x32xf32>, %k: m
 // -----
 
 // An i8 result (an int8 model's attention kept in float): each output is
-// divided by result_scale, clamped to [-128, 127] - zero point, rounded
-// half to even (the 1.5 * 2^23 add and subtract), shifted by the zero
-// point and stored as i8 in the [B, S, H, D] layout of result_perm.
+// divided by result_scale (without a division: times its reciprocal, 8,
+// corrected by the fma'd remainder, as QuantizeLinear in the CUDA form),
+// clamped to [-128, 127] - zero point, rounded half to even (the 1.5 *
+// 2^23 add and subtract), shifted by the zero point and stored as i8 in
+// the [B, S, H, D] layout of result_perm.
 // CHECK-LABEL: func.func private @quantized_result
 // CHECK-COUNT-32: nvgpu.mma.sync
-// CHECK: %[[Q:.*]] = arith.divf %{{[0-9]+}}, %cst{{.*}} : f32
+// CHECK: %[[R8:.*]] = arith.constant 8.000000e+00 : f32
+// CHECK-NEXT: %[[Q0:.*]] = arith.mulf %[[X:[0-9]+]], %[[R8]] : f32
+// CHECK-NEXT: %[[N:.*]] = arith.negf %[[Q0]] : f32
+// CHECK-NEXT: %[[REM:.*]] = math.fma %[[N]], %{{.*}}, %[[X]] : f32
+// CHECK-NEXT: %[[Q1:.*]] = math.fma %[[REM]], %[[R8]], %[[Q0]] : f32
+// CHECK: %[[Q:.*]] = arith.select %{{.*}}, %[[Q1]], %[[Q0]] : f32
 // CHECK-NEXT: %[[ZP:.*]] = arith.constant -3.000000e+00 : f32
 // CHECK-NEXT: arith.constant -1.280000e+02 : f32
 // CHECK: arith.maximumf %[[Q]]
