@@ -6,11 +6,12 @@
 # There (device tool, carry ["dist"]), one part per call:
 #   tools/gpu_bench.sh first     # the one call to make when device time is
 #                                # short (15 min a task): the b1 rows (both
-#                                # torch.compile modes) with
-#                                # --kernel-index-bits=32 built next to the
-#                                # defaults (--variant i32; b32 also builds
-#                                # unstaged: --stage-epilogue=false and
-#                                # inputs: --stage-epilogue-inputs), ~5 min
+#                                # torch.compile modes), ~3 min (b32
+#                                # builds the unmeasured options next to
+#                                # the defaults: --variant i32:
+#                                # --kernel-index-bits=32, unstaged:
+#                                # --stage-epilogue=false, inputs:
+#                                # --stage-epilogue-inputs)
 #   tools/gpu_bench.sh session [SECONDS]
 #                                # b32, first, gpt2, micro, int8,
 #                                # profile-b32 (ncu of every resnet50 b32
@@ -68,8 +69,6 @@ both=(--torch-modes compile,reduce-overhead)
 # The options off by default until measured, built next to the defaults.
 variants=(--variant i32=--kernel-index-bits=32 --variant unstaged=--stage-epilogue=false
   --variant inputs=--stage-epilogue-inputs)
-# first (b1) only checks the i32 fix: the epilogue options matter at b32.
-variants_b1=(--variant i32=--kernel-index-bits=32)
 models_only=(--gemm-sizes none --elementwise-size 0)
 
 # The ONNX file of MODEL (a path, or NAME:BATCH exported into $work).
@@ -140,7 +139,7 @@ sm__warps_active.avg.pct_of_peak_sustained_active \
 part() {
   case $1 in
   first) bench first --models mobilenet_v2,resnet50,bert --batches 1 "${both[@]}" \
-           "${models_only[@]}" --min-time 1 "${variants_b1[@]}" ;;
+           "${models_only[@]}" --min-time 1 ;;
   b1) bench b1 --models mobilenet_v2,resnet50,bert --batches 1 "${both[@]}" "${models_only[@]}" \
         --min-time 1 ;;
   gpt2) bench gpt2 --models gpt2 "${both[@]}" "${models_only[@]}" --min-time 1 ;;
@@ -160,10 +159,11 @@ session)
   deadline=$((SECONDS + ${2:-540}))
   session_log=$out/session.log
   : >"$session_log"
-  # The second 2026-11-26 run took int8 (with bert) 302 s, b32 131 s, and
-  # was out of time in first. Now the issue-5 table first, complete in one
-  # call (b32, first, gpt2, micro: ~540 s), then int8 (resnet50 b32 only,
-  # ~170 s: issue 6) and the ncu table as time allows; a second call
+  # The second 2026-11-26 run took int8 (with bert) 302 s, b32 (two
+  # variants) 131 s, and was out of time in first. Now the issue-5 table
+  # first, complete in one call (b32 with three variants ~170 s, first
+  # ~185 s, gpt2 ~70 s, micro ~95 s), then int8 (resnet50 b32 only, ~170
+  # s: issue 6) and the ncu table as time allows; a second call
   # `tools/gpu_bench.sh int8` if the first ran out.
   for p in b32 first gpt2 micro int8 profile-b32 micro-persistent; do
     part "$p"
