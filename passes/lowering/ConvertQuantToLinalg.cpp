@@ -311,8 +311,9 @@ struct QuantizeLinearLowering : OpRewritePattern<QuantizeLinearOp> {
                               toSignless(rewriter, loc, op.getZeroPoint())};
     SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(rank, ctx),
                                 pm, pm};
-    if (DenseElementsAttr r =
-            reciprocal ? scaleReciprocals(op.getScale()) : nullptr) {
+    DenseElementsAttr r =
+        reciprocal ? scaleReciprocals(op.getScale()) : nullptr;
+    if (r) {
       inputs.push_back(rewriter.create<arith::ConstantOp>(loc, r));
       maps.push_back(pm);
     }
@@ -325,8 +326,9 @@ struct QuantizeLinearLowering : OpRewritePattern<QuantizeLinearOp> {
             x = b.create<arith::ExtFOp>(l, f32Type, x);
             s = b.create<arith::ExtFOp>(l, f32Type, s);
           }
-          Value q = a.size() > 3 ? exactQuotient(b, l, x, s, a[3])
-                                 : b.create<arith::DivFOp>(l, x, s);
+          // The reciprocal is the generic's last input, after the zero point.
+          Value q = r ? exactQuotient(b, l, x, s, a[3])
+                      : b.create<arith::DivFOp>(l, x, s);
           Value zpF = b.create<arith::SIToFPOp>(l, f32Type,
                                                 toI32(b, l, a[2], zpUnsigned));
           return saturateToInt8(b, l, q, zpF, dlcElt);

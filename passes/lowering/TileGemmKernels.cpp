@@ -1384,6 +1384,13 @@ private:
   /// regions (after `firstRegion` staged outputs), 16 bytes a thread at a
   /// time.
   void copyInputs(ArrayRef<Value> inputs, int64_t firstRegion);
+  /// 16-byte chunks in a BM x BN tile.
+  int64_t tileChunks() const { return cfg.bm * cfg.bn / g.chunkElems(); }
+  /// The tile (row, col) of chunk `q` (row-major).
+  std::pair<Value, Value> chunkOrigin(Value q) {
+    int64_t perRow = cfg.bn / g.chunkElems();
+    return {ix.div(q, perRow), ix.mul(ix.rem(q, perRow), g.chunkElems())};
+  }
   /// For each staged row copy, `body(i, row, col, gr, gc)`: region `i`'s
   /// 16-byte chunk at tile (row, col), global (gr, gc), within M and N.
   void forEachStagedChunk(
@@ -2727,12 +2734,11 @@ SmallVector<Value> GemmBuilder::stagedInputs(ArrayRef<Value> staged) {
 void GemmBuilder::forEachStagedChunk(
     int64_t count,
     function_ref<void(int64_t, Value, Value, Value, Value)> body) {
-  int64_t ce = g.chunkElems(), perRow = cfg.bn / ce;
-  int64_t chunks = cfg.bm * perRow, threads = cfg.threads();
+  int64_t chunks = tileChunks(), threads = cfg.threads();
   forEachThread([&](Value tid) {
     for (int64_t i = 0; i < count; ++i) {
       auto copy = [&](Value q) {
-        Value row = ix.div(q, perRow), col = ix.mul(ix.rem(q, perRow), ce);
+        auto [row, col] = chunkOrigin(q);
         Value gr = ix.add(tileRow0, row), gc = ix.add(tileCol0, col);
         Value in = ix.andi(ix.lt(gr, ix.c(g.m)), ix.lt(gc, ix.c(g.n)));
         if (chunks % threads)
@@ -2755,8 +2761,8 @@ void GemmBuilder::forEachStagedChunk(
 }
 
 void GemmBuilder::copyInputs(ArrayRef<Value> inputs, int64_t firstRegion) {
-  int64_t ce = g.chunkElems(), perRow = cfg.bn / ce;
-  int64_t chunks = cfg.bm * perRow, threads = cfg.threads();
+  int64_t ce = g.chunkElems();
+  int64_t chunks = tileChunks(), threads = cfg.threads();
   auto vecType = VectorType::get({ce}, g.elementType);
   auto load = [&](Value buffer, Value gr, Value gc) -> Value {
     auto shape = cast<MemRefType>(buffer.getType()).getShape();
@@ -2779,8 +2785,7 @@ void GemmBuilder::copyInputs(ArrayRef<Value> inputs, int64_t firstRegion) {
     SmallVector<std::pair<Value, Value>> copies; // (value, stage offset)
     for (auto [i, buffer] : llvm::enumerate(inputs)) {
       for (int64_t k = 0; k < chunks / threads; ++k) {
-        Value q = ix.add(tid, k * threads);
-        Value row = ix.div(q, perRow), col = ix.mul(ix.rem(q, perRow), ce);
+        auto [row, col] = chunkOrigin(ix.add(tid, k * threads));
         copies.push_back(
             {load(buffer, ix.add(tileRow0, row), ix.add(tileCol0, col)),
              stagedAt(firstRegion + i, row, col)});
