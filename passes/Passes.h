@@ -46,7 +46,9 @@ void eraseUnsignedIntegerTypes(Operation *root);
 /// Patterns folding QDQ-quantized dlc.conv / dlc.gemm / dlc.matmul (float
 /// ops between dequantize_linear and quantize_linear, all scales and zero
 /// points constant) into conv_integer / matmul_integer + requantize, or a
-/// dequantizing epilogue where the float result is used.
+/// dequantizing epilogue where the float result is used; and the quantize of
+/// a (relu of a) sum of dequantize_linear ops onto a unit scale, its scale
+/// folded into the addends'.
 void populateFoldQdqPatterns(RewritePatternSet &patterns);
 
 /// Patterns moving quantize_linear up through the ops that commute with

@@ -1419,6 +1419,34 @@ def FoldQdqPass : Pass<"dlc-fold-qdq", "ModuleOp"> {
     %c = dlc.clip %q {min = 5.0 : f64, max = 127.0 : f64}      // the Relu
     %pq = dlc.max_pool %c {...} -> tensor<...xi8>
     ```
+
+    Sums. A residual block's epilogue adds two dequantized values, maybe
+    applies a Relu, and quantizes (`--quantize-residuals`, ONNX Runtime's
+    QDQ Add). The quantize's scale moves into the addends' scales
+    (relu(x) / s = relu(x / s) for s > 0), so the fused epilogue multiplies
+    each addend once and divides by nothing, as dlc.requantize's multiplier
+    and ONNX Runtime's QLinearAdd do; the quantize is left on scale 1, which
+    dlc-convert-to-linalg lowers without a division. The sum rounds once
+    more than x / s did: an element within an ulp of a rounding tie may
+    land one step off. Only when the float sum (and the sum before the
+    Relu) has no other reader.
+
+    Before:
+    ```mlir
+    %a = dlc.dequantize_linear %acc, %sa, %nb {axis = 3 : i64}  // i32, [C]
+    %b = dlc.dequantize_linear %r, %sr, %zr {axis = 0 : i64}    // i8
+    %s = dlc.add %a, %b
+    %y = dlc.relu %s
+    %q = dlc.quantize_linear %y, %sy, %zy {axis = 0 : i64}
+    ```
+    After:
+    ```mlir
+    %a = dlc.dequantize_linear %acc, %sa_over_sy, %nb {axis = 3 : i64}
+    %b = dlc.dequantize_linear %r, %sr_over_sy, %zr {axis = 0 : i64}
+    %s = dlc.add %a, %b
+    %y = dlc.relu %s
+    %q = dlc.quantize_linear %y, %one, %zy {axis = 0 : i64}
+    ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

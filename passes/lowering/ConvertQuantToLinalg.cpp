@@ -31,6 +31,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <climits>
+
 using namespace mlir;
 using namespace mlir::dlc;
 
@@ -126,7 +128,10 @@ std::optional<APFloat> exactReciprocal(APFloat s) {
 /// The f32 reciprocals of a constant scale, each correctly rounded, with
 /// the scale's own type and shape (as f32): null unless every scale and
 /// its reciprocal lie in [2^-64, 2^64], where `exactQuotient` was checked.
-DenseElementsAttr scaleReciprocals(Value scale) {
+/// `exact` tells whether every reciprocal is exact (the scales are powers
+/// of two): then x * r is x / s, both one rounding of the same real.
+DenseElementsAttr scaleReciprocals(Value scale, bool &exact) {
+  exact = false;
   Attribute attr;
   if (!matchPattern(scale, m_Constant(&attr)))
     return {};
@@ -145,12 +150,15 @@ DenseElementsAttr scaleReciprocals(Value scale) {
   if (!dense)
     return {};
   SmallVector<APFloat> reciprocals;
+  bool powersOfTwo = true;
   for (const APFloat &s : dense.getValues<APFloat>()) {
     std::optional<APFloat> r = exactReciprocal(s);
     if (!r)
       return {};
+    powersOfTwo = powersOfTwo && r->getExactLog2Abs() != INT_MIN;
     reciprocals.push_back(*r);
   }
+  exact = powersOfTwo;
   auto type = RankedTensorType::get(dense.getType().getShape(),
                                     Float32Type::get(scale.getContext()));
   return DenseElementsAttr::get(type, reciprocals);
@@ -311,9 +319,16 @@ struct QuantizeLinearLowering : OpRewritePattern<QuantizeLinearOp> {
                               toSignless(rewriter, loc, op.getZeroPoint())};
     SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(rank, ctx),
                                 pm, pm};
-    DenseElementsAttr r =
-        reciprocal ? scaleReciprocals(op.getScale()) : nullptr;
-    if (r) {
+    // Power-of-two scales (the unit scale dlc-fold-qdq leaves on a
+    // rescaled sum) multiply exactly on every target; the others, in the
+    // CUDA form, by the reciprocal with a correction.
+    bool exact = false;
+    DenseElementsAttr r = scaleReciprocals(op.getScale(), exact);
+    if (!exact && !reciprocal)
+      r = nullptr;
+    bool unit =
+        exact && r.isSplat() && r.getSplatValue<APFloat>().isExactlyValue(1.0);
+    if (r && !unit) {
       inputs.push_back(rewriter.create<arith::ConstantOp>(loc, r));
       maps.push_back(pm);
     }
@@ -327,8 +342,15 @@ struct QuantizeLinearLowering : OpRewritePattern<QuantizeLinearOp> {
             s = b.create<arith::ExtFOp>(l, f32Type, s);
           }
           // The reciprocal is the generic's last input, after the zero point.
-          Value q = r ? exactQuotient(b, l, x, s, a[3])
-                      : b.create<arith::DivFOp>(l, x, s);
+          Value q;
+          if (unit)
+            q = x;
+          else if (exact)
+            q = b.create<arith::MulFOp>(l, x, a[3]);
+          else if (r)
+            q = exactQuotient(b, l, x, s, a[3]);
+          else
+            q = b.create<arith::DivFOp>(l, x, s);
           Value zpF = b.create<arith::SIToFPOp>(l, f32Type,
                                                 toI32(b, l, a[2], zpUnsigned));
           return saturateToInt8(b, l, q, zpF, dlcElt);
@@ -815,13 +837,18 @@ Value mlir::dlc::quantizeToI8(OpBuilder &b, Location loc, Value x, double scale,
   if (x.getType() != f32Type)
     x = b.create<arith::ExtFOp>(loc, f32Type, x);
   Value s = f32(b, loc, f32Type, scale);
-  std::optional<APFloat> r;
-  if (reciprocal)
-    r = exactReciprocal(APFloat(float(scale)));
-  Value q = r ? exactQuotient(b, loc, x, s,
-                              b.create<arith::ConstantOp>(
-                                  loc, b.getFloatAttr(f32Type, *r)))
-              : b.create<arith::DivFOp>(loc, x, s);
+  std::optional<APFloat> r = exactReciprocal(APFloat(float(scale)));
+  bool exact = r && r->getExactLog2Abs() != INT_MIN;
+  Value rv = r ? b.create<arith::ConstantOp>(loc, b.getFloatAttr(f32Type, *r))
+                     .getResult()
+               : Value();
+  Value q;
+  if (exact)
+    q = b.create<arith::MulFOp>(loc, x, rv);
+  else if (r && reciprocal)
+    q = exactQuotient(b, loc, x, s, rv);
+  else
+    q = b.create<arith::DivFOp>(loc, x, s);
   return saturateToInt8(b, loc, q, f32(b, loc, f32Type, double(zeroPoint)),
                         b.getI8Type());
 }

@@ -554,6 +554,90 @@ struct CancelQuantizeOfDequantize : OpRewritePattern<QuantizeLinearOp> {
   }
 };
 
+/// quantize_linear(relu?(add(dequantize_linear(a, sa), dequantize_linear(b,
+/// sb))), sy) -> quantize_linear(relu?(add(dequantize_linear(a, sa / sy),
+/// dequantize_linear(b, sb / sy))), 1): the output scale joins the inputs'
+/// scales (relu(x) / sy = relu(x / sy) for sy > 0), as dlc.requantize's
+/// multiplier and ONNX Runtime's QLinearAdd do, so the epilogue of a
+/// residual block scales each input once and divides by nothing. The
+/// rounding differs from the float sum's by an ulp before the quantize.
+struct RescaleDequantizedSum : OpRewritePattern<QuantizeLinearOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeLinearOp q,
+                                PatternRewriter &rw) const override {
+    std::optional<QuantParams> p = paramsOf(q);
+    if (!p || p->scale == 1.0f)
+      return rw.notifyMatchFailure(q, "not a per-tensor quantize, or "
+                                      "already on a unit scale");
+    Value sum = q.getInput();
+    auto relu = sum.getDefiningOp<ReluOp>();
+    if (relu)
+      sum = relu.getInput();
+    auto add = sum.getDefiningOp<AddOp>();
+    if (!add || !add.getType().getElementType().isF32())
+      return rw.notifyMatchFailure(q, "not a quantize of an f32 add (or of "
+                                      "its relu)");
+    // The float sum is read by nothing else: another reader would need
+    // it on its own scale.
+    Value result = q.getInput();
+    SmallVector<QuantizeLinearOp> quantizes;
+    for (Operation *user : result.getUsers()) {
+      auto other = dyn_cast<QuantizeLinearOp>(user);
+      std::optional<QuantParams> op2 = other ? paramsOf(other) : std::nullopt;
+      if (!op2 || !(*op2 == *p))
+        return rw.notifyMatchFailure(q, "the float sum has other readers");
+      quantizes.push_back(other);
+    }
+    if (relu && !add->hasOneUse())
+      return rw.notifyMatchFailure(q, "the sum before the relu has other "
+                                      "readers");
+
+    // Each input's scale over the output's, still a normal f32.
+    SmallVector<SmallVector<float>> scales;
+    for (Value in : add->getOperands()) {
+      auto dq = in.getDefiningOp<DequantizeLinearOp>();
+      std::optional<SmallVector<float>> s =
+          dq && dq.getType().getElementType().isF32()
+              ? constFloats(dq.getScale())
+              : std::nullopt;
+      if (!s)
+        return rw.notifyMatchFailure(q, "an addend is not a constant-scale "
+                                        "dequantize_linear to f32");
+      for (float &v : *s) {
+        v /= p->scale;
+        if (!std::isnormal(v) || v < 0.0f)
+          return rw.notifyMatchFailure(q, "a rescaled scale is not a "
+                                          "positive normal f32");
+      }
+      scales.push_back(std::move(*s));
+    }
+
+    Location loc = add.getLoc();
+    rw.setInsertionPoint(add);
+    SmallVector<Value> addends;
+    for (auto [in, s] : llvm::zip_equal(add->getOperands(), scales)) {
+      auto dq = in.getDefiningOp<DequantizeLinearOp>();
+      Value scale = f32Constant(
+          rw, dq.getLoc(),
+          cast<RankedTensorType>(dq.getScale().getType()).getShape(), s);
+      addends.push_back(rw.create<DequantizeLinearOp>(
+          dq.getLoc(), dq.getType(), dq.getInput(), scale, dq.getZeroPoint(),
+          dq.getAxisAttr()));
+    }
+    Value rescaled =
+        rw.create<AddOp>(loc, add.getType(), addends[0], addends[1]);
+    if (relu)
+      rescaled = rw.create<ReluOp>(relu.getLoc(), relu.getType(), rescaled);
+    Value unit = f32Constant(rw, q.getLoc(), {}, {1.0f});
+    Value zeroPoint = rw.clone(*q.getZeroPoint().getDefiningOp())->getResult(0);
+    Value quantized = rw.create<QuantizeLinearOp>(
+        q.getLoc(), q.getType(), rescaled, unit, zeroPoint, q.getAxisAttr());
+    for (QuantizeLinearOp other : quantizes)
+      rw.replaceOp(other, quantized);
+    return success();
+  }
+};
+
 struct FoldQdqPass : dlc::impl::FoldQdqPassBase<FoldQdqPass> {
   void runOnOperation() override {
     // Chaining first, on the float graph: a Conv must see the quantize
@@ -578,6 +662,6 @@ void mlir::dlc::populateQuantizeChainPatterns(RewritePatternSet &patterns) {
 }
 
 void mlir::dlc::populateFoldQdqPatterns(RewritePatternSet &patterns) {
-  patterns.add<FoldQdqOp<ConvOp>, FoldQdqOp<GemmOp>, FoldQdqOp<MatMulOp>>(
-      patterns.getContext());
+  patterns.add<FoldQdqOp<ConvOp>, FoldQdqOp<GemmOp>, FoldQdqOp<MatMulOp>,
+               RescaleDequantizedSum>(patterns.getContext());
 }

@@ -99,18 +99,18 @@ func.func private @fused(%x: memref<1x64x32xf32>, %q: memref<1x64x32xf32>, %k: m
 // -----
 
 // An i8 result (an int8 model's attention kept in float): each output is
-// divided by result_scale (without a division: times its reciprocal, 8,
+// divided by result_scale (without a division: times its reciprocal, 10,
 // corrected by the fma'd remainder, as QuantizeLinear in the CUDA form),
 // clamped to [-128, 127] - zero point, rounded half to even (the 1.5 *
 // 2^23 add and subtract), shifted by the zero point and stored as i8 in
 // the [B, S, H, D] layout of result_perm.
 // CHECK-LABEL: func.func private @quantized_result
 // CHECK-COUNT-32: nvgpu.mma.sync
-// CHECK: %[[R8:.*]] = arith.constant 8.000000e+00 : f32
-// CHECK-NEXT: %[[Q0:.*]] = arith.mulf %[[X:[0-9]+]], %[[R8]] : f32
+// CHECK: %[[R10:.*]] = arith.constant 1.000000e+01 : f32
+// CHECK-NEXT: %[[Q0:.*]] = arith.mulf %[[X:[0-9]+]], %[[R10]] : f32
 // CHECK-NEXT: %[[N:.*]] = arith.negf %[[Q0]] : f32
 // CHECK-NEXT: %[[REM:.*]] = math.fma %[[N]], %{{.*}}, %[[X]] : f32
-// CHECK-NEXT: %[[Q1:.*]] = math.fma %[[REM]], %[[R8]], %[[Q0]] : f32
+// CHECK-NEXT: %[[Q1:.*]] = math.fma %[[REM]], %[[R10]], %[[Q0]] : f32
 // CHECK: %[[Q:.*]] = arith.select %{{.*}}, %[[Q1]], %[[Q0]] : f32
 // CHECK-NEXT: %[[ZP:.*]] = arith.constant -3.000000e+00 : f32
 // CHECK-NEXT: arith.constant -1.280000e+02 : f32
@@ -124,6 +124,28 @@ func.func private @fused(%x: memref<1x64x32xf32>, %q: memref<1x64x32xf32>, %k: m
 func.func private @quantized_result(%q: memref<1x12x128x64xf16>, %kt: memref<1x12x64x128xf16>,
     %v: memref<1x12x128x64xf16>, %o: memref<1x128x12x64xi8>)
     attributes {dlc.kernel} {
+  dlc.attention_kernel %q, %kt, %v outs(%o : memref<1x128x12x64xi8>)
+      {k_transposed = true, scale = 1.250000e-01 : f32, result_perm = array<i64: 0, 2, 1, 3>,
+       result_scale = 1.000000e-01 : f32, result_zero_point = -3 : i64}
+      : memref<1x12x128x64xf16>, memref<1x12x64x128xf16>, memref<1x12x128x64xf16>
+  return
+}
+
+// -----
+
+// A power-of-two result_scale: times its reciprocal, which is exact, so
+// no correction.
+// CHECK-LABEL: func.func private @quantized_result_power_of_two
+// CHECK: %[[R8:.*]] = arith.constant 8.000000e+00 : f32
+// CHECK-NEXT: %[[Q:.*]] = arith.mulf %{{[0-9]+}}, %[[R8]] : f32
+// CHECK-NEXT: arith.constant -3.000000e+00 : f32
+// CHECK-NOT: math.fma
+// CHECK: arith.maximumf %[[Q]]
+// CHECK-NOT: math.fma
+// CHECK: return
+func.func private @quantized_result_power_of_two(%q: memref<1x12x128x64xf16>,
+    %kt: memref<1x12x64x128xf16>, %v: memref<1x12x128x64xf16>,
+    %o: memref<1x128x12x64xi8>) attributes {dlc.kernel} {
   dlc.attention_kernel %q, %kt, %v outs(%o : memref<1x128x12x64xi8>)
       {k_transposed = true, scale = 1.250000e-01 : f32, result_perm = array<i64: 0, 2, 1, 3>,
        result_scale = 1.250000e-01 : f32, result_zero_point = -3 : i64}

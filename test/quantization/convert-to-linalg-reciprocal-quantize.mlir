@@ -85,3 +85,46 @@ func.func @half_input(%x: tensor<4xf16>) -> tensor<4xi8> {
   %0 = dlc.quantize_linear %x, %s, %z {axis = 0 : i64} : (tensor<4xf16>, tensor<f16>, tensor<i8>) -> tensor<4xi8>
   return %0 : tensor<4xi8>
 }
+
+// -----
+
+// Power-of-two scales: the reciprocal is exact, so x * r is x / s, one
+// rounding of the same real, on every target: no correction, no division.
+// CHECK-LABEL: func @power_of_two
+// CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32, %{{.*}}: i8, %[[RA:.*]]: f32,
+// CHECK-NEXT: arith.mulf %[[X]], %[[RA]] : f32
+// CHECK-NOT: math.fma
+// CHECK-NOT: arith.divf
+// CHECK: arith.fptosi
+// OFF-LABEL: func @power_of_two
+// OFF: arith.constant dense<[2.000000e+00, 2.500000e-01, 4.000000e+00]> : tensor<3xf32>
+// OFF-NOT: arith.divf
+// OFF: arith.mulf
+// OFF-NOT: arith.divf
+// OFF: arith.fptosi
+func.func @power_of_two(%x: tensor<2x3xf32>) -> tensor<2x3xi8> {
+  %s = arith.constant dense<[0.5, 4.0, 0.25]> : tensor<3xf32>
+  %z = arith.constant dense<0> : tensor<3xi8>
+  %0 = dlc.quantize_linear %x, %s, %z {axis = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xi8>) -> tensor<2x3xi8>
+  return %0 : tensor<2x3xi8>
+}
+
+// -----
+
+// The unit scale dlc-fold-qdq leaves on a rescaled sum: x itself is
+// clamped and rounded.
+// CHECK-LABEL: func @unit_scale
+// CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32, %{{.*}}: i8, %{{.*}}: i8):
+// CHECK-NOT: arith.mulf
+// CHECK-NOT: arith.divf
+// CHECK: arith.maximumf %[[X]], %{{.*}} : f32
+// OFF-LABEL: func @unit_scale
+// OFF: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32, %{{.*}}: i8, %{{.*}}: i8):
+// OFF-NOT: arith.divf
+// OFF: arith.maximumf %[[X]], %{{.*}} : f32
+func.func @unit_scale(%x: tensor<4xf32>) -> tensor<4xi8> {
+  %s = arith.constant dense<1.0> : tensor<f32>
+  %z = arith.constant dense<-128> : tensor<i8>
+  %0 = dlc.quantize_linear %x, %s, %z {axis = 0 : i64} : (tensor<4xf32>, tensor<f32>, tensor<i8>) -> tensor<4xi8>
+  return %0 : tensor<4xi8>
+}

@@ -360,3 +360,106 @@ func.func @float_layer_chain(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xi8> {
   %q = dlc.quantize_linear %p, %s1, %z1 {axis = 0 : i64} : (tensor<1x2x2x2xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x2x2xi8>
   return %q : tensor<1x2x2x2xi8>
 }
+
+// -----
+
+// A residual block's epilogue: the conv's dequantizing epilogue (scale
+// x_scale * w_scale[c] = [0.125, 0.0625]) plus a dequantized residual
+// (0.5), a Relu, the quantize (0.25). The quantize's scale joins the
+// addends' ([0.5, 0.25] and 2.0) and the quantize is left on scale 1.
+// CHECK-LABEL: func @rescaled_residual
+// CHECK-DAG: %[[SA:.*]] = arith.constant dense<[5.000000e-01, 2.500000e-01]> : tensor<2xf32>
+// CHECK-DAG: %[[SR:.*]] = arith.constant dense<2.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[ACC:.*]] = dlc.conv_integer %arg0
+// CHECK: %[[A:.*]] = dlc.dequantize_linear %[[ACC]], %[[SA]], %{{.*}} {axis = 1 : i64}
+// CHECK: %[[B:.*]] = dlc.dequantize_linear %arg1, %[[SR]], %{{.*}} {axis = 0 : i64}
+// CHECK: %[[S:.*]] = dlc.add %[[A]], %[[B]]
+// CHECK: %[[R:.*]] = dlc.relu %[[S]]
+// CHECK: %[[Q:.*]] = dlc.quantize_linear %[[R]], %[[ONE]], %{{.*}} {axis = 0 : i64}
+// CHECK: return %[[Q]]
+func.func @rescaled_residual(%xq: tensor<1x2x4x4xi8>, %rq: tensor<1x2x4x4xi8>) -> tensor<1x2x4x4xi8> {
+  %xs = arith.constant dense<0.5> : tensor<f32>
+  %xz = arith.constant dense<0> : tensor<i8>
+  %wq = arith.constant dense<[[[[1]], [[2]]], [[[-3]], [[4]]]]> : tensor<2x2x1x1xi8>
+  %ws = arith.constant dense<[0.25, 0.125]> : tensor<2xf32>
+  %wz = arith.constant dense<0> : tensor<2xi8>
+  %rs = arith.constant dense<0.5> : tensor<f32>
+  %rz = arith.constant dense<-7> : tensor<i8>
+  %ys = arith.constant dense<0.25> : tensor<f32>
+  %yz = arith.constant dense<-128> : tensor<i8>
+  %x = dlc.dequantize_linear %xq, %xs, %xz {axis = 0 : i64} : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xf32>
+  %w = dlc.dequantize_linear %wq, %ws, %wz {axis = 0 : i64} : (tensor<2x2x1x1xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<2x2x1x1xf32>
+  %y = dlc.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %r = dlc.dequantize_linear %rq, %rs, %rz {axis = 0 : i64} : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xf32>
+  %s = dlc.add %y, %r : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %a = dlc.relu %s : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %q = dlc.quantize_linear %a, %ys, %yz {axis = 0 : i64} : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xi8>
+  return %q : tensor<1x2x4x4xi8>
+}
+
+// -----
+
+// An add of two dequantized tensors without a Relu (ONNX Runtime's QDQ
+// Add): rescaled the same way, both scales over 0.1 rounded in f32.
+// CHECK-LABEL: func @rescaled_add
+// CHECK-DAG: %[[SA:.*]] = arith.constant dense<3.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[SB:.*]] = arith.constant dense<5.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[A:.*]] = dlc.dequantize_linear %arg0, %[[SA]]
+// CHECK: %[[B:.*]] = dlc.dequantize_linear %arg1, %[[SB]]
+// CHECK: %[[S:.*]] = dlc.add %[[A]], %[[B]]
+// CHECK-NOT: dlc.relu
+// CHECK: dlc.quantize_linear %[[S]], %[[ONE]]
+func.func @rescaled_add(%a: tensor<8xi8>, %b: tensor<8xui8>) -> tensor<8xui8> {
+  %as = arith.constant dense<0.3> : tensor<f32>
+  %az = arith.constant dense<1> : tensor<i8>
+  %bs = arith.constant dense<0.5> : tensor<f32>
+  %bz = arith.constant dense<128> : tensor<ui8>
+  %ys = arith.constant dense<0.1> : tensor<f32>
+  %yz = arith.constant dense<3> : tensor<ui8>
+  %da = dlc.dequantize_linear %a, %as, %az {axis = 0 : i64} : (tensor<8xi8>, tensor<f32>, tensor<i8>) -> tensor<8xf32>
+  %db = dlc.dequantize_linear %b, %bs, %bz {axis = 0 : i64} : (tensor<8xui8>, tensor<f32>, tensor<ui8>) -> tensor<8xf32>
+  %s = dlc.add %da, %db : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %q = dlc.quantize_linear %s, %ys, %yz {axis = 0 : i64} : (tensor<8xf32>, tensor<f32>, tensor<ui8>) -> tensor<8xui8>
+  return %q : tensor<8xui8>
+}
+
+// -----
+
+// Not rescaled: the sum before the Relu is also a model output, so it must
+// exist on its own scale.
+// CHECK-LABEL: func @no_rescale_sum_read
+// CHECK: %[[S:.*]] = dlc.add
+// CHECK: %[[R:.*]] = dlc.relu %[[S]]
+// CHECK: %[[Q:.*]] = dlc.quantize_linear %[[R]], %{{.*}}, %{{.*}} {axis = 0 : i64} : (tensor<8xf32>, tensor<f32>, tensor<i8>)
+// CHECK-NOT: dense<1.000000e+00>
+// CHECK: return %[[Q]], %[[S]]
+func.func @no_rescale_sum_read(%a: tensor<8xi8>, %b: tensor<8xi8>) -> (tensor<8xi8>, tensor<8xf32>) {
+  %s1 = arith.constant dense<0.5> : tensor<f32>
+  %z = arith.constant dense<0> : tensor<i8>
+  %ys = arith.constant dense<0.25> : tensor<f32>
+  %da = dlc.dequantize_linear %a, %s1, %z {axis = 0 : i64} : (tensor<8xi8>, tensor<f32>, tensor<i8>) -> tensor<8xf32>
+  %db = dlc.dequantize_linear %b, %s1, %z {axis = 0 : i64} : (tensor<8xi8>, tensor<f32>, tensor<i8>) -> tensor<8xf32>
+  %s = dlc.add %da, %db : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %r = dlc.relu %s : (tensor<8xf32>) -> tensor<8xf32>
+  %q = dlc.quantize_linear %r, %ys, %z {axis = 0 : i64} : (tensor<8xf32>, tensor<f32>, tensor<i8>) -> tensor<8xi8>
+  return %q, %s : tensor<8xi8>, tensor<8xf32>
+}
+
+// -----
+
+// Not rescaled: an addend is a float tensor, not a dequantize_linear.
+// CHECK-LABEL: func @no_rescale_float_addend
+// CHECK: %[[S:.*]] = dlc.add
+// CHECK: dlc.quantize_linear %[[S]], %{{.*}}, %{{.*}} {axis = 0 : i64}
+// CHECK-NOT: dense<1.000000e+00>
+func.func @no_rescale_float_addend(%a: tensor<8xi8>, %b: tensor<8xf32>) -> tensor<8xi8> {
+  %s1 = arith.constant dense<0.5> : tensor<f32>
+  %z = arith.constant dense<0> : tensor<i8>
+  %ys = arith.constant dense<0.25> : tensor<f32>
+  %da = dlc.dequantize_linear %a, %s1, %z {axis = 0 : i64} : (tensor<8xi8>, tensor<f32>, tensor<i8>) -> tensor<8xf32>
+  %s = dlc.add %da, %b : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %q = dlc.quantize_linear %s, %ys, %z {axis = 0 : i64} : (tensor<8xf32>, tensor<f32>, tensor<i8>) -> tensor<8xi8>
+  return %q : tensor<8xi8>
+}
