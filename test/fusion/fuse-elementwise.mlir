@@ -77,7 +77,7 @@ func.func @no_fusion_into_conv(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x3x3xf32>)
 func.func @requantize_stays_with_earlier_reduction(%x: tensor<1x2x4x4xi8>, %w: tensor<2x2x1x1xi8>) -> tensor<1x2x4x4xi8> {
   // CHECK: %[[A:.*]] = linalg.generic {{.*}} "reduction"
   // CHECK: %[[RA:.*]] = linalg.generic {{.*}} ins(%[[A]], {{.*}} outs(%{{.*}} : tensor<1x2x4x4xi8>)
-  // CHECK: arith.fptosi
+  // CHECK: arith.bitcast {{.*}} : f32 to i32
   // CHECK: %[[B:.*]] = linalg.generic {{.*}} "reduction"
   // CHECK: linalg.generic {{.*}} ins(%[[B]], {{.*}}%[[RA]], {{.*}} outs(%{{.*}} : tensor<1x2x4x4xi8>)
   // CHECK-NOT: linalg.generic
@@ -107,7 +107,7 @@ func.func @requantize_stays_with_earlier_reduction(%x: tensor<1x2x4x4xi8>, %w: t
 func.func @widening_op_joins_the_reduction(%x: tensor<1x2x4x4xi8>, %w: tensor<2x2x1x1xi8>, %y: tensor<1x2x4x4xi8>) -> tensor<1x2x1x1xf32> {
   // CHECK: %[[A:.*]] = linalg.generic {{.*}} "reduction"
   // CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[A]], {{.*}} outs(%{{.*}} : tensor<1x2x4x4xi8>)
-  // CHECK: arith.fptosi
+  // CHECK: arith.bitcast {{.*}} : f32 to i32
   // CHECK: linalg.generic {{.*}} "reduction"{{.*}} ins(%[[R]], {{.*}} outs(%{{.*}} : tensor<1x2x1x1xf32>)
   // CHECK-NOT: linalg.generic
   %z = arith.constant dense<0> : tensor<i8>

@@ -101,9 +101,10 @@ func.func private @fused(%x: memref<1x64x32xf32>, %q: memref<1x64x32xf32>, %k: m
 // An i8 result (an int8 model's attention kept in float): each output is
 // divided by result_scale (without a division: times its reciprocal, 10,
 // corrected by the fma'd remainder, as QuantizeLinear in the CUDA form),
-// clamped to [-128, 127] - zero point, rounded half to even (the 1.5 *
-// 2^23 add and subtract), shifted by the zero point and stored as i8 in
-// the [B, S, H, D] layout of result_perm.
+// clamped to [-128, 127] - zero point, rounded half to even by adding 1.5 *
+// 2^23, read as an integer from the sum's encoding (minus 0x4B400000, plus
+// the zero point) and stored as i8 in the [B, S, H, D] layout of
+// result_perm.
 // CHECK-LABEL: func.func private @quantized_result
 // CHECK-COUNT-32: nvgpu.mma.sync
 // CHECK: %[[R10:.*]] = arith.constant 1.000000e+01 : f32
@@ -112,13 +113,15 @@ func.func private @fused(%x: memref<1x64x32xf32>, %q: memref<1x64x32xf32>, %k: m
 // CHECK-NEXT: %[[REM:.*]] = math.fma %[[N]], %{{.*}}, %[[X]] : f32
 // CHECK-NEXT: %[[Q1:.*]] = math.fma %[[REM]], %[[R10]], %[[Q0]] : f32
 // CHECK: %[[Q:.*]] = arith.select %{{.*}}, %[[Q1]], %[[Q0]] : f32
-// CHECK-NEXT: %[[ZP:.*]] = arith.constant -3.000000e+00 : f32
-// CHECK-NEXT: arith.constant -1.280000e+02 : f32
-// CHECK: arith.maximumf %[[Q]]
-// CHECK: arith.minimumf
-// CHECK: arith.constant 0x4B400000 : f32
-// CHECK: %[[R:.*]] = arith.addf %{{.*}}, %[[ZP]] : f32
-// CHECK: %[[I:.*]] = arith.fptosi %[[R]] : f32 to i32
+// CHECK: %[[LO:.*]] = arith.constant -1.250000e+02 : f32
+// CHECK: %[[HI:.*]] = arith.constant 1.300000e+02 : f32
+// CHECK: %[[C0:.*]] = arith.maximumf %[[Q]], %[[LO]] : f32
+// CHECK: %[[C:.*]] = arith.minimumf %[[C0]], %[[HI]] : f32
+// CHECK: %[[M:.*]] = arith.constant 0x4B400000 : f32
+// CHECK: %[[S:.*]] = arith.addf %[[C]], %[[M]] : f32
+// CHECK: %[[E:.*]] = arith.bitcast %[[S]] : f32 to i32
+// CHECK: %[[K:.*]] = arith.constant -1262485507 : i32
+// CHECK: %[[I:.*]] = arith.addi %[[E]], %[[K]] : i32
 // CHECK: %[[B:.*]] = arith.trunci %[[I]] : i32 to i8
 // CHECK: memref.store %[[B]], %arg3[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<1x128x12x64xi8>
 func.func private @quantized_result(%q: memref<1x12x128x64xf16>, %kt: memref<1x12x64x128xf16>,
@@ -138,7 +141,8 @@ func.func private @quantized_result(%q: memref<1x12x128x64xf16>, %kt: memref<1x1
 // CHECK-LABEL: func.func private @quantized_result_power_of_two
 // CHECK: %[[R8:.*]] = arith.constant 8.000000e+00 : f32
 // CHECK-NEXT: %[[Q:.*]] = arith.mulf %{{[0-9]+}}, %[[R8]] : f32
-// CHECK-NEXT: arith.constant -3.000000e+00 : f32
+// CHECK-NOT: math.fma
+// CHECK: arith.constant -1.250000e+02 : f32
 // CHECK-NOT: math.fma
 // CHECK: arith.maximumf %[[Q]]
 // CHECK-NOT: math.fma

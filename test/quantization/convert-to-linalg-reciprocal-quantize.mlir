@@ -18,7 +18,7 @@
 // CHECK: %[[IN:.*]] = arith.andi
 // CHECK: arith.select %[[IN]], %[[REF]], %[[Q]] : f32
 // CHECK-NOT: arith.divf
-// CHECK: arith.fptosi
+// CHECK: arith.trunci {{.*}} : i32 to i8
 // OFF-LABEL: func @per_tensor
 // OFF: arith.divf
 // OFF-NOT: math.fma
@@ -95,13 +95,13 @@ func.func @half_input(%x: tensor<4xf16>) -> tensor<4xi8> {
 // CHECK-NEXT: arith.mulf %[[X]], %[[RA]] : f32
 // CHECK-NOT: math.fma
 // CHECK-NOT: arith.divf
-// CHECK: arith.fptosi
+// CHECK: arith.trunci {{.*}} : i32 to i8
 // OFF-LABEL: func @power_of_two
 // OFF: arith.constant dense<[2.000000e+00, 2.500000e-01, 4.000000e+00]> : tensor<3xf32>
 // OFF-NOT: arith.divf
 // OFF: arith.mulf
 // OFF-NOT: arith.divf
-// OFF: arith.fptosi
+// OFF: arith.trunci {{.*}} : i32 to i8
 func.func @power_of_two(%x: tensor<2x3xf32>) -> tensor<2x3xi8> {
   %s = arith.constant dense<[0.5, 4.0, 0.25]> : tensor<3xf32>
   %z = arith.constant dense<0> : tensor<3xi8>

@@ -2,19 +2,27 @@
 // RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="int8-weights-nk=true" | FileCheck %s --check-prefix=NK
 
 // uint8 is signless i8 after lowering (function type included); the
-// quantize rounds half to even with the 1.5*2^23 trick and saturates.
+// quantize saturates (clamps to the range shifted by the zero point), then
+// rounds half to even by adding 1.5 * 2^23 and reads the integer from the
+// sum's encoding (0x4B400000 + round(v)), plus the zero point: no
+// float-to-int conversion.
 // CHECK-LABEL: func @quantize_u8
 // CHECK-SAME: (%{{.*}}: tensor<2x3xf32>, %{{.*}}: tensor<f32>, %{{.*}}: tensor<i8>) -> tensor<2x3xi8>
 // CHECK-NOT: ui8
 // CHECK-NOT: tensor.bitcast
 // CHECK: linalg.generic
 // CHECK: arith.divf
-// CHECK: arith.extui
+// CHECK: %[[ZP:.*]] = arith.extui
 // CHECK: arith.maximumf
-// CHECK: arith.minimumf
-// CHECK: arith.constant 0x4B400000 : f32
-// CHECK: arith.fptosi
-// CHECK: arith.trunci {{.*}} : i32 to i8
+// CHECK: %[[C:.*]] = arith.minimumf
+// CHECK: %[[M:.*]] = arith.constant 0x4B400000 : f32
+// CHECK: %[[S:.*]] = arith.addf %[[C]], %[[M]] : f32
+// CHECK: %[[B:.*]] = arith.bitcast %[[S]] : f32 to i32
+// CHECK: %[[K:.*]] = arith.constant 1262485504 : i32
+// CHECK: %[[Z:.*]] = arith.subi %[[ZP]], %[[K]] : i32
+// CHECK: %[[I:.*]] = arith.addi %[[B]], %[[Z]] : i32
+// CHECK-NOT: arith.fptosi
+// CHECK: arith.trunci %[[I]] : i32 to i8
 func.func @quantize_u8(%x: tensor<2x3xf32>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<2x3xui8> {
   %0 = dlc.quantize_linear %x, %s, %z {axis = 0 : i64} : (tensor<2x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x3xui8>
   return %0 : tensor<2x3xui8>
@@ -24,14 +32,33 @@ func.func @quantize_u8(%x: tensor<2x3xf32>, %s: tensor<f32>, %z: tensor<ui8>) ->
 
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[CH:.*]] = affine_map<(d0, d1) -> (d1)>
+// An 8-bit input minus its zero point (|d| <= 255) converts through its
+// encoding: (0x4B400000 + d) as f32 is 1.5 * 2^23 + d, exactly.
 // CHECK-LABEL: func @dequantize_per_axis
 // CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[CH]], #[[CH]], #[[ID]]]
 // CHECK: arith.extsi
-// CHECK: arith.subi
-// CHECK: arith.sitofp
-// CHECK: arith.mulf
+// CHECK: %[[D:.*]] = arith.subi
+// CHECK: %[[K:.*]] = arith.constant 1262485504 : i32
+// CHECK: %[[B:.*]] = arith.addi %[[D]], %[[K]] : i32
+// CHECK: %[[F:.*]] = arith.bitcast %[[B]] : i32 to f32
+// CHECK: %[[V:.*]] = arith.subf %[[F]], %{{.*}} : f32
+// CHECK-NOT: arith.sitofp
+// CHECK: arith.mulf %[[V]]
 func.func @dequantize_per_axis(%x: tensor<2x3xi8>, %s: tensor<3xf32>, %z: tensor<3xi8>) -> tensor<2x3xf32> {
   %0 = dlc.dequantize_linear %x, %s, %z {axis = 1 : i64} : (tensor<2x3xi8>, tensor<3xf32>, tensor<3xi8>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// An i32 input (an accumulator: beyond 2^22) keeps the conversion.
+// CHECK-LABEL: func @dequantize_i32
+// CHECK: arith.subi
+// CHECK: arith.sitofp
+// CHECK-NOT: arith.bitcast
+// CHECK: arith.mulf
+func.func @dequantize_i32(%x: tensor<2x3xi32>, %s: tensor<3xf32>, %z: tensor<3xi32>) -> tensor<2x3xf32> {
+  %0 = dlc.dequantize_linear %x, %s, %z {axis = 1 : i64} : (tensor<2x3xi32>, tensor<3xf32>, tensor<3xi32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
 
