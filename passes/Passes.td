@@ -117,6 +117,31 @@ def ExpandMathPass : Pass<"dlc-expand-math", "ModuleOp"> {
   let dependentDialects = ["::mlir::math::MathDialect", "::mlir::arith::ArithDialect"];
 }
 
+def ExpandIntegerDivisionPass : Pass<"dlc-expand-integer-division"> {
+  let summary = "Expand arith's ceil/floor divisions, and nothing else";
+  let description = [{
+    `arith.ceildivsi`, `arith.ceildivui` and `arith.floordivsi` have no
+    LLVM lowering; this expands them into plain integer arithmetic (MLIR's
+    own patterns). It runs on the CUDA kernels instead of `arith-expand`,
+    which also rewrites every `arith.maximumf` / `minimumf` / `maxnumf` /
+    `minnumf` into a compare and a select: two instructions where LLVM's
+    NVPTX backend emits one `max.NaN.f32` / `min.f32` (sm_80+). An int8
+    epilogue clamps every element twice and applies its ReLU.
+
+    Before:
+    ```mlir
+    %q = arith.ceildivsi %a, %b : i32
+    %m = arith.maximumf %x, %y : f32
+    ```
+    After (`%m` unchanged):
+    ```mlir
+    // %q: the sign-aware quotient in divsi/muli/subi/select form
+    %m = arith.maximumf %x, %y : f32
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def OutlineKernelsPass : Pass<"dlc-outline-kernels", "ModuleOp"> {
   let summary = "Move each structured op of the model function into a kernel";
   let description = [{

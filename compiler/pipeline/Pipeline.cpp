@@ -207,7 +207,9 @@ void dlc::buildCudaKernelPipeline(OpPassManager &pm,
   pm.addPass(dlc::createMapKernelsToGpuPass({options.cudaBlockSize}));
   OpPassManager &kernel = pm.nest<gpu::GPUModuleOp>();
   kernel.addPass(createLowerAffinePass());
-  kernel.addPass(arith::createArithExpandOpsPass());
+  // Not arith-expand: it would turn each max/min into a compare and a
+  // select.
+  kernel.addPass(dlc::createExpandIntegerDivisionPass());
   kernel.addPass(createConvertSCFToCFPass());
   kernel.addPass(createCanonicalizerPass());
   kernel.addPass(createConvertNVGPUToNVVMPass());
