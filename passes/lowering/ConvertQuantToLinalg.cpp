@@ -251,6 +251,19 @@ AffineMap paramMap(Value param, int64_t rank, int64_t axis, MLIRContext *ctx) {
   return AffineMap::get(rank, 0, getAffineDimExpr(axis, ctx));
 }
 
+/// The value of a zero point that is one constant (a per-tensor one, as
+/// calibrated and QDQ models have): the lowering builds it in the body, so
+/// LLVM folds the clamp bounds and a zero point of 0 costs nothing. nullopt
+/// when the generic must read it.
+std::optional<int64_t> constantZeroPoint(Value zp) {
+  if (tensorType(zp).getNumElements() != 1)
+    return std::nullopt;
+  std::optional<SmallVector<int64_t>> v = constInts(zp);
+  if (!v || v->size() != 1)
+    return std::nullopt;
+  return v->front();
+}
+
 /// A parallel generic over `outType` (signless) reading `inputs` (signless)
 /// through `maps`.
 Value parallelGeneric(
@@ -346,10 +359,14 @@ struct QuantizeLinearLowering : OpRewritePattern<QuantizeLinearOp> {
     Type dlcElt = type.getElementType();
     bool zpUnsigned = isUnsigned(op.getZeroPoint());
     AffineMap pm = paramMap(op.getScale(), rank, op.getAxis(), ctx);
-    SmallVector<Value> inputs{op.getInput(), op.getScale(),
-                              toSignless(rewriter, loc, op.getZeroPoint())};
+    SmallVector<Value> inputs{op.getInput(), op.getScale()};
     SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(rank, ctx),
-                                pm, pm};
+                                pm};
+    std::optional<int64_t> zpConst = constantZeroPoint(op.getZeroPoint());
+    if (!zpConst) {
+      inputs.push_back(toSignless(rewriter, loc, op.getZeroPoint()));
+      maps.push_back(pm);
+    }
     // Power-of-two scales (the unit scale dlc-fold-qdq leaves on a
     // rescaled sum) multiply exactly on every target; the others, in the
     // CUDA form, by the reciprocal with a correction.
@@ -359,6 +376,7 @@ struct QuantizeLinearLowering : OpRewritePattern<QuantizeLinearOp> {
       r = nullptr;
     bool unit =
         exact && r.isSplat() && r.getSplatValue<APFloat>().isExactlyValue(1.0);
+    size_t rIndex = inputs.size();
     if (r && !unit) {
       inputs.push_back(rewriter.create<arith::ConstantOp>(loc, r));
       maps.push_back(pm);
@@ -372,17 +390,18 @@ struct QuantizeLinearLowering : OpRewritePattern<QuantizeLinearOp> {
             x = b.create<arith::ExtFOp>(l, f32Type, x);
             s = b.create<arith::ExtFOp>(l, f32Type, s);
           }
-          // The reciprocal is the generic's last input, after the zero point.
           Value q;
           if (unit)
             q = x;
           else if (exact)
-            q = b.create<arith::MulFOp>(l, x, a[3]);
+            q = b.create<arith::MulFOp>(l, x, a[rIndex]);
           else if (r)
-            q = exactQuotient(b, l, x, s, a[3]);
+            q = exactQuotient(b, l, x, s, a[rIndex]);
           else
             q = b.create<arith::DivFOp>(l, x, s);
-          return saturateToInt8(b, l, q, toI32(b, l, a[2], zpUnsigned), dlcElt);
+          Value zp =
+              zpConst ? i32(b, l, *zpConst) : toI32(b, l, a[2], zpUnsigned);
+          return saturateToInt8(b, l, q, zp, dlcElt);
         });
     rewriter.replaceOp(op, fromSignless(rewriter, loc, out, type));
     return success();
@@ -404,23 +423,32 @@ struct DequantizeLinearLowering : OpRewritePattern<DequantizeLinearOp> {
     bool unsignedIn = isUnsigned(op.getInput());
     bool eightBit = tensorType(op.getInput()).getElementType().isInteger(8);
     AffineMap pm = paramMap(op.getScale(), rank, op.getAxis(), ctx);
+    SmallVector<Value> inputs{toSignless(rewriter, loc, op.getInput()),
+                              op.getScale()};
+    SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(rank, ctx),
+                                pm};
+    std::optional<int64_t> zpConst = constantZeroPoint(op.getZeroPoint());
+    if (!zpConst) {
+      inputs.push_back(toSignless(rewriter, loc, op.getZeroPoint()));
+      maps.push_back(pm);
+    }
     rewriter.replaceOp(
         op, parallelGeneric(
-                rewriter, loc, type,
-                {toSignless(rewriter, loc, op.getInput()),
-                 toSignless(rewriter, loc, op.getZeroPoint()), op.getScale()},
-                {AffineMap::getMultiDimIdentityMap(rank, ctx), pm, pm},
+                rewriter, loc, type, inputs, maps,
                 [&](OpBuilder &b, Location l, ValueRange a) {
-                  Value d =
-                      b.create<arith::SubIOp>(l, toI32(b, l, a[0], unsignedIn),
-                                              toI32(b, l, a[1], unsignedIn));
+                  Value d = toI32(b, l, a[0], unsignedIn);
+                  if (!zpConst)
+                    d = b.create<arith::SubIOp>(l, d,
+                                                toI32(b, l, a[2], unsignedIn));
+                  else if (*zpConst != 0)
+                    d = b.create<arith::SubIOp>(l, d, i32(b, l, *zpConst));
                   // An 8-bit input: |d| <= 255, converted by its encoding.
                   Value f =
-                      a[2].getType().isF32() && eightBit
+                      a[1].getType().isF32() && eightBit
                           ? smallIntToF32(b, l, d)
-                          : b.create<arith::SIToFPOp>(l, a[2].getType(), d)
+                          : b.create<arith::SIToFPOp>(l, a[1].getType(), d)
                                 .getResult();
-                  return b.create<arith::MulFOp>(l, f, a[2]).getResult();
+                  return b.create<arith::MulFOp>(l, f, a[1]).getResult();
                 }));
     return success();
   }
@@ -436,12 +464,16 @@ struct RequantizeLowering : OpRewritePattern<RequantizeOp> {
     int64_t rank = type.getRank(), axis = op.getAxis();
     Type dlcElt = type.getElementType();
     bool zpUnsigned = isUnsigned(op.getZeroPoint());
-    SmallVector<Value> inputs{op.getInput(), op.getMultiplier(),
-                              toSignless(rewriter, loc, op.getZeroPoint())};
+    SmallVector<Value> inputs{op.getInput(), op.getMultiplier()};
     SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(rank, ctx),
-                                paramMap(op.getMultiplier(), rank, axis, ctx),
-                                AffineMap::get(rank, 0, ctx)};
+                                paramMap(op.getMultiplier(), rank, axis, ctx)};
+    std::optional<int64_t> zpConst = constantZeroPoint(op.getZeroPoint());
+    if (!zpConst) {
+      inputs.push_back(toSignless(rewriter, loc, op.getZeroPoint()));
+      maps.push_back(AffineMap::get(rank, 0, ctx));
+    }
     Value bias = op.getBias();
+    size_t biasIndex = inputs.size();
     if (bias) {
       inputs.push_back(bias);
       maps.push_back(paramMap(bias, rank, axis, ctx));
@@ -451,11 +483,13 @@ struct RequantizeLowering : OpRewritePattern<RequantizeOp> {
         [&](OpBuilder &b, Location l, ValueRange a) {
           Value acc = a[0];
           if (bias)
-            acc = b.create<arith::AddIOp>(l, acc, a[3]);
+            acc = b.create<arith::AddIOp>(l, acc, a[biasIndex]);
           Type f32Type = b.getF32Type();
           Value v = b.create<arith::MulFOp>(
               l, b.create<arith::SIToFPOp>(l, f32Type, acc), a[1]);
-          return saturateToInt8(b, l, v, toI32(b, l, a[2], zpUnsigned), dlcElt);
+          Value zp =
+              zpConst ? i32(b, l, *zpConst) : toI32(b, l, a[2], zpUnsigned);
+          return saturateToInt8(b, l, v, zp, dlcElt);
         });
     rewriter.replaceOp(op, fromSignless(rewriter, loc, out, type));
     return success();

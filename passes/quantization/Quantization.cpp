@@ -308,6 +308,10 @@ ActivationQuantParams mlir::dlc::activationQuantParams(float lo, float hi) {
     p.scale = 1.0f;
     return p;
   }
+  if (lo == 0.0f) {
+    p.isUnsigned = true;
+    return p;
+  }
   double zp = std::nearbyint(-128.0 - (double)lo / (double)p.scale);
   p.zeroPoint = (int8_t)std::clamp(zp, -128.0, 127.0);
   return p;

@@ -95,12 +95,16 @@ std::optional<llvm::SmallVector<float>> constFloats(Value v);
 /// The values of a constant i8/ui8/i32 tensor (inline or a resource blob).
 std::optional<llvm::SmallVector<int64_t>> constInts(Value v);
 
-/// Per-tensor asymmetric int8 parameters of an activation in [lo, hi]: the
-/// range is widened to hold 0 (so zero padding is exact), scale =
-/// (hi - lo) / 255 and the zero point maps lo to -128.
+/// Per-tensor asymmetric 8-bit parameters of an activation in [lo, hi]: the
+/// range is widened to hold 0 (so zero padding is exact) and scale =
+/// (hi - lo) / 255. A range with negative values is int8, its zero point
+/// mapping lo to -128; a non-negative one (a ReLU's output) is uint8 with
+/// zero point 0, the same grid (q_u8 = q_i8 + 128) without zero-point
+/// arithmetic in the kernels that read and write it.
 struct ActivationQuantParams {
   float scale = 1.0f;
   int8_t zeroPoint = 0;
+  bool isUnsigned = false;
 };
 ActivationQuantParams activationQuantParams(float lo, float hi);
 

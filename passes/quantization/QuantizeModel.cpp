@@ -109,16 +109,18 @@ SmallVector<OpOperand *> addsWithLaterLayer(Operation *op) {
 Value fakeQuantizeActivation(PatternRewriter &rw, Location loc, Value x,
                              std::pair<float, float> range) {
   ActivationQuantParams p = activationQuantParams(range.first, range.second);
+  Type qType =
+      p.isUnsigned ? rw.getIntegerType(8, /*isSigned=*/false) : rw.getI8Type();
   auto scaleType = RankedTensorType::get({}, rw.getF32Type());
-  auto zpType = RankedTensorType::get({}, rw.getI8Type());
+  auto zpType = RankedTensorType::get({}, qType);
   Value scale = rw.create<arith::ConstantOp>(
       loc, DenseElementsAttr::get(scaleType, p.scale));
   Value zp = rw.create<arith::ConstantOp>(
       loc, DenseElementsAttr::get(zpType, APInt(8, (uint64_t)p.zeroPoint,
                                                 /*isSigned=*/true)));
   auto xType = cast<RankedTensorType>(x.getType());
-  Value q = rw.create<QuantizeLinearOp>(loc, xType.clone(rw.getI8Type()), x,
-                                        scale, zp, rw.getI64IntegerAttr(0));
+  Value q = rw.create<QuantizeLinearOp>(loc, xType.clone(qType), x, scale, zp,
+                                        rw.getI64IntegerAttr(0));
   return rw.create<DequantizeLinearOp>(loc, xType, q, scale, zp,
                                        rw.getI64IntegerAttr(0));
 }

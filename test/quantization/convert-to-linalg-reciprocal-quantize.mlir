@@ -7,8 +7,8 @@
 // CHECK-LABEL: func @per_tensor
 // CHECK-DAG: %[[S:.*]] = arith.constant dense<1.000000e-01> : tensor<f32>
 // CHECK-DAG: %[[R:.*]] = arith.constant dense<1.000000e+01> : tensor<f32>
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[S]], %{{.*}}, %[[R]] :
-// CHECK: ^bb0(%[[X:.*]]: f32, %[[SA:.*]]: f32, %{{.*}}: i8, %[[RA:.*]]: f32,
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[S]], %[[R]] :
+// CHECK: ^bb0(%[[X:.*]]: f32, %[[SA:.*]]: f32, %[[RA:.*]]: f32,
 // CHECK: %[[Q:.*]] = arith.mulf %[[X]], %[[RA]] : f32
 // CHECK: %[[NQ:.*]] = arith.negf %[[Q]] : f32
 // CHECK: %[[REM:.*]] = math.fma %[[NQ]], %[[SA]], %[[X]] : f32
@@ -112,14 +112,18 @@ func.func @power_of_two(%x: tensor<2x3xf32>) -> tensor<2x3xi8> {
 // -----
 
 // The unit scale dlc-fold-qdq leaves on a rescaled sum: x itself is
-// clamped and rounded.
+// clamped and rounded. The constant zero point is built in the body, so the
+// clamp bounds fold (-128 - -128 = 0, 127 - -128 = 255).
 // CHECK-LABEL: func @unit_scale
-// CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32, %{{.*}}: i8, %{{.*}}: i8):
+// CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32, %{{.*}}: i8):
 // CHECK-NOT: arith.mulf
 // CHECK-NOT: arith.divf
-// CHECK: arith.maximumf %[[X]], %{{.*}} : f32
+// CHECK-DAG: %[[LO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[HI:.*]] = arith.constant 2.550000e+02 : f32
+// CHECK: %[[C:.*]] = arith.maximumf %[[X]], %[[LO]] : f32
+// CHECK: arith.minimumf %[[C]], %[[HI]] : f32
 // OFF-LABEL: func @unit_scale
-// OFF: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32, %{{.*}}: i8, %{{.*}}: i8):
+// OFF: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32, %{{.*}}: i8):
 // OFF-NOT: arith.divf
 // OFF: arith.maximumf %[[X]], %{{.*}} : f32
 func.func @unit_scale(%x: tensor<4xf32>) -> tensor<4xi8> {

@@ -251,3 +251,31 @@ func.func @qmatmul_activations(%a: tensor<2x4x3xi8>, %b: tensor<2x3x5xi8>, %az: 
   %0 = dlc.matmul_integer %a, %b, %az, %bz {rhs_transposed = false} : (tensor<2x4x3xi8>, tensor<2x3x5xi8>, tensor<i8>, tensor<i8>) -> tensor<2x4x5xi32>
   return %0 : tensor<2x4x5xi32>
 }
+
+// -----
+
+// A constant per-tensor zero point is built in the body instead of read:
+// 0 (a uint8 activation from --calibrate) costs nothing in the dequantize;
+// 3 folds into the quantize's clamp bounds (-128 - 3, 127 - 3) and its
+// integer offset (3 - 0x4B400000).
+// CHECK-LABEL: func @constant_zero_points
+// CHECK: linalg.generic {{.*}} ins(%arg0, %{{.*}} : tensor<4xi8>, tensor<f32>)
+// CHECK-NEXT: ^bb0(%[[Q:.*]]: i8, %[[S:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[D:.*]] = arith.extui %[[Q]] : i8 to i32
+// CHECK-NOT: arith.subi
+// CHECK: arith.addi %[[D]], %{{.*}} : i32
+// CHECK: linalg.generic {{.*}} ins(%arg1, %{{.*}}, %{{.*}} : tensor<4xf32>, tensor<f32>, tensor<f32>)
+// CHECK-DAG: %[[LO:.*]] = arith.constant -1.310000e+02 : f32
+// CHECK-DAG: %[[HI:.*]] = arith.constant 1.240000e+02 : f32
+// CHECK: arith.maximumf %{{.*}}, %[[LO]] : f32
+// CHECK: arith.minimumf %{{.*}}, %[[HI]] : f32
+// CHECK: %[[K:.*]] = arith.constant -1262485501 : i32
+// CHECK: arith.addi %{{.*}}, %[[K]] : i32
+func.func @constant_zero_points(%q: tensor<4xui8>, %x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xi8>) {
+  %s = arith.constant dense<0.5> : tensor<f32>
+  %z0 = arith.constant dense<0> : tensor<ui8>
+  %z1 = arith.constant dense<3> : tensor<i8>
+  %d = dlc.dequantize_linear %q, %s, %z0 {axis = 0 : i64} : (tensor<4xui8>, tensor<f32>, tensor<ui8>) -> tensor<4xf32>
+  %y = dlc.quantize_linear %x, %s, %z1 {axis = 0 : i64} : (tensor<4xf32>, tensor<f32>, tensor<i8>) -> tensor<4xi8>
+  return %d, %y : tensor<4xf32>, tensor<4xi8>
+}

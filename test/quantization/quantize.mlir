@@ -51,17 +51,19 @@ func.func @unmarked(%x: tensor<1x1x2x2xf32>) -> tensor<1x2x2x1xf32> {
 // -----
 
 // Gemm without transB: the weight's output channels are its columns (axis
-// 1). A range that excludes 0 ([2, 4]) is widened to [0, 4].
+// 1). A range that excludes 0 ([2, 4]) is widened to [0, 4]; with nothing
+// below 0 it is uint8 with zero point 0 (the grid of int8 with zero point
+// -128, without zero-point arithmetic).
 // CHECK-LABEL: func @gemm
 // CHECK-DAG: %[[XS:.*]] = arith.constant dense<0.0156862754> : tensor<f32>
-// CHECK-DAG: %[[XZ:.*]] = arith.constant dense<-128> : tensor<i8>
+// CHECK-DAG: %[[XZ:.*]] = arith.constant dense<0> : tensor<ui8>
 // CHECK-DAG: %[[WS:.*]] = arith.constant dense<[0.0236220472, 0.00787401571, 0.00393700786]> : tensor<3xf32>
-// CHECK: %[[Q:.*]] = dlc.quantize_linear %arg0, %[[XS]], %[[XZ]]
+// CHECK: %[[Q:.*]] = dlc.quantize_linear %arg0, %[[XS]], %[[XZ]] {axis = 0 : i64} : (tensor<4x2xf32>, tensor<f32>, tensor<ui8>) -> tensor<4x2xui8>
 // CHECK: dlc.dequantize_linear %{{.*}}, %[[WS]], %{{.*}} {axis = 1 : i64} : (tensor<2x3xi8>, tensor<3xf32>, tensor<3xi8>) -> tensor<2x3xf32>
 // CHECK: dlc.gemm
 // FOLD-LABEL: func @gemm
 // FOLD-NOT: dlc.gemm
-// FOLD: dlc.matmul_integer %{{.*}} {rhs_transposed = false} : (tensor<4x2xi8>, tensor<2x3xi8>, tensor<i8>, tensor<3xi8>) -> tensor<4x3xi32>
+// FOLD: dlc.matmul_integer %{{.*}} {rhs_transposed = false} : (tensor<4x2xui8>, tensor<2x3xi8>, tensor<ui8>, tensor<3xi8>) -> tensor<4x3xi32>
 func.func @gemm(%a: tensor<4x2xf32>) -> tensor<4x3xf32> {
   %b = arith.constant dense<[[3.0, 1.0, -0.5], [-1.0, 0.5, 0.25]]> : tensor<2x3xf32>
   %c = arith.constant dense<[0.5, 0.0, -0.5]> : tensor<3xf32>
