@@ -545,9 +545,15 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
   // read their window with bounds checks instead of a padded copy (as the
   // float ones do): one kernel and a pass over the input fewer per
   // depthwise layer.
+  // A zero point of 0 (uint8 activations from --calibrate) pads with the
+  // constant zero, as float convolutions do: dlc-tile-gemm-kernels then
+  // folds the padding into zero-filling copies.
   bool boundedReads = groups != 1 && win.padded() && !channels;
+  Value padValue =
+      constantZeroPoint(op.getInputZeroPoint()) == 0 ? Value() : xzp;
   if ((win.padded() || channels) && !boundedReads)
-    input = padChannelsLast(rewriter, loc, input, op.getPads(), xzp, channels);
+    input =
+        padChannelsLast(rewriter, loc, input, op.getPads(), padValue, channels);
   ChannelsLastConvIndexing conv{op.getStrides(),
                                 op.getDilations(),
                                 groups,

@@ -164,6 +164,28 @@ func.func @qconv_const_weight(%x: tensor<1x1x3x3xi8>) -> tensor<1x2x3x3xi32> {
 
 // -----
 
+// A channels_last conv_integer whose input zero point is a constant 0
+// (uint8 activations from --calibrate): the padding is the constant zero,
+// read from no tensor, as for float convolutions (dlc-tile-gemm-kernels
+// folds such a padding into zero-filling copies), and the accumulator
+// starts at zero.
+// CHECK-LABEL: func @conv_integer_nhwc_zero_point_zero
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x6x6x16xi8>) attrs = {dlc.padding = array<i64: 1, 1, 1, 1>}
+// CHECK-NEXT: ^bb0(%{{.*}}: i8):
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0 : i8
+// CHECK: %[[E:.*]] = tensor.extract %arg0
+// CHECK: arith.select %{{.*}}, %[[E]], %[[Z]] : i8
+// CHECK: linalg.fill ins(%{{.*}} : i32)
+func.func @conv_integer_nhwc_zero_point_zero(%x: tensor<1x4x4x16xui8>) -> tensor<1x4x4x16xi32> {
+  %xz = arith.constant dense<0> : tensor<ui8>
+  %w = arith.constant dense<1> : tensor<16x3x3x16xi8>
+  %wz = arith.constant dense<0> : tensor<16xi8>
+  %0 = dlc.conv_integer %x, %w, %xz, %wz {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x4x16xui8>, tensor<16x3x3x16xi8>, tensor<ui8>, tensor<16xi8>) -> tensor<1x4x4x16xi32>
+  return %0 : tensor<1x4x4x16xi32>
+}
+
+// -----
+
 // channels_last conv_integer: the input padded with its zero point (read
 // from the rank-0 zero point tensor), then one generic over (n, oh, ow, o,
 // kh, kw, c): ins(input, weight, input zp, weight zp per channel (d3)).
