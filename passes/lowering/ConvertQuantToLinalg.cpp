@@ -264,6 +264,27 @@ std::optional<int64_t> constantZeroPoint(Value zp) {
   return v->front();
 }
 
+/// Appends the zero point `zp`, read through `map`, to a generic's inputs,
+/// unless it is one constant: then returns it for the body to build.
+std::optional<int64_t> addZeroPoint(OpBuilder &b, Location loc, Value zp,
+                                    AffineMap map,
+                                    SmallVectorImpl<Value> &inputs,
+                                    SmallVectorImpl<AffineMap> &maps) {
+  std::optional<int64_t> constant = constantZeroPoint(zp);
+  if (!constant) {
+    inputs.push_back(toSignless(b, loc, zp));
+    maps.push_back(map);
+  }
+  return constant;
+}
+
+/// In a body, the zero point as i32: the constant `constant`, else the
+/// block argument `arg` (zero-extended when `isUnsigned`).
+Value zeroPointI32(OpBuilder &b, Location loc, std::optional<int64_t> constant,
+                   Value arg, bool isUnsigned) {
+  return constant ? i32(b, loc, *constant) : toI32(b, loc, arg, isUnsigned);
+}
+
 /// A parallel generic over `outType` (signless) reading `inputs` (signless)
 /// through `maps`.
 Value parallelGeneric(
@@ -362,11 +383,8 @@ struct QuantizeLinearLowering : OpRewritePattern<QuantizeLinearOp> {
     SmallVector<Value> inputs{op.getInput(), op.getScale()};
     SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(rank, ctx),
                                 pm};
-    std::optional<int64_t> zpConst = constantZeroPoint(op.getZeroPoint());
-    if (!zpConst) {
-      inputs.push_back(toSignless(rewriter, loc, op.getZeroPoint()));
-      maps.push_back(pm);
-    }
+    std::optional<int64_t> zpConst =
+        addZeroPoint(rewriter, loc, op.getZeroPoint(), pm, inputs, maps);
     // Power-of-two scales (the unit scale dlc-fold-qdq leaves on a
     // rescaled sum) multiply exactly on every target; the others, in the
     // CUDA form, by the reciprocal with a correction.
@@ -399,9 +417,8 @@ struct QuantizeLinearLowering : OpRewritePattern<QuantizeLinearOp> {
             q = exactQuotient(b, l, x, s, a[rIndex]);
           else
             q = b.create<arith::DivFOp>(l, x, s);
-          Value zp =
-              zpConst ? i32(b, l, *zpConst) : toI32(b, l, a[2], zpUnsigned);
-          return saturateToInt8(b, l, q, zp, dlcElt);
+          return saturateToInt8(
+              b, l, q, zeroPointI32(b, l, zpConst, a[2], zpUnsigned), dlcElt);
         });
     rewriter.replaceOp(op, fromSignless(rewriter, loc, out, type));
     return success();
@@ -427,11 +444,8 @@ struct DequantizeLinearLowering : OpRewritePattern<DequantizeLinearOp> {
                               op.getScale()};
     SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(rank, ctx),
                                 pm};
-    std::optional<int64_t> zpConst = constantZeroPoint(op.getZeroPoint());
-    if (!zpConst) {
-      inputs.push_back(toSignless(rewriter, loc, op.getZeroPoint()));
-      maps.push_back(pm);
-    }
+    std::optional<int64_t> zpConst =
+        addZeroPoint(rewriter, loc, op.getZeroPoint(), pm, inputs, maps);
     rewriter.replaceOp(
         op, parallelGeneric(
                 rewriter, loc, type, inputs, maps,
@@ -467,11 +481,9 @@ struct RequantizeLowering : OpRewritePattern<RequantizeOp> {
     SmallVector<Value> inputs{op.getInput(), op.getMultiplier()};
     SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(rank, ctx),
                                 paramMap(op.getMultiplier(), rank, axis, ctx)};
-    std::optional<int64_t> zpConst = constantZeroPoint(op.getZeroPoint());
-    if (!zpConst) {
-      inputs.push_back(toSignless(rewriter, loc, op.getZeroPoint()));
-      maps.push_back(AffineMap::get(rank, 0, ctx));
-    }
+    std::optional<int64_t> zpConst =
+        addZeroPoint(rewriter, loc, op.getZeroPoint(),
+                     AffineMap::get(rank, 0, ctx), inputs, maps);
     Value bias = op.getBias();
     size_t biasIndex = inputs.size();
     if (bias) {
@@ -487,9 +499,8 @@ struct RequantizeLowering : OpRewritePattern<RequantizeOp> {
           Type f32Type = b.getF32Type();
           Value v = b.create<arith::MulFOp>(
               l, b.create<arith::SIToFPOp>(l, f32Type, acc), a[1]);
-          Value zp =
-              zpConst ? i32(b, l, *zpConst) : toI32(b, l, a[2], zpUnsigned);
-          return saturateToInt8(b, l, v, zp, dlcElt);
+          return saturateToInt8(
+              b, l, v, zeroPointI32(b, l, zpConst, a[2], zpUnsigned), dlcElt);
         });
     rewriter.replaceOp(op, fromSignless(rewriter, loc, out, type));
     return success();
