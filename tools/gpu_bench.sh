@@ -15,7 +15,9 @@
 #   tools/gpu_bench.sh session [SECONDS]
 #                                # b32, first, gpt2, micro, int8,
 #                                # profile-b32 (ncu of every resnet50 b32
-#                                # kernel, into the log), micro-persistent while
+#                                # kernel, into the log), profile-int8 (the
+#                                # same of its int8 build, calibrated on one
+#                                # random batch), micro-persistent while
 #                                # SECONDS (default 540) last: each part under
 #                                # `timeout` of the time left, one log
 #                                # (session.log) so that the JSONs and it stay
@@ -52,10 +54,10 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 case ${1:-} in
-session | first | b1 | gpt2 | b32 | micro | micro-persistent | profile-b32 | int8 | ablations | persistent | nofold | overlap) ;;
+session | first | b1 | gpt2 | b32 | micro | micro-persistent | profile-b32 | profile-int8 | int8 | ablations | persistent | nofold | overlap) ;;
 profile) [ $# -ge 3 ] || { echo "usage: $0 profile MODEL.onnx KERNEL_REGEX [dlc flags...]" >&2; exit 2; } ;;
 profile-all) [ $# -ge 2 ] || { echo "usage: $0 profile-all MODEL.onnx [dlc flags...]" >&2; exit 2; } ;;
-*) echo "usage: $0 session [SECONDS]|first|b1|gpt2|b32|micro|micro-persistent|profile-b32|int8|ablations|persistent|nofold|overlap|profile|profile-all ..." >&2; exit 2 ;;
+*) echo "usage: $0 session [SECONDS]|first|b1|gpt2|b32|micro|micro-persistent|profile-b32|profile-int8|int8|ablations|persistent|nofold|overlap|profile|profile-all ..." >&2; exit 2 ;;
 esac
 out=${OUT:-$root/gpu-bench-out}
 mkdir -p "$out"
@@ -82,6 +84,26 @@ onnx_of() {
     echo "$path" ;;
   *) echo "$0: MODEL must be an .onnx file or NAME:BATCH, not '$1'" >&2; return 1 ;;
   esac
+}
+
+# A --calibrate directory for MODEL: one random normal sample of each
+# input (what the ncu tables of int8 builds were calibrated on).
+calibration_dir() {
+  local model dir=$work/cal-${1/:/-}
+  model=$(onnx_of "$1") || return 1
+  if [ ! -d "$dir/s0" ]; then
+    mkdir -p "$dir/s0" && python3 - "$model" "$dir/s0" >&2 <<'PY' || return 1
+import sys, numpy as np, onnx
+m = onnx.load(sys.argv[1], load_external_data=False)
+init = {i.name for i in m.graph.initializer}
+for i in m.graph.input:
+    if i.name not in init:
+        shape = [d.dim_value for d in i.type.tensor_type.shape.dim]
+        np.save(f"{sys.argv[2]}/{i.name}.npy",
+                np.random.default_rng(0).standard_normal(shape).astype(np.float32))
+PY
+  fi
+  echo "$dir"
 }
 
 # session: the end of the time budget (bash SECONDS) and the one log.
@@ -149,6 +171,10 @@ part() {
   micro-persistent) bench micro-persistent --models none --elementwise-size 0 \
                       --dlc-flag=--persistent-gemm ;;
   profile-b32) profile_all resnet50:32 ;;
+  profile-int8)
+    local cal
+    cal=$(calibration_dir resnet50:32) || return 1
+    profile_all resnet50:32 --precision=int8 "--calibrate=$cal" ;;
   int8) bench int8 --models resnet50 --batches 32 --skip-compile-modes \
           --int8 --int8-variant inputs=--stage-epilogue-inputs "${models_only[@]}" ;;
   esac
@@ -165,11 +191,11 @@ session)
   # ~185 s, gpt2 ~70 s, micro ~95 s), then int8 (resnet50 b32 only, ~170
   # s: issue 6) and the ncu table as time allows; a second call
   # `tools/gpu_bench.sh int8` if the first ran out.
-  for p in b32 first gpt2 micro int8 profile-b32 micro-persistent; do
+  for p in b32 first gpt2 micro int8 profile-b32 profile-int8 micro-persistent; do
     part "$p"
   done
   echo "=== session done ($((SECONDS))s)" | tee -a "$session_log" ;;
-first | b1 | gpt2 | b32 | micro | micro-persistent | profile-b32 | int8) part "$1" ;;
+first | b1 | gpt2 | b32 | micro | micro-persistent | profile-b32 | profile-int8 | int8) part "$1" ;;
 ablations)
   bench micro-nows --models none --elementwise-size 0 --dlc-flag=--warp-specialize=false
   bench micro-notma --models none --elementwise-size 0 --dlc-flag=--tma=false ;;
