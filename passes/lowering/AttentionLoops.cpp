@@ -202,22 +202,29 @@ struct AttentionBuilder {
           return {mNew, lNew};
         });
 
-    // out[row, :] = acc / l. With nan_to_zero, a row whose softmax is NaN
-    // (l is 0: every key masked with -inf; or NaN) is 0.
+    // out[row, :] = acc * (1 / l): one division a row, not one an output
+    // (on the GPU each div.rn.f32 is a branch to a slow path), as the
+    // tensor-core attention kernel does. With nan_to_zero, a row whose
+    // softmax is NaN (l is 0: every key masked with -inf; or NaN) is 0.
     Value l = stats[1];
+    Value invL = b.create<arith::DivFOp>(
+        loc, b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(1.0f)), l);
     Value validRow;
     if (op.getNanToZero())
       validRow =
           b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, l, zero);
     Type outElt = cast<MemRefType>(out.getType()).getElementType();
     forEach(valueSize, [&](Value d) {
-      Value r = b.create<arith::DivFOp>(
-          loc, b.create<memref::LoadOp>(loc, acc, d), l);
+      Value r = b.create<arith::MulFOp>(
+          loc, b.create<memref::LoadOp>(loc, acc, d), invL);
       if (validRow)
         r = b.create<arith::SelectOp>(loc, validRow, r, zero);
+      // The quantize multiplies by the scale's reciprocal and corrects the
+      // product: the quotient, without a division.
       if (auto scale = op.getResultScaleAttr())
         r = quantizeToI8(b, loc, r, scale.getValueAsDouble(),
-                         op.getResultZeroPoint().value_or(0));
+                         op.getResultZeroPoint().value_or(0),
+                         /*reciprocal=*/true);
       else if (outElt != f32)
         r = b.create<arith::TruncFOp>(loc, outElt, r);
       SmallVector<Value> idx(ivs.begin(), ivs.end());

@@ -54,7 +54,8 @@ func.func private @k0(%a: memref<16xf32>) attributes {dlc.kernel} {
 // Attention: one work item per query row (2 heads x 8 rows), streaming over
 // the keys in blocks of 8 (12 keys: blocks of 4) with the online softmax;
 // the block's scores and the accumulator row are private (memref.alloca),
-// the output row is written once.
+// the output row is written once, each element times 1 / l (one division a
+// row).
 // CHECK-LABEL: func.func private @k0
 // CHECK-SAME: dlc.work_items = 16 : i64
 // CHECK: scf.parallel
@@ -67,8 +68,12 @@ func.func private @k0(%a: memref<16xf32>) attributes {dlc.kernel} {
 // CHECK: math.exp
 // CHECK: math.exp
 // CHECK: memref.load %{{.*}} : memref<1x2x12x3xf32>
-// CHECK: arith.divf
-// CHECK-NEXT: memref.store %{{.*}} : memref<1x2x8x3xf32>
+// CHECK: %[[INV:.*]] = arith.divf %{{.*}}, %{{.*}}#1 : f32
+// CHECK: scf.for
+// CHECK-NEXT: %[[A:.*]] = memref.load %{{.*}} : memref<3xf32>
+// CHECK-NEXT: %[[R:.*]] = arith.mulf %[[A]], %[[INV]] : f32
+// CHECK-NEXT: memref.store %[[R]], %{{.*}} : memref<1x2x8x3xf32>
+// CHECK-NOT: arith.divf
 // CHECK-NOT: memref.store %{{.*}} : memref<1x2x8x3xf32>
 func.func private @k0(%q: memref<1x2x8x5xf32>, %k: memref<1x2x12x5xf32>, %v: memref<1x2x12x3xf32>, %o: memref<1x2x8x3xf32>) attributes {dlc.kernel} {
   dlc.attention_kernel %q, %k, %v outs(%o : memref<1x2x8x3xf32>) {k_transposed = false, scale = 0.5 : f32} : memref<1x2x8x5xf32>, memref<1x2x12x5xf32>, memref<1x2x12x3xf32>
