@@ -1417,6 +1417,9 @@ private:
   Value clusterAcc;
   /// The accumulator's indices of GEMM element (row, col).
   SmallVector<Value> accIndices(Value row, Value col);
+  /// The flat index, a multiple of `w`, of element (row, col) in `buffer`
+  /// (identity layout, read or written at the element itself).
+  Value accLinearIndex(Value buffer, Value row, Value col, int64_t w);
   /// Convolution: (n, oh, ow) of GEMM row `m`.
   SmallVector<Value> outputPixel(Value m) {
     const GemmKernel::Conv &cv = *g.conv;
@@ -2488,6 +2491,17 @@ SmallVector<Value> GemmBuilder::accIndices(Value row, Value col) {
   return coords;
 }
 
+Value GemmBuilder::accLinearIndex(Value buffer, Value row, Value col,
+                                  int64_t w) {
+  ArrayRef<int64_t> shape = cast<MemRefType>(buffer.getType()).getShape();
+  // A conv's [N, OH, OW, C] output is its GEMM's [M, C] row-major: row * C
+  // + col, without taking the pixel apart and putting it back together
+  // (64-bit divisions whose registers the staged epilogues spilled).
+  if (g.conv && shape == cast<ShapedType>(g.acc.getType()).getShape())
+    return ix.mul(ix.div(ix.add(ix.mul(row, shape.back()), col), w), w);
+  return alignedLinearIndex(ix, shape, accIndices(row, col), w);
+}
+
 SmallVector<std::pair<Value, Value>>
 GemmBuilder::epilogueValues(ArrayRef<Value> coords, Value value,
                             const DenseMap<Value, Value> *preloaded) {
@@ -2618,7 +2632,7 @@ void GemmBuilder::epiloguePair(Value row, Value col, Value v0, Value v1,
       else
         pair = rw.create<vector::LoadOp>(
             loc, pairType, flatView(buffer),
-            ValueRange{alignedLinearIndex(ix, type.getShape(), at0, 2)});
+            ValueRange{accLinearIndex(buffer, row, col, 2)});
       pre0[buffer] = rw.create<vector::ExtractOp>(loc, pair, 0);
       pre1[buffer] = rw.create<vector::ExtractOp>(loc, pair, 1);
     }
@@ -2765,10 +2779,9 @@ void GemmBuilder::copyInputs(ArrayRef<Value> inputs, int64_t firstRegion) {
   int64_t chunks = tileChunks(), threads = cfg.threads();
   auto vecType = VectorType::get({ce}, g.elementType);
   auto load = [&](Value buffer, Value gr, Value gc) -> Value {
-    auto shape = cast<MemRefType>(buffer.getType()).getShape();
     return rw.create<vector::LoadOp>(
         loc, vecType, flatView(buffer),
-        ValueRange{alignedLinearIndex(ix, shape, accIndices(gr, gc), ce)});
+        ValueRange{accLinearIndex(buffer, gr, gc, ce)});
   };
   if (emulate || g.m % cfg.bm || g.n % cfg.bn || chunks % threads) {
     forEachStagedChunk(inputs.size(), [&](int64_t i, Value row, Value col,
@@ -2809,13 +2822,11 @@ void GemmBuilder::copyStaged(ArrayRef<Value> staged) {
   auto vecType = VectorType::get({g.chunkElems()}, g.elementType);
   forEachStagedChunk(
       staged.size(), [&](int64_t i, Value row, Value col, Value gr, Value gc) {
-        auto shape = cast<MemRefType>(staged[i].getType()).getShape();
         Value v = rw.create<vector::LoadOp>(loc, vecType, smem,
                                             ValueRange{stagedAt(i, row, col)});
         rw.create<vector::StoreOp>(
             loc, v, flatView(staged[i]),
-            ValueRange{alignedLinearIndex(ix, shape, accIndices(gr, gc),
-                                          g.chunkElems())});
+            ValueRange{accLinearIndex(staged[i], gr, gc, g.chunkElems())});
       });
 }
 
