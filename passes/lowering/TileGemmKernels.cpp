@@ -2680,7 +2680,7 @@ void GemmBuilder::epiloguePair(Value row, Value col, Value v0, Value v1,
     // it merged the epilogues of several programs behind phis.
     rw.create<vector::StoreOp>(
         loc, pair, flatView(a.first),
-        ValueRange{alignedLinearIndex(ix, type.getShape(), at0, 2)});
+        ValueRange{accLinearIndex(a.first, row, col, 2)});
   }
 }
 
