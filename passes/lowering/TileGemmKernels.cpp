@@ -1016,6 +1016,17 @@ struct TmaOperand {
   int64_t boxRows;
 };
 
+/// Whether convolution `g`'s input `type` ([N, H, W, C]) is its A matrix
+/// as it is, [N * H * W, C]: a 1x1 window at stride 1 over an unpadded
+/// input (resnet's bottleneck 1x1 convolutions).
+bool isPointwiseConv(const GemmKernel &g, MemRefType type) {
+  const GemmKernel::Conv &cv = *g.conv;
+  return !cv.foldsPadding && cv.kh == 1 && cv.kw == 1 && cv.sh == 1 &&
+         cv.sw == 1 && type.getRank() == 4 && type.getDimSize(0) == cv.batch &&
+         type.getDimSize(1) == cv.oh && type.getDimSize(2) == cv.ow &&
+         type.getDimSize(3) == cv.c;
+}
+
 class GemmBuilder {
 public:
   GemmBuilder(RewriterBase &rewriter, GemmKernel &g, TileConfig cfg,
@@ -1578,10 +1589,24 @@ void GemmBuilder::loadStage(Value kt, Value slot, Value issue) {
       auto aAt = [&](Value r, Value c, Value &inside) {
         return aIndices(r, c, &inside);
       };
-      auto bAt = [&](Value r, Value c, Value &) { return bIndices(r, c); };
-      if (!tmaA)
+      // A pointwise convolution's input is its [M, K] A as it is: element
+      // r * K + c of the flat view, not an im2col position taken apart
+      // from the row (64-bit divisions live through the k-loop).
+      auto aFlatAt = [&](Value r, Value c, Value &) {
+        return SmallVector<Value>{ix.add(ix.mul(r, g.k), c)};
+      };
+      auto aType = dyn_cast<MemRefType>(g.a.getType());
+      bool flatA =
+          g.conv && aType && isIdentityLayout(g.a) && isPointwiseConv(g, aType);
+      // (Not the cached view: this is inside the k-loop, which the
+      // epilogue's uses of a cached one would not be.)
+      if (!tmaA && flatA)
+        copyTile(dlc::flatView(rw, loc, g.a), aFlatAt, s.aTile,
+                 s.aChunksPerThread(), tileRow0, g.m, k0, g.k);
+      else if (!tmaA)
         copyTile(g.a, aAt, s.aTile, s.aChunksPerThread(), tileRow0, g.m, k0,
                  g.k);
+      auto bAt = [&](Value r, Value c, Value &) { return bIndices(r, c); };
       if (tmaB)
         return;
       if (g.bTransposed)
@@ -3394,17 +3419,6 @@ struct TileGemmKernelsPass
     if (tiles <= wave)
       return 0;
     return llvm::divideCeil(tiles, llvm::divideCeil(tiles, wave));
-  }
-
-  /// Whether convolution `g`'s input `type` ([N, H, W, C]) is its A matrix
-  /// as it is, [N * H * W, C]: a 1x1 window at stride 1 over an unpadded
-  /// input (resnet's bottleneck 1x1 convolutions).
-  static bool isPointwiseConv(const GemmKernel &g, MemRefType type) {
-    const GemmKernel::Conv &cv = *g.conv;
-    return !cv.foldsPadding && cv.kh == 1 && cv.kw == 1 && cv.sh == 1 &&
-           cv.sw == 1 && type.getRank() == 4 &&
-           type.getDimSize(0) == cv.batch && type.getDimSize(1) == cv.oh &&
-           type.getDimSize(2) == cv.ow && type.getDimSize(3) == cv.c;
   }
 
   /// The TMA box of operand `v` (A or [N, K] B, `rows` rows a tile) when TMA
