@@ -1485,9 +1485,11 @@ def QuantizeModelPass : Pass<"dlc-quantize", "ModuleOp"> {
     per activation operand (a Conv's input, a Gemm's A, a MatMul's lhs and,
     when it is not a constant, its rhs). Keeping the ranges in the IR makes
     the pass testable with dlc-opt and keeps calibration out of it. Each
-    marked op gets its activations quantized per tensor (asymmetric int8:
-    scale (hi - lo) / 255 over the range widened to hold 0, zero point
-    mapping lo to -128) and its constant weight per output channel
+    marked op gets its activations quantized per tensor (asymmetric 8-bit:
+    scale (hi - lo) / 255 over the range widened to hold 0; int8 with the
+    zero point mapping lo to -128, or, for a range without negative values,
+    uint8 with zero point 0, the same grid without zero-point arithmetic)
+    and its constant weight per output channel
     (symmetric int8: scale max|w[c]| / 127), as quantize/dequantize pairs
     that dlc-fold-qdq folds into conv_integer / matmul_integer with i32
     accumulation and a float epilogue (the bias joins the accumulator). The

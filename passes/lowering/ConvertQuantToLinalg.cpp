@@ -126,6 +126,9 @@ Value roundHalfEven(OpBuilder &b, Location loc, Value x) {
                                  magic);
 }
 
+/// Whether the reciprocal `r` of a scale is exact: a power of two.
+bool isPowerOfTwo(const APFloat &r) { return r.getExactLog2Abs() != INT_MIN; }
+
 /// RN(1 / s) in f32, for an s that is an f32 value and where s and its
 /// reciprocal lie in [2^-64, 2^64] (where `exactQuotient` was checked).
 std::optional<APFloat> exactReciprocal(APFloat s) {
@@ -172,7 +175,7 @@ DenseElementsAttr scaleReciprocals(Value scale, bool &exact) {
     std::optional<APFloat> r = exactReciprocal(s);
     if (!r)
       return {};
-    powersOfTwo = powersOfTwo && r->getExactLog2Abs() != INT_MIN;
+    powersOfTwo = powersOfTwo && isPowerOfTwo(*r);
     reciprocals.push_back(*r);
   }
   exact = powersOfTwo;
@@ -197,6 +200,19 @@ Value exactQuotient(OpBuilder &b, Location loc, Value x, Value s, Value r) {
                                         f32(b, loc, q.getType(), -0x1p22));
   Value inRange = b.create<arith::AndIOp>(loc, below, above);
   return b.create<arith::SelectOp>(loc, inRange, refined, q);
+}
+
+/// x / s as QuantizeLinear computes it, given `r` = RN(1 / s) (null when
+/// there is none): x * r when the reciprocal is `exact` (one rounding of
+/// the same real as x / s), the corrected product when `correct`
+/// (exactQuotient: the CUDA form), else the division.
+Value quotient(OpBuilder &b, Location loc, Value x, Value s, Value r,
+               bool exact, bool correct) {
+  if (r && exact)
+    return b.create<arith::MulFOp>(loc, x, r);
+  if (r && correct)
+    return exactQuotient(b, loc, x, s, r);
+  return b.create<arith::DivFOp>(loc, x, s);
 }
 
 /// acc + (x - x_zp) * (w - w_zp) in i32 (x, w and their zero points
@@ -408,15 +424,9 @@ struct QuantizeLinearLowering : OpRewritePattern<QuantizeLinearOp> {
             x = b.create<arith::ExtFOp>(l, f32Type, x);
             s = b.create<arith::ExtFOp>(l, f32Type, s);
           }
-          Value q;
-          if (unit)
-            q = x;
-          else if (exact)
-            q = b.create<arith::MulFOp>(l, x, a[rIndex]);
-          else if (r)
-            q = exactQuotient(b, l, x, s, a[rIndex]);
-          else
-            q = b.create<arith::DivFOp>(l, x, s);
+          Value q = unit ? x
+                         : quotient(b, l, x, s, r ? a[rIndex] : Value(), exact,
+                                    reciprocal);
           return saturateToInt8(
               b, l, q, zeroPointI32(b, l, zpConst, a[2], zpUnsigned), dlcElt);
         });
@@ -922,17 +932,12 @@ Value mlir::dlc::quantizeToI8(OpBuilder &b, Location loc, Value x, double scale,
     x = b.create<arith::ExtFOp>(loc, f32Type, x);
   Value s = f32(b, loc, f32Type, scale);
   std::optional<APFloat> r = exactReciprocal(APFloat(float(scale)));
-  bool exact = r && r->getExactLog2Abs() != INT_MIN;
-  Value rv = r ? b.create<arith::ConstantOp>(loc, b.getFloatAttr(f32Type, *r))
-                     .getResult()
-               : Value();
-  Value q;
-  if (exact)
-    q = b.create<arith::MulFOp>(loc, x, rv);
-  else if (r && reciprocal)
-    q = exactQuotient(b, loc, x, s, rv);
-  else
-    q = b.create<arith::DivFOp>(loc, x, s);
+  bool exact = r && isPowerOfTwo(*r);
+  Value rv = r && (exact || reciprocal)
+                 ? b.create<arith::ConstantOp>(loc, b.getFloatAttr(f32Type, *r))
+                       .getResult()
+                 : Value();
+  Value q = quotient(b, loc, x, s, rv, exact, reciprocal);
   return saturateToInt8(b, loc, q, i32(b, loc, zeroPoint), b.getI8Type());
 }
 

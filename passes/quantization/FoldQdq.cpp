@@ -408,6 +408,22 @@ bool commutesWithQuantize(Operation *op) {
   return isa<MaxPoolOp>(op);
 }
 
+/// Every reader of `v`, when each is a quantize_linear to the grid `p`;
+/// nullopt when `v` has another reader (a model output, an fp32 op, another
+/// grid), which needs the float value itself.
+std::optional<SmallVector<QuantizeLinearOp>>
+quantizesOnGrid(Value v, const QuantParams &p) {
+  SmallVector<QuantizeLinearOp> quantizes;
+  for (Operation *user : v.getUsers()) {
+    auto q = dyn_cast<QuantizeLinearOp>(user);
+    std::optional<QuantParams> qp = q ? paramsOf(q) : std::nullopt;
+    if (!qp || !(*qp == p))
+      return std::nullopt;
+    quantizes.push_back(q);
+  }
+  return quantizes;
+}
+
 /// Whether `v` is only read by `user`: then quantizing it in its producer
 /// removes the float tensor.
 bool onlyReadBy(Value v, Operation *user) {
@@ -478,14 +494,10 @@ struct QuantizeThroughCommutingOp : OpRewritePattern<QuantizeLinearOp> {
       return rw.notifyMatchFailure(q, "not f32");
     // Every reader of the float result is a quantize_linear to the same
     // grid; a model output or an fp32 consumer keeps the float op.
-    SmallVector<QuantizeLinearOp> quantizes;
-    for (Operation *user : op->getResult(0).getUsers()) {
-      auto other = dyn_cast<QuantizeLinearOp>(user);
-      std::optional<QuantParams> op2 = other ? paramsOf(other) : std::nullopt;
-      if (!op2 || !(*op2 == *p))
-        return rw.notifyMatchFailure(q, "the float result has other readers");
-      quantizes.push_back(other);
-    }
+    std::optional<SmallVector<QuantizeLinearOp>> quantizes =
+        quantizesOnGrid(op->getResult(0), *p);
+    if (!quantizes)
+      return rw.notifyMatchFailure(q, "the float result has other readers");
     if (auto clip = dyn_cast<ClipOp>(op);
         clip && (std::isnan(clip.getMin().convertToDouble()) ||
                  std::isnan(clip.getMax().convertToDouble())))
@@ -532,7 +544,7 @@ struct QuantizeThroughCommutingOp : OpRewritePattern<QuantizeLinearOp> {
       intOp->getResult(0).setType(intType);
       result = intOp->getResult(0);
     }
-    for (QuantizeLinearOp other : quantizes)
+    for (QuantizeLinearOp other : *quantizes)
       rw.replaceOp(other, result);
     return success();
   }
@@ -579,15 +591,10 @@ struct RescaleDequantizedSum : OpRewritePattern<QuantizeLinearOp> {
                                       "its relu)");
     // The float sum is read by nothing else: another reader would need
     // it on its own scale.
-    Value result = q.getInput();
-    SmallVector<QuantizeLinearOp> quantizes;
-    for (Operation *user : result.getUsers()) {
-      auto other = dyn_cast<QuantizeLinearOp>(user);
-      std::optional<QuantParams> op2 = other ? paramsOf(other) : std::nullopt;
-      if (!op2 || !(*op2 == *p))
-        return rw.notifyMatchFailure(q, "the float sum has other readers");
-      quantizes.push_back(other);
-    }
+    std::optional<SmallVector<QuantizeLinearOp>> quantizes =
+        quantizesOnGrid(q.getInput(), *p);
+    if (!quantizes)
+      return rw.notifyMatchFailure(q, "the float sum has other readers");
     if (relu && !add->hasOneUse())
       return rw.notifyMatchFailure(q, "the sum before the relu has other "
                                       "readers");
@@ -632,7 +639,7 @@ struct RescaleDequantizedSum : OpRewritePattern<QuantizeLinearOp> {
     Value zeroPoint = rw.clone(*q.getZeroPoint().getDefiningOp())->getResult(0);
     Value quantized = rw.create<QuantizeLinearOp>(
         q.getLoc(), q.getType(), rescaled, unit, zeroPoint, q.getAxisAttr());
-    for (QuantizeLinearOp other : quantizes)
+    for (QuantizeLinearOp other : *quantizes)
       rw.replaceOp(other, quantized);
     return success();
   }
