@@ -530,7 +530,11 @@ def bench_int8(row, name, tag, inputs, npys, args, dlc, work):
         out = dlc.run(so, npys, work / f"{tag}.int8.out")
         row["dlc_int8_ms"] = dlc.bench(so, npys)["latency_ms"]["p50"]
         if dlc.target == "cuda":
-            row["dlc_int8_dev_ms"] = dlc.bench(so, npys, resident=True)["latency_ms"]["p50"]
+            d = dlc.bench(so, npys, resident=True, steps=args.steps)
+            row["dlc_int8_dev_ms"] = d["latency_ms"]["p50"]
+            if args.steps:
+                row["dlc_int8_steps_total_ms"] = d.get("steps_total_ms")
+                row["dlc_int8_top_steps"] = d.get("steps")
         if "dlc_ms" in row:
             row["int8_vs_dlc"] = row["dlc_ms"] / row["dlc_int8_ms"]
     except Exception as e:  # noqa: BLE001 - reported in the table

@@ -4,21 +4,19 @@
 #
 # Here, once: make bundle && tools/gpu_checks.sh --stage  (dist/, ignored)
 # There (device tool, carry ["dist"]), one part per call:
-#   tools/gpu_bench.sh first     # the one call to make when device time is
-#                                # short (15 min a task): the b1 rows (both
-#                                # torch.compile modes), ~3 min (b32
-#                                # builds the unmeasured options next to
-#                                # the defaults: --variant i32:
-#                                # --kernel-index-bits=32, unstaged:
-#                                # --stage-epilogue=false, inputs:
-#                                # --stage-epilogue-inputs)
+#   tools/gpu_bench.sh first     # the b1 rows and bert b8 (both
+#                                # torch.compile modes, and the i32 variant:
+#                                # --kernel-index-bits=32), ~3 min
 #   tools/gpu_bench.sh session [SECONDS]
-#                                # b32, first, gpt2, micro, int8,
-#                                # profile-b32 (ncu of every resnet50 b32
-#                                # kernel, into the log), profile-int8 (the
-#                                # same of its int8 build, calibrated on one
-#                                # random batch), micro-persistent while
-#                                # SECONDS (default 540) last: each part under
+#                                # int8, profile-int8 (ncu of every kernel
+#                                # of resnet50 b32's int8 build, calibrated
+#                                # on one random batch, into the log), first,
+#                                # b32 (with the variants i32, unstaged:
+#                                # --stage-epilogue=false, inputs:
+#                                # --stage-epilogue-inputs), gpt2, micro,
+#                                # profile-b32 (the same ncu of the fp16
+#                                # build), micro-persistent while SECONDS
+#                                # (default 540) last: each part under
 #                                # `timeout` of the time left, one log
 #                                # (session.log) so that the JSONs and it stay
 #                                # within the 8 files a device call returns
@@ -28,7 +26,8 @@
 #   tools/gpu_bench.sh b32       # resnet50, mobilenet_v2 b32, both modes
 #   tools/gpu_bench.sh micro     # GEMM 4096/8192 fp16/bf16, elementwise
 #   tools/gpu_bench.sh int8      # resnet50 b32 PTQ int8 column
-#                                # (issue 6)
+#                                # (issue 6), every step's time, the i32
+#                                # variant of the int8 build
 #   tools/gpu_bench.sh ablations # micro without warp specialization / TMA
 #   tools/gpu_bench.sh persistent # micro, resnet50 b32 and bert b8 with
 #                                # --persistent-gemm (off by default until
@@ -161,7 +160,7 @@ sm__warps_active.avg.pct_of_peak_sustained_active \
 part() {
   case $1 in
   first) bench first --models mobilenet_v2,resnet50,bert --batches 1 "${both[@]}" \
-           "${models_only[@]}" --min-time 1 ;;
+           "${models_only[@]}" --min-time 1 --variant i32=--kernel-index-bits=32 ;;
   b1) bench b1 --models mobilenet_v2,resnet50,bert --batches 1 "${both[@]}" "${models_only[@]}" \
         --min-time 1 ;;
   gpt2) bench gpt2 --models gpt2 "${both[@]}" "${models_only[@]}" --min-time 1 ;;
@@ -175,8 +174,8 @@ part() {
     local cal
     cal=$(calibration_dir resnet50:32) || return 1
     profile_all resnet50:32 --precision=int8 "--calibrate=$cal" ;;
-  int8) bench int8 --models resnet50 --batches 32 --skip-compile-modes \
-          --int8 --int8-variant inputs=--stage-epilogue-inputs "${models_only[@]}" ;;
+  int8) bench int8 --models resnet50 --batches 32 --skip-compile-modes --steps 64 \
+          --int8 --int8-variant i32=--kernel-index-bits=32 "${models_only[@]}" ;;
   esac
 }
 
@@ -185,13 +184,13 @@ session)
   deadline=$((SECONDS + ${2:-540}))
   session_log=$out/session.log
   : >"$session_log"
-  # The second 2026-11-26 run took int8 (with bert) 302 s, b32 (two
-  # variants) 131 s, and was out of time in first. Now the issue-5 table
-  # first, complete in one call (b32 with three variants ~170 s, first
-  # ~185 s, gpt2 ~70 s, micro ~95 s), then int8 (resnet50 b32 only, ~170
-  # s: issue 6) and the ncu table as time allows; a second call
-  # `tools/gpu_bench.sh int8` if the first ran out.
-  for p in b32 first gpt2 micro int8 profile-b32 profile-int8 micro-persistent; do
+  # The third 2026-11-26 run completed issue 5's table in one call (b32
+  # with three variants 193 s, first 166 s, gpt2 81 s, micro 110 s) and
+  # int8 took 197 s in a second. Issue 5 is resolved; now issue 6 first:
+  # int8 (every step's time, the i32 variant), its ncu table, then the
+  # 32-bit-index variant at batch 1 and bert (first), and the rest as
+  # time allows.
+  for p in int8 profile-int8 first b32 gpt2 micro profile-b32 micro-persistent; do
     part "$p"
   done
   echo "=== session done ($((SECONDS))s)" | tee -a "$session_log" ;;
