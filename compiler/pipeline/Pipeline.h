@@ -36,6 +36,8 @@ struct CompileOptions {
   std::string arch = "sm_90";
   /// Host: the x86-64 CPU level the code may assume.
   std::string hostCpu = "x86-64-v2";
+  /// Host: LLVM target features (+avx2,-avx512f,...) added to hostCpu's.
+  std::string hostFeatures;
   /// CUDA toolkit root (libdevice, ptxas); empty: found from PATH.
   std::string cudaToolkit;
   /// SMs the tile cost models plan for; 0: smCountFor(arch).

@@ -67,6 +67,11 @@ FailureOr<std::string> emitPtx(ModuleOp model, const CompileOptions &options);
 FailureOr<KernelCode> emitHostKernels(ModuleOp model,
                                       const CompileOptions &options);
 
+/// Points `options` at this machine's CPU (--cpu=native, and the
+/// calibration builds, which run where they are built): its LLVM name, and
+/// the features its cpuid reports (a VM may mask some the name implies).
+void useNativeHostCpu(CompileOptions &options);
+
 /// Writes the compile report of a planned model module as JSON: every
 /// kernel with the ONNX nodes it computes and its work items, the kernel
 /// count, and the arena figures (arena, naive sum, lower bound); with

@@ -7,15 +7,18 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
 using namespace mlir::dlc;
@@ -96,7 +99,19 @@ FailureOr<KernelCode> dlc::emitHostKernels(ModuleOp model,
       usesBf16 |= getElementTypeOrSelf(t).isBF16();
     }
   });
-  std::string features = usesF16 ? "+f16c" : "";
+  // LLVM ignores an unknown CPU with a warning, then aborts on the
+  // features it lacks ("64-bit code requested on a subtarget that doesn't
+  // support it").
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      target->createMCSubtargetInfo(triple, "", ""));
+  if (!subtarget || !subtarget->isCPUStringValid(options.hostCpu))
+    return model.emitError("unknown host CPU '")
+           << options.hostCpu
+           << "' (expected an LLVM x86-64 CPU name such as x86-64-v2, "
+              "x86-64-v3, znver4, or native)";
+  std::string features = options.hostFeatures;
+  if (usesF16)
+    features += features.empty() ? "+f16c" : ",+f16c";
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
       triple, options.hostCpu, features, llvm::TargetOptions(),
       llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
@@ -134,4 +149,14 @@ FailureOr<KernelCode> dlc::emitHostKernels(ModuleOp model,
     codegen.run(*module);
   }
   return code;
+}
+
+void dlc::useNativeHostCpu(CompileOptions &options) {
+  options.hostCpu = llvm::sys::getHostCPUName().str();
+  // Sorted, so that the string (and the object file) is the same each run.
+  std::vector<std::string> features;
+  for (const auto &feature : llvm::sys::getHostCPUFeatures())
+    features.push_back((feature.second ? "+" : "-") + feature.first().str());
+  llvm::sort(features);
+  options.hostFeatures = llvm::join(features, ",");
 }

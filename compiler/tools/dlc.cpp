@@ -57,8 +57,13 @@ cl::opt<std::string> arch("arch",
                                    "sm_90, or sm_90a (H100/H200 only, with "
                                    "wgmma GEMMs)"),
                           cl::init("sm_90"), cl::cat(category));
-cl::opt<std::string> hostCpu("cpu", cl::desc("Host CPU level for --target=cpu"),
-                             cl::init("x86-64-v2"), cl::cat(category));
+cl::opt<std::string>
+    hostCpu("cpu",
+            cl::desc("Host CPU for --target=cpu: an LLVM CPU name "
+                     "(x86-64-v2, x86-64-v3, znver4, ...), or native (this "
+                     "machine's CPU and the features it reports; the "
+                     "model.so may not run elsewhere)"),
+            cl::init("x86-64-v2"), cl::cat(category));
 cl::list<std::string>
     inputShapes("input-shape",
                 cl::desc("Bind an input's shape: NAME=AxBxC (repeatable)"),
@@ -586,6 +591,8 @@ int run(MLIRContext &context) {
   options.stageEpilogueInputs = stageEpilogueInputs;
   options.gemmTile = gemmTile;
   options.hostCpu = hostCpu;
+  if (hostCpu == "native")
+    useNativeHostCpu(options);
   options.fuseElementwise = fuseElementwise;
   options.fuseKernels = fuseKernels;
   options.fuseAttention = fuseAttention;
