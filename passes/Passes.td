@@ -906,6 +906,14 @@ def MapKernelsToHostPass : Pass<"dlc-map-kernels-to-host", "ModuleOp"> {
     sequential `scf.for` over that range. The runtime calls it from its
     thread pool with disjoint ranges covering `dlc.work_items`.
 
+    The range is clamped to the work items (`arith.minui`): the runtime's
+    ranges lie within them anyway, and the clamp tells integer range
+    analysis that work item ids are non-negative, so
+    `arith-unsigned-when-equivalent` (next in the host pipeline) can make
+    the linearized index's signed divisions unsigned. LLVM then folds
+    `(i / 256) * 256 + i % 256` back to `i` and vectorizes the loop, which
+    the signed forms (correct for negative `i` too) kept scalar.
+
     Before:
     ```mlir
     func.func private @k0(%a: memref<1000xf32>) attributes {dlc.kernel, ...} {
@@ -915,7 +923,9 @@ def MapKernelsToHostPass : Pass<"dlc-map-kernels-to-host", "ModuleOp"> {
     After:
     ```mlir
     func.func @k0(%a: memref<1000xf32>, %begin: index, %end: index) ... {
-      scf.for %i = %begin to %end step %c1 { ... }
+      %lo = arith.minui %begin, %c1000 : index
+      %hi = arith.minui %end, %c1000 : index
+      scf.for %i = %lo to %hi step %c1 { ... }
     }
     ```
   }];

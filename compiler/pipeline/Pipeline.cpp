@@ -245,6 +245,9 @@ void dlc::buildCudaKernelPipeline(OpPassManager &pm,
 void dlc::buildHostKernelPipeline(OpPassManager &pm, const CompileOptions &) {
   pm.addPass(dlc::createMapKernelsToHostPass());
   pm.addPass(createLowerAffinePass());
+  // Work item ids are non-negative (the clamped range above): unsigned
+  // index divisions, which LLVM folds and vectorizes.
+  pm.addPass(arith::createArithUnsignedWhenEquivalentPass());
   // bf16 (and f16 math functions) compute in f32: LLVM's x86 backend would
   // otherwise promote them itself and round back with __truncsfbf2, which
   // the toolchain's libgcc lacks (model.so would not load).

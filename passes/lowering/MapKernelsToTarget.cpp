@@ -166,8 +166,13 @@ struct MapKernelsToHostPass
       markNoAliasArguments(func);
 
       rewriter.setInsertionPoint(*loop);
-      Value one = rewriter.create<arith::ConstantIndexOp>(loop->getLoc(), 1);
-      auto forOp = rewriter.create<scf::ForOp>(loop->getLoc(), begin, end, one);
+      Location loc = loop->getLoc();
+      Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
+      // Bounds integer range analysis can see (non-negative ids).
+      Value count = loop->getUpperBound().front();
+      Value lo = rewriter.create<arith::MinUIOp>(loc, begin, count);
+      Value hi = rewriter.create<arith::MinUIOp>(loc, end, count);
+      auto forOp = rewriter.create<scf::ForOp>(loc, lo, hi, one);
       rewriter.moveOpBefore(*loop, forOp.getBody()->getTerminator());
       inlineLoopBody(rewriter, *loop, forOp.getInductionVar());
       hoistPrivateAllocas(func);

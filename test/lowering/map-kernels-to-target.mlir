@@ -17,10 +17,14 @@
 // GPU: memref.load %{{.*}}[%[[ID]]]
 // GPU: gpu.return
 
-// The host form takes the range of work items to run.
+// The host form takes the range of work items to run, clamped to the work
+// items (what tells range analysis that ids are non-negative).
 // HOST-LABEL: func.func @k0(
 // HOST-SAME: %{{.*}}: memref<1000xf32>, %{{.*}}: memref<1000xf32>, %[[BEGIN:.*]]: index, %[[END:.*]]: index)
-// HOST: scf.for %[[I:.*]] = %[[BEGIN]] to %[[END]]
+// HOST: %[[N:.*]] = arith.constant 1000 : index
+// HOST: %[[LO:.*]] = arith.minui %[[BEGIN]], %[[N]] : index
+// HOST: %[[HI:.*]] = arith.minui %[[END]], %[[N]] : index
+// HOST: scf.for %[[I:.*]] = %[[LO]] to %[[HI]]
 // HOST: memref.load %{{.*}}[%[[I]]]
 func.func private @k0(%a: memref<1000xf32>, %b: memref<1000xf32>) attributes {dlc.kernel, dlc.work_items = 1000 : i64} {
   %c0 = arith.constant 0 : index
