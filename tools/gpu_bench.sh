@@ -153,7 +153,8 @@ gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,\
 dram__throughput.avg.pct_of_peak_sustained_elapsed,\
 sm__warps_active.avg.pct_of_peak_sustained_active \
     "$bin/dlc-bench" "$so" --resident --iters 1 --warmup 0 || return 1
-  python3 tools/ncu_summary.py "$csv" | tee -a "$log"
+  # Every launch (resnet50 b32: 114, each kernel twice), not the top 30.
+  python3 tools/ncu_summary.py "$csv" --top 200 | tee -a "$log"
 }
 
 # The single-run parts, by name (the session runs several of them).
