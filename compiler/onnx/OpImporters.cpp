@@ -2235,7 +2235,7 @@ const OpTableEntry kOpTable[] = {
      "dlc.reshape + dlc.transpose + dlc.reshape; mode DCR/CRD"},
     {"DequantizeLinear", importDequantizeLinear,
      "dlc.dequantize_linear; int8/uint8/int32, per tensor or per axis; "
-     "no block_size"},
+     "blocked (block_size): f32 arithmetic on the expanded scales"},
     {"Div", importBinary<DivOp>, "dlc.div; numpy broadcasting, same dtypes"},
     {"Dropout", importDropout, "forwarded (inference); mask output all true"},
     {"DynamicQuantizeLinear", importDynamicQuantizeLinear,
@@ -2309,7 +2309,8 @@ const OpTableEntry kOpTable[] = {
      "dlc.matmul_integer + dlc.requantize; constant scales, rank >= 2"},
     {"QuantizeLinear", importQuantizeLinear,
      "dlc.quantize_linear; int8/uint8 (output_dtype), per tensor or per "
-     "axis, half to even, saturating; no block_size"},
+     "axis, half to even, saturating; blocked (block_size): x / scale "
+     "rounded in f32, then a unit-scale dlc.quantize_linear"},
     {"Range", importRange, "arith.constant; constant start, limit and delta"},
     {"Reciprocal", importUnary<ReciprocalOp>, "dlc.reciprocal"},
     {"ReduceL1", importReduceL1,

@@ -20,6 +20,8 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 
+#include <cstring>
+
 using namespace mlir;
 using namespace mlir::dlc;
 using namespace mlir::dlc::onnx_import;
@@ -94,11 +96,171 @@ std::optional<int64_t> readAxis(NodeContext &n, Value scale, int64_t rank) {
   return n.normalizeAxis(axis, rank);
 }
 
-/// Checks opset 21's blocked quantization is not asked for.
-LogicalResult checkNoBlocks(NodeContext &n) {
-  if (n.getInt("block_size", 0) != 0)
-    return n.fail("blocked quantization (block_size) is not supported");
-  return success();
+/// Opset 21's blocked quantization: `block_size` > 0 (0 when absent), and
+/// then a scale (and zero point) of x's rank with ceil(D / block_size)
+/// entries along `axis` (D: x's extent there) and x's extents elsewhere.
+FailureOr<int64_t> readBlocks(NodeContext &n, Value x, Value scale, Value zp) {
+  int64_t block = n.getInt("block_size", 0);
+  if (n.hasFailed())
+    return failure();
+  if (block == 0)
+    return 0;
+  if (block < 0)
+    return n.emitError() << "block_size must be positive, got " << block;
+  ArrayRef<int64_t> xs = NodeContext::getType(x).getShape();
+  std::optional<int64_t> axis = n.normalizeAxis(n.getInt("axis", 1), xs.size());
+  if (!axis)
+    return failure();
+  SmallVector<int64_t> expected(xs);
+  expected[*axis] = llvm::divideCeil(xs[*axis], block);
+  for (auto [what, v] : {std::pair<StringRef, Value>{"scale", scale},
+                         std::pair<StringRef, Value>{"zero point", zp}}) {
+    if (v && NodeContext::getType(v).getShape() != ArrayRef(expected)) {
+      InFlightDiagnostic d = n.emitError();
+      d << "blocked quantization (block_size " << block << ", axis " << *axis
+        << "): the " << what << " must have shape [";
+      llvm::interleave(expected, d, "x");
+      return d << "] for input " << x.getType() << ", got " << v.getType();
+    }
+  }
+  return block;
+}
+
+/// `v` (a blocked scale or zero point, ceil(D / block) entries along
+/// `axis`) repeated `block` times along it and cut to `shape`'s D.
+Value expandBlocks(NodeContext &n, Value v, int64_t axis, int64_t block,
+                   ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> split(NodeContext::getType(v).getShape());
+  int64_t blocks = split[axis];
+  split.insert(split.begin() + axis + 1, 1);
+  Value u = n.reshape(v, split);
+  split[axis + 1] = block;
+  if (u)
+    u = n.create<ExpandOp>(u, {n.i64Array("shape", split)});
+  SmallVector<int64_t> whole(shape);
+  whole[axis] = blocks * block;
+  if (u)
+    u = n.reshape(u, whole);
+  if (!u || whole[axis] == shape[axis])
+    return u;
+  SmallVector<int64_t> starts(shape.size(), 0), steps(shape.size(), 1);
+  return n.create<SliceOp>(u, {n.i64Array("starts", starts),
+                               n.i64Array("ends", shape),
+                               n.i64Array("steps", steps)});
+}
+
+/// `v` as `elementType` (itself when it is already).
+Value castTo(NodeContext &n, Value v, Type elementType) {
+  RankedTensorType type = NodeContext::getType(v);
+  if (!v || type.getElementType() == elementType)
+    return v;
+  return n.create<CastOp>(v, {}, type.clone(elementType));
+}
+
+/// The values of a constant 8- or 32-bit integer tensor (inline or a
+/// resource blob), sign- or zero-extended by its element type.
+std::optional<SmallVector<int64_t>> constInts(Value v) {
+  Attribute a;
+  if (!v || !matchPattern(v, m_Constant(&a)))
+    return std::nullopt;
+  auto type = NodeContext::getType(v);
+  auto elt = dyn_cast<IntegerType>(type.getElementType());
+  if (!elt || (elt.getWidth() != 8 && elt.getWidth() != 32))
+    return std::nullopt;
+  bool isUnsigned = elt.isUnsigned();
+  SmallVector<int64_t> out;
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(a)) {
+    for (const APInt &i : dense.getValues<APInt>())
+      out.push_back(isUnsigned ? i.getZExtValue() : i.getSExtValue());
+    return out;
+  }
+  auto r = dyn_cast<DenseResourceElementsAttr>(a);
+  AsmResourceBlob *blob = r ? r.getRawHandle().getBlob() : nullptr;
+  if (!blob)
+    return std::nullopt;
+  ArrayRef<char> raw = blob->getData();
+  int64_t bytes = elt.getWidth() / 8;
+  if ((int64_t)raw.size() != type.getNumElements() * bytes)
+    return std::nullopt;
+  for (int64_t i = 0, e = type.getNumElements(); i < e; ++i) {
+    if (bytes == 1) {
+      out.push_back(isUnsigned ? int64_t(uint8_t(raw[i]))
+                               : int64_t(int8_t(raw[i])));
+      continue;
+    }
+    int32_t x;
+    std::memcpy(&x, raw.data() + 4 * i, 4);
+    out.push_back(isUnsigned ? int64_t(uint32_t(x)) : int64_t(x));
+  }
+  return out;
+}
+
+/// A blocked DequantizeLinear of constants (blocked weights) computed here:
+/// the same f32 arithmetic as dequantizeBlocks, once. Null when an operand
+/// is not constant or the scale is not f32.
+Value foldDequantizeBlocks(NodeContext &n, Value x, Value scale, Value zp,
+                           int64_t axis, int64_t block) {
+  auto scaleType = NodeContext::getType(scale);
+  if (!scaleType.getElementType().isF32())
+    return {};
+  std::optional<SmallVector<int64_t>> xs = constInts(x), zs;
+  std::optional<SmallVector<float>> ss = constFloats(scale);
+  if (zp && !(zs = constInts(zp)))
+    return {};
+  if (!xs || !ss)
+    return {};
+  ArrayRef<int64_t> shape = NodeContext::getType(x).getShape();
+  // x's linear index -> (outer, along axis, inner) -> the scale's index.
+  int64_t inner = 1;
+  for (int64_t d : shape.drop_front(axis + 1))
+    inner *= d;
+  int64_t dim = shape[axis], blocks = scaleType.getShape()[axis];
+  SmallVector<float> y(xs->size());
+  for (int64_t i = 0, e = xs->size(); i < e; ++i) {
+    int64_t in = i % inner, along = i / inner % dim, outer = i / inner / dim;
+    int64_t j = (outer * blocks + along / block) * inner + in;
+    y[i] = float((*xs)[i] - (zs ? (*zs)[j] : 0)) * (*ss)[j];
+  }
+  return f32Constant(n, shape, y);
+}
+
+/// Blocked DequantizeLinear as float arithmetic, what the spec defines:
+/// (x - zp) * scale with the scale and zero point expanded over their
+/// blocks, computed in f32 and returned in the scale's type.
+Value dequantizeBlocks(NodeContext &n, Value x, Value scale, Value zp,
+                       int64_t axis, int64_t block) {
+  ArrayRef<int64_t> shape = NodeContext::getType(x).getShape();
+  Type f32 = n.b.getF32Type();
+  Value y = castTo(n, x, f32);
+  if (zp && y)
+    y = n.create<SubOp>(
+        {y, castTo(n, expandBlocks(n, zp, axis, block, shape), f32)});
+  Value s = castTo(n, expandBlocks(n, scale, axis, block, shape), f32);
+  if (y && s)
+    y = n.create<MulOp>({y, s});
+  return castTo(n, y, NodeContext::getType(scale).getElementType());
+}
+
+/// Blocked QuantizeLinear: round(x / scale) + zp in f32 (integers, exact),
+/// then saturated to the zero point's type by a unit-scale
+/// dlc.quantize_linear.
+Value quantizeBlocks(NodeContext &n, Value x, Value scale, Value zp,
+                     Type quantType, int64_t axis, int64_t block) {
+  ArrayRef<int64_t> shape = NodeContext::getType(x).getShape();
+  Type f32 = n.b.getF32Type();
+  Value s = castTo(n, expandBlocks(n, scale, axis, block, shape), f32);
+  Value xs = castTo(n, x, f32);
+  Value t = s && xs ? n.create<DivOp>({xs, s}) : Value();
+  if (t)
+    t = n.create<RoundOp>({t});
+  if (zp && t)
+    t = n.create<AddOp>(
+        {t, castTo(n, expandBlocks(n, zp, axis, block, shape), f32)});
+  if (!t)
+    return {};
+  Value one = f32Constant(n, {}, {1.0f});
+  return n.create<QuantizeLinearOp>({t, one, zeros(n, {}, quantType)},
+                                    {n.i64("axis", 0)});
 }
 
 /// Element type named by QuantizeLinear-21's `output_dtype`.
@@ -113,9 +275,25 @@ Type quantElementType(NodeContext &n, int64_t dtype) {
 LogicalResult importQuantizeLinearImpl(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(2, 3)) ||
       failed(n.checkKnownAttrs(
-          {"axis", "saturate", "block_size", "output_dtype"})) ||
-      failed(checkNoBlocks(n)))
+          {"axis", "saturate", "block_size", "output_dtype"})))
     return failure();
+  FailureOr<int64_t> block = readBlocks(n, n.input(0), n.input(1), n.input(2));
+  if (failed(block))
+    return failure();
+  if (*block) {
+    Value zp = n.input(2);
+    Type elt = zp ? NodeContext::getType(zp).getElementType()
+                  : quantElementType(
+                        n, n.getInt("output_dtype", onnx::TensorProto::UINT8));
+    if (!elt)
+      return failure();
+    int64_t axis = *n.normalizeAxis(n.getInt("axis", 1), n.getRank(n.input(0)));
+    Value y = quantizeBlocks(n, n.input(0), n.input(1), zp, elt, axis, *block);
+    if (!y)
+      return failure();
+    r.push_back(y);
+    return success();
+  }
   Value x = n.input(0), scale = scalarIfSingle(n, n.input(1));
   std::optional<int64_t> axis = readAxis(n, scale, n.getRank(x));
   if (!axis || n.hasFailed())
@@ -139,9 +317,22 @@ LogicalResult importQuantizeLinearImpl(NodeContext &n, Results &r) {
 
 LogicalResult importDequantizeLinearImpl(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(2, 3)) ||
-      failed(n.checkKnownAttrs({"axis", "block_size"})) ||
-      failed(checkNoBlocks(n)))
+      failed(n.checkKnownAttrs({"axis", "block_size"})))
     return failure();
+  FailureOr<int64_t> block = readBlocks(n, n.input(0), n.input(1), n.input(2));
+  if (failed(block))
+    return failure();
+  if (*block) {
+    int64_t axis = *n.normalizeAxis(n.getInt("axis", 1), n.getRank(n.input(0)));
+    Value y = foldDequantizeBlocks(n, n.input(0), n.input(1), n.input(2), axis,
+                                   *block);
+    if (!y)
+      y = dequantizeBlocks(n, n.input(0), n.input(1), n.input(2), axis, *block);
+    if (!y)
+      return failure();
+    r.push_back(y);
+    return success();
+  }
   Value x = n.input(0), scale = scalarIfSingle(n, n.input(1));
   std::optional<int64_t> axis = readAxis(n, scale, n.getRank(x));
   if (!axis || n.hasFailed())
