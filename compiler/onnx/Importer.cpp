@@ -147,6 +147,10 @@ bool isSaneTensorType(Type type) {
 }
 } // namespace
 
+bool onnx_import::isFourBitDtype(int32_t dtype) {
+  return dtype == kDtypeInt4 || dtype == kDtypeUint4;
+}
+
 namespace {
 /// Storage bytes of one element as ONNX raw_data lays it out.
 int64_t getRawElementBytes(Type type) {
@@ -220,7 +224,12 @@ onnx_import::convertTensor(MLIRContext *ctx, const onnx::TensorProto &t,
     emitError() << "segmented tensors are not supported";
     return {};
   }
-  Type elementType = getElementType(ctx, t.data_type());
+  // int4/uint4 widen to int8/uint8 (the values are the same integers).
+  bool fourBit = isFourBitDtype(t.data_type());
+  Type elementType = getElementType(ctx, !fourBit ? t.data_type()
+                                         : t.data_type() == kDtypeInt4
+                                             ? onnx::TensorProto::INT8
+                                             : onnx::TensorProto::UINT8);
   if (!elementType) {
     emitError() << "unsupported dtype '" << getDtypeName(t.data_type()) << "'";
     return {};
@@ -242,7 +251,30 @@ onnx_import::convertTensor(MLIRContext *ctx, const onnx::TensorProto &t,
 
   std::vector<char> typed;
   ArrayRef<char> raw;
-  if (t.has_raw_data()) {
+  if (fourBit) {
+    // Two values a byte, the first in the low nibble (raw_data, or one byte
+    // per int32_data entry), widened to a byte each: int4 sign-extended.
+    int64_t packed = (numElements + 1) / 2;
+    std::vector<uint8_t> bytes;
+    if (t.has_raw_data()) {
+      bytes.assign(t.raw_data().begin(), t.raw_data().end());
+    } else {
+      for (int32_t v : t.int32_data())
+        bytes.push_back(uint8_t(v));
+    }
+    if ((int64_t)bytes.size() != packed) {
+      emitError() << "has " << bytes.size() << " bytes of packed 4-bit values, "
+                  << "expected " << packed << " for " << numElements
+                  << " elements";
+      return {};
+    }
+    bool isSigned = t.data_type() == kDtypeInt4;
+    for (int64_t i = 0; i < numElements; ++i) {
+      int v = (bytes[i / 2] >> (4 * (i % 2))) & 0xF;
+      typed.push_back(char(isSigned && v >= 8 ? v - 16 : v));
+    }
+    raw = ArrayRef<char>(typed.data(), typed.size());
+  } else if (t.has_raw_data()) {
     raw = ArrayRef<char>(t.raw_data().data(), t.raw_data().size());
     if ((int64_t)raw.size() != expectedBytes) {
       emitError() << "raw_data has " << raw.size() << " bytes, expected "
@@ -325,6 +357,8 @@ private:
   llvm::StringMap<Value> values;
   /// Converted initializers not yet materialized as constants.
   llvm::StringMap<TypedAttr> initializers;
+  /// Initializers stored as int4/uint4 (widened to 8 bits), by ONNX dtype.
+  llvm::StringMap<int32_t> fourBitInitializers;
   /// Names produced by failed nodes or inputs; users are skipped silently.
   llvm::StringSet<> poisoned;
   /// Node index producing each name, to diagnose out-of-order graphs.
@@ -549,6 +583,11 @@ Value GraphImporter::lookup(StringRef name) {
   // Constants are materialized where first used, keeping weights next to
   // their users in the output.
   Value v = b.create<arith::ConstantOp>(nameLoc(name), init->second);
+  // Importers that cannot take 4-bit values (QuantizeLinear's saturation)
+  // recognize them by this mark.
+  if (auto it = fourBitInitializers.find(name); it != fourBitInitializers.end())
+    v.getDefiningOp()->setAttr(kFourBitDtypeAttr,
+                               b.getStringAttr(getDtypeName(it->second)));
   values[name] = v;
   initializers.erase(init);
   return v;
@@ -696,6 +735,8 @@ OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model,
       continue;
     }
     initializers[t.name()] = value;
+    if (isFourBitDtype(t.data_type()))
+      fourBitInitializers[t.name()] = t.data_type();
   }
   if (graph.sparse_initializer_size() > 0)
     error(fileLoc) << "sparse initializers are not supported";

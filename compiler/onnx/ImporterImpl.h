@@ -29,6 +29,15 @@ Type getElementType(MLIRContext *ctx, int32_t dtype);
 /// The ONNX name of a dtype ("float", "uint8", ...), for diagnostics.
 std::string getDtypeName(int32_t dtype);
 
+/// Whether `dtype` is int4 or uint4: initializers of these import widened to
+/// int8/uint8, their constants marked with kFourBitDtypeAttr (the dtype's
+/// name) for the importers that must tell them apart.
+bool isFourBitDtype(int32_t dtype);
+/// ONNX's UINT4 and INT4 (IR version 10), newer than the schema dlc builds
+/// against.
+constexpr int32_t kDtypeUint4 = 21, kDtypeInt4 = 22;
+constexpr char kFourBitDtypeAttr[] = "dlc.onnx_dtype";
+
 /// Converts an ONNX tensor to a constant attribute: DenseElementsAttr for
 /// small tensors (so folders can evaluate them), DenseResourceElementsAttr
 /// otherwise, keyed `blobName`. `emitError` starts a diagnostic naming the

@@ -2234,8 +2234,9 @@ const OpTableEntry kOpTable[] = {
     {"DepthToSpace", importDepthToSpace,
      "dlc.reshape + dlc.transpose + dlc.reshape; mode DCR/CRD"},
     {"DequantizeLinear", importDequantizeLinear,
-     "dlc.dequantize_linear; int8/uint8/int32, per tensor or per axis; "
-     "blocked (block_size): f32 arithmetic on the expanded scales"},
+     "dlc.dequantize_linear; int8/uint8/int32 (int4/uint4 initializers, "
+     "widened), per tensor or per axis; blocked (block_size): f32 "
+     "arithmetic on the expanded scales, folded for constants"},
     {"Div", importBinary<DivOp>, "dlc.div; numpy broadcasting, same dtypes"},
     {"Dropout", importDropout, "forwarded (inference); mask output all true"},
     {"DynamicQuantizeLinear", importDynamicQuantizeLinear,

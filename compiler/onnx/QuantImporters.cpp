@@ -277,6 +277,13 @@ LogicalResult importQuantizeLinearImpl(NodeContext &n, Results &r) {
       failed(n.checkKnownAttrs(
           {"axis", "saturate", "block_size", "output_dtype"})))
     return failure();
+  // A 4-bit zero point (an int4/uint4 initializer, imported as 8 bits) asks
+  // for a 4-bit result, which would saturate at 8 bits here.
+  if (Value zp = n.input(2))
+    if (Operation *def = zp.getDefiningOp())
+      if (auto dtype = def->getAttrOfType<StringAttr>(kFourBitDtypeAttr))
+        return n.emitError() << "unsupported quantized dtype '"
+                             << dtype.getValue() << "' (int8 and uint8 are)";
   FailureOr<int64_t> block = readBlocks(n, n.input(0), n.input(1), n.input(2));
   if (failed(block))
     return failure();

@@ -139,6 +139,37 @@ def blocked_weights(wdtype, zp=True):
                 {"x": x}, rtol=1e-5, atol=1e-5, ort_optimize=False)
 
 
+def four_bit_weights(signed, raw, block=16, n=20):
+    """int4/uint4 weights (opset 21; two values a byte, the first in the low
+    nibble, as raw_data or one byte per int32_data entry) dequantized per
+    block of rows (block=0: per output column; n odd: the zero points' last
+    byte half used) into a MatMul."""
+    r = rng(13)
+    k = 48
+    lo, hi = (-8, 7) if signed else (0, 15)
+    dtype = TensorProto.INT4 if signed else TensorProto.UINT4
+    w = r.integers(lo, hi, size=(k, n), endpoint=True)
+    sshape = (k // block, n) if block else (n,)
+    s = r.uniform(0.01, 0.1, size=sshape).astype(F32)
+    z = r.integers(lo, hi, size=sshape, endpoint=True)
+
+    def packed(name, v):
+        flat = v.flatten()
+        if not raw:
+            return helper.make_tensor(name, dtype, v.shape, flat.tolist())
+        nib = np.append(flat, 0)[: 2 * ((flat.size + 1) // 2)].astype(np.int64) & 0xF
+        data = (nib[0::2] | (nib[1::2] << 4)).astype(np.uint8).tobytes()
+        return helper.make_tensor(name, dtype, v.shape, data, raw=True)
+
+    x = r.standard_normal((3, k)).astype(F32)
+    attrs = {"axis": 0, "block_size": block} if block else {"axis": 1}
+    nodes = [helper.make_node("DequantizeLinear", ["w", "s", "z"], ["wf"], **attrs),
+             helper.make_node("MatMul", ["x", "wf"], ["y"])]
+    model = harness.make_model(nodes, {"x": x}, ["y"], {"s": s}, opset=21, ir_version=10)
+    model.graph.initializer.extend([packed("w", w), packed("z", z)])
+    return Case(model, {"x": x}, rtol=1e-5, atol=1e-5, ort_optimize=False)
+
+
 def qlinear_conv(pads, group=1, per_channel=True, xdtype=U8):
     r = rng(2)
     cin, cout = 4, 6
@@ -368,6 +399,9 @@ def build_table():
         "q-i8-blocked-no-zp": blocked("QuantizeLinear", I8, 0, 4, zp=False),
         "dq-i8-blocked-weights-matmul": blocked_weights(I8),
         "dq-u8-blocked-weights-matmul-no-zp": blocked_weights(U8, zp=False),
+        "dq-int4-blocked-weights-matmul": four_bit_weights(True, raw=False),
+        "dq-uint4-blocked-weights-matmul-raw": four_bit_weights(False, raw=True),
+        "dq-int4-per-channel-weights-matmul-raw": four_bit_weights(True, raw=True, block=0, n=21),
         "qlinearconv-u8-padded": qlinear_conv([1, 1, 1, 1]),
         "qlinearconv-i8-group": qlinear_conv([0, 0, 0, 0], group=2, xdtype=I8),
         "qlinearconv-u8-group-padded": qlinear_conv([1, 1, 1, 1], group=2),
