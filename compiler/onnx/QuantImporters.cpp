@@ -13,14 +13,13 @@
 
 #include "compiler/onnx/ImporterImpl.h"
 
+#include "dialects/dlc/ConstantValues.h"
 #include "dialects/dlc/DlcDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
-
-#include <cstring>
 
 using namespace mlir;
 using namespace mlir::dlc;
@@ -48,29 +47,24 @@ Value f32Constant(NodeContext &n, ArrayRef<int64_t> shape,
 }
 
 /// The values of a constant f32 tensor (inline or a resource blob), or of an
-/// inline f16/bf16 one widened to f32 (exactly).
-std::optional<SmallVector<float>> constFloats(Value v) {
+/// inline f16/bf16 one widened to f32 (exactly): QLinear scales.
+std::optional<SmallVector<float>> scaleValues(Value v) {
+  if (std::optional<SmallVector<float>> f32 = constFloats(v))
+    return f32;
   Attribute a;
-  if (!matchPattern(v, m_Constant(&a)))
+  if (!v || !matchPattern(v, m_Constant(&a)))
     return std::nullopt;
-  if (auto dense = dyn_cast<DenseFPElementsAttr>(a)) {
-    if (dense.getElementType().isF32())
-      return SmallVector<float>(dense.getValues<float>());
-    if (dense.getElementType().isF16() || dense.getElementType().isBF16()) {
-      SmallVector<float> out;
-      for (APFloat f : dense.getValues<APFloat>()) {
-        bool losesInfo;
-        f.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
-                  &losesInfo);
-        out.push_back(f.convertToFloat());
-      }
-      return out;
-    }
+  auto dense = dyn_cast<DenseFPElementsAttr>(a);
+  if (!dense ||
+      !(dense.getElementType().isF16() || dense.getElementType().isBF16()))
+    return std::nullopt;
+  SmallVector<float> out;
+  for (APFloat f : dense.getValues<APFloat>()) {
+    bool losesInfo;
+    f.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &losesInfo);
+    out.push_back(f.convertToFloat());
   }
-  if (auto r = dyn_cast<DenseF32ResourceElementsAttr>(a))
-    if (std::optional<ArrayRef<float>> data = r.tryGetAsArrayRef())
-      return SmallVector<float>(*data);
-  return std::nullopt;
+  return out;
 }
 
 /// `v` as a rank-0 tensor when it has one element (a constant is rebuilt,
@@ -155,44 +149,6 @@ Value castTo(NodeContext &n, Value v, Type elementType) {
   if (!v || type.getElementType() == elementType)
     return v;
   return n.create<CastOp>(v, {}, type.clone(elementType));
-}
-
-/// The values of a constant 8- or 32-bit integer tensor (inline or a
-/// resource blob), sign- or zero-extended by its element type.
-std::optional<SmallVector<int64_t>> constInts(Value v) {
-  Attribute a;
-  if (!v || !matchPattern(v, m_Constant(&a)))
-    return std::nullopt;
-  auto type = NodeContext::getType(v);
-  auto elt = dyn_cast<IntegerType>(type.getElementType());
-  if (!elt || (elt.getWidth() != 8 && elt.getWidth() != 32))
-    return std::nullopt;
-  bool isUnsigned = elt.isUnsigned();
-  SmallVector<int64_t> out;
-  if (auto dense = dyn_cast<DenseIntElementsAttr>(a)) {
-    for (const APInt &i : dense.getValues<APInt>())
-      out.push_back(isUnsigned ? i.getZExtValue() : i.getSExtValue());
-    return out;
-  }
-  auto r = dyn_cast<DenseResourceElementsAttr>(a);
-  AsmResourceBlob *blob = r ? r.getRawHandle().getBlob() : nullptr;
-  if (!blob)
-    return std::nullopt;
-  ArrayRef<char> raw = blob->getData();
-  int64_t bytes = elt.getWidth() / 8;
-  if ((int64_t)raw.size() != type.getNumElements() * bytes)
-    return std::nullopt;
-  for (int64_t i = 0, e = type.getNumElements(); i < e; ++i) {
-    if (bytes == 1) {
-      out.push_back(isUnsigned ? int64_t(uint8_t(raw[i]))
-                               : int64_t(int8_t(raw[i])));
-      continue;
-    }
-    int32_t x;
-    std::memcpy(&x, raw.data() + 4 * i, 4);
-    out.push_back(isUnsigned ? int64_t(uint32_t(x)) : int64_t(x));
-  }
-  return out;
 }
 
 /// A blocked DequantizeLinear of constants (blocked weights) computed here:
@@ -390,9 +346,9 @@ Value createConvInteger(NodeContext &n, Value x, Value w, Value xzp, Value wzp,
 /// QLinear output scale; rank 0 unless w_scale is per channel.
 Value requantMultiplier(NodeContext &n, Value xScale, Value wScale,
                         Value yScale) {
-  std::optional<SmallVector<float>> xs = constFloats(xScale),
-                                    ws = constFloats(wScale),
-                                    ys = constFloats(yScale);
+  std::optional<SmallVector<float>> xs = scaleValues(xScale),
+                                    ws = scaleValues(wScale),
+                                    ys = scaleValues(yScale);
   if (!xs || !ws || !ys || xs->size() != 1 || ys->size() != 1) {
     (void)n.fail("x_scale and y_scale must be constant float scalars and "
                  "w_scale a constant float tensor (f32, or inline f16/bf16)");

@@ -17,17 +17,6 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 namespace {
-/// The raw data of a resource-blob constant, if `a` is one.
-std::optional<ArrayRef<char>> resourceData(Attribute a) {
-  auto r = dyn_cast<DenseResourceElementsAttr>(a);
-  if (!r)
-    return std::nullopt;
-  AsmResourceBlob *blob = r.getRawHandle().getBlob();
-  if (!blob)
-    return std::nullopt;
-  return blob->getData();
-}
-
 /// Whether `v` is a constant f32 tensor (without reading its values).
 bool isF32Constant(Value v) {
   Attribute a;
@@ -236,64 +225,6 @@ Value mlir::dlc::permutedConstant(OpBuilder &b, Location loc, Value v,
 
 Value mlir::dlc::transposedConstant2D(OpBuilder &b, Location loc, Value v) {
   return permutedConstant(b, loc, v, {1, 0}, "_nk");
-}
-
-std::optional<SmallVector<float>> mlir::dlc::constFloats(Value v) {
-  Attribute a;
-  if (!v || !matchPattern(v, m_Constant(&a)))
-    return std::nullopt;
-  auto typed = dyn_cast<TypedAttr>(a);
-  auto type = typed ? dyn_cast<RankedTensorType>(typed.getType()) : nullptr;
-  if (!type || !type.getElementType().isF32())
-    return std::nullopt;
-  if (auto dense = dyn_cast<DenseFPElementsAttr>(a))
-    return SmallVector<float>(dense.getValues<float>());
-  if (std::optional<ArrayRef<char>> data = resourceData(a)) {
-    int64_t n = type.getNumElements();
-    if ((int64_t)data->size() != n * 4)
-      return std::nullopt;
-    SmallVector<float> out(n);
-    std::memcpy(out.data(), data->data(), n * 4);
-    return out;
-  }
-  return std::nullopt;
-}
-
-std::optional<SmallVector<int64_t>> mlir::dlc::constInts(Value v) {
-  Attribute a;
-  if (!v || !matchPattern(v, m_Constant(&a)))
-    return std::nullopt;
-  auto typed = dyn_cast<TypedAttr>(a);
-  auto type = typed ? dyn_cast<RankedTensorType>(typed.getType()) : nullptr;
-  if (!type)
-    return std::nullopt;
-  auto elt = dyn_cast<IntegerType>(type.getElementType());
-  if (!elt || (elt.getWidth() != 8 && elt.getWidth() != 32))
-    return std::nullopt;
-  bool isUnsigned = elt.isUnsigned();
-  SmallVector<int64_t> out;
-  if (auto dense = dyn_cast<DenseIntElementsAttr>(a)) {
-    for (const APInt &x : dense.getValues<APInt>())
-      out.push_back(isUnsigned ? (int64_t)x.getZExtValue() : x.getSExtValue());
-    return out;
-  }
-  if (std::optional<ArrayRef<char>> data = resourceData(a)) {
-    int64_t n = type.getNumElements(), bytes = elt.getWidth() / 8;
-    if ((int64_t)data->size() != n * bytes)
-      return std::nullopt;
-    for (int64_t i = 0; i < n; ++i) {
-      const char *p = data->data() + i * bytes;
-      if (bytes == 4) {
-        int32_t x;
-        std::memcpy(&x, p, 4);
-        out.push_back(x);
-      } else {
-        out.push_back(isUnsigned ? (int64_t)(uint8_t)*p : (int64_t)(int8_t)*p);
-      }
-    }
-    return out;
-  }
-  return std::nullopt;
 }
 
 ActivationQuantParams mlir::dlc::activationQuantParams(float lo, float hi) {

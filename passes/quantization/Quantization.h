@@ -13,6 +13,8 @@
 #ifndef DLC_PASSES_QUANTIZATION_QUANTIZATION_H
 #define DLC_PASSES_QUANTIZATION_QUANTIZATION_H
 
+#include "dialects/dlc/ConstantValues.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
@@ -88,12 +90,6 @@ Value paddedLastDimConstant(OpBuilder &b, Location loc, Value v, int64_t size,
 /// The constant 2-D tensor `v` ([K, N]) as a new constant [N, K]; null if
 /// `v` is not one.
 Value transposedConstant2D(OpBuilder &b, Location loc, Value v);
-
-/// The values of a constant f32 tensor (inline or a resource blob).
-std::optional<llvm::SmallVector<float>> constFloats(Value v);
-
-/// The values of a constant i8/ui8/i32 tensor (inline or a resource blob).
-std::optional<llvm::SmallVector<int64_t>> constInts(Value v);
 
 /// Per-tensor asymmetric 8-bit parameters of an activation in [lo, hi]: the
 /// range is widened to hold 0 (so zero padding is exact) and scale =
