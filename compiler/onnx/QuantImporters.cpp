@@ -101,7 +101,12 @@ FailureOr<int64_t> readBlocks(NodeContext &n, Value x, Value scale, Value zp) {
     return 0;
   if (block < 0)
     return n.emitError() << "block_size must be positive, got " << block;
-  ArrayRef<int64_t> xs = NodeContext::getType(x).getShape();
+  RankedTensorType xType = NodeContext::getType(x);
+  if (!xType.hasStaticShape())
+    return n.emitError() << "blocked quantization needs a static input shape, "
+                            "got "
+                         << xType;
+  ArrayRef<int64_t> xs = xType.getShape();
   std::optional<int64_t> axis = n.normalizeAxis(n.getInt("axis", 1), xs.size());
   if (!axis)
     return failure();
