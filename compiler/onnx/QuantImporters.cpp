@@ -150,10 +150,9 @@ Value expandBlocks(NodeContext &n, Value v, int64_t axis, int64_t block,
 
 /// `v` as `elementType` (itself when it is already).
 Value castTo(NodeContext &n, Value v, Type elementType) {
-  RankedTensorType type = NodeContext::getType(v);
-  if (!v || type.getElementType() == elementType)
+  if (!v || NodeContext::getType(v).getElementType() == elementType)
     return v;
-  return n.create<CastOp>(v, {}, type.clone(elementType));
+  return n.create<CastOp>(v, {}, NodeContext::getType(v).clone(elementType));
 }
 
 /// A blocked DequantizeLinear of constants (blocked weights) computed here:
@@ -193,13 +192,16 @@ Value dequantizeBlocks(NodeContext &n, Value x, Value scale, Value zp,
   ArrayRef<int64_t> shape = NodeContext::getType(x).getShape();
   Type f32 = n.b.getF32Type();
   Value y = castTo(n, x, f32);
-  if (zp && y)
-    y = n.create<SubOp>(
-        {y, castTo(n, expandBlocks(n, zp, axis, block, shape), f32)});
-  Value s = castTo(n, expandBlocks(n, scale, axis, block, shape), f32);
-  if (y && s)
-    y = n.create<MulOp>({y, s});
-  return castTo(n, y, NodeContext::getType(scale).getElementType());
+  if (y && zp) {
+    Value z = castTo(n, expandBlocks(n, zp, axis, block, shape), f32);
+    y = z ? n.create<SubOp>({y, z}) : Value();
+  }
+  Value s = y ? castTo(n, expandBlocks(n, scale, axis, block, shape), f32)
+              : Value();
+  if (!s)
+    return {};
+  return castTo(n, n.create<MulOp>({y, s}),
+                NodeContext::getType(scale).getElementType());
 }
 
 /// Blocked QuantizeLinear: round(x / scale) + zp in f32 (integers, exact),
@@ -214,9 +216,10 @@ Value quantizeBlocks(NodeContext &n, Value x, Value scale, Value zp,
   Value t = s && xs ? n.create<DivOp>({xs, s}) : Value();
   if (t)
     t = n.create<RoundOp>({t});
-  if (zp && t)
-    t = n.create<AddOp>(
-        {t, castTo(n, expandBlocks(n, zp, axis, block, shape), f32)});
+  if (t && zp) {
+    Value z = castTo(n, expandBlocks(n, zp, axis, block, shape), f32);
+    t = z ? n.create<AddOp>({t, z}) : Value();
+  }
   if (!t)
     return {};
   Value one = f32Constant(n, {}, {1.0f});
