@@ -12,6 +12,18 @@
 
 using namespace mlir;
 
+std::optional<std::pair<Attribute, RankedTensorType>>
+mlir::dlc::constantTensor(Value v) {
+  Attribute a;
+  if (!v || !matchPattern(v, m_Constant(&a)))
+    return std::nullopt;
+  auto typed = dyn_cast<TypedAttr>(a);
+  auto type = typed ? dyn_cast<RankedTensorType>(typed.getType()) : nullptr;
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  return std::make_pair(a, type);
+}
+
 std::optional<ArrayRef<char>> mlir::dlc::resourceData(Attribute a) {
   auto r = dyn_cast<DenseResourceElementsAttr>(a);
   if (!r)
@@ -23,13 +35,10 @@ std::optional<ArrayRef<char>> mlir::dlc::resourceData(Attribute a) {
 }
 
 std::optional<SmallVector<float>> mlir::dlc::constFloats(Value v) {
-  Attribute a;
-  if (!v || !matchPattern(v, m_Constant(&a)))
+  auto constant = constantTensor(v);
+  if (!constant || !constant->second.getElementType().isF32())
     return std::nullopt;
-  auto typed = dyn_cast<TypedAttr>(a);
-  auto type = typed ? dyn_cast<RankedTensorType>(typed.getType()) : nullptr;
-  if (!type || !type.getElementType().isF32())
-    return std::nullopt;
+  auto [a, type] = *constant;
   if (auto dense = dyn_cast<DenseFPElementsAttr>(a))
     return SmallVector<float>(dense.getValues<float>());
   if (std::optional<ArrayRef<char>> data = resourceData(a)) {
@@ -44,13 +53,10 @@ std::optional<SmallVector<float>> mlir::dlc::constFloats(Value v) {
 }
 
 std::optional<SmallVector<int64_t>> mlir::dlc::constInts(Value v) {
-  Attribute a;
-  if (!v || !matchPattern(v, m_Constant(&a)))
+  auto constant = constantTensor(v);
+  if (!constant)
     return std::nullopt;
-  auto typed = dyn_cast<TypedAttr>(a);
-  auto type = typed ? dyn_cast<RankedTensorType>(typed.getType()) : nullptr;
-  if (!type)
-    return std::nullopt;
+  auto [a, type] = *constant;
   auto elt = dyn_cast<IntegerType>(type.getElementType());
   if (!elt || (elt.getWidth() != 8 && elt.getWidth() != 32))
     return std::nullopt;

@@ -12,12 +12,17 @@
 #define DLC_DIALECTS_DLC_CONSTANTVALUES_H
 
 #include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
+#include <utility>
 
 namespace mlir::dlc {
+
+/// The constant value of `v` and its static tensor type, if it has them.
+std::optional<std::pair<Attribute, RankedTensorType>> constantTensor(Value v);
 
 /// The raw data of a resource-blob constant, if `a` is one.
 std::optional<llvm::ArrayRef<char>> resourceData(Attribute a);

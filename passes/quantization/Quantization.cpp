@@ -120,17 +120,6 @@ Attribute gatherConstant(Attribute attr, RankedTensorType type,
   return makeWeightAttr(to, raw, (name + blobSuffix).str());
 }
 
-/// The constant value of `v` and its static tensor type, if it has them.
-std::optional<std::pair<Attribute, RankedTensorType>> constantOf(Value v) {
-  Attribute a;
-  if (!v || !matchPattern(v, m_Constant(&a)))
-    return std::nullopt;
-  auto typed = dyn_cast<TypedAttr>(a);
-  auto type = typed ? dyn_cast<RankedTensorType>(typed.getType()) : nullptr;
-  if (!type || !type.hasStaticShape())
-    return std::nullopt;
-  return std::make_pair(a, type);
-}
 } // namespace
 
 Attribute mlir::dlc::permuteConstant(Attribute attr, RankedTensorType type,
@@ -167,7 +156,7 @@ Value mlir::dlc::gatheredConstant(
     OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape,
     function_ref<int64_t(ArrayRef<int64_t>, ArrayRef<int64_t>)> sourceOf,
     StringRef blobSuffix) {
-  auto constant = constantOf(v);
+  auto constant = constantTensor(v);
   if (!constant)
     return {};
   auto [a, type] = *constant;
@@ -213,7 +202,7 @@ Value mlir::dlc::paddedLastDimConstant(OpBuilder &b, Location loc, Value v,
 Value mlir::dlc::permutedConstant(OpBuilder &b, Location loc, Value v,
                                   ArrayRef<int64_t> perm,
                                   StringRef blobSuffix) {
-  auto constant = constantOf(v);
+  auto constant = constantTensor(v);
   if (!constant || constant->second.getRank() != (int64_t)perm.size())
     return {};
   Attribute permuted =
