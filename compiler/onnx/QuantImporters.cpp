@@ -90,15 +90,21 @@ std::optional<int64_t> readAxis(NodeContext &n, Value scale, int64_t rank) {
   return n.normalizeAxis(axis, rank);
 }
 
-/// Opset 21's blocked quantization: `block_size` > 0 (0 when absent), and
-/// then a scale (and zero point) of x's rank with ceil(D / block_size)
-/// entries along `axis` (D: x's extent there) and x's extents elsewhere.
-FailureOr<int64_t> readBlocks(NodeContext &n, Value x, Value scale, Value zp) {
+/// Opset 21's blocked quantization: a scale (and zero point) per `size`
+/// consecutive elements along `axis`; size 0 when the node is not blocked.
+struct Blocks {
+  int64_t size = 0, axis = 0;
+};
+
+/// Reads `block_size` (> 0, 0 when absent), and then checks the scale (and
+/// zero point) has x's rank with ceil(D / block_size) entries along `axis`
+/// (D: x's extent there) and x's extents elsewhere.
+FailureOr<Blocks> readBlocks(NodeContext &n, Value x, Value scale, Value zp) {
   int64_t block = n.getInt("block_size", 0);
   if (n.hasFailed())
     return failure();
   if (block == 0)
-    return 0;
+    return Blocks{};
   if (block < 0)
     return n.emitError() << "block_size must be positive, got " << block;
   RankedTensorType xType = NodeContext::getType(x);
@@ -122,22 +128,23 @@ FailureOr<int64_t> readBlocks(NodeContext &n, Value x, Value scale, Value zp) {
       return d << "] for input " << x.getType() << ", got " << v.getType();
     }
   }
-  return block;
+  return Blocks{block, *axis};
 }
 
 /// `v` (a blocked scale or zero point, ceil(D / block) entries along
 /// `axis`) repeated `block` times along it and cut to `shape`'s D.
-Value expandBlocks(NodeContext &n, Value v, int64_t axis, int64_t block,
+Value expandBlocks(NodeContext &n, Value v, Blocks blocks,
                    ArrayRef<int64_t> shape) {
+  auto [block, axis] = blocks;
   SmallVector<int64_t> split(NodeContext::getType(v).getShape());
-  int64_t blocks = split[axis];
+  int64_t count = split[axis];
   split.insert(split.begin() + axis + 1, 1);
   Value u = n.reshape(v, split);
   split[axis + 1] = block;
   if (u)
     u = n.create<ExpandOp>(u, {n.i64Array("shape", split)});
   SmallVector<int64_t> whole(shape);
-  whole[axis] = blocks * block;
+  whole[axis] = count * block;
   if (u)
     u = n.reshape(u, whole);
   if (!u || whole[axis] == shape[axis])
@@ -159,7 +166,8 @@ Value castTo(NodeContext &n, Value v, Type elementType) {
 /// the same f32 arithmetic as dequantizeBlocks, once. Null when an operand
 /// is not constant or the scale is not f32.
 Value foldDequantizeBlocks(NodeContext &n, Value x, Value scale, Value zp,
-                           int64_t axis, int64_t block) {
+                           Blocks blocks) {
+  auto [block, axis] = blocks;
   auto scaleType = NodeContext::getType(scale);
   if (!scaleType.getElementType().isF32())
     return {};
@@ -174,11 +182,11 @@ Value foldDequantizeBlocks(NodeContext &n, Value x, Value scale, Value zp,
   int64_t inner = 1;
   for (int64_t d : shape.drop_front(axis + 1))
     inner *= d;
-  int64_t dim = shape[axis], blocks = scaleType.getShape()[axis];
+  int64_t dim = shape[axis], count = scaleType.getShape()[axis];
   SmallVector<float> y(xs->size());
   for (int64_t i = 0, e = xs->size(); i < e; ++i) {
     int64_t in = i % inner, along = i / inner % dim, outer = i / inner / dim;
-    int64_t j = (outer * blocks + along / block) * inner + in;
+    int64_t j = (outer * count + along / block) * inner + in;
     y[i] = float((*xs)[i] - (zs ? (*zs)[j] : 0)) * (*ss)[j];
   }
   return f32Constant(n, shape, y);
@@ -188,15 +196,15 @@ Value foldDequantizeBlocks(NodeContext &n, Value x, Value scale, Value zp,
 /// (x - zp) * scale with the scale and zero point expanded over their
 /// blocks, computed in f32 and returned in the scale's type.
 Value dequantizeBlocks(NodeContext &n, Value x, Value scale, Value zp,
-                       int64_t axis, int64_t block) {
+                       Blocks blocks) {
   ArrayRef<int64_t> shape = NodeContext::getType(x).getShape();
   Type f32 = n.b.getF32Type();
   Value y = castTo(n, x, f32);
   if (y && zp) {
-    Value z = castTo(n, expandBlocks(n, zp, axis, block, shape), f32);
+    Value z = castTo(n, expandBlocks(n, zp, blocks, shape), f32);
     y = z ? n.create<SubOp>({y, z}) : Value();
   }
-  Value s = y ? castTo(n, expandBlocks(n, scale, axis, block, shape), f32)
+  Value s = y ? castTo(n, expandBlocks(n, scale, blocks, shape), f32)
               : Value();
   if (!s)
     return {};
@@ -208,16 +216,16 @@ Value dequantizeBlocks(NodeContext &n, Value x, Value scale, Value zp,
 /// then saturated to the zero point's type by a unit-scale
 /// dlc.quantize_linear.
 Value quantizeBlocks(NodeContext &n, Value x, Value scale, Value zp,
-                     Type quantType, int64_t axis, int64_t block) {
+                     Type quantType, Blocks blocks) {
   ArrayRef<int64_t> shape = NodeContext::getType(x).getShape();
   Type f32 = n.b.getF32Type();
-  Value s = castTo(n, expandBlocks(n, scale, axis, block, shape), f32);
+  Value s = castTo(n, expandBlocks(n, scale, blocks, shape), f32);
   Value xs = castTo(n, x, f32);
   Value t = s && xs ? n.create<DivOp>({xs, s}) : Value();
   if (t)
     t = n.create<RoundOp>({t});
   if (t && zp) {
-    Value z = castTo(n, expandBlocks(n, zp, axis, block, shape), f32);
+    Value z = castTo(n, expandBlocks(n, zp, blocks, shape), f32);
     t = z ? n.create<AddOp>({t, z}) : Value();
   }
   if (!t)
@@ -248,18 +256,18 @@ LogicalResult importQuantizeLinearImpl(NodeContext &n, Results &r) {
       if (auto dtype = def->getAttrOfType<StringAttr>(kFourBitDtypeAttr))
         return n.emitError() << "unsupported quantized dtype '"
                              << dtype.getValue() << "' (int8 and uint8 are)";
-  FailureOr<int64_t> block = readBlocks(n, n.input(0), n.input(1), n.input(2));
-  if (failed(block))
+  FailureOr<Blocks> blocks =
+      readBlocks(n, n.input(0), n.input(1), n.input(2));
+  if (failed(blocks))
     return failure();
-  if (*block) {
+  if (blocks->size) {
     Value zp = n.input(2);
     Type elt = zp ? NodeContext::getType(zp).getElementType()
                   : quantElementType(
                         n, n.getInt("output_dtype", onnx::TensorProto::UINT8));
     if (!elt)
       return failure();
-    int64_t axis = *n.normalizeAxis(n.getInt("axis", 1), n.getRank(n.input(0)));
-    Value y = quantizeBlocks(n, n.input(0), n.input(1), zp, elt, axis, *block);
+    Value y = quantizeBlocks(n, n.input(0), n.input(1), zp, elt, *blocks);
     if (!y)
       return failure();
     r.push_back(y);
@@ -290,15 +298,15 @@ LogicalResult importDequantizeLinearImpl(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(2, 3)) ||
       failed(n.checkKnownAttrs({"axis", "block_size"})))
     return failure();
-  FailureOr<int64_t> block = readBlocks(n, n.input(0), n.input(1), n.input(2));
-  if (failed(block))
+  FailureOr<Blocks> blocks =
+      readBlocks(n, n.input(0), n.input(1), n.input(2));
+  if (failed(blocks))
     return failure();
-  if (*block) {
-    int64_t axis = *n.normalizeAxis(n.getInt("axis", 1), n.getRank(n.input(0)));
-    Value y = foldDequantizeBlocks(n, n.input(0), n.input(1), n.input(2), axis,
-                                   *block);
+  if (blocks->size) {
+    Value y = foldDequantizeBlocks(n, n.input(0), n.input(1), n.input(2),
+                                   *blocks);
     if (!y)
-      y = dequantizeBlocks(n, n.input(0), n.input(1), n.input(2), axis, *block);
+      y = dequantizeBlocks(n, n.input(0), n.input(1), n.input(2), *blocks);
     if (!y)
       return failure();
     r.push_back(y);
