@@ -98,6 +98,10 @@ constexpr const char kCtaThreads[] = "dlc.cta_threads";
 /// forms the clusters).
 constexpr const char kClusterCtas[] = "dlc.cluster_ctas";
 constexpr const char kSharedBytes[] = "dlc.shared_bytes";
+/// On a CTA-program kernel: the CTAs an SM is to hold at once, which the
+/// PTX declares with `.minnctapersm` (ptxas then keeps the registers of a
+/// thread within the SM's share).
+constexpr const char kMinCtasPerSm[] = "dlc.min_ctas_per_sm";
 /// On a CTA-program kernel whose CTAs loop over its tiles (persistent
 /// GEMMs): its work items were sized to one wave on the planned SMs, so it
 /// is not merged with another launch.

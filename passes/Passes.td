@@ -399,6 +399,13 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
            "of CTAs run persistent CTAs (one wave) that loop over tiles; "
            "the producer warp loads the next tile while the consumers run "
            "the epilogue">,
+    Option<"minCtasPerSm", "min-ctas-per-sm", "int64_t", /*default=*/"0",
+           "With 2 or more: a GEMM whose tiles need more than one wave of "
+           "CTAs (one an SM) drops pipeline stages, to 3 (wgmma) or 2 at "
+           "least, until this many CTAs' shared memory fits an SM, and "
+           "then asks ptxas for that many (.minnctapersm) so that their "
+           "registers fit too (0: the stages of the cost model, registers "
+           "as ptxas allots them)">,
     Option<"foldPadding", "fold-padding", "bool", /*default=*/"true",
            "Convolutions read their input through zero-filling im2col "
            "loads instead of the zero-padded copy (a dlc.padding kernel) "

@@ -40,6 +40,14 @@
 #                                # launch), against the b1 rows
 # MODEL below is an ONNX file or NAME:BATCH (resnet50:1, bert:8, ...), which
 # is exported as the benchmark exports it (bench_pytorch.py --export).
+#   tools/gpu_bench.sh variants MODEL NAME=FLAGS...
+#                                # builds of MODEL with each FLAGS (and
+#                                # --arch=sm_90a), compiled in parallel, each
+#                                # timed resident with its 64 longest steps
+#                                # and its outputs compared with the first
+#                                # build of its --precision
+#                                # (tools/gpu_variants.py); @CAL in FLAGS is
+#                                # MODEL's --calibrate directory
 #   tools/gpu_bench.sh profile MODEL.onnx KERNEL_REGEX [dlc flags...]
 #                                # ncu of one kernel of a model (speed of
 #                                # light, memory, occupancy, launch)
@@ -54,9 +62,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 case ${1:-} in
 session | first | b1 | gpt2 | b32 | micro | micro-persistent | profile-b32 | profile-int8 | int8 | ablations | persistent | nofold | overlap) ;;
+variants) [ $# -ge 3 ] || { echo "usage: $0 variants MODEL NAME=FLAGS..." >&2; exit 2; } ;;
 profile) [ $# -ge 3 ] || { echo "usage: $0 profile MODEL.onnx KERNEL_REGEX [dlc flags...]" >&2; exit 2; } ;;
 profile-all) [ $# -ge 2 ] || { echo "usage: $0 profile-all MODEL.onnx [dlc flags...]" >&2; exit 2; } ;;
-*) echo "usage: $0 session [SECONDS]|first|b1|gpt2|b32|micro|micro-persistent|profile-b32|profile-int8|int8|ablations|persistent|nofold|overlap|profile|profile-all ..." >&2; exit 2 ;;
+*) echo "usage: $0 session [SECONDS]|first|b1|gpt2|b32|micro|micro-persistent|profile-b32|profile-int8|int8|ablations|persistent|nofold|overlap|variants|profile|profile-all ..." >&2; exit 2 ;;
 esac
 out=${OUT:-$root/gpu-bench-out}
 mkdir -p "$out"
@@ -211,6 +220,19 @@ nofold)
 overlap)
   bench models-overlap --models mobilenet_v2,resnet50,bert --batches 1 --skip-compile-modes \
     "${models_only[@]}" --min-time 1 --dlc-flag=--overlap-launches ;;
+variants)
+  model=$(onnx_of "$2") || exit 1
+  specs=()
+  for spec in "${@:3}"; do
+    if [[ $spec == *@CAL* ]]; then
+      cal=$(calibration_dir "$2") || exit 1
+      spec=${spec//@CAL/$cal}
+    fi
+    specs+=("$spec")
+  done
+  python3 tools/gpu_variants.py --bin "$bin" --model "$model" --out "$work/variants" \
+    --common=--arch=sm_90a --jobs "$(nproc)" --steps 64 "${specs[@]}" 2>&1 | tee "$out/variants.log"
+  cp "$work/variants/variants.json" "$out/" ;;
 profile)
   model=$(onnx_of "$2") || exit 1
   regex=$3

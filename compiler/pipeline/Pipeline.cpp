@@ -130,6 +130,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     gemm.clusterSplitK = gemm.wgmma && options.clusterSplitK;
     gemm.gatherSplitK = gemm.clusterSplitK && options.gatherSplitK;
     gemm.deepenStages = gemm.wgmma && options.deepenStages;
+    gemm.minCtasPerSm = options.gemmCtasPerSm;
     gemm.foldPadding = options.foldConvPadding;
     gemm.stageEpilogue = options.stageEpilogue;
     gemm.stageEpilogueInputs = options.stageEpilogueInputs;

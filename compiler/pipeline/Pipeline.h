@@ -96,6 +96,10 @@ struct CompileOptions {
   /// sm_90a: convolutions whose CTAs fit one wave take every pipeline stage
   /// shared memory holds (dlc-tile-gemm-kernels `deepen-stages`).
   bool deepenStages = true;
+  /// sm_80+: GEMMs needing more than one wave of CTAs are sized for this
+  /// many CTAs an SM (dlc-tile-gemm-kernels `ctas-per-sm`; 0, the default
+  /// until measured on a GPU: the cost model's stages).
+  int64_t gemmCtasPerSm = 0;
   /// CUDA form: implicit-GEMM convolutions read their unpadded input
   /// through zero-filling loads; the padded copy's kernel goes.
   bool foldConvPadding = true;

@@ -22,20 +22,29 @@ using namespace mlir::dlc;
 /// (`dlc.cluster_ctas`, cluster split-K) after the kernel's parameter list
 /// as nvcc does for `__cluster_dims__` (`.explicitcluster` and
 /// `.reqnctapercluster`), so that a plain cuLaunchKernel forms the
-/// clusters. LLVM 19's NVPTX backend has no annotation for it.
-static LogicalResult declareClusters(ModuleOp model, std::string &ptx) {
+/// clusters, and the CTAs an SM is to hold (`dlc.min_ctas_per_sm`) as
+/// `__launch_bounds__`'s second argument does (`.minnctapersm`, next to the
+/// `.maxntid` of every kernel). LLVM 19's NVPTX backend has no annotation
+/// for the cluster, and MLIR's gpu.func none for either.
+static LogicalResult declareLaunchBounds(ModuleOp model, std::string &ptx) {
   for (auto func : model.getOps<func::FuncOp>()) {
     auto ctas = func->getAttrOfType<IntegerAttr>(attrs::kClusterCtas);
-    if (!ctas)
+    auto perSm = func->getAttrOfType<IntegerAttr>(attrs::kMinCtasPerSm);
+    if (!ctas && !perSm)
       continue;
     std::string entry = ".entry " + func.getName().str() + "(";
     size_t at = ptx.find(entry);
     size_t body = at == std::string::npos ? at : ptx.find("\n{", at);
     if (body == std::string::npos)
-      return func.emitError("cannot find the PTX entry of cluster kernel ")
+      return func.emitError("cannot find the PTX entry of kernel ")
              << func.getName();
-    ptx.insert(body + 1, ".explicitcluster\n.reqnctapercluster " +
-                             std::to_string(ctas.getInt()) + ", 1, 1\n");
+    std::string text;
+    if (ctas)
+      text += ".explicitcluster\n.reqnctapercluster " +
+              std::to_string(ctas.getInt()) + ", 1, 1\n";
+    if (perSm)
+      text += ".minnctapersm " + std::to_string(perSm.getInt()) + "\n";
+    ptx.insert(body + 1, text);
   }
   return success();
 }
@@ -160,7 +169,7 @@ FailureOr<std::string> dlc::emitPtx(ModuleOp model,
     for (Attribute object : binary.getObjects())
       ptx += cast<gpu::ObjectAttr>(object).getObject().getValue().str();
   });
-  if (failed(declareClusters(model, ptx)))
+  if (failed(declareLaunchBounds(model, ptx)))
     return failure();
   if (options.overlapLaunches && failed(waitForGridDependencies(model, ptx)))
     return failure();

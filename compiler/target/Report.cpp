@@ -36,6 +36,8 @@ LogicalResult dlc::writeReport(ModuleOp model, const ModelSignature &signature,
         kernel["cta_threads"] = threads.getInt();
         if (auto smem = f->getAttrOfType<IntegerAttr>(attrs::kSharedBytes))
           kernel["shared_bytes"] = smem.getInt();
+        if (auto perSm = f->getAttrOfType<IntegerAttr>(attrs::kMinCtasPerSm))
+          kernel["min_ctas_per_sm"] = perSm.getInt();
       }
       kernels.push_back(std::move(kernel));
       continue;

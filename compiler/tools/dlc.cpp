@@ -167,6 +167,14 @@ cl::opt<bool> deepenStages(
              "--deepen-stages=false keeps the cost model's stages, to "
              "bisect)"),
     cl::init(true), cl::cat(category));
+cl::opt<int64_t> gemmCtasPerSm(
+    "gemm-ctas-per-sm",
+    cl::desc("CUDA: tensor-core GEMMs and convolutions whose tiles need more "
+             "than one wave of CTAs take fewer pipeline stages until this "
+             "many CTAs fit an SM's shared memory, and declare it to ptxas "
+             "(.minnctapersm) so that their registers fit too (0, the "
+             "default until measured: the cost model's stages)"),
+    cl::init(0), cl::cat(category));
 cl::opt<bool> foldConvPadding(
     "fold-conv-padding",
     cl::desc("CUDA: tensor-core convolutions read their unpadded input, "
@@ -587,6 +595,13 @@ int run(MLIRContext &context) {
     return 1;
   }
   options.kernelIndexBits = kernelIndexBits;
+  // An SM holds 32 CTAs at most; 1 is what a kernel always gets.
+  if (gemmCtasPerSm != 0 && (gemmCtasPerSm < 2 || gemmCtasPerSm > 32)) {
+    llvm::errs() << "dlc: error: --gemm-ctas-per-sm must be 0 (off) or 2 "
+                    "to 32, got "
+                 << gemmCtasPerSm << "\n";
+    return 1;
+  }
   options.stageEpilogue = stageEpilogue;
   options.stageEpilogueInputs = stageEpilogueInputs;
   options.gemmTile = gemmTile;
@@ -606,6 +621,7 @@ int run(MLIRContext &context) {
   options.clusterSplitK = clusterSplitK;
   options.gatherSplitK = gatherSplitK;
   options.deepenStages = deepenStages;
+  options.gemmCtasPerSm = gemmCtasPerSm;
   options.foldConvPadding = foldConvPadding;
   options.mergeLaunches = mergeLaunches;
   if (overlapLaunches && options.target != dlc::Target::Cuda) {

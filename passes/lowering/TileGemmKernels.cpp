@@ -3273,7 +3273,11 @@ struct TileGemmKernelsPass
       if (!split) {
         if (deepenStages && useWgmma && tile.empty() && g->conv)
           cfg = deepened(*g, cfg, smCount);
+        bool shared = sharesSms(*g, cfg);
         tileKernel(rewriter, *g, cfg, std::nullopt);
+        if (shared)
+          func->setAttr(attrs::kMinCtasPerSm,
+                        rewriter.getI64IntegerAttr(minCtasPerSm));
         continue;
       }
       // wgmma: the splits of a tile are one cluster (at most the 8 CTAs a
@@ -3511,6 +3515,36 @@ struct TileGemmKernelsPass
     c.stages = std::max(c.stages, std::min({fit, kTiles + 2, int64_t(8)}));
     return c;
   }
+
+  /// With `minCtasPerSm` (2 or more) and `g`'s tiles more than one wave of
+  /// CTAs, one an SM: drops stages of `c`, down to the fewest its pipeline
+  /// runs with (3 with wgmma, one k-tile in flight beside the one its
+  /// wgmma reads; 2 with mma.sync), until `minCtasPerSm` CTAs' shared memory
+  /// fits an SM's 228 KiB (1 KiB of it reserved per CTA); returns whether
+  /// it fits, `c` unchanged if not. Short-K GEMMs are latency-bound: int8
+  /// resnet50 b32's 1x1 convolutions over 128 channels are one k-tile,
+  /// loaded, multiplied and written by one CTA an SM while the SM's other
+  /// half of shared memory (3 stages of 32 KiB) sat idle for want of
+  /// registers (122 a thread of 288).
+  bool sharesSms(const GemmKernel &g, TileConfig &c) const {
+    if (minCtasPerSm < 2 || gridTiles(g, c) <= smCount)
+      return false;
+    auto fits = [&](const TileConfig &t) {
+      int64_t bytes = GemmBuilder::stagesBytes(g, t) + (t.wgmma() ? 1024 : 0) +
+                      t.stages * 16;
+      return minCtasPerSm * (bytes + 1024) <= kSmSharedBytes;
+    };
+    TileConfig t = c;
+    int64_t fewest = t.wgmma() ? 3 : 2;
+    while (!fits(t) && t.stages > fewest)
+      --t.stages;
+    if (!fits(t))
+      return false;
+    c = t;
+    return true;
+  }
+  /// An H100's shared memory per SM, of which a CTA may take 227 KiB.
+  static constexpr int64_t kSmSharedBytes = 228 * 1024;
 
   /// Whether `g` gathers its A operand with cp.async (an im2col window
   /// other than the input itself), where TMA cannot load it.

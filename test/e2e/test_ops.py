@@ -639,6 +639,26 @@ def tensor_core_cases(t):
          {"w": t.rand(256, 32, 3, 3, lo=-0.2, hi=0.2), "b": t.rand(256)},
          attrs=dict(pads=[1, 1, 1, 1]), flags=(*half, *sm90a, "--sm-count=6"), extra=form,
          rtol=1e-2, atol=5e-3)
+    # --gemm-ctas-per-sm=2 with more tiles than --sm-count=1 holds: fewer
+    # stages, so that two CTAs share an SM. int8 on TMA (warp-specialized):
+    # K = 256 is 2 k-tiles of 128, whose 4 slots of 32 KiB go to 3 (one
+    # k-tile in flight beside the one multiplied; the slots wrap within a
+    # tile and across the 3 x 2 tiles).
+    t.op("ctas_per_sm_int8_tma", "MatMulInteger", {"x": ints(np.uint8, 3, 150, 256)},
+         {"w": ints(np.int8, 256, 136), "xz": np.array(97, np.uint8)},
+         flags=(*sm90a, "--sm-count=1", "--gemm-ctas-per-sm=2"), extra=form)
+    # A gathered int8 convolution: 5 k-tiles through 3 slots, each CTA's
+    # cp.async im2col loads one k-tile ahead.
+    add_qdq_conv(t, r, "ctas_per_sm_conv_int8_gather", (1, 64, 16, 12), (64, 64, 3, 3),
+                 xz=-37, ys=0.03, yz=4, conv_attrs=dict(pads=[1, 1, 1, 1]),
+                 flags=(*sm90a, "--sm-count=1", "--gemm-ctas-per-sm=2"), extra=form,
+                 rtol=0, atol=0.0301)
+    # And f16: 9 k-tiles of 64 through 3 slots.
+    t.op("ctas_per_sm_conv_fp16_gather", "Conv", {"x": t.rand(1, 64, 16, 12, lo=-0.2, hi=0.2)},
+         {"w": t.rand(128, 64, 3, 3, lo=-0.2, hi=0.2), "b": t.rand(128)},
+         attrs=dict(pads=[1, 1, 1, 1]),
+         flags=(*half, *sm90a, "--sm-count=1", "--gemm-ctas-per-sm=2"), extra=form,
+         rtol=1e-2, atol=5e-3)
     # GPT-2's MLP as transformers exports it (Conv1D: Reshape, Gemm with the
     # [in, out] weight, Reshape back; gelu_new; residual): dlc-unflatten-gemms
     # makes both Gemms batched MatMuls, so they run as wgmma CTA programs

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Builds of one model with different dlc options, side by side: compiled in
+parallel, then each timed (dlc-bench --resident unless --host-copies, p50) and run once on the
+same random inputs, its outputs compared with those of the first variant of
+the same --precision (options that only change the schedule give the same
+int8 outputs to the bit, and f16 ones within rounding). Made for a device
+call, where compiling variants one after another (bench_pytorch.py's
+--variant) spends most of the time.
+
+    gpu_variants.py --bin DIR --model M.onnx --out DIR [--common FLAGS]
+                    [--jobs N] [--min-time S] [--steps N] NAME=FLAGS...
+
+FLAGS are split like a shell line (no quoting). Writes DIR/variants.json and
+prints a table: compile seconds, p50 ms, speedup over the precision's first
+variant, and max|out - ref| / max|ref| against it.
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import onnx
+
+NP_TYPES = {1: np.float32, 10: np.float16, 7: np.int64, 6: np.int32, 9: np.bool_}
+
+
+def model_inputs(path: Path, out: Path) -> list[str]:
+    """One random sample per graph input (seed 0), saved as NAME.npy; the
+    --input arguments of dlc-run and dlc-bench."""
+    m = onnx.load(str(path), load_external_data=False)
+    init = {i.name for i in m.graph.initializer}
+    rng = np.random.default_rng(0)
+    args = []
+    out.mkdir(parents=True, exist_ok=True)
+    for i in m.graph.input:
+        if i.name in init:
+            continue
+        t = i.type.tensor_type
+        shape = [d.dim_value for d in t.shape.dim]
+        if any(s <= 0 for s in shape):
+            sys.exit(f"gpu_variants: input {i.name} has a dynamic shape {shape}")
+        dtype = NP_TYPES.get(t.elem_type)
+        if dtype is None:
+            sys.exit(f"gpu_variants: input {i.name} has unsupported element type {t.elem_type}")
+        if np.issubdtype(dtype, np.integer):
+            value = rng.integers(0, 100, size=shape).astype(dtype)
+        else:
+            value = rng.standard_normal(shape).astype(dtype)
+        file = out / (i.name.replace("/", "_").replace(":", "_") + ".npy")
+        np.save(file, value)
+        args += ["--input", f"{i.name}={file}"]
+    return args
+
+
+def precision(flags: list[str]) -> str:
+    for f in flags:
+        if f.startswith("--precision="):
+            return f.split("=", 1)[1]
+    return "fp32"
+
+
+def compile_variant(bin_dir: Path, model: Path, out: Path, name: str, flags: list[str]):
+    so = out / f"{name}.so"
+    cmd = [str(bin_dir / "dlc"), str(model), *flags, "-o", str(so)]
+    start = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    seconds = time.monotonic() - start
+    if p.returncode != 0:
+        return name, None, seconds, (p.stderr or p.stdout).strip()[-2000:]
+    return name, so, seconds, ""
+
+
+def run(cmd: list[str]) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bin", type=Path, required=True, help="directory of dlc, dlc-run, dlc-bench")
+    ap.add_argument("--model", type=Path, required=True)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--common", default="", help="dlc flags of every variant")
+    ap.add_argument("--jobs", type=int, default=4, help="compiles at once")
+    ap.add_argument("--min-time", type=float, default=1.0, help="dlc-bench --min-time")
+    ap.add_argument("--steps", type=int, default=0, help="dlc-bench --steps (0: none)")
+    ap.add_argument("--device", default="auto", help="dlc-bench/dlc-run --device")
+    ap.add_argument("--host-copies", action="store_true",
+                    help="time with the host copies (without dlc-bench --resident; host models)")
+    ap.add_argument("variants", nargs="+", help="NAME=FLAGS")
+    args = ap.parse_args()
+
+    variants: dict[str, list[str]] = {}
+    for v in args.variants:
+        name, sep, flags = v.partition("=")
+        if not sep or not name.replace("-", "").replace("_", "").isalnum():
+            ap.error(f"variant '{v}' is not NAME=FLAGS (NAME: letters, digits, '-', '_')")
+        if name in variants:
+            ap.error(f"variant '{name}' given twice")
+        variants[name] = args.common.split() + flags.split()
+    args.out.mkdir(parents=True, exist_ok=True)
+    inputs = model_inputs(args.model, args.out / "inputs")
+
+    built: dict[str, dict] = {}
+    with cf.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        futures = [pool.submit(compile_variant, args.bin, args.model, args.out, n, f)
+                   for n, f in variants.items()]
+        for fut in cf.as_completed(futures):
+            name, so, seconds, error = fut.result()
+            built[name] = {"flags": variants[name], "compile_s": round(seconds, 1),
+                           "so": str(so) if so else None, "error": error}
+            print(f"[gpu_variants] {name}: compiled in {seconds:.1f} s"
+                  + (f", FAILED: {error.splitlines()[-1] if error else ''}" if error else ""),
+                  flush=True)
+
+    device = ["--device", args.device]
+    refs: dict[str, str] = {}
+    for name in variants:
+        r = built[name]
+        if not r["so"]:
+            continue
+        outdir = args.out / f"{name}.out"
+        p = run([str(args.bin / "dlc-run"), r["so"], *inputs, *device, "--output-dir", str(outdir)])
+        if p.returncode != 0:
+            r["error"] = (p.stderr or p.stdout).strip()[-2000:]
+            print(f"[gpu_variants] {name}: dlc-run failed: {r['error']}", flush=True)
+            continue
+        bench = [str(args.bin / "dlc-bench"), r["so"], *inputs, *device, "--json",
+                 "--min-time", str(args.min_time)]
+        if not args.host_copies:
+            bench.append("--resident")
+        if args.steps:
+            bench += ["--steps", str(args.steps)]
+        p = run(bench)
+        if p.returncode != 0:
+            r["error"] = (p.stderr or p.stdout).strip()[-2000:]
+            print(f"[gpu_variants] {name}: dlc-bench failed: {r['error']}", flush=True)
+            continue
+        report = json.loads(p.stdout)
+        r["p50_ms"] = report["latency_ms"]["p50"]
+        if "steps" in report:
+            r["steps_total_ms"] = report.get("steps_total_ms")
+            r["top_steps"] = report["steps"]
+        prec = precision(r["flags"])
+        ref = refs.setdefault(prec, name)
+        r["ref"] = ref
+        if ref != name:
+            base = built[ref]
+            r["speedup"] = base["p50_ms"] / r["p50_ms"]
+            err = 0.0
+            for f in sorted((args.out / f"{ref}.out").glob("*.npy")):
+                a = np.load(f).astype(np.float64)
+                b = np.load(outdir / f.name).astype(np.float64)
+                if a.shape != b.shape:
+                    err = float("inf")
+                    break
+                err = max(err, float(np.max(np.abs(a - b))) / max(float(np.max(np.abs(a))), 1e-30))
+            r["rel_diff"] = err
+        print(f"[gpu_variants] {name}: p50 {r['p50_ms']:.4f} ms", flush=True)
+
+    (args.out / "variants.json").write_text(json.dumps(built, indent=1))
+    print("| variant | flags | compile_s | p50_ms | vs ref | rel diff vs ref |")
+    print("|---|---|---|---|---|---|")
+    for name in variants:
+        r = built[name]
+        flags = " ".join(f for f in r["flags"] if not f.startswith("--calibrate="))
+        if "p50_ms" not in r:
+            print(f"| {name} | {flags} | {r['compile_s']} | failed | | |")
+            continue
+        vs = f"{r['speedup']:.3f}x" if "speedup" in r else "ref"
+        diff = f"{r['rel_diff']:.2e}" if "rel_diff" in r else ""
+        print(f"| {name} | {flags} | {r['compile_s']} | {r['p50_ms']:.4f} | {vs} | {diff} |")
+    return 1 if any(not r.get("p50_ms") for r in built.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
