@@ -257,9 +257,9 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
       %v = vector.load %smem[...] : vector<8xf16>
       vector.store %v, %out_flat[...] : vector<8xf16>
 
-    With `stage-epilogue-inputs`, an input the epilogue reads at its own
-    elements (a residual, of the operands' type, N innermost) goes the
-    other way first: whole 16-byte chunks of its tile rows into the stage
+    With `stage-epilogue-inputs` (all GEMMs, or int8 ones), an input the
+    epilogue reads at its own elements (a residual, of the operands' type,
+    N innermost) goes the other way first: whole 16-byte chunks of its tile rows into the stage
     memory (after the staged outputs' regions), a barrier, and each
     fragment reads its pair there instead of from global memory. Not where
     the accumulators and a register a pair would pass 96 registers a
@@ -373,13 +373,14 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
            "the stage memory freed after the k-loop and copies whole 16-byte "
            "chunks of rows out, instead of storing 4 (2 for int8) bytes a "
            "lane from the fragments">,
-    Option<"stageEpilogueInputs", "stage-epilogue-inputs", "bool",
-           /*default=*/"false",
-           "The epilogue's inputs read at its own elements (a residual) of "
-           "the operands' element type are first copied to the stage memory "
-           "freed after the k-loop in 16-byte chunks of rows, and each "
-           "fragment reads its pair there instead of 4 (2 for int8) bytes a "
-           "lane from global memory">,
+    Option<"stageEpilogueInputs", "stage-epilogue-inputs", "std::string",
+           /*default=*/"\"none\"",
+           "Which GEMMs' epilogue inputs read at their own elements (a "
+           "residual) of the operands' element type are first copied to the "
+           "stage memory freed after the k-loop in 16-byte chunks of rows, "
+           "each fragment reading its pair there instead of 4 (2 for int8) "
+           "bytes a lane from global memory: none, int8 (integer GEMMs) or "
+           "all">,
     Option<"clusterSplitK", "cluster-split-k", "bool", /*default=*/"false",
            "With wgmma, a split tile's CTAs are one thread-block cluster "
            "(up to 8) whose rank 0 adds the others' accumulators from "

@@ -8,14 +8,15 @@
 #                                # torch.compile modes, and the i32 variant:
 #                                # --kernel-index-bits=32), ~3 min
 #   tools/gpu_bench.sh session [SECONDS]
-#                                # int8, profile-int8 (ncu of every kernel
-#                                # of resnet50 b32's int8 build, calibrated
-#                                # on one random batch, into the log), first,
-#                                # b32 (with the variants i32, unstaged:
+#                                # int8, split-text (below), profile-int8
+#                                # (ncu of every kernel of resnet50 b32's
+#                                # int8 build, calibrated on one random
+#                                # batch, into the log), first, b32 (with
+#                                # the variants i32, unstaged:
 #                                # --stage-epilogue=false, inputs:
 #                                # --stage-epilogue-inputs), gpt2, micro,
 #                                # profile-b32 (the same ncu of the fp16
-#                                # build), micro-persistent while SECONDS
+#                                # build) while SECONDS
 #                                # (default 540) last: each part under
 #                                # `timeout` of the time left, one log
 #                                # (session.log) so that the JSONs and it stay
@@ -40,6 +41,10 @@
 #                                # launch), against the b1 rows
 # MODEL below is an ONNX file or NAME:BATCH (resnet50:1, bert:8, ...), which
 # is exported as the benchmark exports it (bench_pytorch.py --export).
+#   tools/gpu_bench.sh split-text # bert and gpt2 b8 fp16 with
+#                                # --kernel-index-bits=32 and with
+#                                # --stage-epilogue-inputs, each against the
+#                                # defaults (variants, below)
 #   tools/gpu_bench.sh variants MODEL NAME=FLAGS...
 #                                # builds of MODEL with each FLAGS (and
 #                                # --arch=sm_90a), compiled in parallel, each
@@ -61,11 +66,11 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 case ${1:-} in
-session | first | b1 | gpt2 | b32 | micro | micro-persistent | profile-b32 | profile-int8 | int8 | ablations | persistent | nofold | overlap) ;;
+session | first | b1 | gpt2 | b32 | micro | micro-persistent | profile-b32 | profile-int8 | int8 | split-text | ablations | persistent | nofold | overlap) ;;
 variants) [ $# -ge 3 ] || { echo "usage: $0 variants MODEL NAME=FLAGS..." >&2; exit 2; } ;;
 profile) [ $# -ge 3 ] || { echo "usage: $0 profile MODEL.onnx KERNEL_REGEX [dlc flags...]" >&2; exit 2; } ;;
 profile-all) [ $# -ge 2 ] || { echo "usage: $0 profile-all MODEL.onnx [dlc flags...]" >&2; exit 2; } ;;
-*) echo "usage: $0 session [SECONDS]|first|b1|gpt2|b32|micro|micro-persistent|profile-b32|profile-int8|int8|ablations|persistent|nofold|overlap|variants|profile|profile-all ..." >&2; exit 2 ;;
+*) echo "usage: $0 session [SECONDS]|first|b1|gpt2|b32|micro|micro-persistent|profile-b32|profile-int8|int8|split-text|ablations|persistent|nofold|overlap|variants|profile|profile-all ..." >&2; exit 2 ;;
 esac
 out=${OUT:-$root/gpu-bench-out}
 mkdir -p "$out"
@@ -118,18 +123,25 @@ PY
 deadline=
 session_log=
 
+# session_timeout PART MIN LOG: sets the caller's `run` to the `timeout`
+# prefix of the session's time left (empty outside a session); logs the
+# skip and fails when fewer than MIN seconds are left.
+session_timeout() {
+  run=()
+  [ -n "$deadline" ] || return 0
+  local left=$((deadline - SECONDS))
+  if [ "$left" -lt "$2" ]; then
+    echo "=== $1: skipped, ${left}s left" | tee -a "$3"
+    return 1
+  fi
+  run=(timeout --signal=INT --kill-after=10 "$left")
+}
+
 bench() {
   local name=$1
   shift
-  local log=${session_log:-$out/$name.log} run=()
-  if [ -n "$deadline" ]; then
-    local left=$((deadline - SECONDS))
-    if [ "$left" -lt 30 ]; then
-      echo "=== $name: skipped, ${left}s left" | tee -a "$log"
-      return 0
-    fi
-    run=(timeout --signal=INT --kill-after=10 "$left")
-  fi
+  local log=${session_log:-$out/$name.log} run
+  session_timeout "$name" 30 "$log" || return 0
   echo "=== $name: bench_pytorch.py $* ($((SECONDS))s)" | tee -a "$log"
   "${run[@]}" python3 benchmarks/bench_pytorch.py --dlc-bin "$bin" --json "$out/$name.json" "$@" \
     2>&1 | grep -vE "^W[0-9]{4} " | tee -a "$log"
@@ -139,21 +151,16 @@ bench() {
 # ncu-summary.txt in $out; in the session the CSV stays in $work and the
 # summary goes to the session's log (a device call returns 8 files).
 profile_all() {
-  local model so=$work/profile.so csv=$out/ncu.csv log=$out/ncu-summary.txt run=()
+  local model so=$work/profile.so csv=$out/ncu.csv log=$out/ncu-summary.txt run
   model=$(onnx_of "$1") || return 1
   shift
   if [ -n "$session_log" ]; then
     csv=$work/ncu.csv
     log=$session_log
-    local left=$((deadline - SECONDS))
-    if [ "$left" -lt 60 ]; then
-      echo "=== profile-all $model: skipped, ${left}s left" | tee -a "$log"
-      return 0
-    fi
-    run=(timeout --signal=INT --kill-after=10 "$left")
   else
     : >"$log"
   fi
+  session_timeout "profile-all $model" 60 "$log" || return 0
   echo "=== profile-all $model $* ($((SECONDS))s)" | tee -a "$log"
   "$bin/dlc" "$model" --arch=sm_90a --precision=fp16 "$@" -o "$so" || return 1
   "${run[@]}" ncu --clock-control none --csv --page raw --log-file "$csv" --metrics \
@@ -164,6 +171,28 @@ sm__warps_active.avg.pct_of_peak_sustained_active \
     "$bin/dlc-bench" "$so" --resident --iters 1 --warmup 0 || return 1
   # Every launch (resnet50 b32: 114, each kernel twice), not the top 30.
   python3 tools/ncu_summary.py "$csv" --top 200 | tee -a "$log"
+}
+
+# variants TAG MODEL NAME=FLAGS...: tools/gpu_variants.py over MODEL's
+# builds, $out/TAG.json; the log is $out/TAG.log, or the session's.
+variants_run() {
+  local tag=$1 name=$2 model cal spec specs=() log=${session_log:-$out/$1.log} run
+  shift 2
+  session_timeout "$tag" 60 "$log" || return 0
+  model=$(onnx_of "$name") || return 1
+  for spec in "$@"; do
+    if [[ $spec == *@CAL* ]]; then
+      cal=$(calibration_dir "$name") || return 1
+      spec=${spec//@CAL/$cal}
+    fi
+    specs+=("$spec")
+  done
+  # The time left after the export and the calibration samples.
+  session_timeout "$tag" 60 "$log" || return 0
+  echo "=== $tag: gpu_variants.py $name $* ($((SECONDS))s)" | tee -a "$log"
+  "${run[@]}" python3 tools/gpu_variants.py --bin "$bin" --model "$model" --out "$work/$tag" \
+    --common=--arch=sm_90a --jobs "$(nproc)" --steps 64 "${specs[@]}" 2>&1 | tee -a "$log"
+  cp "$work/$tag/variants.json" "$out/$tag.json"
 }
 
 # The single-run parts, by name (the session runs several of them).
@@ -184,6 +213,14 @@ part() {
     local cal
     cal=$(calibration_dir resnet50:32) || return 1
     profile_all resnet50:32 --precision=int8 "--calibrate=$cal" ;;
+  # Which of --stage-epilogue-inputs and --kernel-index-bits=32 cost BERT
+  # and GPT-2 4% together on 2026-11-26 (docs/performance.md, fourth run).
+  split-text)
+    local f=--precision=fp16
+    variants_run split-bert bert:8 "fp16=$f" "i32=$f --kernel-index-bits=32" \
+      "inputs=$f --stage-epilogue-inputs"
+    variants_run split-gpt2 gpt2:8 "fp16=$f" "i32=$f --kernel-index-bits=32" \
+      "inputs=$f --stage-epilogue-inputs" ;;
   int8) bench int8 --models resnet50 --batches 32 --skip-compile-modes --steps 64 \
           --int8 --int8-variant i32=--kernel-index-bits=32 "${models_only[@]}" ;;
   esac
@@ -196,15 +233,15 @@ session)
   : >"$session_log"
   # The third 2026-11-26 run completed issue 5's table in one call (b32
   # with three variants 193 s, first 166 s, gpt2 81 s, micro 110 s) and
-  # int8 took 197 s in a second. Issue 5 is resolved; now issue 6 first:
-  # int8 (every step's time, the i32 variant), its ncu table, then the
-  # 32-bit-index variant at batch 1 and bert (first), and the rest as
-  # time allows.
-  for p in int8 profile-int8 first b32 gpt2 micro profile-b32 micro-persistent; do
+  # int8 took 197 s in a second; the fourth's variants of resnet50 b32 (8
+  # builds) took 111 s. Issue 6 first: int8 (every step's time, the i32
+  # variant), then which option costs BERT and GPT-2 (split-text), the
+  # int8 ncu table, and the rest as time allows.
+  for p in int8 split-text profile-int8 first b32 gpt2 micro profile-b32; do
     part "$p"
   done
   echo "=== session done ($((SECONDS))s)" | tee -a "$session_log" ;;
-first | b1 | gpt2 | b32 | micro | micro-persistent | profile-b32 | profile-int8 | int8) part "$1" ;;
+first | b1 | gpt2 | b32 | micro | micro-persistent | profile-b32 | profile-int8 | int8 | split-text) part "$1" ;;
 ablations)
   bench micro-nows --models none --elementwise-size 0 --dlc-flag=--warp-specialize=false
   bench micro-notma --models none --elementwise-size 0 --dlc-flag=--tma=false ;;
@@ -221,18 +258,8 @@ overlap)
   bench models-overlap --models mobilenet_v2,resnet50,bert --batches 1 --skip-compile-modes \
     "${models_only[@]}" --min-time 1 --dlc-flag=--overlap-launches ;;
 variants)
-  model=$(onnx_of "$2") || exit 1
-  specs=()
-  for spec in "${@:3}"; do
-    if [[ $spec == *@CAL* ]]; then
-      cal=$(calibration_dir "$2") || exit 1
-      spec=${spec//@CAL/$cal}
-    fi
-    specs+=("$spec")
-  done
-  python3 tools/gpu_variants.py --bin "$bin" --model "$model" --out "$work/variants" \
-    --common=--arch=sm_90a --jobs "$(nproc)" --steps 64 "${specs[@]}" 2>&1 | tee "$out/variants.log"
-  cp "$work/variants/variants.json" "$out/" ;;
+  shift
+  variants_run variants "$@" || exit 1 ;;
 profile)
   model=$(onnx_of "$2") || exit 1
   regex=$3

@@ -96,10 +96,10 @@ struct CompileOptions {
   /// sm_90a: convolutions whose CTAs fit one wave take every pipeline stage
   /// shared memory holds (dlc-tile-gemm-kernels `deepen-stages`).
   bool deepenStages = true;
-  /// sm_80+: GEMMs needing more than one wave of CTAs are sized for this
-  /// many CTAs an SM (dlc-tile-gemm-kernels `ctas-per-sm`; 0, the default
-  /// until measured on a GPU: the cost model's stages).
-  int64_t gemmCtasPerSm = 0;
+  /// GEMMs needing more than one wave of CTAs are sized for this many CTAs
+  /// an SM (dlc-tile-gemm-kernels `min-ctas-per-sm`; 0: the cost model's
+  /// stages). 2 since the H100 run of 2026-11-26 (docs/performance.md).
+  int64_t gemmCtasPerSm = 2;
   /// CUDA form: implicit-GEMM convolutions read their unpadded input
   /// through zero-filling loads; the padded copy's kernel goes.
   bool foldConvPadding = true;
@@ -115,10 +115,11 @@ struct CompileOptions {
   /// freed stage memory and copy 16-byte chunks of rows out (on since the
   /// H100 run of 2026-11-26; docs/performance.md).
   bool stageEpilogue = true;
-  /// CUDA form: GEMM epilogue inputs read at the element (residuals) are
-  /// copied to the freed stage memory in 16-byte chunks first (off until
-  /// measured on a GPU).
-  bool stageEpilogueInputs = false;
+  /// CUDA form: the GEMMs whose epilogue inputs read at the element
+  /// (residuals) are copied to the freed stage memory in 16-byte chunks
+  /// first: none, int8 (the default: a lane would read 2 bytes; 1.04x int8
+  /// resnet50 b32 on an H100, while f16's rows were mixed) or all.
+  std::string stageEpilogueInputs = "int8";
   /// CUDA: the width of the kernels' index arithmetic, 64 or 32 (half the
   /// instructions for addresses; emitPtx keeps 64 for a model with a
   /// buffer of 2^30 elements or more). 64 until measured on a GPU.

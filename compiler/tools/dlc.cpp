@@ -172,9 +172,10 @@ cl::opt<int64_t> gemmCtasPerSm(
     cl::desc("CUDA: tensor-core GEMMs and convolutions whose tiles need more "
              "than one wave of CTAs take fewer pipeline stages until this "
              "many CTAs fit an SM's shared memory, and declare it to ptxas "
-             "(.minnctapersm) so that their registers fit too (0, the "
-             "default until measured: the cost model's stages)"),
-    cl::init(0), cl::cat(category));
+             "(.minnctapersm) so that their registers fit too (default 2: "
+             "1.02-1.05x int8 and f16 resnet50 b32 on an H100; 0: the cost "
+             "model's stages)"),
+    cl::init(2), cl::cat(category));
 cl::opt<bool> foldConvPadding(
     "fold-conv-padding",
     cl::desc("CUDA: tensor-core convolutions read their unpadded input, "
@@ -202,8 +203,10 @@ cl::opt<bool> stageEpilogueInputs(
     cl::desc("CUDA form: tensor-core GEMM epilogue inputs read at the "
              "element (a residual) of the operands' type are copied to the "
              "freed stage memory in 16-byte chunks of rows before the "
-             "epilogue, which reads its pairs there (default off until "
-             "measured)"),
+             "epilogue, which reads its pairs there. Default: int8 GEMMs "
+             "only, where a lane would read 2 bytes (1.04x int8 resnet50 at "
+             "batch 32 on an H100; f16 rows were mixed); "
+             "--stage-epilogue-inputs: every GEMM, =false: none"),
     cl::init(false), cl::cat(category));
 cl::opt<unsigned> kernelIndexBits(
     "kernel-index-bits",
@@ -603,7 +606,8 @@ int run(MLIRContext &context) {
     return 1;
   }
   options.stageEpilogue = stageEpilogue;
-  options.stageEpilogueInputs = stageEpilogueInputs;
+  if (stageEpilogueInputs.getNumOccurrences())
+    options.stageEpilogueInputs = stageEpilogueInputs ? "all" : "none";
   options.gemmTile = gemmTile;
   options.hostCpu = hostCpu;
   if (hostCpu == "native")

@@ -3241,6 +3241,13 @@ struct TileGemmKernelsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (stageEpilogueInputs != "none" && stageEpilogueInputs != "int8" &&
+        stageEpilogueInputs != "all") {
+      module.emitError("dlc-tile-gemm-kernels: stage-epilogue-inputs must be "
+                       "none, int8 or all, not '")
+          << stageEpilogueInputs << "'";
+      return signalPassFailure();
+    }
     if (!tile.empty() && !isTileName(tile)) {
       module.emitError("dlc-tile-gemm-kernels: unknown tile '")
           << tile << "' (expected BMxBN of a tensor-core tile shape, e.g. "
@@ -3359,9 +3366,11 @@ struct TileGemmKernelsPass
     int64_t persistentCtas = 0;
     if (persistent && warpSpecialize && tmaA && tmaB && !split)
       persistentCtas = persistentCtaCount(g, cfg);
+    bool stageInputs = stageEpilogueInputs == "all" ||
+                       (stageEpilogueInputs == "int8" && g.isInt());
     GemmBuilder builder(rewriter, g, cfg, emulate, split, tmaA, tmaB,
                         warpSpecialize, persistentCtas, stageEpilogue,
-                        stageEpilogueInputs);
+                        stageInputs);
     int64_t ctas = builder.build();
     for (linalg::GenericOp e : llvm::reverse(g.epilogue))
       rewriter.eraseOp(e);
