@@ -8,13 +8,14 @@
 #                                # torch.compile modes, and the i32 variant:
 #                                # --kernel-index-bits=32), ~3 min
 #   tools/gpu_bench.sh session [SECONDS]
-#                                # int8, split-text (below), profile-int8
+#                                # int8, split-text, int8-variants (below),
+#                                # profile-int8
 #                                # (ncu of every kernel of resnet50 b32's
 #                                # int8 build, calibrated on one random
 #                                # batch, into the log), first, b32 (with
 #                                # the variants i32, unstaged:
 #                                # --stage-epilogue=false, inputs:
-#                                # --stage-epilogue-inputs), gpt2, micro,
+#                                # --stage-epilogue-inputs), gpt2,
 #                                # profile-b32 (the same ncu of the fp16
 #                                # build) while SECONDS
 #                                # (default 540) last: each part under
@@ -41,6 +42,12 @@
 #                                # launch), against the b1 rows
 # MODEL below is an ONNX file or NAME:BATCH (resnet50:1, bert:8, ...), which
 # is exported as the benchmark exports it (bench_pytorch.py --export).
+#   tools/gpu_bench.sh int8-variants
+#                                # int8 resnet50 b32 with each default
+#                                # schedule option off (--gemm-ctas-per-sm,
+#                                # --gather-split-k, --deepen-stages,
+#                                # int8's --stage-epilogue-inputs) and with
+#                                # --kernel-index-bits=32 (variants, below)
 #   tools/gpu_bench.sh split-text # bert and gpt2 b8 fp16 with
 #                                # --kernel-index-bits=32 and with
 #                                # --stage-epilogue-inputs, each against the
@@ -66,11 +73,11 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 case ${1:-} in
-session | first | b1 | gpt2 | b32 | micro | micro-persistent | profile-b32 | profile-int8 | int8 | split-text | ablations | persistent | nofold | overlap) ;;
+session | first | b1 | gpt2 | b32 | micro | micro-persistent | profile-b32 | profile-int8 | int8 | split-text | int8-variants | ablations | persistent | nofold | overlap) ;;
 variants) [ $# -ge 3 ] || { echo "usage: $0 variants MODEL NAME=FLAGS..." >&2; exit 2; } ;;
 profile) [ $# -ge 3 ] || { echo "usage: $0 profile MODEL.onnx KERNEL_REGEX [dlc flags...]" >&2; exit 2; } ;;
 profile-all) [ $# -ge 2 ] || { echo "usage: $0 profile-all MODEL.onnx [dlc flags...]" >&2; exit 2; } ;;
-*) echo "usage: $0 session [SECONDS]|first|b1|gpt2|b32|micro|micro-persistent|profile-b32|profile-int8|int8|split-text|ablations|persistent|nofold|overlap|variants|profile|profile-all ..." >&2; exit 2 ;;
+*) echo "usage: $0 session [SECONDS]|first|b1|gpt2|b32|micro|micro-persistent|profile-b32|profile-int8|int8|split-text|int8-variants|ablations|persistent|nofold|overlap|variants|profile|profile-all ..." >&2; exit 2 ;;
 esac
 out=${OUT:-$root/gpu-bench-out}
 mkdir -p "$out"
@@ -210,7 +217,8 @@ part() {
                       --dlc-flag=--persistent-gemm ;;
   profile-b32) profile_all resnet50:32 ;;
   profile-int8)
-    local cal
+    local cal run
+    session_timeout profile-int8 60 "${session_log:-/dev/null}" || return 0
     cal=$(calibration_dir resnet50:32) || return 1
     profile_all resnet50:32 --precision=int8 "--calibrate=$cal" ;;
   # Which of --stage-epilogue-inputs and --kernel-index-bits=32 cost BERT
@@ -221,6 +229,13 @@ part() {
       "inputs=$f --stage-epilogue-inputs"
     variants_run split-gpt2 gpt2:8 "fp16=$f" "i32=$f --kernel-index-bits=32" \
       "inputs=$f --stage-epilogue-inputs" ;;
+  # int8 resnet50 b32 against the schedule options that are on by default
+  # (off here), and 32-bit indices: which of them the int8 build needs.
+  int8-variants)
+    local c="--precision=int8 --calibrate=@CAL"
+    variants_run int8-variants resnet50:32 "int8=$c" "ctas1=$c --gemm-ctas-per-sm=0" \
+      "nogather=$c --gather-split-k=false" "nodeep=$c --deepen-stages=false" \
+      "noinputs=$c --stage-epilogue-inputs=false" "i32=$c --kernel-index-bits=32" ;;
   int8) bench int8 --models resnet50 --batches 32 --skip-compile-modes --steps 64 \
           --int8 --int8-variant i32=--kernel-index-bits=32 "${models_only[@]}" ;;
   esac
@@ -235,13 +250,14 @@ session)
   # with three variants 193 s, first 166 s, gpt2 81 s, micro 110 s) and
   # int8 took 197 s in a second; the fourth's variants of resnet50 b32 (8
   # builds) took 111 s. Issue 6 first: int8 (every step's time, the i32
-  # variant), then which option costs BERT and GPT-2 (split-text), the
-  # int8 ncu table, and the rest as time allows.
-  for p in int8 split-text profile-int8 first b32 gpt2 micro profile-b32; do
+  # variant), then which option costs BERT and GPT-2 (split-text), what
+  # the int8 build's schedule options are worth (int8-variants), the int8
+  # ncu table, and the rest as time allows (8 files come back: no micro).
+  for p in int8 split-text int8-variants profile-int8 first b32 gpt2 profile-b32; do
     part "$p"
   done
   echo "=== session done ($((SECONDS))s)" | tee -a "$session_log" ;;
-first | b1 | gpt2 | b32 | micro | micro-persistent | profile-b32 | profile-int8 | int8 | split-text) part "$1" ;;
+first | b1 | gpt2 | b32 | micro | micro-persistent | profile-b32 | profile-int8 | int8 | split-text | int8-variants) part "$1" ;;
 ablations)
   bench micro-nows --models none --elementwise-size 0 --dlc-flag=--warp-specialize=false
   bench micro-notma --models none --elementwise-size 0 --dlc-flag=--tma=false ;;

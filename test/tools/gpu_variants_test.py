@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""tools/gpu_variants.py without a GPU: host builds of a small model, one
+variant that changes the kernels' form (same outputs within rounding), one
+with another precision (its own reference) and one that fails to compile.
+
+    gpu_variants_test.py BIN_DIR
+"""
+import json
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+TOOL = Path(__file__).resolve().parents[2] / "tools" / "gpu_variants.py"
+BIN = None
+
+
+def conv_model(path: Path):
+    w = np.random.default_rng(1).standard_normal((8, 4, 3, 3)).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["c"], ["y"])],
+        "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4, 10, 10])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8, 10, 10])],
+        [numpy_helper.from_array(w, "w")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.save(model, str(path))
+
+
+class GpuVariants(unittest.TestCase):
+    def test_host_variants(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            conv_model(tmp / "m.onnx")
+            p = subprocess.run(
+                [sys.executable, str(TOOL), "--bin", BIN, "--model", str(tmp / "m.onnx"),
+                 "--out", str(tmp / "out"), "--common=--target=cpu", "--jobs", "2",
+                 "--min-time", "0.05", "--device", "cpu", "--host-copies", "--steps", "2",
+                 "base=--precision=fp32", "form=--precision=fp32 --cuda-kernel-form",
+                 "half=--precision=fp16", "bad=--gemm-ctas-per-sm=1"],
+                capture_output=True, text=True)
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)  # `bad` failed
+            r = json.loads((tmp / "out" / "variants.json").read_text())
+            self.assertGreater(r["base"]["p50_ms"], 0)
+            self.assertEqual(r["form"]["ref"], "base")
+            self.assertLess(r["form"]["rel_diff"], 1e-5)
+            self.assertEqual(r["half"]["ref"], "half")  # a precision of its own
+            self.assertEqual(len(r["base"]["top_steps"]), 1)
+            self.assertIn("--gemm-ctas-per-sm must be", r["bad"]["error"])
+            self.assertIn("| form | --target=cpu --precision=fp32 --cuda-kernel-form |",
+                          p.stdout)
+
+    def test_bad_variant_name(self):
+        p = subprocess.run([sys.executable, str(TOOL), "--bin", BIN, "--model", "m.onnx",
+                            "--out", "o", "no-flags"], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("is not NAME=FLAGS", p.stderr)
+
+
+if __name__ == "__main__":
+    BIN = sys.argv.pop(1)
+    unittest.main()
