@@ -46,7 +46,8 @@
 #                                # int8 resnet50 b32 with each default
 #                                # schedule option off (--gemm-ctas-per-sm,
 #                                # --gather-split-k, --deepen-stages,
-#                                # int8's --stage-epilogue-inputs) and with
+#                                # int8's --stage-epilogue-inputs,
+#                                # --stage-epilogue) and with
 #                                # --kernel-index-bits=32 (variants, below)
 #   tools/gpu_bench.sh split-text # bert and gpt2 b8 fp16 with
 #                                # --kernel-index-bits=32 and with
@@ -235,7 +236,8 @@ part() {
     local c="--precision=int8 --calibrate=@CAL"
     variants_run int8-variants resnet50:32 "int8=$c" "ctas1=$c --gemm-ctas-per-sm=0" \
       "nogather=$c --gather-split-k=false" "nodeep=$c --deepen-stages=false" \
-      "noinputs=$c --stage-epilogue-inputs=false" "i32=$c --kernel-index-bits=32" ;;
+      "noinputs=$c --stage-epilogue-inputs=false" "unstaged=$c --stage-epilogue=false" \
+      "i32=$c --kernel-index-bits=32" ;;
   int8) bench int8 --models resnet50 --batches 32 --skip-compile-modes --steps 64 \
           --int8 --int8-variant i32=--kernel-index-bits=32 "${models_only[@]}" ;;
   esac

@@ -1039,7 +1039,8 @@ public:
         tmaA(std::move(tmaA)), tmaB(std::move(tmaB)),
         warpSpecialize(warpSpecialize), persistentCtas(persistentCtas),
         stageEpilogue(stageEpilogue), stageInputs(stageInputs),
-        loc(g.contraction.getLoc()), ix{rewriter, loc} {}
+        loc(g.contraction.getLoc()), ix{rewriter, loc},
+        stagedType(g.elementType) {}
 
   /// Replaces the kernel's ops with the CTA program; returns its work
   /// items: the CTAs (emulated cluster split-K: the clusters).
@@ -1102,6 +1103,14 @@ private:
   /// Elements of one operand in a 32-bit fragment register.
   int64_t perReg() const { return 4 / g.elementBytes(); }
   Value smem;                // the stages, elements of g.elementType
+  /// The dynamic shared memory and the offset of the stages in it (GPU).
+  Value smemRaw, smemShift;
+  /// The element type of the staged outputs (stagedOutputs), and the stage
+  /// memory viewed in it: the operands' type and `smem`, or the outputs'
+  /// own type (an f16 GEMM's int8 output: PTQ's kept first layer quantizes
+  /// for the next one).
+  Type stagedType;
+  Value stageMem;
   Value accMem, fragA, fragB; // emulation: per-thread registers in memory
   Value tileRow0, tileCol0;
   SmallVector<Value> batch;  // batch coordinates of the CTA
@@ -1346,8 +1355,10 @@ private:
   /// fragments (a warp's store there covers 8 rows of 16 bytes, 8 of i8),
   /// then copies out as whole 16-byte chunks of rows. Those of the
   /// operands' element type whose innermost dim is N (the accumulator's
-  /// rows), all fitting in the stages; none for split-K and persistent
-  /// tiles (the stages are not free) or N not a multiple of a chunk.
+  /// rows), or, where there are none, those of one other type of 1 or 2
+  /// bytes (stagedType), all fitting in the stages; none for split-K and
+  /// persistent tiles (the stages are not free) or N not a multiple of a
+  /// chunk.
   SmallVector<Value> stagedOutputs();
   /// With `stage-epilogue-inputs`: the inputs of the pair epilogue it
   /// loads as a pair at the element itself (epiloguePair's preloads) that
@@ -1362,7 +1373,11 @@ private:
   bool pairLoadable(linalg::GenericOp e, OpOperand *operand);
   /// Elements of a staged row: BN plus one chunk, so that the 8 rows of a
   /// warp's fragment stores fall in different banks.
-  int64_t stagedRow() const { return cfg.bn + g.chunkElems(); }
+  int64_t stagedRow() const { return cfg.bn + stagedChunkElems(); }
+  /// Elements of stagedType in 16 bytes.
+  int64_t stagedChunkElems() const {
+    return 16 * 8 / int64_t(stagedType.getIntOrFloatBitWidth());
+  }
   /// Element offset of tile element (row, col) of staged output `i`.
   Value stagedAt(int64_t i, Value row, Value col) {
     return ix.add(ix.add(ix.mul(row, stagedRow()), col),
@@ -1395,12 +1410,12 @@ private:
   /// regions (after `firstRegion` staged outputs), 16 bytes a thread at a
   /// time.
   void copyInputs(ArrayRef<Value> inputs, int64_t firstRegion);
-  /// 16-byte chunks in a BM x BN tile.
-  int64_t tileChunks() const { return cfg.bm * cfg.bn / g.chunkElems(); }
+  /// 16-byte chunks of stagedType in a BM x BN tile.
+  int64_t tileChunks() const { return cfg.bm * cfg.bn / stagedChunkElems(); }
   /// The tile (row, col) of chunk `q` (row-major).
   std::pair<Value, Value> chunkOrigin(Value q) {
-    int64_t perRow = cfg.bn / g.chunkElems();
-    return {ix.div(q, perRow), ix.mul(ix.rem(q, perRow), g.chunkElems())};
+    int64_t ce = stagedChunkElems(), perRow = cfg.bn / ce;
+    return {ix.div(q, perRow), ix.mul(ix.rem(q, perRow), ce)};
   }
   /// For each staged row copy, `body(i, row, col, gr, gc)`: region `i`'s
   /// 16-byte chunk at tile (row, col), global (gr, gc), within M and N.
@@ -2612,7 +2627,7 @@ void GemmBuilder::epilogueElement(Value row, Value col, Value value,
       continue;
     }
     rw.create<memref::StoreOp>(
-        loc, v, smem,
+        loc, v, stageMem,
         ValueRange{stagedAt(it - staged.begin(), ix.sub(row, tileRow0),
                             ix.sub(col, tileCol0))});
   }
@@ -2679,7 +2694,7 @@ void GemmBuilder::epiloguePair(Value row, Value col, Value v0, Value v1,
           loc, VectorType::get({2}, a.second.getType()),
           ValueRange{a.second, b.second});
       rw.create<vector::StoreOp>(
-          loc, pair, smem,
+          loc, pair, stageMem,
           ValueRange{stagedAt(it - staged.begin(), ix.sub(row, tileRow0),
                               ix.sub(col, tileCol0))});
       continue;
@@ -2717,22 +2732,53 @@ Value GemmBuilder::flatView(Value buffer) {
 }
 
 SmallVector<Value> GemmBuilder::stagedOutputs() {
-  if (!stageEpilogue || split || persistent() || g.n % g.chunkElems())
+  stagedType = g.elementType;
+  stageMem = smem;
+  if (!stageEpilogue || split || persistent())
     return {};
-  SmallVector<Value> outputs;
+  // Those of the operands' type; where there are none, those of the first
+  // other type of 1 or 2 bytes, which a lane would store 2 or 4 bytes of a
+  // 32-byte sector at a time (f32 pairs fill theirs: 8 bytes a lane, 4
+  // lanes a sector).
+  SmallVector<Value> same, other;
+  Type otherType;
   auto consider = [&](Value buffer) {
     auto type = cast<MemRefType>(buffer.getType());
-    if (!isKernelLocal(buffer) && type.getElementType() == g.elementType &&
-        isIdentityLayout(buffer) && type.hasStaticShape() &&
-        type.getShape().back() == g.n && !llvm::is_contained(outputs, buffer))
-      outputs.push_back(buffer);
+    Type t = type.getElementType();
+    if (isKernelLocal(buffer) || !isIdentityLayout(buffer) ||
+        !type.hasStaticShape() || type.getShape().back() != g.n ||
+        llvm::is_contained(same, buffer) || llvm::is_contained(other, buffer))
+      return;
+    if (t == g.elementType) {
+      same.push_back(buffer);
+      return;
+    }
+    unsigned bits = t.isIntOrFloat() ? t.getIntOrFloatBitWidth() : 0;
+    if ((bits == 8 || bits == 16) && (!otherType || t == otherType)) {
+      otherType = t;
+      other.push_back(buffer);
+    }
   };
   for (Value buffer : epilogueOutputs())
     consider(buffer);
-  int64_t bytes =
-      int64_t(outputs.size()) * cfg.bm * stagedRow() * g.elementBytes();
-  if (bytes > stagesBytes())
+  SmallVector<Value> outputs = same.empty() ? other : same;
+  if (outputs.empty())
     return {};
+  stagedType = same.empty() ? otherType : g.elementType;
+  int64_t bytes = int64_t(outputs.size()) * cfg.bm * stagedRow() *
+                  stagedType.getIntOrFloatBitWidth() / 8;
+  if (g.n % stagedChunkElems() || bytes > stagesBytes()) {
+    stagedType = g.elementType;
+    return {};
+  }
+  if (stagedType != g.elementType) {
+    int64_t elems = stagesBytes() * 8 / stagedType.getIntOrFloatBitWidth();
+    stageMem = emulate
+                   ? rw.create<memref::AllocaOp>(
+                           loc, MemRefType::get({elems}, stagedType))
+                         .getResult()
+                   : sharedView(rw, loc, smemRaw, smemShift, elems, stagedType);
+  }
   return outputs;
 }
 
@@ -2740,7 +2786,9 @@ SmallVector<Value> GemmBuilder::stagedOutputs() {
 constexpr int64_t kStagedInputRegisters = 96;
 
 SmallVector<Value> GemmBuilder::stagedInputs(ArrayRef<Value> staged) {
-  if (!stageInputs || split || persistent() || g.n % g.chunkElems())
+  // Their regions follow the staged outputs' rows of the operands' type.
+  if (!stageInputs || split || persistent() || g.n % g.chunkElems() ||
+      stagedType != g.elementType)
     return {};
   SmallVector<Value> inputs;
   auto consider = [&](linalg::GenericOp e) {
@@ -2844,14 +2892,15 @@ void GemmBuilder::consumersBarrier() {
 }
 
 void GemmBuilder::copyStaged(ArrayRef<Value> staged) {
-  auto vecType = VectorType::get({g.chunkElems()}, g.elementType);
+  int64_t ce = stagedChunkElems();
+  auto vecType = VectorType::get({ce}, stagedType);
   forEachStagedChunk(
       staged.size(), [&](int64_t i, Value row, Value col, Value gr, Value gc) {
-        Value v = rw.create<vector::LoadOp>(loc, vecType, smem,
+        Value v = rw.create<vector::LoadOp>(loc, vecType, stageMem,
                                             ValueRange{stagedAt(i, row, col)});
         rw.create<vector::StoreOp>(
             loc, v, flatView(staged[i]),
-            ValueRange{accLinearIndex(staged[i], gr, gc, g.chunkElems())});
+            ValueRange{accLinearIndex(staged[i], gr, gc, ce)});
       });
 }
 
@@ -2966,6 +3015,7 @@ int64_t GemmBuilder::build() {
   } else {
     Value raw = dynamicSharedMemory(rw, loc);
     Value shift = ix.c(0);
+    smemRaw = raw;
     if (cfg.wgmma()) {
       // The stages start at the next 1024-byte boundary (the 128-byte
       // swizzle repeats every 8 rows of 128 bytes, on address bits).
@@ -2977,6 +3027,7 @@ int64_t GemmBuilder::build() {
       smemAddr = ix.add(addr, shift);
     }
     smem = sharedView(rw, loc, raw, shift, smemElems, e);
+    smemShift = shift;
   }
   scf::ForOp rankLoop;
   if (clusterSplit() && emulate) {

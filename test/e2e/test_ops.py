@@ -713,6 +713,24 @@ def tensor_core_cases(t):
                 "one": np.array(1.0, np.float32), "half_": np.array(0.5, np.float32),
                 "w2": t.rand(384, 192, lo=-0.1, hi=0.1)},
         flags=(*half, *sm90a, "--sm-count=4"), extra=form, rtol=1e-2, atol=1e-2)
+    # An f16 convolution whose epilogue quantizes to int8 for an int8
+    # MaxPool, as post-training int8 keeps resnet50's stem: the int8 output
+    # is staged in the stage memory viewed as i8 and copied out in 16-byte
+    # chunks of 16 elements (7 tiles of 128 rows, the last partial).
+    # Eighths, sixteenths and a power-of-two scale keep every sum exact in
+    # f16 x f16 -> f32, so the quantized values are ONNX Runtime's.
+    for arch, name in ((sm90a, "sm90a"), (("--arch=sm_80",), "sm80")):
+        t.add(f"staged_int8_output_fp16_conv_{name}", [
+            helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+            helper.make_node("Relu", ["c"], ["r"]),
+            helper.make_node("QuantizeLinear", ["r", "s", "z"], ["q"]),
+            helper.make_node("MaxPool", ["q"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+            helper.make_node("DequantizeLinear", ["p", "s", "z"], ["y"])],
+            {"x": (t.rng.integers(-8, 9, size=(2, 16, 20, 20)) / 8).astype(F32)},
+            consts={"w": (t.rng.integers(-8, 9, size=(64, 16, 3, 3)) / 16).astype(F32),
+                    "b": (t.rng.integers(-8, 9, size=64) / 64).astype(F32),
+                    "s": np.array(1 / 32, F32), "z": np.array(-100, np.int8)},
+            flags=(*half, *arch), extra=form, rtol=0, atol=1e-6)
     # BERT's Q, K and V projections: GEMMs of one launch shape on the same
     # input, merged into one launch (dlc-merge-launches): CTAs [0, 36) run
     # Q's 12 clusters of 3, the next 12 the 4 of a narrower K (N = 256), the
