@@ -407,6 +407,11 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
            "then asks ptxas for that many (.minnctapersm) so that their "
            "registers fit too (0: the stages of the cost model, registers "
            "as ptxas allots them)">,
+    Option<"shortKTiles", "short-k-tiles", "bool", /*default=*/"false",
+           "With wgmma, a GEMM whose K is 64 bytes or less (int8 K <= 64) "
+           "takes k-tiles of 64 bytes with the 64-byte swizzle instead of "
+           "128 bytes, half of them zeros: TMA can load its operands (a box "
+           "may not be larger than its tensor)">,
     Option<"foldPadding", "fold-padding", "bool", /*default=*/"true",
            "Convolutions read their input through zero-filling im2col "
            "loads instead of the zero-padded copy (a dlc.padding kernel) "

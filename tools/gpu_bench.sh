@@ -48,7 +48,8 @@
 #                                # --gather-split-k, --deepen-stages,
 #                                # int8's --stage-epilogue-inputs,
 #                                # --stage-epilogue) and with
-#                                # --kernel-index-bits=32 (variants, below)
+#                                # --kernel-index-bits=32, --short-k-tiles
+#                                # (variants, below)
 #   tools/gpu_bench.sh split-text # bert and gpt2 b8 fp16 with
 #                                # --kernel-index-bits=32 and with
 #                                # --stage-epilogue-inputs, each against the
@@ -237,7 +238,7 @@ part() {
     variants_run int8-variants resnet50:32 "int8=$c" "ctas1=$c --gemm-ctas-per-sm=0" \
       "nogather=$c --gather-split-k=false" "nodeep=$c --deepen-stages=false" \
       "noinputs=$c --stage-epilogue-inputs=false" "unstaged=$c --stage-epilogue=false" \
-      "i32=$c --kernel-index-bits=32" ;;
+      "i32=$c --kernel-index-bits=32" "shortk=$c --short-k-tiles" ;;
   int8) bench int8 --models resnet50 --batches 32 --skip-compile-modes --steps 64 \
           --int8 --int8-variant i32=--kernel-index-bits=32 "${models_only[@]}" ;;
   esac

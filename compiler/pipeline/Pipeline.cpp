@@ -131,6 +131,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     gemm.gatherSplitK = gemm.clusterSplitK && options.gatherSplitK;
     gemm.deepenStages = gemm.wgmma && options.deepenStages;
     gemm.minCtasPerSm = options.gemmCtasPerSm;
+    gemm.shortKTiles = gemm.wgmma && options.shortKTiles;
     gemm.foldPadding = options.foldConvPadding;
     gemm.stageEpilogue = options.stageEpilogue;
     gemm.stageEpilogueInputs = options.stageEpilogueInputs;

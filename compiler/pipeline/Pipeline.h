@@ -100,6 +100,10 @@ struct CompileOptions {
   /// an SM (dlc-tile-gemm-kernels `min-ctas-per-sm`; 0: the cost model's
   /// stages). 2 since the H100 run of 2026-11-26 (docs/performance.md).
   int64_t gemmCtasPerSm = 2;
+  /// sm_90a: GEMMs whose K is 64 bytes or less take 64-byte k-tiles (the
+  /// 64-byte swizzle), which TMA loads (dlc-tile-gemm-kernels
+  /// `short-k-tiles`; off until measured on a GPU).
+  bool shortKTiles = false;
   /// CUDA form: implicit-GEMM convolutions read their unpadded input
   /// through zero-filling loads; the padded copy's kernel goes.
   bool foldConvPadding = true;

@@ -176,6 +176,13 @@ cl::opt<int64_t> gemmCtasPerSm(
              "1.02-1.05x int8 and f16 resnet50 b32 on an H100; 0: the cost "
              "model's stages)"),
     cl::init(2), cl::cat(category));
+cl::opt<bool> shortKTiles(
+    "short-k-tiles",
+    cl::desc("sm_90a: wgmma GEMMs and convolutions whose K is 64 bytes or "
+             "less (int8 K <= 64: convolutions over 64 channels) take 64-byte "
+             "k-tiles with the 64-byte swizzle, so that TMA loads their "
+             "operands instead of cp.async (default off until measured)"),
+    cl::init(false), cl::cat(category));
 cl::opt<bool> foldConvPadding(
     "fold-conv-padding",
     cl::desc("CUDA: tensor-core convolutions read their unpadded input, "
@@ -626,6 +633,7 @@ int run(MLIRContext &context) {
   options.gatherSplitK = gatherSplitK;
   options.deepenStages = deepenStages;
   options.gemmCtasPerSm = gemmCtasPerSm;
+  options.shortKTiles = shortKTiles;
   options.foldConvPadding = foldConvPadding;
   options.mergeLaunches = mergeLaunches;
   if (overlapLaunches && options.target != dlc::Target::Cuda) {

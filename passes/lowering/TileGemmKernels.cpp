@@ -866,9 +866,17 @@ bool isTileName(StringRef name) {
 }
 
 /// Tile shape `c` for `g`'s operands: a k-tile of 128 bytes (wgmma) or 64
-/// (mma.sync) of k, and no more stages than K fills.
-TileConfig forOperands(TileConfig c, const GemmKernel &g, bool wgmma) {
-  c.bk = (wgmma ? 128 : 64) / g.elementBytes();
+/// (mma.sync) of k, and no more stages than K fills. With `shortK`, a wgmma
+/// GEMM whose K is 64 bytes or less (int8 K <= 64: resnet50's convolutions
+/// over 64 channels) takes a k-tile of 64 bytes, rows with the 64-byte
+/// swizzle, which TMA can load (a box of 128 bytes would be larger than
+/// the tensor) and which multiplies no zeros past K.
+TileConfig forOperands(TileConfig c, const GemmKernel &g, bool wgmma,
+                       bool shortK = false) {
+  int64_t eb = g.elementBytes();
+  c.bk = (wgmma ? 128 : 64) / eb;
+  if (wgmma && shortK && g.k * eb <= 64)
+    c.bk = 64 / eb;
   // The prologue puts stages - 1 (mma.sync) or stages - 2 (wgmma, one
   // slot still read by the wgmma in flight) k-tiles in flight: with more
   // stages than the k-tiles need for all of them to be in flight at once,
@@ -884,13 +892,13 @@ TileConfig forOperands(TileConfig c, const GemmKernel &g, bool wgmma) {
 /// (estimateCycles), the larger on a tie; `forced` (BMxBN) instead where
 /// the path has that shape.
 TileConfig chooseConfig(const GemmKernel &g, int64_t smCount, bool wgmma,
-                        StringRef forced) {
+                        StringRef forced, bool shortK) {
   ArrayRef<TileConfig> configs =
       wgmma ? ArrayRef<TileConfig>(kWgmmaConfigs) : ArrayRef<TileConfig>(kConfigs);
   TileConfig chosen = configs.front();
   double best = std::numeric_limits<double>::infinity();
   for (TileConfig c : configs) {
-    c = forOperands(c, g, wgmma);
+    c = forOperands(c, g, wgmma, shortK);
     double cycles = tileName(c) == forced ? -1 : estimateCycles(g, c, smCount);
     if (cycles < best) {
       best = cycles;
@@ -1100,6 +1108,8 @@ private:
   Type f32() { return rw.getF32Type(); }
   /// mma k-steps per k-tile: 32 bytes of k each (k16 f16/bf16, k32 i8).
   int64_t kSteps() const { return cfg.bk / (2 * g.chunkElems()); }
+  /// Bytes of a k-tile row: with wgmma the swizzle span, 128 or 64.
+  int64_t rowBytes() const { return cfg.bk * g.elementBytes(); }
   /// Elements of one operand in a 32-bit fragment register.
   int64_t perReg() const { return 4 / g.elementBytes(); }
   Value smem;                // the stages, elements of g.elementType
@@ -1885,12 +1895,12 @@ Value GemmBuilder::wgmmaDescriptor(Value addr) {
   Value a = rw.create<arith::IndexCastUIOp>(loc, i64, addr);
   // Bits 0-13: address >> 4; 16-29: leading byte offset >> 4 (unused when
   // the k extent lies within the swizzled row; 1 by convention); 32-45:
-  // stride byte offset >> 4 (between 8-row groups); 62-63: swizzle mode,
-  // 1 = 128 bytes.
+  // stride byte offset >> 4 (between 8-row groups: 8 rows of 128 or 64
+  // bytes); 62-63: swizzle mode, 1 = 128 bytes, 2 = 64.
   Value start = rw.create<arith::ShRUIOp>(
       loc, rw.create<arith::AndIOp>(loc, a, c(0x3FFFF)), c(4));
-  int64_t fixed = (int64_t(1) << 16) | (int64_t(1024 >> 4) << 32) |
-                  (int64_t(1) << 62);
+  int64_t fixed = (int64_t(1) << 16) | (int64_t(8 * rowBytes() >> 4) << 32) |
+                  (int64_t(rowBytes() == 128 ? 1 : 2) << 62);
   return rw.create<arith::OrIOp>(loc, start, c(fixed));
 }
 
@@ -1906,13 +1916,20 @@ Value GemmBuilder::wgmmaElement(Value desc, Value row, Value kByte) {
         loc, rw.getIndexType(), rw.create<arith::ShLIOp>(loc, f, c(4)));
   };
   Value stride = field(32);
+  // The swizzle mode (bits 62-63): 1, rows of 128 bytes, address bits 4-6
+  // ^= bits 7-9; 2, rows of 64 bytes, bits 4-5 ^= bits 7-8.
+  Value mode = rw.create<arith::IndexCastUIOp>(
+      loc, rw.getIndexType(), rw.create<arith::ShRUIOp>(loc, desc, c(62)));
+  Value wide =
+      rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, mode, ix.c(1));
+  Value rowBytes = ix.select(wide, ix.c(128), ix.c(64));
+  Value period = ix.select(wide, ix.c(8), ix.c(4));
   Value addr = ix.add(
-      ix.add(field(0),
-             rw.create<arith::MulIOp>(loc, ix.div(row, 8), stride)),
-      ix.add(ix.mul(ix.rem(row, 8), 128), kByte));
-  // 128-byte swizzle: address bits 4-6 ^= bits 7-9.
-  Value swizzled =
-      ix.xori(addr, ix.mul(ix.rem(ix.div(addr, 128), 8), 16));
+      ix.add(field(0), rw.create<arith::MulIOp>(loc, ix.div(row, 8), stride)),
+      ix.add(rw.create<arith::MulIOp>(loc, ix.rem(row, 8), rowBytes), kByte));
+  Value swizzled = ix.xori(
+      addr,
+      ix.mul(rw.create<arith::RemUIOp>(loc, ix.div(addr, 128), period), 16));
   return ix.div(swizzled, g.elementBytes());
 }
 
@@ -2503,8 +2520,11 @@ void GemmBuilder::tmaCopyEmulated(bool isA, const TmaOperand &op, Value slot,
       Value sr = ix.minu(gr, ix.c(rows - 1)), sc = ix.minu(gc, ix.c(g.k - 1));
       Value v = loadOrZero(isA ? g.a : g.b,
                            isA ? aIndices(sr, sc) : bIndices(sr, sc), valid);
-      Value byte = ix.add(ix.mul(r, 128), ix.mul(c, eb));
-      Value swizzled = ix.xori(byte, ix.mul(ix.rem(ix.div(byte, 128), 8), 16));
+      // The box's rows of rowBytes() with that swizzle: bits 4-6 ^= 7-9
+      // (128), bits 4-5 ^= 7-8 (64).
+      Value byte = ix.add(ix.mul(r, rowBytes()), ix.mul(c, eb));
+      Value swizzled =
+          ix.xori(byte, ix.mul(ix.rem(ix.div(byte, 128), rowBytes() / 16), 16));
       rw.create<memref::StoreOp>(
           loc, v, smem, ValueRange{ix.add(base, ix.div(swizzled, eb))});
     });
@@ -3321,7 +3341,7 @@ struct TileGemmKernelsPass
       // [K, N] B would need its MN-major layouts); TF32 keeps mma.sync,
       // whose operands are rounded (cvt.rna) on the way to the registers.
       bool useWgmma = wgmma && g->bTransposed && !g->isTf32();
-      TileConfig cfg = chooseConfig(*g, smCount, useWgmma, tile);
+      TileConfig cfg = chooseConfig(*g, smCount, useWgmma, tile, shortKTiles);
       std::optional<SplitK> split = chooseSplitK(*g, cfg, smCount);
       if (!split && gatherSplitK && clusterSplitK && useWgmma && tile.empty())
         if (auto plan = chooseGatherSplit(*g, cfg, smCount)) {
@@ -3528,7 +3548,8 @@ struct TileGemmKernelsPass
         b.getDictionaryAttr(
             {b.getNamedAttr("dims", b.getDenseI64ArrayAttr(dims)),
              b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
-             b.getNamedAttr("swizzle", b.getI64IntegerAttr(128))}));
+             b.getNamedAttr("swizzle",
+                            b.getI64IntegerAttr(cfg.bk * g.elementBytes()))}));
     op.map = g.appendArgument(type, b.getDictionaryAttr({map}), arg.getLoc(),
                               [&](size_t, func::CallOp call) {
                                 return call.getOperand(arg.getArgNumber());
@@ -3633,7 +3654,7 @@ struct TileGemmKernelsPass
     double best = estimateCycles(g, chosen, smCount, 1, true);
     std::optional<std::pair<TileConfig, SplitK>> plan;
     for (TileConfig c : kWgmmaConfigs) {
-      c = forOperands(c, g, /*wgmma=*/true);
+      c = forOperands(c, g, /*wgmma=*/true, shortKTiles);
       if (!GemmBuilder::accumulatorsFitStages(g, c))
         continue;
       int64_t kTiles = llvm::divideCeil(g.k, c.bk);

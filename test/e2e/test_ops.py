@@ -713,6 +713,28 @@ def tensor_core_cases(t):
                 "one": np.array(1.0, np.float32), "half_": np.array(0.5, np.float32),
                 "w2": t.rand(384, 192, lo=-0.1, hi=0.1)},
         flags=(*half, *sm90a, "--sm-count=4"), extra=form, rtol=1e-2, atol=1e-2)
+    # --short-k-tiles: K of 64 bytes or less in k-tiles of 64 bytes, rows
+    # with the 64-byte swizzle (wgmma descriptor mode 2, TMA SWIZZLE_64B).
+    # int8 K = 64 on TMA (A the activation, B the [N, K] weight; M and N
+    # tails); K = 48 (short of the 64-byte box: cp.async, the last chunk
+    # zero-filled); an int8 1x1 convolution over 64 channels (A on TMA); a
+    # 3x1 one over 16 (K = 48, gathered); f16 K = 32.
+    short_k = (*sm90a, "--short-k-tiles")
+    t.op("short_k_int8_tma", "MatMulInteger", {"x": ints(np.uint8, 3, 100, 64)},
+         {"w": ints(np.int8, 64, 136), "xz": np.array(97, np.uint8)},
+         flags=short_k, extra=form)
+    t.op("short_k_int8_cp_async", "MatMulInteger", {"x": ints(np.uint8, 2, 72, 48)},
+         {"w": ints(np.int8, 48, 72), "xz": np.array(131, np.uint8)},
+         flags=short_k, extra=form)
+    add_qdq_conv(t, r, "short_k_conv_int8_pointwise", (2, 64, 10, 9), (96, 64, 1, 1),
+                 xz=-37, ys=0.03, yz=4, conv_attrs={}, flags=short_k, extra=form,
+                 rtol=0, atol=0.0301)
+    add_qdq_conv(t, r, "short_k_conv_int8_gather", (1, 16, 12, 10), (64, 16, 3, 1),
+                 xz=-37, ys=0.03, yz=4, conv_attrs=dict(pads=[1, 0, 1, 0]),
+                 flags=short_k, extra=form, rtol=0, atol=0.0301)
+    t.op("short_k_matmul_fp16", "Gemm", {"x": t.rand(200, 32)},
+         {"w": t.rand(144, 32, lo=-1, hi=1)}, attrs=dict(transB=1),
+         flags=(*half, *short_k), extra=form, rtol=1e-2, atol=1e-2)
     # An f16 convolution whose epilogue quantizes to int8 for an int8
     # MaxPool, as post-training int8 keeps resnet50's stem: the int8 output
     # is staged in the stage memory viewed as i8 and copied out in 16-byte
