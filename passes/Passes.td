@@ -401,12 +401,12 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
            "the producer warp loads the next tile while the consumers run "
            "the epilogue">,
     Option<"minCtasPerSm", "min-ctas-per-sm", "int64_t", /*default=*/"0",
-           "With 2 or more: a GEMM whose tiles need more than one wave of "
-           "CTAs (one an SM) drops pipeline stages, to 3 (wgmma) or 2 at "
-           "least, until this many CTAs' shared memory fits an SM, and "
-           "then asks ptxas for that many (.minnctapersm) so that their "
-           "registers fit too (0: the stages of the cost model, registers "
-           "as ptxas allots them)">,
+           "With 2 or more: a wgmma GEMM whose tiles need more than one "
+           "wave of CTAs (one an SM) drops pipeline stages, to 3 at least, "
+           "until this many CTAs' shared memory fits an SM (an H100's 228 "
+           "KiB), and then asks ptxas for that many (.minnctapersm) so that "
+           "their registers fit too (0: the stages of the cost model, "
+           "registers as ptxas allots them)">,
     Option<"shortKTiles", "short-k-tiles", "bool", /*default=*/"false",
            "With wgmma, a GEMM whose K is 64 bytes or less (int8 K <= 64) "
            "takes k-tiles of 64 bytes with the 64-byte swizzle instead of "

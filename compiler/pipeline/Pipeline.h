@@ -96,9 +96,10 @@ struct CompileOptions {
   /// sm_90a: convolutions whose CTAs fit one wave take every pipeline stage
   /// shared memory holds (dlc-tile-gemm-kernels `deepen-stages`).
   bool deepenStages = true;
-  /// GEMMs needing more than one wave of CTAs are sized for this many CTAs
-  /// an SM (dlc-tile-gemm-kernels `min-ctas-per-sm`; 0: the cost model's
-  /// stages). 2 since the H100 run of 2026-11-26 (docs/performance.md).
+  /// sm_90a: wgmma GEMMs needing more than one wave of CTAs are sized for
+  /// this many CTAs an SM (dlc-tile-gemm-kernels `min-ctas-per-sm`; 0: the
+  /// cost model's stages). 2 since the H100 run of 2026-11-26
+  /// (docs/performance.md).
   int64_t gemmCtasPerSm = 2;
   /// sm_90a: GEMMs whose K is 64 bytes or less take 64-byte k-tiles (the
   /// 64-byte swizzle), which TMA loads (dlc-tile-gemm-kernels

@@ -169,7 +169,7 @@ cl::opt<bool> deepenStages(
     cl::init(true), cl::cat(category));
 cl::opt<int64_t> gemmCtasPerSm(
     "gemm-ctas-per-sm",
-    cl::desc("CUDA: tensor-core GEMMs and convolutions whose tiles need more "
+    cl::desc("sm_90a: wgmma GEMMs and convolutions whose tiles need more "
              "than one wave of CTAs take fewer pipeline stages until this "
              "many CTAs fit an SM's shared memory, and declare it to ptxas "
              "(.minnctapersm) so that their registers fit too (default 2: "

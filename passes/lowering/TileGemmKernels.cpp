@@ -3597,18 +3597,18 @@ struct TileGemmKernelsPass
     return c;
   }
 
-  /// With `minCtasPerSm` (2 or more) and `g`'s tiles more than one wave of
-  /// CTAs, one an SM: drops stages of `c`, down to the fewest its pipeline
-  /// runs with (3 with wgmma, one k-tile in flight beside the one its
-  /// wgmma reads; 2 with mma.sync), until `minCtasPerSm` CTAs' shared memory
-  /// fits an SM's 228 KiB (1 KiB of it reserved per CTA); returns whether
-  /// it fits, `c` unchanged if not. Short-K GEMMs are latency-bound: int8
-  /// resnet50 b32's 1x1 convolutions over 128 channels are one k-tile,
-  /// loaded, multiplied and written by one CTA an SM while the SM's other
-  /// half of shared memory (3 stages of 32 KiB) sat idle for want of
+  /// With `minCtasPerSm` (2 or more), wgmma tiles `c` and `g`'s tiles more
+  /// than one wave of CTAs, one an SM: drops stages of `c`, down to 3 (one
+  /// k-tile in flight beside the one its wgmma reads), until `minCtasPerSm`
+  /// CTAs' shared memory fits an SM's 228 KiB (1 KiB of it reserved per
+  /// CTA); returns whether it fits, `c` unchanged if not. wgmma (sm_90a)
+  /// only: the 228 KiB are an H100's, an A100 has 164. Short-K GEMMs are
+  /// latency-bound: int8 resnet50 b32's 1x1 convolutions over 128 channels are
+  /// one k-tile, loaded, multiplied and written by one CTA an SM while the SM's
+  /// other half of shared memory (3 stages of 32 KiB) sat idle for want of
   /// registers (122 a thread of 288).
   bool sharesSms(const GemmKernel &g, TileConfig &c) const {
-    if (minCtasPerSm < 2 || gridTiles(g, c) <= smCount)
+    if (minCtasPerSm < 2 || !c.wgmma() || gridTiles(g, c) <= smCount)
       return false;
     auto fits = [&](const TileConfig &t) {
       int64_t bytes = GemmBuilder::stagesBytes(g, t) + (t.wgmma() ? 1024 : 0) +
@@ -3616,8 +3616,7 @@ struct TileGemmKernelsPass
       return minCtasPerSm * (bytes + 1024) <= kSmSharedBytes;
     };
     TileConfig t = c;
-    int64_t fewest = t.wgmma() ? 3 : 2;
-    while (!fits(t) && t.stages > fewest)
+    while (!fits(t) && t.stages > 3)
       --t.stages;
     if (!fits(t))
       return false;
