@@ -191,7 +191,7 @@ variants_run() {
   model=$(onnx_of "$name") || return 1
   for spec in "$@"; do
     if [[ $spec == *@CAL* ]]; then
-      cal=$(calibration_dir "$name") || return 1
+      [ -n "$cal" ] || cal=$(calibration_dir "$name") || return 1
       spec=${spec//@CAL/$cal}
     fi
     specs+=("$spec")

@@ -51,10 +51,9 @@ Value f32Constant(NodeContext &n, ArrayRef<int64_t> shape,
 std::optional<SmallVector<float>> scaleValues(Value v) {
   if (std::optional<SmallVector<float>> f32 = constFloats(v))
     return f32;
-  Attribute a;
-  if (!v || !matchPattern(v, m_Constant(&a)))
-    return std::nullopt;
-  auto dense = dyn_cast<DenseFPElementsAttr>(a);
+  auto constant = constantTensor(v);
+  auto dense =
+      constant ? dyn_cast<DenseFPElementsAttr>(constant->first) : nullptr;
   if (!dense ||
       !(dense.getElementType().isF16() || dense.getElementType().isBF16()))
     return std::nullopt;

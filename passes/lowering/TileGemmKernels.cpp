@@ -754,8 +754,11 @@ constexpr double kFillCycles = 1500;
 /// slots per element (convert, bias, activation, store) over 4 schedulers
 /// at an IPC of ~1/2 (two warps each hide little latency).
 constexpr double kEpilogueCyclesPerElement = 1.0 / 8;
-/// Shared memory and registers an SM gives its CTAs.
+/// Shared memory and registers an SM gives its CTAs: a CTA takes 227 KiB
+/// at most of an SM's 228 (kSmSharedBytes), 1 KiB of which each CTA
+/// reserves.
 constexpr int64_t kSmemBytes = 227 * 1024, kRegisters = 65536;
+constexpr int64_t kSmSharedBytes = 228 * 1024;
 /// A k-tile's turnaround in a CTA whose A operand is gathered by cp.async
 /// (an im2col window): issuing the gather, the barrier, waiting for the
 /// data, seen by one CTA with `lookahead` k-tiles in flight. From the H100
@@ -3613,7 +3616,7 @@ struct TileGemmKernelsPass
     auto fits = [&](const TileConfig &t) {
       int64_t bytes = GemmBuilder::stagesBytes(g, t) + (t.wgmma() ? 1024 : 0) +
                       t.stages * 16;
-      return minCtasPerSm * (bytes + 1024) <= kSmSharedBytes;
+      return minCtasPerSm * (bytes + 1024) <= cost::kSmSharedBytes;
     };
     TileConfig t = c;
     while (!fits(t) && t.stages > 3)
@@ -3623,8 +3626,6 @@ struct TileGemmKernelsPass
     c = t;
     return true;
   }
-  /// An H100's shared memory per SM, of which a CTA may take 227 KiB.
-  static constexpr int64_t kSmSharedBytes = 228 * 1024;
 
   /// Whether `g` gathers its A operand with cp.async (an im2col window
   /// other than the input itself), where TMA cannot load it.

@@ -7,7 +7,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
-#include "mlir/IR/Matchers.h"
 
 #include <algorithm>
 #include <cmath>
@@ -19,13 +18,10 @@ using namespace mlir::dlc;
 namespace {
 /// Whether `v` is a constant f32 tensor (without reading its values).
 bool isF32Constant(Value v) {
-  Attribute a;
-  if (!v || !matchPattern(v, m_Constant(&a)))
+  auto constant = constantTensor(v);
+  if (!constant || !constant->second.getElementType().isF32())
     return false;
-  auto typed = dyn_cast<TypedAttr>(a);
-  auto type = typed ? dyn_cast<RankedTensorType>(typed.getType()) : nullptr;
-  if (!type || !type.getElementType().isF32())
-    return false;
+  auto [a, type] = *constant;
   if (isa<DenseFPElementsAttr>(a))
     return true;
   // A blob of the wrong size (or an elided one) is not a usable weight.
