@@ -412,6 +412,15 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
            "takes k-tiles of 64 bytes with the 64-byte swizzle instead of "
            "128 bytes, half of them zeros: TMA can load its operands (a box "
            "may not be larger than its tensor)">,
+    Option<"gatherProducerWarps", "gather-producer-warps", "int64_t",
+           /*default=*/"0",
+           "With warp-specialize: a wgmma GEMM whose A operand is gathered "
+           "by cp.async (an im2col window) and whose B loads by TMA gets "
+           "this many producer warps (1, 2 or 4) after its warpgroups: they "
+           "gather A's k-tiles and issue B's, stages ahead, and complete "
+           "each slot's full mbarrier (cp.async.mbarrier.arrive); the "
+           "warpgroups release slots through the empty mbarriers (0: the "
+           "warpgroups gather, with a CTA barrier a k-tile)">,
     Option<"foldPadding", "fold-padding", "bool", /*default=*/"true",
            "Convolutions read their input through zero-filling im2col "
            "loads instead of the zero-padded copy (a dlc.padding kernel) "

@@ -8,16 +8,14 @@
 #                                # torch.compile modes, and the i32 variant:
 #                                # --kernel-index-bits=32), ~3 min
 #   tools/gpu_bench.sh session [SECONDS]
-#                                # int8, split-text, int8-variants (below),
-#                                # profile-int8
+#                                # gather-producers, int8-variants,
+#                                # split-text (below), int8, profile-int8
 #                                # (ncu of every kernel of resnet50 b32's
 #                                # int8 build, calibrated on one random
 #                                # batch, into the log), first, b32 (with
 #                                # the variants i32, unstaged:
 #                                # --stage-epilogue=false, inputs:
-#                                # --stage-epilogue-inputs), gpt2,
-#                                # profile-b32 (the same ncu of the fp16
-#                                # build) while SECONDS
+#                                # --stage-epilogue-inputs) while SECONDS
 #                                # (default 540) last: each part under
 #                                # `timeout` of the time left, one log
 #                                # (session.log) so that the JSONs and it stay
@@ -50,6 +48,12 @@
 #                                # --stage-epilogue) and with
 #                                # --kernel-index-bits=32, --short-k-tiles
 #                                # (variants, below)
+#   tools/gpu_bench.sh gather-producers
+#                                # int8 and fp16 resnet50 b32 with 1, 2 and
+#                                # 4 --gather-producer-warps (and with
+#                                # --gemm-ctas-per-sm=0, --gather-split-k=false,
+#                                # --short-k-tiles beside 2) against the
+#                                # defaults (variants, below)
 #   tools/gpu_bench.sh split-text # bert and gpt2 b8 fp16 with
 #                                # --kernel-index-bits=32 and with
 #                                # --stage-epilogue-inputs, each against the
@@ -75,11 +79,11 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 case ${1:-} in
-session | first | b1 | gpt2 | b32 | micro | micro-persistent | profile-b32 | profile-int8 | int8 | split-text | int8-variants | ablations | persistent | nofold | overlap) ;;
+session | first | b1 | gpt2 | b32 | micro | micro-persistent | profile-b32 | profile-int8 | int8 | split-text | int8-variants | gather-producers | ablations | persistent | nofold | overlap) ;;
 variants) [ $# -ge 3 ] || { echo "usage: $0 variants MODEL NAME=FLAGS..." >&2; exit 2; } ;;
 profile) [ $# -ge 3 ] || { echo "usage: $0 profile MODEL.onnx KERNEL_REGEX [dlc flags...]" >&2; exit 2; } ;;
 profile-all) [ $# -ge 2 ] || { echo "usage: $0 profile-all MODEL.onnx [dlc flags...]" >&2; exit 2; } ;;
-*) echo "usage: $0 session [SECONDS]|first|b1|gpt2|b32|micro|micro-persistent|profile-b32|profile-int8|int8|split-text|int8-variants|ablations|persistent|nofold|overlap|variants|profile|profile-all ..." >&2; exit 2 ;;
+*) echo "usage: $0 session [SECONDS]|first|b1|gpt2|b32|micro|micro-persistent|profile-b32|profile-int8|int8|split-text|int8-variants|gather-producers|ablations|persistent|nofold|overlap|variants|profile|profile-all ..." >&2; exit 2 ;;
 esac
 out=${OUT:-$root/gpu-bench-out}
 mkdir -p "$out"
@@ -239,6 +243,18 @@ part() {
       "nogather=$c --gather-split-k=false" "nodeep=$c --deepen-stages=false" \
       "noinputs=$c --stage-epilogue-inputs=false" "unstaged=$c --stage-epilogue=false" \
       "i32=$c --kernel-index-bits=32" "shortk=$c --short-k-tiles" ;;
+  # --gather-producer-warps (off until this measures it): producer warps
+  # gathering the 3x3 convolutions' im2col operand, int8 and fp16
+  # resnet50 b32, each against its precision's defaults; with
+  # --short-k-tiles, layer1's 1x1 convolutions are on TMA as well.
+  gather-producers)
+    local c="--precision=int8 --calibrate=@CAL" f=--precision=fp16
+    variants_run gather-producers resnet50:32 "int8=$c" "gp1=$c --gather-producer-warps=1" \
+      "gp2=$c --gather-producer-warps=2" "gp4=$c --gather-producer-warps=4" \
+      "gp2-ctas1=$c --gather-producer-warps=2 --gemm-ctas-per-sm=0" \
+      "gp2-nogather=$c --gather-producer-warps=2 --gather-split-k=false" \
+      "gp2-shortk=$c --gather-producer-warps=2 --short-k-tiles" \
+      "fp16=$f" "fp16-gp2=$f --gather-producer-warps=2" "fp16-gp4=$f --gather-producer-warps=4" ;;
   int8) bench int8 --models resnet50 --batches 32 --skip-compile-modes --steps 64 \
           --int8 --int8-variant i32=--kernel-index-bits=32 "${models_only[@]}" ;;
   esac
@@ -252,15 +268,17 @@ session)
   # The third 2026-11-26 run completed issue 5's table in one call (b32
   # with three variants 193 s, first 166 s, gpt2 81 s, micro 110 s) and
   # int8 took 197 s in a second; the fourth's variants of resnet50 b32 (8
-  # builds) took 111 s. Issue 6 first: int8 (every step's time, the i32
-  # variant), then which option costs BERT and GPT-2 (split-text), what
-  # the int8 build's schedule options are worth (int8-variants), the int8
-  # ncu table, and the rest as time allows (8 files come back: no micro).
-  for p in int8 split-text int8-variants profile-int8 first b32 gpt2 profile-b32; do
+  # builds) took 111 s. Issue 6 first: what producer warps gathering the
+  # 3x3 convolutions are worth (gather-producers), what the int8 build's
+  # schedule options are worth (int8-variants), which option costs BERT
+  # and GPT-2 (split-text), int8 (every step's time, the i32 variant), the
+  # int8 ncu table, and the rest as time allows (8 files come back: no
+  # gpt2, no micro).
+  for p in gather-producers int8-variants split-text int8 profile-int8 first b32; do
     part "$p"
   done
   echo "=== session done ($((SECONDS))s)" | tee -a "$session_log" ;;
-first | b1 | gpt2 | b32 | micro | micro-persistent | profile-b32 | profile-int8 | int8 | split-text | int8-variants) part "$1" ;;
+first | b1 | gpt2 | b32 | micro | micro-persistent | profile-b32 | profile-int8 | int8 | split-text | int8-variants | gather-producers) part "$1" ;;
 ablations)
   bench micro-nows --models none --elementwise-size 0 --dlc-flag=--warp-specialize=false
   bench micro-notma --models none --elementwise-size 0 --dlc-flag=--tma=false ;;

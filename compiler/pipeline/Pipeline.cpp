@@ -132,6 +132,8 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     gemm.deepenStages = gemm.wgmma && options.deepenStages;
     gemm.minCtasPerSm = options.gemmCtasPerSm;
     gemm.shortKTiles = gemm.wgmma && options.shortKTiles;
+    gemm.gatherProducerWarps =
+        gemm.warpSpecialize ? options.gatherProducerWarps : 0;
     gemm.foldPadding = options.foldConvPadding;
     gemm.stageEpilogue = options.stageEpilogue;
     gemm.stageEpilogueInputs = options.stageEpilogueInputs;

@@ -105,6 +105,12 @@ struct CompileOptions {
   /// 64-byte swizzle), which TMA loads (dlc-tile-gemm-kernels
   /// `short-k-tiles`; off until measured on a GPU).
   bool shortKTiles = false;
+  /// sm_90a: wgmma GEMMs whose A operand is gathered by cp.async (im2col)
+  /// and whose B loads by TMA get this many producer warps, which gather A
+  /// ahead of the consumers through mbarriers (dlc-tile-gemm-kernels
+  /// `gather-producer-warps`; 0: the consumers gather; off until measured
+  /// on a GPU).
+  int64_t gatherProducerWarps = 0;
   /// CUDA form: implicit-GEMM convolutions read their unpadded input
   /// through zero-filling loads; the padded copy's kernel goes.
   bool foldConvPadding = true;

@@ -183,6 +183,14 @@ cl::opt<bool> shortKTiles(
              "k-tiles with the 64-byte swizzle, so that TMA loads their "
              "operands instead of cp.async (default off until measured)"),
     cl::init(false), cl::cat(category));
+cl::opt<int64_t> gatherProducerWarps(
+    "gather-producer-warps",
+    cl::desc("sm_90a: wgmma convolutions whose im2col operand is gathered by "
+             "cp.async (3x3 and strided ones) get 1, 2 or 4 producer warps "
+             "that gather it stages ahead of the warpgroups, which wait on "
+             "mbarriers instead of their own copies and a CTA barrier "
+             "(default 0: the warpgroups gather; off until measured)"),
+    cl::init(0), cl::cat(category));
 cl::opt<bool> foldConvPadding(
     "fold-conv-padding",
     cl::desc("CUDA: tensor-core convolutions read their unpadded input, "
@@ -612,6 +620,13 @@ int run(MLIRContext &context) {
                  << gemmCtasPerSm << "\n";
     return 1;
   }
+  if (gatherProducerWarps != 0 && gatherProducerWarps != 1 &&
+      gatherProducerWarps != 2 && gatherProducerWarps != 4) {
+    llvm::errs() << "dlc: error: --gather-producer-warps must be 0 (off), 1, "
+                    "2 or 4, got "
+                 << gatherProducerWarps << "\n";
+    return 1;
+  }
   options.stageEpilogue = stageEpilogue;
   if (stageEpilogueInputs.getNumOccurrences())
     options.stageEpilogueInputs = stageEpilogueInputs ? "all" : "none";
@@ -634,6 +649,7 @@ int run(MLIRContext &context) {
   options.deepenStages = deepenStages;
   options.gemmCtasPerSm = gemmCtasPerSm;
   options.shortKTiles = shortKTiles;
+  options.gatherProducerWarps = gatherProducerWarps;
   options.foldConvPadding = foldConvPadding;
   options.mergeLaunches = mergeLaunches;
   if (overlapLaunches && options.target != dlc::Target::Cuda) {

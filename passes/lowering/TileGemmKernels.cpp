@@ -775,6 +775,17 @@ constexpr double kDsmemBytes = 32;
 constexpr int64_t kGpcSms = 16;
 } // namespace cost
 
+/// The registers a thread of a CTA of `threads` threads gets at launch
+/// when `ctas` such CTAs share an SM (what ptxas allots under .maxntid and
+/// .minnctapersm): an SM's 4 schedulers each have 16384 for the warps they
+/// run, the warps spread evenly over them, 8 at a time, 255 at most
+/// (int8 resnet50 b32: 288 threads, 2 CTAs -> 96; 384, 2 -> 80).
+int64_t entryRegisters(int64_t threads, int64_t ctas) {
+  int64_t warps = llvm::divideCeil(llvm::divideCeil(threads, 32) * ctas, 4);
+  int64_t regs = std::min<int64_t>(255, 16384 / (warps * 32));
+  return regs - regs % 8;
+}
+
 /// CTAs of `c` an SM holds at once, by registers and shared memory.
 int64_t ctasPerSm(const GemmKernel &g, const TileConfig &c) {
   // Registers: the f32/i32 accumulators plus ~64 for addresses and
@@ -950,14 +961,11 @@ struct Schedule {
     tilesN = llvm::divideCeil(g.n, cfg.bn);
   }
 
-  /// The 16-byte chunks one thread copies for a k-tile: chunk `i` of the
-  /// thread is chunk t + i * threads of the A tile, then of the B tile.
-  int64_t aChunksPerThread() const {
-    return cfg.aElems() / g.chunkElems() / cfg.threads();
-  }
-  int64_t bChunksPerThread() const {
-    return cfg.bElems() / g.chunkElems() / cfg.threads();
-  }
+  /// The 16-byte chunks of a k-tile's A and B tiles. Of `threads` copying
+  /// them, chunk `i` of thread t is chunk t + i * threads of the A tile,
+  /// then of the B tile.
+  int64_t aChunks() const { return cfg.aElems() / g.chunkElems(); }
+  int64_t bChunks() const { return cfg.bElems() / g.chunkElems(); }
 
   /// For the lane's ldmatrix.x4 of A's m16 tile `mi` at k16 step `kk`: the
   /// (row, chunk) of the tile whose address the lane provides. Lanes 8j..8j+7
@@ -1045,11 +1053,13 @@ public:
               std::optional<TmaOperand> tmaA = std::nullopt,
               std::optional<TmaOperand> tmaB = std::nullopt,
               bool warpSpecialize = false, int64_t persistentCtas = 0,
-              bool stageEpilogue = false, bool stageInputs = false)
+              bool stageEpilogue = false, bool stageInputs = false,
+              int64_t gatherWarps = 0)
       : rw(rewriter), g(g), s(g, cfg), cfg(cfg), emulate(emulate), split(split),
         tmaA(std::move(tmaA)), tmaB(std::move(tmaB)),
         warpSpecialize(warpSpecialize), persistentCtas(persistentCtas),
         stageEpilogue(stageEpilogue), stageInputs(stageInputs),
+        gatherWarps(gatherWarps),
         loc(g.contraction.getLoc()), ix{rewriter, loc},
         stagedType(g.elementType) {}
 
@@ -1060,10 +1070,10 @@ public:
   /// k-tiles [kBegin, kBegin + kCount).
   void buildCta(Value kBegin, Value kCount);
   /// The CTA's threads: the warpgroups or warps of the tile, and the
-  /// producer warp of a warp-specialized kernel (GPU only; the emulation
+  /// producer warps of a warp-specialized kernel (GPU only; the emulation
   /// interleaves the producer).
   int64_t ctaThreads() const {
-    return cfg.threads() + (specialized() && !emulate ? 32 : 0);
+    return cfg.threads() + (specialized() && !emulate ? producerThreads() : 0);
   }
   /// Whether the accumulators of the CTA's consumer threads fit in its
   /// stages' shared memory, where a cluster split-K rank leaves them.
@@ -1103,6 +1113,13 @@ private:
   /// copied to the freed stage memory in 16-byte chunks of rows first, and
   /// each fragment reads its pair there.
   bool stageInputs;
+  /// Producer warps gathering A (gatherers()); 0: the consumers gather.
+  int64_t gatherWarps;
+
+public:
+  void setCtasPerSm(int64_t n) { ctasPerSm = n; }
+
+private:
   Value cta;        // the work item: the CTA (emulated cluster: its cluster)
   Value splitIndex; // the CTA's split (split-K)
   Location loc;
@@ -1182,6 +1199,17 @@ private:
   /// the operands TMA does not load, and, if `issue` (i1) holds, the TMA
   /// copies of the others.
   void loadStage(Value kt, Value slot, Value issue);
+  /// Thread `tid`'s share, of `threads` copying, of k-tile `kt`'s 16-byte
+  /// chunks of the operands TMA does not load, into `slot`: cp.async
+  /// (zero-filled outside the operand; a folded `padding`'s chunks outside
+  /// the input stored); the copies' tokens go to `tokens` (GPU).
+  void copyChunks(Value kt, Value slot, Value tid, int64_t threads,
+                  Value padding, SmallVector<Value> &tokens);
+  /// The folded padding value (an int8 input's zero point), or null.
+  Value paddingValue() {
+    return g.padValue ? rw.create<memref::LoadOp>(loc, g.padValue).getResult()
+                      : Value();
+  }
   /// A's and B's indices of operand element (row, col): A (m, k), B (k, n)
   /// or, transposed, (n, k); convolutions through the im2col window. With
   /// a folded padding the indices are clamped into the input and `inside`
@@ -1195,10 +1223,48 @@ private:
   // the phase of the slot's n-th fill by its parity, n % 2.
   bool anyTma() const { return tmaA || tmaB; }
   bool allTma() const { return tmaA && tmaB; }
-  /// Warp specialization (both operands on TMA): a producer warp after the
-  /// consumer warpgroups issues the copies; consumers release each slot
-  /// through its "empty" mbarrier instead of a CTA barrier.
-  bool specialized() const { return warpSpecialize && allTma(); }
+  /// Warp specialization (both operands on TMA, or B on TMA and A gathered
+  /// by producer warps): a producer warp after the consumer warpgroups
+  /// issues the copies; consumers release each slot through its "empty"
+  /// mbarrier instead of a CTA barrier.
+  bool specialized() const {
+    return warpSpecialize && (allTma() || gatherers());
+  }
+  /// Producer warps gather A by cp.async (`gatherWarps` of them; B on TMA,
+  /// issued by their first thread): each producer thread's copies and its
+  /// arrival complete the slot's full mbarrier.
+  bool gatherers() const {
+    return warpSpecialize && gatherWarps > 0 && cfg.wgmma() && tmaB && !tmaA &&
+           !persistent();
+  }
+  int64_t producerThreads() const {
+    return gatherers() ? 32 * gatherWarps : 32;
+  }
+  /// `setmaxnreg` counts (GPU) for a producer warpgroup that gives registers
+  /// to the consumers: {producers', consumers'}, or none where the
+  /// producers are fewer than a warpgroup (setmaxnreg is the warpgroup's)
+  /// or the consumers would gain nothing. A thread starts with
+  /// entryRegisters(ctaThreads(), ctasPerSm); the producers keep 56, the
+  /// consumers take the rest, 248 at most (one CTA of 2 consumer
+  /// warpgroups: 56 and 224). The producers' im2col addresses need them:
+  /// with 40 (CUTLASS's TMA producers), ptxas spilled 24-112 bytes in int8
+  /// resnet50 b32's gathering kernels, with 24 up to 256, with 56 none
+  /// but 12 in layer4's (whose consumers used 236 alone).
+  std::optional<std::pair<int64_t, int64_t>> registerSplit() const {
+    if (emulate || !specialized() || producerThreads() != 128)
+      return std::nullopt;
+    int64_t threads = ctaThreads();
+    int64_t entry = entryRegisters(threads, ctasPerSm);
+    int64_t producer = 56;
+    int64_t consumer = (threads * entry - 128 * producer) / cfg.threads();
+    // 255 registers a thread at most.
+    consumer = std::min<int64_t>(248, consumer - consumer % 8);
+    if (consumer <= entry)
+      return std::nullopt;
+    return std::make_pair(producer, consumer);
+  }
+  /// CTAs an SM is to hold (dlc.min_ctas_per_sm, else 1).
+  int64_t ctasPerSm = 1;
   int64_t stagesBytes() const { return stagesBytes(g, cfg); }
   /// Bytes one box of `op` brings (zero-filled parts too): BK by its rows.
   int64_t boxBytes(const TmaOperand &op) const {
@@ -1234,9 +1300,10 @@ private:
   void produceStep(Value t, Value kt);
   /// if (tid < consumer threads) {consumers} else {producer warp}.
   scf::IfOp specializedRoles(Value tid);
-  /// Inside `roles`' else branch, the producer thread's branch (the first
-  /// thread after the consumers); leaves the insertion point in it.
-  scf::IfOp producerThread(scf::IfOp roles, Value tid);
+  /// Inside `roles`' else branch, the producer's branch: the first thread
+  /// after the consumers, or every producer thread where they gather
+  /// (gatherers()); leaves the insertion point in it.
+  void enterProducer(scf::IfOp roles, Value tid);
   /// The same over the persistent CTA's tiles: the k-tile count runs on
   /// from tile to tile (slots and parities), each tile's last slot is
   /// released before its epilogue.
@@ -1521,128 +1588,13 @@ SmallVector<Value> GemmBuilder::bIndices(Value r, Value c) {
 }
 
 void GemmBuilder::loadStage(Value kt, Value slot, Value issue) {
-  Value stageBase = ix.mul(slot, cfg.stageElems());
-  Value k0 = ix.mul(kt, cfg.bk);
-  SmallVector<Value> tokens;
   if (!allTma()) {
     // A folded non-zero padding (an int8 input's zero point) for the im2col
     // chunks outside the input.
-    Value padding = g.padValue
-                        ? rw.create<memref::LoadOp>(loc, g.padValue).getResult()
-                        : Value();
+    Value padding = paddingValue();
+    SmallVector<Value> tokens;
     forEachThread([&](Value tid) {
-      int64_t ce = g.chunkElems();
-      // `valid`: the chunk lies within the operand's rows and k (else
-      // zeros); `inside` (a folded padding's chunks only): within the
-      // unpadded input (else the padding).
-      auto copyChunk = [&](Value src, ArrayRef<Value> srcIdx, Value dstElem,
-                           Value valid, Value inside) {
-        Value load = inside ? ix.andi(valid, inside) : valid;
-        // Outside the input but within the operand: the padding.
-        Value pad;
-        if (padding && inside)
-          pad = ix.andi(valid, ix.xori(inside, rw.create<arith::ConstantOp>(
-                                                   loc, rw.getBoolAttr(true))));
-        if (!emulate && !pad) {
-          Value count = ix.select(load, ix.c(ce), ix.c(0));
-          auto copy = rw.create<nvgpu::DeviceAsyncCopyOp>(
-              loc, nvgpu::DeviceAsyncTokenType::get(rw.getContext()), smem,
-              ValueRange{dstElem}, src, srcIdx, rw.getIndexAttr(ce), count,
-              rw.getUnitAttr());
-          tokens.push_back(copy.getAsyncToken());
-          return;
-        }
-        if (!emulate) {
-          // cp.async can only zero-fill: a chunk it does not copy gets the
-          // padding (or zeros) by a plain store, which the wait's
-          // fence.proxy.async and barrier order like the copies (the
-          // group commits the copy whatever its token).
-          auto ifOp = rw.create<scf::IfOp>(loc, load, /*withElse=*/true);
-          OpBuilder::InsertionGuard guard(rw);
-          rw.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-          rw.create<nvgpu::DeviceAsyncCopyOp>(
-              loc, nvgpu::DeviceAsyncTokenType::get(rw.getContext()), smem,
-              ValueRange{dstElem}, src, srcIdx, rw.getIndexAttr(ce), Value(),
-              rw.getUnitAttr());
-          rw.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-          Value zero =
-              rw.create<arith::ConstantOp>(loc, rw.getZeroAttr(g.elementType));
-          Value fill = rw.create<arith::SelectOp>(loc, pad, padding, zero);
-          auto vecType = VectorType::get({ce}, g.elementType);
-          rw.create<vector::StoreOp>(
-              loc, rw.create<vector::SplatOp>(loc, vecType, fill), smem,
-              ValueRange{dstElem});
-          return;
-        }
-        // cp.async with src-size 0 writes zeros. The source address is
-        // always in bounds (clamped).
-        auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(ce), ix.c(1));
-        OpBuilder::InsertionGuard guard(rw);
-        rw.setInsertionPoint(loop.getBody()->getTerminator());
-        Value e = loop.getInductionVar();
-        SmallVector<Value> at(srcIdx);
-        at.back() = ix.add(at.back(), e);
-        Value v = loadOrZero(src, at, load);
-        if (pad)
-          v = rw.create<arith::SelectOp>(loc, pad, padding, v);
-        rw.create<memref::StoreOp>(loc, v, smem,
-                                   ValueRange{ix.add(dstElem, e)});
-      };
-      // Each operand tile is rows of 16-byte chunks along the operand's
-      // contiguous (last) dim: A as BM rows of k, B [K, N] as BK rows of n,
-      // B [N, K] as BN rows of k. Chunk i of the thread is tid + i *
-      // threads. `indices` gives the operand's indices of matrix element
-      // (row, col).
-      auto copyTile =
-          [&](Value src,
-              function_ref<SmallVector<Value>(Value, Value, Value &)> indices,
-              const SmemTile &tile, int64_t chunks, Value row0, int64_t rows,
-              Value col0, int64_t cols) {
-            for (int64_t i = 0; i < chunks; ++i) {
-              Value chunk = ix.add(tid, i * cfg.threads());
-              Value row = ix.div(chunk, tile.rowChunks);
-              Value cc = ix.rem(chunk, tile.rowChunks);
-              Value gr = ix.add(row0, row), gc = ix.add(col0, ix.mul(cc, ce));
-              Value valid =
-                  ix.andi(ix.lt(gr, ix.c(rows)), ix.lt(gc, ix.c(cols)));
-              // Out-of-range chunks read a valid address (and zero-fill).
-              Value sr = ix.minu(gr, ix.c(rows - 1));
-              Value sc = ix.minu(gc, ix.c(cols - ce));
-              Value inside;
-              SmallVector<Value> at = indices(sr, sc, inside);
-              copyChunk(src, at, ix.add(stageBase, tile.element(ix, row, cc)),
-                        valid, inside);
-            }
-          };
-      auto aAt = [&](Value r, Value c, Value &inside) {
-        return aIndices(r, c, &inside);
-      };
-      // A pointwise convolution's input is its [M, K] A as it is: element
-      // r * K + c of the flat view, not an im2col position taken apart
-      // from the row (64-bit divisions live through the k-loop).
-      auto aFlatAt = [&](Value r, Value c, Value &) {
-        return SmallVector<Value>{ix.add(ix.mul(r, g.k), c)};
-      };
-      auto aType = dyn_cast<MemRefType>(g.a.getType());
-      bool flatA =
-          g.conv && aType && isIdentityLayout(g.a) && isPointwiseConv(g, aType);
-      // (Not the cached view: this is inside the k-loop, which the
-      // epilogue's uses of a cached one would not be.)
-      if (!tmaA && flatA)
-        copyTile(dlc::flatView(rw, loc, g.a), aFlatAt, s.aTile,
-                 s.aChunksPerThread(), tileRow0, g.m, k0, g.k);
-      else if (!tmaA)
-        copyTile(g.a, aAt, s.aTile, s.aChunksPerThread(), tileRow0, g.m, k0,
-                 g.k);
-      auto bAt = [&](Value r, Value c, Value &) { return bIndices(r, c); };
-      if (tmaB)
-        return;
-      if (g.bTransposed)
-        copyTile(g.b, bAt, s.bTile, s.bChunksPerThread(), tileCol0, g.n, k0,
-                 g.k);
-      else
-        copyTile(g.b, bAt, s.bTile, s.bChunksPerThread(), k0, g.k, tileCol0,
-                 g.n);
+      copyChunks(kt, slot, tid, cfg.threads(), padding, tokens);
     });
     if (!emulate) {
       asyncToken = rw.create<nvgpu::DeviceAsyncCreateGroupOp>(
@@ -1651,6 +1603,119 @@ void GemmBuilder::loadStage(Value kt, Value slot, Value issue) {
   }
   if (anyTma())
     issueTma(kt, slot, issue);
+}
+
+void GemmBuilder::copyChunks(Value kt, Value slot, Value tid, int64_t threads,
+                             Value padding, SmallVector<Value> &tokens) {
+  Value stageBase = ix.mul(slot, cfg.stageElems());
+  Value k0 = ix.mul(kt, cfg.bk);
+  int64_t ce = g.chunkElems();
+  // `valid`: the chunk lies within the operand's rows and k (else
+  // zeros); `inside` (a folded padding's chunks only): within the
+  // unpadded input (else the padding).
+  auto copyChunk = [&](Value src, ArrayRef<Value> srcIdx, Value dstElem,
+                       Value valid, Value inside) {
+    Value load = inside ? ix.andi(valid, inside) : valid;
+    // Outside the input but within the operand: the padding.
+    Value pad;
+    if (padding && inside)
+      pad = ix.andi(valid, ix.xori(inside, rw.create<arith::ConstantOp>(
+                                               loc, rw.getBoolAttr(true))));
+    if (!emulate && !pad) {
+      Value count = ix.select(load, ix.c(ce), ix.c(0));
+      auto copy = rw.create<nvgpu::DeviceAsyncCopyOp>(
+          loc, nvgpu::DeviceAsyncTokenType::get(rw.getContext()), smem,
+          ValueRange{dstElem}, src, srcIdx, rw.getIndexAttr(ce), count,
+          rw.getUnitAttr());
+      tokens.push_back(copy.getAsyncToken());
+      return;
+    }
+    if (!emulate) {
+      // cp.async can only zero-fill: a chunk it does not copy gets the
+      // padding (or zeros) by a plain store, which the wait's
+      // fence.proxy.async and barrier order like the copies (the
+      // group commits the copy whatever its token).
+      auto ifOp = rw.create<scf::IfOp>(loc, load, /*withElse=*/true);
+      OpBuilder::InsertionGuard guard(rw);
+      rw.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      rw.create<nvgpu::DeviceAsyncCopyOp>(
+          loc, nvgpu::DeviceAsyncTokenType::get(rw.getContext()), smem,
+          ValueRange{dstElem}, src, srcIdx, rw.getIndexAttr(ce), Value(),
+          rw.getUnitAttr());
+      rw.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+      Value zero =
+          rw.create<arith::ConstantOp>(loc, rw.getZeroAttr(g.elementType));
+      Value fill = rw.create<arith::SelectOp>(loc, pad, padding, zero);
+      auto vecType = VectorType::get({ce}, g.elementType);
+      rw.create<vector::StoreOp>(loc,
+                                 rw.create<vector::SplatOp>(loc, vecType, fill),
+                                 smem, ValueRange{dstElem});
+      return;
+    }
+    // cp.async with src-size 0 writes zeros. The source address is
+    // always in bounds (clamped).
+    auto loop = rw.create<scf::ForOp>(loc, ix.c(0), ix.c(ce), ix.c(1));
+    OpBuilder::InsertionGuard guard(rw);
+    rw.setInsertionPoint(loop.getBody()->getTerminator());
+    Value e = loop.getInductionVar();
+    SmallVector<Value> at(srcIdx);
+    at.back() = ix.add(at.back(), e);
+    Value v = loadOrZero(src, at, load);
+    if (pad)
+      v = rw.create<arith::SelectOp>(loc, pad, padding, v);
+    rw.create<memref::StoreOp>(loc, v, smem, ValueRange{ix.add(dstElem, e)});
+  };
+  // Each operand tile is rows of 16-byte chunks along the operand's
+  // contiguous (last) dim: A as BM rows of k, B [K, N] as BK rows of n,
+  // B [N, K] as BN rows of k. Chunk i of the thread is tid + i *
+  // threads. `indices` gives the operand's indices of matrix element
+  // (row, col).
+  auto copyTile =
+      [&](Value src,
+          function_ref<SmallVector<Value>(Value, Value, Value &)> indices,
+          const SmemTile &tile, int64_t chunks, Value row0, int64_t rows,
+          Value col0, int64_t cols) {
+        for (int64_t i = 0; i < chunks; ++i) {
+          Value chunk = ix.add(tid, i * threads);
+          Value row = ix.div(chunk, tile.rowChunks);
+          Value cc = ix.rem(chunk, tile.rowChunks);
+          Value gr = ix.add(row0, row), gc = ix.add(col0, ix.mul(cc, ce));
+          Value valid = ix.andi(ix.lt(gr, ix.c(rows)), ix.lt(gc, ix.c(cols)));
+          // Out-of-range chunks read a valid address (and zero-fill).
+          Value sr = ix.minu(gr, ix.c(rows - 1));
+          Value sc = ix.minu(gc, ix.c(cols - ce));
+          Value inside;
+          SmallVector<Value> at = indices(sr, sc, inside);
+          copyChunk(src, at, ix.add(stageBase, tile.element(ix, row, cc)),
+                    valid, inside);
+        }
+      };
+  auto aAt = [&](Value r, Value c, Value &inside) {
+    return aIndices(r, c, &inside);
+  };
+  // A pointwise convolution's input is its [M, K] A as it is: element
+  // r * K + c of the flat view, not an im2col position taken apart
+  // from the row (64-bit divisions live through the k-loop).
+  auto aFlatAt = [&](Value r, Value c, Value &) {
+    return SmallVector<Value>{ix.add(ix.mul(r, g.k), c)};
+  };
+  auto aType = dyn_cast<MemRefType>(g.a.getType());
+  bool flatA =
+      g.conv && aType && isIdentityLayout(g.a) && isPointwiseConv(g, aType);
+  // (Not the cached view: this is inside the k-loop, which the
+  // epilogue's uses of a cached one would not be.)
+  if (!tmaA && flatA)
+    copyTile(dlc::flatView(rw, loc, g.a), aFlatAt, s.aTile,
+             s.aChunks() / threads, tileRow0, g.m, k0, g.k);
+  else if (!tmaA)
+    copyTile(g.a, aAt, s.aTile, s.aChunks() / threads, tileRow0, g.m, k0, g.k);
+  auto bAt = [&](Value r, Value c, Value &) { return bIndices(r, c); };
+  if (tmaB)
+    return;
+  if (g.bTransposed)
+    copyTile(g.b, bAt, s.bTile, s.bChunks() / threads, tileCol0, g.n, k0, g.k);
+  else
+    copyTile(g.b, bAt, s.bTile, s.bChunks() / threads, k0, g.k, tileCol0, g.n);
 }
 
 /// The warp's origin in the CTA tile. A wgmma warpgroup's m64 block puts
@@ -2118,11 +2183,14 @@ void GemmBuilder::initBarriers() {
     OpBuilder::InsertionGuard guard(rw);
     rw.setInsertionPoint(first.thenBlock()->getTerminator());
     // A full barrier's phase ends with one arrival (the thread that arms
-    // the transaction) and the bytes; an empty one's with an arrival from
-    // each consumer warp.
+    // the transaction; with gathering producers, one from each producer
+    // thread) and the bytes; an empty one's with an arrival from each
+    // consumer warp.
+    int64_t fullArrivals = gatherers() ? producerThreads() : 1;
     for (int64_t slot = 0; slot < cfg.stages; ++slot) {
-      sideEffectAsm("mbarrier.init.shared.b64 [$0], 1;", "r",
-                    {i32(barrierAddress(ix.c(slot)))});
+      sideEffectAsm("mbarrier.init.shared.b64 [$0], " +
+                        std::to_string(fullArrivals) + ";",
+                    "r", {i32(barrierAddress(ix.c(slot)))});
       if (specialized())
         sideEffectAsm("mbarrier.init.shared.b64 [$0], " +
                           std::to_string(cfg.threads() / 32) + ";",
@@ -2166,6 +2234,38 @@ void GemmBuilder::issueTma(Value kt, Value slot, Value issue) {
 void GemmBuilder::armAndCopy(Value kt, Value slot) {
   Value k0 = ix.mul(kt, cfg.bk);
   int64_t eb = g.elementBytes();
+  OpBuilder::InsertionGuard outer(rw);
+  if (gatherers()) {
+    // Each producer thread gathers its share of A, has the barrier track
+    // those copies (cp.async.mbarrier.arrive: one pending arrival more until
+    // they land) and arrives; the first arms B's bytes with its arrival and
+    // issues B's copy. The arrivals release the padding's plain stores.
+    Value padding = paddingValue();
+    SmallVector<Value> tokens;
+    int64_t threads = producerThreads();
+    if (emulate) {
+      buildLoop(rw, loc, threads, [&](Value p) {
+        copyChunks(kt, slot, p, threads, padding, tokens);
+      });
+    } else {
+      Value p = rw.create<arith::SubIOp>(
+          loc, rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x),
+          ix.c(cfg.threads()));
+      copyChunks(kt, slot, p, threads, padding, tokens);
+      Value bar = i32(barrierAddress(slot));
+      sideEffectAsm("cp.async.mbarrier.arrive.shared::cta.b64 [$0];", "r",
+                    {bar});
+      auto first = rw.create<scf::IfOp>(
+          loc,
+          rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, p, ix.c(0)),
+          /*withElseRegion=*/true);
+      rw.setInsertionPoint(first.elseBlock()->getTerminator());
+      sideEffectAsm("{\n.reg .b64 st;\n"
+                    "mbarrier.arrive.shared::cta.b64 st, [$0];\n}",
+                    "r", {bar});
+      rw.setInsertionPoint(first.thenBlock()->getTerminator());
+    }
+  }
   if (emulate) {
     // The full barrier's transaction count: armed with the stage's bytes,
     // each copy completes its box's; at zero the phase ends.
@@ -2319,6 +2419,10 @@ SmallVector<Value> GemmBuilder::consumeStep(Value q, Value notFirst,
                                             ValueRange acc) {
   Value slot = ix.rem(q, cfg.stages);
   waitForTma(q, slot);
+  // The producers' cp.async copies wrote through the generic proxy; wgmma
+  // reads through the async one.
+  if (gatherers())
+    sideEffectAsm("fence.proxy.async.shared::cta;");
   SmallVector<Value> results = computeWgmma(slot, acc);
   release(ix.rem(rw.create<arith::SubIOp>(loc, q, ix.c(1)), cfg.stages),
           notFirst);
@@ -2355,15 +2459,20 @@ scf::IfOp GemmBuilder::specializedRoles(Value tid) {
                               /*withElseRegion=*/true);
 }
 
-scf::IfOp GemmBuilder::producerThread(scf::IfOp roles, Value tid) {
+void GemmBuilder::enterProducer(scf::IfOp roles, Value tid) {
   rw.setInsertionPoint(roles.elseBlock()->getTerminator());
+  if (auto split = registerSplit())
+    sideEffectAsm("setmaxnreg.dec.sync.aligned.u32 " +
+                  std::to_string(split->first) + ";");
+  // Gathering producers all copy.
+  if (gatherers())
+    return;
   auto one = rw.create<scf::IfOp>(
       loc,
       rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid,
                                ix.c(cfg.threads())),
       false);
   rw.setInsertionPoint(one.thenBlock()->getTerminator());
-  return one;
 }
 
 void GemmBuilder::buildSpecialized(Value kBegin, Value kCount, ValueRange acc) {
@@ -2386,6 +2495,9 @@ void GemmBuilder::buildSpecialized(Value kBegin, Value kCount, ValueRange acc) {
     // Consumers: wait for the fill, multiply, release the k-tile before.
     OpBuilder::InsertionGuard guard(rw);
     rw.setInsertionPoint(roles.thenBlock()->getTerminator());
+    if (auto split = registerSplit())
+      sideEffectAsm("setmaxnreg.inc.sync.aligned.u32 " +
+                    std::to_string(split->second) + ";");
     auto loop = rw.create<scf::ForOp>(loc, ix.c(0), kCount, ix.c(1), acc);
     // With iter_args the builder added no yield.
     rw.setInsertionPointToStart(loop.getBody());
@@ -2397,18 +2509,22 @@ void GemmBuilder::buildSpecialized(Value kBegin, Value kCount, ValueRange acc) {
     finish(accumulatorAsm("wgmma.wait_group.sync.aligned 0;", done));
   }
   {
-    // The producer: one thread of the warp after the consumers.
+    // The producer: one thread of the warp after the consumers (or every
+    // gathering producer thread).
     OpBuilder::InsertionGuard guard(rw);
-    scf::IfOp one = producerThread(roles, tid);
-    auto loop = rw.create<scf::ForOp>(loc, ix.c(0), kCount, ix.c(1));
-    rw.setInsertionPoint(loop.getBody()->getTerminator());
-    Value t = loop.getInductionVar();
-    produceStep(t, ix.add(kBegin, t));
+    {
+      OpBuilder::InsertionGuard inner(rw);
+      enterProducer(roles, tid);
+      auto loop = rw.create<scf::ForOp>(loc, ix.c(0), kCount, ix.c(1));
+      rw.setInsertionPoint(loop.getBody()->getTerminator());
+      Value t = loop.getInductionVar();
+      produceStep(t, ix.add(kBegin, t));
+    }
     if (clusterSplit()) {
-      // The producer warp takes part in the consumers' two cluster
-      // barriers rather than relying on its exit to release them (its
+      // The producer warps take part in the consumers' two cluster
+      // barriers rather than relying on their exit to release them (their
       // lanes may be diverged here: no .aligned).
-      rw.setInsertionPointAfter(one);
+      rw.setInsertionPoint(roles.elseBlock()->getTerminator());
       for (int i = 0; i < 2; ++i)
         sideEffectAsm("barrier.cluster.arrive.release;\n"
                       "barrier.cluster.wait.acquire;");
@@ -2499,7 +2615,7 @@ void GemmBuilder::buildPersistent(ValueRange acc) {
     // The producer: the CTA's k-tiles, tile after tile, each as soon as
     // the consumers released its slot's previous fill.
     OpBuilder::InsertionGuard guard(rw);
-    producerThread(roles, tid);
+    enterProducer(roles, tid);
     auto tileLoop = rw.create<scf::ForOp>(loc, ix.c(0), tiles, ix.c(1));
     rw.setInsertionPoint(tileLoop.getBody()->getTerminator());
     Value i = tileLoop.getInductionVar();
@@ -3322,6 +3438,13 @@ struct TileGemmKernelsPass
           << stageEpilogueInputs << "'";
       return signalPassFailure();
     }
+    if (gatherProducerWarps != 0 && gatherProducerWarps != 1 &&
+        gatherProducerWarps != 2 && gatherProducerWarps != 4) {
+      module.emitError("dlc-tile-gemm-kernels: gather-producer-warps must be "
+                       "0, 1, 2 or 4, not ")
+          << int64_t(gatherProducerWarps);
+      return signalPassFailure();
+    }
     if (!tile.empty() && !isTileName(tile)) {
       module.emitError("dlc-tile-gemm-kernels: unknown tile '")
           << tile << "' (expected BMxBN of a tensor-core tile shape, e.g. "
@@ -3355,7 +3478,7 @@ struct TileGemmKernelsPass
         if (deepenStages && useWgmma && tile.empty() && g->conv)
           cfg = deepened(*g, cfg, smCount);
         bool shared = sharesSms(*g, cfg);
-        tileKernel(rewriter, *g, cfg, std::nullopt);
+        tileKernel(rewriter, *g, cfg, std::nullopt, shared ? minCtasPerSm : 1);
         if (shared)
           func->setAttr(attrs::kMinCtasPerSm,
                         rewriter.getI64IntegerAttr(minCtasPerSm));
@@ -3424,7 +3547,7 @@ struct TileGemmKernelsPass
 
   /// Replaces the kernel's ops with the CTA program.
   void tileKernel(IRRewriter &rewriter, GemmKernel &g, const TileConfig &cfg,
-                  std::optional<SplitK> split) {
+                  std::optional<SplitK> split, int64_t ctasPerSm = 1) {
     func::FuncOp func = g.func;
     std::optional<TmaOperand> tmaA, tmaB;
     if (tma && cfg.wgmma()) {
@@ -3444,7 +3567,8 @@ struct TileGemmKernelsPass
                        (stageEpilogueInputs == "int8" && g.isInt());
     GemmBuilder builder(rewriter, g, cfg, emulate, split, tmaA, tmaB,
                         warpSpecialize, persistentCtas, stageEpilogue,
-                        stageInputs);
+                        stageInputs, gatherProducerWarps);
+    builder.setCtasPerSm(ctasPerSm);
     int64_t ctas = builder.build();
     for (linalg::GenericOp e : llvm::reverse(g.epilogue))
       rewriter.eraseOp(e);
@@ -3613,6 +3737,16 @@ struct TileGemmKernelsPass
   bool sharesSms(const GemmKernel &g, TileConfig &c) const {
     if (minCtasPerSm < 2 || !c.wgmma() || gridTiles(g, c) <= smCount)
       return false;
+    // Gathering producer warps (gather-producer-warps) make the CTA larger:
+    // its registers must fit too, the accumulators and ~32 more a thread
+    // (int8 128x128 tiles with 4 producer warps, 384 threads: 80 a thread
+    // for two CTAs, and ptxas needs 90 for the wgmma).
+    if (warpSpecialize && gatherProducerWarps > 0 && gathersA(g)) {
+      int64_t threads = c.threads() + 32 * gatherProducerWarps;
+      if (entryRegisters(threads, minCtasPerSm) <
+          c.bm * c.bn / c.threads() + 32)
+        return false;
+    }
     auto fits = [&](const TileConfig &t) {
       int64_t bytes = GemmBuilder::stagesBytes(g, t) + (t.wgmma() ? 1024 : 0) +
                       t.stages * 16;

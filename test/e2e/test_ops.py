@@ -659,6 +659,27 @@ def tensor_core_cases(t):
          attrs=dict(pads=[1, 1, 1, 1]),
          flags=(*half, *sm90a, "--sm-count=1", "--gemm-ctas-per-sm=2"), extra=form,
          rtol=1e-2, atol=5e-3)
+    # --gather-producer-warps=N: N producer warps gather the im2col operand
+    # (each thread chunks t, t + 32N, ...), the first thread also issuing
+    # the weight's TMA copy; the consumers only wait on the full mbarriers.
+    # int8 with a non-zero input zero point (the padding's chunks stored by
+    # the producers), 5 k-tiles through 3 slots at --sm-count=1; f16 in
+    # clusters of 3 ranks (gather-split-k at --sm-count=6, as above); a
+    # strided, dilated f16 one on 128-row tiles (two consumer warpgroups).
+    add_qdq_conv(t, r, "gather_producer_conv_int8_zero_point", (1, 64, 16, 12), (64, 64, 3, 3),
+                 xz=-37, ys=0.03, yz=4, conv_attrs=dict(pads=[1, 1, 1, 1]),
+                 flags=(*sm90a, "--sm-count=1", "--gemm-ctas-per-sm=2",
+                        "--gather-producer-warps=1"), extra=form, rtol=0, atol=0.0301)
+    t.op("gather_producer_conv_fp16_cluster", "Conv", {"x": t.rand(1, 128, 14, 14, lo=-0.2, hi=0.2)},
+         {"w": t.rand(256, 128, 3, 3, lo=-0.2, hi=0.2), "b": t.rand(256)},
+         attrs=dict(pads=[1, 1, 1, 1]),
+         flags=(*half, *sm90a, "--sm-count=6", "--gather-producer-warps=2"), extra=form,
+         rtol=1e-2, atol=5e-3)
+    t.op("gather_producer_conv_fp16_strided", "Conv", {"x": t.rand(2, 32, 19, 17, lo=-0.2, hi=0.2)},
+         {"w": t.rand(64, 32, 3, 3, lo=-0.2, hi=0.2), "b": t.rand(64)},
+         attrs=dict(pads=[2, 1, 1, 2], strides=[2, 1], dilations=[1, 2]),
+         flags=(*half, *sm90a, "--gemm-tile=128x64", "--gather-producer-warps=4"),
+         extra=form, rtol=1e-2, atol=5e-3)
     # GPT-2's MLP as transformers exports it (Conv1D: Reshape, Gemm with the
     # [in, out] weight, Reshape back; gelu_new; residual): dlc-unflatten-gemms
     # makes both Gemms batched MatMuls, so they run as wgmma CTA programs
