@@ -10,9 +10,13 @@ call, where compiling variants one after another (bench_pytorch.py's
     gpu_variants.py --bin DIR --model M.onnx --out DIR [--common FLAGS]
                     [--jobs N] [--min-time S] [--steps N] NAME=FLAGS...
 
-FLAGS are split like a shell line (no quoting). Writes DIR/variants.json and
+FLAGS are split like a shell line (no quoting). Writes DIR/variants.json
+(after each variant, so that a part cut short keeps what it measured) and
 prints a table: compile seconds, p50 ms, speedup over the precision's first
-variant, and max|out - ref| / max|ref| against it.
+variant, and max|out - ref| / max|ref| against it. A dlc-run or dlc-bench
+that outlasts --run-timeout (a kernel that hangs: a wrong mbarrier count
+waits forever) is killed and its variant marked failed, so one bad schedule
+costs a device call that much and no more.
 """
 from __future__ import annotations
 
@@ -76,8 +80,12 @@ def compile_variant(bin_dir: Path, model: Path, out: Path, name: str, flags: lis
     return name, so, seconds, ""
 
 
-def run(cmd: list[str]) -> subprocess.CompletedProcess:
-    return subprocess.run(cmd, capture_output=True, text=True)
+def run(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess(
+            cmd, 124, "", f"{Path(cmd[0]).name} timed out after {timeout:g} s (a hang?)")
 
 
 def main() -> int:
@@ -90,6 +98,8 @@ def main() -> int:
     ap.add_argument("--min-time", type=float, default=1.0, help="dlc-bench --min-time")
     ap.add_argument("--steps", type=int, default=0, help="dlc-bench --steps (0: none)")
     ap.add_argument("--device", default="auto", help="dlc-bench/dlc-run --device")
+    ap.add_argument("--run-timeout", type=float, default=120,
+                    help="seconds a dlc-run or dlc-bench of one variant may take")
     ap.add_argument("--host-copies", action="store_true",
                     help="time with the host copies (without dlc-bench --resident; host models)")
     ap.add_argument("variants", nargs="+", help="NAME=FLAGS")
@@ -120,12 +130,15 @@ def main() -> int:
 
     device = ["--device", args.device]
     refs: dict[str, str] = {}
+    save = lambda: (args.out / "variants.json").write_text(json.dumps(built, indent=1))
+    save()
     for name in variants:
         r = built[name]
         if not r["so"]:
             continue
         outdir = args.out / f"{name}.out"
-        p = run([str(args.bin / "dlc-run"), r["so"], *inputs, *device, "--output-dir", str(outdir)])
+        p = run([str(args.bin / "dlc-run"), r["so"], *inputs, *device, "--output-dir", str(outdir)],
+                args.run_timeout)
         if p.returncode != 0:
             r["error"] = (p.stderr or p.stdout).strip()[-2000:]
             print(f"[gpu_variants] {name}: dlc-run failed: {r['error']}", flush=True)
@@ -136,7 +149,7 @@ def main() -> int:
             bench.append("--resident")
         if args.steps:
             bench += ["--steps", str(args.steps)]
-        p = run(bench)
+        p = run(bench, args.run_timeout)
         if p.returncode != 0:
             r["error"] = (p.stderr or p.stdout).strip()[-2000:]
             print(f"[gpu_variants] {name}: dlc-bench failed: {r['error']}", flush=True)
@@ -162,8 +175,9 @@ def main() -> int:
                 err = max(err, float(np.max(np.abs(a - b))) / max(float(np.max(np.abs(a))), 1e-30))
             r["rel_diff"] = err
         print(f"[gpu_variants] {name}: p50 {r['p50_ms']:.4f} ms", flush=True)
+        save()
 
-    (args.out / "variants.json").write_text(json.dumps(built, indent=1))
+    save()
     print("| variant | flags | compile_s | p50_ms | vs ref | rel diff vs ref |")
     print("|---|---|---|---|---|---|")
     for name in variants:

@@ -55,6 +55,23 @@ class GpuVariants(unittest.TestCase):
             self.assertIn("| form | --target=cpu --precision=fp32 --cuda-kernel-form |",
                           p.stdout)
 
+    def test_run_timeout(self):
+        # A run that outlasts --run-timeout (on the GPU: a hung kernel) is
+        # killed and its variant reported failed; the others still run.
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            conv_model(tmp / "m.onnx")
+            p = subprocess.run(
+                [sys.executable, str(TOOL), "--bin", BIN, "--model", str(tmp / "m.onnx"),
+                 "--out", str(tmp / "out"), "--common=--target=cpu", "--jobs", "2",
+                 "--min-time", "0.05", "--device", "cpu", "--host-copies",
+                 "--run-timeout", "0.001", "base=--precision=fp32"],
+                capture_output=True, text=True)
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            r = json.loads((tmp / "out" / "variants.json").read_text())
+            self.assertIn("timed out after 0.001 s", r["base"]["error"])
+            self.assertIn("| base | --target=cpu --precision=fp32 |", p.stdout)
+
     def test_bad_variant_name(self):
         p = subprocess.run([sys.executable, str(TOOL), "--bin", BIN, "--model", "m.onnx",
                             "--out", "o", "no-flags"], capture_output=True, text=True)
