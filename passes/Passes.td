@@ -293,6 +293,27 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
     CTAs fit one wave (one an SM) takes every pipeline stage K fills and an
     SM's shared memory holds, 8 at most: nothing else competes for it.
 
+    With `gather-producer-warps=N` (and `warp-specialize`), a wgmma GEMM
+    whose A is gathered by cp.async (a 3x3 convolution's im2col window)
+    and whose B loads by TMA gets N producer warps after its warpgroups
+    instead of gathering in them: the consumers' k-loop loses its copies,
+    its cp.async wait and its CTA barrier, which left such convolutions
+    at a fifth of the tensor cores' rate:
+
+      // consumers, per k-tile
+      mbarrier.try_wait.parity [full[s]], phase
+      fence.proxy.async.shared::cta
+      wgmma ... ; wgmma.wait_group 1
+      mbarrier.arrive [empty[s - 1]]
+      // producer thread p of 32N, per k-tile
+      mbarrier.try_wait.parity [empty[s]], phase'   (refills)
+      cp.async.cg.shared.global ... (chunks p, p + 32N, ... of A)
+      cp.async.mbarrier.arrive.shared::cta.b64 [full[s]]
+      mbarrier.arrive [full[s]]   (p = 0: arrive.expect_tx + B's TMA)
+
+    A full barrier counts 32N arrivals. Four warps are a warpgroup, which
+    `setmaxnreg`s its registers to the consumers.
+
     With `fold-padding`, a convolution reading a buffer that a zero-padding
     kernel (its generic marked `dlc.padding`, from dlc-convert-to-linalg)
     filled from an input just before reads the input itself: window rows
