@@ -442,6 +442,13 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
            "each slot's full mbarrier (cp.async.mbarrier.arrive); the "
            "warpgroups release slots through the empty mbarriers (0: the "
            "warpgroups gather, with a CTA barrier a k-tile)">,
+    Option<"producerWarpgroup", "producer-warpgroup", "bool",
+           /*default=*/"false",
+           "With warp-specialize: the producer of a GEMM whose operands "
+           "both load by TMA is a warpgroup (one thread issues the copies) "
+           "that gives its registers to the consumers (setmaxnreg: 24 a "
+           "producer thread), instead of one warp beside which every "
+           "thread keeps what it starts with">,
     Option<"foldPadding", "fold-padding", "bool", /*default=*/"true",
            "Convolutions read their input through zero-filling im2col "
            "loads instead of the zero-padded copy (a dlc.padding kernel) "

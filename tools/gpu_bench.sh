@@ -52,7 +52,8 @@
 #                                # int8 and fp16 resnet50 b32 with 1, 2 and
 #                                # 4 --gather-producer-warps (and with
 #                                # --gemm-ctas-per-sm=0, --gather-split-k=false,
-#                                # --short-k-tiles beside 2) against the
+#                                # --short-k-tiles beside 2) and with
+#                                # --producer-warpgroup against the
 #                                # defaults (variants, below)
 #   tools/gpu_bench.sh split-text # bert and gpt2 b8 fp16 with
 #                                # --kernel-index-bits=32 and with
@@ -243,10 +244,11 @@ part() {
       "nogather=$c --gather-split-k=false" "nodeep=$c --deepen-stages=false" \
       "noinputs=$c --stage-epilogue-inputs=false" "unstaged=$c --stage-epilogue=false" \
       "i32=$c --kernel-index-bits=32" "shortk=$c --short-k-tiles" ;;
-  # --gather-producer-warps (off until this measures it): producer warps
-  # gathering the 3x3 convolutions' im2col operand, int8 and fp16
-  # resnet50 b32, each against its precision's defaults; with
-  # --short-k-tiles, layer1's 1x1 convolutions are on TMA as well.
+  # --gather-producer-warps and --producer-warpgroup (off until this
+  # measures them): producer warps gathering the 3x3 convolutions' im2col
+  # operand, a TMA producer warpgroup giving its registers to the
+  # consumers, int8 and fp16 resnet50 b32, each against its precision's
+  # defaults; with --short-k-tiles, layer1's 1x1 convolutions are on TMA.
   gather-producers)
     local c="--precision=int8 --calibrate=@CAL" f=--precision=fp16
     variants_run gather-producers resnet50:32 "int8=$c" "gp1=$c --gather-producer-warps=1" \
@@ -254,7 +256,9 @@ part() {
       "gp2-ctas1=$c --gather-producer-warps=2 --gemm-ctas-per-sm=0" \
       "gp2-nogather=$c --gather-producer-warps=2 --gather-split-k=false" \
       "gp2-shortk=$c --gather-producer-warps=2 --short-k-tiles" \
-      "fp16=$f" "fp16-gp2=$f --gather-producer-warps=2" "fp16-gp4=$f --gather-producer-warps=4" ;;
+      "pw=$c --producer-warpgroup" "gp4-pw=$c --gather-producer-warps=4 --producer-warpgroup" \
+      "fp16=$f" "fp16-gp2=$f --gather-producer-warps=2" "fp16-gp4=$f --gather-producer-warps=4" \
+      "fp16-pw=$f --producer-warpgroup" ;;
   int8) bench int8 --models resnet50 --batches 32 --skip-compile-modes --steps 64 \
           --int8 --int8-variant i32=--kernel-index-bits=32 "${models_only[@]}" ;;
   esac

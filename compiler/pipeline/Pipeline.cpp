@@ -134,6 +134,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     gemm.shortKTiles = gemm.wgmma && options.shortKTiles;
     gemm.gatherProducerWarps =
         gemm.warpSpecialize ? options.gatherProducerWarps : 0;
+    gemm.producerWarpgroup = gemm.warpSpecialize && options.producerWarpgroup;
     gemm.foldPadding = options.foldConvPadding;
     gemm.stageEpilogue = options.stageEpilogue;
     gemm.stageEpilogueInputs = options.stageEpilogueInputs;

@@ -111,6 +111,10 @@ struct CompileOptions {
   /// `gather-producer-warps`; 0: the consumers gather; off until measured
   /// on a GPU).
   int64_t gatherProducerWarps = 0;
+  /// sm_90a: the producer of a GEMM with both operands on TMA is a
+  /// warpgroup that gives the consumers its registers (dlc-tile-gemm-kernels
+  /// `producer-warpgroup`; off until measured on a GPU).
+  bool producerWarpgroup = false;
   /// CUDA form: implicit-GEMM convolutions read their unpadded input
   /// through zero-filling loads; the padded copy's kernel goes.
   bool foldConvPadding = true;

@@ -191,6 +191,13 @@ cl::opt<int64_t> gatherProducerWarps(
              "mbarriers instead of their own copies and a CTA barrier "
              "(default 0: the warpgroups gather; off until measured)"),
     cl::init(0), cl::cat(category));
+cl::opt<bool> producerWarpgroup(
+    "producer-warpgroup",
+    cl::desc("sm_90a: warp-specialized GEMMs with both operands on TMA get "
+             "a producer warpgroup instead of a warp, which gives the "
+             "consumer warpgroups its registers (setmaxnreg; default off "
+             "until measured)"),
+    cl::init(false), cl::cat(category));
 cl::opt<bool> foldConvPadding(
     "fold-conv-padding",
     cl::desc("CUDA: tensor-core convolutions read their unpadded input, "
@@ -650,6 +657,7 @@ int run(MLIRContext &context) {
   options.gemmCtasPerSm = gemmCtasPerSm;
   options.shortKTiles = shortKTiles;
   options.gatherProducerWarps = gatherProducerWarps;
+  options.producerWarpgroup = producerWarpgroup;
   options.foldConvPadding = foldConvPadding;
   options.mergeLaunches = mergeLaunches;
   if (overlapLaunches && options.target != dlc::Target::Cuda) {

@@ -786,6 +786,30 @@ int64_t entryRegisters(int64_t threads, int64_t ctas) {
   return regs - regs % 8;
 }
 
+/// The registers a producer warpgroup keeps of its own: 56 where it
+/// gathers an operand (its chunks' addresses: with 40, CUTLASS's figure for
+/// TMA producers, ptxas spilled 24-112 bytes in int8 resnet50 b32's
+/// gathering kernels, with 24 up to 256, with 56 none but 12 in layer4's,
+/// whose consumers used 236 alone), 24 where one thread issues TMA copies.
+int64_t producerRegisters(bool gathering) { return gathering ? 56 : 24; }
+
+/// The registers a consumer thread of a warp-specialized CTA has: with a
+/// producer warpgroup (`producers` = 128) that keeps `producerRegs` and
+/// gives the rest to the `consumers` (setmaxnreg), their share, 248 at
+/// most (255 a thread); else what every thread starts with. Not with
+/// .minnctapersm 2 or more, whose share ptxas holds every thread to:
+/// 384 threads, 2 CTAs, and consumers raised from 80 to 104 still stopped
+/// ptxas with "Insufficient registers (80)" on a wgmma needing 90.
+int64_t consumerRegisters(int64_t consumers, int64_t producers, int64_t ctas,
+                          int64_t producerRegs) {
+  int64_t threads = consumers + producers;
+  int64_t entry = entryRegisters(threads, ctas);
+  if (producers != 128 || ctas > 1)
+    return entry;
+  int64_t regs = (threads * entry - producers * producerRegs) / consumers;
+  return std::max(entry, std::min<int64_t>(248, regs - regs % 8));
+}
+
 /// CTAs of `c` an SM holds at once, by registers and shared memory.
 int64_t ctasPerSm(const GemmKernel &g, const TileConfig &c) {
   // Registers: the f32/i32 accumulators plus ~64 for addresses and
@@ -1054,12 +1078,12 @@ public:
               std::optional<TmaOperand> tmaB = std::nullopt,
               bool warpSpecialize = false, int64_t persistentCtas = 0,
               bool stageEpilogue = false, bool stageInputs = false,
-              int64_t gatherWarps = 0)
+              int64_t gatherWarps = 0, bool producerWarpgroup = false)
       : rw(rewriter), g(g), s(g, cfg), cfg(cfg), emulate(emulate), split(split),
         tmaA(std::move(tmaA)), tmaB(std::move(tmaB)),
         warpSpecialize(warpSpecialize), persistentCtas(persistentCtas),
         stageEpilogue(stageEpilogue), stageInputs(stageInputs),
-        gatherWarps(gatherWarps),
+        gatherWarps(gatherWarps), producerWarpgroup(producerWarpgroup),
         loc(g.contraction.getLoc()), ix{rewriter, loc},
         stagedType(g.elementType) {}
 
@@ -1115,9 +1139,15 @@ private:
   bool stageInputs;
   /// Producer warps gathering A (gatherers()); 0: the consumers gather.
   int64_t gatherWarps;
+  /// A TMA producer is a warpgroup (producerThreads()).
+  bool producerWarpgroup;
 
 public:
   void setCtasPerSm(int64_t n) { ctasPerSm = n; }
+  /// Whether the producers give registers to the consumers (setmaxnreg),
+  /// which ptxas ignores unless it knows the count a thread starts with:
+  /// the kernel must declare .minnctapersm (1 here), with its .maxntid.
+  bool givesRegisters() const { return registerSplit().has_value(); }
 
 private:
   Value cta;        // the work item: the CTA (emulated cluster: its cluster)
@@ -1237,32 +1267,41 @@ private:
     return warpSpecialize && gatherWarps > 0 && cfg.wgmma() && tmaB && !tmaA &&
            !persistent();
   }
+  /// The producer warps' threads: the gatherers, else one warp, or a
+  /// warpgroup (producerWarpgroup) where that gives the consumers
+  /// registers (registerSplit): where the CTA has its SM alone (with
+  /// .minnctapersm 2 ptxas holds every thread to its share whatever
+  /// setmaxnreg says, and the warpgroup would only cut that share, 96 to
+  /// 80 a thread) and its consumers would get more than they start with
+  /// (not one consumer warpgroup: 248 either way).
   int64_t producerThreads() const {
-    return gatherers() ? 32 * gatherWarps : 32;
+    if (gatherers())
+      return 32 * gatherWarps;
+    bool gives =
+        producerWarpgroup && ctasPerSm == 1 &&
+        consumerRegisters(cfg.threads(), 128, 1, producerRegisters(false)) >
+            entryRegisters(cfg.threads() + 128, 1);
+    return gives ? 128 : 32;
   }
   /// `setmaxnreg` counts (GPU) for a producer warpgroup that gives registers
   /// to the consumers: {producers', consumers'}, or none where the
   /// producers are fewer than a warpgroup (setmaxnreg is the warpgroup's)
   /// or the consumers would gain nothing. A thread starts with
-  /// entryRegisters(ctaThreads(), ctasPerSm); the producers keep 56, the
-  /// consumers take the rest, 248 at most (one CTA of 2 consumer
-  /// warpgroups: 56 and 224). The producers' im2col addresses need them:
-  /// with 40 (CUTLASS's TMA producers), ptxas spilled 24-112 bytes in int8
-  /// resnet50 b32's gathering kernels, with 24 up to 256, with 56 none
-  /// but 12 in layer4's (whose consumers used 236 alone).
+  /// entryRegisters(ctaThreads(), ctasPerSm); the producers keep
+  /// producerRegisters() and the consumers take the rest
+  /// (consumerRegisters(): one CTA of 2 consumer warpgroups, 224 beside
+  /// gatherers, 240 beside a TMA producer).
   std::optional<std::pair<int64_t, int64_t>> registerSplit() const {
     if (emulate || !specialized() || producerThreads() != 128)
       return std::nullopt;
-    int64_t threads = ctaThreads();
-    int64_t entry = entryRegisters(threads, ctasPerSm);
-    int64_t producer = 56;
-    int64_t consumer = (threads * entry - 128 * producer) / cfg.threads();
-    // 255 registers a thread at most.
-    consumer = std::min<int64_t>(248, consumer - consumer % 8);
-    if (consumer <= entry)
+    int64_t producer = producerRegisters(gatherers());
+    int64_t consumer =
+        consumerRegisters(cfg.threads(), 128, ctasPerSm, producer);
+    if (consumer <= entryRegisters(ctaThreads(), ctasPerSm))
       return std::nullopt;
     return std::make_pair(producer, consumer);
   }
+
   /// CTAs an SM is to hold (dlc.min_ctas_per_sm, else 1).
   int64_t ctasPerSm = 1;
   int64_t stagesBytes() const { return stagesBytes(g, cfg); }
@@ -1304,6 +1343,9 @@ private:
   /// after the consumers, or every producer thread where they gather
   /// (gatherers()); leaves the insertion point in it.
   void enterProducer(scf::IfOp roles, Value tid);
+  /// In the consumers' branch: the registers the producers gave up
+  /// (registerSplit()).
+  void growConsumers();
   /// The same over the persistent CTA's tiles: the k-tile count runs on
   /// from tile to tile (slots and parities), each tile's last slot is
   /// released before its epilogue.
@@ -2459,6 +2501,12 @@ scf::IfOp GemmBuilder::specializedRoles(Value tid) {
                               /*withElseRegion=*/true);
 }
 
+void GemmBuilder::growConsumers() {
+  if (auto split = registerSplit())
+    sideEffectAsm("setmaxnreg.inc.sync.aligned.u32 " +
+                  std::to_string(split->second) + ";");
+}
+
 void GemmBuilder::enterProducer(scf::IfOp roles, Value tid) {
   rw.setInsertionPoint(roles.elseBlock()->getTerminator());
   if (auto split = registerSplit())
@@ -2495,9 +2543,7 @@ void GemmBuilder::buildSpecialized(Value kBegin, Value kCount, ValueRange acc) {
     // Consumers: wait for the fill, multiply, release the k-tile before.
     OpBuilder::InsertionGuard guard(rw);
     rw.setInsertionPoint(roles.thenBlock()->getTerminator());
-    if (auto split = registerSplit())
-      sideEffectAsm("setmaxnreg.inc.sync.aligned.u32 " +
-                    std::to_string(split->second) + ";");
+    growConsumers();
     auto loop = rw.create<scf::ForOp>(loc, ix.c(0), kCount, ix.c(1), acc);
     // With iter_args the builder added no yield.
     rw.setInsertionPointToStart(loop.getBody());
@@ -2589,6 +2635,7 @@ void GemmBuilder::buildPersistent(ValueRange acc) {
     // epilogue), the epilogue.
     OpBuilder::InsertionGuard guard(rw);
     rw.setInsertionPoint(roles.thenBlock()->getTerminator());
+    growConsumers();
     auto tileLoop = rw.create<scf::ForOp>(loc, ix.c(0), tiles, ix.c(1));
     rw.setInsertionPoint(tileLoop.getBody()->getTerminator());
     Value i = tileLoop.getInductionVar();
@@ -3567,7 +3614,7 @@ struct TileGemmKernelsPass
                        (stageEpilogueInputs == "int8" && g.isInt());
     GemmBuilder builder(rewriter, g, cfg, emulate, split, tmaA, tmaB,
                         warpSpecialize, persistentCtas, stageEpilogue,
-                        stageInputs, gatherProducerWarps);
+                        stageInputs, gatherProducerWarps, producerWarpgroup);
     builder.setCtasPerSm(ctasPerSm);
     int64_t ctas = builder.build();
     for (linalg::GenericOp e : llvm::reverse(g.epilogue))
@@ -3595,6 +3642,8 @@ struct TileGemmKernelsPass
                   b.getI64IntegerAttr(builder.sharedBytes()));
     if (persistentCtas)
       func->setAttr(attrs::kPersistent, b.getUnitAttr());
+    if (builder.givesRegisters())
+      func->setAttr(attrs::kMinCtasPerSm, b.getI64IntegerAttr(1));
     // The tensor-map arguments replace the operands' own where the kernel
     // reads those no more.
     if (!emulate && (tmaA || tmaB))
@@ -3737,16 +3786,16 @@ struct TileGemmKernelsPass
   bool sharesSms(const GemmKernel &g, TileConfig &c) const {
     if (minCtasPerSm < 2 || !c.wgmma() || gridTiles(g, c) <= smCount)
       return false;
-    // Gathering producer warps (gather-producer-warps) make the CTA larger:
-    // its registers must fit too, the accumulators and ~32 more a thread
-    // (int8 128x128 tiles with 4 producer warps, 384 threads: 80 a thread
-    // for two CTAs, and ptxas needs 90 for the wgmma).
-    if (warpSpecialize && gatherProducerWarps > 0 && gathersA(g)) {
-      int64_t threads = c.threads() + 32 * gatherProducerWarps;
-      if (entryRegisters(threads, minCtasPerSm) <
-          c.bm * c.bn / c.threads() + 32)
-        return false;
-    }
+    // Producer warps that gather (gather-producer-warps) make the CTA
+    // larger: its registers must still fit the accumulators and ~32 more
+    // a thread (int8 128x128 tiles with 4 gathering warps, 384 threads: 80
+    // a thread for two CTAs, and ptxas needs 90 for the wgmma). A TMA
+    // producer stays one warp where CTAs share an SM (producerThreads).
+    if (warpSpecialize && gatherProducerWarps > 0 && gathersA(g) &&
+        consumerRegisters(c.threads(), 32 * gatherProducerWarps, minCtasPerSm,
+                          producerRegisters(true)) <
+            c.bm * c.bn / c.threads() + 32)
+      return false;
     auto fits = [&](const TileConfig &t) {
       int64_t bytes = GemmBuilder::stagesBytes(g, t) + (t.wgmma() ? 1024 : 0) +
                       t.stages * 16;
