@@ -680,6 +680,16 @@ def tensor_core_cases(t):
          attrs=dict(pads=[2, 1, 1, 2], strides=[2, 1], dilations=[1, 2]),
          flags=(*half, *sm90a, "--gemm-tile=128x64", "--gather-producer-warps=4"),
          extra=form, rtol=1e-2, atol=5e-3)
+    # --producer-warpgroup: a two-TMA GEMM whose CTAs have their SMs alone
+    # gets a producer warpgroup giving the consumers its registers
+    # (setmaxnreg; on the GPU only: emulated, the same program as without).
+    t.op("producer_warpgroup_fp16", "Gemm", {"a": t.rand(512, 256, lo=-0.5, hi=0.5)},
+         {"b": t.rand(256, 256, lo=-0.5, hi=0.5)}, attrs=dict(transB=1),
+         flags=(*half, *sm90a, "--gemm-tile=128x128", "--producer-warpgroup"), extra=form,
+         rtol=1e-2, atol=1e-2)
+    t.op("producer_warpgroup_int8", "MatMulInteger", {"x": ints(np.uint8, 3, 150, 256)},
+         {"w": ints(np.int8, 256, 136), "xz": np.array(97, np.uint8)},
+         flags=(*sm90a, "--gemm-tile=128x128", "--producer-warpgroup"), extra=form)
     # GPT-2's MLP as transformers exports it (Conv1D: Reshape, Gemm with the
     # [in, out] weight, Reshape back; gelu_new; residual): dlc-unflatten-gemms
     # makes both Gemms batched MatMuls, so they run as wgmma CTA programs
