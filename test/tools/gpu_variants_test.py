@@ -32,20 +32,25 @@ def conv_model(path: Path):
     onnx.save(model, str(path))
 
 
+def run_tool(tmp: Path, *args: str):
+    """The tool on host builds of conv_model in `tmp`: its process and the
+    variants.json it wrote."""
+    conv_model(tmp / "m.onnx")
+    p = subprocess.run(
+        [sys.executable, str(TOOL), "--bin", BIN, "--model", str(tmp / "m.onnx"),
+         "--out", str(tmp / "out"), "--common=--target=cpu", "--jobs", "2",
+         "--min-time", "0.05", "--device", "cpu", "--host-copies", *args],
+        capture_output=True, text=True)
+    return p, json.loads((tmp / "out" / "variants.json").read_text())
+
+
 class GpuVariants(unittest.TestCase):
     def test_host_variants(self):
         with tempfile.TemporaryDirectory() as tmp:
-            tmp = Path(tmp)
-            conv_model(tmp / "m.onnx")
-            p = subprocess.run(
-                [sys.executable, str(TOOL), "--bin", BIN, "--model", str(tmp / "m.onnx"),
-                 "--out", str(tmp / "out"), "--common=--target=cpu", "--jobs", "2",
-                 "--min-time", "0.05", "--device", "cpu", "--host-copies", "--steps", "2",
-                 "base=--precision=fp32", "form=--precision=fp32 --cuda-kernel-form",
-                 "half=--precision=fp16", "bad=--gemm-ctas-per-sm=1"],
-                capture_output=True, text=True)
+            p, r = run_tool(Path(tmp), "--steps", "2", "base=--precision=fp32",
+                            "form=--precision=fp32 --cuda-kernel-form",
+                            "half=--precision=fp16", "bad=--gemm-ctas-per-sm=1")
             self.assertEqual(p.returncode, 1, p.stdout + p.stderr)  # `bad` failed
-            r = json.loads((tmp / "out" / "variants.json").read_text())
             self.assertGreater(r["base"]["p50_ms"], 0)
             self.assertEqual(r["form"]["ref"], "base")
             self.assertLess(r["form"]["rel_diff"], 1e-5)
@@ -59,16 +64,8 @@ class GpuVariants(unittest.TestCase):
         # A run that outlasts --run-timeout (on the GPU: a hung kernel) is
         # killed and its variant reported failed; the others still run.
         with tempfile.TemporaryDirectory() as tmp:
-            tmp = Path(tmp)
-            conv_model(tmp / "m.onnx")
-            p = subprocess.run(
-                [sys.executable, str(TOOL), "--bin", BIN, "--model", str(tmp / "m.onnx"),
-                 "--out", str(tmp / "out"), "--common=--target=cpu", "--jobs", "2",
-                 "--min-time", "0.05", "--device", "cpu", "--host-copies",
-                 "--run-timeout", "0.001", "base=--precision=fp32"],
-                capture_output=True, text=True)
+            p, r = run_tool(Path(tmp), "--run-timeout", "0.001", "base=--precision=fp32")
             self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
-            r = json.loads((tmp / "out" / "variants.json").read_text())
             self.assertIn("timed out after 0.001 s", r["base"]["error"])
             self.assertIn("| base | --target=cpu --precision=fp32 |", p.stdout)
 
