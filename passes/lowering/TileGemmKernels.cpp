@@ -810,14 +810,29 @@ int64_t consumerRegisters(int64_t consumers, int64_t producers, int64_t ctas,
   return std::max(entry, std::min<int64_t>(248, regs - regs % 8));
 }
 
+/// The dynamic shared memory a CTA of `g` on tiles `c` takes at most, the
+/// one estimate the tile decisions share: its stages, the 1 KiB that
+/// aligns them for wgmma's swizzle, and a full and an empty mbarrier a
+/// stage (GemmBuilder::sharedBytes() is the exact figure, at most this).
+int64_t ctaSharedBytes(const GemmKernel &g, const TileConfig &c) {
+  return c.stages * c.stageElems() * g.elementBytes() + (c.wgmma() ? 1024 : 0) +
+         c.stages * 16;
+}
+
+/// CTAs of `bytes` of dynamic shared memory an SM holds: its 228 KiB with 1
+/// KiB reserved a CTA, none past the 227 KiB one CTA may have.
+int64_t ctasBySharedMemory(int64_t bytes) {
+  return bytes > cost::kSmemBytes ? 0 : cost::kSmSharedBytes / (bytes + 1024);
+}
+
 /// CTAs of `c` an SM holds at once, by registers and shared memory.
 int64_t ctasPerSm(const GemmKernel &g, const TileConfig &c) {
   // Registers: the f32/i32 accumulators plus ~64 for addresses and
   // fragments.
   int64_t regs = (c.bm * c.bn / c.threads() + 64) * c.threads();
-  int64_t smem = c.stages * c.stageElems() * g.elementBytes() + 1024;
-  return std::max<int64_t>(
-      1, std::min(cost::kRegisters / regs, cost::kSmemBytes / smem));
+  return std::max<int64_t>(1,
+                           std::min(cost::kRegisters / regs,
+                                    ctasBySharedMemory(ctaSharedBytes(g, c))));
 }
 
 /// Batch entries of `g`: the product of its batch dims.
@@ -3765,11 +3780,13 @@ struct TileGemmKernelsPass
     if (gridTiles(g, c) > smCount)
       return c;
     int64_t kTiles = llvm::divideCeil(g.k, c.bk);
-    // Each stage with its full and empty mbarriers; the stages start at a
-    // 1 KiB boundary.
-    int64_t fit =
-        (cost::kSmemBytes - 1024) / (c.stageElems() * g.elementBytes() + 16);
-    c.stages = std::max(c.stages, std::min({fit, kTiles + 2, int64_t(8)}));
+    TileConfig more = c;
+    while (more.stages < std::min<int64_t>(kTiles + 2, 8)) {
+      ++more.stages;
+      if (ctasBySharedMemory(ctaSharedBytes(g, more)) < 1)
+        break;
+      c = more;
+    }
     return c;
   }
 
@@ -3797,9 +3814,7 @@ struct TileGemmKernelsPass
             c.bm * c.bn / c.threads() + 32)
       return false;
     auto fits = [&](const TileConfig &t) {
-      int64_t bytes = GemmBuilder::stagesBytes(g, t) + (t.wgmma() ? 1024 : 0) +
-                      t.stages * 16;
-      return minCtasPerSm * (bytes + 1024) <= cost::kSmSharedBytes;
+      return ctasBySharedMemory(ctaSharedBytes(g, t)) >= minCtasPerSm;
     };
     TileConfig t = c;
     while (!fits(t) && t.stages > 3)
