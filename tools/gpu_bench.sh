@@ -227,7 +227,7 @@ part() {
     local cal run
     session_timeout profile-int8 60 "${session_log:-/dev/null}" || return 0
     cal=$(calibration_dir resnet50:32) || return 1
-    profile_all resnet50:32 --precision=int8 "--calibrate=$cal" ;;
+    profile_all resnet50:32 --precision=int8 "--calibrate=$cal" "--calibration-cache=$cal.cache" ;;
   # Which of --stage-epilogue-inputs and --kernel-index-bits=32 cost BERT
   # and GPT-2 4% together on 2026-11-26 (docs/performance.md, fourth run).
   split-text)
@@ -239,7 +239,7 @@ part() {
   # int8 resnet50 b32 against the schedule options that are on by default
   # (off here), and 32-bit indices: which of them the int8 build needs.
   int8-variants)
-    local c="--precision=int8 --calibrate=@CAL"
+    local c="--precision=int8 --calibrate=@CAL --calibration-cache=@CAL.cache"
     variants_run int8-variants resnet50:32 "int8=$c" "ctas1=$c --gemm-ctas-per-sm=0" \
       "nogather=$c --gather-split-k=false" "nodeep=$c --deepen-stages=false" \
       "noinputs=$c --stage-epilogue-inputs=false" "unstaged=$c --stage-epilogue=false" \
@@ -250,7 +250,7 @@ part() {
   # consumers, int8 and fp16 resnet50 b32, each against its precision's
   # defaults; with --short-k-tiles, layer1's 1x1 convolutions are on TMA.
   gather-producers)
-    local c="--precision=int8 --calibrate=@CAL" f=--precision=fp16
+    local c="--precision=int8 --calibrate=@CAL --calibration-cache=@CAL.cache" f=--precision=fp16
     variants_run gather-producers resnet50:32 "int8=$c" "gp1=$c --gather-producer-warps=1" \
       "gp2=$c --gather-producer-warps=2" "gp4=$c --gather-producer-warps=4" \
       "gp2-ctas1=$c --gather-producer-warps=2 --gemm-ctas-per-sm=0" \

@@ -10,7 +10,9 @@ call, where compiling variants one after another (bench_pytorch.py's
     gpu_variants.py --bin DIR --model M.onnx --out DIR [--common FLAGS]
                     [--jobs N] [--min-time S] [--steps N] NAME=FLAGS...
 
-FLAGS are split like a shell line (no quoting). Writes DIR/variants.json
+FLAGS are split like a shell line (no quoting). Of the variants naming a
+--calibration-cache, the first compiles before the others (which read it).
+Writes DIR/variants.json
 (after each variant, so that a part cut short keeps what it measured) and
 prints a table: compile seconds, p50 ms, speedup over the precision's first
 variant, and max|out - ref| / max|ref| against it. A dlc-run or dlc-bench
@@ -117,16 +119,26 @@ def main() -> int:
     inputs = model_inputs(args.model, args.out / "inputs")
 
     built: dict[str, dict] = {}
+
+    def record(result):
+        name, so, seconds, error = result
+        built[name] = {"flags": variants[name], "compile_s": round(seconds, 1),
+                       "so": str(so) if so else None, "error": error}
+        print(f"[gpu_variants] {name}: compiled in {seconds:.1f} s"
+              + (f", FAILED: {error.splitlines()[-1] if error else ''}" if error else ""),
+              flush=True)
+
+    # Variants sharing a --calibration-cache: the first calibrates and
+    # writes it alone, the others then read it instead of calibrating too.
+    first = next((n for n, f in variants.items()
+                  if any(x.startswith("--calibration-cache=") for x in f)), None)
+    if first:
+        record(compile_variant(args.bin, args.model, args.out, first, variants[first]))
     with cf.ThreadPoolExecutor(max(1, args.jobs)) as pool:
         futures = [pool.submit(compile_variant, args.bin, args.model, args.out, n, f)
-                   for n, f in variants.items()]
+                   for n, f in variants.items() if n != first]
         for fut in cf.as_completed(futures):
-            name, so, seconds, error = fut.result()
-            built[name] = {"flags": variants[name], "compile_s": round(seconds, 1),
-                           "so": str(so) if so else None, "error": error}
-            print(f"[gpu_variants] {name}: compiled in {seconds:.1f} s"
-                  + (f", FAILED: {error.splitlines()[-1] if error else ''}" if error else ""),
-                  flush=True)
+            record(fut.result())
 
     device = ["--device", args.device]
     refs: dict[str, str] = {}

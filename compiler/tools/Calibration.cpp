@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -20,8 +22,10 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <cmath>
@@ -341,6 +345,14 @@ private:
   /// `samples` samples.
   FailureOr<double> measure(HostModel &model, ArrayRef<uint8_t> int8,
                             size_t samples);
+  /// What a calibration's result depends on, as 16 hex digits: the module
+  /// (its ops and every constant's bytes), the samples and the PTQ options.
+  std::string cacheKey();
+  /// The cached result for `key`: fills ranges_ and the layers' decisions
+  /// and returns the report; none (with a note why) where the file is
+  /// missing, does not parse or is for another key or layer list.
+  std::optional<llvm::json::Object> readCache(StringRef key);
+  LogicalResult writeCache(StringRef key, const llvm::json::Object &report);
 
   ModuleOp base_;
   const PtqOptions &options_;
@@ -739,6 +751,20 @@ FailureOr<llvm::json::Object> Calibrator::run() {
       return failure();
     }
 
+  // A cached calibration of the same module, samples and options.
+  std::string key;
+  if (!options_.cacheFile.empty()) {
+    key = cacheKey();
+    if (std::optional<llvm::json::Object> report = readCache(key)) {
+      progress("calibration read from " + options_.cacheFile);
+      mark(
+          candidateOps(base_), [&](unsigned i) { return layers_[i].quantize; },
+          /*outputRanges=*/true);
+      (*report)["calibration_cache"] = "read";
+      return std::move(*report);
+    }
+  }
+
   // fp32 run: the reference and the activation ranges.
   progress("calibrating: compiling the fp32 model with " +
            llvm::Twine(captures_.size()) + " captured tensors");
@@ -907,9 +933,179 @@ FailureOr<llvm::json::Object> Calibrator::run() {
     report["max_error_db_evaluations"] = (int64_t)evaluations_;
     report["max_error_db_compiles"] = (int64_t)compiles_;
   }
+  if (!options_.cacheFile.empty()) {
+    if (failed(writeCache(key, report)))
+      return failure();
+    report["calibration_cache"] = "written";
+  }
   return report;
 }
 } // namespace
+
+/// The cache file's format; a file of another one is recalibrated.
+constexpr llvm::StringLiteral kCacheFormat = "dlc-calibration-cache-1";
+
+std::string Calibrator::cacheKey() {
+  // xxh3 of each part, then of the parts' hashes.
+  std::vector<uint64_t> parts;
+  auto add = [&](ArrayRef<uint8_t> bytes) {
+    parts.push_back(llvm::xxh3_64bits(bytes));
+  };
+  auto addText = [&](StringRef text) {
+    add(ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(text.data()),
+                          text.size()));
+  };
+  addText(kCacheFormat);
+  // The module: its ops as printed (large constants elided), then the
+  // bytes of every constant (dense_resource blobs and dense elements).
+  {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    base_->print(
+        os,
+        OpPrintingFlags().elideLargeElementsAttrs(16).elideLargeResourceString(
+            16));
+    addText(text);
+  }
+  base_->walk([&](Operation *op) {
+    for (NamedAttribute attr : op->getAttrs()) {
+      if (auto res = dyn_cast<DenseResourceElementsAttr>(attr.getValue())) {
+        if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
+          add(ArrayRef<uint8_t>(
+              reinterpret_cast<const uint8_t *>(blob->getData().data()),
+              blob->getData().size()));
+      } else if (auto dense = dyn_cast<DenseElementsAttr>(attr.getValue())) {
+        ArrayRef<char> raw = dense.getRawData();
+        add(ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(raw.data()),
+                              raw.size()));
+      }
+    }
+  });
+  for (const Sample &sample : samples_)
+    for (const ::dlc::io::Tensor &t : sample)
+      add(t.data);
+  std::string opts;
+  llvm::raw_string_ostream os(opts);
+  os << options_.method << ' ' << llvm::format("%.17g", options_.percentile)
+     << ' ' << options_.quantizeFirstLast << options_.quantizeAttention;
+  for (const std::string &k : options_.keepFp32)
+    os << " keep:" << k;
+  for (const std::string &o : options_.extraOutputs)
+    os << " output:" << o;
+  if (options_.maxErrorDb)
+    os << " db:" << llvm::format("%.17g", *options_.maxErrorDb);
+  for (const Sample &sample : samples_)
+    for (const ::dlc::io::Tensor &t : sample) {
+      os << " sample:" << t.dtype;
+      for (int64_t d : t.shape)
+        os << 'x' << d;
+    }
+  addText(opts);
+  return llvm::utohexstr(
+      llvm::xxh3_64bits(ArrayRef<uint8_t>(
+          reinterpret_cast<const uint8_t *>(parts.data()), parts.size() * 8)),
+      /*LowerCase=*/true, /*Width=*/16);
+}
+
+std::optional<llvm::json::Object> Calibrator::readCache(StringRef key) {
+  StringRef file = options_.cacheFile;
+  auto stale =
+      [&](const llvm::Twine &why) -> std::optional<llvm::json::Object> {
+    progress("calibration cache " + file + " " + why + ": calibrating");
+    return std::nullopt;
+  };
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(file);
+  if (!buffer)
+    return stale("not read (" + buffer.getError().message() + ")");
+  llvm::Expected<llvm::json::Value> parsed =
+      llvm::json::parse((*buffer)->getBuffer());
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return stale("does not parse");
+  }
+  const llvm::json::Object *cache = parsed->getAsObject();
+  if (!cache || cache->getString("format") != kCacheFormat)
+    return stale("is not a " + kCacheFormat + " file");
+  if (cache->getString("key") != key)
+    return stale("is for another model, samples or options");
+  const llvm::json::Array *layers = cache->getArray("layers");
+  const llvm::json::Array *ranges = cache->getArray("ranges");
+  const llvm::json::Object *report = cache->getObject("report");
+  if (!layers || !ranges || !report || layers->size() != layers_.size() ||
+      ranges->size() != captures_.size())
+    return stale("does not list this model's layers");
+  std::vector<std::pair<float, float>> read;
+  for (const llvm::json::Value &r : *ranges) {
+    const llvm::json::Array *pair = r.getAsArray();
+    std::optional<double> lo =
+        pair && pair->size() == 2 ? (*pair)[0].getAsNumber() : std::nullopt;
+    std::optional<double> hi =
+        pair && pair->size() == 2 ? (*pair)[1].getAsNumber() : std::nullopt;
+    if (!lo || !hi || !(*lo <= *hi))
+      return stale("has a bad range");
+    read.emplace_back(float(*lo), float(*hi));
+  }
+  std::vector<Layer> decided = layers_;
+  for (auto [layer, v] : llvm::zip_equal(decided, *layers)) {
+    const llvm::json::Object *l = v.getAsObject();
+    std::optional<bool> quantize =
+        l ? l->getBoolean("quantized") : std::nullopt;
+    if (!l || l->getString("name") != layer.name || !quantize)
+      return stale("does not list this model's layers");
+    layer.quantize = *quantize;
+    layer.keptBecause = l->getString("kept_fp32").value_or("").str();
+  }
+  ranges_ = std::move(read);
+  layers_ = std::move(decided);
+  return *report;
+}
+
+LogicalResult Calibrator::writeCache(StringRef key,
+                                     const llvm::json::Object &report) {
+  llvm::json::Array layers, ranges;
+  for (const Layer &layer : layers_) {
+    llvm::json::Object l{{"name", layer.name}, {"quantized", layer.quantize}};
+    if (!layer.quantize)
+      l["kept_fp32"] = layer.keptBecause;
+    layers.push_back(std::move(l));
+  }
+  for (auto [lo, hi] : ranges_)
+    ranges.push_back(llvm::json::Array{double(lo), double(hi)});
+  llvm::json::Object cache{{"format", kCacheFormat},
+                           {"key", key},
+                           {"layers", std::move(layers)},
+                           {"ranges", std::move(ranges)},
+                           {"report", llvm::json::Object(report)}};
+  // Written whole, then renamed: builds that share the cache (parallel
+  // variants) read either none or a complete one.
+  auto fail = [&](std::error_code ec) {
+    llvm::errs() << "dlc: error: --calibration-cache: cannot write '"
+                 << options_.cacheFile << "': " << ec.message() << "\n";
+    return failure();
+  };
+  int fd;
+  SmallString<128> temp;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(
+          options_.cacheFile + ".%%%%%%.tmp", fd, temp))
+    return fail(ec);
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(cache))) << "\n";
+    os.close();
+    if (os.has_error()) {
+      std::error_code ec = os.error();
+      os.clear_error();
+      llvm::sys::fs::remove(temp);
+      return fail(ec);
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temp, options_.cacheFile)) {
+    llvm::sys::fs::remove(temp);
+    return fail(ec);
+  }
+  return success();
+}
 
 FailureOr<llvm::json::Object>
 mlir::dlc::calibrateAndMark(ModuleOp module, const PtqOptions &options,

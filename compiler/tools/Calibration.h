@@ -51,14 +51,23 @@ struct PtqOptions {
   /// Keep layers in fp32 (as few as the search finds) until the end-to-end
   /// SQNR reaches this many dB.
   std::optional<double> maxErrorDb;
+  /// A calibration cache (--calibration-cache): where it holds the result
+  /// of a calibration of this model on these samples with these options
+  /// (its key), the ranges, the layers kept in fp32 and the report are
+  /// read from it instead of running anything; otherwise the calibration
+  /// runs and writes it.
+  std::string cacheFile;
   /// Progress lines on stderr.
   std::function<void(llvm::StringRef)> progress;
 };
 
 /// Calibrates `module` (the imported model, canonicalized here) and marks
 /// the layers to quantize. Returns the accuracy report (the `quantization`
-/// object of --report-json). Errors (bad samples, compile or run failures)
-/// are printed and fail.
+/// object of --report-json; with a cache, its `calibration_cache` says
+/// "read" or "written"). Errors (bad samples, compile or run failures, a
+/// cache that cannot be written) are printed and fail; a cache of another
+/// model, samples or options, or one that does not parse, is recalibrated
+/// and overwritten.
 FailureOr<llvm::json::Object> calibrateAndMark(ModuleOp module,
                                                const PtqOptions &options,
                                                const CompileOptions &base);

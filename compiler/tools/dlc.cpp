@@ -308,6 +308,14 @@ cl::opt<std::string>
     calibration("calibration",
                 cl::desc("Activation ranges: minmax (default) or percentile"),
                 cl::init("minmax"), cl::cat(category));
+cl::opt<std::string> calibrationCache(
+    "calibration-cache",
+    cl::desc("With --precision=int8: a file holding a calibration's result "
+             "(the ranges, the layers kept in fp32, the accuracy report): "
+             "read instead of calibrating where it is for this model, these "
+             "samples and options, written otherwise (TensorRT's calibration "
+             "cache)"),
+    cl::value_desc("file"), cl::init(""), cl::cat(category));
 cl::opt<double> percentile(
     "percentile",
     cl::desc("With --calibration=percentile: % of values inside the range, "
@@ -525,10 +533,10 @@ LogicalResult parsePtqOptions(std::optional<dlc::PtqOptions> &ptq) {
                 "' (expected fp32, fp16, bf16 or int8)");
   bool int8 = precision == "int8";
   if (!int8) {
-    for (const char *opt : {"calibrate", "calibration", "percentile",
-                            "quantize-first-last", "quantize-residuals",
-                            "quantize-attention", "fallback-precision",
-                            "keep-fp32", "max-error-db"})
+    for (const char *opt :
+         {"calibrate", "calibration", "calibration-cache", "percentile",
+          "quantize-first-last", "quantize-residuals", "quantize-attention",
+          "fallback-precision", "keep-fp32", "max-error-db"})
       if (cl::getRegisteredOptions().lookup(opt)->getNumOccurrences())
         return fail(llvm::Twine("--") + opt + " needs --precision=int8");
     return success();
@@ -549,6 +557,7 @@ LogicalResult parsePtqOptions(std::optional<dlc::PtqOptions> &ptq) {
                 std::to_string(percentile.getValue()));
   dlc::PtqOptions o;
   o.calibrateDir = calibrateDir;
+  o.cacheFile = calibrationCache;
   o.method = calibration;
   o.percentile = percentile;
   o.quantizeFirstLast = quantizeFirstLast;

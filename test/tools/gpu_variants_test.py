@@ -69,6 +69,23 @@ class GpuVariants(unittest.TestCase):
             self.assertIn("timed out after 0.001 s", r["base"]["error"])
             self.assertIn("| base | --target=cpu --precision=fp32 |", p.stdout)
 
+    def test_shared_calibration_cache(self):
+        # int8 variants naming one --calibration-cache: the first calibrates
+        # and writes it before the others compile (and read it); the
+        # schedules differ, the outputs do not.
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            (tmp / "cal" / "s0").mkdir(parents=True)
+            np.save(tmp / "cal" / "s0" / "x.npy",
+                    np.random.default_rng(0).standard_normal((2, 4, 10, 10)).astype(np.float32))
+            q = (f"--precision=int8 --calibrate={tmp / 'cal'} --quantize-first-last "
+                 f"--calibration-cache={tmp / 'cal.cache'}")
+            p, r = run_tool(tmp, f"q1={q}", f"q2={q} --cuda-kernel-form")
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertTrue((tmp / "cal.cache").is_file())
+            self.assertEqual(r["q2"]["ref"], "q1")
+            self.assertEqual(r["q2"]["rel_diff"], 0.0)
+
     def test_bad_variant_name(self):
         p = subprocess.run([sys.executable, str(TOOL), "--bin", BIN, "--model", "m.onnx",
                             "--out", "o", "no-flags"], capture_output=True, text=True)
