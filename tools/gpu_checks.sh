@@ -19,6 +19,10 @@
 #                                            # bert_base fp16 with
 #                                            # --kernel-index-bits=32 /
 #                                            # --stage-epilogue=false
+#   tools/gpu_checks.sh producers            # ops, the fp16 zoo and
+#                                            # resnet50_int8 with
+#                                            # --gather-producer-warps=4
+#                                            # --producer-warpgroup
 #   tools/gpu_checks.sh ptq                  # resnet50, bert_base post-training
 #                                            # int8 for the GPU vs fp32 (SQNR)
 # Each suite prints its per-case lines; the script exits non-zero if any
@@ -57,16 +61,17 @@ suite() {
   [ $rc -eq 0 ] || failed+=("$name")
 }
 
-# The op suite and the fp16 zoo on sm_90a with one more dlc flag, at the
-# default tolerances: flagged NAME FLAG.
+# The op suite and the fp16 zoo on sm_90a with more dlc flags (FLAGS, split
+# at spaces), at the default tolerances: flagged NAME FLAGS.
 flagged() {
   suite "ops-$1" env DLC_FLAGS="$2 ${DLC_FLAGS:-}" \
     python3 test/e2e/test_ops.py --bin-dir "$bin" --target cuda -j "$jobs"
-  local m
+  local m f dlc_flags=()
+  for f in $2; do dlc_flags+=("--dlc-flag=$f"); done
   for m in resnet50:3e-3 mobilenet_v2:2e-2 bert_base:5e-3; do
     suite "${m%%:*}-fp16-$1" python3 test/e2e/test_models.py "${models[@]}" \
       --device cuda --gpu-arch sm_90a --precision fp16 --rtol 0 --atol-rel "${m##*:}" \
-      --dlc-flag="$2" "${m%%:*}"
+      "${dlc_flags[@]}" "${m%%:*}"
   done
 }
 
@@ -111,6 +116,15 @@ for s in "$@"; do
     # --stage-epilogue=false (GEMM results stored from the fragments; the
     # default stages them through the stage memory).
     flagged unstaged --stage-epilogue=false ;;
+  producers)
+    # The schedules off until measured: gathering producer warps (and the
+    # warpgroup's setmaxnreg) and TMA producer warpgroups. A wrong mbarrier
+    # count hangs a kernel: dlc-run's 2-minute limit fails the case. The
+    # int8 zoo model too (its 3x3 convolutions gather).
+    flagged producers "--gather-producer-warps=4 --producer-warpgroup"
+    suite resnet50_int8-producers python3 test/e2e/test_models.py "${models[@]}" \
+      --device cuda --gpu-arch sm_90a --rtol 0 --atol-rel 0.2 \
+      --dlc-flag=--gather-producer-warps=4 --dlc-flag=--producer-warpgroup resnet50_int8 ;;
   ptq)
     # Post-training int8 built for the GPU (int8 residual adds, fp16
     # fallback layers), the held-out input run there: >= 25 dB against fp32
@@ -119,7 +133,7 @@ for s in "$@"; do
       suite "ptq-$m" python3 test/e2e/test_ptq.py --bin-dir "$bin" --models-dir dist/shared/models \
         --tools-dir dist/shared/tools --cache-dir "$work/models" --device cuda --min-sqnr 25 "$m"
     done ;;
-  *) echo "unknown suite '$s' (ops checks quant models precision overlap i32 unstaged ptq)" >&2; exit 2 ;;
+  *) echo "unknown suite '$s' (ops checks quant models precision overlap i32 unstaged producers ptq)" >&2; exit 2 ;;
   esac
 done
 
