@@ -1691,7 +1691,9 @@ void GemmBuilder::copyChunks(Value kt, Value slot, Value tid, int64_t threads,
       // cp.async can only zero-fill: a chunk it does not copy gets the
       // padding (or zeros) by a plain store, which the wait's
       // fence.proxy.async and barrier order like the copies (the
-      // group commits the copy whatever its token).
+      // group commits the copy whatever its token); a gathering
+      // producer's by its arrival on the full mbarrier (a release) and
+      // the consumers' fence after their wait.
       auto ifOp = rw.create<scf::IfOp>(loc, load, /*withElse=*/true);
       OpBuilder::InsertionGuard guard(rw);
       rw.setInsertionPoint(ifOp.thenBlock()->getTerminator());
