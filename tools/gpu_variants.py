@@ -15,7 +15,9 @@ FLAGS are split like a shell line (no quoting). Of the variants naming a
 Writes DIR/variants.json
 (after each variant, so that a part cut short keeps what it measured) and
 prints a table: compile seconds, p50 ms, speedup over the precision's first
-variant, and max|out - ref| / max|ref| against it. A dlc-run or dlc-bench
+variant, and max|out - ref| / max|ref| against it, then for each variant the
+kernels whose step times (--steps) moved most against its reference. A
+dlc-run or dlc-bench
 that outlasts --run-timeout (a kernel that hangs: a wrong mbarrier count
 waits forever) is killed and its variant marked failed, so one bad schedule
 costs a device call that much and no more.
@@ -201,7 +203,36 @@ def main() -> int:
         vs = f"{r['speedup']:.3f}x" if "speedup" in r else "ref"
         diff = f"{r['rel_diff']:.2e}" if "rel_diff" in r else ""
         print(f"| {name} | {flags} | {r['compile_s']} | {r['p50_ms']:.4f} | {vs} | {diff} |")
+    print_step_changes(built, variants)
     return 1 if any(not r.get("p50_ms") for r in built.values()) else 0
+
+
+def step_changes(ref_steps: list[dict], steps: list[dict], count: int) -> list[tuple]:
+    """The `count` kernels whose step time moved most between two --steps
+    lists (by kernel name; a kernel missing from one side counts 0 there):
+    (name, ref ms, ms), largest |change| first."""
+    def totals(rows):
+        t: dict[str, float] = {}
+        for s in rows:
+            t[s["name"]] = t.get(s["name"], 0.0) + s["ms"]
+        return t
+    a, b = totals(ref_steps), totals(steps)
+    rows = [(n, a.get(n, 0.0), b.get(n, 0.0)) for n in set(a) | set(b)]
+    rows.sort(key=lambda x: (-abs(x[2] - x[1]), x[0]))
+    return rows[:count]
+
+
+def print_step_changes(built: dict, variants: dict, count: int = 8):
+    """Per variant with step times: the kernels that moved most against its
+    reference, so a log shows where a schedule won or lost."""
+    for name in variants:
+        r = built[name]
+        ref = built.get(r.get("ref", name), {})
+        if name == r.get("ref", name) or not r.get("top_steps") or not ref.get("top_steps"):
+            continue
+        print(f"{name} vs {r['ref']}, the kernels that moved most (ms):")
+        for kernel, before, after in step_changes(ref["top_steps"], r["top_steps"], count):
+            print(f"  {kernel:48} {before:8.4f} -> {after:8.4f} ({after - before:+.4f})")
 
 
 if __name__ == "__main__":

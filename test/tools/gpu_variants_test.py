@@ -59,6 +59,7 @@ class GpuVariants(unittest.TestCase):
             self.assertIn("--gemm-ctas-per-sm must be", r["bad"]["error"])
             self.assertIn("| form | --target=cpu --precision=fp32 --cuda-kernel-form |",
                           p.stdout)
+            self.assertIn("form vs base, the kernels that moved most (ms):", p.stdout)
 
     def test_run_timeout(self):
         # A run that outlasts --run-timeout (on the GPU: a hung kernel) is
@@ -85,6 +86,16 @@ class GpuVariants(unittest.TestCase):
             self.assertTrue((tmp / "cal.cache").is_file())
             self.assertEqual(r["q2"]["ref"], "q1")
             self.assertEqual(r["q2"]["rel_diff"], 0.0)
+
+    def test_step_changes(self):
+        sys.path.insert(0, str(TOOL.parent))
+        import gpu_variants
+        ref = [{"name": "k1", "ms": 0.5}, {"name": "k2", "ms": 0.2}, {"name": "k2", "ms": 0.1}]
+        new = [{"name": "k1", "ms": 0.45}, {"name": "k2", "ms": 0.1}, {"name": "k3", "ms": 0.02}]
+        rows = gpu_variants.step_changes(ref, new, 2)
+        self.assertEqual([r[0] for r in rows], ["k2", "k1"])  # -0.2, -0.05
+        self.assertAlmostEqual(rows[0][1], 0.3)
+        self.assertEqual(gpu_variants.step_changes(ref, new, 5)[2], ("k3", 0.0, 0.02))
 
     def test_bad_variant_name(self):
         p = subprocess.run([sys.executable, str(TOOL), "--bin", BIN, "--model", "m.onnx",
