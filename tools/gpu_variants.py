@@ -12,15 +12,14 @@ call, where compiling variants one after another (bench_pytorch.py's
 
 FLAGS are split like a shell line (no quoting). Of the variants naming a
 --calibration-cache, the first compiles before the others (which read it).
-Writes DIR/variants.json
-(after each variant, so that a part cut short keeps what it measured) and
-prints a table: compile seconds, p50 ms, speedup over the precision's first
-variant, and max|out - ref| / max|ref| against it, then for each variant the
-kernels whose step times (--steps) moved most against its reference. A
-dlc-run or dlc-bench
-that outlasts --run-timeout (a kernel that hangs: a wrong mbarrier count
-waits forever) is killed and its variant marked failed, so one bad schedule
-costs a device call that much and no more.
+Writes DIR/variants.json (after each variant, so that a part cut short keeps
+what it measured) and prints a table: compile seconds, p50 ms, speedup over
+the precision's first variant, and max|out - ref| / max|ref| against it,
+then for each variant the kernels whose step times (--steps) moved most
+against its reference. A dlc-run or dlc-bench that outlasts --run-timeout (a
+kernel that hangs: a wrong mbarrier count waits forever) is killed and its
+variant marked failed, so one bad schedule costs a device call that much and
+no more.
 """
 from __future__ import annotations
 
