@@ -1383,12 +1383,23 @@ private:
   /// GPU: lane 0 of each consumer warp arrives on the empty barrier of
   /// `slot`, when `when` holds.
   void release(Value slot, Value when);
-  /// Emulation state, per slot: full barrier's pending transaction bytes
-  /// and completed phases, empty barrier's arrivals and completed phases.
-  enum StateField { kTx, kFullPhases, kEmptyArrivals, kEmptyPhases };
+  /// Emulation state, per slot: full barrier's pending transaction bytes,
+  /// completed phases and arrivals, empty barrier's arrivals and completed
+  /// phases.
+  enum StateField {
+    kTx,
+    kFullPhases,
+    kFullArrivals,
+    kEmptyArrivals,
+    kEmptyPhases,
+    kStateFields
+  };
   Value stateAt(Value slot, StateField f) {
-    return ix.add(ix.mul(slot, 4), int64_t(f));
+    return ix.add(ix.mul(slot, kStateFields), int64_t(f));
   }
+  /// The arrivals that, with its bytes, end a full barrier's phase: the
+  /// arming thread's, or each gathering producer thread's.
+  int64_t fullArrivals() const { return gatherers() ? producerThreads() : 1; }
   Value loadState(Value slot, StateField f) {
     return rw.create<memref::LoadOp>(loc, tmaState,
                                      ValueRange{stateAt(slot, f)});
@@ -2223,9 +2234,9 @@ void GemmBuilder::trapUnless(Value ok) {
 void GemmBuilder::initBarriers() {
   if (emulate) {
     tmaState = rw.create<memref::AllocaOp>(
-        loc, MemRefType::get({cfg.stages * 4}, rw.getI64Type()));
+        loc, MemRefType::get({cfg.stages * kStateFields}, rw.getI64Type()));
     Value zero = rw.create<arith::ConstantOp>(loc, rw.getI64IntegerAttr(0));
-    buildLoop(rw, loc, cfg.stages * 4, [&](Value i) {
+    buildLoop(rw, loc, cfg.stages * kStateFields, [&](Value i) {
       rw.create<memref::StoreOp>(loc, zero, tmaState, ValueRange{i});
     });
     producerNext = rw.create<memref::AllocaOp>(
@@ -2245,10 +2256,9 @@ void GemmBuilder::initBarriers() {
     // the transaction; with gathering producers, one from each producer
     // thread) and the bytes; an empty one's with an arrival from each
     // consumer warp.
-    int64_t fullArrivals = gatherers() ? producerThreads() : 1;
     for (int64_t slot = 0; slot < cfg.stages; ++slot) {
       sideEffectAsm("mbarrier.init.shared.b64 [$0], " +
-                        std::to_string(fullArrivals) + ";",
+                        std::to_string(fullArrivals()) + ";",
                     "r", {i32(barrierAddress(ix.c(slot)))});
       if (specialized())
         sideEffectAsm("mbarrier.init.shared.b64 [$0], " +
@@ -2305,6 +2315,7 @@ void GemmBuilder::armAndCopy(Value kt, Value slot) {
     if (emulate) {
       buildLoop(rw, loc, threads, [&](Value p) {
         copyChunks(kt, slot, p, threads, padding, tokens);
+        addState(slot, kFullArrivals, 1);
       });
     } else {
       Value p = rw.create<arith::SubIOp>(
@@ -2327,8 +2338,13 @@ void GemmBuilder::armAndCopy(Value kt, Value slot) {
   }
   if (emulate) {
     // The full barrier's transaction count: armed with the stage's bytes,
-    // each copy completes its box's; at zero the phase ends.
+    // each copy completes its box's; the phase ends once the count is zero
+    // and every arrival it was initialized for came (the arming thread's
+    // here, the gatherers' above): with fewer the GPU's wait would hang,
+    // and waitForTma traps.
     addState(slot, kTx, tmaStageBytes());
+    if (!gatherers())
+      addState(slot, kFullArrivals, 1);
     if (tmaA) {
       tmaCopyEmulated(true, *tmaA, slot, tileRow0, k0);
       addState(slot, kTx, -boxBytes(*tmaA));
@@ -2337,14 +2353,20 @@ void GemmBuilder::armAndCopy(Value kt, Value slot) {
       tmaCopyEmulated(false, *tmaB, slot, tileCol0, k0);
       addState(slot, kTx, -boxBytes(*tmaB));
     }
+    auto i64 = [&](int64_t v) {
+      return rw.create<arith::ConstantOp>(loc, rw.getI64IntegerAttr(v));
+    };
     auto done = rw.create<scf::IfOp>(
         loc,
-        rw.create<arith::CmpIOp>(
-            loc, arith::CmpIPredicate::eq, loadState(slot, kTx),
-            rw.create<arith::ConstantOp>(loc, rw.getI64IntegerAttr(0))),
+        ix.andi(rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                         loadState(slot, kTx), i64(0)),
+                rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                         loadState(slot, kFullArrivals),
+                                         i64(fullArrivals()))),
         false);
     OpBuilder::InsertionGuard guard(rw);
     rw.setInsertionPoint(done.thenBlock()->getTerminator());
+    addState(slot, kFullArrivals, -fullArrivals());
     addState(slot, kFullPhases, 1);
     return;
   }
