@@ -449,6 +449,12 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
            "that gives its registers to the consumers (setmaxnreg: 24 a "
            "producer thread), instead of one warp beside which every "
            "thread keeps what it starts with">,
+    Option<"prefetchEpilogueInputs", "prefetch-epilogue-inputs", "bool",
+           /*default=*/"false",
+           "The staged epilogue inputs (stage-epilogue-inputs) of a GEMM "
+           "whose k-loop leaves stage slots unfilled (K of fewer k-tiles "
+           "than stages) are copied there by cp.async as the CTA starts, "
+           "beside its first k-tiles, instead of after the k-loop">,
     Option<"foldPadding", "fold-padding", "bool", /*default=*/"true",
            "Convolutions read their input through zero-filling im2col "
            "loads instead of the zero-padded copy (a dlc.padding kernel) "

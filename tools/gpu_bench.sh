@@ -257,7 +257,8 @@ part() {
       "gp2-nogather=$c --gather-producer-warps=2 --gather-split-k=false" \
       "gp2-shortk=$c --gather-producer-warps=2 --short-k-tiles" \
       "pw=$c --producer-warpgroup" "gp4-pw=$c --gather-producer-warps=4 --producer-warpgroup" \
-      "all=$c --gather-producer-warps=4 --producer-warpgroup --short-k-tiles --kernel-index-bits=32" \
+      "pf=$c --prefetch-epilogue-inputs" \
+      "all=$c --gather-producer-warps=4 --producer-warpgroup --short-k-tiles --prefetch-epilogue-inputs --kernel-index-bits=32" \
       "fp16=$f" "fp16-gp2=$f --gather-producer-warps=2" "fp16-gp4=$f --gather-producer-warps=4" \
       "fp16-pw=$f --producer-warpgroup" \
       "fp16-all=$f --gather-producer-warps=4 --producer-warpgroup --kernel-index-bits=32" ;;

@@ -23,6 +23,7 @@
 #                                            # resnet50_int8 with
 #                                            # --gather-producer-warps=4
 #                                            # --producer-warpgroup
+#                                            # --prefetch-epilogue-inputs
 #   tools/gpu_checks.sh ptq                  # resnet50, bert_base post-training
 #                                            # int8 for the GPU vs fp32 (SQNR)
 # Each suite prints its per-case lines; the script exits non-zero if any
@@ -118,13 +119,15 @@ for s in "$@"; do
     flagged unstaged --stage-epilogue=false ;;
   producers)
     # The schedules off until measured: gathering producer warps (and the
-    # warpgroup's setmaxnreg) and TMA producer warpgroups. A wrong mbarrier
+    # warpgroup's setmaxnreg), TMA producer warpgroups and prefetched
+    # epilogue inputs. A wrong mbarrier
     # count hangs a kernel: dlc-run's 2-minute limit fails the case. The
     # int8 zoo model too (its 3x3 convolutions gather).
-    flagged producers "--gather-producer-warps=4 --producer-warpgroup"
+    flagged producers "--gather-producer-warps=4 --producer-warpgroup --prefetch-epilogue-inputs"
     suite resnet50_int8-producers python3 test/e2e/test_models.py "${models[@]}" \
       --device cuda --gpu-arch sm_90a --rtol 0 --atol-rel 0.2 \
-      --dlc-flag=--gather-producer-warps=4 --dlc-flag=--producer-warpgroup resnet50_int8 ;;
+      --dlc-flag=--gather-producer-warps=4 --dlc-flag=--producer-warpgroup \
+      --dlc-flag=--prefetch-epilogue-inputs resnet50_int8 ;;
   ptq)
     # Post-training int8 built for the GPU (int8 residual adds, fp16
     # fallback layers), the held-out input run there: >= 25 dB against fp32

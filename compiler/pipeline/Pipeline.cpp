@@ -135,6 +135,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     gemm.gatherProducerWarps =
         gemm.warpSpecialize ? options.gatherProducerWarps : 0;
     gemm.producerWarpgroup = gemm.warpSpecialize && options.producerWarpgroup;
+    gemm.prefetchEpilogueInputs = options.prefetchEpilogueInputs;
     gemm.foldPadding = options.foldConvPadding;
     gemm.stageEpilogue = options.stageEpilogue;
     gemm.stageEpilogueInputs = options.stageEpilogueInputs;

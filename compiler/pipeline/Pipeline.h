@@ -115,6 +115,10 @@ struct CompileOptions {
   /// warpgroup that gives the consumers its registers (dlc-tile-gemm-kernels
   /// `producer-warpgroup`; off until measured on a GPU).
   bool producerWarpgroup = false;
+  /// sm_90a/sm_80: staged epilogue inputs are copied into stage slots the
+  /// k-loop leaves empty as the CTA starts (dlc-tile-gemm-kernels
+  /// `prefetch-epilogue-inputs`; off until measured on a GPU).
+  bool prefetchEpilogueInputs = false;
   /// CUDA form: implicit-GEMM convolutions read their unpadded input
   /// through zero-filling loads; the padded copy's kernel goes.
   bool foldConvPadding = true;

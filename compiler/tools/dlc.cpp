@@ -198,6 +198,14 @@ cl::opt<bool> producerWarpgroup(
              "consumer warpgroups its registers (setmaxnreg; default off "
              "until measured)"),
     cl::init(false), cl::cat(category));
+cl::opt<bool> prefetchEpilogueInputs(
+    "prefetch-epilogue-inputs",
+    cl::desc("CUDA: a GEMM's staged epilogue inputs (a residual; "
+             "--stage-epilogue-inputs) are copied as the CTA starts into the "
+             "stage slots its k-loop leaves empty (K of fewer k-tiles than "
+             "stages), beside the first k-tiles, instead of after the k-loop "
+             "(default off until measured)"),
+    cl::init(false), cl::cat(category));
 cl::opt<bool> foldConvPadding(
     "fold-conv-padding",
     cl::desc("CUDA: tensor-core convolutions read their unpadded input, "
@@ -667,6 +675,7 @@ int run(MLIRContext &context) {
   options.shortKTiles = shortKTiles;
   options.gatherProducerWarps = gatherProducerWarps;
   options.producerWarpgroup = producerWarpgroup;
+  options.prefetchEpilogueInputs = prefetchEpilogueInputs;
   options.foldConvPadding = foldConvPadding;
   options.mergeLaunches = mergeLaunches;
   if (overlapLaunches && options.target != dlc::Target::Cuda) {

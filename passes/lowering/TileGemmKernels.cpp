@@ -1154,6 +1154,29 @@ private:
   bool stageInputs;
   /// Producer warps gathering A (gatherers()); 0: the consumers gather.
   int64_t gatherWarps;
+
+public:
+  /// The staged epilogue inputs are copied (cp.async) at the CTA's start
+  /// into stage slots the k-loop never fills, where there are such
+  /// (prefetchInputs()), instead of after the k-loop.
+  bool prefetchStagedInputs = false;
+
+private:
+  /// The inputs prefetchInputs() copies, and where: region
+  /// `prefetchFirstRegion` of stagedAt() starts at element `prefetchBase`.
+  SmallVector<Value> prefetched;
+  int64_t prefetchBase = 0, prefetchFirstRegion = 0;
+  /// The stage slots the CTA's k-loop writes, from slot 0: TMA fills the
+  /// CTA's k-tiles only; cp.async also zero-fills the lookahead past K.
+  int64_t usedSlots() const {
+    int64_t fills =
+        s.kTiles + (allTma() || specialized() ? 0 : cfg.lookahead());
+    return std::min(cfg.stages, fills);
+  }
+  /// With prefetchStagedInputs (GPU consumers, emulated in order): starts
+  /// copying the staged epilogue inputs into the slots past usedSlots(),
+  /// where they fit after the staged outputs' regions.
+  void prefetchInputs();
   /// A TMA producer is a warpgroup (producerThreads()).
   bool producerWarpgroup;
 
@@ -1528,8 +1551,11 @@ private:
   }
   /// Element offset of tile element (row, col) of staged output `i`.
   Value stagedAt(int64_t i, Value row, Value col) {
-    return ix.add(ix.add(ix.mul(row, stagedRow()), col),
-                  i * cfg.bm * stagedRow());
+    int64_t region = cfg.bm * stagedRow();
+    int64_t base = !prefetched.empty() && i >= prefetchFirstRegion
+                       ? prefetchBase + (i - prefetchFirstRegion) * region
+                       : i * region;
+    return ix.add(ix.add(ix.mul(row, stagedRow()), col), base);
   }
   /// Orders the consumer threads' accesses to the stage memory (GPU):
   /// their last copies and MMAs are done before it is rewritten, and the
@@ -3072,6 +3098,50 @@ void GemmBuilder::forEachStagedChunk(
   });
 }
 
+void GemmBuilder::prefetchInputs() {
+  if (!prefetchStagedInputs || split || persistent() || g.n % 2)
+    return;
+  SmallVector<Value> outputs = stagedOutputs();
+  SmallVector<Value> inputs = stagedInputs(outputs);
+  if (inputs.empty())
+    return;
+  int64_t region = cfg.bm * stagedRow();
+  int64_t base = std::max(usedSlots() * cfg.stageElems(),
+                          int64_t(outputs.size()) * region);
+  if (base + int64_t(inputs.size()) * region > cfg.stages * cfg.stageElems())
+    return;
+  prefetched = inputs;
+  prefetchBase = base;
+  prefetchFirstRegion = outputs.size();
+  // The flat views (cached) here, where they dominate every later use.
+  for (Value buffer : inputs)
+    flatView(buffer);
+  if (emulate) {
+    copyInputs(inputs, prefetchFirstRegion);
+    return;
+  }
+  // The consumer threads (not a producer) copy, as copyInputs would after
+  // the k-loop, each chunk by cp.async; one group, committed before the
+  // prologue's, so a cp.async k-loop's first wait covers it too.
+  Value tid = rw.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
+  auto consumers = rw.create<scf::IfOp>(loc, ix.lt(tid, ix.c(cfg.threads())),
+                                        /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(rw);
+  rw.setInsertionPoint(consumers.thenBlock()->getTerminator());
+  int64_t ce = g.chunkElems();
+  forEachStagedChunk(
+      inputs.size(), [&](int64_t i, Value row, Value col, Value gr, Value gc) {
+        Value buffer = inputs[i];
+        rw.create<nvgpu::DeviceAsyncCopyOp>(
+            loc, nvgpu::DeviceAsyncTokenType::get(rw.getContext()), smem,
+            ValueRange{stagedAt(prefetchFirstRegion + i, row, col)},
+            flatView(buffer), ValueRange{accLinearIndex(buffer, gr, gc, ce)},
+            rw.getIndexAttr(ce), Value(), rw.getUnitAttr());
+      });
+  // (The copies sit in the chunks' bounds checks: no token reaches here.)
+  sideEffectAsm("cp.async.commit_group;");
+}
+
 void GemmBuilder::copyInputs(ArrayRef<Value> inputs, int64_t firstRegion) {
   int64_t ce = g.chunkElems();
   int64_t chunks = tileChunks(), threads = cfg.threads();
@@ -3138,9 +3208,14 @@ void GemmBuilder::epilogue(ValueRange acc) {
   SmallVector<Value> stagedIn;
   if (pairs)
     stagedIn = stagedInputs(staged);
+  // Prefetched inputs: each consumer waits for its own copies before the
+  // barrier that frees the stages (a cp.async k-loop's freeStages waits
+  // for all of them anyway).
+  if (!prefetched.empty() && !emulate && allTma())
+    sideEffectAsm("cp.async.wait_all;");
   if (!staged.empty() || !stagedIn.empty())
     freeStages();
-  if (!stagedIn.empty()) {
+  if (!stagedIn.empty() && prefetched.empty()) {
     copyInputs(stagedIn, staged.size());
     consumersBarrier();
   }
@@ -3338,6 +3413,7 @@ void GemmBuilder::buildCta(Value kBegin, Value kCount) {
     buildPersistent(acc);
     return;
   }
+  prefetchInputs();
   if (specialized()) {
     buildSpecialized(kBegin, kCount, acc);
     return;
@@ -3655,6 +3731,7 @@ struct TileGemmKernelsPass
                         warpSpecialize, persistentCtas, stageEpilogue,
                         stageInputs, gatherProducerWarps, producerWarpgroup);
     builder.setCtasPerSm(ctasPerSm);
+    builder.prefetchStagedInputs = prefetchEpilogueInputs;
     int64_t ctas = builder.build();
     for (linalg::GenericOp e : llvm::reverse(g.epilogue))
       rewriter.eraseOp(e);
