@@ -50,7 +50,7 @@
 // EMU-LABEL: func.func private @gemm(
 // EMU-SAME: dlc.persistent
 // EMU-SAME: dlc.work_items = 4 : i64
-// EMU: memref.alloca() : memref<16xi64>
+// EMU: memref.alloca() : memref<20xi64>
 // EMU: scf.for
 // EMU: scf.for
 // EMU: scf.while

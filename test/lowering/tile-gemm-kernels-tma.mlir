@@ -50,13 +50,14 @@
 // CHECK: call @gemm_nk(%[[Y]], %[[A]], %[[B]])
 
 // The emulation keeps the operands, copies each box as TMA defines it and
-// counts the mbarrier's transaction bytes and phases: a wait that the GPU
-// would hang on (or pass on a stale fill) traps.
+// counts the mbarrier's transaction bytes, arrivals and phases (5 values a
+// stage): a wait that the GPU would hang on (or pass on a stale fill)
+// traps.
 // EMU-LABEL: func.func private @gemm_nk(
 // EMU-SAME: %{{[a-z0-9]+}}: memref<128x96xf16>, %{{[a-z0-9]+}}: memref<256x96xf16>, %{{[a-z0-9]+}}: memref<128x256xf16>)
 // EMU-NOT: dlc.tensor_map
 // EMU-NOT: llvm.inline_asm
-// EMU: memref.alloca() : memref<16xi64>
+// EMU: memref.alloca() : memref<20xi64>
 // EMU: scf.for
 // EMU: arith.cmpi eq, %{{.*}}, %{{.*}} : i64
 // EMU: llvm.intr.trap
@@ -94,7 +95,7 @@
 // releases let it, and checks both barriers' phases.
 // WSEMU-LABEL: func.func private @gemm_nk(
 // WSEMU-SAME: dlc.cta_threads = 128 : i64
-// WSEMU: memref.alloca() : memref<16xi64>
+// WSEMU: memref.alloca() : memref<20xi64>
 // WSEMU: scf.for
 // WSEMU: scf.while
 // WSEMU: scf.condition
