@@ -1124,6 +1124,15 @@ public:
   static int64_t stagesBytes(const GemmKernel &g, const TileConfig &cfg) {
     return cfg.stages * cfg.stageElems() * g.elementBytes();
   }
+  /// The CTAs an SM is to hold (1 unless --gemm-ctas-per-sm shares SMs):
+  /// the registers a thread starts with (registerSplit).
+  void setCtasPerSm(int64_t n) { ctasPerSm = n; }
+  /// See prefetchStagedInputs.
+  void setPrefetchInputs(bool on) { prefetchStagedInputs = on; }
+  /// Whether the producers give registers to the consumers (setmaxnreg),
+  /// which ptxas ignores unless it knows the count a thread starts with:
+  /// the kernel must declare .minnctapersm (1 here), with its .maxntid.
+  bool givesRegisters() const { return registerSplit().has_value(); }
   /// Dynamic shared memory: the stages (+1 KiB to align them for wgmma's
   /// swizzle), then the full and, warp-specialized, empty mbarriers.
   int64_t sharedBytes() const {
@@ -1154,14 +1163,14 @@ private:
   bool stageInputs;
   /// Producer warps gathering A (gatherers()); 0: the consumers gather.
   int64_t gatherWarps;
-
-public:
+  /// A TMA producer is a warpgroup (producerThreads()).
+  bool producerWarpgroup;
   /// The staged epilogue inputs are copied (cp.async) at the CTA's start
   /// into stage slots the k-loop never fills, where there are such
   /// (prefetchInputs()), instead of after the k-loop.
   bool prefetchStagedInputs = false;
-
-private:
+  /// CTAs an SM is to hold (dlc.min_ctas_per_sm, else 1).
+  int64_t ctasPerSm = 1;
   /// The inputs prefetchInputs() copies, and where: region
   /// `prefetchFirstRegion` of stagedAt() starts at element `prefetchBase`.
   SmallVector<Value> prefetched;
@@ -1177,17 +1186,7 @@ private:
   /// copying the staged epilogue inputs into the slots past usedSlots(),
   /// where they fit after the staged outputs' regions.
   void prefetchInputs();
-  /// A TMA producer is a warpgroup (producerThreads()).
-  bool producerWarpgroup;
 
-public:
-  void setCtasPerSm(int64_t n) { ctasPerSm = n; }
-  /// Whether the producers give registers to the consumers (setmaxnreg),
-  /// which ptxas ignores unless it knows the count a thread starts with:
-  /// the kernel must declare .minnctapersm (1 here), with its .maxntid.
-  bool givesRegisters() const { return registerSplit().has_value(); }
-
-private:
   Value cta;        // the work item: the CTA (emulated cluster: its cluster)
   Value splitIndex; // the CTA's split (split-K)
   Location loc;
@@ -1340,8 +1339,6 @@ private:
     return std::make_pair(producer, consumer);
   }
 
-  /// CTAs an SM is to hold (dlc.min_ctas_per_sm, else 1).
-  int64_t ctasPerSm = 1;
   int64_t stagesBytes() const { return stagesBytes(g, cfg); }
   /// Bytes one box of `op` brings (zero-filled parts too): BK by its rows.
   int64_t boxBytes(const TmaOperand &op) const {
@@ -3731,7 +3728,7 @@ struct TileGemmKernelsPass
                         warpSpecialize, persistentCtas, stageEpilogue,
                         stageInputs, gatherProducerWarps, producerWarpgroup);
     builder.setCtasPerSm(ctasPerSm);
-    builder.prefetchStagedInputs = prefetchEpilogueInputs;
+    builder.setPrefetchInputs(prefetchEpilogueInputs);
     int64_t ctas = builder.build();
     for (linalg::GenericOp e : llvm::reverse(g.epilogue))
       rewriter.eraseOp(e);
