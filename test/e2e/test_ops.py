@@ -690,6 +690,23 @@ def tensor_core_cases(t):
     t.op("producer_warpgroup_int8", "MatMulInteger", {"x": ints(np.uint8, 3, 150, 256)},
          {"w": ints(np.int8, 256, 136), "xz": np.array(97, np.uint8)},
          flags=(*sm90a, "--gemm-tile=128x128", "--producer-warpgroup"), extra=form)
+    # --prefetch-epilogue-inputs: a 1x1 convolution over 128 f16 channels (2
+    # k-tiles on TMA, 4 slots) adding a residual (ReLU of another
+    # convolution, staged with --stage-epilogue-inputs) copies the residual
+    # into the 2 slots its k-loop leaves empty as its CTAs start.
+    t.add("prefetch_inputs_fp16_residual", [
+        helper.make_node("Conv", ["x", "wa"], ["ra0"]),
+        helper.make_node("Relu", ["ra0"], ["ra"]),
+        helper.make_node("Conv", ["x", "wb"], ["c"]),
+        helper.make_node("Add", ["c", "ra"], ["s"]),
+        helper.make_node("Relu", ["s"], ["t"]),
+        helper.make_node("Conv", ["t", "wc"], ["y"])],
+        {"x": t.rand(2, 128, 16, 12, lo=-0.5, hi=0.5)},
+        consts={"wa": t.rand(256, 128, 1, 1, lo=-0.2, hi=0.2),
+                "wb": t.rand(256, 128, 1, 1, lo=-0.2, hi=0.2),
+                "wc": t.rand(64, 256, 1, 1, lo=-0.2, hi=0.2)},
+        flags=(*half, *sm90a, "--stage-epilogue-inputs", "--prefetch-epilogue-inputs"),
+        extra=form, rtol=1e-2, atol=1e-2)
     # GPT-2's MLP as transformers exports it (Conv1D: Reshape, Gemm with the
     # [in, out] weight, Reshape back; gelu_new; residual): dlc-unflatten-gemms
     # makes both Gemms batched MatMuls, so they run as wgmma CTA programs
