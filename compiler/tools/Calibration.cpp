@@ -3,6 +3,7 @@
 #include "compiler/tools/Calibration.h"
 
 #include "compiler/target/Codegen.h"
+#include "dialects/dlc/ConstantValues.h"
 #include "dialects/dlc/DlcDialect.h"
 #include "passes/Passes.h"
 #include "passes/quantization/Quantization.h"
@@ -13,8 +14,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/BuiltinDialect.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -948,14 +947,10 @@ constexpr llvm::StringLiteral kCacheFormat = "dlc-calibration-cache-1";
 std::string Calibrator::cacheKey() {
   // xxh3 of each part, then of the parts' hashes.
   std::vector<uint64_t> parts;
-  auto add = [&](ArrayRef<uint8_t> bytes) {
+  auto add = [&](StringRef bytes) {
     parts.push_back(llvm::xxh3_64bits(bytes));
   };
-  auto addText = [&](StringRef text) {
-    add(ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(text.data()),
-                          text.size()));
-  };
-  addText(kCacheFormat);
+  add(kCacheFormat);
   // The module: its ops as printed (large constants elided), then the
   // bytes of every constant (dense_resource blobs and dense elements).
   {
@@ -965,25 +960,20 @@ std::string Calibrator::cacheKey() {
         os,
         OpPrintingFlags().elideLargeElementsAttrs(16).elideLargeResourceString(
             16));
-    addText(text);
+    add(text);
   }
   base_->walk([&](Operation *op) {
     for (NamedAttribute attr : op->getAttrs()) {
-      if (auto res = dyn_cast<DenseResourceElementsAttr>(attr.getValue())) {
-        if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
-          add(ArrayRef<uint8_t>(
-              reinterpret_cast<const uint8_t *>(blob->getData().data()),
-              blob->getData().size()));
-      } else if (auto dense = dyn_cast<DenseElementsAttr>(attr.getValue())) {
-        ArrayRef<char> raw = dense.getRawData();
-        add(ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(raw.data()),
-                              raw.size()));
-      }
+      std::optional<ArrayRef<char>> bytes = resourceData(attr.getValue());
+      if (auto dense = dyn_cast<DenseElementsAttr>(attr.getValue()))
+        bytes = dense.getRawData();
+      if (bytes)
+        add(StringRef(bytes->data(), bytes->size()));
     }
   });
   for (const Sample &sample : samples_)
     for (const ::dlc::io::Tensor &t : sample)
-      add(t.data);
+      parts.push_back(llvm::xxh3_64bits(t.data));
   std::string opts;
   llvm::raw_string_ostream os(opts);
   os << options_.method << ' ' << llvm::format("%.17g", options_.percentile)
@@ -1000,7 +990,7 @@ std::string Calibrator::cacheKey() {
       for (int64_t d : t.shape)
         os << 'x' << d;
     }
-  addText(opts);
+  add(opts);
   return llvm::utohexstr(
       llvm::xxh3_64bits(ArrayRef<uint8_t>(
           reinterpret_cast<const uint8_t *>(parts.data()), parts.size() * 8)),
