@@ -1359,6 +1359,13 @@ private:
   void waitForTma(Value j, Value slot);
   /// GPU: spins on `bar` until the phase of parity `parity` completed.
   void waitParity(Value bar, Value parity);
+  /// GPU: the calling thread arrives on the mbarrier at shared address
+  /// `bar` (i32), a release.
+  void arrive(Value bar) {
+    sideEffectAsm("{\n.reg .b64 st;\n"
+                  "mbarrier.arrive.shared::cta.b64 st, [$0];\n}",
+                  "r", {bar});
+  }
   /// The warp-specialized main loop and epilogue.
   void buildSpecialized(Value kBegin, Value kCount, ValueRange acc);
   /// Warp specialization's pieces, shared by buildSpecialized and
@@ -2353,9 +2360,7 @@ void GemmBuilder::armAndCopy(Value kt, Value slot) {
           rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, p, ix.c(0)),
           /*withElseRegion=*/true);
       rw.setInsertionPoint(first.elseBlock()->getTerminator());
-      sideEffectAsm("{\n.reg .b64 st;\n"
-                    "mbarrier.arrive.shared::cta.b64 st, [$0];\n}",
-                    "r", {bar});
+      arrive(bar);
       rw.setInsertionPoint(first.thenBlock()->getTerminator());
     }
   }
@@ -2514,9 +2519,7 @@ void GemmBuilder::release(Value slot, Value when) {
   auto ifOp = rw.create<scf::IfOp>(loc, ix.andi(when, lane0), false);
   OpBuilder::InsertionGuard guard(rw);
   rw.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  sideEffectAsm("{\n.reg .b64 st;\n"
-                "mbarrier.arrive.shared::cta.b64 st, [$0];\n}",
-                "r", {i32(barrierAddress(slot, true))});
+  arrive(i32(barrierAddress(slot, true)));
 }
 
 SmallVector<Value> GemmBuilder::consumeStep(Value q, Value notFirst,
