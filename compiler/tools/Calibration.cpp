@@ -1067,32 +1067,18 @@ LogicalResult Calibrator::writeCache(StringRef key,
                            {"layers", std::move(layers)},
                            {"ranges", std::move(ranges)},
                            {"report", llvm::json::Object(report)}};
-  // Written whole, then renamed: builds that share the cache (parallel
-  // variants) read either none or a complete one.
-  auto fail = [&](std::error_code ec) {
+  // Written whole to a temporary file, then renamed over FILE: builds that
+  // share the cache (parallel variants) read either none or a complete one.
+  if (llvm::Error error =
+          llvm::writeToOutput(options_.cacheFile, [&](llvm::raw_ostream &os) {
+            os << llvm::formatv("{0:2}", llvm::json::Value(std::move(cache)))
+               << "\n";
+            return llvm::Error::success();
+          })) {
     llvm::errs() << "dlc: error: --calibration-cache: cannot write '"
-                 << options_.cacheFile << "': " << ec.message() << "\n";
+                 << options_.cacheFile
+                 << "': " << llvm::toString(std::move(error)) << "\n";
     return failure();
-  };
-  int fd;
-  SmallString<128> temp;
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(
-          options_.cacheFile + ".%%%%%%.tmp", fd, temp))
-    return fail(ec);
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(cache))) << "\n";
-    os.close();
-    if (os.has_error()) {
-      std::error_code ec = os.error();
-      os.clear_error();
-      llvm::sys::fs::remove(temp);
-      return fail(ec);
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(temp, options_.cacheFile)) {
-    llvm::sys::fs::remove(temp);
-    return fail(ec);
   }
   return success();
 }
