@@ -212,11 +212,22 @@ public:
       stream = nullptr;
       return drv.error(r, "cuStreamCreate");
     }
-    if (desc.num_tensor_maps > 0 && !drv.tensorMapEncodeTiled)
+    bool tiled = false, im2col = false;
+    for (int32_t i = 0; i < desc.num_tensor_maps; ++i) {
+      bool isIm2col = desc.tensor_maps[i].mode == DLC_TENSOR_MAP_IM2COL;
+      im2col |= isIm2col;
+      tiled |= !isIm2col;
+    }
+    if (tiled && !drv.tensorMapEncodeTiled)
       return makeError(DLC_ERROR_DEVICE,
                        "this model uses TMA tensor maps (sm_90); the CUDA "
                        "driver has no cuTensorMapEncodeTiled (CUDA 12 or "
                        "newer)");
+    if (im2col && !drv.tensorMapEncodeIm2col)
+      return makeError(DLC_ERROR_DEVICE,
+                       "this model uses im2col TMA tensor maps (sm_90); the "
+                       "CUDA driver has no cuTensorMapEncodeIm2col (CUDA 12 "
+                       "or newer)");
     // One allocation carved into arena, inputs, outputs, the status word and
     // the tensor maps.
     uint64_t arenaOffset = 0;
@@ -365,29 +376,49 @@ private:
     std::vector<Encoded> encoded(desc.num_tensor_maps);
     for (int32_t i = 0; i < desc.num_tensor_maps; ++i) {
       const dlc_tensor_map &m = desc.tensor_maps[i];
+      bool im2col = m.mode == DLC_TENSOR_MAP_IM2COL;
       // The driver takes strides[1..rank-1]: strides[0] is the element size.
       uint64_t dims[5] = {0}, strides[4] = {0};
       uint32_t box[5] = {0}, elementStrides[5] = {1, 1, 1, 1, 1};
+      int lower[3] = {0}, upper[3] = {0};
       for (int32_t d = 0; d < m.rank; ++d) {
         dims[d] = m.dims[d];
         box[d] = m.box[d];
         if (d > 0)
           strides[d - 1] = m.strides[d];
+        // Tiled maps step through every element, whatever the field says.
+        if (im2col)
+          elementStrides[d] = m.element_strides[d];
+      }
+      for (int32_t i = 0; im2col && i < m.rank - 2; ++i) {
+        lower[i] = m.lower_corner[i];
+        upper[i] = m.upper_corner[i];
       }
       // CU_TENSOR_MAP_SWIZZLE_{NONE,32B,64B,128B}.
       int swizzle = m.swizzle == 128  ? 3
                     : m.swizzle == 64 ? 2
                     : m.swizzle == 32 ? 1
                                       : 0;
-      cu::Result r = drv.tensorMapEncodeTiled(
-          encoded[i].bytes, tensorMapDataType(m.dtype), uint32_t(m.rank),
-          reinterpret_cast<void *>(resolveRef(m.tensor)), dims, strides, box,
-          elementStrides, cu::kTensorMapInterleaveNone, swizzle,
-          cu::kTensorMapL2Promotion256B, cu::kTensorMapOobFillNone);
+      void *address = reinterpret_cast<void *>(resolveRef(m.tensor));
+      cu::Result r =
+          im2col
+              ? drv.tensorMapEncodeIm2col(
+                    encoded[i].bytes, tensorMapDataType(m.dtype),
+                    uint32_t(m.rank), address, dims, strides, lower, upper,
+                    m.channels_per_pixel, m.pixels_per_column, elementStrides,
+                    cu::kTensorMapInterleaveNone, swizzle,
+                    cu::kTensorMapL2Promotion256B, cu::kTensorMapOobFillNone)
+              : drv.tensorMapEncodeTiled(
+                    encoded[i].bytes, tensorMapDataType(m.dtype),
+                    uint32_t(m.rank), address, dims, strides, box,
+                    elementStrides, cu::kTensorMapInterleaveNone, swizzle,
+                    cu::kTensorMapL2Promotion256B, cu::kTensorMapOobFillNone);
       if (r != cu::kSuccess)
-        return drv.error(r, cat("cuTensorMapEncodeTiled of tensor map #", i,
-                                " (", describeTensorMap(m), ")")
-                                .c_str());
+        return drv.error(
+            r,
+            cat(im2col ? "cuTensorMapEncodeIm2col" : "cuTensorMapEncodeTiled",
+                " of tensor map #", i, " (", describeTensorMap(m), ")")
+                .c_str());
     }
     // On the context's stream and waited for: a pageable cuMemcpyHtoD may
     // return before its DMA lands, and the non-blocking stream would not
@@ -402,16 +433,27 @@ private:
     return Error::success();
   }
 
-  /// "float16 dims [64,128] strides [2,128] box [64,64] swizzle 128".
+  /// "float16 dims [64,128] strides [2,128] box [64,64] swizzle 128"; for
+  /// im2col maps "int8 dims [64,6,5,2] strides [1,64,384,1920] swizzle 64
+  /// im2col lower [-1,-1] upper [-1,-1] channels 64 pixels 128 element
+  /// strides [1,1,1,1]".
   static std::string describeTensorMap(const dlc_tensor_map &m) {
-    auto list = [&](const auto *values) {
+    auto list = [&](const auto *values, int32_t n) {
       std::string s = "[";
-      for (int32_t d = 0; d < m.rank; ++d)
+      for (int32_t d = 0; d < n; ++d)
         s += (d ? "," : "") + std::to_string(values[d]);
       return s + "]";
     };
-    return cat(dlc_dtype_name(m.dtype), " dims ", list(m.dims), " strides ",
-               list(m.strides), " box ", list(m.box), " swizzle ", m.swizzle);
+    std::string s = cat(dlc_dtype_name(m.dtype), " dims ", list(m.dims, m.rank),
+                        " strides ", list(m.strides, m.rank));
+    if (m.mode != DLC_TENSOR_MAP_IM2COL)
+      return cat(s, " box ", list(m.box, m.rank), " swizzle ", m.swizzle);
+    int32_t spatial = m.rank - 2;
+    return cat(s, " swizzle ", m.swizzle, " im2col lower ",
+               list(m.lower_corner, spatial), " upper ",
+               list(m.upper_corner, spatial), " channels ",
+               m.channels_per_pixel, " pixels ", m.pixels_per_column,
+               " element strides ", list(m.element_strides, m.rank));
   }
 
   /// Enqueues the copies of the host inputs to the context's buffers.

@@ -82,10 +82,12 @@ Error doLoad(Driver &d) {
   bind(d.getErrorString, "cuGetErrorString");
   if (!missing.ok())
     return missing;
-  // Not bound above: older drivers lack it, and only models with tensor maps
-  // need it (their contexts report its absence).
+  // Not bound above: older drivers lack them, and only models with tensor
+  // maps (im2col ones) need them (their contexts report their absence).
   d.tensorMapEncodeTiled = reinterpret_cast<decltype(d.tensorMapEncodeTiled)>(
       dlsym(lib, "cuTensorMapEncodeTiled"));
+  d.tensorMapEncodeIm2col = reinterpret_cast<decltype(d.tensorMapEncodeIm2col)>(
+      dlsym(lib, "cuTensorMapEncodeIm2col"));
   // Optional too (CUDA 11.8+): without it kernels launch without
   // programmatic stream serialization, which is always correct.
   d.launchKernelEx = reinterpret_cast<decltype(d.launchKernelEx)>(

@@ -39,9 +39,9 @@ constexpr unsigned kStreamNonBlocking = 1;
 /// CU_STREAM_CAPTURE_MODE_THREAD_LOCAL: other threads' allocations during
 /// our capture stay legal.
 constexpr int kCaptureModeThreadLocal = 1;
-/// cuTensorMapEncodeTiled's options: CU_TENSOR_MAP_INTERLEAVE_NONE,
-/// CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE
-/// (out-of-bounds elements read as zero).
+/// cuTensorMapEncodeTiled's and cuTensorMapEncodeIm2col's options:
+/// CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+/// CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE (out-of-bounds elements read as zero).
 constexpr int kTensorMapInterleaveNone = 0;
 constexpr int kTensorMapL2Promotion256B = 3;
 constexpr int kTensorMapOobFillNone = 0;
@@ -123,6 +123,16 @@ struct Driver {
                                  const uint32_t *boxDim,
                                  const uint32_t *elementStrides, int interleave,
                                  int swizzle, int l2Promotion, int oobFill);
+  /// Optional (CUDA 12 drivers and newer), else null: models with im2col
+  /// tensor maps (DLC_TENSOR_MAP_IM2COL) need it. The corners are
+  /// innermost spatial dimension first, rank - 2 of them.
+  Result (*tensorMapEncodeIm2col)(
+      void *map, int dataType, uint32_t rank, void *globalAddress,
+      const uint64_t *globalDim, const uint64_t *globalStrides,
+      const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner,
+      uint32_t channelsPerPixel, uint32_t pixelsPerColumn,
+      const uint32_t *elementStrides, int interleave, int swizzle,
+      int l2Promotion, int oobFill);
 
   /// Optional (CUDA 11.8 drivers and newer), else null: launches with
   /// programmatic stream serialization (DLC_MODEL_KERNELS_WAIT_FOR_GRID_

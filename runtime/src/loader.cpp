@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -139,14 +140,72 @@ Error checkRef(const dlc_model_desc &desc, const dlc_buffer_ref &ref,
   }
 }
 
-/// What the driver requires of a tiled tensor map (cuTensorMapEncodeTiled)
-/// and that it addresses nothing past its buffer.
+// The layout test/tools/describe_model.py reads (ABI 5).
+static_assert(sizeof(dlc_tensor_map) == 192 &&
+                  offsetof(dlc_tensor_map, mode) == 136 &&
+                  offsetof(dlc_tensor_map, element_strides) == 172,
+              "dlc_tensor_map layout");
+
+/// What cuTensorMapEncodeIm2col requires of an im2col map's own fields
+/// (rank, dims and swizzle already checked).
+Error checkIm2col(const dlc_tensor_map &m, uint64_t elemSize,
+                  const std::string &where) {
+  auto fail = [&](auto &&...args) {
+    return makeError(DLC_ERROR_INVALID_MODEL, where, ": ",
+                     std::forward<decltype(args)>(args)...);
+  };
+  // The corners' precision shrinks with the number of spatial dimensions.
+  int64_t limit = m.rank == 3 ? 32768 : m.rank == 4 ? 128 : 16;
+  for (int32_t i = 0; i < m.rank - 2; ++i) {
+    for (const auto &[name, corner] :
+         {std::pair("lower_corner", m.lower_corner),
+          std::pair("upper_corner", m.upper_corner)})
+      if (corner[i] < -limit || corner[i] >= limit)
+        return fail(name, "[", i, "] = ", corner[i], " is not in ", -limit,
+                    "..", limit - 1, " (im2col, rank ", m.rank, ")");
+    int64_t extent =
+        int64_t(m.dims[1 + i]) + m.upper_corner[i] - m.lower_corner[i];
+    if (extent < 1)
+      return fail("im2col bounding box is empty in dims[", 1 + i, "]: dims[",
+                  1 + i, "] + upper_corner[", i, "] - lower_corner[", i,
+                  "] = ", m.dims[1 + i], " + ", m.upper_corner[i], " - ",
+                  m.lower_corner[i], " = ", extent);
+  }
+  if (m.channels_per_pixel < 1 || m.channels_per_pixel > 256)
+    return fail("channels_per_pixel = ", m.channels_per_pixel,
+                " is not in 1..256");
+  uint64_t pixelBytes = m.channels_per_pixel * elemSize;
+  if (pixelBytes % 16)
+    return fail("channels_per_pixel * element size = ", pixelBytes,
+                " bytes is not a multiple of 16");
+  if (m.swizzle && pixelBytes > uint64_t(m.swizzle))
+    return fail("channels_per_pixel * element size = ", pixelBytes,
+                " bytes exceeds the swizzle span of ", m.swizzle, " bytes");
+  if (m.pixels_per_column < 1 || m.pixels_per_column > 1024)
+    return fail("pixels_per_column = ", m.pixels_per_column,
+                " is not in 1..1024");
+  for (int32_t d = 0; d < m.rank; ++d)
+    if (m.element_strides[d] < 1 || m.element_strides[d] > 8)
+      return fail("element_strides[", d, "] = ", m.element_strides[d],
+                  " is not in 1..8");
+  return Error::success();
+}
+
+/// What the driver requires of a tensor map (cuTensorMapEncodeTiled, or
+/// cuTensorMapEncodeIm2col for im2col maps) and that it addresses nothing
+/// past its buffer.
 Error checkTensorMap(const dlc_model_desc &desc, const dlc_tensor_map &m,
                      const std::string &where) {
   auto fail = [&](auto &&...args) {
     return makeError(DLC_ERROR_INVALID_MODEL, where, ": ",
                      std::forward<decltype(args)>(args)...);
   };
+  if (m.mode != DLC_TENSOR_MAP_TILED && m.mode != DLC_TENSOR_MAP_IM2COL)
+    return fail("mode ", m.mode, " is not ", int(DLC_TENSOR_MAP_TILED),
+                " (tiled) or ", int(DLC_TENSOR_MAP_IM2COL), " (im2col)");
+  bool im2col = m.mode == DLC_TENSOR_MAP_IM2COL;
+  if (im2col && (m.rank < 3 || m.rank > 5))
+    return fail("rank ", m.rank, " is not in 3..5 (im2col)");
   if (m.rank < 1 || m.rank > 5)
     return fail("rank ", m.rank, " is not in 1..5");
   uint64_t elemSize = dlc_dtype_size(m.dtype);
@@ -187,6 +246,8 @@ Error checkTensorMap(const dlc_model_desc &desc, const dlc_tensor_map &m,
       overflow |= __builtin_mul_overflow(m.dims[d] - 1, m.strides[d], &span);
       overflow |= __builtin_add_overflow(extent, span, &extent);
     }
+    if (im2col) // im2col maps have no box
+      continue;
     if (m.box[d] < 1 || m.box[d] > 256)
       return fail("box[", d, "] = ", m.box[d], " is not in 1..256");
     // A box larger than the tensor makes an invalid map whose copies fault.
@@ -195,14 +256,17 @@ Error checkTensorMap(const dlc_model_desc &desc, const dlc_tensor_map &m,
                   "] = ", m.dims[d]);
   }
   uint64_t rowBytes = m.box[0] * elemSize;
-  if (rowBytes % 16)
+  if (!im2col && rowBytes % 16)
     return fail("box[0] * element size = ", rowBytes,
                 " bytes is not a multiple of 16");
   if (m.swizzle != 0 && m.swizzle != 32 && m.swizzle != 64 && m.swizzle != 128)
     return fail("swizzle ", m.swizzle, " is not 0, 32, 64 or 128");
-  if (m.swizzle && rowBytes > uint64_t(m.swizzle))
+  if (!im2col && m.swizzle && rowBytes > uint64_t(m.swizzle))
     return fail("box[0] * element size = ", rowBytes,
                 " bytes exceeds the swizzle span of ", m.swizzle, " bytes");
+  if (im2col)
+    if (Error e = checkIm2col(m, elemSize, where); !e.ok())
+      return e;
   if (overflow || extent > t.size_bytes)
     return fail("dims and strides span ",
                 overflow ? std::string("more than 2^64") : cat(extent),

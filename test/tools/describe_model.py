@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Prints the plan of a model.so's descriptor (runtime/include/dlc/
 model_format.h) without loading it on a device: each launch step's kernel
-and argument kinds, and the TMA tensor-map table. For lit tests of the
-packager."""
+and argument kinds, and the TMA tensor-map table (tiled maps with their
+box, im2col maps with their corners, channels, pixels and element strides).
+For lit tests of the packager."""
 
 import ctypes
 import sys
@@ -20,7 +21,14 @@ class TensorMap(ctypes.Structure):
     _fields_ = [("tensor", BufferRef), ("dtype", ctypes.c_int32),
                 ("rank", ctypes.c_int32), ("dims", ctypes.c_uint64 * 5),
                 ("strides", ctypes.c_uint64 * 5), ("box", ctypes.c_uint32 * 5),
-                ("swizzle", ctypes.c_int32)]
+                ("swizzle", ctypes.c_int32), ("mode", ctypes.c_int32),
+                ("lower_corner", ctypes.c_int32 * 3),
+                ("upper_corner", ctypes.c_int32 * 3),
+                ("channels_per_pixel", ctypes.c_uint32),
+                ("pixels_per_column", ctypes.c_uint32),
+                ("element_strides", ctypes.c_uint32 * 5)]
+
+TILED, IM2COL = 0, 1
 
 
 class Kernel(ctypes.Structure):
@@ -81,9 +89,20 @@ def main():
     for m in range(d.num_tensor_maps):
         t = d.tensor_maps[m]
         n = t.rank
+        if t.mode != IM2COL:
+            mode = "" if t.mode == TILED else f" mode {t.mode}"
+            print(f"tensor_map {m}: {ref(t.tensor)} dtype {t.dtype} "
+                  f"dims {list(t.dims[:n])} strides {list(t.strides[:n])} "
+                  f"box {list(t.box[:n])} swizzle {t.swizzle}{mode}")
+            continue
         print(f"tensor_map {m}: {ref(t.tensor)} dtype {t.dtype} "
               f"dims {list(t.dims[:n])} strides {list(t.strides[:n])} "
-              f"box {list(t.box[:n])} swizzle {t.swizzle}")
+              f"swizzle {t.swizzle} im2col "
+              f"lower {list(t.lower_corner[:n - 2])} "
+              f"upper {list(t.upper_corner[:n - 2])} "
+              f"channels {t.channels_per_pixel} "
+              f"pixels {t.pixels_per_column} "
+              f"element_strides {list(t.element_strides[:n])}")
 
 
 if __name__ == "__main__":

@@ -61,10 +61,21 @@ bool driverHasTma() {
   return has;
 }
 
+/// Whether the libcuda.so.1 found first exports cuTensorMapEncodeIm2col.
+bool driverHasIm2col() {
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib)
+    return false;
+  bool has = dlsym(lib, "cuTensorMapEncodeIm2col") != nullptr;
+  dlclose(lib);
+  return has;
+}
+
 /// The encoding the mock driver wrote at device address `address` (host
-/// memory in the mock).
-dlc_mock::MockTensorMap readTensorMap(unsigned long long address) {
-  dlc_mock::MockTensorMap m;
+/// memory in the mock): a MockTensorMap or a MockIm2colTensorMap.
+template <typename Map = dlc_mock::MockTensorMap>
+Map readTensorMap(unsigned long long address) {
+  Map m;
   std::memcpy(&m, reinterpret_cast<const void *>(address), sizeof(m));
   return m;
 }
@@ -378,6 +389,9 @@ TEST_F(CudaMock, TensorMapsReachTheKernel) {
     EXPECT_EQ(m.box[0], 4u);
     EXPECT_EQ(m.box[1], 2u);
     EXPECT_EQ(m.swizzle, 0);
+    // Its im2col fields hold junk, which a tiled map ignores.
+    EXPECT_EQ(m.elementStrides[0], 1);
+    EXPECT_EQ(m.elementStrides[1], 1);
   }
   dlc_context_free(ctx1);
   dlc_context_free(ctx2);
@@ -409,6 +423,172 @@ TEST_F(CudaMock, TensorMapEncodeErrorNamesTheMap) {
   EXPECT_EQ(mockCounter("mock_live_allocations"), 0);
 }
 
+/// Runs im2col_model.c with x[n][h][w][c] = n + 2h + 3w + c (mod 256) + 1:
+/// y is the im2col column of its bounding box (w in -1..3, every other h in
+/// -2..4), 128 pixels of 64 channels, zero outside x.
+bool runIm2col(dlc_context_t ctx) {
+  std::vector<int8_t> x(2 * 5 * 6 * 64), y(128 * 64, -1);
+  for (int n = 0; n < 2; ++n)
+    for (int h = 0; h < 5; ++h)
+      for (int w = 0; w < 6; ++w)
+        for (int c = 0; c < 64; ++c)
+          x[((n * 5 + h) * 6 + w) * 64 + c] =
+              int8_t((n + 2 * h + 3 * w + c) % 127 + 1);
+  const void *in[] = {x.data()};
+  size_t inSizes[] = {x.size()};
+  void *out[] = {y.data()};
+  size_t outSizes[] = {y.size()};
+  if (dlc_context_run(ctx, in, inSizes, 1, out, outSizes, 1) != DLC_OK) {
+    ADD_FAILURE() << dlc_last_error();
+    return false;
+  }
+  for (int p = 0; p < 128; ++p) {
+    int n = p / 20, h = p % 20 / 5 * 2 - 2, w = p % 5 - 1;
+    bool inside = n < 2 && h >= 0 && w >= 0;
+    for (int c = 0; c < 64; ++c) {
+      int8_t want = inside ? x[((n * 5 + h) * 6 + w) * 64 + c] : 0;
+      if (y[p * 64 + c] != want) {
+        ADD_FAILURE() << "pixel " << p << " channel " << c << ": "
+                      << int(y[p * 64 + c]) << ", want " << int(want);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// An im2col map reaches cuTensorMapEncodeIm2col with exactly the model's
+// parameters (corners innermost first) over the context's own input.
+TEST_F(CudaMock, Im2colTensorMapsReachTheKernel) {
+  if (!driverHasIm2col())
+    GTEST_SKIP() << "the mock driver lacks cuTensorMapEncodeIm2col";
+  dlc_model_t model = nullptr;
+  ASSERT_EQ(dlc_model_load(FAKE_IM2COL_SO, DLC_DEVICE_CUDA, 0, &model), DLC_OK)
+      << dlc_last_error();
+  dlc_context_t ctx = nullptr;
+  ASSERT_EQ(dlc_context_create(model, &ctx), DLC_OK) << dlc_last_error();
+  int seen = mockCounter("mock_tensor_maps_seen");
+  int bad = mockCounter("mock_bad_tensor_maps");
+  EXPECT_TRUE(runIm2col(ctx));
+  EXPECT_TRUE(runIm2col(ctx)); // a graph replay
+  ASSERT_EQ(mockCounter("mock_tensor_maps_seen") - seen, 2);
+  EXPECT_EQ(mockCounter("mock_bad_tensor_maps"), bad);
+  auto address = mockQuery<unsigned long long>("mock_tensor_map_seen", 0, seen);
+  EXPECT_EQ(address % 64, 0u);
+
+  void *x = nullptr;
+  ASSERT_EQ(dlc_context_device_buffer(ctx, 0, 0, &x), DLC_OK);
+  auto m = readTensorMap<dlc_mock::MockIm2colTensorMap>(address);
+  EXPECT_EQ(m.magic, dlc_mock::kIm2colTensorMapMagic);
+  EXPECT_EQ(m.dataType, 0); // UINT8 (int8 moves as bytes)
+  EXPECT_EQ(m.rank, 4u);
+  EXPECT_EQ(m.globalAddress, reinterpret_cast<unsigned long long>(x));
+  const uint64_t dims[] = {64, 6, 5, 2}, strides[] = {64, 384, 1920};
+  const int elementStrides[] = {1, 1, 2, 1};
+  for (int d = 0; d < 4; ++d) {
+    EXPECT_EQ(m.dims[d], dims[d]) << d;
+    EXPECT_EQ(m.elementStrides[d], elementStrides[d]) << d;
+  }
+  for (int d = 0; d < 3; ++d)
+    EXPECT_EQ(m.strides[d], strides[d]) << d;
+  EXPECT_EQ(m.lowerCorner[0], -1); // W
+  EXPECT_EQ(m.lowerCorner[1], -2); // H
+  EXPECT_EQ(m.upperCorner[0], -2);
+  EXPECT_EQ(m.upperCorner[1], 0);
+  EXPECT_EQ(m.channelsPerPixel, 64);
+  EXPECT_EQ(m.pixelsPerColumn, 128);
+  EXPECT_EQ(m.swizzle, 2); // 64B
+  EXPECT_EQ(m.interleave, 0);
+  EXPECT_EQ(m.l2Promotion, 3); // 256B
+  EXPECT_EQ(m.oobFill, 0);
+  dlc_context_free(ctx);
+  dlc_model_free(model);
+  EXPECT_EQ(mockCounter("mock_live_allocations"), 0);
+}
+
+TEST_F(CudaMock, Im2colEncodeErrorNamesTheMap) {
+  if (!driverHasIm2col())
+    GTEST_SKIP() << "the mock driver lacks cuTensorMapEncodeIm2col";
+  dlc_model_t model = nullptr;
+  ASSERT_EQ(dlc_model_load(FAKE_IM2COL_SO, DLC_DEVICE_CUDA, 0, &model), DLC_OK)
+      << dlc_last_error();
+  setenv("DLC_MOCK_CUDA_NO_TMA", "1", 1);
+  dlc_context_t ctx = nullptr;
+  dlc_status s = dlc_context_create(model, &ctx);
+  unsetenv("DLC_MOCK_CUDA_NO_TMA");
+  EXPECT_EQ(s, DLC_ERROR_DEVICE);
+  EXPECT_EQ(ctx, nullptr);
+  EXPECT_CONTAINS(dlc_last_error(),
+                  "cuTensorMapEncodeIm2col of tensor map #0 (int8 dims "
+                  "[64,6,5,2] strides [1,64,384,1920] swizzle 64 im2col lower "
+                  "[-1,-2] upper [-2,0] channels 64 pixels 128 element "
+                  "strides [1,1,2,1]) failed: CUDA_ERROR_NOT_SUPPORTED");
+  dlc_model_free(model);
+  EXPECT_EQ(mockCounter("mock_live_allocations"), 0);
+}
+
+/// The mock's cuTensorMapEncodeIm2col, which the tests above rely on to
+/// refuse what the real driver refuses.
+using EncodeIm2col = int (*)(void *, int, uint32_t, void *, const uint64_t *,
+                             const uint64_t *, const int *, const int *,
+                             uint32_t, uint32_t, const uint32_t *, int, int,
+                             int, int);
+
+// The arguments im2col_model.c's map gives, then one wrong argument at a
+// time: each is CUDA_ERROR_INVALID_VALUE.
+TEST_F(CudaMock, MockIm2colEncodeRefusesWhatTheDriverRefuses) {
+  ASSERT_NO_FATAL_FAILURE(loadMockDriver());
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(lib, nullptr);
+  auto encode =
+      reinterpret_cast<EncodeIm2col>(dlsym(lib, "cuTensorMapEncodeIm2col"));
+  dlclose(lib);
+  if (!encode)
+    GTEST_SKIP() << "the mock driver lacks cuTensorMapEncodeIm2col";
+  struct Args {
+    uint32_t rank = 4;
+    uint64_t dims[5] = {64, 6, 5, 2}, strides[4] = {64, 384, 1920};
+    int lower[3] = {-1, -1}, upper[3] = {-1, -1};
+    uint32_t channels = 64, pixels = 128, elementStrides[5] = {1, 1, 1, 1};
+    int swizzle = 2; // 64B
+  };
+  alignas(64) static uint8_t map[128], tensor[3840];
+  auto call = [&](const Args &a) {
+    return encode(map, 0, a.rank, tensor, a.dims, a.strides, a.lower, a.upper,
+                  a.channels, a.pixels, a.elementStrides, 0, a.swizzle, 3, 0);
+  };
+  EXPECT_EQ(call(Args{}), 0);
+  auto expectRefused = [&](const char *what, auto change) {
+    Args a;
+    change(a);
+    EXPECT_EQ(call(a), 1) << what;
+  };
+  expectRefused("rank 2", [](Args &a) { a.rank = 2; });
+  expectRefused("corner -129", [](Args &a) { a.lower[1] = -129; });
+  expectRefused("corner 128", [](Args &a) { a.upper[0] = 128; });
+  expectRefused("empty box", [](Args &a) { a.lower[1] = 1, a.upper[1] = -4; });
+  expectRefused("channels 0", [](Args &a) { a.channels = 0; });
+  expectRefused("channels 257", [](Args &a) { a.channels = 257; });
+  expectRefused("channels past the swizzle", [](Args &a) { a.channels = 128; });
+  expectRefused("channels of 8 bytes", [](Args &a) { a.channels = 8; });
+  expectRefused("pixels 1025", [](Args &a) { a.pixels = 1025; });
+  expectRefused("element stride 0", [](Args &a) { a.elementStrides[2] = 0; });
+  expectRefused("element stride 9", [](Args &a) { a.elementStrides[1] = 9; });
+  expectRefused("stride 56", [](Args &a) { a.strides[0] = 56; });
+  // Rank 3 ([N, W, C]) corners reach further; the box may be one pixel
+  // wide (6 + upper - lower = 1), not none.
+  Args wide;
+  wide.rank = 3;
+  wide.dims[2] = 2;
+  wide.lower[0] = -32763;
+  wide.upper[0] = -32768;
+  EXPECT_EQ(call(wide), 0);
+  wide.lower[0] = -32762;
+  EXPECT_EQ(call(wide), 1);
+  wide.upper[0] = -32769;
+  EXPECT_EQ(call(wide), 1);
+}
+
 // Run by ctest against the mock built without cuTensorMapEncodeTiled (a
 // driver older than CUDA 12): models without maps still run.
 TEST(CudaMockOldDriver, TensorMapsNeedCuda12) {
@@ -429,6 +609,24 @@ TEST(CudaMockOldDriver, TensorMapsNeedCuda12) {
   EXPECT_CONTAINS(dlc_last_error(),
                   "this model uses TMA tensor maps (sm_90); the CUDA driver "
                   "has no cuTensorMapEncodeTiled (CUDA 12 or newer)");
+  dlc_model_free(model);
+  EXPECT_EQ(mockCounter("mock_live_allocations"), 0);
+}
+
+// The same driver has no cuTensorMapEncodeIm2col either: a model with an
+// im2col map loads (it is valid) but its contexts say what is missing.
+TEST(CudaMockOldDriver, Im2colTensorMapsNeedCuda12) {
+  if (!mockHasDevices() || driverHasIm2col())
+    GTEST_SKIP() << "needs the mock driver without cuTensorMapEncodeIm2col";
+  dlc_model_t model = nullptr;
+  ASSERT_EQ(dlc_model_load(FAKE_IM2COL_SO, DLC_DEVICE_CUDA, 0, &model), DLC_OK)
+      << dlc_last_error();
+  dlc_context_t ctx = nullptr;
+  EXPECT_EQ(dlc_context_create(model, &ctx), DLC_ERROR_DEVICE);
+  EXPECT_EQ(ctx, nullptr);
+  EXPECT_CONTAINS(dlc_last_error(),
+                  "this model uses im2col TMA tensor maps (sm_90); the CUDA "
+                  "driver has no cuTensorMapEncodeIm2col (CUDA 12 or newer)");
   dlc_model_free(model);
   EXPECT_EQ(mockCounter("mock_live_allocations"), 0);
 }

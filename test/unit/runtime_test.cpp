@@ -229,7 +229,7 @@ TEST(Loader, MissingQuerySymbol) {
 TEST(Loader, AbiMismatch) {
   std::string msg = loadError(FAKE_BAD_ABI_SO, DLC_ERROR_ABI_MISMATCH);
   EXPECT_CONTAINS(msg, "model ABI version 999");
-  EXPECT_CONTAINS(msg, "runtime loads version 4");
+  EXPECT_CONTAINS(msg, "runtime loads version 5");
 }
 
 TEST(Loader, BadFlags) {
@@ -284,6 +284,44 @@ TEST(Loader, BadTensorMaps) {
   EXPECT_CONTAINS(loadError(FAKE_TMA_BAD_MAP_COPY_SO, DLC_ERROR_INVALID_MODEL),
                   "step 2, source: a tensor map can only be a kernel "
                   "argument");
+}
+
+// Im2col maps are checked against what cuTensorMapEncodeIm2col accepts;
+// the box checks do not apply to them.
+TEST(Loader, BadIm2colTensorMaps) {
+  struct Case {
+    const char *path, *message;
+  } cases[] = {
+      {FAKE_IM2COL_BAD_MODE_SO,
+       "tensor map #0: mode 2 is not 0 (tiled) or 1 (im2col)"},
+      {FAKE_IM2COL_BAD_RANK_SO,
+       "tensor map #0: rank 2 is not in 3..5 (im2col)"},
+      {FAKE_IM2COL_BAD_CORNER_SO,
+       "tensor map #0: lower_corner[1] = -129 is not in -128..127 (im2col, "
+       "rank 4)"},
+      {FAKE_IM2COL_BAD_BBOX_SO,
+       "tensor map #0: im2col bounding box is empty in dims[2]: dims[2] + "
+       "upper_corner[1] - lower_corner[1] = 5 + -4 - 1 = 0"},
+      {FAKE_IM2COL_BAD_CHANNELS0_SO,
+       "tensor map #0: channels_per_pixel = 0 is not in 1..256"},
+      {FAKE_IM2COL_BAD_CHANNELS257_SO,
+       "tensor map #0: channels_per_pixel = 257 is not in 1..256"},
+      {FAKE_IM2COL_BAD_CHANNELS_SWIZZLE_SO,
+       "tensor map #0: channels_per_pixel * element size = 128 bytes exceeds "
+       "the swizzle span of 64 bytes"},
+      {FAKE_IM2COL_BAD_CHANNELS_ALIGN_SO,
+       "tensor map #0: channels_per_pixel * element size = 8 bytes is not a "
+       "multiple of 16"},
+      {FAKE_IM2COL_BAD_PIXELS_SO,
+       "tensor map #0: pixels_per_column = 1025 is not in 1..1024"},
+      {FAKE_IM2COL_BAD_ESTRIDE0_SO,
+       "tensor map #0: element_strides[2] = 0 is not in 1..8"},
+      {FAKE_IM2COL_BAD_ESTRIDE9_SO,
+       "tensor map #0: element_strides[1] = 9 is not in 1..8"},
+  };
+  for (const Case &c : cases)
+    EXPECT_CONTAINS(loadError(c.path, DLC_ERROR_INVALID_MODEL), c.message)
+        << c.path;
 }
 
 TEST(Runtime, HostContextsHaveNoDeviceBuffers) {

@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define DLC_MODEL_ABI_VERSION 4u
+#define DLC_MODEL_ABI_VERSION 5u
 #define DLC_MODEL_QUERY_SYMBOL "dlc_model_query"
 
 /* Element types; the values match onnx.TensorProto.DataType. */
@@ -78,24 +78,61 @@ typedef struct dlc_buffer_ref {
 typedef void (*dlc_host_kernel_fn)(void *const *args, int64_t begin,
                                    int64_t end);
 
+typedef enum dlc_tensor_map_mode {
+  DLC_TENSOR_MAP_TILED = 0,  /* cuTensorMapEncodeTiled: boxes of the tensor */
+  DLC_TENSOR_MAP_IM2COL = 1, /* cuTensorMapEncodeIm2col: convolution input
+                                columns (implicit GEMM) */
+} dlc_tensor_map_mode;
+
 /* A TMA tensor map (CUtensorMap, sm_90) over a buffer: the runtime encodes
- * it with cuTensorMapEncodeTiled when it creates a context (every buffer
- * address is fixed then) and copies the 128 bytes to device memory, 64-byte
- * aligned; a kernel argument {DLC_BUFFER_TENSOR_MAP, index} is that copy's
- * address. Elements past a dimension's end read as zero (OOB fill none),
- * interleave none, element strides 1, L2 promotion 256 bytes. */
+ * it when it creates a context (every buffer address is fixed then) and
+ * copies the 128 bytes to device memory, 64-byte aligned; a kernel argument
+ * {DLC_BUFFER_TENSOR_MAP, index} is that copy's address. Elements past a
+ * dimension's end read as zero (OOB fill none), interleave none, L2
+ * promotion 256 bytes.
+ *
+ * DLC_TENSOR_MAP_TILED maps are encoded with cuTensorMapEncodeTiled, element
+ * strides 1 (element_strides and the other im2col fields are ignored; the
+ * compiler leaves them zero).
+ *
+ * DLC_TENSOR_MAP_IM2COL maps are encoded with cuTensorMapEncodeIm2col over a
+ * channels-last tensor [N, (D,) H, W, C] of rank 3 .. 5: dims[0] = C,
+ * dims[1] = W, dims[2] = H, (dims[3] = D,) dims[rank - 1] = N. A copy moves
+ * channels_per_pixel channels of each of pixels_per_column pixels. Those
+ * pixels are the filter origins of a convolution (its padded output
+ * positions; the copy's offsets add the filter tap): in spatial dimension i
+ * (dims[1 + i]) from lower_corner[i] to dims[1 + i] - 1 + upper_corner[i],
+ * every element_strides[1 + i]-th, innermost dimension first, then the next
+ * image. Pixels outside the tensor (padding) read as zero. box is unused. */
 typedef struct dlc_tensor_map {
   dlc_buffer_ref tensor; /* arena/weight/input/output; 16-byte aligned */
   int32_t dtype;         /* dlc_dtype of the elements */
-  int32_t rank;          /* 1 .. 5 */
+  int32_t rank;          /* 1 .. 5 (im2col: 3 .. 5) */
   uint64_t dims[5];      /* extents in elements, innermost first */
   uint64_t strides[5];   /* bytes from index i to i + 1 of dims[d], d >= 1
                             (strides[0] is the element size); multiples
                             of 16 */
-  uint32_t box[5];       /* the box one copy moves, innermost first, each
-                            1 .. 256; box[0] * element size a multiple of
-                            16 bytes and, when swizzled, at most swizzle */
+  uint32_t box[5];       /* tiled: the box one copy moves, innermost first,
+                            each 1 .. 256; box[0] * element size a multiple
+                            of 16 bytes and, when swizzled, at most swizzle */
   int32_t swizzle;       /* 0, 32, 64 or 128 bytes */
+  int32_t mode;          /* dlc_tensor_map_mode */
+  /* DLC_TENSOR_MAP_IM2COL only (cuTensorMapEncodeIm2col); zero for tiled.
+   * The corners: pixelBoxLowerCorner and pixelBoxUpperCorner, innermost
+   * spatial dimension first (W, H, D), rank - 2 of them used, each in
+   * [-32768, 32767] (rank 3), [-128, 127] (rank 4) or [-16, 15] (rank 5);
+   * the bounding box is not empty: dims[1 + i] + upper_corner[i] -
+   * lower_corner[i] > 0. */
+  int32_t lower_corner[3];     /* pixelBoxLowerCorner */
+  int32_t upper_corner[3];     /* pixelBoxUpperCorner */
+  uint32_t channels_per_pixel; /* elements of dims[0] one copy moves per
+                                  pixel, 1 .. 256; times the element size
+                                  a multiple of 16 bytes and, when
+                                  swizzled, at most swizzle */
+  uint32_t pixels_per_column;  /* pixels one copy moves, 1 .. 1024 */
+  uint32_t element_strides[5]; /* traversal strides, innermost first (a
+                                  convolution's strides in the spatial
+                                  dims), each 1 .. 8; rank used */
 } dlc_tensor_map;
 
 /* dlc_model_desc.flags. */

@@ -9,16 +9,21 @@
 //  - tma_box_2d(map, out) (test/unit/models/tma_model.c): reads the tensor
 //    map at device address `map` (a MockTensorMap, see mock_cuda.h) and
 //    copies the first box of its tensor, innermost dimension first, densely
-//    into `out`, with zeros past the tensor's dims like TMA.
+//    into `out`, with zeros past the tensor's dims like TMA;
+//  - tma_im2col(map, out) (test/unit/models/im2col_model.c): reads the
+//    im2col tensor map at `map` (a MockIm2colTensorMap) and copies one
+//    im2col column densely into `out`: its first pixelsPerColumn pixels
+//    (filter tap 0, coordinates 0), channelsPerPixel channels each, zeros
+//    for pixels outside the tensor like TMA.
 // It checks what the real driver would reject: calls without a current
 // context, synchronous copies inside a stream capture, unknown handles,
-// tensor maps the real cuTensorMapEncodeTiled refuses, and tensor map
-// arguments outside device memory.
+// tensor maps the real cuTensorMapEncodeTiled or cuTensorMapEncodeIm2col
+// refuses, and tensor map arguments outside device memory.
 //
 // DLC_MOCK_CUDA_DEVICES=N sets the device count (0: cuInit reports
 // CUDA_ERROR_NO_DEVICE). DLC_MOCK_CUDA_NO_TMA=1 makes cuTensorMapEncodeTiled
-// fail with CUDA_ERROR_NOT_SUPPORTED. Built with DLC_MOCK_CUDA_OLD_DRIVER it
-// does not export cuTensorMapEncodeTiled at all (a pre-CUDA-12 driver).
+// and cuTensorMapEncodeIm2col fail with CUDA_ERROR_NOT_SUPPORTED. Built with
+// DLC_MOCK_CUDA_OLD_DRIVER it exports neither (a pre-CUDA-12 driver).
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,15 +79,17 @@ struct Graph {
 
 int fakeContext; // its address is the one CUcontext
 int fakeModule;
-int fakeFunction;    // add_f32
-int fakeTmaFunction; // tma_box_2d
+int fakeFunction;       // add_f32
+int fakeTmaFunction;    // tma_box_2d
+int fakeIm2colFunction; // tma_im2col
 
 std::mutex mu;
 std::map<void *, size_t> allocations; // base -> bytes
 int retained = 0, captures = 0, graphLaunches = 0, cubinLoads = 0, ptxLoads = 0;
 /// Kernel launches recorded into graphs, and those of them programmatic.
 int capturedLaunches = 0, programmaticLaunches = 0;
-/// The map addresses tma_box_2d read, in order, and how many were no map.
+/// The map addresses tma_box_2d and tma_im2col read, in order, and how
+/// many were no map (of their kind).
 std::vector<CUdeviceptr> tensorMapsSeen;
 int badTensorMaps = 0;
 thread_local std::vector<void *> ctxStack;
@@ -134,6 +141,53 @@ void tmaBox2d(CUdeviceptr mapAddress, CUdeviceptr out) {
     }
 }
 
+void tmaIm2col(CUdeviceptr mapAddress, CUdeviceptr out) {
+  std::lock_guard<std::mutex> lock(mu);
+  tensorMapsSeen.push_back(mapAddress);
+  dlc_mock::MockIm2colTensorMap map;
+  std::memcpy(&map, reinterpret_cast<const void *>(mapAddress), sizeof(map));
+  if (map.magic != dlc_mock::kIm2colTensorMapMagic || map.rank < 3 ||
+      map.rank > 5 || map.dataType < 0 || map.dataType > 12) {
+    ++badTensorMaps;
+    return;
+  }
+  size_t elem = kTmaElementSize[map.dataType];
+  uint32_t spatial = map.rank - 2;
+  auto src = reinterpret_cast<const uint8_t *>(map.globalAddress);
+  auto dst = reinterpret_cast<uint8_t *>(out);
+  // The pixels of the bounding box, innermost spatial dimension first, then
+  // the next image; coord[d] is the pixel's index in dimension d >= 1.
+  int64_t coord[5] = {0};
+  for (uint32_t i = 0; i < spatial; ++i)
+    coord[1 + i] = map.lowerCorner[i];
+  for (uint32_t p = 0; p < map.pixelsPerColumn; ++p) {
+    bool inside = coord[map.rank - 1] < int64_t(map.dims[map.rank - 1]);
+    const uint8_t *pixel = src;
+    for (uint32_t d = 1; d < map.rank; ++d) {
+      inside &= coord[d] >= 0 && coord[d] < int64_t(map.dims[d]);
+      pixel += coord[d] * int64_t(map.strides[d - 1]);
+    }
+    for (uint32_t c = 0; c < map.channelsPerPixel; ++c) {
+      uint8_t *to = dst + (size_t(p) * map.channelsPerPixel + c) * elem;
+      if (inside && c < map.dims[0])
+        std::memcpy(to, pixel + c * elem, elem);
+      else
+        std::memset(to, 0, elem);
+    }
+    // The next pixel: step the innermost spatial dimension, carrying past
+    // the bounding box's upper corner into the next one, and into N.
+    for (uint32_t d = 1; d < map.rank; ++d) {
+      coord[d] += map.elementStrides[d];
+      if (d == map.rank - 1)
+        break;
+      int64_t last = int64_t(map.dims[d]) - 1 + map.upperCorner[d - 1];
+      if (coord[d] <= last)
+        break;
+      coord[d] = map.lowerCorner[d - 1];
+    }
+  }
+}
+
 void execute(const Op &op) {
   if (!op.launch) {
     std::memmove(reinterpret_cast<void *>(op.dst),
@@ -142,6 +196,10 @@ void execute(const Op &op) {
   }
   if (op.fn == &fakeTmaFunction) {
     tmaBox2d(op.args[0], op.args[1]);
+    return;
+  }
+  if (op.fn == &fakeIm2colFunction) {
+    tmaIm2col(op.args[0], op.args[1]);
     return;
   }
   auto a = reinterpret_cast<const float *>(op.args[0]);
@@ -167,7 +225,8 @@ int mock_cubin_loads() { return cubinLoads; }
 int mock_captured_launches() { return capturedLaunches; }
 int mock_programmatic_launches() { return programmaticLaunches; }
 int mock_ptx_loads() { return ptxLoads; }
-/// The device address of the tensor map the i-th tma_box_2d run read.
+/// The device address of the tensor map the i-th tma_box_2d or tma_im2col
+/// run read.
 CUdeviceptr mock_tensor_map_seen(int i) {
   std::lock_guard<std::mutex> lock(mu);
   return i >= 0 && size_t(i) < tensorMapsSeen.size() ? tensorMapsSeen[i] : 0;
@@ -253,7 +312,8 @@ CUresult cuModuleLoadDataEx(void **mod, const void *image, unsigned n,
     return kInvalidContext;
   const char *ptx = static_cast<const char *>(image);
   if (!std::strstr(ptx, ".entry add_f32") &&
-      !std::strstr(ptx, ".entry tma_box_2d")) {
+      !std::strstr(ptx, ".entry tma_box_2d") &&
+      !std::strstr(ptx, ".entry tma_im2col")) {
     for (unsigned i = 0; i < n; ++i)
       if (options[i] == 5) // CU_JIT_ERROR_LOG_BUFFER
         std::strcpy(static_cast<char *>(values[i]), "ptxas: mock error");
@@ -275,6 +335,8 @@ CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) {
     *fn = &fakeFunction;
   else if (std::strcmp(name, "tma_box_2d") == 0)
     *fn = &fakeTmaFunction;
+  else if (std::strcmp(name, "tma_im2col") == 0)
+    *fn = &fakeIm2colFunction;
   else
     return kNotFound;
   return kOk;
@@ -425,7 +487,7 @@ CUresult cuGraphDestroy(Graph *g) {
 CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
                         unsigned bx, unsigned by, unsigned bz, unsigned,
                         Stream *s, void **params, void **extra) {
-  bool tma = fn == &fakeTmaFunction;
+  bool tma = fn == &fakeTmaFunction || fn == &fakeIm2colFunction;
   if (!current() || (fn != &fakeFunction && !tma) || !s || !params || extra ||
       pageableCopyInFlight)
     return kInvalidValue;
@@ -596,6 +658,77 @@ CUresult cuTensorMapEncodeTiled(void *map, int dataType, uint32_t rank,
     if (d + 1 < rank)
       m.strides[d] = globalStrides[d];
   }
+  m.interleave = uint8_t(interleave);
+  m.l2Promotion = uint8_t(l2Promotion);
+  m.oobFill = uint8_t(oobFill);
+  std::memset(map, 0, 128);
+  std::memcpy(map, &m, sizeof(m));
+  return kOk;
+}
+
+// Checks what the CUDA 12 driver documents for im2col maps, then stores the
+// arguments as a MockIm2colTensorMap.
+CUresult cuTensorMapEncodeIm2col(void *map, int dataType, uint32_t rank,
+                                 void *globalAddress, const uint64_t *globalDim,
+                                 const uint64_t *globalStrides,
+                                 const int *pixelBoxLowerCorner,
+                                 const int *pixelBoxUpperCorner,
+                                 uint32_t channelsPerPixel,
+                                 uint32_t pixelsPerColumn,
+                                 const uint32_t *elementStrides, int interleave,
+                                 int swizzle, int l2Promotion, int oobFill) {
+  if (std::getenv("DLC_MOCK_CUDA_NO_TMA"))
+    return kNotSupported;
+  if (!map || reinterpret_cast<uintptr_t>(map) % 64 || dataType < 0 ||
+      dataType > 12 || rank < 3 || rank > 5 || !globalAddress ||
+      reinterpret_cast<uintptr_t>(globalAddress) % 16 || !globalDim ||
+      !globalStrides || !pixelBoxLowerCorner || !pixelBoxUpperCorner ||
+      !elementStrides || channelsPerPixel < 1 || channelsPerPixel > 256 ||
+      pixelsPerColumn < 1 || pixelsPerColumn > 1024 || interleave < 0 ||
+      interleave > 2 || swizzle < 0 || swizzle > 3 || l2Promotion < 0 ||
+      l2Promotion > 3 || oobFill < 0 || oobFill > 1)
+    return kInvalidValue;
+  for (uint32_t d = 0; d < rank; ++d) {
+    if (globalDim[d] < 1 || globalDim[d] > (uint64_t(1) << 32) ||
+        elementStrides[d] < 1 || elementStrides[d] > 8)
+      return kInvalidValue;
+    if (d + 1 < rank &&
+        (globalStrides[d] % 16 || globalStrides[d] >= (uint64_t(1) << 40)))
+      return kInvalidValue;
+  }
+  // The corners' range shrinks with the spatial rank; the bounding box must
+  // not be empty.
+  int limit = rank == 3 ? 32768 : rank == 4 ? 128 : 16;
+  for (uint32_t i = 0; i + 2 < rank; ++i) {
+    int lower = pixelBoxLowerCorner[i], upper = pixelBoxUpperCorner[i];
+    if (lower < -limit || lower >= limit || upper < -limit || upper >= limit ||
+        int64_t(globalDim[1 + i]) + upper - lower < 1)
+      return kInvalidValue;
+  }
+  size_t pixelBytes = channelsPerPixel * kTmaElementSize[dataType];
+  if (interleave == 0 && pixelBytes % 16)
+    return kInvalidValue;
+  if (interleave == 0 && swizzle && pixelBytes > (size_t(16) << swizzle))
+    return kInvalidValue;
+
+  dlc_mock::MockIm2colTensorMap m{};
+  m.magic = dlc_mock::kIm2colTensorMapMagic;
+  m.dataType = dataType;
+  m.rank = rank;
+  m.swizzle = swizzle;
+  m.globalAddress = reinterpret_cast<uint64_t>(globalAddress);
+  for (uint32_t d = 0; d < rank; ++d) {
+    m.dims[d] = globalDim[d];
+    m.elementStrides[d] = uint8_t(elementStrides[d]);
+    if (d + 1 < rank)
+      m.strides[d] = globalStrides[d];
+  }
+  for (uint32_t i = 0; i + 2 < rank; ++i) {
+    m.lowerCorner[i] = int16_t(pixelBoxLowerCorner[i]);
+    m.upperCorner[i] = int16_t(pixelBoxUpperCorner[i]);
+  }
+  m.channelsPerPixel = uint16_t(channelsPerPixel);
+  m.pixelsPerColumn = uint16_t(pixelsPerColumn);
   m.interleave = uint8_t(interleave);
   m.l2Promotion = uint8_t(l2Promotion);
   m.oobFill = uint8_t(oobFill);

@@ -4,7 +4,8 @@
  *   map 0: input x, float32 [4][8] whole (dims {8, 4}, box {8, 4}),
  *          32-byte swizzle;
  *   map 1: rows 1..3 of the weights, float32 [4][16] (offset 64, dims
- *          {16, 3}, box {4, 2}): w[r][c] = 16 * r + c.
+ *          {16, 3}, box {4, 2}): w[r][c] = 16 * r + c; its im2col fields
+ *          hold values an im2col map could not have (ignored).
  *   step 0: tma_box_2d(map 0 -> output y, float32 [4][8]) = x
  *   step 1: tma_box_2d(map 1 -> output w, float32 [2][4]) = weights rows 1..2,
  *           columns 0..3
@@ -96,7 +97,15 @@ static const dlc_tensor_map maps[] = {
      {16, MAP1_ROWS},
      {4, MAP1_STRIDE1},
      {MAP1_BOX0, 2},
-     MAP1_SWIZZLE},
+     MAP1_SWIZZLE,
+     /* A tiled map: the runtime ignores the im2col fields, element strides
+      * included (it encodes 1s). */
+     DLC_TENSOR_MAP_TILED,
+     {-200, 3, 9},
+     {7, -300, 1},
+     0,
+     2000,
+     {9, 0, 4, 8, 100}},
 };
 
 static const dlc_kernel_desc kernels[] = {{"tma_box_2d", 0}};
