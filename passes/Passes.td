@@ -455,6 +455,13 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
            "whose k-loop leaves stage slots unfilled (K of fewer k-tiles "
            "than stages) are copied there by cp.async as the CTA starts, "
            "beside its first k-tiles, instead of after the k-loop">,
+    Option<"tmaIm2col", "tma-im2col", "bool", /*default=*/"false",
+           "With tma: a convolution whose A is an im2col window cp.async "
+           "would gather (not the input itself) loads it by TMA in im2col "
+           "mode where the input is a whole [N, H, W, C] kernel argument "
+           "padded with zeros, C a multiple of the k-tile: one "
+           "cp.async.bulk.tensor.4d.im2col a k-tile, BM pixels of BK "
+           "channels at the k-tile's kernel offsets">,
     Option<"foldPadding", "fold-padding", "bool", /*default=*/"true",
            "Convolutions read their input through zero-filling im2col "
            "loads instead of the zero-padded copy (a dlc.padding kernel) "

@@ -49,7 +49,8 @@
 #                                # --kernel-index-bits=32, --short-k-tiles
 #                                # (variants, below)
 #   tools/gpu_bench.sh gather-producers
-#                                # int8 and fp16 resnet50 b32 with 1, 2 and
+#                                # int8 and fp16 resnet50 b32 with
+#                                # --tma-im2col, with 1, 2 and
 #                                # 4 --gather-producer-warps (and with
 #                                # --gemm-ctas-per-sm=0, --gather-split-k=false,
 #                                # --short-k-tiles beside 2) and with
@@ -244,14 +245,16 @@ part() {
       "nogather=$c --gather-split-k=false" "nodeep=$c --deepen-stages=false" \
       "noinputs=$c --stage-epilogue-inputs=false" "unstaged=$c --stage-epilogue=false" \
       "i32=$c --kernel-index-bits=32" "shortk=$c --short-k-tiles" ;;
-  # --gather-producer-warps and --producer-warpgroup (off until this
-  # measures them): producer warps gathering the 3x3 convolutions' im2col
-  # operand, a TMA producer warpgroup giving its registers to the
-  # consumers, int8 and fp16 resnet50 b32, each against its precision's
-  # defaults; with --short-k-tiles, layer1's 1x1 convolutions are on TMA.
+  # --tma-im2col, --gather-producer-warps and --producer-warpgroup (off
+  # until this measures them): the copy engine gathering the 3x3 and
+  # strided convolutions' im2col operand, producer warps gathering it, a
+  # TMA producer warpgroup giving its registers to the consumers, int8 and
+  # fp16 resnet50 b32, each against its precision's defaults; with
+  # --short-k-tiles, layer1's 1x1 convolutions are on TMA.
   gather-producers)
     local c="--precision=int8 --calibrate=@CAL --calibration-cache=@CAL.cache" f=--precision=fp16
-    variants_run gather-producers resnet50:32 "int8=$c" "gp1=$c --gather-producer-warps=1" \
+    variants_run gather-producers resnet50:32 "int8=$c" "i2c=$c --tma-im2col" \
+      "i2c-pw=$c --tma-im2col --producer-warpgroup" "gp1=$c --gather-producer-warps=1" \
       "gp2=$c --gather-producer-warps=2" "gp4=$c --gather-producer-warps=4" \
       "gp2-ctas1=$c --gather-producer-warps=2 --gemm-ctas-per-sm=0" \
       "gp2-nogather=$c --gather-producer-warps=2 --gather-split-k=false" \
@@ -259,7 +262,8 @@ part() {
       "pw=$c --producer-warpgroup" "gp4-pw=$c --gather-producer-warps=4 --producer-warpgroup" \
       "pf=$c --prefetch-epilogue-inputs" \
       "all=$c --gather-producer-warps=4 --producer-warpgroup --short-k-tiles --prefetch-epilogue-inputs --kernel-index-bits=32" \
-      "fp16=$f" "fp16-gp2=$f --gather-producer-warps=2" "fp16-gp4=$f --gather-producer-warps=4" \
+      "all-i2c=$c --tma-im2col --gather-producer-warps=4 --producer-warpgroup --short-k-tiles --prefetch-epilogue-inputs --kernel-index-bits=32" \
+      "fp16=$f" "fp16-i2c=$f --tma-im2col" "fp16-gp2=$f --gather-producer-warps=2" "fp16-gp4=$f --gather-producer-warps=4" \
       "fp16-pw=$f --producer-warpgroup" \
       "fp16-all=$f --gather-producer-warps=4 --producer-warpgroup --kernel-index-bits=32" ;;
   int8) bench int8 --models resnet50 --batches 32 --skip-compile-modes --steps 64 \

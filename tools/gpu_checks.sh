@@ -24,6 +24,8 @@
 #                                            # --gather-producer-warps=4
 #                                            # --producer-warpgroup
 #                                            # --prefetch-epilogue-inputs
+#   tools/gpu_checks.sh im2col               # ops, the fp16 zoo and
+#                                            # resnet50_int8 with --tma-im2col
 #   tools/gpu_checks.sh ptq                  # resnet50, bert_base post-training
 #                                            # int8 for the GPU vs fp32 (SQNR)
 # Each suite prints its per-case lines; the script exits non-zero if any
@@ -128,6 +130,16 @@ for s in "$@"; do
       --device cuda --gpu-arch sm_90a --rtol 0 --atol-rel 0.2 \
       --dlc-flag=--gather-producer-warps=4 --dlc-flag=--producer-warpgroup \
       --dlc-flag=--prefetch-epilogue-inputs resnet50_int8 ;;
+  im2col)
+    # TMA's im2col mode (off until measured): a corner, box or offset the
+    # copy engine reads otherwise than the emulation shows as wrong
+    # results (tma_im2col_conv_fp16 has asymmetric pads, a stride and a
+    # dilation: swapped W and H corners fail it), a wrong byte count hangs
+    # (dlc-run's 2-minute limit).
+    flagged im2col --tma-im2col
+    suite resnet50_int8-im2col python3 test/e2e/test_models.py "${models[@]}" \
+      --device cuda --gpu-arch sm_90a --rtol 0 --atol-rel 0.2 \
+      --dlc-flag=--tma-im2col resnet50_int8 ;;
   ptq)
     # Post-training int8 built for the GPU (int8 residual adds, fp16
     # fallback layers), the held-out input run there: >= 25 dB against fp32
@@ -136,7 +148,7 @@ for s in "$@"; do
       suite "ptq-$m" python3 test/e2e/test_ptq.py --bin-dir "$bin" --models-dir dist/shared/models \
         --tools-dir dist/shared/tools --cache-dir "$work/models" --device cuda --min-sqnr 25 "$m"
     done ;;
-  *) echo "unknown suite '$s' (ops checks quant models precision overlap i32 unstaged producers ptq)" >&2; exit 2 ;;
+  *) echo "unknown suite '$s' (ops checks quant models precision overlap i32 unstaged producers im2col ptq)" >&2; exit 2 ;;
   esac
 done
 

@@ -136,6 +136,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
         gemm.warpSpecialize ? options.gatherProducerWarps : 0;
     gemm.producerWarpgroup = gemm.warpSpecialize && options.producerWarpgroup;
     gemm.prefetchEpilogueInputs = options.prefetchEpilogueInputs;
+    gemm.tmaIm2col = gemm.tma && options.tmaIm2col;
     gemm.foldPadding = options.foldConvPadding;
     gemm.stageEpilogue = options.stageEpilogue;
     gemm.stageEpilogueInputs = options.stageEpilogueInputs;

@@ -119,6 +119,10 @@ struct CompileOptions {
   /// k-loop leaves empty as the CTA starts (dlc-tile-gemm-kernels
   /// `prefetch-epilogue-inputs`; off until measured on a GPU).
   bool prefetchEpilogueInputs = false;
+  /// sm_90a: convolutions whose A cp.async gathers load it by TMA in
+  /// im2col mode where they can (dlc-tile-gemm-kernels `tma-im2col`; off
+  /// until measured on a GPU).
+  bool tmaIm2col = false;
   /// CUDA form: implicit-GEMM convolutions read their unpadded input
   /// through zero-filling loads; the padded copy's kernel goes.
   bool foldConvPadding = true;

@@ -58,11 +58,20 @@ struct TensorMap {
   int32_t dtype = 0;
   SmallVector<int64_t> dims, strides, box;
   int64_t swizzle = 0;
+  /// Im2col mode (DLC_TENSOR_MAP_IM2COL): the bounding box's corners
+  /// (innermost spatial dimension first), the channels and pixels one copy
+  /// moves and the traversal strides (innermost first); else tiled.
+  bool im2col = false;
+  SmallVector<int64_t> lower, upper, elementStrides;
+  int64_t channels = 0, pixels = 0;
 
   bool operator==(const TensorMap &o) const {
     return tensor.kind == o.tensor.kind && tensor.index == o.tensor.index &&
            tensor.offset == o.tensor.offset && dtype == o.dtype &&
-           dims == o.dims && box == o.box && swizzle == o.swizzle;
+           dims == o.dims && box == o.box && swizzle == o.swizzle &&
+           im2col == o.im2col && lower == o.lower && upper == o.upper &&
+           elementStrides == o.elementStrides && channels == o.channels &&
+           pixels == o.pixels;
   }
 };
 
@@ -184,6 +193,58 @@ struct Plan {
   std::vector<TensorMap> tensorMaps;
 };
 
+/// `map` in im2col mode as `spec` (dlc.tensor_map's `im2col`: lower, upper,
+/// strides, channels, pixels) asks, with what cuTensorMapEncodeIm2col
+/// requires checked: a channels-last tensor of rank 3 to 5, corners within
+/// the range its rank allows, a bounding box that is not empty.
+template <typename Fail>
+FailureOr<TensorMap> im2colMapFor(TensorMap map, DictionaryAttr spec,
+                                  Fail fail) {
+  auto lower = spec.getAs<DenseI64ArrayAttr>("lower");
+  auto upper = spec.getAs<DenseI64ArrayAttr>("upper");
+  auto strides = spec.getAs<DenseI64ArrayAttr>("strides");
+  auto channels = spec.getAs<IntegerAttr>("channels");
+  auto pixels = spec.getAs<IntegerAttr>("pixels");
+  size_t rank = map.dims.size();
+  if (!lower || !upper || !strides || !channels || !pixels || rank < 3 ||
+      lower.size() != rank - 2 || upper.size() != rank - 2 ||
+      strides.size() != rank)
+    return fail("malformed im2col dlc.tensor_map (a rank 3 to 5 tensor; "
+                "lower and upper corners of rank - 2 entries, strides of "
+                "rank; channels; pixels)");
+  map.im2col = true;
+  map.lower.assign(lower.asArrayRef().begin(), lower.asArrayRef().end());
+  map.upper.assign(upper.asArrayRef().begin(), upper.asArrayRef().end());
+  map.elementStrides.assign(strides.asArrayRef().begin(),
+                            strides.asArrayRef().end());
+  map.channels = channels.getInt();
+  map.pixels = pixels.getInt();
+  int64_t limit = rank == 3 ? 32768 : rank == 4 ? 128 : 16;
+  for (size_t i = 0; i + 2 < rank; ++i) {
+    if (map.lower[i] < -limit || map.lower[i] >= limit ||
+        map.upper[i] < -limit || map.upper[i] >= limit)
+      return fail("im2col corners of a rank-" + Twine(rank) +
+                  " tensor must lie in [" + Twine(-limit) + ", " +
+                  Twine(limit - 1) + "]");
+    if (map.dims[1 + i] + map.upper[i] - map.lower[i] < 1)
+      return fail("im2col bounding box is empty in dimension " + Twine(1 + i));
+  }
+  for (int64_t s : map.elementStrides)
+    if (s < 1 || s > 8)
+      return fail("im2col traversal strides must be 1 to 8, not " + Twine(s));
+  if (map.channels < 1 || map.channels > 256 || map.pixels < 1 ||
+      map.pixels > 1024)
+    return fail("im2col copies move 1 to 256 channels of 1 to 1024 pixels, "
+                "not " +
+                Twine(map.channels) + " of " + Twine(map.pixels));
+  int64_t rowBytes = map.channels * map.strides[0];
+  if (rowBytes % 16 || (map.swizzle && rowBytes > map.swizzle))
+    return fail("im2col pixels of " + Twine(rowBytes) +
+                " bytes: TMA needs a multiple of 16, at most the swizzle's " +
+                Twine(map.swizzle));
+  return map;
+}
+
 /// The tensor map that kernel argument `arg` (marked dlc.tensor_map) asks
 /// for over `tensor`, with what TMA requires of it checked.
 FailureOr<TensorMap> tensorMapFor(func::CallOp call, BlockArgument arg,
@@ -223,6 +284,8 @@ FailureOr<TensorMap> tensorMapFor(func::CallOp call, BlockArgument arg,
   if (map.dims.size() > 1 && map.strides[1] % 16)
     return fail("TMA needs rows of a multiple of 16 bytes, not " +
                 Twine(map.strides[1]));
+  if (auto im2col = spec.getAs<DictionaryAttr>("im2col"))
+    return im2colMapFor(std::move(map), im2col, fail);
   for (size_t d = 0; d < map.dims.size(); ++d)
     if (map.box[d] < 1 || map.box[d] > 256 || map.box[d] > map.dims[d])
       return fail("TMA box dimension " + Twine(d) + " is " + Twine(map.box[d]) +
@@ -590,7 +653,22 @@ dlc::writeModelLibrary(ModuleOp module, const ModelSignature &signature,
     list(m.strides);
     os << ", ";
     list(m.box);
-    os << ", " << m.swizzle << "},\n";
+    os << ", " << m.swizzle;
+    if (m.im2col) {
+      auto corner = [&](ArrayRef<int64_t> v) {
+        os << "{";
+        for (size_t i = 0; i < 3; ++i)
+          os << (i ? ", " : "") << (i < v.size() ? v[i] : 0);
+        os << "}";
+      };
+      os << ", DLC_TENSOR_MAP_IM2COL, ";
+      corner(m.lower);
+      os << ", ";
+      corner(m.upper);
+      os << ", " << m.channels << "u, " << m.pixels << "u, ";
+      list(m.elementStrides);
+    }
+    os << "},\n";
   }
   os << "  {{0, 0, 0, 0}, 0, 0, {0}, {0}, {0}, 0}\n};\n";
   os << "static const char *const dlc_checks[] = {";

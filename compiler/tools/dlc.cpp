@@ -206,6 +206,14 @@ cl::opt<bool> prefetchEpilogueInputs(
              "stages), beside the first k-tiles, instead of after the k-loop "
              "(default off until measured)"),
     cl::init(false), cl::cat(category));
+cl::opt<bool> tmaIm2col(
+    "tma-im2col",
+    cl::desc("sm_90a: convolutions whose im2col windows cp.async gathers "
+             "(3x3, strided) load them by TMA in im2col mode instead, where "
+             "the input is padded with zeros and its channels a multiple of "
+             "the k-tile; both operands on TMA, the kernel is "
+             "warp-specialized like a GEMM's (default off until measured)"),
+    cl::init(false), cl::cat(category));
 cl::opt<bool> foldConvPadding(
     "fold-conv-padding",
     cl::desc("CUDA: tensor-core convolutions read their unpadded input, "
@@ -676,6 +684,7 @@ int run(MLIRContext &context) {
   options.gatherProducerWarps = gatherProducerWarps;
   options.producerWarpgroup = producerWarpgroup;
   options.prefetchEpilogueInputs = prefetchEpilogueInputs;
+  options.tmaIm2col = tmaIm2col;
   options.foldConvPadding = foldConvPadding;
   options.mergeLaunches = mergeLaunches;
   if (overlapLaunches && options.target != dlc::Target::Cuda) {

@@ -1072,6 +1072,17 @@ struct TmaOperand {
   /// The map's extents, innermost (k) first.
   SmallVector<int64_t> dims;
   int64_t boxRows;
+  /// TMA's im2col mode: a convolution's A gathered from its [N, H, W, C]
+  /// input (dims {C, W, H, N}) by the copy engine. A copy moves boxRows
+  /// pixels of BK channels, the window positions of consecutive output
+  /// pixels: starting at a pixel's window corner, it steps by the strides
+  /// through the bounding box of corners (W, then H, then N), shifted by
+  /// the k-tile's kernel offsets; what lies outside the input reads zero.
+  /// The box spans [lower, extent + upper) in each spatial dimension.
+  struct Im2col {
+    int64_t lowerW, lowerH, upperW, upperH;
+  };
+  std::optional<Im2col> im2col;
 };
 
 /// Whether convolution `g`'s input `type` ([N, H, W, C]) is its A matrix
@@ -1457,6 +1468,16 @@ private:
   /// c * size of the tile with the 128-byte swizzle (bits 4-6 ^= 7-9).
   void tmaCopyEmulated(bool isA, const TmaOperand &op, Value slot,
                        Value row0, Value k0);
+  /// Emulated im2col copy of k-tile `k0` for the tile at row `row0`: what
+  /// the copy engine does with the map's box and the coordinates
+  /// im2colCoordinates gives (the GPU form's instruction operands).
+  void im2colCopyEmulated(const TmaOperand &op, Value slot, Value row0,
+                          Value k0);
+  /// An im2col copy's operands for the tile at row `row0` and k-tile `k0`:
+  /// {c, w, h, n}, the first pixel's window corner (innermost first), and
+  /// {w, h}, the k-tile's kernel offsets.
+  std::pair<SmallVector<Value>, SmallVector<Value>>
+  im2colCoordinates(const TmaOperand &op, Value row0, Value k0);
   Value tmaState; // emulation: per slot, transaction bytes and phases done
   /// Emulation: src[at], or zero where `valid` is false (a zero-filled
   /// copy); the select is on the bits so that bf16 never needs a float
@@ -2403,14 +2424,15 @@ void GemmBuilder::armAndCopy(Value kt, Value slot) {
                 {bar, rw.create<arith::ConstantOp>(
                           loc, rw.getI32IntegerAttr(tmaStageBytes()))});
   auto copy = [&](const TmaOperand &op, const SmemTile &tile,
-                  SmallVector<Value> coords) {
+                  SmallVector<Value> coords, ArrayRef<Value> offsets = {}) {
     Value dst = i32(
         ix.add(smemAddr,
                ix.mul(ix.add(ix.mul(slot, cfg.stageElems()), tile.base), eb)));
     size_t rank = coords.size();
-    std::string text = "cp.async.bulk.tensor." + std::to_string(rank) +
-                       "d.shared::cluster.global.tile.mbarrier::complete_tx::"
-                       "bytes [$0], [$1, {";
+    std::string text = "cp.async.bulk.tensor." + std::to_string(rank) + "d" +
+                       ".shared::cluster.global." +
+                       (offsets.empty() ? "tile" : "im2col") +
+                       ".mbarrier::complete_tx::bytes [$0], [$1, {";
     std::string constraints = "r,l,r";
     SmallVector<Value> operands{dst, mapPointer(rw, loc, op), bar};
     for (size_t i = 0; i < rank; ++i) {
@@ -2418,7 +2440,15 @@ void GemmBuilder::armAndCopy(Value kt, Value slot) {
       constraints += ",r";
       operands.push_back(i32(coords[i]));
     }
-    text += "}], [$2];";
+    text += "}], [$2]";
+    // im2col: the kernel offsets, 16-bit, innermost first.
+    for (size_t i = 0; i < offsets.size(); ++i) {
+      text += (i ? ", $" : ", {$") + std::to_string(3 + rank + i);
+      constraints += ",h";
+      operands.push_back(
+          rw.create<arith::TruncIOp>(loc, rw.getI16Type(), i32(offsets[i])));
+    }
+    text += offsets.empty() ? ";" : "};";
     sideEffectAsm(text, constraints, operands);
   };
   // Coordinates innermost first: k, then the row, then batch indices.
@@ -2426,7 +2456,10 @@ void GemmBuilder::armAndCopy(Value kt, Value slot) {
     std::reverse(v.begin(), v.end());
     return v;
   };
-  if (tmaA)
+  if (tmaA && tmaA->im2col) {
+    auto [coords, offsets] = im2colCoordinates(*tmaA, tileRow0, k0);
+    copy(*tmaA, s.aTile, coords, offsets);
+  } else if (tmaA)
     copy(*tmaA, s.aTile,
          g.conv
              ? SmallVector<Value>{k0, tileRow0}
@@ -2741,6 +2774,8 @@ void GemmBuilder::buildPersistent(ValueRange acc) {
 
 void GemmBuilder::tmaCopyEmulated(bool isA, const TmaOperand &op, Value slot,
                                   Value row0, Value k0) {
+  if (op.im2col)
+    return im2colCopyEmulated(op, slot, row0, k0);
   const SmemTile &tile = isA ? s.aTile : s.bTile;
   int64_t eb = g.elementBytes(), rows = isA ? g.m : g.n;
   Value base = ix.add(ix.mul(slot, cfg.stageElems()), tile.base);
@@ -2754,6 +2789,71 @@ void GemmBuilder::tmaCopyEmulated(bool isA, const TmaOperand &op, Value slot,
       // The box's rows of rowBytes() with that swizzle: bits 4-6 ^= 7-9
       // (128), bits 4-5 ^= 7-8 (64).
       Value byte = ix.add(ix.mul(r, rowBytes()), ix.mul(c, eb));
+      Value swizzled =
+          ix.xori(byte, ix.mul(ix.rem(ix.div(byte, 128), rowBytes() / 16), 16));
+      rw.create<memref::StoreOp>(
+          loc, v, smem, ValueRange{ix.add(base, ix.div(swizzled, eb))});
+    });
+  });
+}
+
+std::pair<SmallVector<Value>, SmallVector<Value>>
+GemmBuilder::im2colCoordinates(const TmaOperand &op, Value row0, Value k0) {
+  const GemmKernel::Conv &cv = *g.conv;
+  SmallVector<Value> p = outputPixel(row0);
+  auto [ky, kx, ch] = windowPosition(k0);
+  Value w = ix.add(ix.mul(p[2], cv.sw), op.im2col->lowerW);
+  Value h = ix.add(ix.mul(p[1], cv.sh), op.im2col->lowerH);
+  return {{ch, w, h, p[0]}, {ix.mul(kx, cv.dw), ix.mul(ky, cv.dh)}};
+}
+
+void GemmBuilder::im2colCopyEmulated(const TmaOperand &op, Value slot,
+                                     Value row0, Value k0) {
+  const GemmKernel::Conv &cv = *g.conv;
+  const TmaOperand::Im2col &box = *op.im2col;
+  int64_t eb = g.elementBytes();
+  int64_t c = op.dims[0], inW = op.dims[1], inH = op.dims[2], n = op.dims[3];
+  // Corners in the box: its extent over the traversal stride, rounded up.
+  int64_t boxW = llvm::divideCeil(inW + box.upperW - box.lowerW, cv.sw);
+  int64_t boxH = llvm::divideCeil(inH + box.upperH - box.lowerH, cv.sh);
+  auto [coords, offsets] = im2colCoordinates(op, row0, k0);
+  // The first pixel's place in the traversal, from which each next one
+  // steps on: W within the box, then H, then the image.
+  Value first =
+      ix.add(ix.mul(ix.add(ix.mul(coords[3], boxH),
+                           ix.div(ix.add(coords[2], -box.lowerH), cv.sh)),
+                    boxW),
+             ix.div(ix.add(coords[1], -box.lowerW), cv.sw));
+  Value base = ix.add(ix.mul(slot, cfg.stageElems()), s.aTile.base);
+  buildLoop(rw, loc, op.boxRows, [&](Value r) {
+    Value t = ix.add(first, r);
+    Value img = ix.div(t, boxW * boxH);
+    Value y =
+        ix.add(ix.add(ix.mul(ix.rem(ix.div(t, boxW), boxH), cv.sh), box.lowerH),
+               offsets[1]);
+    Value x =
+        ix.add(ix.add(ix.mul(ix.rem(t, boxW), cv.sw), box.lowerW), offsets[0]);
+    // Signed compares: corners left of or above the input are negative.
+    auto within = [&](Value v, int64_t end) {
+      return ix.andi(
+          rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, v, ix.c(0)),
+          rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, v,
+                                   ix.c(end)));
+    };
+    Value pixelIn =
+        ix.andi(ix.andi(within(x, inW), within(y, inH)), ix.lt(img, ix.c(n)));
+    auto clamp = [&](Value v, int64_t end) {
+      return rw.create<arith::MinSIOp>(
+          loc, rw.create<arith::MaxSIOp>(loc, v, ix.c(0)), ix.c(end - 1));
+    };
+    buildLoop(rw, loc, cfg.bk, [&](Value e) {
+      Value ce = ix.add(coords[0], e);
+      Value valid = ix.andi(pixelIn, ix.lt(ce, ix.c(c)));
+      Value v = loadOrZero(g.a,
+                           {ix.minu(img, ix.c(n - 1)), clamp(y, inH),
+                            clamp(x, inW), ix.minu(ce, ix.c(c - 1))},
+                           valid);
+      Value byte = ix.add(ix.mul(r, rowBytes()), ix.mul(e, eb));
       Value swizzled =
           ix.xori(byte, ix.mul(ix.rem(ix.div(byte, 128), rowBytes() / 16), 16));
       rw.create<memref::StoreOp>(
@@ -3714,6 +3814,8 @@ struct TileGemmKernelsPass
     std::optional<TmaOperand> tmaA, tmaB;
     if (tma && cfg.wgmma()) {
       tmaA = tmaOperand(g, g.a, cfg.bm, cfg);
+      if (!tmaA && im2colLoads(g, cfg))
+        tmaA = im2colOperand(g, cfg);
       tmaB = tmaOperand(g, g.b, cfg.bn, cfg);
     }
     if (!g.padValues.empty()) {
@@ -3849,6 +3951,101 @@ struct TileGemmKernelsPass
     return op;
   }
 
+  /// The input a convolution's im2col windows read: the unpadded input
+  /// where its padding is folded into the loads, else A.
+  static MemRefType convInputType(const GemmKernel &g) {
+    return cast<MemRefType>(g.conv->foldsPadding
+                                ? g.unpaddedInputs.front().getType()
+                                : g.a.getType());
+  }
+
+  /// Whether TMA's im2col mode loads convolution `g`'s A on `cfg` tiles
+  /// (tma-im2col): a window that is not the input itself, over a whole
+  /// kernel argument of static [N, H, W, C] shape, padded with zeros (TMA
+  /// fills nothing else: an int8 input's zero point keeps cp.async), each
+  /// k-tile within one window position (C a multiple of BK), strides of 8
+  /// at most, corners and kernel offsets TMA can encode.
+  bool im2colLoads(const GemmKernel &g, const TileConfig &cfg) const {
+    if (!tmaIm2col || !tma || !cfg.wgmma() || !g.conv || g.calls.empty() ||
+        !g.padValues.empty())
+      return false;
+    const GemmKernel::Conv &cv = *g.conv;
+    auto arg = dyn_cast<BlockArgument>(g.a);
+    auto aType = dyn_cast<MemRefType>(g.a.getType());
+    if (!arg ||
+        arg.getOwner() !=
+            &g.contraction->getParentOfType<func::FuncOp>().getBody().front() ||
+        !aType || isPointwiseConv(g, aType))
+      return false;
+    MemRefType type = convInputType(g);
+    if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+        type.getRank() != 4 || type.getDimSize(3) != cv.c ||
+        type.getDimSize(0) != cv.batch || cv.c % cfg.bk || cv.sh > 8 ||
+        cv.sw > 8)
+      return false;
+    TmaOperand::Im2col box = im2colBox(g);
+    auto corner = [](int64_t v) { return v >= -128 && v <= 127; };
+    return corner(box.lowerW) && corner(box.lowerH) && corner(box.upperW) &&
+           corner(box.upperH) && (cv.kw - 1) * cv.dw < 256 &&
+           (cv.kh - 1) * cv.dh < 256;
+  }
+
+  /// The bounding box of `g`'s window corners: from the first output
+  /// pixel's (minus the folded padding) to one past the last's, so that it
+  /// holds exactly the output's OH x OW corners at the strides.
+  static TmaOperand::Im2col im2colBox(const GemmKernel &g) {
+    const GemmKernel::Conv &cv = *g.conv;
+    MemRefType type = convInputType(g);
+    int64_t lowerH = cv.foldsPadding ? -cv.padTop : 0;
+    int64_t lowerW = cv.foldsPadding ? -cv.padLeft : 0;
+    return {lowerW, lowerH,
+            lowerW + (cv.ow - 1) * cv.sw + 1 - type.getDimSize(2),
+            lowerH + (cv.oh - 1) * cv.sh + 1 - type.getDimSize(1)};
+  }
+
+  /// `g`'s A loaded by TMA in im2col mode (im2colLoads holds): BM pixels of
+  /// BK channels a copy. On the GPU the kernel and its calls get the input
+  /// (the unpadded one where the padding is folded) once more, marked with
+  /// the map: dlc.tensor_map's `im2col` holds the corners (W, H), the
+  /// traversal strides (innermost first), channels and pixels.
+  std::optional<TmaOperand> im2colOperand(GemmKernel &g,
+                                          const TileConfig &cfg) {
+    const GemmKernel::Conv &cv = *g.conv;
+    MemRefType type = convInputType(g);
+    SmallVector<int64_t> dims(llvm::reverse(type.getShape()));
+    TmaOperand op{Value(), dims, cfg.bm, im2colBox(g)};
+    if (emulate)
+      return op;
+    Builder b(&getContext());
+    const TmaOperand::Im2col &box = *op.im2col;
+    auto im2col = b.getDictionaryAttr(
+        {b.getNamedAttr("lower",
+                        b.getDenseI64ArrayAttr({box.lowerW, box.lowerH})),
+         b.getNamedAttr("upper",
+                        b.getDenseI64ArrayAttr({box.upperW, box.upperH})),
+         b.getNamedAttr("strides",
+                        b.getDenseI64ArrayAttr({1, cv.sw, cv.sh, 1})),
+         b.getNamedAttr("channels", b.getI64IntegerAttr(cfg.bk)),
+         b.getNamedAttr("pixels", b.getI64IntegerAttr(cfg.bm))});
+    NamedAttribute map = b.getNamedAttr(
+        attrs::kTensorMap,
+        b.getDictionaryAttr(
+            {b.getNamedAttr("dims", b.getDenseI64ArrayAttr(dims)),
+             b.getNamedAttr("box", b.getDenseI64ArrayAttr({cfg.bk, 1, 1, 1})),
+             b.getNamedAttr("swizzle",
+                            b.getI64IntegerAttr(cfg.bk * g.elementBytes())),
+             b.getNamedAttr("im2col", im2col)}));
+    auto arg = cast<BlockArgument>(g.a);
+    op.map =
+        g.appendArgument(type, b.getDictionaryAttr({map}), arg.getLoc(),
+                         [&](size_t i, func::CallOp call) {
+                           return cv.foldsPadding
+                                      ? g.unpaddedInputs[i]
+                                      : call.getOperand(arg.getArgNumber());
+                         });
+    return op;
+  }
+
   /// Split-K when the output tiles leave at least half the SMs idle and
   /// there are k-tiles to share: as many splits as fill the SMs, each of 4
   /// k-tiles at least (fewer would not hide the pipeline's fill), at most
@@ -3909,7 +4106,7 @@ struct TileGemmKernelsPass
     // a thread (int8 128x128 tiles with 4 gathering warps, 384 threads: 80
     // a thread for two CTAs, and ptxas needs 90 for the wgmma). A TMA
     // producer stays one warp where CTAs share an SM (producerThreads).
-    if (warpSpecialize && gatherProducerWarps > 0 && gathersA(g) &&
+    if (warpSpecialize && gatherProducerWarps > 0 && gathersA(g, c) &&
         consumerRegisters(c.threads(), 32 * gatherProducerWarps, minCtasPerSm,
                           producerRegisters(true)) <
             c.bm * c.bn / c.threads() + 32)
@@ -3926,11 +4123,12 @@ struct TileGemmKernelsPass
     return true;
   }
 
-  /// Whether `g` gathers its A operand with cp.async (an im2col window
-  /// other than the input itself), where TMA cannot load it.
-  static bool gathersA(const GemmKernel &g) {
+  /// Whether `g` gathers its A operand with cp.async on `c` tiles (an
+  /// im2col window other than the input itself, which TMA's im2col mode
+  /// does not load).
+  bool gathersA(const GemmKernel &g, const TileConfig &c) const {
     auto type = dyn_cast<MemRefType>(g.a.getType());
-    return g.conv && (!type || !isPointwiseConv(g, type));
+    return g.conv && (!type || !isPointwiseConv(g, type)) && !im2colLoads(g, c);
   }
 
   /// A tile and cluster split-K for a convolution gathering its A operand
@@ -3945,7 +4143,7 @@ struct TileGemmKernelsPass
   std::optional<std::pair<TileConfig, SplitK>>
   chooseGatherSplit(const GemmKernel &g, const TileConfig &chosen,
                     int64_t smCount) {
-    if (!gathersA(g) || !g.scales.empty() || g.calls.empty())
+    if (!gathersA(g, chosen) || !g.scales.empty() || g.calls.empty())
       return std::nullopt;
     int64_t ctas = gridTiles(g, chosen);
     if (2 * ctas <= smCount || ctas >= smCount)

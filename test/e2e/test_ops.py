@@ -680,6 +680,33 @@ def tensor_core_cases(t):
          attrs=dict(pads=[2, 1, 1, 2], strides=[2, 1], dilations=[1, 2]),
          flags=(*half, *sm90a, "--gemm-tile=128x64", "--gather-producer-warps=4"),
          extra=form, rtol=1e-2, atol=5e-3)
+    # --tma-im2col: the copy engine gathers the im2col window (TMA im2col
+    # mode, emulated from the map's bounding box and the copy's corner
+    # and kernel offsets). f16: asymmetric folded pads, H stride 2, W
+    # dilation 2, the 100 output pixels of 2 images in one 128-pixel copy
+    # (its last 28 past the batch, zeros); int8 with a zero point of 0
+    # (zero padding, which TMA fills), 128 channels a k-tile; a strided 1x1
+    # (resnet's downsample) through an unpadded box; f16 in clusters of 3.
+    t.op("tma_im2col_conv_fp16", "Conv", {"x": t.rand(2, 64, 9, 11, lo=-0.2, hi=0.2)},
+         {"w": t.rand(64, 64, 3, 3, lo=-0.2, hi=0.2), "b": t.rand(64)},
+         attrs=dict(pads=[2, 1, 1, 2], strides=[2, 1], dilations=[1, 2]),
+         flags=(*half, *sm90a, "--gemm-tile=128x64", "--tma-im2col"), extra=form,
+         rtol=1e-2, atol=5e-3)
+    add_qdq_conv(t, r, "tma_im2col_conv_int8", (1, 128, 10, 9), (64, 128, 3, 3),
+                 xz=0, ys=0.03, yz=4, conv_attrs=dict(pads=[1, 1, 1, 1]),
+                 flags=(*sm90a, "--tma-im2col"), extra=form, rtol=0, atol=0.0301)
+    # A zero point of -37 pads with -37, which TMA cannot fill: cp.async.
+    add_qdq_conv(t, r, "tma_im2col_conv_int8_zero_point", (1, 128, 10, 9), (64, 128, 3, 3),
+                 xz=-37, ys=0.03, yz=4, conv_attrs=dict(pads=[1, 1, 1, 1]),
+                 flags=(*sm90a, "--tma-im2col"), extra=form, rtol=0, atol=0.0301)
+    t.op("tma_im2col_conv_fp16_downsample", "Conv", {"x": t.rand(2, 64, 12, 10, lo=-0.2, hi=0.2)},
+         {"w": t.rand(128, 64, 1, 1, lo=-0.2, hi=0.2)}, attrs=dict(strides=[2, 2]),
+         flags=(*half, *sm90a, "--tma-im2col"), extra=form, rtol=1e-2, atol=5e-3)
+    t.op("tma_im2col_conv_fp16_cluster", "Conv", {"x": t.rand(1, 128, 14, 14, lo=-0.2, hi=0.2)},
+         {"w": t.rand(256, 128, 3, 3, lo=-0.2, hi=0.2), "b": t.rand(256)},
+         attrs=dict(pads=[1, 1, 1, 1]),
+         flags=(*half, *sm90a, "--sm-count=6", "--tma-im2col"), extra=form,
+         rtol=1e-2, atol=5e-3)
     # --producer-warpgroup: a two-TMA GEMM whose CTAs have their SMs alone
     # gets a producer warpgroup giving the consumers its registers
     # (setmaxnreg; on the GPU only: emulated, the same program as without).
