@@ -216,7 +216,13 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
     (innermost first): the packager turns it into a model.so tensor map
     that the runtime encodes per context and passes by address. A needs
     rows of a multiple of 16 bytes and a 16-byte aligned base; operands
-    that are not whole kernel arguments keep cp.async.
+    that are not whole kernel arguments keep cp.async. With `tma-im2col`
+    a convolution's im2col window (3x3, strided) loads by TMA's im2col
+    mode where the input is a whole [N, H, W, C] argument padded with
+    zeros: its map (`dlc.tensor_map`'s `im2col`: the bounding box of
+    window corners, traversal strides, BK channels of BM pixels a copy)
+    turns one `cp.async.bulk.tensor.4d...im2col` with the tile's first
+    corner and the k-tile's kernel offsets into the A tile.
 
     With `warp-specialize` as well, a kernel whose operands both load by
     TMA gets one more warp, after its warpgroups: its first thread is the

@@ -3729,7 +3729,8 @@ struct TileGemmKernelsPass
       // [K, N] B would need its MN-major layouts); TF32 keeps mma.sync,
       // whose operands are rounded (cvt.rna) on the way to the registers.
       bool useWgmma = wgmma && g->bTransposed && !g->isTf32();
-      TileConfig cfg = chooseConfig(*g, smCount, useWgmma, tile, shortKTiles);
+      TileConfig cfg = im2colKTiles(
+          *g, chooseConfig(*g, smCount, useWgmma, tile, shortKTiles));
       std::optional<SplitK> split = chooseSplitK(*g, cfg, smCount);
       if (!split && gatherSplitK && clusterSplitK && useWgmma && tile.empty())
         if (auto plan = chooseGatherSplit(*g, cfg, smCount)) {
@@ -3988,6 +3989,20 @@ struct TileGemmKernelsPass
     return corner(box.lowerW) && corner(box.lowerH) && corner(box.upperW) &&
            corner(box.upperH) && (cv.kw - 1) * cv.dw < 256 &&
            (cv.kh - 1) * cv.dh < 256;
+  }
+
+  /// `c` with 64-byte k-tiles (the 64-byte swizzle, as short-k-tiles) where
+  /// `g`'s window positions are 64 bytes of channels (int8 resnet50's
+  /// layer1 3x3 convolutions over 64) and TMA's im2col mode then loads its
+  /// A: a 128-byte k-tile would span two window positions, which one copy
+  /// cannot.
+  TileConfig im2colKTiles(const GemmKernel &g, TileConfig c) const {
+    int64_t eb = g.elementBytes();
+    if (!g.conv || c.bk * eb != 128 || g.conv->c * eb != 64)
+      return c;
+    TileConfig shorter = c;
+    shorter.bk = 64 / eb;
+    return im2colLoads(g, shorter) ? shorter : c;
   }
 
   /// The bounding box of `g`'s window corners: from the first output

@@ -695,6 +695,11 @@ def tensor_core_cases(t):
     add_qdq_conv(t, r, "tma_im2col_conv_int8", (1, 128, 10, 9), (64, 128, 3, 3),
                  xz=0, ys=0.03, yz=4, conv_attrs=dict(pads=[1, 1, 1, 1]),
                  flags=(*sm90a, "--tma-im2col"), extra=form, rtol=0, atol=0.0301)
+    # 64 int8 channels (resnet50's layer1): 64-byte k-tiles, one window
+    # position each, the 64-byte swizzle.
+    add_qdq_conv(t, r, "tma_im2col_conv_int8_64_channels", (2, 64, 7, 6), (64, 64, 3, 3),
+                 xz=0, ys=0.03, yz=4, conv_attrs=dict(pads=[1, 1, 1, 1]),
+                 flags=(*sm90a, "--tma-im2col"), extra=form, rtol=0, atol=0.0301)
     # A zero point of -37 pads with -37, which TMA cannot fill: cp.async.
     add_qdq_conv(t, r, "tma_im2col_conv_int8_zero_point", (1, 128, 10, 9), (64, 128, 3, 3),
                  xz=-37, ys=0.03, yz=4, conv_attrs=dict(pads=[1, 1, 1, 1]),
