@@ -838,6 +838,69 @@ def VectorizeElementAccessesPass : Pass<"dlc-vectorize-element-accesses", "Modul
                            "::mlir::arith::ArithDialect"];
 }
 
+def VectorizeLaneChainsPass : Pass<"dlc-vectorize-lane-chains", "ModuleOp"> {
+  let summary = "The lanes' identical scalar ops between a vector load and store become vector ops";
+  let description = [{
+    After `dlc-vectorize-element-accesses` a work item's consecutive
+    elements come in one vector load and leave in one vector store (or
+    through private accumulators, one scalar access an element), but each
+    element is still computed by its own scalar ops: int8 resnet50's max
+    pool takes 16 bytes apart, widens each to 16 bits, selects, masks and
+    takes its maximum (~90 instructions a 16-byte load), the f16 one runs
+    one `max.f16` an element. Where every lane computes the same thing,
+    this pass makes the lanes' ops one op on an N-lane vector, which
+    LLVM runs two 16-bit lanes a register (`max.f16x2`, `fma.rn.f16x2`,
+    `max.u16x2`), in the CUDA-form kernels of one thread per work item
+    (`dlc.distinct_args`, no CTA program):
+
+    - a chain ends in a `vector.from_elements` or in a run of 2-16 stores
+      to one private accumulator's (`memref.alloca`) consecutive elements,
+      each stored once in the block;
+    - lane k's value is, in every lane alike: one value shared by all lanes
+      (broadcast; a select's condition stays scalar), lane k of one vector
+      of exactly the lanes (`vector.extract`), lane k's element of a private
+      accumulator (consecutive constant innermost indices: one
+      `vector.load`), or an elementwise, side-effect-free op with the same
+      attributes over such operands, its result used once;
+    - 8- and 16-bit elements only (f32 gains no packed ops on sm_90; i1
+      vectors would be taken apart again);
+    - only when nothing between the chain's first op and its end accesses
+      the accumulators it reads or writes, and the stores' accumulator is
+      read, if at all, at the stored elements.
+
+    With `pack-bytes`, an 8-bit max or min (`arith.maxui/maxsi/minui/minsi`
+    on vector<N x i8>, N a multiple of 4) becomes two of 16-bit lanes: the
+    even and the odd bytes of each 32-bit word zero-extended (signed ones
+    biased by 0x80 first), `arith.maxui` on vector<2N/4 x i16> each, put
+    back together: LLVM's NVPTX backend takes 8-bit vectors apart byte by
+    byte, while it runs vector<2 x i16> maxima as `max.u16x2` (sm_90).
+
+    Before (a max pool tap, one accumulator element of 16 shown):
+    ```mlir
+    %v = vector.load %in[%n, %h, %w, %c] : memref<32x112x112x64xi8>, vector<16xi8>
+    %x0 = vector.extract %v[0] : i8 from vector<16xi8>
+    %a0 = memref.load %acc[%c0] : memref<16xi8>
+    %s0 = arith.select %inside, %x0, %c0_i8 : i8
+    %m0 = arith.maxui %a0, %s0 : i8
+    memref.store %m0, %acc[%c0] : memref<16xi8>
+    ```
+    After:
+    ```mlir
+    %a = vector.load %acc[%c0] : memref<16xi8>, vector<16xi8>
+    %z = vector.broadcast %c0_i8 : i8 to vector<16xi8>
+    %s = arith.select %inside, %v, %z : vector<16xi8>
+    %m = arith.maxui %a, %s : vector<16xi8>
+    vector.store %m, %acc[%c0] : memref<16xi8>, vector<16xi8>
+    ```
+  }];
+  let options = [
+    Option<"packBytes", "pack-bytes", "bool", /*default=*/"false",
+           "8-bit vector max/min as 16-bit lanes' (the GPU's max.u16x2)">,
+  ];
+  let dependentDialects = ["::mlir::vector::VectorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def MapKernelsToGpuPass : Pass<"dlc-map-kernels-to-gpu", "ModuleOp"> {
   let summary = "Turn linearized kernels into gpu.func kernels, one gpu.module each";
   let description = [{

@@ -260,11 +260,11 @@ part() {
       "gp2-nogather=$c --gather-producer-warps=2 --gather-split-k=false" \
       "gp2-shortk=$c --gather-producer-warps=2 --short-k-tiles" \
       "pw=$c --producer-warpgroup" "gp4-pw=$c --gather-producer-warps=4 --producer-warpgroup" \
-      "pf=$c --prefetch-epilogue-inputs" \
+      "pf=$c --prefetch-epilogue-inputs" "lanes=$c --vectorize-lane-chains" \
       "all=$c --gather-producer-warps=4 --producer-warpgroup --short-k-tiles --prefetch-epilogue-inputs --kernel-index-bits=32" \
-      "all-i2c=$c --tma-im2col --gather-producer-warps=4 --producer-warpgroup --short-k-tiles --prefetch-epilogue-inputs --kernel-index-bits=32" \
+      "all-i2c=$c --tma-im2col --gather-producer-warps=4 --producer-warpgroup --short-k-tiles --prefetch-epilogue-inputs --vectorize-lane-chains --kernel-index-bits=32" \
       "fp16=$f" "fp16-i2c=$f --tma-im2col" "fp16-gp2=$f --gather-producer-warps=2" "fp16-gp4=$f --gather-producer-warps=4" \
-      "fp16-pw=$f --producer-warpgroup" \
+      "fp16-pw=$f --producer-warpgroup" "fp16-lanes=$f --vectorize-lane-chains" \
       "fp16-all=$f --gather-producer-warps=4 --producer-warpgroup --kernel-index-bits=32" ;;
   int8) bench int8 --models resnet50 --batches 32 --skip-compile-modes --steps 64 \
           --int8 --int8-variant i32=--kernel-index-bits=32 "${models_only[@]}" ;;

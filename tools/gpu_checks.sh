@@ -24,6 +24,7 @@
 #                                            # --gather-producer-warps=4
 #                                            # --producer-warpgroup
 #                                            # --prefetch-epilogue-inputs
+#                                            # --vectorize-lane-chains
 #   tools/gpu_checks.sh im2col               # ops, the fp16 zoo and
 #                                            # resnet50_int8 with --tma-im2col
 #   tools/gpu_checks.sh ptq                  # resnet50, bert_base post-training
@@ -125,11 +126,11 @@ for s in "$@"; do
     # epilogue inputs. A wrong mbarrier
     # count hangs a kernel: dlc-run's 2-minute limit fails the case. The
     # int8 zoo model too (its 3x3 convolutions gather).
-    flagged producers "--gather-producer-warps=4 --producer-warpgroup --prefetch-epilogue-inputs"
+    flagged producers "--gather-producer-warps=4 --producer-warpgroup --prefetch-epilogue-inputs --vectorize-lane-chains"
     suite resnet50_int8-producers python3 test/e2e/test_models.py "${models[@]}" \
       --device cuda --gpu-arch sm_90a --rtol 0 --atol-rel 0.2 \
       --dlc-flag=--gather-producer-warps=4 --dlc-flag=--producer-warpgroup \
-      --dlc-flag=--prefetch-epilogue-inputs resnet50_int8 ;;
+      --dlc-flag=--prefetch-epilogue-inputs --dlc-flag=--vectorize-lane-chains resnet50_int8 ;;
   im2col)
     # TMA's im2col mode (off until measured): a corner, box or offset the
     # copy engine reads otherwise than the emulation shows as wrong

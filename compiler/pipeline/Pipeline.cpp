@@ -180,6 +180,17 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
     pm.addNestedPass<func::FuncOp>(createCSEPass());
     pm.addPass(dlc::createVectorizeElementAccessesPass());
+    // The lanes' identical scalar ops between those vector accesses as
+    // vector ops (two 16-bit lanes a GPU instruction).
+    // Byte maxima as u16x2 ones from sm_90 on (max.u16x2).
+    if (options.vectorizeLaneChains) {
+      StringRef arch = options.arch;
+      unsigned sm = 0;
+      bool packBytes = arch.consume_front("sm_") &&
+                       !arch.take_while(llvm::isDigit).getAsInteger(10, sm) &&
+                       sm >= 90;
+      pm.addPass(dlc::createVectorizeLaneChainsPass({packBytes}));
+    }
   }
 
   // The arena.

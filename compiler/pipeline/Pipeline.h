@@ -123,6 +123,9 @@ struct CompileOptions {
   /// im2col mode where they can (dlc-tile-gemm-kernels `tma-im2col`; off
   /// until measured on a GPU).
   bool tmaIm2col = false;
+  /// CUDA form: a work item's lanes' identical scalar ops become vector ops
+  /// (dlc-vectorize-lane-chains; off until measured on a GPU).
+  bool vectorizeLaneChains = false;
   /// CUDA form: implicit-GEMM convolutions read their unpadded input
   /// through zero-filling loads; the padded copy's kernel goes.
   bool foldConvPadding = true;

@@ -214,6 +214,13 @@ cl::opt<bool> tmaIm2col(
              "the k-tile; both operands on TMA, the kernel is "
              "warp-specialized like a GEMM's (default off until measured)"),
     cl::init(false), cl::cat(category));
+cl::opt<bool> vectorizeLaneChains(
+    "vectorize-lane-chains",
+    cl::desc("CUDA form: the identical scalar ops of a work item's "
+             "consecutive 8- or 16-bit elements (an int8 or f16 max pool's "
+             "maxima) become vector ops, which the GPU runs two 16-bit lanes "
+             "an instruction (default off until measured)"),
+    cl::init(false), cl::cat(category));
 cl::opt<bool> foldConvPadding(
     "fold-conv-padding",
     cl::desc("CUDA: tensor-core convolutions read their unpadded input, "
@@ -685,6 +692,7 @@ int run(MLIRContext &context) {
   options.producerWarpgroup = producerWarpgroup;
   options.prefetchEpilogueInputs = prefetchEpilogueInputs;
   options.tmaIm2col = tmaIm2col;
+  options.vectorizeLaneChains = vectorizeLaneChains;
   options.foldConvPadding = foldConvPadding;
   options.mergeLaunches = mergeLaunches;
   if (overlapLaunches && options.target != dlc::Target::Cuda) {

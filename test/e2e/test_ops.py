@@ -833,6 +833,25 @@ def tensor_core_cases(t):
                     "b": (t.rng.integers(-8, 9, size=64) / 64).astype(F32),
                     "s": np.array(1 / 32, F32), "z": np.array(-100, np.int8)},
             flags=(*half, *arch), extra=form, rtol=0, atol=1e-6)
+    # --vectorize-lane-chains: an int8 max pool (3x3, stride 2, padded, as
+    # resnet50's stem) whose work items take 16 channels (--sm-count=1: 392
+    # of them are enough to fill the GPU): their selects and
+    # maxima become vector ops, on sm_90a bytes' maxima as two of 16-bit
+    # lanes (u8 after a ReLU with zero point 0; s8 with zero point -100).
+    for zp, dtype in ((0, np.uint8), (-100, np.int8)):
+        t.add(f"lane_chains_maxpool_{dtype.__name__}", [
+            helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+            helper.make_node("Relu", ["c"], ["r"]),
+            helper.make_node("QuantizeLinear", ["r", "s", "z"], ["q"]),
+            helper.make_node("MaxPool", ["q"], ["p"], kernel_shape=[3, 3], strides=[2, 2],
+                             pads=[1, 1, 1, 1]),
+            helper.make_node("DequantizeLinear", ["p", "s", "z"], ["y"])],
+            {"x": (t.rng.integers(-8, 9, size=(2, 16, 13, 14)) / 8).astype(F32)},
+            consts={"w": (t.rng.integers(-8, 9, size=(64, 16, 3, 3)) / 16).astype(F32),
+                    "b": (t.rng.integers(-8, 9, size=64) / 64).astype(F32),
+                    "s": np.array(1 / 32, F32), "z": np.array(zp, dtype)},
+            flags=(*half, *sm90a, "--sm-count=1", "--vectorize-lane-chains"), extra=form,
+            rtol=0, atol=1e-6)
     # BERT's Q, K and V projections: GEMMs of one launch shape on the same
     # input, merged into one launch (dlc-merge-launches): CTAs [0, 36) run
     # Q's 12 clusters of 3, the next 12 the 4 of a narrower K (N = 256), the
