@@ -399,23 +399,35 @@ TEST_F(CudaMock, TensorMapsReachTheKernel) {
   EXPECT_EQ(mockCounter("mock_live_allocations"), 0);
 }
 
-TEST_F(CudaMock, TensorMapEncodeErrorNamesTheMap) {
-  if (!driverHasTma())
-    GTEST_SKIP() << "the mock driver lacks cuTensorMapEncodeTiled";
+/// Loads `so` and creates a context while the mock's encoders refuse
+/// (DLC_MOCK_CUDA_NO_TMA): the creation fails with an error containing
+/// `want`, which names the map. Returns the model, still loaded.
+dlc_model_t contextFailsToEncode(const char *so, const char *want) {
   dlc_model_t model = nullptr;
-  ASSERT_EQ(dlc_model_load(FAKE_TMA_SO, DLC_DEVICE_CUDA, 0, &model), DLC_OK)
+  EXPECT_EQ(dlc_model_load(so, DLC_DEVICE_CUDA, 0, &model), DLC_OK)
       << dlc_last_error();
+  if (!model)
+    return nullptr;
   setenv("DLC_MOCK_CUDA_NO_TMA", "1", 1);
   dlc_context_t ctx = nullptr;
   dlc_status s = dlc_context_create(model, &ctx);
   unsetenv("DLC_MOCK_CUDA_NO_TMA");
   EXPECT_EQ(s, DLC_ERROR_DEVICE);
   EXPECT_EQ(ctx, nullptr);
-  EXPECT_CONTAINS(dlc_last_error(),
-                  "cuTensorMapEncodeTiled of tensor map #0 (float32 dims "
-                  "[8,4] strides [4,32] box [8,4] swizzle 32) failed: "
-                  "CUDA_ERROR_NOT_SUPPORTED");
+  EXPECT_CONTAINS(dlc_last_error(), want);
+  return model;
+}
+
+TEST_F(CudaMock, TensorMapEncodeErrorNamesTheMap) {
+  if (!driverHasTma())
+    GTEST_SKIP() << "the mock driver lacks cuTensorMapEncodeTiled";
+  dlc_model_t model = contextFailsToEncode(
+      FAKE_TMA_SO, "cuTensorMapEncodeTiled of tensor map #0 (float32 dims "
+                   "[8,4] strides [4,32] box [8,4] swizzle 32) failed: "
+                   "CUDA_ERROR_NOT_SUPPORTED");
+  ASSERT_NE(model, nullptr);
   // The failed context left nothing behind and the model still works.
+  dlc_context_t ctx = nullptr;
   ASSERT_EQ(dlc_context_create(model, &ctx), DLC_OK) << dlc_last_error();
   EXPECT_TRUE(runTma(ctx, 1));
   dlc_context_free(ctx);
@@ -509,20 +521,12 @@ TEST_F(CudaMock, Im2colTensorMapsReachTheKernel) {
 TEST_F(CudaMock, Im2colEncodeErrorNamesTheMap) {
   if (!driverHasIm2col())
     GTEST_SKIP() << "the mock driver lacks cuTensorMapEncodeIm2col";
-  dlc_model_t model = nullptr;
-  ASSERT_EQ(dlc_model_load(FAKE_IM2COL_SO, DLC_DEVICE_CUDA, 0, &model), DLC_OK)
-      << dlc_last_error();
-  setenv("DLC_MOCK_CUDA_NO_TMA", "1", 1);
-  dlc_context_t ctx = nullptr;
-  dlc_status s = dlc_context_create(model, &ctx);
-  unsetenv("DLC_MOCK_CUDA_NO_TMA");
-  EXPECT_EQ(s, DLC_ERROR_DEVICE);
-  EXPECT_EQ(ctx, nullptr);
-  EXPECT_CONTAINS(dlc_last_error(),
-                  "cuTensorMapEncodeIm2col of tensor map #0 (int8 dims "
-                  "[64,6,5,2] strides [1,64,384,1920] swizzle 64 im2col lower "
-                  "[-1,-2] upper [-2,0] channels 64 pixels 128 element "
-                  "strides [1,1,2,1]) failed: CUDA_ERROR_NOT_SUPPORTED");
+  dlc_model_t model = contextFailsToEncode(
+      FAKE_IM2COL_SO,
+      "cuTensorMapEncodeIm2col of tensor map #0 (int8 dims [64,6,5,2] "
+      "strides [1,64,384,1920] swizzle 64 im2col lower [-1,-2] upper [-2,0] "
+      "channels 64 pixels 128 element strides [1,1,2,1]) failed: "
+      "CUDA_ERROR_NOT_SUPPORTED");
   dlc_model_free(model);
   EXPECT_EQ(mockCounter("mock_live_allocations"), 0);
 }

@@ -211,6 +211,69 @@ void execute(const Op &op) {
 
 } // namespace
 
+#ifndef DLC_MOCK_CUDA_OLD_DRIVER
+namespace {
+/// What the CUDA 12 driver documents for every tensor map: a 64-byte
+/// aligned map, a known data type, a rank from `minRank` to 5, a 16-byte
+/// aligned address, dims in 1..2^32, strides multiples of 16 below 2^40,
+/// element strides 1..8 and known option values.
+bool badTensor(void *map, int dataType, uint32_t rank, uint32_t minRank,
+               void *globalAddress, const uint64_t *globalDim,
+               const uint64_t *globalStrides, const uint32_t *elementStrides,
+               int interleave, int swizzle, int l2Promotion, int oobFill) {
+  if (!map || reinterpret_cast<uintptr_t>(map) % 64 || dataType < 0 ||
+      dataType > 12 || rank < minRank || rank > 5 || !globalAddress ||
+      reinterpret_cast<uintptr_t>(globalAddress) % 16 || !globalDim ||
+      (rank > 1 && !globalStrides) || !elementStrides || interleave < 0 ||
+      interleave > 2 || swizzle < 0 || swizzle > 3 || l2Promotion < 0 ||
+      l2Promotion > 3 || oobFill < 0 || oobFill > 1)
+    return true;
+  for (uint32_t d = 0; d < rank; ++d) {
+    if (globalDim[d] < 1 || globalDim[d] > (uint64_t(1) << 32) ||
+        elementStrides[d] < 1 || elementStrides[d] > 8)
+      return true;
+    if (d + 1 < rank &&
+        (globalStrides[d] % 16 || globalStrides[d] >= (uint64_t(1) << 40)))
+      return true;
+  }
+  return false;
+}
+
+/// Whether a copy's innermost row of `bytes` is refused: not a multiple of
+/// 16 bytes, or wider than the swizzle span (without interleave).
+bool badRow(size_t bytes, int interleave, int swizzle) {
+  return interleave == 0 &&
+         (bytes % 16 || (swizzle && bytes > (size_t(16) << swizzle)));
+}
+
+/// Stores the arguments both kinds of map share into `m` and `m` into the
+/// 128 bytes of `map`.
+template <typename Map>
+CUresult storeMap(Map &m, void *map, int dataType, uint32_t rank,
+                  void *globalAddress, const uint64_t *globalDim,
+                  const uint64_t *globalStrides, const uint32_t *elementStrides,
+                  int interleave, int swizzle, int l2Promotion, int oobFill) {
+  static_assert(sizeof(Map) <= 128, "a CUtensorMap is 128 bytes");
+  m.dataType = dataType;
+  m.rank = rank;
+  m.swizzle = swizzle;
+  m.globalAddress = reinterpret_cast<uint64_t>(globalAddress);
+  for (uint32_t d = 0; d < rank; ++d) {
+    m.dims[d] = globalDim[d];
+    m.elementStrides[d] = uint8_t(elementStrides[d]);
+    if (d + 1 < rank)
+      m.strides[d] = globalStrides[d];
+  }
+  m.interleave = uint8_t(interleave);
+  m.l2Promotion = uint8_t(l2Promotion);
+  m.oobFill = uint8_t(oobFill);
+  std::memset(map, 0, 128);
+  std::memcpy(map, &m, sizeof(m));
+  return kOk;
+}
+} // namespace
+#endif
+
 extern "C" {
 
 // Queries for the tests (found with dlopen(RTLD_NOLOAD) + dlsym).
@@ -622,48 +685,23 @@ CUresult cuTensorMapEncodeTiled(void *map, int dataType, uint32_t rank,
                                 int swizzle, int l2Promotion, int oobFill) {
   if (std::getenv("DLC_MOCK_CUDA_NO_TMA"))
     return kNotSupported;
-  if (!map || reinterpret_cast<uintptr_t>(map) % 64 || dataType < 0 ||
-      dataType > 12 || rank < 1 || rank > 5 || !globalAddress ||
-      reinterpret_cast<uintptr_t>(globalAddress) % 16 || !globalDim ||
-      (rank > 1 && !globalStrides) || !boxDim || !elementStrides ||
-      interleave < 0 || interleave > 2 || swizzle < 0 || swizzle > 3 ||
-      l2Promotion < 0 || l2Promotion > 3 || oobFill < 0 || oobFill > 1)
+  if (badTensor(map, dataType, rank, 1, globalAddress, globalDim, globalStrides,
+                elementStrides, interleave, swizzle, l2Promotion, oobFill) ||
+      !boxDim)
     return kInvalidValue;
-  size_t elem = kTmaElementSize[dataType];
-  for (uint32_t d = 0; d < rank; ++d) {
-    if (globalDim[d] < 1 || globalDim[d] > (uint64_t(1) << 32) ||
-        boxDim[d] < 1 || boxDim[d] > 256 || elementStrides[d] < 1 ||
-        elementStrides[d] > 8)
+  for (uint32_t d = 0; d < rank; ++d)
+    if (boxDim[d] < 1 || boxDim[d] > 256)
       return kInvalidValue;
-    if (d + 1 < rank &&
-        (globalStrides[d] % 16 || globalStrides[d] >= (uint64_t(1) << 40)))
-      return kInvalidValue;
-  }
-  size_t rowBytes = boxDim[0] * elem;
-  if (interleave == 0 && rowBytes % 16)
-    return kInvalidValue;
-  if (interleave == 0 && swizzle && rowBytes > (size_t(16) << swizzle))
+  if (badRow(boxDim[0] * kTmaElementSize[dataType], interleave, swizzle))
     return kInvalidValue;
 
   dlc_mock::MockTensorMap m{};
   m.magic = dlc_mock::kTensorMapMagic;
-  m.dataType = dataType;
-  m.rank = rank;
-  m.swizzle = swizzle;
-  m.globalAddress = reinterpret_cast<uint64_t>(globalAddress);
-  for (uint32_t d = 0; d < rank; ++d) {
-    m.dims[d] = globalDim[d];
+  for (uint32_t d = 0; d < rank; ++d)
     m.box[d] = boxDim[d];
-    m.elementStrides[d] = uint8_t(elementStrides[d]);
-    if (d + 1 < rank)
-      m.strides[d] = globalStrides[d];
-  }
-  m.interleave = uint8_t(interleave);
-  m.l2Promotion = uint8_t(l2Promotion);
-  m.oobFill = uint8_t(oobFill);
-  std::memset(map, 0, 128);
-  std::memcpy(map, &m, sizeof(m));
-  return kOk;
+  return storeMap(m, map, dataType, rank, globalAddress, globalDim,
+                  globalStrides, elementStrides, interleave, swizzle,
+                  l2Promotion, oobFill);
 }
 
 // Checks what the CUDA 12 driver documents for im2col maps, then stores the
@@ -679,23 +717,11 @@ CUresult cuTensorMapEncodeIm2col(void *map, int dataType, uint32_t rank,
                                  int swizzle, int l2Promotion, int oobFill) {
   if (std::getenv("DLC_MOCK_CUDA_NO_TMA"))
     return kNotSupported;
-  if (!map || reinterpret_cast<uintptr_t>(map) % 64 || dataType < 0 ||
-      dataType > 12 || rank < 3 || rank > 5 || !globalAddress ||
-      reinterpret_cast<uintptr_t>(globalAddress) % 16 || !globalDim ||
-      !globalStrides || !pixelBoxLowerCorner || !pixelBoxUpperCorner ||
-      !elementStrides || channelsPerPixel < 1 || channelsPerPixel > 256 ||
-      pixelsPerColumn < 1 || pixelsPerColumn > 1024 || interleave < 0 ||
-      interleave > 2 || swizzle < 0 || swizzle > 3 || l2Promotion < 0 ||
-      l2Promotion > 3 || oobFill < 0 || oobFill > 1)
+  if (badTensor(map, dataType, rank, 3, globalAddress, globalDim, globalStrides,
+                elementStrides, interleave, swizzle, l2Promotion, oobFill) ||
+      !pixelBoxLowerCorner || !pixelBoxUpperCorner || channelsPerPixel < 1 ||
+      channelsPerPixel > 256 || pixelsPerColumn < 1 || pixelsPerColumn > 1024)
     return kInvalidValue;
-  for (uint32_t d = 0; d < rank; ++d) {
-    if (globalDim[d] < 1 || globalDim[d] > (uint64_t(1) << 32) ||
-        elementStrides[d] < 1 || elementStrides[d] > 8)
-      return kInvalidValue;
-    if (d + 1 < rank &&
-        (globalStrides[d] % 16 || globalStrides[d] >= (uint64_t(1) << 40)))
-      return kInvalidValue;
-  }
   // The corners' range shrinks with the spatial rank; the bounding box must
   // not be empty.
   int limit = rank == 3 ? 32768 : rank == 4 ? 128 : 16;
@@ -705,36 +731,20 @@ CUresult cuTensorMapEncodeIm2col(void *map, int dataType, uint32_t rank,
         int64_t(globalDim[1 + i]) + upper - lower < 1)
       return kInvalidValue;
   }
-  size_t pixelBytes = channelsPerPixel * kTmaElementSize[dataType];
-  if (interleave == 0 && pixelBytes % 16)
-    return kInvalidValue;
-  if (interleave == 0 && swizzle && pixelBytes > (size_t(16) << swizzle))
+  if (badRow(channelsPerPixel * kTmaElementSize[dataType], interleave, swizzle))
     return kInvalidValue;
 
   dlc_mock::MockIm2colTensorMap m{};
   m.magic = dlc_mock::kIm2colTensorMapMagic;
-  m.dataType = dataType;
-  m.rank = rank;
-  m.swizzle = swizzle;
-  m.globalAddress = reinterpret_cast<uint64_t>(globalAddress);
-  for (uint32_t d = 0; d < rank; ++d) {
-    m.dims[d] = globalDim[d];
-    m.elementStrides[d] = uint8_t(elementStrides[d]);
-    if (d + 1 < rank)
-      m.strides[d] = globalStrides[d];
-  }
   for (uint32_t i = 0; i + 2 < rank; ++i) {
     m.lowerCorner[i] = int16_t(pixelBoxLowerCorner[i]);
     m.upperCorner[i] = int16_t(pixelBoxUpperCorner[i]);
   }
   m.channelsPerPixel = uint16_t(channelsPerPixel);
   m.pixelsPerColumn = uint16_t(pixelsPerColumn);
-  m.interleave = uint8_t(interleave);
-  m.l2Promotion = uint8_t(l2Promotion);
-  m.oobFill = uint8_t(oobFill);
-  std::memset(map, 0, 128);
-  std::memcpy(map, &m, sizeof(m));
-  return kOk;
+  return storeMap(m, map, dataType, rank, globalAddress, globalDim,
+                  globalStrides, elementStrides, interleave, swizzle,
+                  l2Promotion, oobFill);
 }
 #endif
 
