@@ -46,8 +46,10 @@
 #                                # --gather-split-k, --deepen-stages,
 #                                # int8's --stage-epilogue-inputs,
 #                                # --stage-epilogue) and with
-#                                # --kernel-index-bits=32, --short-k-tiles
-#                                # (variants, below)
+#                                # --kernel-index-bits=32, --short-k-tiles,
+#                                # and with the stem and fc quantized too
+#                                # (--quantize-first-last, its own
+#                                # calibration; variants, below)
 #   tools/gpu_bench.sh gather-producers
 #                                # int8 and fp16 resnet50 b32 with
 #                                # --tma-im2col, with 1, 2 and
@@ -244,7 +246,8 @@ part() {
     variants_run int8-variants resnet50:32 "int8=$c" "ctas1=$c --gemm-ctas-per-sm=0" \
       "nogather=$c --gather-split-k=false" "nodeep=$c --deepen-stages=false" \
       "noinputs=$c --stage-epilogue-inputs=false" "unstaged=$c --stage-epilogue=false" \
-      "i32=$c --kernel-index-bits=32" "shortk=$c --short-k-tiles" ;;
+      "i32=$c --kernel-index-bits=32" "shortk=$c --short-k-tiles" \
+      "qfl=--precision=int8 --calibrate=@CAL --calibration-cache=@CAL.qfl.cache --quantize-first-last" ;;
   # --tma-im2col, --gather-producer-warps and --producer-warpgroup (off
   # until this measures them): the copy engine gathering the 3x3 and
   # strided convolutions' im2col operand, producer warps gathering it, a
