@@ -140,7 +140,12 @@ for s in "$@"; do
     flagged im2col --tma-im2col
     suite resnet50_int8-im2col python3 test/e2e/test_models.py "${models[@]}" \
       --device cuda --gpu-arch sm_90a --rtol 0 --atol-rel 0.2 \
-      --dlc-flag=--tma-im2col resnet50_int8 ;;
+      --dlc-flag=--tma-im2col resnet50_int8
+    # Unfolded padding: the convolutions read the zero-point-padded copies,
+    # their boxes from corner 0 (19 kernels instead of 3).
+    suite resnet50_int8-im2col-unfolded python3 test/e2e/test_models.py "${models[@]}" \
+      --device cuda --gpu-arch sm_90a --rtol 0 --atol-rel 0.2 \
+      --dlc-flag=--tma-im2col --dlc-flag=--fold-conv-padding=false resnet50_int8 ;;
   ptq)
     # Post-training int8 built for the GPU (int8 residual adds, fp16
     # fallback layers), the held-out input run there: >= 25 dB against fp32
