@@ -544,21 +544,42 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
   // stem) padded to 16, the weight with zeros -- only with the split, where
   // a zero weight contributes nothing whatever the input's zero point.
   Value rawWeight = op.getWeight();
+  Value input = toSignless(rewriter, loc, op.getInput());
+  ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads();
+  static constexpr int64_t kUnitStrides[] = {1, 1}, kNoPads[] = {0, 0, 0, 0};
   int64_t channels = 0;
-  if (padChannels && split && groups == 1)
+  // A strided stem takes the float convs' space-to-depth form: resnet50's
+  // 7x7 stride 2 over 3 channels is 4x4 over 16 (K 256 instead of 784 with
+  // the channels padded to 16). The copy pads with the input's zero point
+  // (a constant: post-training int8's input, ONNX Runtime's QDQ), which
+  // the split's init takes away again; its padded channels meet zero
+  // weights.
+  std::optional<int64_t> inputZeroPoint =
+      constantZeroPoint(op.getInputZeroPoint());
+  if (padChannels && split && groups == 1 && inputZeroPoint) {
+    if (auto s2d = spaceToDepthConv(
+            rewriter, loc, input, rawWeight, outType.getShape(), strides, pads,
+            op.getDilations(), groups, 16, *inputZeroPoint)) {
+      input = s2d->input;
+      rawWeight = s2d->weight;
+      wType = tensorType(rawWeight);
+      strides = kUnitStrides;
+      pads = kNoPads;
+    }
+  }
+  if (padChannels && split && groups == 1 && rawWeight == op.getWeight())
     if (Value padded =
             paddedConvWeight(rewriter, loc, rawWeight, 16, channels)) {
       rawWeight = padded;
       wType = tensorType(padded);
     }
-  Window win{tensorType(op.getInput()).getShape(),
+  Window win{tensorType(input).getShape(),
              outType.getShape(),
              wType.getShape().slice(1, 2),
-             op.getStrides(),
-             op.getPads(),
+             strides,
+             pads,
              op.getDilations(),
              /*firstSpatial=*/1};
-  Value input = toSignless(rewriter, loc, op.getInput());
   Value xzp = toSignless(rewriter, loc, op.getInputZeroPoint());
   Value wzp = toSignless(rewriter, loc, op.getWeightZeroPoint());
   // Padding reads the zero point: it contributes 0 (with the split, the
@@ -573,9 +594,8 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
   Value padValue =
       constantZeroPoint(op.getInputZeroPoint()) == 0 ? Value() : xzp;
   if ((win.padded() || channels) && !boundedReads)
-    input =
-        padChannelsLast(rewriter, loc, input, op.getPads(), padValue, channels);
-  ChannelsLastConvIndexing conv{op.getStrides(),
+    input = padChannelsLast(rewriter, loc, input, pads, padValue, channels);
+  ChannelsLastConvIndexing conv{strides,
                                 op.getDilations(),
                                 groups,
                                 outType.getDimSize(3) / groups,

@@ -246,7 +246,8 @@ std::optional<SpaceToDepthConv>
 mlir::dlc::spaceToDepthConv(OpBuilder &b, Location loc, Value input,
                             Value weight, ArrayRef<int64_t> outShape,
                             ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
-                            ArrayRef<int64_t> dilations, int64_t groups) {
+                            ArrayRef<int64_t> dilations, int64_t groups,
+                            int64_t channelMultiple, int64_t padValue) {
   auto inType = cast<RankedTensorType>(input.getType());
   auto wType = cast<RankedTensorType>(weight.getType());
   if (groups != 1 || strides.size() != 2 || pads.size() != 4 ||
@@ -257,9 +258,9 @@ mlir::dlc::spaceToDepthConv(OpBuilder &b, Location loc, Value input,
   int64_t kh = wType.getDimSize(1), kw = wType.getDimSize(2);
   int64_t c = wType.getDimSize(3);
   int64_t kh2 = llvm::divideCeil(kh, 2), kw2 = llvm::divideCeil(kw, 2);
-  int64_t cs = llvm::alignTo(4 * c, 8);
+  int64_t cs = llvm::alignTo(4 * c, channelMultiple);
   // Only where the stride-1 form reduces over fewer (padded) products.
-  if (kh2 * kw2 * cs >= kh * kw * int64_t(llvm::alignTo(c, 8)))
+  if (kh2 * kw2 * cs >= kh * kw * int64_t(llvm::alignTo(c, channelMultiple)))
     return std::nullopt;
   SmallVector<int64_t> wShape{wType.getDimSize(0), kh2, kw2, cs};
   Value w = gatheredConstant(
@@ -276,7 +277,8 @@ mlir::dlc::spaceToDepthConv(OpBuilder &b, Location loc, Value input,
     return std::nullopt;
 
   // The copy: [n, h, w, (sh * 2 + sw) * C + c] = x[n, 2h + sh - pad, 2w +
-  // sw - pad, c], zero outside x and in the padded channels.
+  // sw - pad, c], zero (an 8-bit `padValue`) outside x and in the padded
+  // channels.
   MLIRContext *ctx = b.getContext();
   Type elt = inType.getElementType();
   SmallVector<int64_t> shape{inType.getDimSize(0), outShape[1] + kh2 - 1,
@@ -313,8 +315,11 @@ mlir::dlc::spaceToDepthConv(OpBuilder &b, Location loc, Value input,
             {idx[0], at(idx[1], nb.create<arith::DivUIOp>(l, s, two), pads[0]),
              at(idx[2], nb.create<arith::RemUIOp>(l, s, two), pads[1]), ch},
             {false, true, true, padC},
-            nb.create<arith::ConstantOp>(l,
-                                         cast<TypedAttr>(nb.getZeroAttr(elt))));
+            nb.create<arith::ConstantOp>(
+                l, elt.isInteger(8)
+                       ? cast<TypedAttr>(nb.getIntegerAttr(
+                             elt, APInt(8, uint64_t(padValue) & 0xff)))
+                       : cast<TypedAttr>(nb.getZeroAttr(elt))));
         nb.create<linalg::YieldOp>(l, x);
       });
   return SpaceToDepthConv{generic.getResult(0), w};

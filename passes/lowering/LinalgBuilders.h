@@ -157,12 +157,16 @@ struct SpaceToDepthConv {
 
 /// The space-to-depth form of a channels-last conv with constant weight
 /// `weight` (see SpaceToDepthConv), when it applies: strides 2, dilations
-/// 1, one group, and a smaller K than padding the channels to 8 gives.
+/// 1, one group, and a smaller K than padding the channels to
+/// `channelMultiple` (16 bytes: 8 16-bit or 16 8-bit elements) gives.
+/// Outside the input the copy holds zeros, or `padValue` for 8-bit
+/// elements (an int8 input's zero point).
 std::optional<SpaceToDepthConv>
 spaceToDepthConv(OpBuilder &b, Location loc, Value input, Value weight,
                  ArrayRef<int64_t> outShape, ArrayRef<int64_t> strides,
                  ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations,
-                 int64_t groups);
+                 int64_t groups, int64_t channelMultiple = 8,
+                 int64_t padValue = 0);
 
 /// QuantizeLinear of one float value `x` to i8 with a per-tensor `scale`
 /// and `zeroPoint`: saturate(round_half_even(x / scale) + zeroPoint), as

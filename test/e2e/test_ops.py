@@ -700,6 +700,16 @@ def tensor_core_cases(t):
     add_qdq_conv(t, r, "tma_im2col_conv_int8_64_channels", (2, 64, 7, 6), (64, 64, 3, 3),
                  xz=0, ys=0.03, yz=4, conv_attrs=dict(pads=[1, 1, 1, 1]),
                  flags=(*sm90a, "--tma-im2col"), extra=form, rtol=0, atol=0.0301)
+    # An int8 stem (7x7, stride 2, pads 3, RGB; post-training int8's with
+    # --quantize-first-last, ONNX Runtime's QDQ resnet50's): the float
+    # stem's space-to-depth form, 4x4 at stride 1 over 16 channels (K 256
+    # instead of 784); sm_90a (wgmma) and sm_80 (mma.sync); the copy pads
+    # with the input's zero point (-37 here; mma_conv_int8_qdq_stem, -11).
+    for xz, arch, name in ((0, sm90a, "sm90a"), (0, ("--arch=sm_80",), "sm80"),
+                           (-37, sm90a, "zero_point")):
+        add_qdq_conv(t, r, f"int8_stem_space_to_depth_{name}", (2, 3, 30, 27), (64, 3, 7, 7),
+                     xz=xz, ys=0.03, yz=4, conv_attrs=dict(pads=[3, 3, 3, 3], strides=[2, 2]),
+                     flags=arch, extra=form, rtol=0, atol=0.0301)
     # A zero point of -37 pads with -37, which TMA cannot fill: cp.async.
     add_qdq_conv(t, r, "tma_im2col_conv_int8_zero_point", (1, 128, 10, 9), (64, 128, 3, 3),
                  xz=-37, ys=0.03, yz=4, conv_attrs=dict(pads=[1, 1, 1, 1]),
