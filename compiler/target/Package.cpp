@@ -638,10 +638,11 @@ dlc::writeModelLibrary(ModuleOp module, const ModelSignature &signature,
   }
   os << "  {0, 0, {0, 0, 0}, {0, 0, 0}, 0, 0, 0}\n};\n";
   os << "static const dlc_tensor_map dlc_tensor_maps[] = {\n";
-  auto list = [&](ArrayRef<int64_t> v) {
+  // A C array of `n` entries (unsigned: "u"), v's then zeros.
+  auto list = [&](ArrayRef<int64_t> v, size_t n = 5, StringRef suffix = "u") {
     os << "{";
-    for (size_t i = 0; i < 5; ++i)
-      os << (i ? ", " : "") << (i < v.size() ? v[i] : 0) << "u";
+    for (size_t i = 0; i < n; ++i)
+      os << (i ? ", " : "") << (i < v.size() ? v[i] : 0) << suffix;
     os << "}";
   };
   for (const TensorMap &m : plan->tensorMaps) {
@@ -655,16 +656,10 @@ dlc::writeModelLibrary(ModuleOp module, const ModelSignature &signature,
     list(m.box);
     os << ", " << m.swizzle;
     if (m.im2col) {
-      auto corner = [&](ArrayRef<int64_t> v) {
-        os << "{";
-        for (size_t i = 0; i < 3; ++i)
-          os << (i ? ", " : "") << (i < v.size() ? v[i] : 0);
-        os << "}";
-      };
       os << ", DLC_TENSOR_MAP_IM2COL, ";
-      corner(m.lower);
+      list(m.lower, 3, "");
       os << ", ";
-      corner(m.upper);
+      list(m.upper, 3, "");
       os << ", " << m.channels << "u, " << m.pixels << "u, ";
       list(m.elementStrides);
     }

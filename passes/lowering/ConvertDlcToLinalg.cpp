@@ -814,7 +814,6 @@ LogicalResult lowerChannelsLastConv(ConvOp op, PatternRewriter &rewriter,
   Value weight = op.getWeight();
   Value input = op.getInput();
   ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads();
-  static constexpr int64_t kUnitStrides[] = {1, 1}, kNoPads[] = {0, 0, 0, 0};
   int64_t channels = 0;
   Type inElt = tensorType(op.getInput()).getElementType();
   if (padChannels && groups == 1 && inElt.getIntOrFloatBitWidth() == 16) {
@@ -823,8 +822,8 @@ LogicalResult lowerChannelsLastConv(ConvOp op, PatternRewriter &rewriter,
                              strides, pads, op.getDilations(), groups)) {
       input = s2d->input;
       weight = s2d->weight;
-      strides = kUnitStrides;
-      pads = kNoPads;
+      strides = SpaceToDepthConv::kStrides;
+      pads = SpaceToDepthConv::kPads;
     } else if (Value padded =
                    paddedConvWeight(rewriter, loc, weight, 8, channels)) {
       weight = padded;

@@ -546,7 +546,6 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
   Value rawWeight = op.getWeight();
   Value input = toSignless(rewriter, loc, op.getInput());
   ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads();
-  static constexpr int64_t kUnitStrides[] = {1, 1}, kNoPads[] = {0, 0, 0, 0};
   int64_t channels = 0;
   // A strided stem takes the float convs' space-to-depth form: resnet50's
   // 7x7 stride 2 over 3 channels is 4x4 over 16 (K 256 instead of 784 with
@@ -563,8 +562,8 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
       input = s2d->input;
       rawWeight = s2d->weight;
       wType = tensorType(rawWeight);
-      strides = kUnitStrides;
-      pads = kNoPads;
+      strides = SpaceToDepthConv::kStrides;
+      pads = SpaceToDepthConv::kPads;
     }
   }
   if (padChannels && split && groups == 1 && rawWeight == op.getWeight())

@@ -153,6 +153,8 @@ Value padChannelsLast(OpBuilder &b, Location loc, Value input,
 struct SpaceToDepthConv {
   /// [N, OH + KH' - 1, OW + KW' - 1, C'] and [O, KH', KW', C'].
   Value input, weight;
+  /// The conv over them: stride 1, no padding.
+  static constexpr int64_t kStrides[] = {1, 1}, kPads[] = {0, 0, 0, 0};
 };
 
 /// The space-to-depth form of a channels-last conv with constant weight

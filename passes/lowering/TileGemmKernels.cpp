@@ -1473,6 +1473,17 @@ private:
   /// im2colCoordinates gives (the GPU form's instruction operands).
   void im2colCopyEmulated(const TmaOperand &op, Value slot, Value row0,
                           Value k0);
+  /// Emulated TMA: stores `v` where a copy lands element `c` of box row `r`
+  /// in the tile at `base`: rows of rowBytes() with that swizzle, bits 4-6
+  /// ^= 7-9 (128), bits 4-5 ^= 7-8 (64).
+  void storeBoxElement(Value base, Value r, Value c, Value v) {
+    int64_t eb = g.elementBytes();
+    Value byte = ix.add(ix.mul(r, rowBytes()), ix.mul(c, eb));
+    Value swizzled =
+        ix.xori(byte, ix.mul(ix.rem(ix.div(byte, 128), rowBytes() / 16), 16));
+    rw.create<memref::StoreOp>(loc, v, smem,
+                               ValueRange{ix.add(base, ix.div(swizzled, eb))});
+  }
   /// An im2col copy's operands for the tile at row `row0` and k-tile `k0`:
   /// {c, w, h, n}, the first pixel's window corner (innermost first), and
   /// {w, h}, the k-tile's kernel offsets.
@@ -2777,22 +2788,17 @@ void GemmBuilder::tmaCopyEmulated(bool isA, const TmaOperand &op, Value slot,
   if (op.im2col)
     return im2colCopyEmulated(op, slot, row0, k0);
   const SmemTile &tile = isA ? s.aTile : s.bTile;
-  int64_t eb = g.elementBytes(), rows = isA ? g.m : g.n;
+  int64_t rows = isA ? g.m : g.n;
   Value base = ix.add(ix.mul(slot, cfg.stageElems()), tile.base);
   buildLoop(rw, loc, op.boxRows, [&](Value r) {
     buildLoop(rw, loc, cfg.bk, [&](Value c) {
       Value gr = ix.add(row0, r), gc = ix.add(k0, c);
       Value valid = ix.andi(ix.lt(gr, ix.c(rows)), ix.lt(gc, ix.c(g.k)));
       Value sr = ix.minu(gr, ix.c(rows - 1)), sc = ix.minu(gc, ix.c(g.k - 1));
-      Value v = loadOrZero(isA ? g.a : g.b,
-                           isA ? aIndices(sr, sc) : bIndices(sr, sc), valid);
-      // The box's rows of rowBytes() with that swizzle: bits 4-6 ^= 7-9
-      // (128), bits 4-5 ^= 7-8 (64).
-      Value byte = ix.add(ix.mul(r, rowBytes()), ix.mul(c, eb));
-      Value swizzled =
-          ix.xori(byte, ix.mul(ix.rem(ix.div(byte, 128), rowBytes() / 16), 16));
-      rw.create<memref::StoreOp>(
-          loc, v, smem, ValueRange{ix.add(base, ix.div(swizzled, eb))});
+      storeBoxElement(base, r, c,
+                      loadOrZero(isA ? g.a : g.b,
+                                 isA ? aIndices(sr, sc) : bIndices(sr, sc),
+                                 valid));
     });
   });
 }
@@ -2811,7 +2817,6 @@ void GemmBuilder::im2colCopyEmulated(const TmaOperand &op, Value slot,
                                      Value row0, Value k0) {
   const GemmKernel::Conv &cv = *g.conv;
   const TmaOperand::Im2col &box = *op.im2col;
-  int64_t eb = g.elementBytes();
   int64_t c = op.dims[0], inW = op.dims[1], inH = op.dims[2], n = op.dims[3];
   // Corners in the box: its extent over the traversal stride, rounded up.
   int64_t boxW = llvm::divideCeil(inW + box.upperW - box.lowerW, cv.sw);
@@ -2849,15 +2854,11 @@ void GemmBuilder::im2colCopyEmulated(const TmaOperand &op, Value slot,
     buildLoop(rw, loc, cfg.bk, [&](Value e) {
       Value ce = ix.add(coords[0], e);
       Value valid = ix.andi(pixelIn, ix.lt(ce, ix.c(c)));
-      Value v = loadOrZero(g.a,
-                           {ix.minu(img, ix.c(n - 1)), clamp(y, inH),
-                            clamp(x, inW), ix.minu(ce, ix.c(c - 1))},
-                           valid);
-      Value byte = ix.add(ix.mul(r, rowBytes()), ix.mul(e, eb));
-      Value swizzled =
-          ix.xori(byte, ix.mul(ix.rem(ix.div(byte, 128), rowBytes() / 16), 16));
-      rw.create<memref::StoreOp>(
-          loc, v, smem, ValueRange{ix.add(base, ix.div(swizzled, eb))});
+      storeBoxElement(base, r, e,
+                      loadOrZero(g.a,
+                                 {ix.minu(img, ix.c(n - 1)), clamp(y, inH),
+                                  clamp(x, inW), ix.minu(ce, ix.c(c - 1))},
+                                 valid));
     });
   });
 }
@@ -3934,22 +3935,31 @@ struct TileGemmKernelsPass
     TmaOperand op{Value(), dims, std::min(rows, dims[1])};
     if (emulate)
       return op;
-    Builder b(&getContext());
     SmallVector<int64_t> box(dims.size(), 1);
     box[0] = cfg.bk;
     box[1] = op.boxRows;
-    NamedAttribute map = b.getNamedAttr(
-        attrs::kTensorMap,
-        b.getDictionaryAttr(
-            {b.getNamedAttr("dims", b.getDenseI64ArrayAttr(dims)),
-             b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
-             b.getNamedAttr("swizzle",
-                            b.getI64IntegerAttr(cfg.bk * g.elementBytes()))}));
-    op.map = g.appendArgument(type, b.getDictionaryAttr({map}), arg.getLoc(),
-                              [&](size_t, func::CallOp call) {
+    op.map = g.appendArgument(type, tensorMapAttrs(g, cfg, dims, box),
+                              arg.getLoc(), [&](size_t, func::CallOp call) {
                                 return call.getOperand(arg.getArgNumber());
                               });
     return op;
+  }
+
+  /// A tensor-map argument's attributes: dlc.tensor_map = {dims, box,
+  /// swizzle (a k-tile's bytes)[, im2col]}, innermost first.
+  DictionaryAttr tensorMapAttrs(const GemmKernel &g, const TileConfig &cfg,
+                                ArrayRef<int64_t> dims, ArrayRef<int64_t> box,
+                                DictionaryAttr im2col = {}) {
+    Builder b(&getContext());
+    SmallVector<NamedAttribute> spec{
+        b.getNamedAttr("dims", b.getDenseI64ArrayAttr(dims)),
+        b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
+        b.getNamedAttr("swizzle",
+                       b.getI64IntegerAttr(cfg.bk * g.elementBytes()))};
+    if (im2col)
+      spec.push_back(b.getNamedAttr("im2col", im2col));
+    return b.getDictionaryAttr(
+        {b.getNamedAttr(attrs::kTensorMap, b.getDictionaryAttr(spec))});
   }
 
   /// The input a convolution's im2col windows read: the unpadded input
@@ -3973,10 +3983,9 @@ struct TileGemmKernelsPass
     const GemmKernel::Conv &cv = *g.conv;
     auto arg = dyn_cast<BlockArgument>(g.a);
     auto aType = dyn_cast<MemRefType>(g.a.getType());
-    if (!arg ||
-        arg.getOwner() !=
-            &g.contraction->getParentOfType<func::FuncOp>().getBody().front() ||
-        !aType || isPointwiseConv(g, aType))
+    // A whole argument: of the kernel's body block, the contraction's.
+    if (!arg || arg.getOwner() != g.contraction->getBlock() || !aType ||
+        isPointwiseConv(g, aType))
       return false;
     MemRefType type = convInputType(g);
     if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
@@ -4042,22 +4051,13 @@ struct TileGemmKernelsPass
                         b.getDenseI64ArrayAttr({1, cv.sw, cv.sh, 1})),
          b.getNamedAttr("channels", b.getI64IntegerAttr(cfg.bk)),
          b.getNamedAttr("pixels", b.getI64IntegerAttr(cfg.bm))});
-    NamedAttribute map = b.getNamedAttr(
-        attrs::kTensorMap,
-        b.getDictionaryAttr(
-            {b.getNamedAttr("dims", b.getDenseI64ArrayAttr(dims)),
-             b.getNamedAttr("box", b.getDenseI64ArrayAttr({cfg.bk, 1, 1, 1})),
-             b.getNamedAttr("swizzle",
-                            b.getI64IntegerAttr(cfg.bk * g.elementBytes())),
-             b.getNamedAttr("im2col", im2col)}));
     auto arg = cast<BlockArgument>(g.a);
-    op.map =
-        g.appendArgument(type, b.getDictionaryAttr({map}), arg.getLoc(),
-                         [&](size_t i, func::CallOp call) {
-                           return cv.foldsPadding
-                                      ? g.unpaddedInputs[i]
-                                      : call.getOperand(arg.getArgNumber());
-                         });
+    op.map = g.appendArgument(
+        type, tensorMapAttrs(g, cfg, dims, {cfg.bk, 1, 1, 1}, im2col),
+        arg.getLoc(), [&](size_t i, func::CallOp call) {
+          return cv.foldsPadding ? g.unpaddedInputs[i]
+                                 : call.getOperand(arg.getArgNumber());
+        });
     return op;
   }
 

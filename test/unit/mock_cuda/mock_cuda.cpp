@@ -246,14 +246,13 @@ bool badRow(size_t bytes, int interleave, int swizzle) {
          (bytes % 16 || (swizzle && bytes > (size_t(16) << swizzle)));
 }
 
-/// Stores the arguments both kinds of map share into `m` and `m` into the
-/// 128 bytes of `map`.
+/// Stores the arguments both kinds of map share into `m`'s header and `m`
+/// into the 128 bytes of `map`.
 template <typename Map>
 CUresult storeMap(Map &m, void *map, int dataType, uint32_t rank,
                   void *globalAddress, const uint64_t *globalDim,
                   const uint64_t *globalStrides, const uint32_t *elementStrides,
                   int interleave, int swizzle, int l2Promotion, int oobFill) {
-  static_assert(sizeof(Map) <= 128, "a CUtensorMap is 128 bytes");
   m.dataType = dataType;
   m.rank = rank;
   m.swizzle = swizzle;
