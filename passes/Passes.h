@@ -58,10 +58,10 @@ void populateFoldQdqPatterns(RewritePatternSet &patterns);
 /// layers. dlc-fold-qdq applies them before populateFoldQdqPatterns.
 void populateQuantizeChainPatterns(RewritePatternSet &patterns);
 
-/// Patterns quantizing the dlc.conv / dlc.gemm / dlc.matmul ops that carry
-/// `dlc.input_ranges` into quantize/dequantize pairs for dlc-fold-qdq; with
-/// `residuals`, the dlc.add ops reading a quantized activation read its
-/// dequantized value too.
+/// Patterns quantizing the dlc.conv / dlc.gemm / dlc.matmul ops (and global
+/// average pools) that carry `dlc.input_ranges` into quantize/dequantize pairs
+/// for dlc-fold-qdq; with `residuals`, the dlc.add ops reading a quantized
+/// activation read its dequantized value too.
 void populateQuantizeModelPatterns(RewritePatternSet &patterns,
                                    bool residuals);
 

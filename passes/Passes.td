@@ -1619,7 +1619,7 @@ def FoldQdqPass : Pass<"dlc-fold-qdq", "ModuleOp"> {
 }
 
 def QuantizeModelPass : Pass<"dlc-quantize", "ModuleOp"> {
-  let summary = "Quantize calibrated fp32 Conv/Gemm/MatMul to QDQ int8";
+  let summary = "Quantize calibrated fp32 Conv/Gemm/MatMul/GlobalAveragePool to QDQ int8";
   let description = [{
     Post-training quantization (`dlc --precision=int8 --calibrate=DIR`).
     The driver calibrates the fp32 model on sample inputs and marks each
@@ -1655,6 +1655,14 @@ def QuantizeModelPass : Pass<"dlc-quantize", "ModuleOp"> {
     the add as its epilogue, so the earlier result crosses kernels, and it
     now does so as requantized int8 instead of i32 accumulators (a quarter
     of the bytes).
+
+    A global average pool (`dlc.reduce_mean` over the H and W of an NCHW
+    tensor) carrying `dlc.input_ranges` gets its input quantized the same
+    way, as ONNX Runtime's QDQ models place it: the layer before it (ResNet's
+    last block: conv3, the residual add, ReLU) then requantizes to int8 in
+    its epilogue, and the pool's kernel dequantizes bytes, instead of the
+    conv writing its i32 accumulators for the pool to read (resnet50 at
+    batch 32: 3.2 MB instead of 12.8 MB written and read).
 
     Before:
     ```mlir

@@ -18,6 +18,8 @@
 #include "mlir/Transforms/Passes.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -136,7 +138,8 @@ FailureOr<std::vector<Sample>> loadSamples(StringRef dir,
   return samples;
 }
 
-/// A Conv/Gemm/MatMul dlc could quantize, in program order.
+/// A Conv/Gemm/MatMul (or global average pool) dlc could quantize, in
+/// program order.
 struct Layer {
   std::string name, opType;
   /// Captured tensors: the activation operands, and the result.
@@ -703,10 +706,19 @@ FailureOr<llvm::json::Object> Calibrator::run() {
 
   // The layers and the tensors to capture (each activation once).
   SmallVector<Operation *> ops = candidateOps(base_);
-  if (ops.empty()) {
+  // The layers with weights; global average pools quantize only between
+  // them.
+  auto weighted = [&](unsigned i) { return !isa<ReduceMeanOp>(ops[i]); };
+  auto weightedIndices =
+      llvm::make_filter_range(llvm::seq<unsigned>(0, ops.size()), weighted);
+  if (weightedIndices.empty()) {
     error("the model has no Conv, Gemm or MatMul that dlc can quantize");
     return failure();
   }
+  unsigned firstWeighted = *weightedIndices.begin();
+  unsigned lastWeighted = firstWeighted;
+  for (unsigned i : weightedIndices)
+    lastWeighted = i;
   llvm::DenseMap<Value, unsigned> captured;
   for (auto [i, op] : llvm::enumerate(ops)) {
     Layer layer;
@@ -724,12 +736,18 @@ FailureOr<llvm::json::Object> Calibrator::run() {
     captures_.push_back({(unsigned)i, -1});
     layers_.push_back(std::move(layer));
   }
-  if (!options_.quantizeFirstLast) {
-    layers_.front().quantize = false;
-    layers_.front().keptBecause = "first layer";
-    layers_.back().quantize = false;
-    layers_.back().keptBecause = "last layer";
-  }
+  if (!options_.quantizeFirstLast)
+    for (auto [i, layer] : llvm::enumerate(layers_)) {
+      // A pool before the first or after the last weighted layer
+      // (SqueezeNet's, after its last conv) stays with it.
+      if (i <= firstWeighted) {
+        layer.quantize = false;
+        layer.keptBecause = "first layer";
+      } else if (i >= lastWeighted) {
+        layer.quantize = false;
+        layer.keptBecause = "last layer";
+      }
+    }
   if (!options_.quantizeAttention)
     for (auto [i, layer] : llvm::enumerate(layers_))
       if (layer.quantize && quantizableActivationOperands(ops[i]) == 2) {
@@ -744,8 +762,8 @@ FailureOr<llvm::json::Object> Calibrator::run() {
   for (const std::string &name : options_.keepFp32)
     if (!llvm::any_of(layers_,
                       [&](const Layer &l) { return l.name == name; })) {
-      llvm::errs() << "dlc: error: --keep-fp32: no quantizable Conv, Gemm or "
-                      "MatMul node is named '"
+      llvm::errs() << "dlc: error: --keep-fp32: no quantizable Conv, Gemm, "
+                      "MatMul or GlobalAveragePool node is named '"
                    << name << "'\n";
       return failure();
     }
@@ -942,7 +960,8 @@ FailureOr<llvm::json::Object> Calibrator::run() {
 } // namespace
 
 /// The cache file's format; a file of another one is recalibrated.
-constexpr llvm::StringLiteral kCacheFormat = "dlc-calibration-cache-1";
+// 2: global average pools are layers.
+constexpr llvm::StringLiteral kCacheFormat = "dlc-calibration-cache-2";
 
 std::string Calibrator::cacheKey() {
   // xxh3 of each part, then of the parts' hashes.

@@ -43,8 +43,32 @@ void collectReductionInputs(Operation *op,
   }
 }
 
+/// The reductions whose results `op` reads through values wider than
+/// `bits` only (elementwise generics between): the ones whose epilogue
+/// `op` would end by narrowing to `bits`. A value of `bits` or fewer on the
+/// way (a requantize already narrowed it) is the cut, and the walk stops
+/// there.
+void collectWiderReductions(Operation *op, unsigned bits,
+                            SmallVectorImpl<Operation *> &reductions,
+                            unsigned depth = 0) {
+  if (depth > 16)
+    return;
+  for (Value in : op->getOperands()) {
+    auto producer = in.getDefiningOp<linalg::LinalgOp>();
+    if (!producer || elementBits(in) <= bits)
+      continue;
+    if (producer.getNumReductionLoops() > 0) {
+      if (!llvm::is_contained(reductions, producer.getOperation()))
+        reductions.push_back(producer);
+    } else if (isa<linalg::GenericOp>(producer)) {
+      collectWiderReductions(producer, bits, reductions, depth + 1);
+    }
+  }
+}
+
 /// Whether `producer` narrows the result of a reduction (requantize i32 ->
-/// i8, the f32 -> f16 rounding) that should stay with that reduction rather
+/// i8, the f32 -> f16 rounding, directly or through wider elementwise ops)
+/// that should stay with that reduction rather
 /// than join `consumer`, because `consumer` will not share the reduction's
 /// kernel: it is a reduction itself (a pooling of the layer's output), or
 /// it also reads a later reduction, whose kernel it joins (kernel fusion
@@ -52,13 +76,13 @@ void collectReductionInputs(Operation *op,
 /// result in memory between kernels.
 bool narrowsAnotherKernelsReduction(Operation *producer,
                                     linalg::GenericOp consumer) {
+  // Through elementwise ops not yet fused into the epilogue too (a
+  // quantize after the dequantize, residual add and ReLU of an int8 conv's
+  // i32 result): fusion order must not decide whether the pool after
+  // ResNet's last block reads its int8 input or the conv's accumulators.
   SmallVector<Operation *> narrowed;
-  for (Value in : producer->getOperands()) {
-    auto reduction = in.getDefiningOp<linalg::LinalgOp>();
-    if (reduction && reduction.getNumReductionLoops() > 0 &&
-        elementBits(in) > elementBits(producer->getResult(0)))
-      narrowed.push_back(reduction);
-  }
+  collectWiderReductions(producer, elementBits(producer->getResult(0)),
+                         narrowed);
   if (narrowed.empty())
     return false;
   if (consumer.getNumReductionLoops() > 0)

@@ -292,5 +292,19 @@ unsigned mlir::dlc::quantizableActivationOperands(Operation *op,
       return fail(why, "the lhs is a constant");
     return isF32Constant(matmul.getRhs()) ? 1 : 2;
   }
-  return fail(why, "only dlc.conv, dlc.gemm and dlc.matmul are quantized");
+  if (auto mean = dyn_cast<ReduceMeanOp>(op)) {
+    if (!isGlobalAveragePool(mean))
+      return fail(why, "the mean is not a global average pool (the H and W "
+                       "of an NCHW tensor)");
+    if (!isF32Tensor(mean.getInput()))
+      return fail(why, "the input is not a static f32 tensor");
+    return 1;
+  }
+  return fail(why, "only dlc.conv, dlc.gemm, dlc.matmul and global average "
+                   "pools are quantized");
+}
+
+bool mlir::dlc::isGlobalAveragePool(ReduceMeanOp op) {
+  auto type = dyn_cast<RankedTensorType>(op.getInput().getType());
+  return type && type.getRank() == 4 && op.getAxes() == ArrayRef<int64_t>{2, 3};
 }

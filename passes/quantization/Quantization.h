@@ -28,10 +28,13 @@
 
 namespace mlir::dlc {
 
-/// On a dlc.conv / dlc.gemm / dlc.matmul: the calibrated range of each
-/// activation operand, `[array<f32: lo, hi>, ...]`, in operand order (the
-/// input of a Conv, A of a Gemm, the lhs of a MatMul and its rhs when that
-/// is not a constant). dlc-quantize quantizes exactly the ops carrying it.
+class ReduceMeanOp;
+
+/// On a dlc.conv / dlc.gemm / dlc.matmul or a global average pool's
+/// dlc.reduce_mean: the calibrated range of each activation operand,
+/// `[array<f32: lo, hi>, ...]`, in operand order (the input of a Conv or a
+/// pool, A of a Gemm, the lhs of a MatMul and its rhs when that is not a
+/// constant). dlc-quantize quantizes exactly the ops carrying it.
 constexpr const char kInputRangesAttr[] = "dlc.input_ranges";
 
 /// On an op carrying kInputRangesAttr: the calibrated range of its result,
@@ -117,9 +120,16 @@ QuantizedWeights quantizeWeightsPerChannel(llvm::ArrayRef<float> weights,
 
 /// How many activation operands `op` has (1 for Conv/Gemm, 1 or 2 for
 /// MatMul) if dlc-quantize can turn it into an integer op that dlc-fold-qdq
-/// folds; otherwise 0 and, with `why`, the reason.
+/// folds; otherwise 0 and, with `why`, the reason. A global average pool
+/// has one: its input is quantized (as ONNX Runtime's QDQ models do), so
+/// that the layer before it requantizes to int8 in its epilogue and the
+/// pool reads bytes instead of that layer's i32 accumulators.
 unsigned quantizableActivationOperands(Operation *op,
                                        std::string *why = nullptr);
+
+/// Whether `op` is ONNX's GlobalAveragePool: a mean over the H and W of an
+/// NCHW tensor (the layout before dlc-convert-conv-layout).
+bool isGlobalAveragePool(ReduceMeanOp op);
 
 } // namespace mlir::dlc
 

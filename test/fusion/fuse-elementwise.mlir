@@ -126,6 +126,35 @@ func.func @widening_op_joins_the_reduction(%x: tensor<1x2x4x4xi8>, %w: tensor<2x
 
 // -----
 
+// The same block as dlc's post-training int8 leaves it: the conv's i32
+// result is dequantized per channel, added to the residual, ReLU'd and only
+// then quantized for the pool. The quantize ends the conv's epilogue (it
+// reads the accumulator through wider elementwise ops only), so it stays
+// out of the pooling whichever fuses first: the pooling reads int8, not the
+// i32 accumulator.
+// CHECK-LABEL: func @quantize_ends_the_epilogue_before_a_pool
+func.func @quantize_ends_the_epilogue_before_a_pool(%x: tensor<1x2x4x4xi8>, %w: tensor<2x2x1x1xi8>, %y: tensor<1x2x4x4xi8>) -> tensor<1x2x1x1xf32> {
+  // CHECK: %[[A:.*]] = linalg.generic {{.*}} "reduction"
+  // CHECK: %[[Q:.*]] = linalg.generic {{.*}} ins(%[[A]], {{.*}} outs(%{{.*}} : tensor<1x2x4x4xi8>)
+  // CHECK: linalg.generic {{.*}} "reduction"{{.*}} ins(%[[Q]], {{.*}} outs(%{{.*}} : tensor<1x2x1x1xf32>)
+  // CHECK-NOT: linalg.generic
+  %z = arith.constant dense<0> : tensor<i8>
+  %zc = arith.constant dense<0> : tensor<2xi32>
+  %sc = arith.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %s = arith.constant dense<0.25> : tensor<f32>
+  %a = dlc.conv_integer %x, %w, %z, %z {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xi8>, tensor<2x2x1x1xi8>, tensor<i8>, tensor<i8>) -> tensor<1x2x4x4xi32>
+  %d = dlc.dequantize_linear %a, %sc, %zc {axis = 1 : i64} : (tensor<1x2x4x4xi32>, tensor<2xf32>, tensor<2xi32>) -> tensor<1x2x4x4xf32>
+  %dy = dlc.dequantize_linear %y, %s, %z {axis = 0 : i64} : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xf32>
+  %sum = dlc.add %d, %dy : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %r = dlc.relu %sum : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %q = dlc.quantize_linear %r, %s, %z {axis = 0 : i64} : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xi8>
+  %dq = dlc.dequantize_linear %q, %s, %z {axis = 0 : i64} : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xf32>
+  %p = dlc.reduce_mean %dq {axes = array<i64: 2, 3>, keepdims = true} : (tensor<1x2x4x4xf32>) -> tensor<1x2x1x1xf32>
+  return %p : tensor<1x2x1x1xf32>
+}
+
+// -----
+
 // A padded copy reads its input through clamped indices (tensor.extract):
 // the transpose + rounding that produced the input is computed at the
 // extracted element instead, from the NCHW tensor (ResNet's stem).

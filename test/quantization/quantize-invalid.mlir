@@ -45,7 +45,7 @@ func.func @transposed_a(%a: tensor<2x1xf32>) -> tensor<1x2xf32> {
 // -----
 
 func.func @not_a_layer(%a: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error @+1 {{cannot quantize: only dlc.conv, dlc.gemm and dlc.matmul are quantized}}
+  // expected-error @+1 {{cannot quantize: only dlc.conv, dlc.gemm, dlc.matmul and global average pools are quantized}}
   %y = dlc.relu %a {dlc.input_ranges = [array<f32: 0.0, 1.0>]} : (tensor<2xf32>) -> tensor<2xf32>
   return %y : tensor<2xf32>
 }
@@ -76,4 +76,12 @@ func.func @output_range_alone(%a: tensor<1x2xf32>) -> tensor<1x2xf32> {
   // expected-error @+1 {{'dlc.output_range' without 'dlc.input_ranges'}}
   %y = dlc.matmul %a, %w {dlc.output_range = array<f32: 0.0, 1.0>} : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
   return %y : tensor<1x2xf32>
+}
+
+// -----
+
+func.func @mean_not_a_pool(%x: tensor<2x3x4xf32>) -> tensor<2x1x4xf32> {
+  // expected-error @+1 {{cannot quantize: the mean is not a global average pool (the H and W of an NCHW tensor)}}
+  %m = dlc.reduce_mean %x {axes = array<i64: 1>, keepdims = true, dlc.input_ranges = [array<f32: 0.0, 1.0>]} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+  return %m : tensor<2x1x4xf32>
 }

@@ -187,3 +187,39 @@ func.func @residual_output(%x: tensor<1x2x2x2xf32>, %s: tensor<1x2x2x2xf32>) -> 
   %t = dlc.add %yd, %s : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
   return %r, %t : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>
 }
+
+// -----
+
+// A global average pool (GlobalAveragePool: the mean over H and W of an
+// NCHW tensor) with a calibrated input range: its input goes through a
+// quantize/dequantize pair (uint8, scale 6/255), as ONNX Runtime's QDQ
+// models place it; the mean stays f32. After dlc-fold-qdq the pair stays,
+// for the layer before to requantize in its epilogue and the pool to read
+// bytes.
+// CHECK-LABEL: func @global_average_pool
+// CHECK-DAG: %[[S:.*]] = arith.constant dense<0.0235294122> : tensor<f32>
+// CHECK-DAG: %[[Z:.*]] = arith.constant dense<0> : tensor<ui8>
+// CHECK: %[[Q:.*]] = dlc.quantize_linear %arg0, %[[S]], %[[Z]] {axis = 0 : i64} : (tensor<1x2x3x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x3x3xui8>
+// CHECK: %[[D:.*]] = dlc.dequantize_linear %[[Q]], %[[S]], %[[Z]]
+// CHECK: %[[M:.*]] = dlc.reduce_mean %[[D]] {axes = array<i64: 2, 3>, keepdims = true}
+// CHECK-NOT: dlc.input_ranges
+// CHECK: return %[[M]]
+// FOLD-LABEL: func @global_average_pool
+// FOLD: %[[Q:.*]] = dlc.quantize_linear %arg0
+// FOLD: %[[D:.*]] = dlc.dequantize_linear %[[Q]]
+// FOLD: dlc.reduce_mean %[[D]]
+func.func @global_average_pool(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x1x1xf32> {
+  %m = dlc.reduce_mean %x {axes = array<i64: 2, 3>, keepdims = true, dlc.input_ranges = [array<f32: 0.0, 6.0>]} : (tensor<1x2x3x3xf32>) -> tensor<1x2x1x1xf32>
+  return %m : tensor<1x2x1x1xf32>
+}
+
+// -----
+
+// Other means are not layers: without a mark nothing changes.
+// CHECK-LABEL: func @unmarked_mean
+// CHECK-NOT: quantize_linear
+// CHECK: dlc.reduce_mean %arg0 {axes = array<i64: 2, 3>
+func.func @unmarked_mean(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x1x1xf32> {
+  %m = dlc.reduce_mean %x {axes = array<i64: 2, 3>, keepdims = true} : (tensor<1x2x3x3xf32>) -> tensor<1x2x1x1xf32>
+  return %m : tensor<1x2x1x1xf32>
+}
