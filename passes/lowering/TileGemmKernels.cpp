@@ -1206,7 +1206,7 @@ private:
   Type f32() { return rw.getF32Type(); }
   /// mma k-steps per k-tile: 32 bytes of k each (k16 f16/bf16, k32 i8).
   int64_t kSteps() const { return cfg.bk / (2 * g.chunkElems()); }
-  /// Bytes of a k-tile row: with wgmma the swizzle span, 128 or 64.
+  /// Bytes of a k-tile row: with wgmma the swizzle span, 128, 64 or 32.
   int64_t rowBytes() const { return cfg.bk * g.elementBytes(); }
   /// Elements of one operand in a 32-bit fragment register.
   int64_t perReg() const { return 4 / g.elementBytes(); }
@@ -2095,12 +2095,13 @@ Value GemmBuilder::wgmmaDescriptor(Value addr) {
   Value a = rw.create<arith::IndexCastUIOp>(loc, i64, addr);
   // Bits 0-13: address >> 4; 16-29: leading byte offset >> 4 (unused when
   // the k extent lies within the swizzled row; 1 by convention); 32-45:
-  // stride byte offset >> 4 (between 8-row groups: 8 rows of 128 or 64
-  // bytes); 62-63: swizzle mode, 1 = 128 bytes, 2 = 64.
+  // stride byte offset >> 4 (between 8-row groups: 8 rows of 128, 64 or 32
+  // bytes); 62-63: swizzle mode, 1 = 128 bytes, 2 = 64, 3 = 32.
   Value start = rw.create<arith::ShRUIOp>(
       loc, rw.create<arith::AndIOp>(loc, a, c(0x3FFFF)), c(4));
-  int64_t fixed = (int64_t(1) << 16) | (int64_t(8 * rowBytes() >> 4) << 32) |
-                  (int64_t(rowBytes() == 128 ? 1 : 2) << 62);
+  int64_t mode = rowBytes() == 128 ? 1 : rowBytes() == 64 ? 2 : 3;
+  int64_t fixed =
+      (int64_t(1) << 16) | (int64_t(8 * rowBytes() >> 4) << 32) | (mode << 62);
   return rw.create<arith::OrIOp>(loc, start, c(fixed));
 }
 
@@ -2117,13 +2118,12 @@ Value GemmBuilder::wgmmaElement(Value desc, Value row, Value kByte) {
   };
   Value stride = field(32);
   // The swizzle mode (bits 62-63): 1, rows of 128 bytes, address bits 4-6
-  // ^= bits 7-9; 2, rows of 64 bytes, bits 4-5 ^= bits 7-8.
+  // ^= bits 7-9; 2, rows of 64 bytes, bits 4-5 ^= bits 7-8; 3, rows of 32
+  // bytes, bit 4 ^= bit 7. Row bytes 256 >> mode, swizzle period 16 >> mode.
   Value mode = rw.create<arith::IndexCastUIOp>(
       loc, rw.getIndexType(), rw.create<arith::ShRUIOp>(loc, desc, c(62)));
-  Value wide =
-      rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, mode, ix.c(1));
-  Value rowBytes = ix.select(wide, ix.c(128), ix.c(64));
-  Value period = ix.select(wide, ix.c(8), ix.c(4));
+  Value rowBytes = rw.create<arith::ShRUIOp>(loc, ix.c(256), mode);
+  Value period = rw.create<arith::ShRUIOp>(loc, ix.c(16), mode);
   Value addr = ix.add(
       ix.add(field(0), rw.create<arith::MulIOp>(loc, ix.div(row, 8), stride)),
       ix.add(rw.create<arith::MulIOp>(loc, ix.rem(row, 8), rowBytes), kByte));
@@ -4000,17 +4000,24 @@ struct TileGemmKernelsPass
            (cv.kh - 1) * cv.dh < 256;
   }
 
-  /// `c` with 64-byte k-tiles (the 64-byte swizzle, as short-k-tiles) where
-  /// `g`'s window positions are 64 bytes of channels (int8 resnet50's
-  /// layer1 3x3 convolutions over 64) and TMA's im2col mode then loads its
-  /// A: a 128-byte k-tile would span two window positions, which one copy
-  /// cannot.
+  /// `c` with k-tiles of one window position where `g`'s positions are 64
+  /// or 32 bytes of channels and TMA's im2col mode then loads its A: a
+  /// 128-byte k-tile would span several positions, which one copy cannot.
+  /// 64 bytes: int8 resnet50's layer1 3x3 convolutions over 64 channels; 32:
+  /// the f16 stems in space-to-depth form (4x4 over 16 channels), whose
+  /// cp.async gather was resnet50 b32's longest kernel (78 us of the int8
+  /// build's 1.15 ms under ncu). The k-tiles take the swizzle of their
+  /// width, and as many more stages as keep the bytes in flight.
   TileConfig im2colKTiles(const GemmKernel &g, TileConfig c) const {
     int64_t eb = g.elementBytes();
-    if (!g.conv || c.bk * eb != 128 || g.conv->c * eb != 64)
+    int64_t position = g.conv ? g.conv->c * eb : 0;
+    if (c.bk * eb != 128 || (position != 64 && position != 32))
       return c;
     TileConfig shorter = c;
-    shorter.bk = 64 / eb;
+    shorter.bk = position / eb;
+    shorter.stages = std::min(c.stages * (128 / position),
+                              int64_t(llvm::divideCeil(g.k, shorter.bk)) +
+                                  (c.wgmma() ? 2 : 1));
     return im2colLoads(g, shorter) ? shorter : c;
   }
 

@@ -714,6 +714,13 @@ def tensor_core_cases(t):
     add_qdq_conv(t, r, "tma_im2col_conv_int8_zero_point", (1, 128, 10, 9), (64, 128, 3, 3),
                  xz=-37, ys=0.03, yz=4, conv_attrs=dict(pads=[1, 1, 1, 1]),
                  flags=(*sm90a, "--tma-im2col"), extra=form, rtol=0, atol=0.0301)
+    # An f16 stem (7x7, stride 2, pads 3, RGB) in space-to-depth form, 4x4
+    # over 16 channels: window positions of 32 bytes, so 32-byte k-tiles
+    # with the 32-byte swizzle, one position a copy, 16 of them.
+    t.op("tma_im2col_stem_fp16", "Conv", {"x": t.rand(2, 3, 30, 27, lo=-1, hi=1)},
+         {"w": t.rand(64, 3, 7, 7, lo=-0.2, hi=0.2), "b": t.rand(64)},
+         attrs=dict(pads=[3, 3, 3, 3], strides=[2, 2]),
+         flags=(*half, *sm90a, "--tma-im2col"), extra=form, rtol=1e-2, atol=5e-3)
     t.op("tma_im2col_conv_fp16_downsample", "Conv", {"x": t.rand(2, 64, 12, 10, lo=-0.2, hi=0.2)},
          {"w": t.rand(128, 64, 1, 1, lo=-0.2, hi=0.2)}, attrs=dict(strides=[2, 2]),
          flags=(*half, *sm90a, "--tma-im2col"), extra=form, rtol=1e-2, atol=5e-3)
