@@ -62,6 +62,15 @@
 #                                # --kernel-index-bits=32 and with
 #                                # --stage-epilogue-inputs, each against the
 #                                # defaults (variants, below)
+#   tools/gpu_bench.sh preflight [PART...]
+#                                # HERE, before a device session, no GPU:
+#                                # every build of the variants parts
+#                                # (default gather-producers, int8-variants,
+#                                # split-text) compiled with build/bin (dlc
+#                                # runs ptxas on every kernel); says which
+#                                # fail and which are the same build as
+#                                # another (gpu_variants.py --compile-only;
+#                                # on the GPU those are not run either)
 #   tools/gpu_bench.sh variants MODEL NAME=FLAGS...
 #                                # builds of MODEL with each FLAGS (and
 #                                # --arch=sm_90a), compiled in parallel, each
@@ -83,17 +92,23 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 case ${1:-} in
-session | first | b1 | gpt2 | b32 | micro | micro-persistent | profile-b32 | profile-int8 | int8 | split-text | int8-variants | gather-producers | ablations | persistent | nofold | overlap) ;;
+session | first | b1 | gpt2 | b32 | micro | micro-persistent | profile-b32 | profile-int8 | int8 | split-text | int8-variants | gather-producers | ablations | persistent | nofold | overlap | preflight) ;;
 variants) [ $# -ge 3 ] || { echo "usage: $0 variants MODEL NAME=FLAGS..." >&2; exit 2; } ;;
 profile) [ $# -ge 3 ] || { echo "usage: $0 profile MODEL.onnx KERNEL_REGEX [dlc flags...]" >&2; exit 2; } ;;
 profile-all) [ $# -ge 2 ] || { echo "usage: $0 profile-all MODEL.onnx [dlc flags...]" >&2; exit 2; } ;;
-*) echo "usage: $0 session [SECONDS]|first|b1|gpt2|b32|micro|micro-persistent|profile-b32|profile-int8|int8|split-text|int8-variants|gather-producers|ablations|persistent|nofold|overlap|variants|profile|profile-all ..." >&2; exit 2 ;;
+*) echo "usage: $0 session [SECONDS]|first|b1|gpt2|b32|micro|micro-persistent|profile-b32|profile-int8|int8|split-text|int8-variants|gather-producers|ablations|persistent|nofold|overlap|preflight|variants|profile|profile-all ..." >&2; exit 2 ;;
 esac
 out=${OUT:-$root/gpu-bench-out}
 mkdir -p "$out"
 work=${DLC_GPU_WORK:-/tmp/dlc-gpu}
 bin=$work/dlc-bundle/bin
-if [ ! -x "$bin/dlc" ]; then
+# preflight: this checkout's build, compiles only.
+compile_only=
+if [ "$1" = preflight ]; then
+  compile_only=--compile-only
+  bin=$root/build/bin
+  [ -x "$bin/dlc" ] || { echo "$0: preflight needs build/bin/dlc (cmake --build build)" >&2; exit 1; }
+elif [ ! -x "$bin/dlc" ]; then
   mkdir -p "$work" && tar -C "$work" -xf dist/dlc-bundle.tar.xz || exit 1
 fi
 export PYTHONUNBUFFERED=1
@@ -208,7 +223,7 @@ variants_run() {
   session_timeout "$tag" 60 "$log" || return 0
   echo "=== $tag: gpu_variants.py $name $* ($((SECONDS))s)" | tee -a "$log"
   "${run[@]}" python3 tools/gpu_variants.py --bin "$bin" --model "$model" --out "$work/$tag" \
-    --common=--arch=sm_90a --jobs "$(nproc)" --steps 64 "${specs[@]}" 2>&1 | tee -a "$log"
+    --common=--arch=sm_90a --jobs "$(nproc)" --steps 64 $compile_only "${specs[@]}" 2>&1 | tee -a "$log"
   cp "$work/$tag/variants.json" "$out/$tag.json"
 }
 
@@ -311,6 +326,11 @@ overlap)
 variants)
   shift
   variants_run variants "$@" || exit 1 ;;
+preflight)
+  shift
+  for p in "${@:-gather-producers int8-variants split-text}"; do
+    for q in $p; do part "$q"; done
+  done ;;
 profile)
   model=$(onnx_of "$2") || exit 1
   regex=$3

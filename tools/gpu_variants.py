@@ -12,6 +12,12 @@ call, where compiling variants one after another (bench_pytorch.py's
 
 FLAGS are split like a shell line (no quoting). Of the variants naming a
 --calibration-cache, the first compiles before the others (which read it).
+A variant whose model.so is byte-identical to an earlier one's (an option
+that changes nothing in that model) is not run: it is reported as the same
+build, and the device time goes to the others. --compile-only stops after
+the compiles (no GPU needed: dlc runs ptxas on every kernel), so that a
+session's variants can be checked on the development machine first: which
+fail to compile, and which are the same build as another.
 Writes DIR/variants.json (after each variant, so that a part cut short keeps
 what it measured) and prints a table: compile seconds, p50 ms, speedup over
 the precision's first variant, and max|out - ref| / max|ref| against it,
@@ -25,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import hashlib
 import json
 import subprocess
 import sys
@@ -105,6 +112,8 @@ def main() -> int:
                     help="seconds a dlc-run or dlc-bench of one variant may take")
     ap.add_argument("--host-copies", action="store_true",
                     help="time with the host copies (without dlc-bench --resident; host models)")
+    ap.add_argument("--compile-only", action="store_true",
+                    help="compile the variants and report; run nothing")
     ap.add_argument("variants", nargs="+", help="NAME=FLAGS")
     args = ap.parse_args()
 
@@ -141,13 +150,25 @@ def main() -> int:
         for fut in cf.as_completed(futures):
             record(fut.result())
 
+    # Byte-identical builds: the first of each is run, the others name it.
+    first_of: dict[str, str] = {}
+    for name in variants:
+        r = built[name]
+        if r["so"]:
+            digest = hashlib.sha256(Path(r["so"]).read_bytes()).hexdigest()
+            r["same_as"] = first_of.setdefault(digest, name)
+            if r["same_as"] == name:
+                del r["same_as"]
     device = ["--device", args.device]
     refs: dict[str, str] = {}
     save = lambda: (args.out / "variants.json").write_text(json.dumps(built, indent=1))
     save()
+    if args.compile_only:
+        print_compiles(built, variants)
+        return 1 if any(r["error"] for r in built.values()) else 0
     for name in variants:
         r = built[name]
-        if not r["so"]:
+        if not r["so"] or "same_as" in r:
             continue
         outdir = args.out / f"{name}.out"
         p = run([str(args.bin / "dlc-run"), r["so"], *inputs, *device, "--output-dir", str(outdir)],
@@ -196,6 +217,9 @@ def main() -> int:
     for name in variants:
         r = built[name]
         flags = " ".join(f for f in r["flags"] if not f.startswith("--calibrate="))
+        if "same_as" in r:
+            print(f"| {name} | {flags} | {r['compile_s']} | same build as {r['same_as']} | | |")
+            continue
         if "p50_ms" not in r:
             print(f"| {name} | {flags} | {r['compile_s']} | failed | | |")
             continue
@@ -203,7 +227,23 @@ def main() -> int:
         diff = f"{r['rel_diff']:.2e}" if "rel_diff" in r else ""
         print(f"| {name} | {flags} | {r['compile_s']} | {r['p50_ms']:.4f} | {vs} | {diff} |")
     print_step_changes(built, variants)
-    return 1 if any(not r.get("p50_ms") for r in built.values()) else 0
+    return 1 if any(not r.get("p50_ms") and "same_as" not in r for r in built.values()) else 0
+
+
+def print_compiles(built: dict, variants: dict):
+    """--compile-only: each variant's compile, failure or identical build."""
+    print("| variant | flags | compile_s | build |")
+    print("|---|---|---|---|")
+    for name in variants:
+        r = built[name]
+        flags = " ".join(f for f in r["flags"] if not f.startswith("--calibrate="))
+        if r["error"]:
+            status = "FAILED: " + r["error"].splitlines()[-1][:120]
+        elif "same_as" in r:
+            status = f"same as {r['same_as']}"
+        else:
+            status = "ok"
+        print(f"| {name} | {flags} | {r['compile_s']} | {status} |")
 
 
 def step_changes(ref_steps: list[dict], steps: list[dict], count: int) -> list[tuple]:

@@ -87,6 +87,33 @@ class GpuVariants(unittest.TestCase):
             self.assertEqual(r["q2"]["ref"], "q1")
             self.assertEqual(r["q2"]["rel_diff"], 0.0)
 
+    def test_same_build(self):
+        # A variant whose model.so is byte-identical to an earlier one's is
+        # not run: it names that build, and it is no failure.
+        with tempfile.TemporaryDirectory() as tmp:
+            p, r = run_tool(Path(tmp), "a=--precision=fp32", "b=--precision=fp32",
+                            "c=--precision=fp32 --cuda-kernel-form")
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertEqual(r["b"]["same_as"], "a")
+            self.assertNotIn("p50_ms", r["b"])
+            self.assertNotIn("same_as", r["c"])
+            self.assertGreater(r["c"]["p50_ms"], 0)
+            self.assertIn("| b | --target=cpu --precision=fp32 | ", p.stdout)
+            self.assertIn("| same build as a |", p.stdout)
+
+    def test_compile_only(self):
+        # --compile-only: the compiles and their table, nothing run (the
+        # check of a session's variants on a machine without a GPU).
+        with tempfile.TemporaryDirectory() as tmp:
+            p, r = run_tool(Path(tmp), "--compile-only", "a=--precision=fp32",
+                            "b=--precision=fp32", "bad=--gemm-ctas-per-sm=1")
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)  # `bad`
+            self.assertFalse(any("p50_ms" in v for v in r.values()))
+            self.assertIn("| a | --target=cpu --precision=fp32 | ", p.stdout)
+            self.assertIn("| same as a |", p.stdout)
+            self.assertIn("| bad | --target=cpu --gemm-ctas-per-sm=1 | ", p.stdout)
+            self.assertIn("FAILED: ", p.stdout)
+
     def test_step_changes(self):
         sys.path.insert(0, str(TOOL.parent))
         import gpu_variants
