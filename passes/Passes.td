@@ -222,7 +222,10 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
     zeros: its map (`dlc.tensor_map`'s `im2col`: the bounding box of
     window corners, traversal strides, BK channels of BM pixels a copy)
     turns one `cp.async.bulk.tensor.4d...im2col` with the tile's first
-    corner and the k-tile's kernel offsets into the A tile.
+    corner and the k-tile's kernel offsets into the A tile. Window
+    positions of 64 or 32 bytes (int8 over 64 channels, the f16
+    space-to-depth stems over 16) take k-tiles of one position with the
+    swizzle of that width.
 
     With `warp-specialize` as well, a kernel whose operands both load by
     TMA gets one more warp, after its warpgroups: its first thread is the
@@ -465,7 +468,8 @@ def TileGemmKernelsPass : Pass<"dlc-tile-gemm-kernels", "ModuleOp"> {
            "With tma: a convolution whose A is an im2col window cp.async "
            "would gather (not the input itself) loads it by TMA in im2col "
            "mode where the input is a whole [N, H, W, C] kernel argument "
-           "padded with zeros, C a multiple of the k-tile: one "
+           "padded with zeros, C a multiple of the k-tile (positions of "
+           "32 or 64 bytes: k-tiles of one position): one "
            "cp.async.bulk.tensor.4d.im2col a k-tile, BM pixels of BK "
            "channels at the k-tile's kernel offsets">,
     Option<"foldPadding", "fold-padding", "bool", /*default=*/"true",

@@ -90,7 +90,7 @@
 # back here: python3 benchmarks/bench_pytorch.py --report FILES... .
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+cd "$root" || exit 1
 case ${1:-} in
 session | first | b1 | gpt2 | b32 | micro | micro-persistent | profile-b32 | profile-int8 | int8 | split-text | int8-variants | gather-producers | ablations | persistent | nofold | overlap | preflight) ;;
 variants) [ $# -ge 3 ] || { echo "usage: $0 variants MODEL NAME=FLAGS..." >&2; exit 2; } ;;
@@ -104,6 +104,7 @@ work=${DLC_GPU_WORK:-/tmp/dlc-gpu}
 bin=$work/dlc-bundle/bin
 # preflight: this checkout's build, compiles only.
 compile_only=
+mkdir -p "$work" || exit 1
 if [ "$1" = preflight ]; then
   compile_only=--compile-only
   bin=$root/build/bin
@@ -208,7 +209,7 @@ sm__warps_active.avg.pct_of_peak_sustained_active \
 # variants TAG MODEL NAME=FLAGS...: tools/gpu_variants.py over MODEL's
 # builds, $out/TAG.json; the log is $out/TAG.log, or the session's.
 variants_run() {
-  local tag=$1 name=$2 model cal spec specs=() log=${session_log:-$out/$1.log} run
+  local tag=$1 name=$2 model cal='' spec specs=() log=${session_log:-$out/$1.log} run
   shift 2
   session_timeout "$tag" 60 "$log" || return 0
   model=$(onnx_of "$name") || return 1

@@ -34,7 +34,7 @@
 # point of running it is the GPU).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+cd "$root" || exit 1
 
 if [ "${1:-}" = "--stage" ]; then
   [ -f dist/dlc-bundle.tar.xz ] || { echo "run make bundle first" >&2; exit 1; }

@@ -209,10 +209,12 @@ cl::opt<bool> prefetchEpilogueInputs(
 cl::opt<bool> tmaIm2col(
     "tma-im2col",
     cl::desc("sm_90a: convolutions whose im2col windows cp.async gathers "
-             "(3x3, strided) load them by TMA in im2col mode instead, where "
-             "the input is padded with zeros and its channels a multiple of "
-             "the k-tile; both operands on TMA, the kernel is "
-             "warp-specialized like a GEMM's (default off until measured)"),
+             "(3x3, strided, the space-to-depth stems) load them by TMA in "
+             "im2col mode instead, where the input is padded with zeros and "
+             "its channels a multiple of the k-tile (window positions of 32 "
+             "or 64 bytes take k-tiles of one position); both operands on "
+             "TMA, the kernel is warp-specialized like a GEMM's (default "
+             "off until measured)"),
     cl::init(false), cl::cat(category));
 cl::opt<bool> vectorizeLaneChains(
     "vectorize-lane-chains",
