@@ -62,7 +62,7 @@
 #                                # --kernel-index-bits=32 and with
 #                                # --stage-epilogue-inputs, each against the
 #                                # defaults (variants, below)
-#   tools/gpu_bench.sh preflight [PART...]
+#   tools/gpu_bench.sh preflight [PART...|variants MODEL NAME=FLAGS...]
 #                                # HERE, before a device session, no GPU:
 #                                # every build of the variants parts
 #                                # (default gather-producers, int8-variants,
@@ -70,7 +70,8 @@
 #                                # runs ptxas on every kernel); says which
 #                                # fail and which are the same build as
 #                                # another (gpu_variants.py --compile-only;
-#                                # on the GPU those are not run either)
+#                                # on the GPU those are not run either;
+#                                # DLC_BIN: another build's bin)
 #   tools/gpu_bench.sh variants MODEL NAME=FLAGS...
 #                                # builds of MODEL with each FLAGS (and
 #                                # --arch=sm_90a), compiled in parallel, each
@@ -107,8 +108,8 @@ compile_only=
 mkdir -p "$work" || exit 1
 if [ "$1" = preflight ]; then
   compile_only=--compile-only
-  bin=$root/build/bin
-  [ -x "$bin/dlc" ] || { echo "$0: preflight needs build/bin/dlc (cmake --build build)" >&2; exit 1; }
+  bin=${DLC_BIN:-$root/build/bin}
+  [ -x "$bin/dlc" ] || { echo "$0: preflight needs $bin/dlc (cmake --build build, or DLC_BIN)" >&2; exit 1; }
 elif [ ! -x "$bin/dlc" ]; then
   mkdir -p "$work" && tar -C "$work" -xf dist/dlc-bundle.tar.xz || exit 1
 fi
@@ -225,7 +226,9 @@ variants_run() {
   echo "=== $tag: gpu_variants.py $name $* ($((SECONDS))s)" | tee -a "$log"
   "${run[@]}" python3 tools/gpu_variants.py --bin "$bin" --model "$model" --out "$work/$tag" \
     --common=--arch=sm_90a --jobs "$(nproc)" --steps 64 $compile_only "${specs[@]}" 2>&1 | tee -a "$log"
-  cp "$work/$tag/variants.json" "$out/$tag.json"
+  local rc=$?
+  cp "$work/$tag/variants.json" "$out/$tag.json" || return 1
+  return $rc
 }
 
 # The single-run parts, by name (the session runs several of them).
@@ -329,9 +332,15 @@ variants)
   variants_run variants "$@" || exit 1 ;;
 preflight)
   shift
-  for p in "${@:-gather-producers int8-variants split-text}"; do
-    for q in $p; do part "$q"; done
-  done ;;
+  if [ "${1:-}" = variants ]; then
+    shift
+    [ $# -ge 2 ] || { echo "usage: $0 preflight variants MODEL NAME=FLAGS..." >&2; exit 2; }
+    variants_run variants "$@" || exit 1
+  else
+    for p in "${@:-gather-producers int8-variants split-text}"; do
+      for q in $p; do part "$q"; done
+    done
+  fi ;;
 profile)
   model=$(onnx_of "$2") || exit 1
   regex=$3

@@ -6,6 +6,7 @@ with another precision (its own reference) and one that fails to compile.
     gpu_variants_test.py BIN_DIR
 """
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -113,6 +114,30 @@ class GpuVariants(unittest.TestCase):
             self.assertIn("| same as a |", p.stdout)
             self.assertIn("| bad | --target=cpu --gemm-ctas-per-sm=1 | ", p.stdout)
             self.assertIn("FAILED: ", p.stdout)
+
+    def test_gpu_bench_preflight(self):
+        # tools/gpu_bench.sh as a device session would run a variants part,
+        # compile-only with this build: @CAL becomes random calibration
+        # samples, the variants naming its cache read it, two identical
+        # builds are found (sm_90a: dlc runs ptxas; CI has it).
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            conv_model(tmp / "m.onnx")
+            c = "--precision=int8 --calibrate=@CAL --calibration-cache=@CAL.cache"
+            env = dict(os.environ, DLC_BIN=BIN, DLC_GPU_WORK=str(tmp / "work"),
+                       OUT=str(tmp / "out"))
+            p = subprocess.run(
+                ["bash", str(TOOL.parent / "gpu_bench.sh"), "preflight", "variants",
+                 str(tmp / "m.onnx"), f"q={c}", f"q2={c} --gemm-ctas-per-sm=0",
+                 "h=--precision=fp16", "h2=--precision=fp16"],
+                capture_output=True, text=True, env=env)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            r = json.loads((tmp / "out" / "variants.json").read_text())
+            self.assertEqual(sorted(r), ["h", "h2", "q", "q2"])
+            self.assertFalse(any(v["error"] for v in r.values()), r)
+            self.assertEqual(r["h2"]["same_as"], "h")
+            self.assertIn(f"--calibrate={tmp / 'work'}/cal-", " ".join(r["q"]["flags"]))
+            self.assertIn("| h2 | --arch=sm_90a --precision=fp16 | ", p.stdout)
 
     def test_step_changes(self):
         sys.path.insert(0, str(TOOL.parent))
