@@ -68,12 +68,12 @@ void collectWiderReductions(Operation *op, unsigned bits,
 
 /// Whether `producer` narrows the result of a reduction (requantize i32 ->
 /// i8, the f32 -> f16 rounding, directly or through wider elementwise ops)
-/// that should stay with that reduction rather
-/// than join `consumer`, because `consumer` will not share the reduction's
-/// kernel: it is a reduction itself (a pooling of the layer's output), or
-/// it also reads a later reduction, whose kernel it joins (kernel fusion
-/// merges neighbours). Fused there, the epilogue would leave the wide
-/// result in memory between kernels.
+/// that should stay with that reduction rather than join `consumer`,
+/// because `consumer` will not share the reduction's kernel: it is a
+/// reduction itself (a pooling of the layer's output), or it also reads a
+/// later reduction, whose kernel it joins (kernel fusion merges
+/// neighbours). Fused there, the epilogue would leave the wide result in
+/// memory between kernels.
 bool narrowsAnotherKernelsReduction(Operation *producer,
                                     linalg::GenericOp consumer) {
   // Through elementwise ops not yet fused into the epilogue too (a
