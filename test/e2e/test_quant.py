@@ -60,6 +60,22 @@ def q_dq(opset, dtype, zp, axis=None, shape=(2, 3, 4), per_channel=False):
                                    opset=opset), {"x": x})
 
 
+def q_dq_f16(per_channel=False):
+    """Opset 21's float16 forms: an f16 input with an f16 scale (per tensor,
+    or per channel along axis 1), int8 out and back to f16."""
+    r = rng(21)
+    c = 3 if per_channel else 1
+    scale = (r.uniform(0.02, 0.1, size=c) if per_channel else np.array(0.05)).astype(np.float16)
+    zps = np.full(scale.shape, -3, dtype=I8)
+    x = r.uniform(-6, 6, size=(2, 3, 4)).astype(np.float16)
+    x.flat[1] = 6e4  # saturates
+    attrs = {"axis": 1} if per_channel else {}
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], **attrs),
+             helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], **attrs)]
+    return Case(harness.make_model(nodes, {"x": x}, ["q", "y"], {"s": scale, "z": zps},
+                                   opset=21, ir_version=10), {"x": x})
+
+
 def quantize_near_ties():
     """QuantizeLinear at and 1-3 ulps around every .5 of x / scale, for 64
     per-channel scales from 1e-4 to 1e2: the CUDA form multiplies by the
@@ -388,6 +404,8 @@ def build_table():
         "qdq-i8-per-tensor-opset13": q_dq(13, I8, -3),
         "qdq-i8-per-channel-opset13": q_dq(13, I8, 5, axis=1, per_channel=True),
         "qdq-u8-per-channel-opset19": q_dq(19, U8, 20, axis=-2, per_channel=True),
+        "qdq-i8-f16-scale-opset21": q_dq_f16(),
+        "qdq-i8-f16-scale-per-channel-opset21": q_dq_f16(per_channel=True),
         "quantize-near-ties": quantize_near_ties(),
         "dq-u8-input": dq_input(U8, 200),
         "dq-i8-input": dq_input(I8, -7),
