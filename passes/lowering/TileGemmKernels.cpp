@@ -918,6 +918,14 @@ bool isTileName(StringRef name) {
   return llvm::any_of(kConfigs, named) || llvm::any_of(kWgmmaConfigs, named);
 }
 
+/// The most stages `c` fills on `g`: the prologue puts stages - 1
+/// (mma.sync) or stages - 2 (wgmma, one slot still read by the wgmma in
+/// flight) k-tiles in flight, so past all of K in flight at once the extra
+/// stages are never filled.
+int64_t fillableStages(const GemmKernel &g, const TileConfig &c) {
+  return llvm::divideCeil(g.k, c.bk) + (c.wgmma() ? 2 : 1);
+}
+
 /// Tile shape `c` for `g`'s operands: a k-tile of 128 bytes (wgmma) or 64
 /// (mma.sync) of k, and no more stages than K fills. With `shortK`, a wgmma
 /// GEMM whose K is 64 bytes or less (int8 K <= 64: resnet50's convolutions
@@ -930,14 +938,10 @@ TileConfig forOperands(TileConfig c, const GemmKernel &g, bool wgmma,
   c.bk = (wgmma ? 128 : 64) / eb;
   if (wgmma && shortK && g.k * eb <= 64)
     c.bk = 64 / eb;
-  // The prologue puts stages - 1 (mma.sync) or stages - 2 (wgmma, one
-  // slot still read by the wgmma in flight) k-tiles in flight: with more
-  // stages than the k-tiles need for all of them to be in flight at once,
-  // the extra ones are never filled, yet their shared memory keeps other
-  // CTAs off the SM (resnet50's 1x1 convolutions over 64 channels are one
+  // Stages never filled would still keep other CTAs off the SM with their
+  // shared memory (resnet50's 1x1 convolutions over 64 channels are one
   // k-tile: 4 stages of a 128x128 tile took 128 KiB, 3 take 96).
-  int64_t kTiles = llvm::divideCeil(g.k, c.bk);
-  c.stages = std::min(c.stages, kTiles + (wgmma ? 2 : 1));
+  c.stages = std::min(c.stages, fillableStages(g, c));
   return c;
 }
 
@@ -4015,9 +4019,8 @@ struct TileGemmKernelsPass
       return c;
     TileConfig shorter = c;
     shorter.bk = position / eb;
-    shorter.stages = std::min(c.stages * (128 / position),
-                              int64_t(llvm::divideCeil(g.k, shorter.bk)) +
-                                  (c.wgmma() ? 2 : 1));
+    shorter.stages =
+        std::min(c.stages * (128 / position), fillableStages(g, shorter));
     return im2colLoads(g, shorter) ? shorter : c;
   }
 
@@ -4099,9 +4102,8 @@ struct TileGemmKernelsPass
   TileConfig deepened(const GemmKernel &g, TileConfig c, int64_t smCount) {
     if (gridTiles(g, c) > smCount)
       return c;
-    int64_t kTiles = llvm::divideCeil(g.k, c.bk);
     TileConfig more = c;
-    while (more.stages < std::min<int64_t>(kTiles + 2, 8)) {
+    while (more.stages < std::min<int64_t>(fillableStages(g, c), 8)) {
       ++more.stages;
       if (ctasBySharedMemory(ctaSharedBytes(g, more)) < 1)
         break;
