@@ -19,7 +19,6 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/Sequence.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -708,17 +707,15 @@ FailureOr<llvm::json::Object> Calibrator::run() {
   SmallVector<Operation *> ops = candidateOps(base_);
   // The layers with weights; global average pools quantize only between
   // them.
-  auto weighted = [&](unsigned i) { return !isa<ReduceMeanOp>(ops[i]); };
-  auto weightedIndices =
-      llvm::make_filter_range(llvm::seq<unsigned>(0, ops.size()), weighted);
-  if (weightedIndices.empty()) {
+  SmallVector<unsigned> weighted;
+  for (auto [i, op] : llvm::enumerate(ops))
+    if (!isa<ReduceMeanOp>(op))
+      weighted.push_back(i);
+  if (weighted.empty()) {
     error("the model has no Conv, Gemm or MatMul that dlc can quantize");
     return failure();
   }
-  unsigned firstWeighted = *weightedIndices.begin();
-  unsigned lastWeighted = firstWeighted;
-  for (unsigned i : weightedIndices)
-    lastWeighted = i;
+  unsigned firstWeighted = weighted.front(), lastWeighted = weighted.back();
   llvm::DenseMap<Value, unsigned> captured;
   for (auto [i, op] : llvm::enumerate(ops)) {
     Layer layer;

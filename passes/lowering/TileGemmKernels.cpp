@@ -1479,7 +1479,7 @@ private:
                           Value k0);
   /// Emulated TMA: stores `v` where a copy lands element `c` of box row `r`
   /// in the tile at `base`: rows of rowBytes() with that swizzle, bits 4-6
-  /// ^= 7-9 (128), bits 4-5 ^= 7-8 (64).
+  /// ^= 7-9 (128), bits 4-5 ^= 7-8 (64), bit 4 ^= bit 7 (32).
   void storeBoxElement(Value base, Value r, Value c, Value v) {
     int64_t eb = g.elementBytes();
     Value byte = ix.add(ix.mul(r, rowBytes()), ix.mul(c, eb));
