@@ -111,7 +111,7 @@ if [ "$1" = preflight ]; then
   bin=${DLC_BIN:-$root/build/bin}
   [ -x "$bin/dlc" ] || { echo "$0: preflight needs $bin/dlc (cmake --build build, or DLC_BIN)" >&2; exit 1; }
 elif [ ! -x "$bin/dlc" ]; then
-  mkdir -p "$work" && tar -C "$work" -xf dist/dlc-bundle.tar.xz || exit 1
+  tar -C "$work" -xf dist/dlc-bundle.tar.xz || exit 1
 fi
 export PYTHONUNBUFFERED=1
 both=(--torch-modes compile,reduce-overhead)

@@ -156,9 +156,9 @@ def main() -> int:
         r = built[name]
         if r["so"]:
             digest = hashlib.sha256(Path(r["so"]).read_bytes()).hexdigest()
-            r["same_as"] = first_of.setdefault(digest, name)
-            if r["same_as"] == name:
-                del r["same_as"]
+            first = first_of.setdefault(digest, name)
+            if first != name:
+                r["same_as"] = first
     device = ["--device", args.device]
     refs: dict[str, str] = {}
     save = lambda: (args.out / "variants.json").write_text(json.dumps(built, indent=1))
@@ -216,7 +216,7 @@ def main() -> int:
     print("|---|---|---|---|---|---|")
     for name in variants:
         r = built[name]
-        flags = " ".join(f for f in r["flags"] if not f.startswith("--calibrate="))
+        flags = shown_flags(r)
         if "same_as" in r:
             print(f"| {name} | {flags} | {r['compile_s']} | same build as {r['same_as']} | | |")
             continue
@@ -230,13 +230,18 @@ def main() -> int:
     return 1 if any(not r.get("p50_ms") and "same_as" not in r for r in built.values()) else 0
 
 
+def shown_flags(r: dict) -> str:
+    """A variant's flags for the tables, without the --calibrate directory."""
+    return " ".join(f for f in r["flags"] if not f.startswith("--calibrate="))
+
+
 def print_compiles(built: dict, variants: dict):
     """--compile-only: each variant's compile, failure or identical build."""
     print("| variant | flags | compile_s | build |")
     print("|---|---|---|---|")
     for name in variants:
         r = built[name]
-        flags = " ".join(f for f in r["flags"] if not f.startswith("--calibrate="))
+        flags = shown_flags(r)
         if r["error"]:
             status = "FAILED: " + r["error"].splitlines()[-1][:120]
         elif "same_as" in r:

@@ -41,9 +41,8 @@ def find_tool(name: str) -> str | None:
         if root and (Path(root) / "bin" / name).is_file():
             return str(Path(root) / "bin" / name)
     site = Path(sysconfig.get_paths()["purelib"]) / "nvidia"
-    for path in sorted(site.glob(f"cu*/bin/{name}")) if site.is_dir() else []:
-        return str(path)
-    return None
+    installed = sorted(site.glob(f"cu*/bin/{name}"))
+    return str(installed[0]) if installed else None
 
 
 def disassemble(ptx: Path, arch: str) -> str:
