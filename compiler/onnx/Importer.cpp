@@ -634,15 +634,20 @@ void GraphImporter::importNode(const onnx::NodeProto &node, int index) {
   }
   // Support does not depend on operands: report unknown domains and
   // operators even after a failure upstream, so one run lists them all.
-  if (!node.domain().empty() && node.domain() != "ai.onnx") {
+  bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
+  if (!defaultDomain && node.domain() != kMicrosoftDomain) {
     error(loc) << "node '" << name << "' (" << node.op_type()
                << "): unknown domain '" << node.domain() << "'";
     return poisonOutputs();
   }
-  OpImporter importer = lookupOpImporter(node.op_type());
+  OpImporter importer = lookupOpImporter(node.domain(), node.op_type());
   if (!importer) {
-    error(loc) << "node '" << name << "' (" << node.op_type() << ", opset "
-               << opset << "): unsupported operator";
+    InFlightDiagnostic d = error(loc);
+    d << "node '" << name << "' (" << node.op_type();
+    if (defaultDomain)
+      d << ", opset " << opset << "): unsupported operator";
+    else
+      d << "): unsupported operator in domain '" << node.domain() << "'";
     return poisonOutputs();
   }
   if (skip || !inputsOk)

@@ -71,13 +71,16 @@ OwningOpRef<ModuleOp> importOnnxModel(MLIRContext &ctx, llvm::StringRef bytes,
 
 /// One entry of the importer's operator table.
 struct OnnxOpSupport {
-  /// ONNX op type in the default domain, e.g. "Conv".
+  /// ONNX op type, e.g. "Conv".
   llvm::StringRef opType;
+  /// Its domain: empty for the default one, or "com.microsoft".
+  llvm::StringRef domain;
   /// What the importer accepts and how it maps the op, for support tables.
   llvm::StringRef notes;
 };
 
-/// Every ONNX operator the importer handles, sorted by op type.
+/// Every ONNX operator the importer handles: the default domain's, then
+/// com.microsoft's, each sorted by op type.
 llvm::SmallVector<OnnxOpSupport> getSupportedOnnxOps();
 
 } // namespace dlc

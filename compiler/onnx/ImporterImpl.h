@@ -71,6 +71,8 @@ public:
   LogicalResult fail(const Twine &message) { return emitError() << message; }
   /// True once any error was reported for this node.
   bool hasFailed() const { return hadError; }
+  /// Marks the node failed after a nested importer reported its errors.
+  void markFailed() { hadError = true; }
 
   //===--- Operands -------------------------------------------------------===//
 
@@ -183,6 +185,16 @@ LogicalResult importDynamicQuantizeLinear(NodeContext &,
 ArrayRef<OpTableEntry> getOpTable();
 /// The importer for `opType` in the default domain, or null.
 OpImporter lookupOpImporter(StringRef opType);
+
+/// ONNX Runtime's contrib domain, whose quantized operators (QLinearAdd,
+/// QGemm, ...) its QOperator-format quantizer writes.
+constexpr StringLiteral kMicrosoftDomain = "com.microsoft";
+/// The com.microsoft operators the importer handles (QuantImporters.cpp),
+/// sorted by op type.
+ArrayRef<OpTableEntry> getMicrosoftOpTable();
+/// The importer for `opType` in `domain` (default or com.microsoft), or
+/// null.
+OpImporter lookupOpImporter(StringRef domain, StringRef opType);
 
 /// Window attributes of Conv, ConvInteger/QLinearConv and pooling with ONNX
 /// defaults applied and auto_pad resolved to explicit pads.

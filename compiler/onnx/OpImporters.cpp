@@ -2408,9 +2408,22 @@ OpImporter onnx_import::lookupOpImporter(StringRef opType) {
   return nullptr;
 }
 
+OpImporter onnx_import::lookupOpImporter(StringRef domain, StringRef opType) {
+  if (domain.empty() || domain == "ai.onnx")
+    return lookupOpImporter(opType);
+  if (domain != kMicrosoftDomain)
+    return nullptr;
+  ArrayRef<OpTableEntry> table = getMicrosoftOpTable();
+  const auto *it = llvm::find_if(
+      table, [&](const OpTableEntry &e) { return e.opType == opType; });
+  return it == table.end() ? nullptr : it->importer;
+}
+
 SmallVector<OnnxOpSupport> mlir::dlc::getSupportedOnnxOps() {
   SmallVector<OnnxOpSupport> out;
   for (const OpTableEntry &e : kOpTable)
-    out.push_back({e.opType, e.notes});
+    out.push_back({e.opType, "", e.notes});
+  for (const OpTableEntry &e : getMicrosoftOpTable())
+    out.push_back({e.opType, kMicrosoftDomain, e.notes});
   return out;
 }

@@ -503,6 +503,326 @@ LogicalResult importDynamicQuantizeLinearImpl(NodeContext &n, Results &r) {
   r.push_back(zp);
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// ONNX Runtime's quantized operators (com.microsoft)
+//===----------------------------------------------------------------------===//
+//
+// ONNX Runtime's QOperator-format quantizer writes these around the standard
+// QLinearConv and QLinearMatMul (and the ONNX model zoo's *-int8 models use
+// them). Each is its float operator between DequantizeLinear and
+// QuantizeLinear, as in a QDQ model; dlc-fold-qdq then folds QGemm into an
+// integer GEMM as it folds QLinearMatMul's equivalent, and fusion puts the
+// elementwise ones in one kernel.
+
+/// Checks a contrib node's input count is in [min, max] and that the inputs
+/// at `required` are present (optional zero points may be empty names).
+LogicalResult checkContribInputs(NodeContext &n, unsigned min, unsigned max,
+                                 ArrayRef<unsigned> required) {
+  unsigned count = n.getNumInputs();
+  if (count < min || count > max)
+    return n.emitError() << "expected " << min << " to " << max
+                         << " inputs, got " << count;
+  for (unsigned i : required)
+    if (!n.input(i))
+      return n.emitError() << "input " << i << " is required";
+  return success();
+}
+
+/// The element type of an int8/uint8 tensor, or null after an error naming
+/// `what`.
+Type quantizedType(NodeContext &n, Value v, StringRef what) {
+  Type elt = NodeContext::getType(v).getElementType();
+  if (!elt.isInteger(8)) {
+    n.emitError() << what << " must be int8 or uint8, got " << v.getType();
+    return {};
+  }
+  return elt;
+}
+
+/// dlc.dequantize_linear of `x` with `scale` (f32, per tensor unless
+/// `axis` is given) and `zp` (zeros of x's type when absent).
+Value dequantize(NodeContext &n, Value x, Value scale, Value zp,
+                 std::optional<int64_t> axis = std::nullopt) {
+  if (!NodeContext::getType(scale).getElementType().isF32()) {
+    n.emitError() << "scales must be f32, got " << scale.getType();
+    return {};
+  }
+  scale = scalarIfSingle(n, scale);
+  if (!axis && NodeContext::getType(scale).getRank() != 0) {
+    n.emitError() << "scale of " << x.getType()
+                  << " must have one element, got " << scale.getType();
+    return {};
+  }
+  zp = zp ? scalarIfSingle(n, zp)
+          : zeros(n, NodeContext::getType(scale).getShape(),
+                  NodeContext::getType(x).getElementType());
+  if (n.hasFailed())
+    return {};
+  return n.create<DequantizeLinearOp>({x, scale, zp},
+                                      {n.i64("axis", axis.value_or(0))});
+}
+
+/// dlc.quantize_linear of `y` to `elt` with a per-tensor `scale` and `zp`
+/// (zero when absent).
+Value quantize(NodeContext &n, Value y, Value scale, Value zp, Type elt) {
+  if (!y)
+    return {};
+  if (!NodeContext::getType(scale).getElementType().isF32() ||
+      NodeContext::getType(scale).getNumElements() != 1) {
+    n.emitError() << "the output scale must be one f32, got "
+                  << scale.getType();
+    return {};
+  }
+  scale = scalarIfSingle(n, scale);
+  if (zp && NodeContext::getType(zp).getElementType() != elt) {
+    n.emitError() << "the output zero point " << zp.getType()
+                  << " must have the type " << elt;
+    return {};
+  }
+  zp = zp ? scalarIfSingle(n, zp) : zeros(n, {}, elt);
+  if (n.hasFailed())
+    return {};
+  return n.create<QuantizeLinearOp>({y, scale, zp}, {n.i64("axis", 0)});
+}
+
+/// Imports `opType` of the default domain on `inputs` with the node's
+/// attributes except `dropped`, plus `extra`, in `opset` (the model's when
+/// absent): the float operator inside a quantized one. Its errors name the
+/// contrib node.
+Value importFloatOp(NodeContext &n, StringRef opType, ArrayRef<Value> inputs,
+                    ArrayRef<StringRef> dropped,
+                    std::optional<int64_t> opset = std::nullopt,
+                    ArrayRef<onnx::AttributeProto> extra = {}) {
+  if (llvm::any_of(inputs, [](Value v) { return !v; }))
+    return {};
+  onnx::NodeProto inner;
+  inner.set_op_type(n.node.op_type());
+  for (const onnx::AttributeProto &a : n.node.attribute())
+    if (!llvm::is_contained(dropped, StringRef(a.name())))
+      *inner.add_attribute() = a;
+  for (const onnx::AttributeProto &a : extra)
+    *inner.add_attribute() = a;
+  NodeContext nested(n.b, inner, n.name, opset.value_or(n.opset), n.loc,
+                     inputs);
+  SmallVector<Value> results;
+  if (failed(lookupOpImporter(opType)(nested, results)) || nested.hasFailed() ||
+      results.size() != 1 || !results.front()) {
+    if (!nested.hasFailed())
+      (void)n.fail("import failed");
+    n.markFailed();
+    return {};
+  }
+  return results.front();
+}
+
+/// QLinearAdd, QLinearMul: (A, A_scale, A_zero_point, B, B_scale,
+/// B_zero_point, C_scale, C_zero_point), numpy broadcasting.
+template <const char *FloatOp>
+LogicalResult importQLinearBinary(NodeContext &n, Results &r) {
+  if (failed(checkContribInputs(n, 7, 8, {0, 1, 3, 4, 6})) ||
+      failed(n.checkKnownAttrs({})))
+    return failure();
+  Value a = n.input(0), b = n.input(3);
+  Type elt = quantizedType(n, a, "A");
+  if (!elt || !quantizedType(n, b, "B"))
+    return failure();
+  if (NodeContext::getType(b).getElementType() != elt)
+    return n.emitError() << "A " << a.getType() << " and B " << b.getType()
+                         << " must have the same element type";
+  Value y = importFloatOp(n, FloatOp,
+                          {dequantize(n, a, n.input(1), n.input(2)),
+                           dequantize(n, b, n.input(4), n.input(5))},
+                          {});
+  r.push_back(quantize(n, y, n.input(6), n.input(7), elt));
+  return success(r.back() != nullptr);
+}
+constexpr char kAdd[] = "Add", kMul[] = "Mul";
+
+/// The unary quantized operators: (X, X_scale, X_zero_point, Y_scale,
+/// Y_zero_point) around `FloatOp`, whose attributes they take
+/// (QLinearLeakyRelu's alpha), ONNX Runtime's `channels_last` (the pools)
+/// and QLinearSoftmax's `opset` (the Softmax it replaced: the axis
+/// semantics) aside.
+template <const char *FloatOp>
+LogicalResult importQLinearUnary(NodeContext &n, Results &r) {
+  if (failed(checkContribInputs(n, 4, 5, {0, 1, 3})))
+    return failure();
+  Value x = n.input(0);
+  Type elt = quantizedType(n, x, "X");
+  if (!elt)
+    return failure();
+  Value y = dequantize(n, x, n.input(1), n.input(2));
+  StringRef op = FloatOp;
+  std::optional<int64_t> opset;
+  if (op == "Softmax") {
+    if (!n.hasAttr("opset"))
+      return n.fail("attribute 'opset' is required");
+    opset = n.getInt("opset", 13);
+    if (*opset < 1)
+      return n.emitError() << "attribute 'opset' must be positive, got "
+                           << *opset;
+  }
+  bool pool = op == "AveragePool" || op == "GlobalAveragePool";
+  if (!pool && n.hasAttr("channels_last"))
+    return n.fail("unsupported attribute 'channels_last' (pools only)");
+  if (op != "Softmax" && n.hasAttr("opset"))
+    return n.fail("unsupported attribute 'opset' (QLinearSoftmax only)");
+  bool channelsLast = n.getInt("channels_last", 0) != 0;
+  int64_t rank = n.getRank(x);
+  SmallVector<int64_t> toFirst{0, rank - 1}, toLast{0};
+  for (int64_t i = 1; i < rank - 1; ++i) {
+    toFirst.push_back(i);
+    toLast.push_back(i + 1);
+  }
+  toLast.push_back(1);
+  if (channelsLast && y)
+    y = n.create<TransposeOp>(y, {n.i64Array("perm", toFirst)});
+  y = importFloatOp(n, op, {y}, {"channels_last", "opset"}, opset);
+  if (channelsLast && y)
+    y = n.create<TransposeOp>(y, {n.i64Array("perm", toLast)});
+  r.push_back(quantize(n, y, n.input(3), n.input(4), elt));
+  return success(r.back() != nullptr);
+}
+constexpr char kSigmoid[] = "Sigmoid", kLeakyRelu[] = "LeakyRelu",
+               kSoftmax[] = "Softmax", kAveragePool[] = "AveragePool",
+               kGlobalAveragePool[] = "GlobalAveragePool";
+
+/// QLinearConcat: (Y_scale, Y_zero_point, then X, X_scale, X_zero_point for
+/// each input), axis.
+LogicalResult importQLinearConcat(NodeContext &n, Results &r) {
+  unsigned count = n.getNumInputs();
+  if (count < 5 || (count - 2) % 3 != 0)
+    return n.emitError() << "expected Y_scale, Y_zero_point and a (X, "
+                            "X_scale, X_zero_point) triple per input, got "
+                         << count << " inputs";
+  if (failed(checkContribInputs(n, count, count, {0, 1})))
+    return failure();
+  Type elt = quantizedType(n, n.input(1), "Y_zero_point");
+  if (!elt)
+    return failure();
+  SmallVector<Value> floats;
+  for (unsigned i = 2; i < count; i += 3) {
+    if (!n.input(i) || !n.input(i + 1))
+      return n.emitError() << "input " << (i + 2) / 3 - 1
+                           << " needs X and X_scale";
+    if (!quantizedType(n, n.input(i), "X"))
+      return failure();
+    floats.push_back(dequantize(n, n.input(i), n.input(i + 1), n.input(i + 2)));
+  }
+  Value y = importFloatOp(n, "Concat", floats, {});
+  r.push_back(quantize(n, y, n.input(0), n.input(1), elt));
+  return success(r.back() != nullptr);
+}
+
+/// QGemm: (A, a_scale, a_zero_point, B, b_scale, b_zero_point, C, y_scale,
+/// y_zero_point), alpha, transA, transB. B's scale and zero point may be
+/// per output column; C is int32 at scale a_scale * b_scale, added before
+/// alpha (ONNX Runtime quantizes it at alpha / beta * a_scale * b_scale);
+/// without y_scale the result stays f32.
+LogicalResult importQGemm(NodeContext &n, Results &r) {
+  if (failed(checkContribInputs(n, 6, 9, {0, 1, 3, 4})) ||
+      failed(n.checkKnownAttrs({"alpha", "transA", "transB"})))
+    return failure();
+  Value a = n.input(0), b = n.input(3);
+  Type elt = quantizedType(n, a, "A");
+  if (!elt || !quantizedType(n, b, "B"))
+    return failure();
+  if (n.getRank(a) != 2 || n.getRank(b) != 2)
+    return n.emitError() << "A " << a.getType() << " and B " << b.getType()
+                         << " must be 2-D";
+  bool transB = n.getInt("transB", 0) != 0;
+  int64_t columns = NodeContext::getType(b).getDimSize(transB ? 0 : 1);
+  Value bScale = scalarIfSingle(n, n.input(4));
+  std::optional<int64_t> bAxis;
+  if (NodeContext::getType(bScale).getRank() != 0) {
+    if (NodeContext::getType(bScale).getShape() != ArrayRef<int64_t>{columns})
+      return n.emitError() << "b_scale " << bScale.getType()
+                           << " must have one element or one per column ("
+                           << columns << ")";
+    bAxis = transB ? 0 : 1;
+  }
+  SmallVector<Value> operands{dequantize(n, a, n.input(1), n.input(2)),
+                              dequantize(n, b, bScale, n.input(5), bAxis)};
+  float alpha = n.getFloat("alpha", 1.0f);
+  if (Value c = n.input(6)) {
+    if (!NodeContext::getType(c).getElementType().isInteger(32))
+      return n.emitError() << "C must be int32, got " << c.getType();
+    if (!operands[0] || !operands[1])
+      return failure();
+    // A constant product, as the QDQ form's bias scale is, so that
+    // dlc-fold-qdq recognizes C as the integer accumulators' bias.
+    Value aScale = scalarIfSingle(n, n.input(1)), cScale;
+    std::optional<SmallVector<float>> as = scaleValues(aScale),
+                                      bs = scaleValues(bScale);
+    if (as && bs && as->size() == 1) {
+      SmallVector<float> product;
+      for (float w : *bs)
+        product.push_back((*as)[0] * w);
+      cScale = bAxis ? f32Constant(n, {columns}, product)
+                     : f32Constant(n, {}, product);
+    } else {
+      cScale = n.create<MulOp>({aScale, bScale});
+    }
+    // Per column, C's scale and zero point run along its last dim.
+    std::optional<int64_t> cAxis;
+    if (bAxis) {
+      if (n.getRank(c) == 0 ||
+          NodeContext::getType(c).getShape().back() != columns)
+        return n.emitError() << "C " << c.getType() << " must have " << columns
+                             << " columns where b_scale is per column";
+      cAxis = n.getRank(c) - 1;
+    }
+    operands.push_back(dequantize(n, c, cScale, Value(), cAxis));
+  }
+  // Gemm's beta scales C: alpha * (A B + C) is alpha A B + alpha C.
+  onnx::AttributeProto beta;
+  beta.set_name("beta");
+  beta.set_type(onnx::AttributeProto::FLOAT);
+  beta.set_f(alpha);
+  Value y = importFloatOp(n, "Gemm", operands, {}, std::nullopt, {beta});
+  if (!y)
+    return failure();
+  if (!n.input(7)) {
+    if (n.input(8))
+      return n.fail("y_zero_point without y_scale");
+    r.push_back(y);
+    return success();
+  }
+  Type outType =
+      n.input(8) ? quantizedType(n, n.input(8), "y_zero_point") : elt;
+  if (!outType)
+    return failure();
+  r.push_back(quantize(n, y, n.input(7), n.input(8), outType));
+  return success(r.back() != nullptr);
+}
+
+// Sorted by op type.
+const OpTableEntry kMicrosoftOpTable[] = {
+    {"QGemm", importQGemm,
+     "dlc.gemm between dequantize_linear and quantize_linear (folded to an "
+     "integer GEMM); alpha, transA, transB, per-column b_scale, int32 C, "
+     "f32 output without y_scale"},
+    {"QLinearAdd", importQLinearBinary<kAdd>,
+     "dlc.add between dequantize_linear and quantize_linear; broadcasting"},
+    {"QLinearAveragePool", importQLinearUnary<kAveragePool>,
+     "dlc.average_pool between dequantize_linear and quantize_linear; "
+     "AveragePool's attributes, channels_last"},
+    {"QLinearConcat", importQLinearConcat,
+     "dlc.concat of dequantized inputs, quantized; axis"},
+    {"QLinearGlobalAveragePool", importQLinearUnary<kGlobalAveragePool>,
+     "dlc.reduce_mean between dequantize_linear and quantize_linear; "
+     "channels_last"},
+    {"QLinearLeakyRelu", importQLinearUnary<kLeakyRelu>,
+     "dlc.leaky_relu between dequantize_linear and quantize_linear; alpha"},
+    {"QLinearMul", importQLinearBinary<kMul>,
+     "dlc.mul between dequantize_linear and quantize_linear; broadcasting"},
+    {"QLinearSigmoid", importQLinearUnary<kSigmoid>,
+     "dlc.sigmoid between dequantize_linear and quantize_linear"},
+    {"QLinearSoftmax", importQLinearUnary<kSoftmax>,
+     "dlc.softmax between dequantize_linear and quantize_linear; axis, "
+     "opset (the replaced Softmax's axis semantics)"},
+};
 } // namespace
 
 LogicalResult onnx_import::importQuantizeLinear(NodeContext &n, Results &r) {
@@ -526,4 +846,8 @@ LogicalResult onnx_import::importQLinearMatMul(NodeContext &n, Results &r) {
 LogicalResult onnx_import::importDynamicQuantizeLinear(NodeContext &n,
                                                        Results &r) {
   return importDynamicQuantizeLinearImpl(n, r);
+}
+
+ArrayRef<OpTableEntry> onnx_import::getMicrosoftOpTable() {
+  return kMicrosoftOpTable;
 }

@@ -542,8 +542,20 @@ void writeOpTable(llvm::raw_ostream &os) {
         "int32, int64 where the operator allows them\n(uint8 with unsigned "
         "comparisons, division and min/max).\n\n"
      << "| ONNX op | dlc form and accepted attributes |\n| --- | --- |\n";
-  for (const dlc::OnnxOpSupport &op : dlc::getSupportedOnnxOps())
-    os << "| " << op.opType << " | " << op.notes << " |\n";
+  auto ops = dlc::getSupportedOnnxOps();
+  for (const dlc::OnnxOpSupport &op : ops)
+    if (op.domain.empty())
+      os << "| " << op.opType << " | " << op.notes << " |\n";
+  os << "\n## ONNX Runtime's quantized operators (com.microsoft)\n\n"
+     << "What ONNX Runtime's QOperator-format quantizer writes besides the "
+        "standard\nQLinearConv and QLinearMatMul (also in the ONNX model "
+        "zoo's int8 models).\nEach imports as its float operator between "
+        "DequantizeLinear and\nQuantizeLinear, which the QDQ passes then "
+        "treat as they treat a QDQ model;\nint8 and uint8, f32 scales.\n\n"
+     << "| op | dlc form and accepted attributes |\n| --- | --- |\n";
+  for (const dlc::OnnxOpSupport &op : ops)
+    if (!op.domain.empty())
+      os << "| " << op.opType << " | " << op.notes << " |\n";
 }
 
 /// The --precision=int8 options, checked; none for fp32.

@@ -398,6 +398,270 @@ def qdq_attention():
                 atol=0.01 + 1e-6, rtol=0)
 
 
+def float_weights(r, *shape, scale=None):
+    """He-scaled f32 weights (or `scale` x standard normal)."""
+    fan = int(np.prod(shape[1:])) if len(shape) > 1 else shape[0]
+    return (r.standard_normal(shape) * (scale or 1 / np.sqrt(fan))).astype(F32)
+
+
+def float_cnn():
+    """A small fp32 CNN for ONNX Runtime's quantizers: convolutions (one
+    depthwise), a residual Add, MaxPool, Relu and Clip (Relu6), the global
+    pool, Flatten and Gemm."""
+    r = rng(20)
+    x = r.standard_normal((2, 3, 16, 16)).astype(F32)
+    w = lambda *s, **k: float_weights(r, *s, **k)  # noqa: E731
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1]),
+             helper.make_node("Add", ["c2", "r1"], ["a2"]),
+             helper.make_node("Relu", ["a2"], ["r2"]),
+             helper.make_node("MaxPool", ["r2"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("Conv", ["p", "w3", "b3"], ["c3"], group=16, pads=[1, 1, 1, 1]),
+             helper.make_node("Clip", ["c3", "lo", "hi"], ["r3"]),
+             helper.make_node("GlobalAveragePool", ["r3"], ["g"]),
+             helper.make_node("Flatten", ["g"], ["f"]),
+             helper.make_node("Gemm", ["f", "w4", "b4"], ["y"], transB=1)]
+    inits = {"w1": w(16, 3, 3, 3), "b1": w(16, scale=0.1), "w2": w(16, 16, 3, 3),
+             "b2": w(16, scale=0.1), "w3": w(16, 1, 3, 3), "b3": w(16, scale=0.1),
+             "lo": np.array(0, F32), "hi": np.array(6, F32), "w4": w(10, 16),
+             "b4": w(10, scale=0.1)}
+    return harness.make_model(nodes, {"x": x}, ["y"], inits), x
+
+
+def float_mixed():
+    """The operators ONNX Runtime's QOperator quantizer turns into its
+    com.microsoft ones: LeakyRelu, Sigmoid and Mul (SiLU), Concat, a padded
+    AveragePool, Gemm and Softmax."""
+    r = rng(21)
+    x = r.standard_normal((2, 4, 8, 8)).astype(F32)
+    w = lambda *s, **k: float_weights(r, *s, **k)  # noqa: E731
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("LeakyRelu", ["c1"], ["l1"], alpha=0.1),
+             helper.make_node("Sigmoid", ["l1"], ["s1"]),
+             helper.make_node("Mul", ["l1", "s1"], ["m1"]),
+             helper.make_node("Concat", ["l1", "m1"], ["cat"], axis=1),
+             helper.make_node("AveragePool", ["cat"], ["ap"], kernel_shape=[3, 3],
+                              pads=[1, 1, 1, 1], strides=[2, 2]),
+             helper.make_node("Conv", ["ap", "w2", "b2"], ["c2"]),
+             helper.make_node("GlobalAveragePool", ["c2"], ["g"]),
+             helper.make_node("Flatten", ["g"], ["f"]),
+             helper.make_node("Gemm", ["f", "w3", "b3"], ["logits"], transB=1),
+             helper.make_node("Softmax", ["logits"], ["y"], axis=-1)]
+    inits = {"w1": w(8, 4, 3, 3), "b1": w(8, scale=0.1), "w2": w(8, 16, 1, 1),
+             "b2": w(8, scale=0.1), "w3": w(12, 8, scale=1.0), "b3": w(12, scale=0.1)}
+    return harness.make_model(nodes, {"x": x}, ["y"], inits), x
+
+
+def float_mlp():
+    """MatMul + Add + Relu + MatMul + Add over a [batch, seq, features] input."""
+    r = rng(22)
+    x = r.standard_normal((4, 8, 32)).astype(F32)
+    w = lambda *s, **k: float_weights(r, *s, **k)  # noqa: E731
+    nodes = [helper.make_node("MatMul", ["x", "w1"], ["m1"]),
+             helper.make_node("Add", ["m1", "b1"], ["a1"]),
+             helper.make_node("Relu", ["a1"], ["r1"]),
+             helper.make_node("MatMul", ["r1", "w2"], ["m2"]),
+             helper.make_node("Add", ["m2", "b2"], ["y"])]
+    inits = {"w1": w(32, 64), "b1": w(64, scale=0.1), "w2": w(64, 16), "b2": w(16, scale=0.1)}
+    return harness.make_model(nodes, {"x": x}, ["y"], inits), x
+
+
+def ort_quantized(make_float, mode, seed, **options):
+    """`make_float`'s fp32 model through ONNX Runtime's own quantizer:
+    `quantize_static` (calibrated on 8 random inputs) or `quantize_dynamic`
+    with `options` (quant_format, per_channel, activation_type, ...). The
+    reference is ONNX Runtime running the quantized model; dlc must match it
+    within one step of the output's quantization (`atol`)."""
+    import logging
+    import tempfile
+
+    from onnxruntime import quantization as ortq
+
+    logging.getLogger().setLevel(logging.ERROR)
+    model, x = make_float()
+    r = rng(seed)
+    with tempfile.TemporaryDirectory() as d:
+        src, dst = Path(d) / "fp32.onnx", Path(d) / "q.onnx"
+        onnx.save(model, src)
+        if mode == "static":
+            class Reader(ortq.CalibrationDataReader):
+                def __init__(self):
+                    self.feeds = iter([{"x": r.standard_normal(x.shape).astype(F32)}
+                                       for _ in range(8)])
+
+                def get_next(self):
+                    return next(self.feeds, None)
+
+            ortq.quantize_static(str(src), str(dst), Reader(), **options)
+        else:
+            ortq.quantize_dynamic(str(src), str(dst), **options)
+        quantized = onnx.load(str(dst))
+    return quantized, x
+
+
+def ort_static(make_float, seed, atol, **options):
+    model, x = ort_quantized(make_float, "static", seed, **options)
+    return Case(model, {"x": x}, rtol=0, atol=atol)
+
+
+def ort_dynamic(make_float, seed, **options):
+    model, x = ort_quantized(make_float, "dynamic", seed, **options)
+    return Case(model, {"x": x}, rtol=1e-5, atol=1e-5)
+
+
+def ort_cases():
+    """ONNX Runtime's quantize_static (QDQ and QOperator formats, uint8 and
+    int8 activations, per tensor and per channel) and quantize_dynamic on
+    the fp32 models above."""
+    from onnxruntime.quantization import QuantFormat, QuantType
+
+    qdq, qop = QuantFormat.QDQ, QuantFormat.QOperator
+    s8 = dict(activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
+    symmetric = dict(extra_options={"ActivationSymmetric": True})
+    models = {"cnn": float_cnn, "mixed": float_mixed, "mlp": float_mlp}
+    cases = {}
+    for name, make in models.items():
+        # One output step: float_cnn's logits span ~2.3 (step ~0.01), the
+        # MLP's ~7.4 (~0.03), the softmax 1 (1/255).
+        atol = {"cnn": 0.01, "mixed": 1 / 255, "mlp": 0.03}[name] + 1e-6
+        cases[f"ort-static-qdq-u8-{name}"] = ort_static(make, 30, atol, quant_format=qdq)
+        cases[f"ort-static-qdq-u8-per-channel-{name}"] = ort_static(
+            make, 31, atol, quant_format=qdq, per_channel=True)
+        cases[f"ort-static-qdq-s8-symmetric-{name}"] = ort_static(
+            make, 32, atol, quant_format=qdq, per_channel=True, **s8, **symmetric)
+        cases[f"ort-static-qoperator-u8-{name}"] = ort_static(make, 33, atol, quant_format=qop)
+        cases[f"ort-static-qoperator-s8-per-channel-{name}"] = ort_static(
+            make, 34, atol, quant_format=qop, per_channel=True, **s8)
+        cases[f"ort-dynamic-s8-{name}"] = ort_dynamic(make, 35, weight_type=QuantType.QInt8)
+        cases[f"ort-dynamic-u8-per-channel-{name}"] = ort_dynamic(
+            make, 36, weight_type=QuantType.QUInt8, per_channel=True)
+    return cases
+
+
+def microsoft_model(nodes, inputs, outputs, inits):
+    """A model of com.microsoft nodes (ONNX's shape inference does not know
+    them: outputs are typed as given, `outputs` maps names to dtype and
+    shape)."""
+    ins = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
+           for n, a in inputs.items()]
+    outs = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(np.dtype(t)), shape)
+            for n, (t, shape) in outputs.items()]
+    graph = helper.make_graph(nodes, "e2e", ins, outs,
+                              [onnx.numpy_helper.from_array(np.asarray(a), n)
+                               for n, a in inits.items()])
+    return helper.make_model(graph, ir_version=8, producer_name="dlc-e2e",
+                             opset_imports=[helper.make_opsetid("", 17),
+                                            helper.make_opsetid("com.microsoft", 1)])
+
+
+def ms_node(op, ins, outs, **attrs):
+    return helper.make_node(op, ins, outs, domain="com.microsoft", **attrs)
+
+
+def qgemm(alpha, trans_a, float_out):
+    """QGemm with alpha, transA, a per-column b_scale, an int32 C and an f32
+    (no y_scale) or uint8 output."""
+    r = rng(40)
+    a = r.integers(0, 255, size=(16, 5) if trans_a else (5, 16)).astype(U8)
+    inits = {"as": np.array(0.02, F32), "az": np.array(120, U8),
+             "b": r.integers(-127, 127, size=(7, 16)).astype(I8),
+             "bs": r.uniform(0.005, 0.02, size=7).astype(F32), "bz": np.zeros(7, I8),
+             "c": r.integers(-3000, 3000, size=7).astype(I32),
+             "ys": np.array(0.05, F32), "yz": np.array(100, U8)}
+    ins = ["a", "as", "az", "b", "bs", "bz", "c"] + ([] if float_out else ["ys", "yz"])
+    node = ms_node("QGemm", ins, ["y"], alpha=alpha, transA=trans_a, transB=1)
+    out = {"y": (F32 if float_out else U8, [5, 7])}
+    return Case(microsoft_model([node], {"a": a}, out, inits), {"a": a},
+                int_tol=1, rtol=1e-5, atol=1e-4)
+
+
+def qlinear_pool(op, channels_last, xdtype=U8):
+    """QLinearGlobalAveragePool / QLinearAveragePool (3x3, padded, stride 2)
+    on NCHW or, with channels_last, NHWC."""
+    r = rng(41)
+    shape = (2, 9, 9, 6) if channels_last else (2, 6, 9, 9)
+    lo, hi = (0, 255) if xdtype == U8 else (-128, 127)
+    x = r.integers(lo, hi, size=shape).astype(xdtype)
+    # Scales with no simple ratio: averages of integers land on a rounding
+    # tie only by accident, where summation order would decide it.
+    inits = {"xs": np.array(0.0317, F32), "xz": np.array(7, xdtype),
+             "ys": np.array(0.0213, F32), "yz": np.array(-5 if xdtype == I8 else 9, xdtype)}
+    attrs = {"channels_last": channels_last}
+    if op == "QLinearAveragePool":
+        attrs.update(kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[2, 2])
+        spatial = [5, 5]
+    else:
+        spatial = [1, 1]
+    out = [2] + spatial + [6] if channels_last else [2, 6] + spatial
+    node = ms_node(op, ["x", "xs", "xz", "ys", "yz"], ["y"], **attrs)
+    return Case(microsoft_model([node], {"x": x}, {"y": (xdtype, out)}, inits), {"x": x},
+                int_tol=1)
+
+
+def qlinear_softmax(opset):
+    """QLinearSoftmax on a 3-D input: axis 1 flattens the trailing dims
+    before opset 13 (the `opset` attribute) and is one axis from 13."""
+    r = rng(42)
+    x = r.integers(0, 255, size=(2, 3, 4)).astype(U8)
+    inits = {"xs": np.array(0.05, F32), "xz": np.array(128, U8),
+             "ys": np.array(1 / 256, F32), "yz": np.array(0, U8)}
+    node = ms_node("QLinearSoftmax", ["x", "xs", "xz", "ys", "yz"], ["y"], axis=1,
+                   opset=opset)
+    return Case(microsoft_model([node], {"x": x}, {"y": (U8, [2, 3, 4])}, inits), {"x": x},
+                int_tol=1)
+
+
+def qlinear_concat():
+    """QLinearConcat of int8 inputs with different scales and zero points."""
+    r = rng(43)
+    a = r.integers(-128, 127, size=(2, 3, 4)).astype(I8)
+    b = r.integers(-128, 127, size=(2, 5, 4)).astype(I8)
+    inits = {"ys": np.array(0.04, F32), "yz": np.array(3, I8), "as": np.array(0.02, F32),
+             "az": np.array(-4, I8), "bs": np.array(0.07, F32), "bz": np.array(10, I8)}
+    node = ms_node("QLinearConcat", ["ys", "yz", "a", "as", "az", "b", "bs", "bz"], ["y"],
+                   axis=-2)
+    return Case(microsoft_model([node], {"a": a, "b": b}, {"y": (I8, [2, 8, 4])}, inits),
+                {"a": a, "b": b}, int_tol=1)
+
+
+def qlinear_elementwise(op, xdtype=I8, **attrs):
+    """QLinearAdd / QLinearMul with broadcasting, QLinearSigmoid,
+    QLinearLeakyRelu: every value of the input type."""
+    lo, hi = (-128, 127) if xdtype == I8 else (0, 255)
+    x = np.arange(lo, hi + 1).reshape(4, 64).astype(xdtype)
+    inits = {"xs": np.array(0.05, F32), "xz": np.array(3, xdtype),
+             "ys": np.array(0.03, F32), "yz": np.array(-2 if xdtype == I8 else 130, xdtype)}
+    if op in ("QLinearAdd", "QLinearMul"):
+        inits.update(b=rng(44).integers(lo, hi, size=(64,)).astype(xdtype),
+                     bs=np.array(0.04, F32), bz=np.array(-1 if xdtype == I8 else 5, xdtype))
+        ins = ["x", "xs", "xz", "b", "bs", "bz", "ys", "yz"]
+    else:
+        ins = ["x", "xs", "xz", "ys", "yz"]
+    node = ms_node(op, ins, ["y"], **attrs)
+    return Case(microsoft_model([node], {"x": x}, {"y": (xdtype, [4, 64])}, inits), {"x": x},
+                int_tol=1)
+
+
+def microsoft_cases():
+    return {
+        "ms-qgemm-alpha-trans-a-f32-out": qgemm(0.5, 1, True),
+        "ms-qgemm-u8-out": qgemm(1.0, 0, False),
+        "ms-qgemm-alpha-u8-out": qgemm(2.0, 0, False),
+        "ms-qlinear-global-average-pool": qlinear_pool("QLinearGlobalAveragePool", 0),
+        "ms-qlinear-global-average-pool-nhwc-i8": qlinear_pool("QLinearGlobalAveragePool", 1, I8),
+        "ms-qlinear-average-pool": qlinear_pool("QLinearAveragePool", 0),
+        "ms-qlinear-average-pool-nhwc": qlinear_pool("QLinearAveragePool", 1),
+        "ms-qlinear-softmax-opset12": qlinear_softmax(12),
+        "ms-qlinear-softmax-opset13": qlinear_softmax(13),
+        "ms-qlinear-concat-i8": qlinear_concat(),
+        "ms-qlinear-add-i8": qlinear_elementwise("QLinearAdd"),
+        "ms-qlinear-mul-u8": qlinear_elementwise("QLinearMul", U8),
+        "ms-qlinear-sigmoid-i8": qlinear_elementwise("QLinearSigmoid"),
+        "ms-qlinear-leaky-relu-u8": qlinear_elementwise("QLinearLeakyRelu", U8, alpha=0.2),
+    }
+
+
 def build_table():
     cases = {
         "qdq-u8-per-tensor-opset10": q_dq(10, U8, 128),
@@ -441,6 +705,8 @@ def build_table():
         "qdq-chain-fp32-tap": qdq_chain(U8, fp32_tap=True),
         "qdq-attention-i8": qdq_attention(),
     }
+    cases.update(ort_cases())
+    cases.update(microsoft_cases())
     return cases
 
 
