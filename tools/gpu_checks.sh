@@ -98,6 +98,10 @@ for s in "$@"; do
         --device cuda --gpu-arch "$arch" --precision fp16 --rtol 0 --atol-rel 3e-3 resnet50
       suite "resnet50_int8-$arch" python3 test/e2e/test_models.py "${models[@]}" \
         --device cuda --gpu-arch "$arch" --rtol 0 --atol-rel 0.2 resnet50_int8
+      # ONNX Runtime's QOperator quantization of resnet50: exact on the
+      # host; the printed max|err| says whether the GPU is too.
+      suite "resnet50-ort-qoperator-$arch" python3 test/e2e/test_models.py "${models[@]}" \
+        --device cuda --gpu-arch "$arch" --ort-quantize qoperator --rtol 0 --atol-rel 0.2 resnet50
       suite "bert_base-bf16-$arch" python3 test/e2e/test_models.py "${models[@]}" \
         --device cuda --gpu-arch "$arch" --precision bf16 --rtol 0 --atol-rel 2e-2 bert_base
       suite "mobilenet_v2-fp16-$arch" python3 test/e2e/test_models.py "${models[@]}" \

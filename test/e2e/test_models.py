@@ -9,6 +9,12 @@ model.so (and, with --ptxas, the PTX) for each --cuda-arch.
 
 With --device cuda the model is compiled for the GPU found and run there
 (exit 77 without one).
+
+With --ort-quantize qoperator|qdq the restored fp32 model first goes through
+ONNX Runtime's quantize_static (per-channel weights, 4 seeded random
+calibration inputs; QOperator writes QLinearConv and the com.microsoft
+QLinearAdd, QLinearGlobalAveragePool, QGemm...), and the reference is ONNX
+Runtime's output of that quantized model on the *.ref.npz inputs.
 """
 from __future__ import annotations
 
@@ -57,12 +63,39 @@ def load_reference(path):
     return ins, outs
 
 
+def ort_quantize(model, feeds, fmt, work):
+    """`model` through ONNX Runtime's quantize_static in format `fmt`
+    (qoperator or qdq): per-channel int8 weights, uint8 activations
+    calibrated by min-max on 4 seeded random inputs shaped as `feeds`."""
+    harness.require("onnxruntime")
+    import logging
+
+    from onnxruntime import quantization as ortq
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    logging.getLogger().setLevel(logging.ERROR)
+    r = np.random.default_rng(0)
+    samples = iter([{k: r.standard_normal(v.shape).astype(v.dtype) for k, v in feeds.items()}
+                    for _ in range(4)])
+
+    class Reader(ortq.CalibrationDataReader):
+        def get_next(self):
+            return next(samples, None)
+
+    pre, out = work / "ort-pre.onnx", work / f"ort-{fmt}.onnx"
+    quant_pre_process(str(model), str(pre), skip_symbolic_shape=True)
+    ortq.quantize_static(str(pre), str(out), Reader(), per_channel=True,
+                         quant_format={"qoperator": ortq.QuantFormat.QOperator,
+                                       "qdq": ortq.QuantFormat.QDQ}[fmt])
+    return out
+
+
 def timed(what, fn, *a, **kw):
+    """fn(*a, **kw), its wall time printed; returns its result."""
     t0 = time.monotonic()
-    fn(*a, **kw)
-    dt = time.monotonic() - t0
-    print(f"  {what}: {dt:.2f} s", flush=True)
-    return dt
+    result = fn(*a, **kw)
+    print(f"  {what}: {time.monotonic() - t0:.2f} s", flush=True)
+    return result
 
 
 def run_and_compare(dlc, so, feeds, ref, work, device, rtol, atol_rel):
@@ -174,6 +207,9 @@ def main():
     p.add_argument("--max-transposes", type=int,
                    help="list the dlc.transpose ops left after the graph passes and fail if "
                         "there are more")
+    p.add_argument("--ort-quantize", choices=["qoperator", "qdq"],
+                   help="quantize the model with ONNX Runtime's quantize_static in this format "
+                        "first; the reference is ONNX Runtime on the quantized model")
     p.add_argument("--dlc-flag", action="append", default=[],
                    help="one more dlc flag for every compile (repeatable), e.g. "
                         "--dlc-flag=--overlap-launches")
@@ -197,6 +233,10 @@ def main():
     try:
         model = restore_weights(args.model, models_dir, args.tools_dir, args.cache_dir)
         feeds, ref = load_reference(models_dir / f"{args.model}.ref.npz")
+        if args.ort_quantize:
+            model = timed(f"quantize_static ({args.ort_quantize})", ort_quantize, model, feeds,
+                          args.ort_quantize, work)
+            ref = harness.run_ort(model, feeds)
         target = args.device
         arch = (args.gpu_arch or gpu_arch()) if target == "cuda" else None
         so = work / f"{args.model}.{target}.so"
