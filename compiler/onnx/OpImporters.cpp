@@ -2059,14 +2059,26 @@ LogicalResult importResize(NodeContext &n, Results &r) {
       fullScales[d] = (double)sz / shape[d];
     }
   }
-  r.push_back(n.create<ResizeOp>(
+  // 8-bit integers (ONNX Runtime's QOperator quantizer resizes quantized
+  // tensors as they are) resize in f32, exactly for nearest, and convert
+  // back truncating toward zero, as ONNX Runtime does after its float
+  // interpolation.
+  bool bytes = type.getElementType().isInteger(8);
+  if (bytes)
+    x = n.create<CastOp>(x, {}, type.clone(n.b.getF32Type()));
+  if (!x)
+    return failure();
+  Value y = n.create<ResizeOp>(
       x,
       {n.attr("mode", n.b.getStringAttr(mode)),
        n.attr("coordinate_transformation_mode", n.b.getStringAttr(ct)),
        n.attr("nearest_mode", n.b.getStringAttr(nm)),
        n.attr("scales", n.b.getDenseF64ArrayAttr(fullScales))},
-      type.clone(outShape)));
-  return success();
+      n.getType(x).clone(outShape));
+  if (bytes && y)
+    y = n.create<CastOp>(y, {}, type.clone(outShape));
+  r.push_back(y);
+  return success(y != nullptr);
 }
 
 LogicalResult importConvTranspose(NodeContext &n, Results &r) {
@@ -2349,7 +2361,8 @@ const OpTableEntry kOpTable[] = {
      "dlc.reshape; constant shape with 0 and -1, allowzero"},
     {"Resize", importResize,
      "dlc.resize; nearest (all nearest_modes) and linear, scales or sizes, "
-     "axes; not cubic, antialias, tf_crop_and_resize"},
+     "axes; int8/uint8 through f32, truncated back as ONNX Runtime does; "
+     "not cubic, antialias, tf_crop_and_resize"},
     {"Round", importUnary<RoundOp>, "dlc.round; half to even"},
     {"ScatterElements", importScatterElements,
      "dlc.scatter_elements; negative axis, reduction none/add/mul/max/min"},

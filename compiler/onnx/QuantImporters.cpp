@@ -799,6 +799,9 @@ LogicalResult importQGemm(NodeContext &n, Results &r) {
 
 // Sorted by op type.
 const OpTableEntry kMicrosoftOpTable[] = {
+    {"DequantizeLinear", importDequantizeLinearImpl,
+     "as the default domain's (ONNX Runtime's quantizer writes these with "
+     "UseQDQContribOps); int8 and uint8"},
     {"QGemm", importQGemm,
      "dlc.gemm between dequantize_linear and quantize_linear (folded to an "
      "integer GEMM); alpha, transA, transB, per-column b_scale, int32 C, "
@@ -822,6 +825,8 @@ const OpTableEntry kMicrosoftOpTable[] = {
     {"QLinearSoftmax", importQLinearUnary<kSoftmax>,
      "dlc.softmax between dequantize_linear and quantize_linear; axis, "
      "opset (the replaced Softmax's axis semantics)"},
+    {"QuantizeLinear", importQuantizeLinearImpl,
+     "as the default domain's (UseQDQContribOps); int8 and uint8"},
 };
 } // namespace
 

@@ -547,11 +547,14 @@ void writeOpTable(llvm::raw_ostream &os) {
     if (op.domain.empty())
       os << "| " << op.opType << " | " << op.notes << " |\n";
   os << "\n## ONNX Runtime's quantized operators (com.microsoft)\n\n"
-     << "What ONNX Runtime's QOperator-format quantizer writes besides the "
-        "standard\nQLinearConv and QLinearMatMul (also in the ONNX model "
-        "zoo's int8 models).\nEach imports as its float operator between "
-        "DequantizeLinear and\nQuantizeLinear, which the QDQ passes then "
-        "treat as they treat a QDQ model;\nint8 and uint8, f32 scales.\n\n"
+     << "What ONNX Runtime's quantizer writes in its contrib domain: the "
+        "QOperator\nformat's operators besides the standard QLinearConv and "
+        "QLinearMatMul (also\nin the ONNX model zoo's int8 models), and the "
+        "QDQ format's QuantizeLinear\nand DequantizeLinear with "
+        "UseQDQContribOps. The QLinear ones and QGemm\nimport as their float "
+        "operator between DequantizeLinear and QuantizeLinear,\nwhich the "
+        "QDQ passes then treat as they treat a QDQ model; int8 and uint8,\n"
+        "f32 scales.\n\n"
      << "| op | dlc form and accepted attributes |\n| --- | --- |\n";
   for (const dlc::OnnxOpSupport &op : ops)
     if (!op.domain.empty())

@@ -467,6 +467,46 @@ def float_mlp():
     return harness.make_model(nodes, {"x": x}, ["y"], inits), x
 
 
+def float_upsample():
+    """What a segmentation head does with quantized tensors: a reflect Pad,
+    nearest and linear Resize (QOperator resizes the int8 tensor itself),
+    Where, Transpose and a mean."""
+    r = rng(23)
+    x = r.standard_normal((2, 4, 8, 8)).astype(F32)
+    w = lambda *s, **k: float_weights(r, *s, **k)  # noqa: E731
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("Pad", ["c1", "pads"], ["p1"], mode="reflect"),
+             helper.make_node("Conv", ["p1", "w2", "b2"], ["c2"]),
+             helper.make_node("Resize", ["c2", "", "scales"], ["u"], mode="nearest"),
+             helper.make_node("Resize", ["c2", "", "scales"], ["ul"], mode="linear"),
+             helper.make_node("Add", ["u", "ul"], ["s"]),
+             helper.make_node("Neg", ["s"], ["ns"]),
+             helper.make_node("Greater", ["s", "zero"], ["cond"]),
+             helper.make_node("Where", ["cond", "s", "ns"], ["wh"]),
+             helper.make_node("Transpose", ["wh"], ["t"], perm=[0, 2, 3, 1]),
+             helper.make_node("ReduceMean", ["t"], ["y"], axes=[1, 2], keepdims=0)]
+    inits = {"w1": w(8, 4, 3, 3), "b1": w(8, scale=0.1), "w2": w(8, 8, 3, 3),
+             "b2": w(8, scale=0.1), "pads": np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64),
+             "scales": np.array([1, 1, 2, 2], F32), "zero": np.array(0, F32)}
+    return harness.make_model(nodes, {"x": x}, ["y"], inits), x
+
+
+def resize_bytes(xdtype, mode, ct):
+    """Resize of an int8/uint8 tensor (what QOperator models do): f32
+    interpolation truncated toward zero, as ONNX Runtime computes it (one
+    step off where the float result lands within rounding of an integer:
+    truncation is not robust to summation order). Not align_corners: there
+    ONNX Runtime 1.31 departs from the spec (and onnx.reference, which dlc
+    matches) when a scale is not an integer, by up to 64 of 255."""
+    lo, hi = (-128, 127) if xdtype == I8 else (0, 255)
+    x = rng(45).integers(lo, hi, size=(1, 3, 5, 7), endpoint=True).astype(xdtype)
+    inits = {"scales": np.array([1, 1, 2.5, 0.6], F32)}
+    nodes = [helper.make_node("Resize", ["x", "", "scales"], ["y"], mode=mode,
+                              coordinate_transformation_mode=ct)]
+    return Case(harness.make_model(nodes, {"x": x}, ["y"], inits), {"x": x},
+                int_tol=1 if mode == "linear" else 0)
+
+
 def ort_quantized(make_float, mode, seed, **options):
     """`make_float`'s fp32 model through ONNX Runtime's own quantizer:
     `quantize_static` (calibrated on 8 random inputs) or `quantize_dynamic`
@@ -519,17 +559,23 @@ def ort_cases():
     qdq, qop = QuantFormat.QDQ, QuantFormat.QOperator
     s8 = dict(activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
     symmetric = dict(extra_options={"ActivationSymmetric": True})
-    models = {"cnn": float_cnn, "mixed": float_mixed, "mlp": float_mlp}
+    models = {"cnn": float_cnn, "mixed": float_mixed, "mlp": float_mlp,
+              "upsample": float_upsample}
     cases = {}
     for name, make in models.items():
         # One output step: float_cnn's logits span ~2.3 (step ~0.01), the
         # MLP's ~7.4 (~0.03), the softmax 1 (1/255).
-        atol = {"cnn": 0.01, "mixed": 1 / 255, "mlp": 0.03}[name] + 1e-6
+        # the upsampling model's mean (~1.5, step ~0.01).
+        atol = {"cnn": 0.01, "mixed": 1 / 255, "mlp": 0.03, "upsample": 0.01}[name] + 1e-6
         cases[f"ort-static-qdq-u8-{name}"] = ort_static(make, 30, atol, quant_format=qdq)
         cases[f"ort-static-qdq-u8-per-channel-{name}"] = ort_static(
             make, 31, atol, quant_format=qdq, per_channel=True)
         cases[f"ort-static-qdq-s8-symmetric-{name}"] = ort_static(
             make, 32, atol, quant_format=qdq, per_channel=True, **s8, **symmetric)
+        if name == "cnn":
+            # Q/DQ in ONNX Runtime's contrib domain.
+            cases["ort-static-qdq-contrib-ops-cnn"] = ort_static(
+                make, 37, atol, quant_format=qdq, extra_options={"UseQDQContribOps": True})
         cases[f"ort-static-qoperator-u8-{name}"] = ort_static(make, 33, atol, quant_format=qop)
         cases[f"ort-static-qoperator-s8-per-channel-{name}"] = ort_static(
             make, 34, atol, quant_format=qop, per_channel=True, **s8)
@@ -704,6 +750,9 @@ def build_table():
         "qdq-chain-i8": qdq_chain(I8),
         "qdq-chain-fp32-tap": qdq_chain(U8, fp32_tap=True),
         "qdq-attention-i8": qdq_attention(),
+        "resize-i8-linear": resize_bytes(I8, "linear", "half_pixel"),
+        "resize-u8-linear-asymmetric": resize_bytes(U8, "linear", "asymmetric"),
+        "resize-i8-nearest": resize_bytes(I8, "nearest", "asymmetric"),
     }
     cases.update(ort_cases())
     cases.update(microsoft_cases())
