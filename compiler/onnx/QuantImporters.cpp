@@ -715,6 +715,27 @@ LogicalResult importQLinearConcat(NodeContext &n, Results &r) {
   return success(r.back() != nullptr);
 }
 
+/// QLinearWhere: (condition, X, x_scale, x_zero_point, Y, y_scale,
+/// y_zero_point, z_scale, z_zero_point), three-way broadcasting.
+LogicalResult importQLinearWhere(NodeContext &n, Results &r) {
+  if (failed(checkContribInputs(n, 9, 9, {0, 1, 2, 4, 5, 7})) ||
+      failed(n.checkKnownAttrs({})))
+    return failure();
+  Value x = n.input(1), y = n.input(4);
+  Type elt = quantizedType(n, x, "X");
+  if (!elt || !quantizedType(n, y, "Y"))
+    return failure();
+  if (NodeContext::getType(y).getElementType() != elt)
+    return n.emitError() << "X " << x.getType() << " and Y " << y.getType()
+                         << " must have the same element type";
+  Value z = importFloatOp(n, "Where",
+                          {n.input(0), dequantize(n, x, n.input(2), n.input(3)),
+                           dequantize(n, y, n.input(5), n.input(6))},
+                          {});
+  r.push_back(quantize(n, z, n.input(7), n.input(8), elt));
+  return success(r.back() != nullptr);
+}
+
 /// QGemm: (A, a_scale, a_zero_point, B, b_scale, b_zero_point, C, y_scale,
 /// y_zero_point), alpha, transA, transB. B's scale and zero point may be
 /// per output column; C is int32 at scale a_scale * b_scale, added before
@@ -825,6 +846,8 @@ const OpTableEntry kMicrosoftOpTable[] = {
     {"QLinearSoftmax", importQLinearUnary<kSoftmax>,
      "dlc.softmax between dequantize_linear and quantize_linear; axis, "
      "opset (the replaced Softmax's axis semantics)"},
+    {"QLinearWhere", importQLinearWhere,
+     "dlc.where of dequantized X and Y, quantized; broadcasting"},
     {"QuantizeLinear", importQuantizeLinearImpl,
      "as the default domain's (UseQDQContribOps); int8 and uint8"},
 };

@@ -689,6 +689,20 @@ def qlinear_elementwise(op, xdtype=I8, **attrs):
                 int_tol=1)
 
 
+def qlinear_where():
+    """QLinearWhere: a broadcast condition choosing between a uint8 X and Y
+    of other scales and zero points."""
+    r = rng(46)
+    c = r.integers(0, 2, size=(3, 1)).astype(bool)
+    x = r.integers(0, 255, size=(3, 5), endpoint=True).astype(U8)
+    inits = {"y": r.integers(0, 255, size=(5,), endpoint=True).astype(U8),
+             "xs": np.array(0.0371, F32), "xz": np.array(100, U8), "ys": np.array(0.0523, F32),
+             "yz": np.array(30, U8), "zs": np.array(0.0449, F32), "zz": np.array(77, U8)}
+    node = ms_node("QLinearWhere", ["c", "x", "xs", "xz", "y", "ys", "yz", "zs", "zz"], ["z"])
+    return Case(microsoft_model([node], {"c": c, "x": x}, {"z": (U8, [3, 5])}, inits),
+                {"c": c, "x": x}, int_tol=1)
+
+
 def microsoft_cases():
     return {
         "ms-qgemm-alpha-trans-a-f32-out": qgemm(0.5, 1, True),
@@ -705,6 +719,7 @@ def microsoft_cases():
         "ms-qlinear-mul-u8": qlinear_elementwise("QLinearMul", U8),
         "ms-qlinear-sigmoid-i8": qlinear_elementwise("QLinearSigmoid"),
         "ms-qlinear-leaky-relu-u8": qlinear_elementwise("QLinearLeakyRelu", U8, alpha=0.2),
+        "ms-qlinear-where-u8": qlinear_where(),
     }
 
 
