@@ -670,6 +670,8 @@ LogicalResult importQLinearUnary(NodeContext &n, Results &r) {
     return n.fail("unsupported attribute 'opset' (QLinearSoftmax only)");
   bool channelsLast = n.getInt("channels_last", 0) != 0;
   int64_t rank = n.getRank(x);
+  if (pool && rank < 3)
+    return n.emitError() << "X must have rank >= 3, got " << x.getType();
   SmallVector<int64_t> toFirst{0, rank - 1}, toLast{0};
   for (int64_t i = 1; i < rank - 1; ++i) {
     toFirst.push_back(i);
