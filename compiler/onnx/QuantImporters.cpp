@@ -540,6 +540,21 @@ Type quantizedType(NodeContext &n, Value v, StringRef what) {
   return elt;
 }
 
+/// The element type `x` (named `xName`) and `y` share, int8 or uint8, or
+/// null after an error.
+Type sharedQuantizedType(NodeContext &n, Value x, StringRef xName, Value y,
+                         StringRef yName) {
+  Type elt = quantizedType(n, x, xName);
+  if (!elt || !quantizedType(n, y, yName))
+    return {};
+  if (NodeContext::getType(y).getElementType() != elt) {
+    n.emitError() << xName << " " << x.getType() << " and " << yName << " "
+                  << y.getType() << " must have the same element type";
+    return {};
+  }
+  return elt;
+}
+
 /// dlc.dequantize_linear of `x` with `scale` (f32, per tensor unless
 /// `axis` is given) and `zp` (zeros of x's type when absent).
 Value dequantize(NodeContext &n, Value x, Value scale, Value zp,
@@ -624,12 +639,9 @@ LogicalResult importQLinearBinary(NodeContext &n, Results &r) {
       failed(n.checkKnownAttrs({})))
     return failure();
   Value a = n.input(0), b = n.input(3);
-  Type elt = quantizedType(n, a, "A");
-  if (!elt || !quantizedType(n, b, "B"))
+  Type elt = sharedQuantizedType(n, a, "A", b, "B");
+  if (!elt)
     return failure();
-  if (NodeContext::getType(b).getElementType() != elt)
-    return n.emitError() << "A " << a.getType() << " and B " << b.getType()
-                         << " must have the same element type";
   Value y = importFloatOp(n, FloatOp,
                           {dequantize(n, a, n.input(1), n.input(2)),
                            dequantize(n, b, n.input(4), n.input(5))},
@@ -724,12 +736,9 @@ LogicalResult importQLinearWhere(NodeContext &n, Results &r) {
       failed(n.checkKnownAttrs({})))
     return failure();
   Value x = n.input(1), y = n.input(4);
-  Type elt = quantizedType(n, x, "X");
-  if (!elt || !quantizedType(n, y, "Y"))
+  Type elt = sharedQuantizedType(n, x, "X", y, "Y");
+  if (!elt)
     return failure();
-  if (NodeContext::getType(y).getElementType() != elt)
-    return n.emitError() << "X " << x.getType() << " and Y " << y.getType()
-                         << " must have the same element type";
   Value z = importFloatOp(n, "Where",
                           {n.input(0), dequantize(n, x, n.input(2), n.input(3)),
                            dequantize(n, y, n.input(5), n.input(6))},
