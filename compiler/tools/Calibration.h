@@ -33,7 +33,8 @@ namespace mlir::dlc {
 struct PtqOptions {
   /// The samples: DIR/<sample>/<input>.npy|.pb, or DIR itself as one sample.
   std::string calibrateDir;
-  /// "minmax" or "percentile".
+  /// "minmax", "percentile" or "entropy" (the clipping whose 8-bit grid
+  /// keeps the histogram's distribution best: TensorRT's default).
   std::string method = "minmax";
   /// With "percentile": the share of values (%) inside the range, per tail.
   double percentile = 99.99;

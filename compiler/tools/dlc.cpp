@@ -331,7 +331,8 @@ cl::opt<std::string> calibrateDir(
     cl::value_desc("dir"), cl::init(""), cl::cat(category));
 cl::opt<std::string>
     calibration("calibration",
-                cl::desc("Activation ranges: minmax (default) or percentile"),
+                cl::desc("Activation ranges: minmax (default), percentile or "
+                         "entropy (least KL divergence, TensorRT's default)"),
                 cl::init("minmax"), cl::cat(category));
 cl::opt<std::string> calibrationCache(
     "calibration-cache",
@@ -589,9 +590,10 @@ LogicalResult parsePtqOptions(std::optional<dlc::PtqOptions> &ptq) {
       fallbackPrecision != "bf16" && fallbackPrecision != "fp32")
     return fail("unknown --fallback-precision '" + fallbackPrecision +
                 "' (expected fp16, bf16 or fp32)");
-  if (calibration != "minmax" && calibration != "percentile")
+  if (calibration != "minmax" && calibration != "percentile" &&
+      calibration != "entropy")
     return fail("unknown --calibration '" + calibration +
-                "' (expected minmax or percentile)");
+                "' (expected minmax, percentile or entropy)");
   if (!(percentile > 50.0 && percentile <= 100.0))
     return fail("--percentile must be in (50, 100], got " +
                 std::to_string(percentile.getValue()));
