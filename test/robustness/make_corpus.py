@@ -252,6 +252,27 @@ def gen_opsets():
     m = model([h.make_node("Loop", ["n", "", "x"], ["y"], body=body)],
               [vi("x"), vi("n", T.INT64, ())], [vi("y")])
     add("subgraph-loop", m, "(Loop, opset 17): unsupported operator")
+    # ONNX Runtime's contrib domain: its quantized operators import, the
+    # rest are errors; hostile operands of the quantized ones too.
+    ms = [h.make_opsetid("", 17), h.make_opsetid("com.microsoft", 1)]
+    m = model([h.make_node("FusedConv", ["x", "x"], ["y"], domain="com.microsoft")],
+              [vi("x")], [vi("y")], opsets=ms)
+    add("microsoft-unknown-op", m, "unsupported operator in domain 'com.microsoft'")
+    s = const("s", np.array(0.1, np.float32))
+    z = const("z", np.array(3, np.uint8))
+    u8 = lambda n, shape: vi(n, T.UINT8, shape)  # noqa: E731
+    m = model([h.make_node("QLinearConcat", ["s", "z"] + ["a", "s", "z"] * 4000 + ["a"],
+                           ["y"], axis=0, domain="com.microsoft")],
+              [u8("a", (2, 3))], [u8("y", None)], [s, z], opsets=ms)
+    add("microsoft-qlinearconcat-4000-inputs", m, "triple per input")
+    m = model([h.make_node("QLinearAdd", ["a", "s", "z", "b", "s", "z", "s", "z"], ["y"],
+                           domain="com.microsoft")],
+              [u8("a", (2, 3)), u8("b", (4, 5))], [u8("y", None)], [s, z], opsets=ms)
+    add("microsoft-qlinearadd-broadcast", m, "(QLinearAdd, opset 17)")
+    m = model([h.make_node("QGemm", ["a", "s", "z", "a", "s", "z"], ["y"],
+                           domain="com.microsoft")],
+              [u8("a", (3,))], [vi("y", T.FLOAT, None)], [s, z], opsets=ms)
+    add("microsoft-qgemm-1d", m, "must be 2-D")
 
 
 # --- Operators ------------------------------------------------------------------
