@@ -113,6 +113,9 @@ constexpr const char kPersistent[] = "dlc.persistent";
 /// dlc-tile-gemm-kernels folds such a copy into the implicit GEMM reading
 /// it, whose im2col loads then fill the chunks outside the input.
 constexpr const char kPadding[] = "dlc.padding";
+/// On a float Conv/Gemm/MatMul that reads a dequantize_linear but did not
+/// fold into an integer op: why (dlc-fold-qdq), for the report.
+constexpr const char kNotFolded[] = "dlc.not_folded";
 /// On a kernel argument: pass the address of a TMA tensor map over this
 /// buffer instead of the buffer ({dims, box} innermost first, swizzle in
 /// bytes); the packager adds it to the model.so's tensor-map table.

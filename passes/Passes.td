@@ -1535,7 +1535,9 @@ def FoldQdqPass : Pass<"dlc-fold-qdq", "ModuleOp"> {
     per-channel constant on the accumulator's scale x_scale * w_scale[c]
     (the int32 values themselves when its scale is that one and its zero
     point 0). Gemm's alpha scales the multiplier, beta the bias. The float
-    dequantize_linear ops of x and w die when nothing else reads them.
+    dequantize_linear ops of x and w die when nothing else reads them. A
+    float Conv/Gemm/MatMul that reads a dequantize_linear and does not fold
+    gets `dlc.not_folded = "<why>"`, which dlc's --report-json lists.
 
     Before:
     ```mlir

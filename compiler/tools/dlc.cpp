@@ -14,6 +14,7 @@
 #include "compiler/tools/ConstInputFile.h"
 #include "compiler/tools/Registration.h"
 #include "dialects/dlc/DlcDialect.h"
+#include "passes/Passes.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -619,17 +620,58 @@ LogicalResult parsePtqOptions(std::optional<dlc::PtqOptions> &ptq) {
   return success();
 }
 
+/// The ONNX node an op came from, "?" when its location has no name.
+std::string nodeName(Operation *op) {
+  auto name = dyn_cast<NameLoc>(op->getLoc());
+  return name ? name.getName().str() : std::string("?");
+}
+
 /// The Conv/Gemm/MatMul ops still in fp32 after the graph passes, by node.
 llvm::json::Array floatLayers(ModuleOp module) {
   llvm::json::Array names;
   module.walk([&](Operation *op) {
-    if (!isa<dlc::ConvOp, dlc::GemmOp, dlc::MatMulOp>(op))
-      return;
-    Location loc = op->getLoc();
-    auto name = dyn_cast<NameLoc>(loc);
-    names.push_back(name ? name.getName().str() : std::string("?"));
+    if (isa<dlc::ConvOp, dlc::GemmOp, dlc::MatMulOp>(op))
+      names.push_back(nodeName(op));
   });
   return names;
+}
+
+/// What the graph passes made of a model that came quantized (QDQ,
+/// QOperator, integer ops): its integer layers and the float layers that
+/// read a dequantized tensor but did not fold (dlc-fold-qdq's reason),
+/// into `report` (created when the graph has either). A PTQ report gets
+/// the unfolded layers only.
+void addQuantizedModelReport(ModuleOp module,
+                             std::optional<llvm::json::Object> &report) {
+  int64_t integerLayers = 0;
+  llvm::json::Array notFolded;
+  module.walk([&](Operation *op) {
+    if (isa<dlc::ConvIntegerOp, dlc::MatMulIntegerOp>(op))
+      ++integerLayers;
+    if (auto why = op->getAttrOfType<StringAttr>(dlc::attrs::kNotFolded))
+      notFolded.push_back(
+          llvm::json::Object{{"name", nodeName(op)},
+                             {"op", op->getName().stripDialect().str()},
+                             {"reason", why.getValue().str()}});
+  });
+  if (verbose)
+    for (const llvm::json::Value &v : notFolded) {
+      const llvm::json::Object *o = v.getAsObject();
+      llvm::errs() << "dlc: " << *o->getString("name") << " ("
+                   << *o->getString("op")
+                   << ") reads dequantized tensors but stays float: "
+                   << *o->getString("reason") << "\n";
+    }
+  if (!report) {
+    if (!integerLayers && notFolded.empty())
+      return;
+    report = llvm::json::Object{
+        {"source", "model"},
+        {"integer_layers", integerLayers},
+        {"fp32_layers_after_graph_passes", floatLayers(module)}};
+  }
+  if (!notFolded.empty())
+    (*report)["not_folded"] = std::move(notFolded);
 }
 
 int run(MLIRContext &context) {
@@ -831,6 +873,7 @@ int run(MLIRContext &context) {
     return 1;
   if (quantReport)
     (*quantReport)["fp32_layers_after_graph_passes"] = floatLayers(*module);
+  addQuantizedModelReport(*module, quantReport);
   if (emit == "mlir" && mlirStage == "graph") {
     // No kernels yet: the report holds the quantization object, if any.
     if (!reportJson.empty() &&

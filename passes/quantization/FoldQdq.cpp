@@ -658,7 +658,27 @@ struct FoldQdqPass : dlc::impl::FoldQdqPassBase<FoldQdqPass> {
     populateFoldQdqPatterns(patterns);
     if (failed(
             applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    markNotFolded();
+  }
+
+  /// Marks each float Conv/Gemm/MatMul that reads a dequantize_linear (the
+  /// model meant it quantized) with why it stayed float: a QDQ model's
+  /// layers that run in fp32 are then listed in --report-json, as
+  /// TensorRT's build log lists its fallbacks.
+  void markNotFolded() {
+    getOperation().walk([](Operation *op) {
+      if (!isa<ConvOp, GemmOp, MatMulOp>(op) ||
+          llvm::none_of(op->getOperands(), [](Value v) {
+            return isa_and_nonnull<DequantizeLinearOp>(v.getDefiningOp());
+          }))
+        return;
+      const char *why = "transposed or non-2-D A, or alpha = 0";
+      if (std::optional<FoldSpec> spec = foldSpec(op))
+        if (succeeded(planFold(*spec, why)))
+          why = "foldable, but not folded";
+      op->setAttr(attrs::kNotFolded, StringAttr::get(op->getContext(), why));
+    });
   }
 };
 } // namespace

@@ -106,10 +106,11 @@ func.func @matmul(%xq: tensor<2x3x4xi8>, %wq: tensor<4x5xi8>) -> (tensor<2x3x5xu
 
 // -----
 
-// A scale that is not a constant: the conv stays float.
+// A scale that is not a constant: the conv stays float, marked with why
+// (the report lists it).
 // CHECK-LABEL: func @non_constant_scale
 // CHECK: dlc.dequantize_linear
-// CHECK: dlc.conv %
+// CHECK: dlc.conv %{{.*}}dlc.not_folded = "operands are not constant-parameter dequantize_linear of i8/ui8"
 // CHECK: dlc.quantize_linear
 // CHECK-NOT: dlc.conv_integer
 // CHECK-NOT: dlc.requantize
