@@ -186,10 +186,46 @@ ArrayRef<OpTableEntry> getOpTable();
 /// The importer for `opType` in the default domain, or null.
 OpImporter lookupOpImporter(StringRef opType);
 
+/// Imports `opType` of the default domain on `inputs` with `n`'s attributes
+/// except `dropped`, plus `extra`, in `opset` (the model's when absent),
+/// as a node of `outputs` outputs (`n`'s names where it has them): an
+/// operator inside a contrib one. Errors name `n`; returns at least
+/// `outputs` values, or none after an error.
+SmallVector<Value> importNested(NodeContext &n, StringRef opType,
+                                ArrayRef<Value> inputs,
+                                ArrayRef<StringRef> dropped,
+                                std::optional<int64_t> opset = std::nullopt,
+                                ArrayRef<onnx::AttributeProto> extra = {},
+                                unsigned outputs = 1);
+/// importNested's first result, or null.
+Value importFloatOp(NodeContext &n, StringRef opType, ArrayRef<Value> inputs,
+                    ArrayRef<StringRef> dropped,
+                    std::optional<int64_t> opset = std::nullopt,
+                    ArrayRef<onnx::AttributeProto> extra = {});
+
+/// ONNX Runtime's quantized operators (QuantImporters.cpp): each its float
+/// operator between DequantizeLinear and QuantizeLinear.
+LogicalResult importQLinearAdd(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importQLinearMul(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importQLinearSigmoid(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importQLinearLeakyRelu(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importQLinearSoftmax(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importQLinearAveragePool(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importQLinearGlobalAveragePool(NodeContext &,
+                                             SmallVectorImpl<Value> &);
+LogicalResult importQLinearConcat(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importQLinearWhere(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importQGemm(NodeContext &, SmallVectorImpl<Value> &);
+
+/// ONNX Runtime's RMS normalization, in the default domain
+/// (MicrosoftImporters.cpp).
+LogicalResult importSimplifiedLayerNorm(NodeContext &,
+                                        SmallVectorImpl<Value> &);
+
 /// ONNX Runtime's contrib domain, whose quantized operators (QLinearAdd,
 /// QGemm, ...) its QOperator-format quantizer writes.
 constexpr StringLiteral kMicrosoftDomain = "com.microsoft";
-/// The com.microsoft operators the importer handles (QuantImporters.cpp),
+/// The com.microsoft operators the importer handles (MicrosoftImporters.cpp),
 /// sorted by op type.
 ArrayRef<OpTableEntry> getMicrosoftOpTable();
 /// The importer for `opType` in `domain` (default or com.microsoft), or

@@ -39,6 +39,46 @@ InFlightDiagnostic NodeContext::emitError() {
   return d;
 }
 
+SmallVector<Value> onnx_import::importNested(
+    NodeContext &n, StringRef opType, ArrayRef<Value> inputs,
+    ArrayRef<StringRef> dropped, std::optional<int64_t> opset,
+    ArrayRef<onnx::AttributeProto> extra, unsigned outputs) {
+  if (llvm::any_of(inputs, [](Value v) { return !v; }))
+    return {};
+  onnx::NodeProto inner;
+  inner.set_op_type(n.node.op_type());
+  for (const onnx::AttributeProto &a : n.node.attribute())
+    if (!llvm::is_contained(dropped, StringRef(a.name())))
+      *inner.add_attribute() = a;
+  for (const onnx::AttributeProto &a : extra)
+    *inner.add_attribute() = a;
+  for (unsigned i = 0; i < outputs; ++i)
+    inner.add_output(i < (unsigned)n.node.output_size() ? n.node.output(i)
+                                                        : std::string());
+  NodeContext nested(n.b, inner, n.name, opset.value_or(n.opset), n.loc,
+                     inputs);
+  SmallVector<Value> results;
+  if (failed(lookupOpImporter(opType)(nested, results)) || nested.hasFailed() ||
+      results.size() < outputs ||
+      llvm::any_of(results, [](Value v) { return !v; })) {
+    if (!nested.hasFailed())
+      (void)n.fail("import failed");
+    n.markFailed();
+    return {};
+  }
+  return results;
+}
+
+Value onnx_import::importFloatOp(NodeContext &n, StringRef opType,
+                                 ArrayRef<Value> inputs,
+                                 ArrayRef<StringRef> dropped,
+                                 std::optional<int64_t> opset,
+                                 ArrayRef<onnx::AttributeProto> extra) {
+  SmallVector<Value> results =
+      importNested(n, opType, inputs, dropped, opset, extra, 1);
+  return results.empty() ? Value() : results.front();
+}
+
 LogicalResult NodeContext::checkInputs(unsigned min, unsigned max) {
   unsigned n = getNumInputs();
   if (n < min || n > max) {
@@ -2372,6 +2412,9 @@ const OpTableEntry kOpTable[] = {
     {"Shape", importShape, "dlc.shape (folds to a constant); start/end"},
     {"Sigmoid", importUnary<SigmoidOp>, "dlc.sigmoid"},
     {"Sign", importUnary<SignOp>, "dlc.sign"},
+    {"SimplifiedLayerNormalization", importSimplifiedLayerNorm,
+     "ONNX Runtime's RMS normalization (not ONNX's): reduce_mean of squares "
+     "in f32; axis, epsilon; the inverse root as output 1"},
     {"Sin", importUnary<SinOp>, "dlc.sin"},
     {"Slice", importSlice,
      "dlc.slice; attributes (<10) or constant inputs, negative steps, "

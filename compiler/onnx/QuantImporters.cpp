@@ -601,36 +601,6 @@ Value quantize(NodeContext &n, Value y, Value scale, Value zp, Type elt) {
   return n.create<QuantizeLinearOp>({y, scale, zp}, {n.i64("axis", 0)});
 }
 
-/// Imports `opType` of the default domain on `inputs` with the node's
-/// attributes except `dropped`, plus `extra`, in `opset` (the model's when
-/// absent): the float operator inside a quantized one. Its errors name the
-/// contrib node.
-Value importFloatOp(NodeContext &n, StringRef opType, ArrayRef<Value> inputs,
-                    ArrayRef<StringRef> dropped,
-                    std::optional<int64_t> opset = std::nullopt,
-                    ArrayRef<onnx::AttributeProto> extra = {}) {
-  if (llvm::any_of(inputs, [](Value v) { return !v; }))
-    return {};
-  onnx::NodeProto inner;
-  inner.set_op_type(n.node.op_type());
-  for (const onnx::AttributeProto &a : n.node.attribute())
-    if (!llvm::is_contained(dropped, StringRef(a.name())))
-      *inner.add_attribute() = a;
-  for (const onnx::AttributeProto &a : extra)
-    *inner.add_attribute() = a;
-  NodeContext nested(n.b, inner, n.name, opset.value_or(n.opset), n.loc,
-                     inputs);
-  SmallVector<Value> results;
-  if (failed(lookupOpImporter(opType)(nested, results)) || nested.hasFailed() ||
-      results.size() != 1 || !results.front()) {
-    if (!nested.hasFailed())
-      (void)n.fail("import failed");
-    n.markFailed();
-    return {};
-  }
-  return results.front();
-}
-
 /// QLinearAdd, QLinearMul: (A, A_scale, A_zero_point, B, B_scale,
 /// B_zero_point, C_scale, C_zero_point), numpy broadcasting.
 template <const char *FloatOp>
@@ -704,7 +674,7 @@ constexpr char kSigmoid[] = "Sigmoid", kLeakyRelu[] = "LeakyRelu",
 
 /// QLinearConcat: (Y_scale, Y_zero_point, then X, X_scale, X_zero_point for
 /// each input), axis.
-LogicalResult importQLinearConcat(NodeContext &n, Results &r) {
+LogicalResult importQLinearConcatImpl(NodeContext &n, Results &r) {
   unsigned count = n.getNumInputs();
   if (count < 5 || (count - 2) % 3 != 0)
     return n.emitError() << "expected Y_scale, Y_zero_point and a (X, "
@@ -731,7 +701,7 @@ LogicalResult importQLinearConcat(NodeContext &n, Results &r) {
 
 /// QLinearWhere: (condition, X, x_scale, x_zero_point, Y, y_scale,
 /// y_zero_point, z_scale, z_zero_point), three-way broadcasting.
-LogicalResult importQLinearWhere(NodeContext &n, Results &r) {
+LogicalResult importQLinearWhereImpl(NodeContext &n, Results &r) {
   if (failed(checkContribInputs(n, 9, 9, {0, 1, 2, 4, 5, 7})) ||
       failed(n.checkKnownAttrs({})))
     return failure();
@@ -752,7 +722,7 @@ LogicalResult importQLinearWhere(NodeContext &n, Results &r) {
 /// per output column; C is int32 at scale a_scale * b_scale, added before
 /// alpha (ONNX Runtime quantizes it at alpha / beta * a_scale * b_scale);
 /// without y_scale the result stays f32.
-LogicalResult importQGemm(NodeContext &n, Results &r) {
+LogicalResult importQGemmImpl(NodeContext &n, Results &r) {
   if (failed(checkContribInputs(n, 6, 9, {0, 1, 3, 4})) ||
       failed(n.checkKnownAttrs({"alpha", "transA", "transB"})))
     return failure();
@@ -829,39 +799,6 @@ LogicalResult importQGemm(NodeContext &n, Results &r) {
   return success(r.back() != nullptr);
 }
 
-// Sorted by op type.
-const OpTableEntry kMicrosoftOpTable[] = {
-    {"DequantizeLinear", importDequantizeLinearImpl,
-     "as the default domain's (ONNX Runtime's quantizer writes these with "
-     "UseQDQContribOps); int8 and uint8"},
-    {"QGemm", importQGemm,
-     "dlc.gemm between dequantize_linear and quantize_linear (folded to an "
-     "integer GEMM); alpha, transA, transB, per-column b_scale, int32 C, "
-     "f32 output without y_scale"},
-    {"QLinearAdd", importQLinearBinary<kAdd>,
-     "dlc.add between dequantize_linear and quantize_linear; broadcasting"},
-    {"QLinearAveragePool", importQLinearUnary<kAveragePool>,
-     "dlc.average_pool between dequantize_linear and quantize_linear; "
-     "AveragePool's attributes, channels_last"},
-    {"QLinearConcat", importQLinearConcat,
-     "dlc.concat of dequantized inputs, quantized; axis"},
-    {"QLinearGlobalAveragePool", importQLinearUnary<kGlobalAveragePool>,
-     "dlc.reduce_mean between dequantize_linear and quantize_linear; "
-     "channels_last"},
-    {"QLinearLeakyRelu", importQLinearUnary<kLeakyRelu>,
-     "dlc.leaky_relu between dequantize_linear and quantize_linear; alpha"},
-    {"QLinearMul", importQLinearBinary<kMul>,
-     "dlc.mul between dequantize_linear and quantize_linear; broadcasting"},
-    {"QLinearSigmoid", importQLinearUnary<kSigmoid>,
-     "dlc.sigmoid between dequantize_linear and quantize_linear"},
-    {"QLinearSoftmax", importQLinearUnary<kSoftmax>,
-     "dlc.softmax between dequantize_linear and quantize_linear; axis, "
-     "opset (the replaced Softmax's axis semantics)"},
-    {"QLinearWhere", importQLinearWhere,
-     "dlc.where of dequantized X and Y, quantized; broadcasting"},
-    {"QuantizeLinear", importQuantizeLinearImpl,
-     "as the default domain's (UseQDQContribOps); int8 and uint8"},
-};
 } // namespace
 
 LogicalResult onnx_import::importQuantizeLinear(NodeContext &n, Results &r) {
@@ -887,6 +824,35 @@ LogicalResult onnx_import::importDynamicQuantizeLinear(NodeContext &n,
   return importDynamicQuantizeLinearImpl(n, r);
 }
 
-ArrayRef<OpTableEntry> onnx_import::getMicrosoftOpTable() {
-  return kMicrosoftOpTable;
+LogicalResult onnx_import::importQLinearAdd(NodeContext &n, Results &r) {
+  return importQLinearBinary<kAdd>(n, r);
+}
+LogicalResult onnx_import::importQLinearMul(NodeContext &n, Results &r) {
+  return importQLinearBinary<kMul>(n, r);
+}
+LogicalResult onnx_import::importQLinearSigmoid(NodeContext &n, Results &r) {
+  return importQLinearUnary<kSigmoid>(n, r);
+}
+LogicalResult onnx_import::importQLinearLeakyRelu(NodeContext &n, Results &r) {
+  return importQLinearUnary<kLeakyRelu>(n, r);
+}
+LogicalResult onnx_import::importQLinearSoftmax(NodeContext &n, Results &r) {
+  return importQLinearUnary<kSoftmax>(n, r);
+}
+LogicalResult onnx_import::importQLinearAveragePool(NodeContext &n,
+                                                    Results &r) {
+  return importQLinearUnary<kAveragePool>(n, r);
+}
+LogicalResult onnx_import::importQLinearGlobalAveragePool(NodeContext &n,
+                                                          Results &r) {
+  return importQLinearUnary<kGlobalAveragePool>(n, r);
+}
+LogicalResult onnx_import::importQLinearConcat(NodeContext &n, Results &r) {
+  return importQLinearConcatImpl(n, r);
+}
+LogicalResult onnx_import::importQLinearWhere(NodeContext &n, Results &r) {
+  return importQLinearWhereImpl(n, r);
+}
+LogicalResult onnx_import::importQGemm(NodeContext &n, Results &r) {
+  return importQGemmImpl(n, r);
 }

@@ -548,15 +548,17 @@ void writeOpTable(llvm::raw_ostream &os) {
   for (const dlc::OnnxOpSupport &op : ops)
     if (op.domain.empty())
       os << "| " << op.opType << " | " << op.notes << " |\n";
-  os << "\n## ONNX Runtime's quantized operators (com.microsoft)\n\n"
-     << "What ONNX Runtime's quantizer writes in its contrib domain: the "
-        "QOperator\nformat's operators besides the standard QLinearConv and "
-        "QLinearMatMul (also\nin the ONNX model zoo's int8 models), and the "
-        "QDQ format's QuantizeLinear\nand DequantizeLinear with "
-        "UseQDQContribOps. The QLinear ones and QGemm\nimport as their float "
-        "operator between DequantizeLinear and QuantizeLinear,\nwhich the "
-        "QDQ passes then treat as they treat a QDQ model; int8 and uint8,\n"
-        "f32 scales.\n\n"
+  os << "\n## ONNX Runtime's operators (com.microsoft)\n\n"
+     << "What ONNX Runtime's tools write in its contrib domain. Its quantizer: "
+        "the\nQOperator format's operators besides the standard QLinearConv "
+        "and\nQLinearMatMul (also in the ONNX model zoo's int8 models), and "
+        "the QDQ\nformat's QuantizeLinear and DequantizeLinear with "
+        "UseQDQContribOps; the\nQLinear ones and QGemm import as their float "
+        "operator between\nDequantizeLinear and QuantizeLinear, which the QDQ "
+        "passes then treat as\nthey treat a QDQ model (int8 and uint8, f32 "
+        "scales). Its transformer\noptimizer (and Hugging Face Optimum's): "
+        "the fused Gelu and normalization\noperators, imported as the dlc ops "
+        "of their definition.\n\n"
      << "| op | dlc form and accepted attributes |\n| --- | --- |\n";
   for (const dlc::OnnxOpSupport &op : ops)
     if (!op.domain.empty())

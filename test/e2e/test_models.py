@@ -90,6 +90,23 @@ def ort_quantize(model, feeds, fmt, work):
     return out
 
 
+def ort_optimize(model, model_type, work):
+    """`model` through ONNX Runtime's transformer optimizer
+    (onnxruntime.transformers.optimizer, what Hugging Face Optimum's
+    ORTOptimizer runs): fused com.microsoft operators such as
+    SkipLayerNormalization and Gelu; the heads and hidden size detected."""
+    harness.require("onnxruntime")
+    import logging
+
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    logging.getLogger().setLevel(logging.ERROR)
+    out = work / f"ort-optimized-{model_type}.onnx"
+    optimize_model(str(model), model_type=model_type, num_heads=0, hidden_size=0,
+                   opt_level=1).save_model_to_file(str(out))
+    return out
+
+
 def timed(what, fn, *a, **kw):
     """fn(*a, **kw), its wall time printed; returns its result."""
     t0 = time.monotonic()
@@ -210,6 +227,9 @@ def main():
     p.add_argument("--ort-quantize", choices=["qoperator", "qdq"],
                    help="quantize the model with ONNX Runtime's quantize_static in this format "
                         "first; the reference is ONNX Runtime on the quantized model")
+    p.add_argument("--ort-optimize", metavar="MODEL_TYPE",
+                   help="run ONNX Runtime's transformer optimizer (model_type bert, gpt2, ...) "
+                        "on the model first; compared with the stored fp32 reference")
     p.add_argument("--dlc-flag", action="append", default=[],
                    help="one more dlc flag for every compile (repeatable), e.g. "
                         "--dlc-flag=--overlap-launches")
@@ -233,6 +253,14 @@ def main():
     try:
         model = restore_weights(args.model, models_dir, args.tools_dir, args.cache_dir)
         feeds, ref = load_reference(models_dir / f"{args.model}.ref.npz")
+        if args.ort_optimize:
+            model = timed(f"ONNX Runtime's optimizer ({args.ort_optimize})", ort_optimize, model,
+                          args.ort_optimize, work)
+            ops = sorted({n.op_type for n in __import__("onnx").load(str(model)).graph.node
+                          if n.domain == "com.microsoft"})
+            print(f"  com.microsoft operators: {', '.join(ops) or 'none'}")
+            if not ops:
+                raise harness.Failure("the optimizer fused nothing into com.microsoft operators")
         if args.ort_quantize:
             model = timed(f"quantize_static ({args.ort_quantize})", ort_quantize, model, feeds,
                           args.ort_quantize, work)

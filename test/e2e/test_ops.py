@@ -56,6 +56,54 @@ class Table:
         self.add(name, [node], feeds, consts=consts, opset=opset, **kw)
 
 
+def microsoft_model(nodes, feeds, outputs, consts):
+    """A model of com.microsoft (or other ONNX Runtime-only) nodes, which
+    ONNX's shape inference does not know: `outputs` are f32 of unknown
+    shape."""
+    ins = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
+           for n, a in feeds.items()]
+    outs = [helper.make_tensor_value_info(n, onnx.TensorProto.FLOAT, None) for n in outputs]
+    inits = [onnx.numpy_helper.from_array(np.asarray(a), n) for n, a in consts.items()]
+    return helper.make_model(helper.make_graph(nodes, "e2e", ins, outs, inits), ir_version=8,
+                             opset_imports=[helper.make_opsetid("", 17),
+                                            helper.make_opsetid("com.microsoft", 1)])
+
+
+def microsoft_cases(t):
+    """ONNX Runtime's fused transformer operators (its optimizer and Hugging
+    Face Optimum write them) against ONNX Runtime's own kernels."""
+    def add(name, op, feeds, consts, outputs=("y",), **attrs):
+        inputs = [k for k in list(feeds) + list(consts)]
+        domain = "" if op == "SimplifiedLayerNormalization" else "com.microsoft"
+        node = helper.make_node(op, inputs, list(outputs), domain=domain, **attrs)
+        t.cases[name] = Case(microsoft_model([node], feeds, outputs, consts), feeds, rtol=1e-4,
+                             atol=1e-5)
+
+    x, h = t.rand(2, 5, 16, lo=-3, hi=3), 16
+    add("ms_gelu", "Gelu", {"x": x}, {})
+    add("ms_bias_gelu", "BiasGelu", {"x": x}, {"b": t.rand(h)})
+    add("ms_fast_gelu_bias", "FastGelu", {"x": x}, {"b": t.rand(h)})
+    add("ms_fast_gelu", "FastGelu", {"x": x}, {})
+    add("ms_quick_gelu", "QuickGelu", {"x": x}, {}, alpha=1.5)
+    skip = {"skip": t.rand(2, 5, 16)}
+    norm = {"gamma": t.rand(h, lo=0.5, hi=1.5), "beta": t.rand(h), "bias": t.rand(h)}
+    t.cases["ms_skip_layer_norm_all_outputs"] = Case(microsoft_model(
+        [helper.make_node("SkipLayerNormalization", ["x", "skip", "gamma", "beta", "bias"],
+                          ["y", "mean", "inv_std", "sum"], domain="com.microsoft",
+                          epsilon=1e-6)],
+        {"x": x, **skip}, ["y", "mean", "inv_std", "sum"], norm), {"x": x, **skip},
+        rtol=1e-4, atol=1e-5)
+    t.cases["ms_skip_layer_norm_sum_only"] = Case(microsoft_model(
+        [helper.make_node("SkipLayerNormalization", ["x", "skip", "gamma"],
+                          ["y", "", "", "sum"], domain="com.microsoft")],
+        {"x": x, **skip}, ["y", "sum"], {"gamma": norm["gamma"]}), {"x": x, **skip},
+        rtol=1e-4, atol=1e-5)
+    add("simplified_layer_norm", "SimplifiedLayerNormalization", {"x": x},
+        {"scale": norm["gamma"]}, epsilon=1e-6)
+    add("simplified_layer_norm_axis1", "SimplifiedLayerNormalization", {"x": x},
+        {"scale": t.rand(5, 16)}, outputs=("y", "inv_std"), axis=1)
+
+
 def add_qdq_conv(t, r, name, x_shape, w_shape, xz, ys, yz, conv_attrs, **kw):
     """One QDQ int8 Conv (dlc-fold-qdq: conv_integer + requantize): input
     scale 0.01 and zero point `xz`, per-channel int8 weights of `w_shape`
@@ -1273,7 +1321,7 @@ def flash_attention_cases(t):
 def build_table():
     t = Table()
     for fn in (conv_cases, gemm_matmul_cases, elementwise_cases, normalization_cases, pool_cases,
-               shape_cases, graph_cases, nhwc_cases):
+               shape_cases, graph_cases, nhwc_cases, microsoft_cases):
         fn(t)
     return t.cases
 

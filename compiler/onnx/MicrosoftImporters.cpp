@@ -1,0 +1,203 @@
+//===- MicrosoftImporters.cpp - ONNX Runtime's com.microsoft ops -*- C++
+//-*-===//
+//
+// ONNX Runtime's contrib domain. Two families reach users' models:
+//  - the quantized operators its QOperator-format quantizer writes beside
+//    the standard QLinearConv/QLinearMatMul (QuantImporters.cpp), and its
+//    QDQ format's QuantizeLinear/DequantizeLinear with UseQDQContribOps;
+//  - the fused operators its transformer optimizer writes into BERT-like
+//    graphs (onnxruntime.transformers.optimizer, Hugging Face Optimum's
+//    ORTOptimizer): Gelu, FastGelu, BiasGelu, SkipLayerNormalization, ...
+// Each imports as the dlc ops of its definition; fusion puts them back
+// together (an erf Gelu is dlc.gelu, a LayerNormalization dlc.layer_norm).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/onnx/ImporterImpl.h"
+
+#include "dialects/dlc/DlcDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace mlir::dlc;
+using namespace mlir::dlc::onnx_import;
+
+using Results = SmallVectorImpl<Value>;
+
+namespace {
+
+/// `x + bias`, or `x` without a bias.
+Value withBias(NodeContext &n, Value x, Value bias) {
+  return bias ? n.create<AddOp>({x, bias}) : x;
+}
+
+/// Gelu (erf), as ONNX's Gelu without `approximate`.
+LogicalResult importMsGelu(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  Value x = n.input(0);
+  r.push_back(n.create<GeluOp>(x, {n.boolean("tanh_approximation", false)},
+                               x.getType()));
+  return success(r.back() != nullptr);
+}
+
+/// BiasGelu(A, B) = Gelu(A + B), erf; FastGelu(X, bias) the tanh
+/// approximation of Gelu(X + bias).
+template <bool Tanh> LogicalResult importBiasGelu(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(Tanh ? 1 : 2, 2)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  Value x = withBias(n, n.input(0), n.input(1));
+  if (!x)
+    return failure();
+  r.push_back(n.create<GeluOp>(x, {n.boolean("tanh_approximation", Tanh)},
+                               x.getType()));
+  return success(r.back() != nullptr);
+}
+
+/// QuickGelu(X) = X * Sigmoid(alpha * X), alpha 1.702 by default.
+LogicalResult importQuickGelu(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({"alpha"})))
+    return failure();
+  Value x = n.input(0);
+  auto type = NodeContext::getType(x);
+  if (!isa<FloatType>(type.getElementType()))
+    return n.emitError() << "input must be floating point, got " << x.getType();
+  Value alpha = n.b.create<arith::ConstantOp>(
+      n.loc,
+      DenseElementsAttr::get(RankedTensorType::get({}, type.getElementType()),
+                             n.b.getFloatAttr(type.getElementType(),
+                                              n.getFloat("alpha", 1.702f))));
+  Value scaled = n.create<MulOp>({x, alpha});
+  Value gate = scaled ? n.create<SigmoidOp>(scaled, {}, x.getType()) : Value();
+  if (!gate)
+    return failure();
+  r.push_back(n.create<MulOp>({x, gate}));
+  return success(r.back() != nullptr);
+}
+
+/// SkipLayerNormalization(input, skip, gamma, beta, bias), epsilon: the
+/// LayerNormalization over the last dim of input + skip + bias, with
+/// ONNX's Mean and InvStdDev as outputs 1 and 2 and the sum as output 3
+/// (the next SkipLayerNormalization's skip in ONNX Runtime's graphs).
+LogicalResult importSkipLayerNorm(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(3, 5)) || failed(n.checkKnownAttrs({"epsilon"})))
+    return failure();
+  Value sum = n.create<AddOp>({n.input(0), n.input(1)});
+  sum = sum ? withBias(n, sum, n.input(4)) : Value();
+  if (!sum)
+    return failure();
+  SmallVector<Value> operands{sum, n.input(2)};
+  if (Value beta = n.input(3))
+    operands.push_back(beta);
+  unsigned outputs = std::min(n.node.output_size(), 3);
+  SmallVector<Value> normalized =
+      importNested(n, "LayerNormalization", operands, {}, std::nullopt, {},
+                   std::max(outputs, 1u));
+  if (normalized.empty())
+    return failure();
+  r.append(normalized.begin(), normalized.end());
+  if (n.node.output_size() > 3) {
+    // The stats are there (outputs >= 2 asks for them): the sum follows.
+    r.resize(3);
+    r.push_back(sum);
+  }
+  return success();
+}
+
+} // namespace
+
+/// SimplifiedLayerNormalization(X, scale), axis, epsilon, stash_type: RMS
+/// normalization, X / sqrt(mean(X^2) + epsilon) * scale over the dims from
+/// `axis` in f32 (stash_type 1), with that inverse root as output 1. ONNX
+/// Runtime registers it in the default domain (LLaMA-style exports of its
+/// tools carry it there); ONNX itself has RMSNormalization from opset 23.
+LogicalResult onnx_import::importSimplifiedLayerNorm(NodeContext &n,
+                                                     Results &r) {
+  if (failed(n.checkInputs(2, 2)) ||
+      failed(n.checkKnownAttrs({"axis", "epsilon", "stash_type"})))
+    return failure();
+  Value x = n.input(0), scale = n.input(1);
+  auto type = NodeContext::getType(x);
+  if (!isa<FloatType>(type.getElementType()))
+    return n.emitError() << "input must be floating point, got " << x.getType();
+  if (n.getInt("stash_type", 1) != 1)
+    return n.fail("stash_type must be 1 (f32)");
+  std::optional<int64_t> axis =
+      n.normalizeAxis(n.getInt("axis", -1), type.getRank());
+  if (!axis)
+    return failure();
+  SmallVector<int64_t> axes;
+  for (int64_t i = *axis; i < type.getRank(); ++i)
+    axes.push_back(i);
+  Type f32 = n.b.getF32Type();
+  Value xs = type.getElementType().isF32()
+                 ? x
+                 : n.create<CastOp>(x, {}, type.clone(f32));
+  Value eps = n.b.create<arith::ConstantOp>(
+      n.loc, DenseElementsAttr::get(
+                 RankedTensorType::get({}, f32),
+                 n.b.getF32FloatAttr(n.getFloat("epsilon", 1e-5f))));
+  Value square, meanSquare, shifted, root, inv, y;
+  if (!xs || !(square = n.create<MulOp>({xs, xs})) ||
+      !(meanSquare = n.create<ReduceMeanOp>(
+            square, {n.i64Array("axes", axes), n.boolean("keepdims", true)})) ||
+      !(shifted = n.create<AddOp>({meanSquare, eps})) ||
+      !(root = n.create<SqrtOp>(shifted)) ||
+      !(inv = n.create<ReciprocalOp>(root)) ||
+      !(y = n.create<MulOp>({xs, inv})))
+    return failure();
+  if (!type.getElementType().isF32() && !(y = n.create<CastOp>(y, {}, type)))
+    return failure();
+  r.push_back(n.create<MulOp>({y, scale}));
+  r.push_back(inv);
+  return success(r.front() != nullptr);
+}
+
+namespace {
+// Sorted by op type.
+const OpTableEntry kMicrosoftOpTable[] = {
+    {"BiasGelu", importBiasGelu<false>, "dlc.add + dlc.gelu (erf)"},
+    {"DequantizeLinear", onnx_import::importDequantizeLinear,
+     "as the default domain's (ONNX Runtime's quantizer writes these with "
+     "UseQDQContribOps); int8 and uint8"},
+    {"FastGelu", importBiasGelu<true>,
+     "dlc.gelu, tanh approximation, of X + bias"},
+    {"Gelu", importMsGelu, "dlc.gelu (erf)"},
+    {"QGemm", onnx_import::importQGemm,
+     "dlc.gemm between dequantize_linear and quantize_linear (folded to an "
+     "integer GEMM); alpha, transA, transB, per-column b_scale, int32 C, "
+     "f32 output without y_scale"},
+    {"QLinearAdd", onnx_import::importQLinearAdd,
+     "dlc.add between dequantize_linear and quantize_linear; broadcasting"},
+    {"QLinearAveragePool", onnx_import::importQLinearAveragePool,
+     "dlc.average_pool between dequantize_linear and quantize_linear; "
+     "AveragePool's attributes, channels_last"},
+    {"QLinearConcat", onnx_import::importQLinearConcat,
+     "dlc.concat of dequantized inputs, quantized; axis"},
+    {"QLinearGlobalAveragePool", onnx_import::importQLinearGlobalAveragePool,
+     "dlc.reduce_mean between dequantize_linear and quantize_linear; "
+     "channels_last"},
+    {"QLinearLeakyRelu", onnx_import::importQLinearLeakyRelu,
+     "dlc.leaky_relu between dequantize_linear and quantize_linear; alpha"},
+    {"QLinearMul", onnx_import::importQLinearMul,
+     "dlc.mul between dequantize_linear and quantize_linear; broadcasting"},
+    {"QLinearSigmoid", onnx_import::importQLinearSigmoid,
+     "dlc.sigmoid between dequantize_linear and quantize_linear"},
+    {"QLinearSoftmax", onnx_import::importQLinearSoftmax,
+     "dlc.softmax between dequantize_linear and quantize_linear; axis, "
+     "opset (the replaced Softmax's axis semantics)"},
+    {"QLinearWhere", onnx_import::importQLinearWhere,
+     "dlc.where of dequantized X and Y, quantized; broadcasting"},
+    {"QuantizeLinear", onnx_import::importQuantizeLinear,
+     "as the default domain's (UseQDQContribOps); int8 and uint8"},
+    {"QuickGelu", importQuickGelu, "X * sigmoid(alpha * X); alpha"},
+    {"SkipLayerNormalization", importSkipLayerNorm,
+     "dlc.layer_norm of input + skip + bias over the last dim; epsilon; "
+     "Mean, InvStdDev and the sum as outputs 1-3"},
+};
+} // namespace
+
+ArrayRef<OpTableEntry> onnx_import::getMicrosoftOpTable() {
+  return kMicrosoftOpTable;
+}
