@@ -105,6 +105,150 @@ LogicalResult importSkipLayerNorm(NodeContext &n, Results &r) {
   return success();
 }
 
+/// A constant f32 tensor of `shape` filled from `values` (one value: a
+/// splat).
+Value f32Tensor(NodeContext &n, ArrayRef<int64_t> shape,
+                ArrayRef<float> values) {
+  auto type = RankedTensorType::get(shape, n.b.getF32Type());
+  return n.b.create<arith::ConstantOp>(
+      n.loc, values.size() == 1 ? DenseElementsAttr::get(type, values[0])
+                                : DenseElementsAttr::get(type, values));
+}
+
+/// Attention(input, weights, bias, mask_index), num_heads, unidirectional,
+/// scale, mask_filter_value, qkv_hidden_sizes: ONNX Runtime's fused
+/// self-attention (its optimizer writes it for BERT and GPT-2 graphs whose
+/// pattern it matches). input [B, S, Hin] x weights [Hin, 3H] + bias is
+/// Q | K | V, each [B, S, H] split into num_heads heads; softmax(Q K^T *
+/// scale + masks) V back to [B, S, H]. Masks add mask_filter_value (-10000)
+/// where the int32 mask_index says a key is padding: [B, S] (1 keeps a key)
+/// or [B] (the keys from each row's length on); unidirectional adds it above
+/// the diagonal. Past state, attention bias, rotary embedding and unequal
+/// Q/K/V sizes are errors. The ops are those of the unfused graph, so
+/// dlc-fuse-attention treats both alike.
+LogicalResult importMsAttention(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 7)) ||
+      failed(n.checkKnownAttrs({"num_heads", "unidirectional", "scale",
+                                "mask_filter_value", "qkv_hidden_sizes",
+                                "do_rotary", "past_present_share_buffer"})))
+    return failure();
+  for (unsigned i = 4; i < n.getNumInputs(); ++i)
+    if (n.input(i))
+      return n.emitError() << "input " << i
+                           << (i == 4   ? " (past)"
+                               : i == 5 ? " (attention_bias)"
+                                        : " (past_sequence_length)")
+                           << " is not supported";
+  if (n.getInt("do_rotary", 0) != 0 ||
+      n.getInt("past_present_share_buffer", 0) != 0)
+    return n.fail("do_rotary and past_present_share_buffer are not supported");
+  Value x = n.input(0), w = n.input(1), bias = n.input(2), mask = n.input(3);
+  auto xType = NodeContext::getType(x), wType = NodeContext::getType(w);
+  if (xType.getRank() != 3 || wType.getRank() != 2 ||
+      !isa<FloatType>(xType.getElementType()))
+    return n.emitError() << "input " << x.getType() << " must be 3-D float and "
+                         << "weights " << w.getType() << " 2-D";
+  int64_t batch = xType.getDimSize(0), seq = xType.getDimSize(1);
+  int64_t hidden3 = wType.getDimSize(1), heads = n.getInt("num_heads", 0);
+  if (hidden3 % 3 != 0)
+    return n.emitError() << "weights " << w.getType()
+                         << " must have 3 x hidden columns";
+  int64_t hidden = hidden3 / 3;
+  if (std::optional<SmallVector<int64_t>> sizes = n.getInts("qkv_hidden_sizes"))
+    if (sizes->size() != 3 ||
+        llvm::any_of(*sizes, [&](int64_t v) { return v != hidden; }))
+      return n.fail("qkv_hidden_sizes must be three equal sizes");
+  if (heads <= 0 || hidden % heads != 0)
+    return n.emitError() << "num_heads " << heads
+                         << " must be positive and divide the hidden size "
+                         << hidden;
+  int64_t headSize = hidden / heads;
+  float scale = n.getFloat("scale", 1.0f / std::sqrt((float)headSize));
+  float filter = n.getFloat("mask_filter_value", -10000.0f);
+  if (n.hasFailed())
+    return failure();
+
+  Value qkv = n.create<MatMulOp>({x, w});
+  if (qkv && bias)
+    qkv = n.create<AddOp>({qkv, bias});
+  if (!qkv)
+    return failure();
+  // Q, K, V as [B, heads, S, head]; K as [B, heads, head, S].
+  auto part = [&](int64_t k, ArrayRef<int64_t> perm) -> Value {
+    Value slice = n.create<SliceOp>(
+        qkv, {n.i64Array("starts", {0, 0, k * hidden}),
+              n.i64Array("ends", {batch, seq, (k + 1) * hidden}),
+              n.i64Array("steps", {1, 1, 1})});
+    Value split =
+        slice ? n.reshape(slice, {batch, seq, heads, headSize}) : Value();
+    return split ? n.create<TransposeOp>(split, {n.i64Array("perm", perm)})
+                 : Value();
+  };
+  Value q = part(0, {0, 2, 1, 3}), k = part(1, {0, 2, 3, 1}),
+        v = part(2, {0, 2, 1, 3});
+  if (!q || !k || !v)
+    return failure();
+  Value scores = n.create<MatMulOp>({q, k});
+  if (scores)
+    scores = n.create<MulOp>({scores, f32Tensor(n, {}, {scale})});
+  if (!scores)
+    return failure();
+  if (mask) {
+    auto maskType = NodeContext::getType(mask);
+    if (!maskType.getElementType().isInteger(32))
+      return n.emitError() << "mask_index must be int32, got "
+                           << mask.getType();
+    Value keep; // [B, S] f32, 1 where a key is attended
+    if (maskType.getShape() == ArrayRef<int64_t>{batch, seq}) {
+      keep = n.create<CastOp>(mask, {}, maskType.clone(n.b.getF32Type()));
+    } else if (maskType.getShape() == ArrayRef<int64_t>{batch}) {
+      SmallVector<float> positions;
+      for (int64_t j = 0; j < seq; ++j)
+        positions.push_back((float)j);
+      Value lengths =
+          n.create<CastOp>(mask, {}, maskType.clone(n.b.getF32Type()));
+      Value column = lengths ? n.reshape(lengths, {batch, 1}) : Value();
+      Value before =
+          column ? n.create<LessOp>({f32Tensor(n, {1, seq}, positions), column})
+                 : Value();
+      keep = before ? n.create<CastOp>(
+                          before, {},
+                          RankedTensorType::get({batch, seq}, n.b.getF32Type()))
+                    : Value();
+    } else {
+      return n.emitError() << "mask_index " << mask.getType() << " must be ["
+                           << batch << "] or [" << batch << ", " << seq
+                           << "] (other forms are not supported)";
+    }
+    Value dropped =
+        keep ? n.create<SubOp>({f32Tensor(n, {}, {1.0f}), keep}) : Value();
+    Value penalty = dropped
+                        ? n.create<MulOp>({dropped, f32Tensor(n, {}, {filter})})
+                        : Value();
+    Value rows = penalty ? n.reshape(penalty, {batch, 1, 1, seq}) : Value();
+    scores = rows ? n.create<AddOp>({scores, rows}) : Value();
+    if (!scores)
+      return failure();
+  }
+  if (n.getInt("unidirectional", 0) != 0) {
+    SmallVector<float> causal;
+    for (int64_t i = 0; i < seq; ++i)
+      for (int64_t j = 0; j < seq; ++j)
+        causal.push_back(j > i ? filter : 0.0f);
+    scores = n.create<AddOp>({scores, f32Tensor(n, {seq, seq}, causal)});
+  }
+  Value probs =
+      scores ? n.create<SoftmaxOp>(scores, {n.i64("axis", 3)}, scores.getType())
+             : Value();
+  Value context = probs ? n.create<MatMulOp>({probs, v}) : Value();
+  Value merged =
+      context
+          ? n.create<TransposeOp>(context, {n.i64Array("perm", {0, 2, 1, 3})})
+          : Value();
+  r.push_back(merged ? n.reshape(merged, {batch, seq, hidden}) : Value());
+  return success(r.back() != nullptr);
+}
+
 } // namespace
 
 /// SimplifiedLayerNormalization(X, scale), axis, epsilon, stash_type: RMS
@@ -157,6 +301,10 @@ LogicalResult onnx_import::importSimplifiedLayerNorm(NodeContext &n,
 namespace {
 // Sorted by op type.
 const OpTableEntry kMicrosoftOpTable[] = {
+    {"Attention", importMsAttention,
+     "dlc.matmul/slice/reshape/transpose, softmax of masked scaled scores; "
+     "num_heads, unidirectional, scale, mask_filter_value, mask_index "
+     "[B, S] or [B]; not past, attention_bias, rotary"},
     {"BiasGelu", importBiasGelu<false>, "dlc.add + dlc.gelu (erf)"},
     {"DequantizeLinear", onnx_import::importDequantizeLinear,
      "as the default domain's (ONNX Runtime's quantizer writes these with "

@@ -98,6 +98,26 @@ def microsoft_cases(t):
                           ["y", "", "", "sum"], domain="com.microsoft")],
         {"x": x, **skip}, ["y", "sum"], {"gamma": norm["gamma"]}), {"x": x, **skip},
         rtol=1e-4, atol=1e-5)
+    # Attention: [2, 6, 16] input, 4 heads of 4, no mask, a [B, S] padding
+    # mask, [B] lengths, causal (with and without padding), its own scale.
+    xa = t.rand(2, 6, 16)
+    qkv = {"w": t.rand(16, 48, lo=-0.5, hi=0.5), "b": t.rand(48, lo=-0.1, hi=0.1)}
+    pad = {"mask": np.array([[1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 1, 1]], np.int32)}
+    lengths = {"mask": np.array([3, 6], np.int32)}
+
+    def attention(name, feeds, **attrs):
+        names = ["x", "w", "b"] + (["mask"] if "mask" in feeds else [])
+        node = helper.make_node("Attention", names, ["y"], domain="com.microsoft", num_heads=4,
+                                **attrs)
+        t.cases[name] = Case(microsoft_model([node], feeds, ["y"], qkv), feeds, rtol=1e-4,
+                             atol=1e-5)
+
+    attention("ms_attention", {"x": xa})
+    attention("ms_attention_padding_mask", {"x": xa, **pad})
+    attention("ms_attention_lengths", {"x": xa, **lengths})
+    attention("ms_attention_causal", {"x": xa}, unidirectional=1)
+    attention("ms_attention_causal_padding", {"x": xa, **pad}, unidirectional=1)
+    attention("ms_attention_scale_filter", {"x": xa, **pad}, scale=0.3, mask_filter_value=-500.0)
     add("simplified_layer_norm", "SimplifiedLayerNormalization", {"x": x},
         {"scale": norm["gamma"]}, epsilon=1e-6)
     add("simplified_layer_norm_axis1", "SimplifiedLayerNormalization", {"x": x},
