@@ -249,6 +249,75 @@ LogicalResult importMsAttention(NodeContext &n, Results &r) {
   return success(r.back() != nullptr);
 }
 
+/// EmbedLayerNormalization(input_ids, segment_ids, word_embedding,
+/// position_embedding, segment_embedding, gamma, beta, mask, position_ids),
+/// epsilon: BERT's embeddings as ONNX Runtime fuses them. Outputs: the
+/// LayerNormalization of word[ids] + position[position_ids, or 0..S-1] +
+/// segment[segment_ids]; mask_index, each row's count of mask ones (int32,
+/// zeros without a mask, as ONNX Runtime gives); the sum before the
+/// normalization.
+LogicalResult importEmbedLayerNorm(NodeContext &n, Results &r) {
+  if (n.getNumInputs() < 7 || n.getNumInputs() > 9)
+    return n.emitError() << "expected 7 to 9 inputs, got " << n.getNumInputs();
+  for (unsigned i : {0, 2, 3, 5, 6})
+    if (!n.input(i))
+      return n.emitError() << "input " << i << " is required";
+  if (failed(n.checkKnownAttrs({"epsilon", "mask_index_type"})))
+    return failure();
+  Value ids = n.input(0), segments = n.input(1), mask = n.input(7),
+        positions = n.input(8);
+  auto idsType = NodeContext::getType(ids);
+  if (idsType.getRank() != 2)
+    return n.emitError() << "input_ids " << ids.getType() << " must be 2-D";
+  if (segments && !n.input(4))
+    return n.fail("segment_ids without segment_embedding");
+  int64_t batch = idsType.getDimSize(0), seq = idsType.getDimSize(1);
+  auto gather = [&](Value table, Value indices) {
+    return importFloatOp(n, "Gather", {table, indices},
+                         {"epsilon", "mask_index_type"});
+  };
+  if (!positions) {
+    SmallVector<int64_t> iota;
+    for (int64_t j = 0; j < seq; ++j)
+      iota.push_back(j);
+    positions = n.b.create<arith::ConstantOp>(
+        n.loc, DenseElementsAttr::get(
+                   RankedTensorType::get({1, seq}, n.b.getI64Type()),
+                   ArrayRef<int64_t>(iota)));
+  }
+  Value sum = gather(n.input(2), ids);
+  Value position = gather(n.input(3), positions);
+  sum = sum && position ? n.create<AddOp>({sum, position}) : Value();
+  if (sum && segments) {
+    Value segment = gather(n.input(4), segments);
+    sum = segment ? n.create<AddOp>({sum, segment}) : Value();
+  }
+  if (!sum)
+    return failure();
+  Value normalized =
+      importFloatOp(n, "LayerNormalization", {sum, n.input(5), n.input(6)},
+                    {"mask_index_type"});
+  if (!normalized)
+    return failure();
+  Value maskIndex;
+  auto i32 = RankedTensorType::get({batch}, n.b.getI32Type());
+  if (mask) {
+    if (!NodeContext::getType(mask).getElementType().isInteger(32) ||
+        NodeContext::getType(mask).getShape() != idsType.getShape())
+      return n.emitError() << "mask " << mask.getType() << " must be int32 "
+                           << "shaped as input_ids " << ids.getType();
+    maskIndex = n.create<ReduceSumOp>(
+        mask, {n.i64Array("axes", {1}), n.boolean("keepdims", false)});
+  } else {
+    maskIndex = n.b.create<arith::ConstantOp>(
+        n.loc, DenseElementsAttr::get(i32, n.b.getI32IntegerAttr(0)));
+  }
+  if (!maskIndex)
+    return failure();
+  r.append({normalized, maskIndex, sum});
+  return success();
+}
+
 } // namespace
 
 /// SimplifiedLayerNormalization(X, scale), axis, epsilon, stash_type: RMS
@@ -309,6 +378,9 @@ const OpTableEntry kMicrosoftOpTable[] = {
     {"DequantizeLinear", onnx_import::importDequantizeLinear,
      "as the default domain's (ONNX Runtime's quantizer writes these with "
      "UseQDQContribOps); int8 and uint8"},
+    {"EmbedLayerNormalization", importEmbedLayerNorm,
+     "dlc.gather of word, position and segment embeddings, dlc.layer_norm; "
+     "epsilon, position_ids; mask_index as each row's mask sum"},
     {"FastGelu", importBiasGelu<true>,
      "dlc.gelu, tanh approximation, of X + bias"},
     {"Gelu", importMsGelu, "dlc.gelu (erf)"},

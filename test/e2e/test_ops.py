@@ -58,11 +58,13 @@ class Table:
 
 def microsoft_model(nodes, feeds, outputs, consts):
     """A model of com.microsoft (or other ONNX Runtime-only) nodes, which
-    ONNX's shape inference does not know: `outputs` are f32 of unknown
-    shape."""
+    ONNX's shape inference does not know: `outputs` names f32 outputs of
+    unknown shape, or maps names to dtypes."""
     ins = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
            for n, a in feeds.items()]
-    outs = [helper.make_tensor_value_info(n, onnx.TensorProto.FLOAT, None) for n in outputs]
+    types = outputs if isinstance(outputs, dict) else dict.fromkeys(outputs, F32)
+    outs = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(np.dtype(d)), None)
+            for n, d in types.items()]
     inits = [onnx.numpy_helper.from_array(np.asarray(a), n) for n, a in consts.items()]
     return helper.make_model(helper.make_graph(nodes, "e2e", ins, outs, inits), ir_version=8,
                              opset_imports=[helper.make_opsetid("", 17),
@@ -118,6 +120,32 @@ def microsoft_cases(t):
     attention("ms_attention_causal", {"x": xa}, unidirectional=1)
     attention("ms_attention_causal_padding", {"x": xa, **pad}, unidirectional=1)
     attention("ms_attention_scale_filter", {"x": xa, **pad}, scale=0.3, mask_filter_value=-500.0)
+    # EmbedLayerNormalization: word + position + segment embeddings, the
+    # mask's row sums, the sum before the normalization; without segments
+    # and mask; with position_ids.
+    ids = t.rng.integers(0, 30, size=(2, 6)).astype(np.int32)
+    emb = {"word": t.rand(30, 16), "position": t.rand(8, 16), "segment": t.rand(2, 16),
+           "gamma": t.rand(16, lo=0.5, hi=1.5), "beta": t.rand(16)}
+    seg = t.rng.integers(0, 2, size=(2, 6)).astype(np.int32)
+    outs3 = {"y": F32, "mask_index": np.int32, "sum": F32}
+
+    def embed(name, inputs, feeds, outs, consts):
+        node = helper.make_node("EmbedLayerNormalization", inputs, list(outs),
+                                domain="com.microsoft", epsilon=1e-6)
+        t.cases[name] = Case(microsoft_model([node], feeds, outs, consts), feeds, rtol=1e-4,
+                             atol=1e-5)
+
+    embed("ms_embed_layer_norm", ["ids", "seg", "word", "position", "segment", "gamma", "beta",
+                                  "mask"],
+          {"ids": ids, "seg": seg, "mask": pad["mask"]}, outs3, emb)
+    embed("ms_embed_layer_norm_plain", ["ids", "", "word", "position", "", "gamma", "beta"],
+          {"ids": ids}, {"y": F32, "mask_index": np.int32},
+          {k: v for k, v in emb.items() if k != "segment"})
+    embed("ms_embed_layer_norm_position_ids",
+          ["ids", "", "word", "position", "", "gamma", "beta", "", "pos"], {"ids": ids},
+          {"y": F32, "mask_index": np.int32},
+          {**{k: v for k, v in emb.items() if k != "segment"},
+                       "pos": np.array([[5, 4, 3, 2, 1, 0]], np.int32)})
     add("simplified_layer_norm", "SimplifiedLayerNormalization", {"x": x},
         {"scale": norm["gamma"]}, epsilon=1e-6)
     add("simplified_layer_norm_axis1", "SimplifiedLayerNormalization", {"x": x},
