@@ -126,53 +126,58 @@ Value f32Tensor(NodeContext &n, ArrayRef<int64_t> shape,
 /// the diagonal. Past state, attention bias, rotary embedding and unequal
 /// Q/K/V sizes are errors. The ops are those of the unfused graph, so
 /// dlc-fuse-attention treats both alike.
-LogicalResult importMsAttention(NodeContext &n, Results &r) {
-  if (failed(n.checkInputs(2, 7)) ||
-      failed(n.checkKnownAttrs({"num_heads", "unidirectional", "scale",
+/// Attention's attributes and shapes, checked: what its core needs.
+struct AttentionShape {
+  int64_t batch, seq, hidden, heads, headSize;
+  float scale, filter;
+};
+
+/// Checks Attention's (or QAttention's) attributes and the shapes of its
+/// input [B, S, Hin] and weights [Hin, 3H].
+FailureOr<AttentionShape> checkAttention(NodeContext &n, Value x, Value w) {
+  if (failed(n.checkKnownAttrs({"num_heads", "unidirectional", "scale",
                                 "mask_filter_value", "qkv_hidden_sizes",
                                 "do_rotary", "past_present_share_buffer"})))
     return failure();
-  for (unsigned i = 4; i < n.getNumInputs(); ++i)
-    if (n.input(i))
-      return n.emitError() << "input " << i
-                           << (i == 4   ? " (past)"
-                               : i == 5 ? " (attention_bias)"
-                                        : " (past_sequence_length)")
-                           << " is not supported";
   if (n.getInt("do_rotary", 0) != 0 ||
       n.getInt("past_present_share_buffer", 0) != 0)
     return n.fail("do_rotary and past_present_share_buffer are not supported");
-  Value x = n.input(0), w = n.input(1), bias = n.input(2), mask = n.input(3);
   auto xType = NodeContext::getType(x), wType = NodeContext::getType(w);
-  if (xType.getRank() != 3 || wType.getRank() != 2 ||
-      !isa<FloatType>(xType.getElementType()))
-    return n.emitError() << "input " << x.getType() << " must be 3-D float and "
+  if (xType.getRank() != 3 || wType.getRank() != 2)
+    return n.emitError() << "input " << x.getType() << " must be 3-D and "
                          << "weights " << w.getType() << " 2-D";
-  int64_t batch = xType.getDimSize(0), seq = xType.getDimSize(1);
-  int64_t hidden3 = wType.getDimSize(1), heads = n.getInt("num_heads", 0);
+  AttentionShape a;
+  a.batch = xType.getDimSize(0);
+  a.seq = xType.getDimSize(1);
+  int64_t hidden3 = wType.getDimSize(1);
+  a.heads = n.getInt("num_heads", 0);
   if (hidden3 % 3 != 0)
     return n.emitError() << "weights " << w.getType()
                          << " must have 3 x hidden columns";
-  int64_t hidden = hidden3 / 3;
+  a.hidden = hidden3 / 3;
   if (std::optional<SmallVector<int64_t>> sizes = n.getInts("qkv_hidden_sizes"))
     if (sizes->size() != 3 ||
-        llvm::any_of(*sizes, [&](int64_t v) { return v != hidden; }))
+        llvm::any_of(*sizes, [&](int64_t v) { return v != a.hidden; }))
       return n.fail("qkv_hidden_sizes must be three equal sizes");
-  if (heads <= 0 || hidden % heads != 0)
-    return n.emitError() << "num_heads " << heads
+  if (a.heads <= 0 || a.hidden % a.heads != 0)
+    return n.emitError() << "num_heads " << a.heads
                          << " must be positive and divide the hidden size "
-                         << hidden;
-  int64_t headSize = hidden / heads;
-  float scale = n.getFloat("scale", 1.0f / std::sqrt((float)headSize));
-  float filter = n.getFloat("mask_filter_value", -10000.0f);
+                         << a.hidden;
+  a.headSize = a.hidden / a.heads;
+  a.scale = n.getFloat("scale", 1.0f / std::sqrt((float)a.headSize));
+  a.filter = n.getFloat("mask_filter_value", -10000.0f);
   if (n.hasFailed())
     return failure();
+  return a;
+}
 
-  Value qkv = n.create<MatMulOp>({x, w});
-  if (qkv && bias)
-    qkv = n.create<AddOp>({qkv, bias});
-  if (!qkv)
-    return failure();
+/// The attention of `qkv` ([B, S, 3H], Q | K | V) under `mask` (int32 [B, S]
+/// or [B], or null) and `unidirectional`: [B, S, H].
+Value attentionCore(NodeContext &n, const AttentionShape &a, Value qkv,
+                    Value mask) {
+  int64_t batch = a.batch, seq = a.seq, hidden = a.hidden, heads = a.heads,
+          headSize = a.headSize;
+  float scale = a.scale, filter = a.filter;
   // Q, K, V as [B, heads, S, head]; K as [B, heads, head, S].
   auto part = [&](int64_t k, ArrayRef<int64_t> perm) -> Value {
     Value slice = n.create<SliceOp>(
@@ -187,17 +192,18 @@ LogicalResult importMsAttention(NodeContext &n, Results &r) {
   Value q = part(0, {0, 2, 1, 3}), k = part(1, {0, 2, 3, 1}),
         v = part(2, {0, 2, 1, 3});
   if (!q || !k || !v)
-    return failure();
+    return {};
   Value scores = n.create<MatMulOp>({q, k});
   if (scores)
     scores = n.create<MulOp>({scores, f32Tensor(n, {}, {scale})});
   if (!scores)
-    return failure();
+    return {};
   if (mask) {
     auto maskType = NodeContext::getType(mask);
-    if (!maskType.getElementType().isInteger(32))
-      return n.emitError() << "mask_index must be int32, got "
-                           << mask.getType();
+    if (!maskType.getElementType().isInteger(32)) {
+      n.emitError() << "mask_index must be int32, got " << mask.getType();
+      return {};
+    }
     Value keep; // [B, S] f32, 1 where a key is attended
     if (maskType.getShape() == ArrayRef<int64_t>{batch, seq}) {
       keep = n.create<CastOp>(mask, {}, maskType.clone(n.b.getF32Type()));
@@ -216,9 +222,10 @@ LogicalResult importMsAttention(NodeContext &n, Results &r) {
                           RankedTensorType::get({batch, seq}, n.b.getF32Type()))
                     : Value();
     } else {
-      return n.emitError() << "mask_index " << mask.getType() << " must be ["
-                           << batch << "] or [" << batch << ", " << seq
-                           << "] (other forms are not supported)";
+      n.emitError() << "mask_index " << mask.getType() << " must be [" << batch
+                    << "] or [" << batch << ", " << seq
+                    << "] (other forms are not supported)";
+      return {};
     }
     Value dropped =
         keep ? n.create<SubOp>({f32Tensor(n, {}, {1.0f}), keep}) : Value();
@@ -228,7 +235,7 @@ LogicalResult importMsAttention(NodeContext &n, Results &r) {
     Value rows = penalty ? n.reshape(penalty, {batch, 1, 1, seq}) : Value();
     scores = rows ? n.create<AddOp>({scores, rows}) : Value();
     if (!scores)
-      return failure();
+      return {};
   }
   if (n.getInt("unidirectional", 0) != 0) {
     SmallVector<float> causal;
@@ -245,7 +252,91 @@ LogicalResult importMsAttention(NodeContext &n, Results &r) {
       context
           ? n.create<TransposeOp>(context, {n.i64Array("perm", {0, 2, 1, 3})})
           : Value();
-  r.push_back(merged ? n.reshape(merged, {batch, seq, hidden}) : Value());
+  return merged ? n.reshape(merged, {batch, seq, hidden}) : Value();
+}
+
+LogicalResult importMsAttention(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 7)))
+    return failure();
+  for (unsigned i = 4; i < n.getNumInputs(); ++i)
+    if (n.input(i))
+      return n.emitError() << "input " << i
+                           << (i == 4   ? " (past)"
+                               : i == 5 ? " (attention_bias)"
+                                        : " (past_sequence_length)")
+                           << " is not supported";
+  Value x = n.input(0), w = n.input(1), bias = n.input(2);
+  FailureOr<AttentionShape> a = checkAttention(n, x, w);
+  if (failed(a))
+    return failure();
+  if (!isa<FloatType>(NodeContext::getType(x).getElementType()))
+    return n.emitError() << "input " << x.getType() << " must be float";
+  Value qkv = n.create<MatMulOp>({x, w});
+  if (qkv && bias)
+    qkv = n.create<AddOp>({qkv, bias});
+  r.push_back(qkv ? attentionCore(n, *a, qkv, n.input(3)) : Value());
+  return success(r.back() != nullptr);
+}
+
+/// `v` as rank 0 when it has one element.
+Value scalarIfOne(NodeContext &n, Value v) {
+  auto type = NodeContext::getType(v);
+  return type.getRank() != 0 && type.getNumElements() == 1 ? n.reshape(v, {})
+                                                           : v;
+}
+
+/// QAttention(input, weight, bias, input_scale, weight_scale, mask_index,
+/// input_zero_point, weight_zero_point, past): ONNX Runtime's dynamic
+/// quantization of Attention, its input quantized at run time
+/// (DynamicQuantizeLinear). The QKV projection is what ONNX Runtime
+/// computes: an integer MatMul (dlc.matmul_integer) scaled by input_scale *
+/// weight_scale (one, or one per column) plus the bias; the rest is
+/// Attention's.
+LogicalResult importQAttention(NodeContext &n, Results &r) {
+  if (n.getNumInputs() < 5 || n.getNumInputs() > 9)
+    return n.emitError() << "expected 5 to 9 inputs, got " << n.getNumInputs();
+  for (unsigned i : {0, 1, 2, 3, 4})
+    if (!n.input(i))
+      return n.emitError() << "input " << i << " is required";
+  if (n.input(8))
+    return n.fail("input 8 (past) is not supported");
+  Value x = n.input(0), w = n.input(1), bias = n.input(2);
+  FailureOr<AttentionShape> a = checkAttention(n, x, w);
+  if (failed(a))
+    return failure();
+  auto xType = NodeContext::getType(x), wType = NodeContext::getType(w);
+  if (!xType.getElementType().isInteger(8) ||
+      !wType.getElementType().isInteger(8))
+    return n.emitError() << "input " << x.getType() << " and weight "
+                         << w.getType() << " must be int8 or uint8";
+  Value xScale = scalarIfOne(n, n.input(3)),
+        wScale = scalarIfOne(n, n.input(4));
+  auto zeroPoint = [&](Value zp, Type elt) -> Value {
+    if (zp)
+      return scalarIfOne(n, zp);
+    return n.b.create<arith::ConstantOp>(
+        n.loc, DenseElementsAttr::get(RankedTensorType::get({}, elt),
+                                      n.b.getIntegerAttr(elt, 0)));
+  };
+  Value xZp = zeroPoint(n.input(6), xType.getElementType());
+  Value wZp = zeroPoint(n.input(7), wType.getElementType());
+  if (NodeContext::getType(xScale).getRank() != 0 ||
+      !NodeContext::getType(xScale).getElementType().isF32() ||
+      !NodeContext::getType(wScale).getElementType().isF32() ||
+      NodeContext::getType(wScale).getRank() > 1)
+    return n.emitError() << "input_scale " << xScale.getType()
+                         << " must be one f32 and weight_scale "
+                         << wScale.getType() << " one or one per column";
+  Value acc = n.create<MatMulIntegerOp>({x, w, xZp, wZp},
+                                        {n.boolean("rhs_transposed", false)});
+  Value f =
+      acc ? n.create<CastOp>(acc, {},
+                             NodeContext::getType(acc).clone(n.b.getF32Type()))
+          : Value();
+  Value product = n.create<MulOp>({xScale, wScale});
+  Value qkv = f && product ? n.create<MulOp>({f, product}) : Value();
+  qkv = qkv ? n.create<AddOp>({qkv, bias}) : Value();
+  r.push_back(qkv ? attentionCore(n, *a, qkv, n.input(5)) : Value());
   return success(r.back() != nullptr);
 }
 
@@ -384,6 +475,9 @@ const OpTableEntry kMicrosoftOpTable[] = {
     {"FastGelu", importBiasGelu<true>,
      "dlc.gelu, tanh approximation, of X + bias"},
     {"Gelu", importMsGelu, "dlc.gelu (erf)"},
+    {"QAttention", importQAttention,
+     "dlc.matmul_integer scaled by input_scale * weight_scale (one or per "
+     "column) + bias, then as Attention"},
     {"QGemm", onnx_import::importQGemm,
      "dlc.gemm between dequantize_linear and quantize_linear (folded to an "
      "integer GEMM); alpha, transA, transB, per-column b_scale, int32 C, "

@@ -703,6 +703,32 @@ def qlinear_where():
                 {"c": c, "x": x}, int_tol=1)
 
 
+def ort_dynamic_attention(per_channel):
+    """ONNX Runtime's quantize_dynamic on its fused Attention (a [2, 6, 16]
+    input, 4 heads, a padding mask): DynamicQuantizeLinear and QAttention."""
+    import logging
+    import tempfile
+
+    from onnxruntime import quantization as ortq
+
+    logging.getLogger().setLevel(logging.ERROR)
+    r = rng(47)
+    x = r.standard_normal((2, 6, 16)).astype(F32)
+    mask = np.array([[1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 1, 1]], np.int32)
+    inits = {"w": float_weights(r, 16, 48), "b": float_weights(r, 48, scale=0.1)}
+    node = ms_node("Attention", ["x", "w", "b", "mask"], ["y"], num_heads=4)
+    model = microsoft_model([node], {"x": x, "mask": mask}, {"y": (F32, [2, 6, 16])}, inits)
+    with tempfile.TemporaryDirectory() as d:
+        src, dst = Path(d) / "fp32.onnx", Path(d) / "q.onnx"
+        onnx.save(model, src)
+        ortq.quantize_dynamic(str(src), str(dst), weight_type=ortq.QuantType.QInt8,
+                              per_channel=per_channel)
+        quantized = onnx.load(str(dst))
+    if not any(n.op_type == "QAttention" for n in quantized.graph.node):
+        raise RuntimeError("quantize_dynamic wrote no QAttention")
+    return Case(quantized, {"x": x, "mask": mask}, rtol=1e-5, atol=1e-5)
+
+
 def microsoft_cases():
     return {
         "ms-qgemm-alpha-trans-a-f32-out": qgemm(0.5, 1, True),
@@ -720,6 +746,8 @@ def microsoft_cases():
         "ms-qlinear-sigmoid-i8": qlinear_elementwise("QLinearSigmoid"),
         "ms-qlinear-leaky-relu-u8": qlinear_elementwise("QLinearLeakyRelu", U8, alpha=0.2),
         "ms-qlinear-where-u8": qlinear_where(),
+        "ms-qattention-dynamic": ort_dynamic_attention(False),
+        "ms-qattention-dynamic-per-channel": ort_dynamic_attention(True),
     }
 
 
