@@ -285,12 +285,91 @@ Value scalarIfOne(NodeContext &n, Value v) {
                                                            : v;
 }
 
+/// f32(MatMulInteger(a, b, aZp, bZp)) * aScale * bScale + bias: a
+/// quantized MatMul's float result as ONNX Runtime computes it (aScale one
+/// value, bScale one or one per column of b; zero points 0 when absent, the
+/// bias optional). Null after an error naming the operands `aName` and
+/// `bName`.
+Value matMulIntegerToFloat(NodeContext &n, Value a, Value b, Value aScale,
+                           Value bScale, Value aZp, Value bZp, Value bias,
+                           StringRef aName = "A", StringRef bName = "B") {
+  auto aType = NodeContext::getType(a), bType = NodeContext::getType(b);
+  if (!aType.getElementType().isInteger(8) ||
+      !bType.getElementType().isInteger(8)) {
+    n.emitError() << aName << " " << a.getType() << " and " << bName << " "
+                  << b.getType() << " must be int8 or uint8";
+    return {};
+  }
+  aScale = scalarIfOne(n, aScale);
+  bScale = scalarIfOne(n, bScale);
+  if (!aScale || !bScale)
+    return {};
+  auto aScaleType = NodeContext::getType(aScale),
+       bScaleType = NodeContext::getType(bScale);
+  if (aScaleType.getRank() != 0 || !aScaleType.getElementType().isF32() ||
+      !bScaleType.getElementType().isF32() || bScaleType.getRank() > 1) {
+    n.emitError() << aName << "'s scale " << aScale.getType()
+                  << " must be one f32 and " << bName << "'s "
+                  << bScale.getType() << " one or one per column";
+    return {};
+  }
+  auto zeroPoint = [&](Value zp, Type elt) -> Value {
+    if (zp)
+      return scalarIfOne(n, zp);
+    return n.b.create<arith::ConstantOp>(
+        n.loc, DenseElementsAttr::get(RankedTensorType::get({}, elt),
+                                      n.b.getIntegerAttr(elt, 0)));
+  };
+  aZp = zeroPoint(aZp, aType.getElementType());
+  bZp = zeroPoint(bZp, bType.getElementType());
+  if (!aZp || !bZp)
+    return {};
+  Value acc = n.create<MatMulIntegerOp>({a, b, aZp, bZp},
+                                        {n.boolean("rhs_transposed", false)});
+  Value f =
+      acc ? n.create<CastOp>(acc, {},
+                             NodeContext::getType(acc).clone(n.b.getF32Type()))
+          : Value();
+  Value product = n.create<MulOp>({aScale, bScale});
+  Value y = f && product ? n.create<MulOp>({f, product}) : Value();
+  return y && bias ? n.create<AddOp>({y, bias}) : y;
+}
+
+/// MatMulIntegerToFloat(A, B, a_scale, b_scale, a_zero_point,
+/// b_zero_point, bias): ONNX Runtime's fusion of MatMulInteger and the
+/// scaling after it, in graphs it saves optimized.
+LogicalResult importMatMulIntegerToFloat(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(4, 7)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  r.push_back(matMulIntegerToFloat(n, n.input(0), n.input(1), n.input(2),
+                                   n.input(3), n.input(4), n.input(5),
+                                   n.input(6)));
+  return success(r.back() != nullptr);
+}
+
+/// DynamicQuantizeMatMul(A, B, b_scale, b_zero_point, bias): ONNX Runtime's
+/// fusion of DynamicQuantizeLinear, MatMulInteger and the scaling (and bias
+/// add) after them, in graphs it saves optimized: A quantized at run time to
+/// uint8 as DynamicQuantizeLinear does, then MatMulIntegerToFloat.
+LogicalResult importDynamicQuantizeMatMul(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(3, 5)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  if (!NodeContext::getType(n.input(0)).getElementType().isF32())
+    return n.emitError() << "A must be f32, got " << n.input(0).getType();
+  SmallVector<Value> q = importNested(n, "DynamicQuantizeLinear", {n.input(0)},
+                                      {}, std::nullopt, {}, 3);
+  if (q.empty())
+    return failure();
+  r.push_back(matMulIntegerToFloat(n, q[0], n.input(1), q[1], n.input(2), q[2],
+                                   n.input(3), n.input(4)));
+  return success(r.back() != nullptr);
+}
+
 /// QAttention(input, weight, bias, input_scale, weight_scale, mask_index,
 /// input_zero_point, weight_zero_point, past): ONNX Runtime's dynamic
 /// quantization of Attention, its input quantized at run time
 /// (DynamicQuantizeLinear). The QKV projection is what ONNX Runtime
-/// computes: an integer MatMul (dlc.matmul_integer) scaled by input_scale *
-/// weight_scale (one, or one per column) plus the bias; the rest is
+/// computes, matMulIntegerToFloat (an integer GEMM); the rest is
 /// Attention's.
 LogicalResult importQAttention(NodeContext &n, Results &r) {
   if (n.getNumInputs() < 5 || n.getNumInputs() > 9)
@@ -300,42 +379,12 @@ LogicalResult importQAttention(NodeContext &n, Results &r) {
       return n.emitError() << "input " << i << " is required";
   if (n.input(8))
     return n.fail("input 8 (past) is not supported");
-  Value x = n.input(0), w = n.input(1), bias = n.input(2);
-  FailureOr<AttentionShape> a = checkAttention(n, x, w);
+  FailureOr<AttentionShape> a = checkAttention(n, n.input(0), n.input(1));
   if (failed(a))
     return failure();
-  auto xType = NodeContext::getType(x), wType = NodeContext::getType(w);
-  if (!xType.getElementType().isInteger(8) ||
-      !wType.getElementType().isInteger(8))
-    return n.emitError() << "input " << x.getType() << " and weight "
-                         << w.getType() << " must be int8 or uint8";
-  Value xScale = scalarIfOne(n, n.input(3)),
-        wScale = scalarIfOne(n, n.input(4));
-  auto zeroPoint = [&](Value zp, Type elt) -> Value {
-    if (zp)
-      return scalarIfOne(n, zp);
-    return n.b.create<arith::ConstantOp>(
-        n.loc, DenseElementsAttr::get(RankedTensorType::get({}, elt),
-                                      n.b.getIntegerAttr(elt, 0)));
-  };
-  Value xZp = zeroPoint(n.input(6), xType.getElementType());
-  Value wZp = zeroPoint(n.input(7), wType.getElementType());
-  if (NodeContext::getType(xScale).getRank() != 0 ||
-      !NodeContext::getType(xScale).getElementType().isF32() ||
-      !NodeContext::getType(wScale).getElementType().isF32() ||
-      NodeContext::getType(wScale).getRank() > 1)
-    return n.emitError() << "input_scale " << xScale.getType()
-                         << " must be one f32 and weight_scale "
-                         << wScale.getType() << " one or one per column";
-  Value acc = n.create<MatMulIntegerOp>({x, w, xZp, wZp},
-                                        {n.boolean("rhs_transposed", false)});
-  Value f =
-      acc ? n.create<CastOp>(acc, {},
-                             NodeContext::getType(acc).clone(n.b.getF32Type()))
-          : Value();
-  Value product = n.create<MulOp>({xScale, wScale});
-  Value qkv = f && product ? n.create<MulOp>({f, product}) : Value();
-  qkv = qkv ? n.create<AddOp>({qkv, bias}) : Value();
+  Value qkv = matMulIntegerToFloat(n, n.input(0), n.input(1), n.input(3),
+                                   n.input(4), n.input(6), n.input(7),
+                                   n.input(2), "input", "weight");
   r.push_back(qkv ? attentionCore(n, *a, qkv, n.input(5)) : Value());
   return success(r.back() != nullptr);
 }
@@ -469,12 +518,18 @@ const OpTableEntry kMicrosoftOpTable[] = {
     {"DequantizeLinear", onnx_import::importDequantizeLinear,
      "as the default domain's (ONNX Runtime's quantizer writes these with "
      "UseQDQContribOps); int8 and uint8"},
+    {"DynamicQuantizeMatMul", importDynamicQuantizeMatMul,
+     "DynamicQuantizeLinear of A, dlc.matmul_integer scaled by the two "
+     "scales, + bias"},
     {"EmbedLayerNormalization", importEmbedLayerNorm,
      "dlc.gather of word, position and segment embeddings, dlc.layer_norm; "
      "epsilon, position_ids; mask_index as each row's mask sum"},
     {"FastGelu", importBiasGelu<true>,
      "dlc.gelu, tanh approximation, of X + bias"},
     {"Gelu", importMsGelu, "dlc.gelu (erf)"},
+    {"MatMulIntegerToFloat", importMatMulIntegerToFloat,
+     "dlc.matmul_integer scaled by a_scale * b_scale (one or per column) "
+     "+ bias"},
     {"QAttention", importQAttention,
      "dlc.matmul_integer scaled by input_scale * weight_scale (one or per "
      "column) + bias, then as Attention"},

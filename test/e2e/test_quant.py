@@ -550,6 +550,27 @@ def ort_dynamic(make_float, seed, **options):
     return Case(model, {"x": x}, rtol=1e-5, atol=1e-5)
 
 
+def ort_saved_optimized(case):
+    """`case` with its model replaced by the graph ONNX Runtime saves after
+    its own optimizations (SessionOptions.optimized_model_filepath): a
+    dynamically quantized MatMul becomes com.microsoft DynamicQuantizeMatMul."""
+    import tempfile
+
+    import onnxruntime as ort
+
+    with tempfile.TemporaryDirectory() as d:
+        src, dst = Path(d) / "q.onnx", Path(d) / "optimized.onnx"
+        onnx.save(case.model, src)
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+        options.optimized_model_filepath = str(dst)
+        ort.InferenceSession(str(src), options, providers=["CPUExecutionProvider"])
+        model = onnx.load(str(dst))
+    if not any(n.op_type == "DynamicQuantizeMatMul" for n in model.graph.node):
+        raise RuntimeError("ONNX Runtime saved no DynamicQuantizeMatMul")
+    return Case(model, case.feeds, rtol=case.rtol, atol=case.atol)
+
+
 def ort_cases():
     """ONNX Runtime's quantize_static (QDQ and QOperator formats, uint8 and
     int8 activations, per tensor and per channel) and quantize_dynamic on
@@ -580,6 +601,9 @@ def ort_cases():
         cases[f"ort-static-qoperator-s8-per-channel-{name}"] = ort_static(
             make, 34, atol, quant_format=qop, per_channel=True, **s8)
         cases[f"ort-dynamic-s8-{name}"] = ort_dynamic(make, 35, weight_type=QuantType.QInt8)
+        if name in ("cnn", "mlp"):
+            cases[f"ort-dynamic-s8-saved-optimized-{name}"] = ort_saved_optimized(
+                cases[f"ort-dynamic-s8-{name}"])
         cases[f"ort-dynamic-u8-per-channel-{name}"] = ort_dynamic(
             make, 36, weight_type=QuantType.QUInt8, per_channel=True)
     return cases
@@ -729,6 +753,20 @@ def ort_dynamic_attention(per_channel):
     return Case(quantized, {"x": x, "mask": mask}, rtol=1e-5, atol=1e-5)
 
 
+def matmul_integer_to_float():
+    """MatMulIntegerToFloat: uint8 A, int8 B with per-column scales and zero
+    points, a bias."""
+    r = rng(48)
+    a = r.integers(0, 255, size=(3, 2, 16), endpoint=True).astype(U8)
+    inits = {"b": r.integers(-128, 127, size=(16, 5), endpoint=True).astype(I8),
+             "as": np.array(0.021, F32), "bs": r.uniform(0.005, 0.02, size=5).astype(F32),
+             "az": np.array(117, U8), "bz": r.integers(-3, 3, size=5).astype(I8),
+             "bias": r.uniform(-1, 1, size=5).astype(F32)}
+    node = ms_node("MatMulIntegerToFloat", ["a", "b", "as", "bs", "az", "bz", "bias"], ["y"])
+    return Case(microsoft_model([node], {"a": a}, {"y": (F32, [3, 2, 5])}, inits), {"a": a},
+                rtol=1e-5, atol=1e-5)
+
+
 def microsoft_cases():
     return {
         "ms-qgemm-alpha-trans-a-f32-out": qgemm(0.5, 1, True),
@@ -746,6 +784,7 @@ def microsoft_cases():
         "ms-qlinear-sigmoid-i8": qlinear_elementwise("QLinearSigmoid"),
         "ms-qlinear-leaky-relu-u8": qlinear_elementwise("QLinearLeakyRelu", U8, alpha=0.2),
         "ms-qlinear-where-u8": qlinear_where(),
+        "ms-matmul-integer-to-float": matmul_integer_to_float(),
         "ms-qattention-dynamic": ort_dynamic_attention(False),
         "ms-qattention-dynamic-per-channel": ort_dynamic_attention(True),
     }
