@@ -15,6 +15,7 @@
 
 #include "compiler/onnx/ImporterImpl.h"
 
+#include "dialects/dlc/ConstantValues.h"
 #include "dialects/dlc/DlcDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -389,6 +390,89 @@ LogicalResult importQAttention(NodeContext &n, Results &r) {
   return success(r.back() != nullptr);
 }
 
+/// MatMulNBits(A, B, scales, zero_points, g_idx, bias), K, N, bits,
+/// block_size: ONNX Runtime's weight-only quantized MatMul (its
+/// MatMul4BitsQuantizer and LLM exports write it), A [..., K] times B's
+/// dequantization transposed. B [N, ceil(K / block_size), block_size * bits
+/// / 8] packs `bits`-bit values low bits first; each row's blocks have a
+/// scale and a zero point (packed the same way, 2^(bits-1) when absent, or
+/// f32). With constant B, scales and zero points the f32 weights [K, N] are
+/// computed here, as a constant blocked DequantizeLinear is: the MatMul
+/// then runs on them (no low-bit arithmetic in the kernels yet).
+LogicalResult importMatMulNBits(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(3, 6)) ||
+      failed(n.checkKnownAttrs(
+          {"K", "N", "bits", "block_size", "accuracy_level"})))
+    return failure();
+  int64_t k = n.getInt("K", 0), cols = n.getInt("N", 0);
+  int64_t bits = n.getInt("bits", 4), block = n.getInt("block_size", 0);
+  if (n.hasFailed())
+    return failure();
+  if (k <= 0 || cols <= 0)
+    return n.emitError() << "attributes K and N must be positive, got K = " << k
+                         << ", N = " << cols;
+  if (bits != 2 && bits != 4 && bits != 8)
+    return n.emitError() << "bits must be 2, 4 or 8, got " << bits;
+  if (block < 16 || (block & (block - 1)) != 0)
+    return n.emitError() << "block_size must be a power of 2, at least 16, "
+                         << "got " << block;
+  if (n.input(4))
+    return n.fail("g_idx is not supported");
+  Value a = n.input(0);
+  auto aType = NodeContext::getType(a);
+  if (!aType.getElementType().isF32() || aType.getRank() < 1 ||
+      aType.getShape().back() != k)
+    return n.emitError() << "A " << a.getType() << " must be f32 with last "
+                         << "dim K = " << k;
+  int64_t blocks = llvm::divideCeil(k, block), blob = block * bits / 8;
+  auto bType = NodeContext::getType(n.input(1));
+  if (bType.getShape() != ArrayRef<int64_t>{cols, blocks, blob})
+    return n.emitError() << "B " << n.input(1).getType() << " must be [" << cols
+                         << ", " << blocks << ", " << blob << "]";
+  std::optional<SmallVector<int64_t>> packed = constInts(n.input(1));
+  std::optional<SmallVector<float>> scales = constFloats(n.input(2));
+  if (!packed || !scales || (int64_t)scales->size() != cols * blocks)
+    return n.emitError() << "B and an f32 scale per block (" << cols * blocks
+                         << ") must be constants";
+  int64_t zpRow = llvm::divideCeil(blocks * bits, 8);
+  std::optional<SmallVector<int64_t>> zpPacked;
+  std::optional<SmallVector<float>> zpFloat;
+  if (Value zp = n.input(3)) {
+    if (NodeContext::getType(zp).getElementType().isF32())
+      zpFloat = constFloats(zp);
+    else
+      zpPacked = constInts(zp);
+    if (!(zpFloat && (int64_t)zpFloat->size() == cols * blocks) &&
+        !(zpPacked && (int64_t)zpPacked->size() == cols * zpRow))
+      return n.emitError() << "zero_points " << zp.getType() << " must be "
+                           << "constant: " << cols * zpRow
+                           << " packed bytes or " << cols * blocks << " f32";
+  }
+  int64_t mask = (1 << bits) - 1;
+  auto field = [&](int64_t byte, int64_t index) {
+    return ((byte & 0xff) >> (index * bits % 8)) & mask;
+  };
+  SmallVector<float> weights(k * cols); // [K, N]
+  for (int64_t c = 0; c < cols; ++c)
+    for (int64_t i = 0; i < k; ++i) {
+      int64_t b = i / block, within = i % block;
+      int64_t q =
+          field((*packed)[(c * blocks + b) * blob + within * bits / 8], within);
+      float zero = zpFloat ? (*zpFloat)[c * blocks + b]
+                   : zpPacked
+                       ? (float)field((*zpPacked)[c * zpRow + b * bits / 8], b)
+                       : (float)(1 << (bits - 1));
+      weights[i * cols + c] = ((float)q - zero) * (*scales)[c * blocks + b];
+    }
+  Value w = n.b.create<arith::ConstantOp>(
+      n.loc,
+      DenseElementsAttr::get(RankedTensorType::get({k, cols}, n.b.getF32Type()),
+                             ArrayRef<float>(weights)));
+  Value y = n.create<MatMulOp>({a, w});
+  r.push_back(y ? withBias(n, y, n.input(5)) : Value());
+  return success(r.back() != nullptr);
+}
+
 /// EmbedLayerNormalization(input_ids, segment_ids, word_embedding,
 /// position_embedding, segment_embedding, gamma, beta, mask, position_ids),
 /// epsilon: BERT's embeddings as ONNX Runtime fuses them. Outputs: the
@@ -530,6 +614,9 @@ const OpTableEntry kMicrosoftOpTable[] = {
     {"MatMulIntegerToFloat", importMatMulIntegerToFloat,
      "dlc.matmul_integer scaled by a_scale * b_scale (one or per column) "
      "+ bias"},
+    {"MatMulNBits", importMatMulNBits,
+     "dlc.matmul with the constant 2/4/8-bit blocked weights dequantized "
+     "to f32 at import; zero points packed or f32, bias; not g_idx"},
     {"QAttention", importQAttention,
      "dlc.matmul_integer scaled by input_scale * weight_scale (one or per "
      "column) + bias, then as Attention"},

@@ -767,6 +767,43 @@ def matmul_integer_to_float():
                 rtol=1e-5, atol=1e-5)
 
 
+def pack_bits(values, bits):
+    """`values` (uint, < 2**bits) packed along the last axis, low bits first,
+    as MatMulNBits stores them."""
+    per = 8 // bits
+    v = values.reshape(*values.shape[:-1], -1, per).astype(np.uint16)
+    out = np.zeros(v.shape[:-1], np.uint16)
+    for i in range(per):
+        out |= v[..., i] << (i * bits)
+    return out.astype(U8)
+
+
+def matmul_nbits(bits, block, k, zero_points, bias=False):
+    """MatMulNBits: A [2, 3, K] times `bits`-bit weights [N = 6, K] in blocks
+    of `block` (K need not divide: the last block's padding is ignored), zero
+    points packed ('packed'), f32 ('float') or absent (2**(bits-1))."""
+    r = rng(49 + bits + block + k)
+    n, blocks = 6, -(-k // block)
+    q = r.integers(0, 2 ** bits, size=(n, blocks * block)).astype(U8)
+    a = r.standard_normal((2, 3, k)).astype(F32)
+    inits = {"b": pack_bits(q, bits).reshape(n, blocks, block * bits // 8),
+             "scales": r.uniform(0.01, 0.05, size=n * blocks).astype(F32)}
+    inputs = ["a", "b", "scales"]
+    if zero_points == "packed":
+        zp = r.integers(0, 2 ** bits, size=(n, -(-blocks * bits // 8) * (8 // bits))).astype(U8)
+        inits["zp"] = pack_bits(zp, bits).reshape(-1)
+        inputs.append("zp")
+    elif zero_points == "float":
+        inits["zp"] = r.uniform(0, 2 ** bits - 1, size=n * blocks).astype(F32)
+        inputs.append("zp")
+    if bias:
+        inits["bias"] = r.uniform(-1, 1, size=n).astype(F32)
+        inputs += [""] * (5 - len(inputs)) + ["bias"]
+    node = ms_node("MatMulNBits", inputs, ["y"], K=k, N=n, bits=bits, block_size=block)
+    return Case(microsoft_model([node], {"a": a}, {"y": (F32, [2, 3, n])}, inits), {"a": a},
+                rtol=1e-4, atol=1e-4)
+
+
 def microsoft_cases():
     return {
         "ms-qgemm-alpha-trans-a-f32-out": qgemm(0.5, 1, True),
@@ -785,6 +822,11 @@ def microsoft_cases():
         "ms-qlinear-leaky-relu-u8": qlinear_elementwise("QLinearLeakyRelu", U8, alpha=0.2),
         "ms-qlinear-where-u8": qlinear_where(),
         "ms-matmul-integer-to-float": matmul_integer_to_float(),
+        "ms-matmul-4bits": matmul_nbits(4, 32, 64, None),
+        "ms-matmul-4bits-zero-points-bias-k-tail": matmul_nbits(4, 16, 40, "packed", bias=True),
+        "ms-matmul-4bits-float-zero-points": matmul_nbits(4, 16, 48, "float"),
+        "ms-matmul-8bits-zero-points": matmul_nbits(8, 16, 48, "packed"),
+        "ms-matmul-2bits": matmul_nbits(2, 32, 64, "packed"),
         "ms-qattention-dynamic": ort_dynamic_attention(False),
         "ms-qattention-dynamic-per-channel": ort_dynamic_attention(True),
     }
