@@ -1,15 +1,19 @@
-//===- MicrosoftImporters.cpp - ONNX Runtime's com.microsoft ops -*- C++
-//-*-===//
+//===- MicrosoftImporters.cpp - ONNX Runtime's operators --------*- C++ -*-===//
 //
-// ONNX Runtime's contrib domain. Two families reach users' models:
+// ONNX Runtime's contrib domain (com.microsoft). What reaches users' models:
 //  - the quantized operators its QOperator-format quantizer writes beside
-//    the standard QLinearConv/QLinearMatMul (QuantImporters.cpp), and its
-//    QDQ format's QuantizeLinear/DequantizeLinear with UseQDQContribOps;
-//  - the fused operators its transformer optimizer writes into BERT-like
-//    graphs (onnxruntime.transformers.optimizer, Hugging Face Optimum's
-//    ORTOptimizer): Gelu, FastGelu, BiasGelu, SkipLayerNormalization, ...
+//    the standard QLinearConv/QLinearMatMul (QuantImporters.cpp), its QDQ
+//    format's QuantizeLinear/DequantizeLinear with UseQDQContribOps, and
+//    MatMulNBits, its weight-only low-bit MatMul;
+//  - the fused operators its transformer optimizer writes into BERT and
+//    GPT-2 graphs (onnxruntime.transformers.optimizer, Hugging Face
+//    Optimum's ORTOptimizer): Gelu, FastGelu, SkipLayerNormalization,
+//    EmbedLayerNormalization, Attention, and QAttention after its
+//    quantize_dynamic;
+//  - the fusions in the graphs it saves optimized: DynamicQuantizeMatMul,
+//    MatMulIntegerToFloat.
 // Each imports as the dlc ops of its definition; fusion puts them back
-// together (an erf Gelu is dlc.gelu, a LayerNormalization dlc.layer_norm).
+// together (an erf Gelu is dlc.gelu, an Attention one dlc.attention).
 //
 //===----------------------------------------------------------------------===//
 
