@@ -120,17 +120,6 @@ Value f32Tensor(NodeContext &n, ArrayRef<int64_t> shape,
                                 : DenseElementsAttr::get(type, values));
 }
 
-/// Attention(input, weights, bias, mask_index), num_heads, unidirectional,
-/// scale, mask_filter_value, qkv_hidden_sizes: ONNX Runtime's fused
-/// self-attention (its optimizer writes it for BERT and GPT-2 graphs whose
-/// pattern it matches). input [B, S, Hin] x weights [Hin, 3H] + bias is
-/// Q | K | V, each [B, S, H] split into num_heads heads; softmax(Q K^T *
-/// scale + masks) V back to [B, S, H]. Masks add mask_filter_value (-10000)
-/// where the int32 mask_index says a key is padding: [B, S] (1 keeps a key)
-/// or [B] (the keys from each row's length on); unidirectional adds it above
-/// the diagonal. Past state, attention bias, rotary embedding and unequal
-/// Q/K/V sizes are errors. The ops are those of the unfused graph, so
-/// dlc-fuse-attention treats both alike.
 /// Attention's attributes and shapes, checked: what its core needs.
 struct AttentionShape {
   int64_t batch, seq, hidden, heads, headSize;
@@ -260,6 +249,17 @@ Value attentionCore(NodeContext &n, const AttentionShape &a, Value qkv,
   return merged ? n.reshape(merged, {batch, seq, hidden}) : Value();
 }
 
+/// Attention(input, weights, bias, mask_index), num_heads, unidirectional,
+/// scale, mask_filter_value, qkv_hidden_sizes: ONNX Runtime's fused
+/// self-attention (its optimizer writes it for BERT and GPT-2 graphs whose
+/// pattern it matches). input [B, S, Hin] x weights [Hin, 3H] + bias is
+/// Q | K | V, each [B, S, H] split into num_heads heads; softmax(Q K^T *
+/// scale + masks) V back to [B, S, H]. Masks add mask_filter_value (-10000)
+/// where the int32 mask_index says a key is padding: [B, S] (1 keeps a key)
+/// or [B] (the keys from each row's length on); unidirectional adds it above
+/// the diagonal. Past state, attention bias, rotary embedding and unequal
+/// Q/K/V sizes are errors. The ops are those of the unfused graph, so
+/// dlc-fuse-attention treats both alike.
 LogicalResult importMsAttention(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(2, 7)))
     return failure();
