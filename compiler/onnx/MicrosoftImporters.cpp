@@ -548,24 +548,15 @@ LogicalResult importEmbedLayerNorm(NodeContext &n, Results &r) {
 
 } // namespace
 
-/// SimplifiedLayerNormalization(X, scale), axis, epsilon, stash_type: RMS
-/// normalization, X / sqrt(mean(X^2) + epsilon) * scale over the dims from
-/// `axis` in f32 (stash_type 1), with that inverse root as output 1. ONNX
-/// Runtime registers it in the default domain (LLaMA-style exports of its
-/// tools carry it there); ONNX itself has RMSNormalization from opset 23.
-LogicalResult onnx_import::importSimplifiedLayerNorm(NodeContext &n,
-                                                     Results &r) {
-  if (failed(n.checkInputs(2, 2)) ||
-      failed(n.checkKnownAttrs({"axis", "epsilon", "stash_type"})))
-    return failure();
-  Value x = n.input(0), scale = n.input(1);
+/// RMS normalization of `x` over the dims from `axis` in f32: x /
+/// sqrt(mean(x^2) + epsilon) * scale, and that inverse root; both appended
+/// to `r`.
+static LogicalResult rmsNormalize(NodeContext &n, Value x, Value scale,
+                                  int64_t axisAttr, Results &r) {
   auto type = NodeContext::getType(x);
   if (!isa<FloatType>(type.getElementType()))
     return n.emitError() << "input must be floating point, got " << x.getType();
-  if (n.getInt("stash_type", 1) != 1)
-    return n.fail("stash_type must be 1 (f32)");
-  std::optional<int64_t> axis =
-      n.normalizeAxis(n.getInt("axis", -1), type.getRank());
+  std::optional<int64_t> axis = n.normalizeAxis(axisAttr, type.getRank());
   if (!axis)
     return failure();
   SmallVector<int64_t> axes;
@@ -590,10 +581,50 @@ LogicalResult onnx_import::importSimplifiedLayerNorm(NodeContext &n,
     return failure();
   if (!type.getElementType().isF32() && !(y = n.create<CastOp>(y, {}, type)))
     return failure();
-  r.push_back(n.create<MulOp>({y, scale}));
+  Value scaled = n.create<MulOp>({y, scale});
+  if (!scaled)
+    return failure();
+  r.push_back(scaled);
   r.push_back(inv);
-  return success(r.front() != nullptr);
+  return success();
 }
+
+/// SimplifiedLayerNormalization(X, scale), axis, epsilon, stash_type: RMS
+/// normalization, X / sqrt(mean(X^2) + epsilon) * scale over the dims from
+/// `axis` in f32 (stash_type 1), with that inverse root as output 1. ONNX
+/// Runtime registers it in the default domain (LLaMA-style exports of its
+/// tools carry it there); ONNX itself has RMSNormalization from opset 23.
+LogicalResult onnx_import::importSimplifiedLayerNorm(NodeContext &n,
+                                                     Results &r) {
+  if (failed(n.checkInputs(2, 2)) ||
+      failed(n.checkKnownAttrs({"axis", "epsilon", "stash_type"})))
+    return failure();
+  if (n.getInt("stash_type", 1) != 1)
+    return n.fail("stash_type must be 1 (f32)");
+  return rmsNormalize(n, n.input(0), n.input(1), n.getInt("axis", -1), r);
+}
+
+namespace {
+/// SkipSimplifiedLayerNormalization(input, skip, gamma, bias), epsilon: the
+/// RMS normalization of input + skip + bias over the last dim; outputs 1-3
+/// as ONNX Runtime gives them: zeros for the mean it does not compute, the
+/// inverse root, the sum.
+LogicalResult importSkipSimplifiedLayerNorm(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(3, 4)) || failed(n.checkKnownAttrs({"epsilon"})))
+    return failure();
+  Value sum = n.create<AddOp>({n.input(0), n.input(1)});
+  sum = sum ? withBias(n, sum, n.input(3)) : Value();
+  if (!sum || failed(rmsNormalize(n, sum, n.input(2), -1, r)))
+    return failure();
+  Value inv = r.pop_back_val();
+  auto statType = cast<RankedTensorType>(inv.getType());
+  r.push_back(n.b.create<arith::ConstantOp>(
+      n.loc, DenseElementsAttr::get(statType, n.b.getF32FloatAttr(0.0f))));
+  r.push_back(inv);
+  r.push_back(sum);
+  return success();
+}
+} // namespace
 
 namespace {
 // Sorted by op type.
@@ -655,6 +686,9 @@ const OpTableEntry kMicrosoftOpTable[] = {
     {"SkipLayerNormalization", importSkipLayerNorm,
      "dlc.layer_norm of input + skip + bias over the last dim; epsilon; "
      "Mean, InvStdDev and the sum as outputs 1-3"},
+    {"SkipSimplifiedLayerNormalization", importSkipSimplifiedLayerNorm,
+     "RMS normalization of input + skip + bias over the last dim; epsilon; "
+     "outputs 1-3: zeros (the mean), the inverse root, the sum"},
 };
 } // namespace
 

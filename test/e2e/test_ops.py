@@ -146,6 +146,12 @@ def microsoft_cases(t):
           {"y": F32, "mask_index": np.int32},
           {**{k: v for k, v in emb.items() if k != "segment"},
                        "pos": np.array([[5, 4, 3, 2, 1, 0]], np.int32)})
+    t.cases["ms_skip_simplified_layer_norm"] = Case(microsoft_model(
+        [helper.make_node("SkipSimplifiedLayerNormalization", ["x", "skip", "gamma", "bias"],
+                          ["y", "mean", "inv_std", "sum"], domain="com.microsoft",
+                          epsilon=1e-6)],
+        {"x": x, **skip}, ["y", "mean", "inv_std", "sum"],
+        {"gamma": norm["gamma"], "bias": norm["bias"]}), {"x": x, **skip}, rtol=1e-4, atol=1e-5)
     add("simplified_layer_norm", "SimplifiedLayerNormalization", {"x": x},
         {"scale": norm["gamma"]}, epsilon=1e-6)
     add("simplified_layer_norm_axis1", "SimplifiedLayerNormalization", {"x": x},
