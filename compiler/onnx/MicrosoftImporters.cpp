@@ -165,26 +165,24 @@ FailureOr<AttentionShape> checkAttention(NodeContext &n, Value x, Value w) {
   return a;
 }
 
-/// The attention of `qkv` ([B, S, 3H], Q | K | V) under `mask` (int32 [B, S]
-/// or [B], or null) and `unidirectional`: [B, S, H].
-Value attentionCore(NodeContext &n, const AttentionShape &a, Value qkv,
-                    Value mask) {
+/// The attention of `q` [B, S, H] to `k` and `v` [B, L, H] under `mask`
+/// (int32 [B, L] or [B], or null) and `unidirectional` (S = L): [B, S, H].
+Value attentionHeads(NodeContext &n, const AttentionShape &a, Value q, Value k,
+                     Value v, Value mask) {
   int64_t batch = a.batch, seq = a.seq, hidden = a.hidden, heads = a.heads,
           headSize = a.headSize;
+  int64_t keys = NodeContext::getType(k).getDimSize(1);
   float scale = a.scale, filter = a.filter;
-  // Q, K, V as [B, heads, S, head]; K as [B, heads, head, S].
-  auto part = [&](int64_t k, ArrayRef<int64_t> perm) -> Value {
-    Value slice = n.create<SliceOp>(
-        qkv, {n.i64Array("starts", {0, 0, k * hidden}),
-              n.i64Array("ends", {batch, seq, (k + 1) * hidden}),
-              n.i64Array("steps", {1, 1, 1})});
-    Value split =
-        slice ? n.reshape(slice, {batch, seq, heads, headSize}) : Value();
-    return split ? n.create<TransposeOp>(split, {n.i64Array("perm", perm)})
-                 : Value();
+  // Q and V as [B, heads, T, head], K as [B, heads, head, L].
+  auto split = [&](Value x, ArrayRef<int64_t> perm) -> Value {
+    int64_t tokens = NodeContext::getType(x).getDimSize(1);
+    Value heads4 = n.reshape(x, {batch, tokens, heads, headSize});
+    return heads4 ? n.create<TransposeOp>(heads4, {n.i64Array("perm", perm)})
+                  : Value();
   };
-  Value q = part(0, {0, 2, 1, 3}), k = part(1, {0, 2, 3, 1}),
-        v = part(2, {0, 2, 1, 3});
+  q = split(q, {0, 2, 1, 3});
+  k = split(k, {0, 2, 3, 1});
+  v = split(v, {0, 2, 1, 3});
   if (!q || !k || !v)
     return {};
   Value scores = n.create<MatMulOp>({q, k});
@@ -198,26 +196,27 @@ Value attentionCore(NodeContext &n, const AttentionShape &a, Value qkv,
       n.emitError() << "mask_index must be int32, got " << mask.getType();
       return {};
     }
-    Value keep; // [B, S] f32, 1 where a key is attended
-    if (maskType.getShape() == ArrayRef<int64_t>{batch, seq}) {
+    Value keep; // [B, L] f32, 1 where a key is attended
+    if (maskType.getShape() == ArrayRef<int64_t>{batch, keys}) {
       keep = n.create<CastOp>(mask, {}, maskType.clone(n.b.getF32Type()));
     } else if (maskType.getShape() == ArrayRef<int64_t>{batch}) {
       SmallVector<float> positions;
-      for (int64_t j = 0; j < seq; ++j)
+      for (int64_t j = 0; j < keys; ++j)
         positions.push_back((float)j);
       Value lengths =
           n.create<CastOp>(mask, {}, maskType.clone(n.b.getF32Type()));
       Value column = lengths ? n.reshape(lengths, {batch, 1}) : Value();
       Value before =
-          column ? n.create<LessOp>({f32Tensor(n, {1, seq}, positions), column})
-                 : Value();
-      keep = before ? n.create<CastOp>(
-                          before, {},
-                          RankedTensorType::get({batch, seq}, n.b.getF32Type()))
+          column
+              ? n.create<LessOp>({f32Tensor(n, {1, keys}, positions), column})
+              : Value();
+      keep = before ? n.create<CastOp>(before, {},
+                                       RankedTensorType::get({batch, keys},
+                                                             n.b.getF32Type()))
                     : Value();
     } else {
       n.emitError() << "mask_index " << mask.getType() << " must be [" << batch
-                    << "] or [" << batch << ", " << seq
+                    << "] or [" << batch << ", " << keys
                     << "] (other forms are not supported)";
       return {};
     }
@@ -226,12 +225,17 @@ Value attentionCore(NodeContext &n, const AttentionShape &a, Value qkv,
     Value penalty = dropped
                         ? n.create<MulOp>({dropped, f32Tensor(n, {}, {filter})})
                         : Value();
-    Value rows = penalty ? n.reshape(penalty, {batch, 1, 1, seq}) : Value();
+    Value rows = penalty ? n.reshape(penalty, {batch, 1, 1, keys}) : Value();
     scores = rows ? n.create<AddOp>({scores, rows}) : Value();
     if (!scores)
       return {};
   }
   if (n.getInt("unidirectional", 0) != 0) {
+    if (keys != seq) {
+      n.emitError() << "unidirectional needs as many keys as queries, got "
+                    << keys << " and " << seq;
+      return {};
+    }
     SmallVector<float> causal;
     for (int64_t i = 0; i < seq; ++i)
       for (int64_t j = 0; j < seq; ++j)
@@ -247,6 +251,26 @@ Value attentionCore(NodeContext &n, const AttentionShape &a, Value qkv,
           ? n.create<TransposeOp>(context, {n.i64Array("perm", {0, 2, 1, 3})})
           : Value();
   return merged ? n.reshape(merged, {batch, seq, hidden}) : Value();
+}
+
+/// The slice [k * H, (k + 1) * H) of the last dim of `x` [B, T, 3H].
+Value lastDimPart(NodeContext &n, Value x, int64_t k, int64_t hidden) {
+  auto shape = NodeContext::getType(x).getShape();
+  return n.create<SliceOp>(
+      x, {n.i64Array("starts", {0, 0, k * hidden}),
+          n.i64Array("ends", {shape[0], shape[1], (k + 1) * hidden}),
+          n.i64Array("steps", {1, 1, 1})});
+}
+
+/// The attention of packed `qkv` ([B, S, 3H], Q | K | V) under `mask`.
+Value attentionCore(NodeContext &n, const AttentionShape &a, Value qkv,
+                    Value mask) {
+  Value q = lastDimPart(n, qkv, 0, a.hidden),
+        k = lastDimPart(n, qkv, 1, a.hidden),
+        v = lastDimPart(n, qkv, 2, a.hidden);
+  if (!q || !k || !v)
+    return {};
+  return attentionHeads(n, a, q, k, v, mask);
 }
 
 /// Attention(input, weights, bias, mask_index), num_heads, unidirectional,
@@ -280,6 +304,71 @@ LogicalResult importMsAttention(NodeContext &n, Results &r) {
   if (qkv && bias)
     qkv = n.create<AddOp>({qkv, bias});
   r.push_back(qkv ? attentionCore(n, *a, qkv, n.input(3)) : Value());
+  return success(r.back() != nullptr);
+}
+
+/// MultiHeadAttention(query, key, value, bias, key_padding_mask, ...),
+/// num_heads, scale, mask_filter_value, unidirectional: ONNX Runtime's
+/// attention of separate (already projected) query [B, S, D], key and value
+/// [B, L, D] (self- or cross-attention), with an optional bias [3D] added
+/// to each and the key padding mask of Attention. Packed QKV, attention
+/// bias, past state and a value size other than D are errors.
+LogicalResult importMultiHeadAttention(NodeContext &n, Results &r) {
+  if (n.getNumInputs() < 1 || n.getNumInputs() > 10)
+    return n.emitError() << "expected 1 to 10 inputs, got " << n.getNumInputs();
+  for (unsigned i = 5; i < n.getNumInputs(); ++i)
+    if (n.input(i))
+      return n.emitError() << "input " << i
+                           << " (attention bias, past state) is not supported";
+  if (failed(n.checkKnownAttrs(
+          {"num_heads", "scale", "mask_filter_value", "unidirectional"})))
+    return failure();
+  Value q = n.input(0), k = n.input(1), v = n.input(2), bias = n.input(3);
+  if (!k || !v)
+    return n.fail("key and value are required (packed QKV or KV is not "
+                  "supported)");
+  auto qType = NodeContext::getType(q), kType = NodeContext::getType(k),
+       vType = NodeContext::getType(v);
+  if (qType.getRank() != 3 || kType.getRank() != 3 || vType.getRank() != 3 ||
+      !qType.getElementType().isF32() || kType.getShape() != vType.getShape() ||
+      kType.getDimSize(0) != qType.getDimSize(0) ||
+      kType.getDimSize(2) != qType.getDimSize(2))
+    return n.emitError() << "query " << q.getType() << ", key " << k.getType()
+                         << " and value " << v.getType()
+                         << " must be f32 [B, S, D], [B, L, D], [B, L, D]";
+  AttentionShape a;
+  a.batch = qType.getDimSize(0);
+  a.seq = qType.getDimSize(1);
+  a.hidden = qType.getDimSize(2);
+  a.heads = n.getInt("num_heads", 0);
+  if (a.heads <= 0 || a.hidden % a.heads != 0)
+    return n.emitError() << "num_heads " << a.heads
+                         << " must be positive and divide the hidden size "
+                         << a.hidden;
+  a.headSize = a.hidden / a.heads;
+  a.scale = n.getFloat("scale", 1.0f / std::sqrt((float)a.headSize));
+  a.filter = n.getFloat("mask_filter_value", -10000.0f);
+  if (n.hasFailed())
+    return failure();
+  if (bias) {
+    if (NodeContext::getType(bias).getShape() !=
+        ArrayRef<int64_t>{3 * a.hidden})
+      return n.emitError() << "bias " << bias.getType() << " must be ["
+                           << 3 * a.hidden << "]";
+    auto addPart = [&](Value x, int64_t part) -> Value {
+      Value b =
+          n.create<SliceOp>(bias, {n.i64Array("starts", {part * a.hidden}),
+                                   n.i64Array("ends", {(part + 1) * a.hidden}),
+                                   n.i64Array("steps", {1})});
+      return b ? n.create<AddOp>({x, b}) : Value();
+    };
+    q = addPart(q, 0);
+    k = q ? addPart(k, 1) : Value();
+    v = k ? addPart(v, 2) : Value();
+    if (!v)
+      return failure();
+  }
+  r.push_back(attentionHeads(n, a, q, k, v, n.input(4)));
   return success(r.back() != nullptr);
 }
 
@@ -652,6 +741,10 @@ const OpTableEntry kMicrosoftOpTable[] = {
     {"MatMulNBits", importMatMulNBits,
      "dlc.matmul with the constant 2/4/8-bit blocked weights dequantized "
      "to f32 at import; zero points packed or f32, bias; not g_idx"},
+    {"MultiHeadAttention", importMultiHeadAttention,
+     "as Attention on separate query, key and value (self or cross), "
+     "bias [3D], key_padding_mask [B, L] or [B]; not packed QKV, attention "
+     "bias, past"},
     {"QAttention", importQAttention,
      "dlc.matmul_integer scaled by input_scale * weight_scale (one or per "
      "column) + bias, then as Attention"},

@@ -120,6 +120,24 @@ def microsoft_cases(t):
     attention("ms_attention_causal", {"x": xa}, unidirectional=1)
     attention("ms_attention_causal_padding", {"x": xa, **pad}, unidirectional=1)
     attention("ms_attention_scale_filter", {"x": xa, **pad}, scale=0.3, mask_filter_value=-500.0)
+
+    # MultiHeadAttention: cross attention (4 queries, 6 keys) with a bias,
+    # a [B, L] padding mask and [B] lengths; causal self attention.
+    mq, mk, mv = t.rand(2, 4, 16), t.rand(2, 6, 16), t.rand(2, 6, 16)
+    mbias = {"bias": t.rand(48, lo=-0.1, hi=0.1)}
+
+    def mha(name, feeds, inputs, **attrs):
+        node = helper.make_node("MultiHeadAttention", inputs, ["y"], domain="com.microsoft",
+                                num_heads=4, **attrs)
+        t.cases[name] = Case(microsoft_model([node], feeds, ["y"], mbias), feeds, rtol=1e-4,
+                             atol=1e-5)
+
+    mha("ms_mha_cross", {"q": mq, "k": mk, "v": mv}, ["q", "k", "v", "bias"])
+    mha("ms_mha_cross_padding", {"q": mq, "k": mk, "v": mv, **pad}, ["q", "k", "v", "bias", "mask"])
+    mha("ms_mha_cross_lengths", {"q": mq, "k": mk, "v": mv, **lengths},
+        ["q", "k", "v", "bias", "mask"])
+    mha("ms_mha_self_causal", {"q": mk, "k": mk, "v": mv}, ["q", "k", "v", "bias"],
+        unidirectional=1)
     # EmbedLayerNormalization: word + position + segment embeddings, the
     # mask's row sums, the sum before the normalization; without segments
     # and mask; with position_ids.
