@@ -84,6 +84,11 @@ public:
   }
   /// Checks the input count is in [min, max] and inputs [0, min) present.
   LogicalResult checkInputs(unsigned min, unsigned max);
+  /// Checks the input count is in [min, max] and the inputs at `required`
+  /// present (the others optional: ONNX Runtime's operators leave
+  /// optional inputs empty between required ones).
+  LogicalResult checkInputs(unsigned min, unsigned max,
+                            ArrayRef<unsigned> required);
 
   //===--- Attributes -----------------------------------------------------===//
   // Getters report a wrong attribute type as an error on the node (see

@@ -314,8 +314,8 @@ LogicalResult importMsAttention(NodeContext &n, Results &r) {
 /// to each and the key padding mask of Attention. Packed QKV, attention
 /// bias, past state and a value size other than D are errors.
 LogicalResult importMultiHeadAttention(NodeContext &n, Results &r) {
-  if (n.getNumInputs() < 1 || n.getNumInputs() > 10)
-    return n.emitError() << "expected 1 to 10 inputs, got " << n.getNumInputs();
+  if (failed(n.checkInputs(1, 10)))
+    return failure();
   for (unsigned i = 5; i < n.getNumInputs(); ++i)
     if (n.input(i))
       return n.emitError() << "input " << i
@@ -466,11 +466,8 @@ LogicalResult importDynamicQuantizeMatMul(NodeContext &n, Results &r) {
 /// computes, matMulIntegerToFloat (an integer GEMM); the rest is
 /// Attention's.
 LogicalResult importQAttention(NodeContext &n, Results &r) {
-  if (n.getNumInputs() < 5 || n.getNumInputs() > 9)
-    return n.emitError() << "expected 5 to 9 inputs, got " << n.getNumInputs();
-  for (unsigned i : {0, 1, 2, 3, 4})
-    if (!n.input(i))
-      return n.emitError() << "input " << i << " is required";
+  if (failed(n.checkInputs(5, 9, {0, 1, 2, 3, 4})))
+    return failure();
   if (n.input(8))
     return n.fail("input 8 (past) is not supported");
   FailureOr<AttentionShape> a = checkAttention(n, n.input(0), n.input(1));
@@ -574,11 +571,8 @@ LogicalResult importMatMulNBits(NodeContext &n, Results &r) {
 /// zeros without a mask, as ONNX Runtime gives); the sum before the
 /// normalization.
 LogicalResult importEmbedLayerNorm(NodeContext &n, Results &r) {
-  if (n.getNumInputs() < 7 || n.getNumInputs() > 9)
-    return n.emitError() << "expected 7 to 9 inputs, got " << n.getNumInputs();
-  for (unsigned i : {0, 2, 3, 5, 6})
-    if (!n.input(i))
-      return n.emitError() << "input " << i << " is required";
+  if (failed(n.checkInputs(7, 9, {0, 2, 3, 5, 6})))
+    return failure();
   if (failed(n.checkKnownAttrs({"epsilon", "mask_index_type"})))
     return failure();
   Value ids = n.input(0), segments = n.input(1), mask = n.input(7),

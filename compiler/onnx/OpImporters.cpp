@@ -80,6 +80,14 @@ Value onnx_import::importFloatOp(NodeContext &n, StringRef opType,
 }
 
 LogicalResult NodeContext::checkInputs(unsigned min, unsigned max) {
+  SmallVector<unsigned> required;
+  for (unsigned i = 0; i < min; ++i)
+    required.push_back(i);
+  return checkInputs(min, max, required);
+}
+
+LogicalResult NodeContext::checkInputs(unsigned min, unsigned max,
+                                       ArrayRef<unsigned> required) {
   unsigned n = getNumInputs();
   if (n < min || n > max) {
     InFlightDiagnostic d = emitError();
@@ -92,8 +100,8 @@ LogicalResult NodeContext::checkInputs(unsigned min, unsigned max) {
       d << min << " to " << max;
     return d << " input" << (max == 1 ? "" : "s") << ", got " << n;
   }
-  for (unsigned i = 0; i < min; ++i)
-    if (!inputs[i])
+  for (unsigned i : required)
+    if (!input(i))
       return fail("input " + Twine(i) + " is required");
   return success();
 }

@@ -515,20 +515,6 @@ LogicalResult importDynamicQuantizeLinearImpl(NodeContext &n, Results &r) {
 // integer GEMM as it folds QLinearMatMul's equivalent, and fusion puts the
 // elementwise ones in one kernel.
 
-/// Checks a contrib node's input count is in [min, max] and that the inputs
-/// at `required` are present (optional zero points may be empty names).
-LogicalResult checkContribInputs(NodeContext &n, unsigned min, unsigned max,
-                                 ArrayRef<unsigned> required) {
-  unsigned count = n.getNumInputs();
-  if (count < min || count > max)
-    return n.emitError() << "expected " << min << " to " << max
-                         << " inputs, got " << count;
-  for (unsigned i : required)
-    if (!n.input(i))
-      return n.emitError() << "input " << i << " is required";
-  return success();
-}
-
 /// The element type of an int8/uint8 tensor, or null after an error naming
 /// `what`.
 Type quantizedType(NodeContext &n, Value v, StringRef what) {
@@ -605,7 +591,7 @@ Value quantize(NodeContext &n, Value y, Value scale, Value zp, Type elt) {
 /// B_zero_point, C_scale, C_zero_point), numpy broadcasting.
 template <const char *FloatOp>
 LogicalResult importQLinearBinary(NodeContext &n, Results &r) {
-  if (failed(checkContribInputs(n, 7, 8, {0, 1, 3, 4, 6})) ||
+  if (failed(n.checkInputs(7, 8, {0, 1, 3, 4, 6})) ||
       failed(n.checkKnownAttrs({})))
     return failure();
   Value a = n.input(0), b = n.input(3);
@@ -628,7 +614,7 @@ constexpr char kAdd[] = "Add", kMul[] = "Mul";
 /// semantics) aside.
 template <const char *FloatOp>
 LogicalResult importQLinearUnary(NodeContext &n, Results &r) {
-  if (failed(checkContribInputs(n, 4, 5, {0, 1, 3})))
+  if (failed(n.checkInputs(4, 5, {0, 1, 3})))
     return failure();
   Value x = n.input(0);
   Type elt = quantizedType(n, x, "X");
@@ -680,7 +666,7 @@ LogicalResult importQLinearConcatImpl(NodeContext &n, Results &r) {
     return n.emitError() << "expected Y_scale, Y_zero_point and a (X, "
                             "X_scale, X_zero_point) triple per input, got "
                          << count << " inputs";
-  if (failed(checkContribInputs(n, count, count, {0, 1})))
+  if (failed(n.checkInputs(count, count, {0, 1})))
     return failure();
   Type elt = quantizedType(n, n.input(1), "Y_zero_point");
   if (!elt)
@@ -702,7 +688,7 @@ LogicalResult importQLinearConcatImpl(NodeContext &n, Results &r) {
 /// QLinearWhere: (condition, X, x_scale, x_zero_point, Y, y_scale,
 /// y_zero_point, z_scale, z_zero_point), three-way broadcasting.
 LogicalResult importQLinearWhereImpl(NodeContext &n, Results &r) {
-  if (failed(checkContribInputs(n, 9, 9, {0, 1, 2, 4, 5, 7})) ||
+  if (failed(n.checkInputs(9, 9, {0, 1, 2, 4, 5, 7})) ||
       failed(n.checkKnownAttrs({})))
     return failure();
   Value x = n.input(1), y = n.input(4);
@@ -723,7 +709,7 @@ LogicalResult importQLinearWhereImpl(NodeContext &n, Results &r) {
 /// alpha (ONNX Runtime quantizes it at alpha / beta * a_scale * b_scale);
 /// without y_scale the result stays f32.
 LogicalResult importQGemmImpl(NodeContext &n, Results &r) {
-  if (failed(checkContribInputs(n, 6, 9, {0, 1, 3, 4})) ||
+  if (failed(n.checkInputs(6, 9, {0, 1, 3, 4})) ||
       failed(n.checkKnownAttrs({"alpha", "transA", "transB"})))
     return failure();
   Value a = n.input(0), b = n.input(3);
