@@ -11,6 +11,8 @@
 # within 10 minutes a call):
 #   tools/gpu_checks.sh ops checks quant     # small models, --target cuda
 #   tools/gpu_checks.sh models               # the zoo on the GPU vs *.ref.npz
+#                                            # (and bert_base through ONNX
+#                                            # Runtime's optimizer)
 #   tools/gpu_checks.sh precision            # resnet50 fp16, resnet50_int8,
 #                                            # bert_base bf16, mobilenet_v2 fp16
 #   tools/gpu_checks.sh overlap              # resnet50, mobilenet_v2, bert_base
@@ -88,7 +90,11 @@ for s in "$@"; do
   models)
     for m in squeezenet1_1 resnet50 mobilenet_v2 bert_base; do
       suite "model-$m" python3 test/e2e/test_models.py "${models[@]}" --device cuda "$m"
-    done ;;
+    done
+    # ONNX Runtime's transformer optimizer's fused operators (com.microsoft
+    # SkipLayerNormalization, Gelu) at the fp32 tolerance.
+    suite "model-bert_base-ort-optimized" python3 test/e2e/test_models.py "${models[@]}" \
+      --device cuda --ort-optimize bert bert_base ;;
   precision)
     # On an H100/H200 the models suite builds for sm_90a (wgmma); these
     # build each model for sm_90a and sm_90 (mma.sync), so a failure says
