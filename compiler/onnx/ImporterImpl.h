@@ -227,8 +227,9 @@ LogicalResult importQGemm(NodeContext &, SmallVectorImpl<Value> &);
 LogicalResult importSimplifiedLayerNorm(NodeContext &,
                                         SmallVectorImpl<Value> &);
 
-/// ONNX Runtime's contrib domain, whose quantized operators (QLinearAdd,
-/// QGemm, ...) its QOperator-format quantizer writes.
+/// ONNX Runtime's contrib domain: its quantizer's operators (QLinearAdd,
+/// QGemm, MatMulNBits, ...) and its transformer optimizer's (Attention,
+/// SkipLayerNormalization, ...).
 constexpr StringLiteral kMicrosoftDomain = "com.microsoft";
 /// The com.microsoft operators the importer handles (MicrosoftImporters.cpp),
 /// sorted by op type.
