@@ -273,6 +273,22 @@ def gen_opsets():
                            domain="com.microsoft")],
               [u8("a", (3,))], [vi("y", T.FLOAT, None)], [s, z], opsets=ms)
     add("microsoft-qgemm-1d", m, "must be 2-D")
+    w = const("w", np.zeros((3, 9), np.float32))
+    m = model([h.make_node("Attention", ["x3", "w"], ["y"], domain="com.microsoft",
+                           num_heads=0)],
+              [vi("x3", T.FLOAT, (1, 2, 3))], [vi("y", T.FLOAT, None)], [w], opsets=ms)
+    add("microsoft-attention-no-heads", m, "must be positive and divide the hidden size")
+    m = model([h.make_node("MultiHeadAttention", ["q", "k", "k"], ["y"],
+                           domain="com.microsoft", num_heads=1)],
+              [vi("q", T.FLOAT, (1, 2, 4)), vi("k", T.FLOAT, (2, 3, 4))],
+              [vi("y", T.FLOAT, None)], opsets=ms)
+    add("microsoft-mha-batch-mismatch", m, "must be f32 [B, S, D]")
+    b = const("b", np.zeros((2, 1, 8), np.uint8))
+    sc = const("sc", np.ones(2, np.float32))
+    m = model([h.make_node("MatMulNBits", ["x", "b", "sc"], ["y"], domain="com.microsoft",
+                           K=2**40, N=2, bits=4, block_size=16)],
+              [vi("x")], [vi("y", T.FLOAT, None)], [b, sc], opsets=ms)
+    add("microsoft-matmulnbits-huge-k", m, "must be f32 with last dim K")
 
 
 # --- Operators ------------------------------------------------------------------
