@@ -24,6 +24,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::dlc;
 using namespace mlir::dlc::onnx_import;
@@ -370,6 +372,109 @@ LogicalResult importMultiHeadAttention(NodeContext &n, Results &r) {
   }
   r.push_back(attentionHeads(n, a, q, k, v, n.input(4)));
   return success(r.back() != nullptr);
+}
+
+/// A float attribute named `name` with value `v`, for a nested importer.
+onnx::AttributeProto floatAttr(StringRef name, float v) {
+  onnx::AttributeProto a;
+  a.set_name(name.str());
+  a.set_type(onnx::AttributeProto::FLOAT);
+  a.set_f(v);
+  return a;
+}
+
+/// FusedConv(X, W, B, Z), Conv's attributes, activation,
+/// activation_params: ONNX Runtime's fusion of a Conv, an optional addend
+/// Z and an activation, in the graphs it saves optimized: activation(Conv(X,
+/// W, B) + Z) with Relu, Tanh, Sigmoid, LeakyRelu (alpha), Clip (min, max)
+/// or HardSigmoid (alpha, beta); fusion makes them one kernel again.
+LogicalResult importFusedConv(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 4)))
+    return failure();
+  std::string activation = n.getString("activation", "");
+  std::optional<SmallVector<float>> params;
+  if (const onnx::AttributeProto *a = n.getAttr("activation_params"))
+    params = SmallVector<float>(a->floats().begin(), a->floats().end());
+  SmallVector<Value> operands{n.input(0), n.input(1)};
+  if (Value bias = n.input(2))
+    operands.push_back(bias);
+  Value y =
+      importFloatOp(n, "Conv", operands, {"activation", "activation_params"});
+  if (y && n.input(3))
+    y = n.create<AddOp>({y, n.input(3)});
+  if (!y)
+    return failure();
+  auto param = [&](size_t i, float fallback) {
+    return params && params->size() > i ? (*params)[i] : fallback;
+  };
+  // The activation takes none of the node's attributes.
+  const SmallVector<StringRef> all = {
+      "activation", "activation_params", "auto_pad", "dilations",
+      "group",      "kernel_shape",      "pads",     "strides"};
+  if (activation.empty()) {
+    r.push_back(y);
+  } else if (activation == "Relu" || activation == "Tanh" ||
+             activation == "Sigmoid") {
+    r.push_back(importFloatOp(n, activation, {y}, all));
+  } else if (activation == "LeakyRelu") {
+    r.push_back(importFloatOp(n, "LeakyRelu", {y}, all, std::nullopt,
+                              {floatAttr("alpha", param(0, 0.01f))}));
+  } else if (activation == "HardSigmoid") {
+    r.push_back(importFloatOp(n, "HardSigmoid", {y}, all, std::nullopt,
+                              {floatAttr("alpha", param(0, 0.2f)),
+                               floatAttr("beta", param(1, 0.5f))}));
+  } else if (activation == "Clip") {
+    float lo = param(0, -std::numeric_limits<float>::infinity()),
+          hi = param(1, std::numeric_limits<float>::infinity());
+    r.push_back(importFloatOp(
+        n, "Clip", {y, f32Tensor(n, {}, {lo}), f32Tensor(n, {}, {hi})}, all));
+  } else {
+    return n.emitError() << "unsupported activation '" << activation
+                         << "' (Relu, Tanh, Sigmoid, LeakyRelu, Clip, "
+                            "HardSigmoid are)";
+  }
+  return success(r.back() != nullptr);
+}
+
+/// FusedMatMul(A, B), alpha, transA, transB: ONNX Runtime's fusion of
+/// transposes and a scale into a MatMul, in the graphs it saves optimized:
+/// alpha * op(A) op(B), op swapping the last two dims. transBatchA/B (batch
+/// dims moved) are errors.
+LogicalResult importFusedMatMul(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 2)) ||
+      failed(n.checkKnownAttrs(
+          {"alpha", "transA", "transB", "transBatchA", "transBatchB"})))
+    return failure();
+  if (n.getInt("transBatchA", 0) != 0 || n.getInt("transBatchB", 0) != 0)
+    return n.fail("transBatchA and transBatchB are not supported");
+  auto swapLast = [&](Value x) -> Value {
+    int64_t rank = n.getRank(x);
+    if (rank < 2) {
+      n.emitError() << "a transposed operand must have rank >= 2, got "
+                    << x.getType();
+      return {};
+    }
+    SmallVector<int64_t> perm;
+    for (int64_t i = 0; i < rank; ++i)
+      perm.push_back(i);
+    std::swap(perm[rank - 1], perm[rank - 2]);
+    return n.create<TransposeOp>(x, {n.i64Array("perm", perm)});
+  };
+  Value a = n.input(0), b = n.input(1);
+  if (n.getInt("transA", 0) != 0)
+    a = swapLast(a);
+  if (a && n.getInt("transB", 0) != 0)
+    b = swapLast(b);
+  if (!a || !b)
+    return failure();
+  Value y = importFloatOp(
+      n, "MatMul", {a, b},
+      {"alpha", "transA", "transB", "transBatchA", "transBatchB"});
+  float alpha = n.getFloat("alpha", 1.0f);
+  if (y && alpha != 1.0f)
+    y = n.create<MulOp>({y, f32Tensor(n, {}, {alpha})});
+  r.push_back(y);
+  return success(y != nullptr);
 }
 
 /// `v` as rank 0 when it has one element.
@@ -728,6 +833,12 @@ const OpTableEntry kMicrosoftOpTable[] = {
      "epsilon, position_ids; mask_index as each row's mask sum"},
     {"FastGelu", importBiasGelu<true>,
      "dlc.gelu, tanh approximation, of X + bias"},
+    {"FusedConv", importFusedConv,
+     "Conv (its attributes), + Z, then Relu, Tanh, Sigmoid, LeakyRelu, Clip "
+     "or HardSigmoid (activation, activation_params)"},
+    {"FusedMatMul", importFusedMatMul,
+     "dlc.matmul of the operands with transA/transB, times alpha; not "
+     "transBatchA/B"},
     {"Gelu", importMsGelu, "dlc.gelu (erf)"},
     {"MatMulIntegerToFloat", importMatMulIntegerToFloat,
      "dlc.matmul_integer scaled by a_scale * b_scale (one or per column) "

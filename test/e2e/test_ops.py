@@ -71,6 +71,27 @@ def microsoft_model(nodes, feeds, outputs, consts):
                                             helper.make_opsetid("com.microsoft", 1)])
 
 
+def ort_saved_optimized(model, fused):
+    """`model` as ONNX Runtime saves it after its extended optimizations;
+    checks that it holds the com.microsoft operators `fused`."""
+    import tempfile
+
+    import onnxruntime as ort
+
+    with tempfile.TemporaryDirectory() as d:
+        src, dst = Path(d) / "model.onnx", Path(d) / "optimized.onnx"
+        onnx.save(model, src)
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+        options.optimized_model_filepath = str(dst)
+        ort.InferenceSession(str(src), options, providers=["CPUExecutionProvider"])
+        saved = onnx.load(str(dst))
+    ops = {n.op_type for n in saved.graph.node if n.domain == "com.microsoft"}
+    if not fused <= ops:
+        raise RuntimeError(f"ONNX Runtime saved {sorted(ops)}, not {sorted(fused)}")
+    return saved
+
+
 def microsoft_cases(t):
     """ONNX Runtime's fused transformer operators (its optimizer and Hugging
     Face Optimum write them) against ONNX Runtime's own kernels."""
@@ -170,6 +191,63 @@ def microsoft_cases(t):
                           epsilon=1e-6)],
         {"x": x, **skip}, ["y", "mean", "inv_std", "sum"],
         {"gamma": norm["gamma"], "bias": norm["bias"]}), {"x": x, **skip}, rtol=1e-4, atol=1e-5)
+    # FusedConv and FusedMatMul (the graphs ONNX Runtime saves optimized).
+    xc = t.rand(1, 4, 7, 7)
+    conv = {"w": t.rand(6, 4, 3, 3, lo=-0.5, hi=0.5), "b": t.rand(6)}
+    z = {"z": t.rand(1, 6, 7, 7)}
+
+    def fused_conv(name, feeds, inputs, **attrs):
+        node = helper.make_node("FusedConv", inputs, ["y"], domain="com.microsoft",
+                                pads=[1, 1, 1, 1], **attrs)
+        t.cases[name] = Case(microsoft_model([node], feeds, ["y"], conv), feeds, rtol=1e-4,
+                             atol=1e-5)
+
+    fused_conv("ms_fused_conv_relu_sum", {"x": xc, **z}, ["x", "w", "b", "z"], activation="Relu")
+    fused_conv("ms_fused_conv_leaky", {"x": xc}, ["x", "w", "b"], activation="LeakyRelu",
+               activation_params=[0.2])
+    fused_conv("ms_fused_conv_clip", {"x": xc}, ["x", "w", "b"], activation="Clip",
+               activation_params=[0.0, 0.5])
+    fused_conv("ms_fused_conv_hard_sigmoid", {"x": xc}, ["x", "w", "b"],
+               activation="HardSigmoid", activation_params=[0.3, 0.4])
+    fused_conv("ms_fused_conv_plain", {"x": xc}, ["x", "w", "b"])
+    fa, fb = t.rand(2, 3, 5, 4), t.rand(2, 3, 6, 5)
+    for name, attrs, a, b in [("ms_fused_matmul_trans_b_alpha", dict(transB=1, alpha=0.125),
+                               fa, t.rand(2, 3, 6, 4)),
+                              ("ms_fused_matmul_trans_a", dict(transA=1), t.rand(2, 3, 4, 5),
+                               t.rand(4, 6)),
+                              ("ms_fused_matmul_plain", {}, fa, t.rand(4, 6))]:
+        node = helper.make_node("FusedMatMul", ["a", "b"], ["y"], domain="com.microsoft",
+                                **attrs)
+        t.cases[name] = Case(microsoft_model([node], {"a": a, "b": b}, ["y"], {}),
+                             {"a": a, "b": b}, rtol=1e-4, atol=1e-5)
+    del fb
+
+    # A CNN and an attention block as ONNX Runtime saves them optimized
+    # (SessionOptions.optimized_model_filepath): FusedConv (with the
+    # residual as Z), QuickGelu (x * sigmoid(x)), FusedMatMul (Q.K^T scaled).
+    xs = t.rand(1, 4, 8, 8)
+    cnn = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+           helper.make_node("Relu", ["c1"], ["r1"]),
+           helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1]),
+           helper.make_node("Add", ["c2", "r1"], ["a2"]),
+           helper.make_node("Relu", ["a2"], ["r2"]),
+           helper.make_node("Sigmoid", ["r2"], ["s2"]),
+           helper.make_node("Mul", ["r2", "s2"], ["y"])]
+    cnn_w = {"w1": t.rand(6, 4, 3, 3, lo=-0.5, hi=0.5), "b1": t.rand(6),
+             "w2": t.rand(6, 6, 3, 3, lo=-0.5, hi=0.5), "b2": t.rand(6)}
+    qa, ka = t.rand(2, 4, 5, 8), t.rand(2, 4, 5, 8)
+    att = [helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+           helper.make_node("MatMul", ["q", "kt"], ["s"]),
+           helper.make_node("Div", ["s", "d"], ["sd"]),
+           helper.make_node("Softmax", ["sd"], ["p"], axis=-1),
+           helper.make_node("MatMul", ["p", "q"], ["y"])]
+    for name, nodes, feeds, consts, fused in [
+            ("ort_saved_optimized_cnn", cnn, {"x": xs}, cnn_w, {"FusedConv", "QuickGelu"}),
+            ("ort_saved_optimized_attention", att, {"q": qa, "k": ka},
+             {"d": np.array(np.sqrt(8), F32)}, {"FusedMatMul"})]:
+        t.cases[name] = Case(ort_saved_optimized(
+            harness.make_model(nodes, feeds, ["y"], consts), fused), feeds, rtol=1e-4,
+            atol=1e-5)
     add("simplified_layer_norm", "SimplifiedLayerNormalization", {"x": x},
         {"scale": norm["gamma"]}, epsilon=1e-6)
     add("simplified_layer_norm_axis1", "SimplifiedLayerNormalization", {"x": x},
