@@ -255,7 +255,7 @@ def gen_opsets():
     # ONNX Runtime's contrib domain: its quantized operators import, the
     # rest are errors; hostile operands of the quantized ones too.
     ms = [h.make_opsetid("", 17), h.make_opsetid("com.microsoft", 1)]
-    m = model([h.make_node("FusedConv", ["x", "x"], ["y"], domain="com.microsoft")],
+    m = model([h.make_node("BeamSearch", ["x", "x"], ["y"], domain="com.microsoft")],
               [vi("x")], [vi("y")], opsets=ms)
     add("microsoft-unknown-op", m, "unsupported operator in domain 'com.microsoft'")
     s = const("s", np.array(0.1, np.float32))
