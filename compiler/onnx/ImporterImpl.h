@@ -191,6 +191,17 @@ ArrayRef<OpTableEntry> getOpTable();
 /// The importer for `opType` in the default domain, or null.
 OpImporter lookupOpImporter(StringRef opType);
 
+/// A constant zero tensor of `shape` and `elementType`.
+Value zeros(NodeContext &n, ArrayRef<int64_t> shape, Type elementType);
+/// A constant f32 tensor of `shape` holding `values`.
+Value f32Constant(NodeContext &n, ArrayRef<int64_t> shape,
+                  ArrayRef<float> values);
+/// `v` as a rank-0 tensor when it has one element (a constant is rebuilt,
+/// anything else reshaped); `v` itself otherwise.
+Value scalarIfSingle(NodeContext &n, Value v);
+/// A float attribute `name` = `v`, for a nested importer's node.
+onnx::AttributeProto floatAttribute(StringRef name, float v);
+
 /// Imports `opType` of the default domain on `inputs` with `n`'s attributes
 /// except `dropped`, plus `extra`, in `opset` (the model's when absent),
 /// as a node of `outputs` outputs (`n`'s names where it has them): an

@@ -112,21 +112,25 @@ LogicalResult importSkipLayerNorm(NodeContext &n, Results &r) {
   return success();
 }
 
-/// A constant f32 tensor of `shape` filled from `values` (one value: a
-/// splat).
-Value f32Tensor(NodeContext &n, ArrayRef<int64_t> shape,
-                ArrayRef<float> values) {
-  auto type = RankedTensorType::get(shape, n.b.getF32Type());
-  return n.b.create<arith::ConstantOp>(
-      n.loc, values.size() == 1 ? DenseElementsAttr::get(type, values[0])
-                                : DenseElementsAttr::get(type, values));
-}
-
 /// Attention's attributes and shapes, checked: what its core needs.
 struct AttentionShape {
   int64_t batch, seq, hidden, heads, headSize;
   float scale, filter;
 };
+
+/// Reads num_heads (which must divide `a.hidden`), scale (1/sqrt(head size)
+/// by default) and mask_filter_value (-10000) into `a`.
+LogicalResult readHeads(NodeContext &n, AttentionShape &a) {
+  a.heads = n.getInt("num_heads", 0);
+  if (a.heads <= 0 || a.hidden % a.heads != 0)
+    return n.emitError() << "num_heads " << a.heads
+                         << " must be positive and divide the hidden size "
+                         << a.hidden;
+  a.headSize = a.hidden / a.heads;
+  a.scale = n.getFloat("scale", 1.0f / std::sqrt((float)a.headSize));
+  a.filter = n.getFloat("mask_filter_value", -10000.0f);
+  return failure(n.hasFailed());
+}
 
 /// Checks Attention's (or QAttention's) attributes and the shapes of its
 /// input [B, S, Hin] and weights [Hin, 3H].
@@ -146,7 +150,6 @@ FailureOr<AttentionShape> checkAttention(NodeContext &n, Value x, Value w) {
   a.batch = xType.getDimSize(0);
   a.seq = xType.getDimSize(1);
   int64_t hidden3 = wType.getDimSize(1);
-  a.heads = n.getInt("num_heads", 0);
   if (hidden3 % 3 != 0)
     return n.emitError() << "weights " << w.getType()
                          << " must have 3 x hidden columns";
@@ -155,14 +158,7 @@ FailureOr<AttentionShape> checkAttention(NodeContext &n, Value x, Value w) {
     if (sizes->size() != 3 ||
         llvm::any_of(*sizes, [&](int64_t v) { return v != a.hidden; }))
       return n.fail("qkv_hidden_sizes must be three equal sizes");
-  if (a.heads <= 0 || a.hidden % a.heads != 0)
-    return n.emitError() << "num_heads " << a.heads
-                         << " must be positive and divide the hidden size "
-                         << a.hidden;
-  a.headSize = a.hidden / a.heads;
-  a.scale = n.getFloat("scale", 1.0f / std::sqrt((float)a.headSize));
-  a.filter = n.getFloat("mask_filter_value", -10000.0f);
-  if (n.hasFailed())
+  if (failed(readHeads(n, a)))
     return failure();
   return a;
 }
@@ -189,7 +185,7 @@ Value attentionHeads(NodeContext &n, const AttentionShape &a, Value q, Value k,
     return {};
   Value scores = n.create<MatMulOp>({q, k});
   if (scores)
-    scores = n.create<MulOp>({scores, f32Tensor(n, {}, {scale})});
+    scores = n.create<MulOp>({scores, f32Constant(n, {}, {scale})});
   if (!scores)
     return {};
   if (mask) {
@@ -210,7 +206,7 @@ Value attentionHeads(NodeContext &n, const AttentionShape &a, Value q, Value k,
       Value column = lengths ? n.reshape(lengths, {batch, 1}) : Value();
       Value before =
           column
-              ? n.create<LessOp>({f32Tensor(n, {1, keys}, positions), column})
+              ? n.create<LessOp>({f32Constant(n, {1, keys}, positions), column})
               : Value();
       keep = before ? n.create<CastOp>(before, {},
                                        RankedTensorType::get({batch, keys},
@@ -223,9 +219,9 @@ Value attentionHeads(NodeContext &n, const AttentionShape &a, Value q, Value k,
       return {};
     }
     Value dropped =
-        keep ? n.create<SubOp>({f32Tensor(n, {}, {1.0f}), keep}) : Value();
+        keep ? n.create<SubOp>({f32Constant(n, {}, {1.0f}), keep}) : Value();
     Value penalty = dropped
-                        ? n.create<MulOp>({dropped, f32Tensor(n, {}, {filter})})
+                        ? n.create<MulOp>({dropped, f32Constant(n, {}, {filter})})
                         : Value();
     Value rows = penalty ? n.reshape(penalty, {batch, 1, 1, keys}) : Value();
     scores = rows ? n.create<AddOp>({scores, rows}) : Value();
@@ -242,7 +238,7 @@ Value attentionHeads(NodeContext &n, const AttentionShape &a, Value q, Value k,
     for (int64_t i = 0; i < seq; ++i)
       for (int64_t j = 0; j < seq; ++j)
         causal.push_back(j > i ? filter : 0.0f);
-    scores = n.create<AddOp>({scores, f32Tensor(n, {seq, seq}, causal)});
+    scores = n.create<AddOp>({scores, f32Constant(n, {seq, seq}, causal)});
   }
   Value probs =
       scores ? n.create<SoftmaxOp>(scores, {n.i64("axis", 3)}, scores.getType())
@@ -342,15 +338,7 @@ LogicalResult importMultiHeadAttention(NodeContext &n, Results &r) {
   a.batch = qType.getDimSize(0);
   a.seq = qType.getDimSize(1);
   a.hidden = qType.getDimSize(2);
-  a.heads = n.getInt("num_heads", 0);
-  if (a.heads <= 0 || a.hidden % a.heads != 0)
-    return n.emitError() << "num_heads " << a.heads
-                         << " must be positive and divide the hidden size "
-                         << a.hidden;
-  a.headSize = a.hidden / a.heads;
-  a.scale = n.getFloat("scale", 1.0f / std::sqrt((float)a.headSize));
-  a.filter = n.getFloat("mask_filter_value", -10000.0f);
-  if (n.hasFailed())
+  if (failed(readHeads(n, a)))
     return failure();
   if (bias) {
     if (NodeContext::getType(bias).getShape() !=
@@ -372,15 +360,6 @@ LogicalResult importMultiHeadAttention(NodeContext &n, Results &r) {
   }
   r.push_back(attentionHeads(n, a, q, k, v, n.input(4)));
   return success(r.back() != nullptr);
-}
-
-/// A float attribute named `name` with value `v`, for a nested importer.
-onnx::AttributeProto floatAttr(StringRef name, float v) {
-  onnx::AttributeProto a;
-  a.set_name(name.str());
-  a.set_type(onnx::AttributeProto::FLOAT);
-  a.set_f(v);
-  return a;
 }
 
 /// FusedConv(X, W, B, Z), Conv's attributes, activation,
@@ -418,16 +397,16 @@ LogicalResult importFusedConv(NodeContext &n, Results &r) {
     r.push_back(importFloatOp(n, activation, {y}, all));
   } else if (activation == "LeakyRelu") {
     r.push_back(importFloatOp(n, "LeakyRelu", {y}, all, std::nullopt,
-                              {floatAttr("alpha", param(0, 0.01f))}));
+                              {floatAttribute("alpha", param(0, 0.01f))}));
   } else if (activation == "HardSigmoid") {
     r.push_back(importFloatOp(n, "HardSigmoid", {y}, all, std::nullopt,
-                              {floatAttr("alpha", param(0, 0.2f)),
-                               floatAttr("beta", param(1, 0.5f))}));
+                              {floatAttribute("alpha", param(0, 0.2f)),
+                               floatAttribute("beta", param(1, 0.5f))}));
   } else if (activation == "Clip") {
     float lo = param(0, -std::numeric_limits<float>::infinity()),
           hi = param(1, std::numeric_limits<float>::infinity());
     r.push_back(importFloatOp(
-        n, "Clip", {y, f32Tensor(n, {}, {lo}), f32Tensor(n, {}, {hi})}, all));
+        n, "Clip", {y, f32Constant(n, {}, {lo}), f32Constant(n, {}, {hi})}, all));
   } else {
     return n.emitError() << "unsupported activation '" << activation
                          << "' (Relu, Tanh, Sigmoid, LeakyRelu, Clip, "
@@ -472,16 +451,9 @@ LogicalResult importFusedMatMul(NodeContext &n, Results &r) {
       {"alpha", "transA", "transB", "transBatchA", "transBatchB"});
   float alpha = n.getFloat("alpha", 1.0f);
   if (y && alpha != 1.0f)
-    y = n.create<MulOp>({y, f32Tensor(n, {}, {alpha})});
+    y = n.create<MulOp>({y, f32Constant(n, {}, {alpha})});
   r.push_back(y);
   return success(y != nullptr);
-}
-
-/// `v` as rank 0 when it has one element.
-Value scalarIfOne(NodeContext &n, Value v) {
-  auto type = NodeContext::getType(v);
-  return type.getRank() != 0 && type.getNumElements() == 1 ? n.reshape(v, {})
-                                                           : v;
 }
 
 /// f32(MatMulInteger(a, b, aZp, bZp)) * aScale * bScale + bias: a
@@ -499,8 +471,8 @@ Value matMulIntegerToFloat(NodeContext &n, Value a, Value b, Value aScale,
                   << b.getType() << " must be int8 or uint8";
     return {};
   }
-  aScale = scalarIfOne(n, aScale);
-  bScale = scalarIfOne(n, bScale);
+  aScale = scalarIfSingle(n, aScale);
+  bScale = scalarIfSingle(n, bScale);
   if (!aScale || !bScale)
     return {};
   auto aScaleType = NodeContext::getType(aScale),
@@ -512,12 +484,8 @@ Value matMulIntegerToFloat(NodeContext &n, Value a, Value b, Value aScale,
                   << bScale.getType() << " one or one per column";
     return {};
   }
-  auto zeroPoint = [&](Value zp, Type elt) -> Value {
-    if (zp)
-      return scalarIfOne(n, zp);
-    return n.b.create<arith::ConstantOp>(
-        n.loc, DenseElementsAttr::get(RankedTensorType::get({}, elt),
-                                      n.b.getIntegerAttr(elt, 0)));
+  auto zeroPoint = [&](Value zp, Type elt) {
+    return zp ? scalarIfSingle(n, zp) : zeros(n, {}, elt);
   };
   aZp = zeroPoint(aZp, aType.getElementType());
   bZp = zeroPoint(bZp, bType.getElementType());
@@ -716,7 +684,6 @@ LogicalResult importEmbedLayerNorm(NodeContext &n, Results &r) {
   if (!normalized)
     return failure();
   Value maskIndex;
-  auto i32 = RankedTensorType::get({batch}, n.b.getI32Type());
   if (mask) {
     if (!NodeContext::getType(mask).getElementType().isInteger(32) ||
         NodeContext::getType(mask).getShape() != idsType.getShape())
@@ -725,8 +692,7 @@ LogicalResult importEmbedLayerNorm(NodeContext &n, Results &r) {
     maskIndex = n.create<ReduceSumOp>(
         mask, {n.i64Array("axes", {1}), n.boolean("keepdims", false)});
   } else {
-    maskIndex = n.b.create<arith::ConstantOp>(
-        n.loc, DenseElementsAttr::get(i32, n.b.getI32IntegerAttr(0)));
+    maskIndex = zeros(n, {batch}, n.b.getI32Type());
   }
   if (!maskIndex)
     return failure();
@@ -754,10 +720,7 @@ static LogicalResult rmsNormalize(NodeContext &n, Value x, Value scale,
   Value xs = type.getElementType().isF32()
                  ? x
                  : n.create<CastOp>(x, {}, type.clone(f32));
-  Value eps = n.b.create<arith::ConstantOp>(
-      n.loc, DenseElementsAttr::get(
-                 RankedTensorType::get({}, f32),
-                 n.b.getF32FloatAttr(n.getFloat("epsilon", 1e-5f))));
+  Value eps = f32Constant(n, {}, {n.getFloat("epsilon", 1e-5f)});
   Value square, meanSquare, shifted, root, inv, y;
   if (!xs || !(square = n.create<MulOp>({xs, xs})) ||
       !(meanSquare = n.create<ReduceMeanOp>(

@@ -39,6 +39,43 @@ InFlightDiagnostic NodeContext::emitError() {
   return d;
 }
 
+Value onnx_import::zeros(NodeContext &n, ArrayRef<int64_t> shape,
+                         Type elementType) {
+  auto type = RankedTensorType::get(shape, elementType);
+  Attribute zero = isa<FloatType>(elementType)
+                       ? Attribute(n.b.getFloatAttr(elementType, 0.0))
+                       : Attribute(n.b.getIntegerAttr(elementType, 0));
+  return n.b.create<arith::ConstantOp>(n.loc,
+                                       DenseElementsAttr::get(type, zero));
+}
+
+Value onnx_import::f32Constant(NodeContext &n, ArrayRef<int64_t> shape,
+                               ArrayRef<float> values) {
+  auto type = RankedTensorType::get(shape, n.b.getF32Type());
+  return n.b.create<arith::ConstantOp>(n.loc,
+                                       DenseElementsAttr::get(type, values));
+}
+
+Value onnx_import::scalarIfSingle(NodeContext &n, Value v) {
+  auto type = NodeContext::getType(v);
+  if (type.getRank() == 0 || type.getNumElements() != 1)
+    return v;
+  auto scalarType = RankedTensorType::get({}, type.getElementType());
+  Attribute a;
+  if (matchPattern(v, m_Constant(&a)))
+    if (auto dense = dyn_cast<DenseElementsAttr>(a))
+      return n.b.create<arith::ConstantOp>(n.loc, dense.reshape(scalarType));
+  return n.reshape(v, {});
+}
+
+onnx::AttributeProto onnx_import::floatAttribute(StringRef name, float v) {
+  onnx::AttributeProto a;
+  a.set_name(name.str());
+  a.set_type(onnx::AttributeProto::FLOAT);
+  a.set_f(v);
+  return a;
+}
+
 SmallVector<Value> onnx_import::importNested(
     NodeContext &n, StringRef opType, ArrayRef<Value> inputs,
     ArrayRef<StringRef> dropped, std::optional<int64_t> opset,

@@ -28,24 +28,6 @@ using namespace mlir::dlc::onnx_import;
 namespace {
 using Results = SmallVectorImpl<Value>;
 
-/// A constant zero tensor of `shape` and `elementType`.
-Value zeros(NodeContext &n, ArrayRef<int64_t> shape, Type elementType) {
-  auto type = RankedTensorType::get(shape, elementType);
-  Attribute zero = isa<FloatType>(elementType)
-                       ? Attribute(n.b.getFloatAttr(elementType, 0.0))
-                       : Attribute(n.b.getIntegerAttr(elementType, 0));
-  return n.b.create<arith::ConstantOp>(n.loc,
-                                       DenseElementsAttr::get(type, zero));
-}
-
-/// A constant f32 tensor.
-Value f32Constant(NodeContext &n, ArrayRef<int64_t> shape,
-                  ArrayRef<float> values) {
-  auto type = RankedTensorType::get(shape, n.b.getF32Type());
-  return n.b.create<arith::ConstantOp>(n.loc,
-                                       DenseElementsAttr::get(type, values));
-}
-
 /// The values of a constant f32 tensor (inline or a resource blob), or of an
 /// inline f16/bf16 one widened to f32 (exactly): QLinear scales.
 std::optional<SmallVector<float>> scaleValues(Value v) {
@@ -64,20 +46,6 @@ std::optional<SmallVector<float>> scaleValues(Value v) {
     out.push_back(f.convertToFloat());
   }
   return out;
-}
-
-/// `v` as a rank-0 tensor when it has one element (a constant is rebuilt,
-/// anything else reshaped); `v` itself otherwise.
-Value scalarIfSingle(NodeContext &n, Value v) {
-  auto type = NodeContext::getType(v);
-  if (type.getRank() == 0 || type.getNumElements() != 1)
-    return v;
-  auto scalarType = RankedTensorType::get({}, type.getElementType());
-  Attribute a;
-  if (matchPattern(v, m_Constant(&a)))
-    if (auto dense = dyn_cast<DenseElementsAttr>(a))
-      return n.b.create<arith::ConstantOp>(n.loc, dense.reshape(scalarType));
-  return n.reshape(v, {});
 }
 
 /// Reads the `axis` attribute (default 1) against `rank` when `scale` is
@@ -764,11 +732,8 @@ LogicalResult importQGemmImpl(NodeContext &n, Results &r) {
     operands.push_back(dequantize(n, c, cScale, Value(), cAxis));
   }
   // Gemm's beta scales C: alpha * (A B + C) is alpha A B + alpha C.
-  onnx::AttributeProto beta;
-  beta.set_name("beta");
-  beta.set_type(onnx::AttributeProto::FLOAT);
-  beta.set_f(alpha);
-  Value y = importFloatOp(n, "Gemm", operands, {}, std::nullopt, {beta});
+  Value y = importFloatOp(n, "Gemm", operands, {}, std::nullopt,
+                          {floatAttribute("beta", alpha)});
   if (!y)
     return failure();
   if (!n.input(7)) {
