@@ -74,6 +74,46 @@ def make_model(nodes, inputs, outputs, initializers=None, opset=17, ir_version=8
     return onnx.shape_inference.infer_shapes(model, strict_mode=True)
 
 
+def make_microsoft_model(nodes, inputs, outputs, initializers):
+    """A model of com.microsoft (or other ONNX Runtime-only) nodes, which
+    ONNX's shape inference does not know, so outputs are typed as given:
+    `outputs` names f32 outputs of unknown shape, or maps names to a dtype
+    or to (dtype, shape). `inputs` and `initializers` map names to arrays."""
+    ins = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
+           for n, a in inputs.items()]
+    typed = outputs if isinstance(outputs, dict) else dict.fromkeys(outputs, np.float32)
+    outs = []
+    for n, t in typed.items():
+        dtype, shape = t if isinstance(t, tuple) else (t, None)
+        outs.append(helper.make_tensor_value_info(
+            n, helper.np_dtype_to_tensor_dtype(np.dtype(dtype)), shape))
+    inits = [numpy_helper.from_array(np.asarray(a), n) for n, a in initializers.items()]
+    return helper.make_model(helper.make_graph(nodes, "e2e", ins, outs, inits), ir_version=8,
+                             producer_name="dlc-e2e",
+                             opset_imports=[helper.make_opsetid("", 17),
+                                            helper.make_opsetid("com.microsoft", 1)])
+
+
+def ort_saved_optimized(model, fused):
+    """`model` as ONNX Runtime saves it after its extended optimizations
+    (SessionOptions.optimized_model_filepath); fails unless it holds the
+    com.microsoft operators in `fused`."""
+    import onnxruntime as ort
+
+    with tempfile.TemporaryDirectory() as d:
+        src, dst = Path(d) / "model.onnx", Path(d) / "optimized.onnx"
+        onnx.save(model, src)
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+        options.optimized_model_filepath = str(dst)
+        ort.InferenceSession(str(src), options, providers=["CPUExecutionProvider"])
+        saved = onnx.load(str(dst))
+    ops = {n.op_type for n in saved.graph.node if n.domain == "com.microsoft"}
+    if not set(fused) <= ops:
+        raise RuntimeError(f"ONNX Runtime saved {sorted(ops)}, not {sorted(fused)}")
+    return saved
+
+
 def run_ort(model_path, feeds, optimize=True):
     """Outputs of the model under ONNX Runtime's CPU provider, by name;
     `optimize=False` runs the graph as written (no fusions: ONNX Runtime

@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import onnx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402
@@ -256,7 +257,7 @@ def main():
         if args.ort_optimize:
             model = timed(f"ONNX Runtime's optimizer ({args.ort_optimize})", ort_optimize, model,
                           args.ort_optimize, work)
-            ops = sorted({n.op_type for n in __import__("onnx").load(str(model)).graph.node
+            ops = sorted({n.op_type for n in onnx.load(str(model)).graph.node
                           if n.domain == "com.microsoft"})
             print(f"  com.microsoft operators: {', '.join(ops) or 'none'}")
             if not ops:

@@ -56,42 +56,6 @@ class Table:
         self.add(name, [node], feeds, consts=consts, opset=opset, **kw)
 
 
-def microsoft_model(nodes, feeds, outputs, consts):
-    """A model of com.microsoft (or other ONNX Runtime-only) nodes, which
-    ONNX's shape inference does not know: `outputs` names f32 outputs of
-    unknown shape, or maps names to dtypes."""
-    ins = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
-           for n, a in feeds.items()]
-    types = outputs if isinstance(outputs, dict) else dict.fromkeys(outputs, F32)
-    outs = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(np.dtype(d)), None)
-            for n, d in types.items()]
-    inits = [onnx.numpy_helper.from_array(np.asarray(a), n) for n, a in consts.items()]
-    return helper.make_model(helper.make_graph(nodes, "e2e", ins, outs, inits), ir_version=8,
-                             opset_imports=[helper.make_opsetid("", 17),
-                                            helper.make_opsetid("com.microsoft", 1)])
-
-
-def ort_saved_optimized(model, fused):
-    """`model` as ONNX Runtime saves it after its extended optimizations;
-    checks that it holds the com.microsoft operators `fused`."""
-    import tempfile
-
-    import onnxruntime as ort
-
-    with tempfile.TemporaryDirectory() as d:
-        src, dst = Path(d) / "model.onnx", Path(d) / "optimized.onnx"
-        onnx.save(model, src)
-        options = ort.SessionOptions()
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
-        options.optimized_model_filepath = str(dst)
-        ort.InferenceSession(str(src), options, providers=["CPUExecutionProvider"])
-        saved = onnx.load(str(dst))
-    ops = {n.op_type for n in saved.graph.node if n.domain == "com.microsoft"}
-    if not fused <= ops:
-        raise RuntimeError(f"ONNX Runtime saved {sorted(ops)}, not {sorted(fused)}")
-    return saved
-
-
 def microsoft_cases(t):
     """ONNX Runtime's fused transformer operators (its optimizer and Hugging
     Face Optimum write them) against ONNX Runtime's own kernels."""
@@ -99,7 +63,7 @@ def microsoft_cases(t):
         inputs = [k for k in list(feeds) + list(consts)]
         domain = "" if op == "SimplifiedLayerNormalization" else "com.microsoft"
         node = helper.make_node(op, inputs, list(outputs), domain=domain, **attrs)
-        t.cases[name] = Case(microsoft_model([node], feeds, outputs, consts), feeds, rtol=1e-4,
+        t.cases[name] = Case(harness.make_microsoft_model([node], feeds, outputs, consts), feeds, rtol=1e-4,
                              atol=1e-5)
 
     x, h = t.rand(2, 5, 16, lo=-3, hi=3), 16
@@ -110,13 +74,13 @@ def microsoft_cases(t):
     add("ms_quick_gelu", "QuickGelu", {"x": x}, {}, alpha=1.5)
     skip = {"skip": t.rand(2, 5, 16)}
     norm = {"gamma": t.rand(h, lo=0.5, hi=1.5), "beta": t.rand(h), "bias": t.rand(h)}
-    t.cases["ms_skip_layer_norm_all_outputs"] = Case(microsoft_model(
+    t.cases["ms_skip_layer_norm_all_outputs"] = Case(harness.make_microsoft_model(
         [helper.make_node("SkipLayerNormalization", ["x", "skip", "gamma", "beta", "bias"],
                           ["y", "mean", "inv_std", "sum"], domain="com.microsoft",
                           epsilon=1e-6)],
         {"x": x, **skip}, ["y", "mean", "inv_std", "sum"], norm), {"x": x, **skip},
         rtol=1e-4, atol=1e-5)
-    t.cases["ms_skip_layer_norm_sum_only"] = Case(microsoft_model(
+    t.cases["ms_skip_layer_norm_sum_only"] = Case(harness.make_microsoft_model(
         [helper.make_node("SkipLayerNormalization", ["x", "skip", "gamma"],
                           ["y", "", "", "sum"], domain="com.microsoft")],
         {"x": x, **skip}, ["y", "sum"], {"gamma": norm["gamma"]}), {"x": x, **skip},
@@ -132,7 +96,7 @@ def microsoft_cases(t):
         names = ["x", "w", "b"] + (["mask"] if "mask" in feeds else [])
         node = helper.make_node("Attention", names, ["y"], domain="com.microsoft", num_heads=4,
                                 **attrs)
-        t.cases[name] = Case(microsoft_model([node], feeds, ["y"], qkv), feeds, rtol=1e-4,
+        t.cases[name] = Case(harness.make_microsoft_model([node], feeds, ["y"], qkv), feeds, rtol=1e-4,
                              atol=1e-5)
 
     attention("ms_attention", {"x": xa})
@@ -150,7 +114,7 @@ def microsoft_cases(t):
     def mha(name, feeds, inputs, **attrs):
         node = helper.make_node("MultiHeadAttention", inputs, ["y"], domain="com.microsoft",
                                 num_heads=4, **attrs)
-        t.cases[name] = Case(microsoft_model([node], feeds, ["y"], mbias), feeds, rtol=1e-4,
+        t.cases[name] = Case(harness.make_microsoft_model([node], feeds, ["y"], mbias), feeds, rtol=1e-4,
                              atol=1e-5)
 
     mha("ms_mha_cross", {"q": mq, "k": mk, "v": mv}, ["q", "k", "v", "bias"])
@@ -171,7 +135,7 @@ def microsoft_cases(t):
     def embed(name, inputs, feeds, outs, consts):
         node = helper.make_node("EmbedLayerNormalization", inputs, list(outs),
                                 domain="com.microsoft", epsilon=1e-6)
-        t.cases[name] = Case(microsoft_model([node], feeds, outs, consts), feeds, rtol=1e-4,
+        t.cases[name] = Case(harness.make_microsoft_model([node], feeds, outs, consts), feeds, rtol=1e-4,
                              atol=1e-5)
 
     embed("ms_embed_layer_norm", ["ids", "seg", "word", "position", "segment", "gamma", "beta",
@@ -185,7 +149,7 @@ def microsoft_cases(t):
           {"y": F32, "mask_index": np.int32},
           {**{k: v for k, v in emb.items() if k != "segment"},
                        "pos": np.array([[5, 4, 3, 2, 1, 0]], np.int32)})
-    t.cases["ms_skip_simplified_layer_norm"] = Case(microsoft_model(
+    t.cases["ms_skip_simplified_layer_norm"] = Case(harness.make_microsoft_model(
         [helper.make_node("SkipSimplifiedLayerNormalization", ["x", "skip", "gamma", "bias"],
                           ["y", "mean", "inv_std", "sum"], domain="com.microsoft",
                           epsilon=1e-6)],
@@ -199,7 +163,7 @@ def microsoft_cases(t):
     def fused_conv(name, feeds, inputs, **attrs):
         node = helper.make_node("FusedConv", inputs, ["y"], domain="com.microsoft",
                                 pads=[1, 1, 1, 1], **attrs)
-        t.cases[name] = Case(microsoft_model([node], feeds, ["y"], conv), feeds, rtol=1e-4,
+        t.cases[name] = Case(harness.make_microsoft_model([node], feeds, ["y"], conv), feeds, rtol=1e-4,
                              atol=1e-5)
 
     fused_conv("ms_fused_conv_relu_sum", {"x": xc, **z}, ["x", "w", "b", "z"], activation="Relu")
@@ -218,7 +182,7 @@ def microsoft_cases(t):
                               ("ms_fused_matmul_plain", {}, fa, t.rand(4, 6))]:
         node = helper.make_node("FusedMatMul", ["a", "b"], ["y"], domain="com.microsoft",
                                 **attrs)
-        t.cases[name] = Case(microsoft_model([node], {"a": a, "b": b}, ["y"], {}),
+        t.cases[name] = Case(harness.make_microsoft_model([node], {"a": a, "b": b}, ["y"], {}),
                              {"a": a, "b": b}, rtol=1e-4, atol=1e-5)
     del fb
 
@@ -245,7 +209,7 @@ def microsoft_cases(t):
             ("ort_saved_optimized_cnn", cnn, {"x": xs}, cnn_w, {"FusedConv", "QuickGelu"}),
             ("ort_saved_optimized_attention", att, {"q": qa, "k": ka},
              {"d": np.array(np.sqrt(8), F32)}, {"FusedMatMul"})]:
-        t.cases[name] = Case(ort_saved_optimized(
+        t.cases[name] = Case(harness.ort_saved_optimized(
             harness.make_model(nodes, feeds, ["y"], consts), fused), feeds, rtol=1e-4,
             atol=1e-5)
     add("simplified_layer_norm", "SimplifiedLayerNormalization", {"x": x},

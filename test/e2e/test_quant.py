@@ -551,24 +551,10 @@ def ort_dynamic(make_float, seed, **options):
 
 
 def ort_saved_optimized(case):
-    """`case` with its model replaced by the graph ONNX Runtime saves after
-    its own optimizations (SessionOptions.optimized_model_filepath): a
+    """`case` with its model as ONNX Runtime saves it optimized: a
     dynamically quantized MatMul becomes com.microsoft DynamicQuantizeMatMul."""
-    import tempfile
-
-    import onnxruntime as ort
-
-    with tempfile.TemporaryDirectory() as d:
-        src, dst = Path(d) / "q.onnx", Path(d) / "optimized.onnx"
-        onnx.save(case.model, src)
-        options = ort.SessionOptions()
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
-        options.optimized_model_filepath = str(dst)
-        ort.InferenceSession(str(src), options, providers=["CPUExecutionProvider"])
-        model = onnx.load(str(dst))
-    if not any(n.op_type == "DynamicQuantizeMatMul" for n in model.graph.node):
-        raise RuntimeError("ONNX Runtime saved no DynamicQuantizeMatMul")
-    return Case(model, case.feeds, rtol=case.rtol, atol=case.atol)
+    return Case(harness.ort_saved_optimized(case.model, {"DynamicQuantizeMatMul"}), case.feeds,
+                rtol=case.rtol, atol=case.atol)
 
 
 def ort_cases():
@@ -609,22 +595,6 @@ def ort_cases():
     return cases
 
 
-def microsoft_model(nodes, inputs, outputs, inits):
-    """A model of com.microsoft nodes (ONNX's shape inference does not know
-    them: outputs are typed as given, `outputs` maps names to dtype and
-    shape)."""
-    ins = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
-           for n, a in inputs.items()]
-    outs = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(np.dtype(t)), shape)
-            for n, (t, shape) in outputs.items()]
-    graph = helper.make_graph(nodes, "e2e", ins, outs,
-                              [onnx.numpy_helper.from_array(np.asarray(a), n)
-                               for n, a in inits.items()])
-    return helper.make_model(graph, ir_version=8, producer_name="dlc-e2e",
-                             opset_imports=[helper.make_opsetid("", 17),
-                                            helper.make_opsetid("com.microsoft", 1)])
-
-
 def ms_node(op, ins, outs, **attrs):
     return helper.make_node(op, ins, outs, domain="com.microsoft", **attrs)
 
@@ -642,7 +612,7 @@ def qgemm(alpha, trans_a, float_out):
     ins = ["a", "as", "az", "b", "bs", "bz", "c"] + ([] if float_out else ["ys", "yz"])
     node = ms_node("QGemm", ins, ["y"], alpha=alpha, transA=trans_a, transB=1)
     out = {"y": (F32 if float_out else U8, [5, 7])}
-    return Case(microsoft_model([node], {"a": a}, out, inits), {"a": a},
+    return Case(harness.make_microsoft_model([node], {"a": a}, out, inits), {"a": a},
                 int_tol=1, rtol=1e-5, atol=1e-4)
 
 
@@ -665,7 +635,7 @@ def qlinear_pool(op, channels_last, xdtype=U8):
         spatial = [1, 1]
     out = [2] + spatial + [6] if channels_last else [2, 6] + spatial
     node = ms_node(op, ["x", "xs", "xz", "ys", "yz"], ["y"], **attrs)
-    return Case(microsoft_model([node], {"x": x}, {"y": (xdtype, out)}, inits), {"x": x},
+    return Case(harness.make_microsoft_model([node], {"x": x}, {"y": (xdtype, out)}, inits), {"x": x},
                 int_tol=1)
 
 
@@ -678,7 +648,7 @@ def qlinear_softmax(opset):
              "ys": np.array(1 / 256, F32), "yz": np.array(0, U8)}
     node = ms_node("QLinearSoftmax", ["x", "xs", "xz", "ys", "yz"], ["y"], axis=1,
                    opset=opset)
-    return Case(microsoft_model([node], {"x": x}, {"y": (U8, [2, 3, 4])}, inits), {"x": x},
+    return Case(harness.make_microsoft_model([node], {"x": x}, {"y": (U8, [2, 3, 4])}, inits), {"x": x},
                 int_tol=1)
 
 
@@ -691,7 +661,7 @@ def qlinear_concat():
              "az": np.array(-4, I8), "bs": np.array(0.07, F32), "bz": np.array(10, I8)}
     node = ms_node("QLinearConcat", ["ys", "yz", "a", "as", "az", "b", "bs", "bz"], ["y"],
                    axis=-2)
-    return Case(microsoft_model([node], {"a": a, "b": b}, {"y": (I8, [2, 8, 4])}, inits),
+    return Case(harness.make_microsoft_model([node], {"a": a, "b": b}, {"y": (I8, [2, 8, 4])}, inits),
                 {"a": a, "b": b}, int_tol=1)
 
 
@@ -709,7 +679,7 @@ def qlinear_elementwise(op, xdtype=I8, **attrs):
     else:
         ins = ["x", "xs", "xz", "ys", "yz"]
     node = ms_node(op, ins, ["y"], **attrs)
-    return Case(microsoft_model([node], {"x": x}, {"y": (xdtype, [4, 64])}, inits), {"x": x},
+    return Case(harness.make_microsoft_model([node], {"x": x}, {"y": (xdtype, [4, 64])}, inits), {"x": x},
                 int_tol=1)
 
 
@@ -723,7 +693,7 @@ def qlinear_where():
              "xs": np.array(0.0371, F32), "xz": np.array(100, U8), "ys": np.array(0.0523, F32),
              "yz": np.array(30, U8), "zs": np.array(0.0449, F32), "zz": np.array(77, U8)}
     node = ms_node("QLinearWhere", ["c", "x", "xs", "xz", "y", "ys", "yz", "zs", "zz"], ["z"])
-    return Case(microsoft_model([node], {"c": c, "x": x}, {"z": (U8, [3, 5])}, inits),
+    return Case(harness.make_microsoft_model([node], {"c": c, "x": x}, {"z": (U8, [3, 5])}, inits),
                 {"c": c, "x": x}, int_tol=1)
 
 
@@ -741,7 +711,7 @@ def ort_dynamic_attention(per_channel):
     mask = np.array([[1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 1, 1]], np.int32)
     inits = {"w": float_weights(r, 16, 48), "b": float_weights(r, 48, scale=0.1)}
     node = ms_node("Attention", ["x", "w", "b", "mask"], ["y"], num_heads=4)
-    model = microsoft_model([node], {"x": x, "mask": mask}, {"y": (F32, [2, 6, 16])}, inits)
+    model = harness.make_microsoft_model([node], {"x": x, "mask": mask}, {"y": (F32, [2, 6, 16])}, inits)
     with tempfile.TemporaryDirectory() as d:
         src, dst = Path(d) / "fp32.onnx", Path(d) / "q.onnx"
         onnx.save(model, src)
@@ -763,7 +733,7 @@ def matmul_integer_to_float():
              "az": np.array(117, U8), "bz": r.integers(-3, 3, size=5).astype(I8),
              "bias": r.uniform(-1, 1, size=5).astype(F32)}
     node = ms_node("MatMulIntegerToFloat", ["a", "b", "as", "bs", "az", "bz", "bias"], ["y"])
-    return Case(microsoft_model([node], {"a": a}, {"y": (F32, [3, 2, 5])}, inits), {"a": a},
+    return Case(harness.make_microsoft_model([node], {"a": a}, {"y": (F32, [3, 2, 5])}, inits), {"a": a},
                 rtol=1e-5, atol=1e-5)
 
 
@@ -800,7 +770,7 @@ def matmul_nbits(bits, block, k, zero_points, bias=False):
         inits["bias"] = r.uniform(-1, 1, size=n).astype(F32)
         inputs += [""] * (5 - len(inputs)) + ["bias"]
     node = ms_node("MatMulNBits", inputs, ["y"], K=k, N=n, bits=bits, block_size=block)
-    return Case(microsoft_model([node], {"a": a}, {"y": (F32, [2, 3, n])}, inits), {"a": a},
+    return Case(harness.make_microsoft_model([node], {"a": a}, {"y": (F32, [2, 3, n])}, inits), {"a": a},
                 rtol=1e-4, atol=1e-4)
 
 
