@@ -9,7 +9,8 @@ the kernel counts and arena figures of --report-json. Prints one table and
 writes it as JSON.
 
 usage: bench_models.py [--build build] [--target cpu|cuda] [--threads N]
-                       [--models resnet50,...] [--json out.json]
+                       [--models resnet50,...] [--dlc-flag=--cpu=native]...
+                       [--json out.json]
 """
 import argparse
 import json
@@ -59,6 +60,8 @@ def main():
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--models", default="squeezenet1_1,mobilenet_v2,resnet50")
     ap.add_argument("--min-time", type=float, default=2.0)
+    ap.add_argument("--dlc-flag", action="append", default=[],
+                    help="extra dlc option (repeatable), e.g. --dlc-flag=--cpu=native")
     ap.add_argument("--json")
     args = ap.parse_args()
     bin_dir = Path(args.build) / "bin"
@@ -74,7 +77,8 @@ def main():
             so, report = tmp / "m.so", tmp / "report.json"
             t = time.perf_counter()
             subprocess.run([str(bin_dir / "dlc"), str(model), "-o", str(so),
-                            f"--target={args.target}", f"--report-json={report}"], check=True)
+                            f"--target={args.target}", f"--report-json={report}",
+                            *args.dlc_flag], check=True)
             compile_s = time.perf_counter() - t
             rep = json.loads(report.read_text())
             inputs = []
@@ -93,6 +97,7 @@ def main():
             err = float(np.abs(got - want).max() / max(1e-12, np.abs(want).max()))
         rows.append({
             "model": name, "target": args.target, "threads": args.threads,
+            "dlc_flags": args.dlc_flag,
             "compile_s": round(compile_s, 2),
             "dlc_p50_ms": bench["latency_ms"]["p50"], "dlc_p90_ms": bench["latency_ms"]["p90"],
             "dlc_p99_ms": bench["latency_ms"]["p99"], "ort_p50_ms": round(ort_ms, 3),

@@ -27,7 +27,8 @@ namespace dlc {
 void populateDlcToLinalgPatterns(RewritePatternSet &patterns,
                                  bool f32WeightsNK = false,
                                  bool halfWeightsNK = false,
-                                 bool padConvChannels = false);
+                                 bool padConvChannels = false,
+                                 bool padConvInput = false);
 
 /// Patterns lowering the quantization ops (quantize_linear,
 /// dequantize_linear, conv_integer, matmul_integer, requantize) to linalg on
@@ -35,7 +36,8 @@ void populateDlcToLinalgPatterns(RewritePatternSet &patterns,
 void populateDlcQuantToLinalgPatterns(RewritePatternSet &patterns,
                                       bool int8WeightsNK = false,
                                       bool padConvChannels = false,
-                                      bool reciprocalQuantize = false);
+                                      bool reciprocalQuantize = false,
+                                      bool padConvInput = false);
 
 /// Makes every unsigned integer type under `root` signless (values, block
 /// arguments, function types, constants) and drops the tensor.bitcasts

@@ -92,7 +92,8 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   // The CUDA form quantizes by reciprocal (no div.rn.f32 in epilogues).
   pm.addPass(createConvertDlcToLinalgPass(
       {tensorCores, tensorCores && options.allowTf32,
-       tensorCores && hasWgmma(options.arch), tensorCores, cudaForm}));
+       tensorCores && hasWgmma(options.arch), tensorCores, cudaForm,
+       /*padConvInput=*/!cudaForm}));
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)
     pm.addPass(dlc::createFuseElementwisePass());
@@ -163,7 +164,9 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     pm.addPass(dlc::createMergeLaunchesPass(
         {/*sinkBarrier=*/options.target == Target::Cuda}));
   pm.addPass(dlc::createLinearizeKernelsPass(
-      {!cudaForm, cudaForm ? options.cudaVectorWidth : 1,
+      {!cudaForm,
+       cudaForm || options.hostRowLanes == 0 ? 0 : options.hostRowBlock,
+       cudaForm ? options.cudaVectorWidth : 1,
        cudaForm ? plannedSmCount(options) * options.cudaBlockSize : 0}));
   // Per function: the kernels are cleaned up on the context's threads.
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
@@ -171,6 +174,13 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   // Accumulators only one kernel uses stay in registers (after CSE, which
   // makes their accesses' indices the same values).
   pm.addPass(dlc::createPrivatizeAccumulatorsPass());
+  // A host row's accumulators in vector registers through its reductions.
+  // (Index maps as arith first: it follows lanes through adds and
+  // multiplies.)
+  if (!cudaForm && options.hostRowLanes > 0) {
+    pm.addPass(createLowerAffinePass());
+    pm.addPass(dlc::createVectorizeHostRowsPass({options.hostRowLanes}));
+  }
   // With their accumulators private, a work item's elements reduce side by
   // side: a tap's loads of consecutive channels become one vector load.
   if (cudaForm) {

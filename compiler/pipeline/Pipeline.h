@@ -123,6 +123,13 @@ struct CompileOptions {
   /// im2col mode where they can (dlc-tile-gemm-kernels `tma-im2col`; off
   /// until measured on a GPU).
   bool tmaIm2col = false;
+  /// Host: a row's accumulators stay in vector registers through its
+  /// reductions, in tiles of this many elements (dlc-vectorize-host-rows
+  /// `lanes`; 0: off).
+  int64_t hostRowLanes = 16;
+  /// Host: rows that reduce come this many to a work item, sharing their
+  /// reads (dlc-linearize-kernels `row-block`; 0 or 1: off).
+  int64_t hostRowBlock = 4;
   /// CUDA form: a work item's lanes' identical scalar ops become vector ops
   /// (dlc-vectorize-lane-chains; off until measured on a GPU).
   bool vectorizeLaneChains = false;

@@ -217,6 +217,12 @@ cl::opt<bool> tmaIm2col(
              "TMA, the kernel is warp-specialized like a GEMM's (default "
              "off until measured)"),
     cl::init(false), cl::cat(category));
+cl::opt<int64_t> hostRowLanes(
+    "host-row-lanes",
+    cl::desc("Host: the elements of a row tile whose accumulators stay in "
+             "vector registers through the reductions "
+             "(dlc-vectorize-host-rows; 0: off)"),
+    cl::init(16), cl::cat(category));
 cl::opt<bool> vectorizeLaneChains(
     "vectorize-lane-chains",
     cl::desc("CUDA form: the identical scalar ops of a work item's "
@@ -756,6 +762,7 @@ int run(MLIRContext &context) {
   options.prefetchEpilogueInputs = prefetchEpilogueInputs;
   options.tmaIm2col = tmaIm2col;
   options.vectorizeLaneChains = vectorizeLaneChains;
+  options.hostRowLanes = hostRowLanes;
   options.foldConvPadding = foldConvPadding;
   options.mergeLaunches = mergeLaunches;
   if (overlapLaunches && options.target != dlc::Target::Cuda) {

@@ -878,10 +878,12 @@ LogicalResult lowerChannelsLastConv(ConvOp op, PatternRewriter &rewriter,
 }
 
 struct ConvLowering : OpRewritePattern<ConvOp> {
-  ConvLowering(MLIRContext *ctx, bool padChannels)
-      : OpRewritePattern(ctx), padChannels(padChannels) {}
+  ConvLowering(MLIRContext *ctx, bool padChannels, bool padInput)
+      : OpRewritePattern(ctx), padChannels(padChannels), padInput(padInput) {}
   /// Channels-last 16-bit convs: input channels padded to a multiple of 8.
   bool padChannels;
+  /// NC[D]HW convs whose windows leave the input read a padded copy.
+  bool padInput;
   LogicalResult matchAndRewrite(ConvOp op,
                                 PatternRewriter &rewriter) const override {
     if (op.getChannelsLast())
@@ -904,17 +906,25 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
     // Output initialized with the bias (or zero); the generic accumulates.
     Value init = convAccumulatorInit(rewriter, loc, op.getBias(), outType);
 
-    ConvIndexing conv{win, outPerGroup, inPerGroup, ctx};
     bool padded = win.padded();
+    Value input = op.getInput();
+    Window paddedWin;
+    SmallVector<int64_t> paddedShape;
+    if (padded && padInput && win.insideWhenPadded()) {
+      input = padSpatial(rewriter, loc, input, win, Value(), paddedWin,
+                         paddedShape);
+      win = paddedWin;
+      padded = false;
+    }
+    ConvIndexing conv{win, outPerGroup, inPerGroup, ctx};
     SmallVector<Value> inputs{op.getWeight()};
     SmallVector<AffineMap> maps{conv.weightMap()};
     if (!padded) {
       // Every window is inside the input: pure indexing map.
-      inputs.insert(inputs.begin(), op.getInput());
+      inputs.insert(inputs.begin(), input);
       maps.insert(maps.begin(), conv.inputMap());
     }
     maps.push_back(conv.outputMap());
-    Value input = op.getInput();
     auto generic = rewriter.create<linalg::GenericOp>(
         loc, TypeRange{outType}, inputs, ValueRange{init}, maps,
         conv.iterators(), [&](OpBuilder &b, Location l, ValueRange a) {
@@ -2721,9 +2731,9 @@ struct ConvertDlcToLinalgPass
     target.addLegalOp<AttentionKernelOp>();
     RewritePatternSet patterns(&getContext());
     populateDlcToLinalgPatterns(patterns, f32WeightsNK, halfWeightsNK,
-                                padConvChannels);
+                                padConvChannels, padConvInput);
     populateDlcQuantToLinalgPatterns(patterns, int8WeightsNK, padConvChannels,
-                                     reciprocalQuantize);
+                                     reciprocalQuantize, padConvInput);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();
@@ -2735,7 +2745,8 @@ struct ConvertDlcToLinalgPass
 void mlir::dlc::populateDlcToLinalgPatterns(RewritePatternSet &patterns,
                                             bool f32WeightsNK,
                                             bool halfWeightsNK,
-                                            bool padConvChannels) {
+                                            bool padConvChannels,
+                                            bool padConvInput) {
   MLIRContext *ctx = patterns.getContext();
   patterns
       .add<BinaryLowering<AddOp>, BinaryLowering<SubOp>, BinaryLowering<MulOp>,
@@ -2779,5 +2790,5 @@ void mlir::dlc::populateDlcToLinalgPatterns(RewritePatternSet &patterns,
                OneHotLowering, EinsumLowering, TopKLowering, ResizeLowering,
                ConvTransposeLowering, AttentionLowering>(ctx);
   patterns.add<MatMulLowering>(ctx, f32WeightsNK, halfWeightsNK);
-  patterns.add<ConvLowering>(ctx, padConvChannels);
+  patterns.add<ConvLowering>(ctx, padConvChannels, padConvInput);
 }

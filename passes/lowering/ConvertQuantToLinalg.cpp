@@ -656,10 +656,13 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
 }
 
 struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
-  ConvIntegerLowering(MLIRContext *ctx, bool padChannels)
-      : OpRewritePattern(ctx), padChannels(padChannels) {}
+  ConvIntegerLowering(MLIRContext *ctx, bool padChannels, bool padInput)
+      : OpRewritePattern(ctx), padChannels(padChannels), padInput(padInput) {}
   /// Channels-last: input channels padded to a multiple of 16.
   bool padChannels;
+  /// NC[D]HW convs whose windows leave the input read a copy padded with
+  /// the input's zero point.
+  bool padInput;
   LogicalResult matchAndRewrite(ConvIntegerOp op,
                                 PatternRewriter &rewriter) const override {
     if (op.getChannelsLast())
@@ -674,11 +677,19 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
     Window win{
         inShape,         outType.getShape(), wType.getShape().drop_front(2),
         op.getStrides(), op.getPads(),       op.getDilations()};
+    bool padded = win.padded();
+    Value input = toSignless(rewriter, loc, op.getInput());
+    Window paddedWin;
+    SmallVector<int64_t> paddedShape;
+    if (padded && padInput && win.insideWhenPadded()) {
+      input = padSpatial(rewriter, loc, input, win,
+                         toSignless(rewriter, loc, op.getInputZeroPoint()),
+                         paddedWin, paddedShape);
+      win = paddedWin;
+      padded = false;
+    }
     ConvIndexing conv{win, outType.getDimSize(1) / (int64_t)op.getGroup(),
                       wType.getDimSize(1), ctx};
-    bool padded = win.padded();
-
-    Value input = toSignless(rewriter, loc, op.getInput());
     Value wzp = op.getWeightZeroPoint();
     int64_t outChannels = outType.getDimSize(1);
     int64_t perChannel = wType.getNumElements() / outChannels;
@@ -963,12 +974,14 @@ Value mlir::dlc::quantizeToI8(OpBuilder &b, Location loc, Value x, double scale,
 void mlir::dlc::populateDlcQuantToLinalgPatterns(RewritePatternSet &patterns,
                                                  bool int8WeightsNK,
                                                  bool padConvChannels,
-                                                 bool reciprocalQuantize) {
+                                                 bool reciprocalQuantize,
+                                                 bool padConvInput) {
   patterns.add<QuantizeLinearLowering>(patterns.getContext(),
                                        reciprocalQuantize);
   patterns.add<DequantizeLinearLowering, RequantizeLowering>(
       patterns.getContext());
-  patterns.add<ConvIntegerLowering>(patterns.getContext(), padConvChannels);
+  patterns.add<ConvIntegerLowering>(patterns.getContext(), padConvChannels,
+                                    padConvInput);
   patterns.add<MatMulIntegerLowering>(patterns.getContext(), int8WeightsNK);
 }
 

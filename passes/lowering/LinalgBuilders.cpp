@@ -71,8 +71,12 @@ AffineMap ConvIndexing::outputMap() const {
 
 AffineMap ConvIndexing::inputMap() const {
   auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
-  SmallVector<AffineExpr> exprs{d(0), d(1).floorDiv(outPerGroup) * inPerGroup +
-                                          d(2 + k())};
+  // One group: the input channel does not depend on the output channel.
+  AffineExpr channel =
+      window.outShape[1] == outPerGroup
+          ? d(2 + k())
+          : d(1).floorDiv(outPerGroup) * inPerGroup + d(2 + k());
+  SmallVector<AffineExpr> exprs{d(0), channel};
   for (int64_t i = 0; i < k(); ++i)
     exprs.push_back(d(2 + i) * window.strides[i] +
                     d(3 + k() + i) * window.dilations[i]);
@@ -239,6 +243,56 @@ Value mlir::dlc::padChannelsLast(OpBuilder &b, Location loc, Value input,
           });
   if (!padC)
     generic->setAttr(attrs::kPadding, b.getDenseI64ArrayAttr(pads));
+  return generic.getResult(0);
+}
+
+Value mlir::dlc::padSpatial(OpBuilder &b, Location loc, Value input,
+                            const Window &win, Value padValue,
+                            Window &paddedWin,
+                            SmallVectorImpl<int64_t> &storage) {
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<RankedTensorType>(input.getType());
+  Type elt = type.getElementType();
+  int64_t rank = type.getRank(), k = win.spatial();
+  // storage: the padded shape, then k zero pads (begin and end).
+  storage.assign(type.getShape().begin(), type.getShape().end());
+  for (int64_t i = 0; i < k; ++i)
+    storage[win.firstSpatial + i] += win.pads[i] + win.pads[k + i];
+  storage.append(2 * k, 0);
+  ArrayRef<int64_t> shape = ArrayRef<int64_t>(storage).take_front(rank);
+  Value init = b.create<tensor::EmptyOp>(loc, shape, elt);
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  if (padValue) {
+    inputs.push_back(padValue);
+    maps.push_back(AffineMap::get(rank, 0, ctx));
+  }
+  maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
+  auto generic = b.create<linalg::GenericOp>(
+      loc, TypeRange{RankedTensorType::get(shape, elt)}, inputs,
+      ValueRange{init}, maps,
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value pad = padValue ? a[0]
+                             : nb.create<arith::ConstantOp>(
+                                   l, cast<TypedAttr>(nb.getZeroAttr(elt)));
+        SmallVector<Value> idx;
+        SmallVector<bool> outside(rank, false);
+        for (int64_t i = 0; i < rank; ++i)
+          idx.push_back(nb.create<linalg::IndexOp>(l, i));
+        for (int64_t i = 0; i < k; ++i) {
+          int64_t d = win.firstSpatial + i;
+          if (win.pads[i] != 0)
+            idx[d] = nb.create<arith::SubIOp>(
+                l, idx[d], indexConstant(nb, l, win.pads[i]));
+          outside[d] = win.pads[i] + win.pads[k + i] > 0;
+        }
+        nb.create<linalg::YieldOp>(
+            l, readWithPadding(nb, l, input, idx, outside, pad));
+      });
+  paddedWin = win;
+  paddedWin.inShape = shape;
+  paddedWin.pads = ArrayRef<int64_t>(storage).drop_front(rank);
   return generic.getResult(0);
 }
 

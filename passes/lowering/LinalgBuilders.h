@@ -55,6 +55,18 @@ struct Window {
     return false;
   }
 
+  /// Whether every window stays inside the input once it is padded by
+  /// `pads` (begin and end): then a padded copy needs no bounds checks.
+  bool insideWhenPadded() const {
+    for (int64_t i = 0; i < spatial(); ++i) {
+      int64_t last = (outShape[firstSpatial + i] - 1) * strides[i] +
+                     (kernel[i] - 1) * dilations[i];
+      if (last >= inShape[firstSpatial + i] + pads[i] + pads[spatial() + i])
+        return false;
+    }
+    return true;
+  }
+
   /// Input position along spatial dim `i` for output `o` and window `r`.
   Value position(OpBuilder &b, Location loc, int64_t i, Value o, Value r) const;
 };
@@ -142,6 +154,16 @@ Value paddedConvWeight(OpBuilder &b, Location loc, Value weight,
 Value padChannelsLast(OpBuilder &b, Location loc, Value input,
                       ArrayRef<int64_t> pads, Value padValue,
                       int64_t channels = 0);
+
+/// `input` [N, C, S_1..S_k] padded along its spatial dims as `win` says
+/// (its pads, begin then end), as one linalg.generic over the padded
+/// tensor: the convolution then reads it through a pure affine map. The
+/// padding is `padValue` (a rank-0 tensor, read as an input) or, when null,
+/// zero. `paddedWin` gets the window on the padded tensor (no pads; its
+/// shapes point into `storage`).
+Value padSpatial(OpBuilder &b, Location loc, Value input, const Window &win,
+                 Value padValue, Window &paddedWin,
+                 SmallVectorImpl<int64_t> &storage);
 
 /// A stride-2 channels-last conv of few input channels (a stem: 3 RGB
 /// channels padded to 8 would make K = KH * KW * 8) rewritten as the same

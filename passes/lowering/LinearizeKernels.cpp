@@ -22,7 +22,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::dlc {
 #define GEN_PASS_DEF_LINEARIZEKERNELSPASS
@@ -72,6 +74,228 @@ std::optional<int64_t> tripCount(scf::ParallelOp loop) {
   return count;
 }
 
+/// The outer parallel dims each value under `nest` depends on (bit d: the
+/// nest's d-th induction variable), through operands and enclosing loops'
+/// bounds.
+DenseMap<Value, uint64_t> outerDependences(scf::ParallelOp nest) {
+  DenseMap<Value, uint64_t> deps;
+  for (auto [d, iv] : llvm::enumerate(nest.getInductionVars()))
+    deps[iv] = uint64_t(1) << d;
+  nest.getBody()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    uint64_t mask = 0;
+    for (Value v : op->getOperands())
+      mask |= deps.lookup(v);
+    for (Value r : op->getResults())
+      deps[r] = mask;
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          deps[arg] = mask;
+  });
+  return deps;
+}
+
+/// Host: the work item of a kernel whose row reduces (a row loop inside
+/// reduction loops) takes `block` consecutive values of one outer dim `d`
+/// that the row's lane-varying reads (a convolution's input window, a
+/// MatMul's B row) do not depend on, and `d` becomes the work items'
+/// innermost dim. The row loop becomes 2-D, (u, row) with d = d' * block +
+/// u, so that `dlc-vectorize-host-rows` shares each of those reads between
+/// `block` rows of accumulators; the other parts of the work item (the
+/// accumulators' init, the epilogue) run once for each u. Consecutive work
+/// items then read the same input rows while they are in cache.
+void blockRows(RewriterBase &rewriter, scf::ParallelOp &nest, int64_t block) {
+  if (block < 2 || nest.getNumLoops() > 64)
+    return;
+  std::optional<SmallVector<int64_t>> extents;
+  {
+    SmallVector<int64_t> e;
+    for (auto [lb, ub, step] : llvm::zip(
+             nest.getLowerBound(), nest.getUpperBound(), nest.getStep())) {
+      auto l = getConstantIntValue(lb), u = getConstantIntValue(ub),
+           s = getConstantIntValue(step);
+      if (!l || !u || !s || *l != 0 || *s != 1)
+        return;
+      e.push_back(*u);
+    }
+    extents = e;
+  }
+  Block *body = nest.getBody();
+  if (body->walk([](memref::AllocaOp) { return WalkResult::interrupt(); })
+          .wasInterrupted())
+    return;
+  // The one reduction nest: a top-level scf.for whose perfect nest ends in a
+  // 1-D scf.parallel row.
+  Operation *reduction = nullptr;
+  scf::ParallelOp row;
+  for (Operation &op : body->without_terminator()) {
+    auto loop = dyn_cast<scf::ForOp>(op);
+    if (!loop)
+      continue;
+    scf::ParallelOp inner;
+    loop.getBody()->walk([&](scf::ParallelOp p) { inner = p; });
+    if (!inner)
+      continue;
+    if (reduction || inner.getNumLoops() != 1)
+      return;
+    for (Operation *p = inner->getParentOp(); p != &op; p = p->getParentOp())
+      if (!isa<scf::ForOp>(p))
+        return;
+    reduction = &op;
+    row = inner;
+  }
+  if (!reduction)
+    return;
+  DenseMap<Value, uint64_t> deps = outerDependences(nest);
+  Value rowIv = row.getInductionVars()[0];
+  // The dims the row's varying reads use, and those its stores use.
+  uint64_t shared = 0, stored = ~uint64_t(0);
+  DenseSet<Value> storedBuffers;
+  row.getBody()->walk(
+      [&](memref::StoreOp store) { storedBuffers.insert(store.getMemRef()); });
+  DenseSet<Value> varying{rowIv};
+  for (Operation &op : row.getBody()->without_terminator()) {
+    if (llvm::any_of(op.getOperands(),
+                     [&](Value v) { return varying.contains(v); }))
+      for (Value r : op.getResults())
+        varying.insert(r);
+    if (auto load = dyn_cast<memref::LoadOp>(op);
+        load && varying.contains(load.getResult()) &&
+        !storedBuffers.contains(load.getMemRef()))
+      for (Value v : load.getIndices())
+        shared |= deps.lookup(v);
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      uint64_t m = 0;
+      for (Value v : store.getIndices())
+        m |= deps.lookup(v);
+      stored &= m;
+    }
+  }
+  // What runs between the work item and the row must not depend on d.
+  uint64_t between = 0;
+  for (Operation *p = row; p != reduction;) {
+    p = p->getParentOp();
+    for (Operation &op : cast<scf::ForOp>(p).getBody()->without_terminator())
+      if (&op != row && !op.isAncestor(row))
+        for (Value r : op.getResults())
+          between |= deps.lookup(r);
+    for (Value v : p->getOperands())
+      between |= deps.lookup(v);
+  }
+  int64_t d = -1;
+  for (int64_t i = nest.getNumLoops() - 1; i >= 0; --i) {
+    uint64_t bit = uint64_t(1) << i;
+    if (!(shared & bit) && (stored & bit) && !(between & bit) &&
+        (*extents)[i] % block == 0 && (*extents)[i] >= block) {
+      d = i;
+      break;
+    }
+  }
+  if (d < 0)
+    return;
+
+  // The new nest: d blocked and innermost.
+  Location loc = nest.getLoc();
+  rewriter.setInsertionPoint(nest);
+  SmallVector<int64_t> order;
+  for (int64_t i = 0; i < (int64_t)nest.getNumLoops(); ++i)
+    if (i != d)
+      order.push_back(i);
+  order.push_back(d);
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t i : order) {
+    lbs.push_back(nest.getLowerBound()[i]);
+    steps.push_back(nest.getStep()[i]);
+    ubs.push_back(rewriter.create<arith::ConstantIndexOp>(
+        loc, i == d ? (*extents)[i] / block : (*extents)[i]));
+  }
+  auto blocked = rewriter.create<scf::ParallelOp>(loc, lbs, ubs, steps);
+  IRMapping outer;
+  for (auto [k, i] : llvm::enumerate(order))
+    outer.map(nest.getInductionVars()[i], blocked.getInductionVars()[k]);
+  Value dIv = nest.getInductionVars()[d];
+  uint64_t dBit = uint64_t(1) << d;
+  rewriter.setInsertionPointToStart(blocked.getBody());
+  Value base = rewriter.create<arith::MulIOp>(
+      loc, outer.lookup(dIv),
+      rewriter.create<arith::ConstantIndexOp>(loc, block));
+  Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
+  Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
+  Value count = rewriter.create<arith::ConstantIndexOp>(loc, block);
+  // Top-level scalar ops that depend on d are recomputed for each u.
+  SmallVector<Operation *> dependent;
+  auto dependsOnD = [&](Operation &op) {
+    uint64_t m = 0;
+    op.walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        if (!op.isAncestor(v.getParentRegion()->getParentOp()) ||
+            v.getParentRegion() == op.getParentRegion())
+          m |= deps.lookup(v);
+    });
+    return (m & dBit) != 0;
+  };
+  auto withU = [&](Value u, IRMapping &mapping) {
+    mapping.map(dIv, rewriter.create<arith::AddIOp>(loc, base, u));
+    for (Operation *op : dependent)
+      rewriter.clone(*op, mapping);
+  };
+  for (Operation &op : body->without_terminator()) {
+    if (!dependsOnD(op)) {
+      rewriter.clone(op, outer);
+      continue;
+    }
+    if (op.getNumRegions() == 0 && isMemoryEffectFree(&op)) {
+      dependent.push_back(&op);
+      continue;
+    }
+    if (&op != reduction) {
+      auto each = rewriter.create<scf::ForOp>(loc, zero, count, one);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(each.getBody());
+      IRMapping mapping = outer;
+      withU(each.getInductionVar(), mapping);
+      rewriter.clone(op, mapping);
+      continue;
+    }
+    // The reduction nest: its loops as they are, the row 2-D.
+    OpBuilder::InsertionGuard guard(rewriter);
+    IRMapping mapping = outer;
+    std::function<void(Operation &)> cloneLevel = [&](Operation &level) {
+      if (&level == row.getOperation()) {
+        auto rows = rewriter.create<scf::ParallelOp>(
+            row.getLoc(),
+            ValueRange{zero, mapping.lookupOrDefault(row.getLowerBound()[0])},
+            ValueRange{count, mapping.lookupOrDefault(row.getUpperBound()[0])},
+            ValueRange{one, mapping.lookupOrDefault(row.getStep()[0])});
+        rewriter.setInsertionPointToStart(rows.getBody());
+        withU(rows.getInductionVars()[0], mapping);
+        mapping.map(rowIv, rows.getInductionVars()[1]);
+        for (Operation &inner : row.getBody()->without_terminator())
+          rewriter.clone(inner, mapping);
+        return;
+      }
+      auto loop = cast<scf::ForOp>(level);
+      auto clone = rewriter.create<scf::ForOp>(
+          loop.getLoc(), mapping.lookupOrDefault(loop.getLowerBound()),
+          mapping.lookupOrDefault(loop.getUpperBound()),
+          mapping.lookupOrDefault(loop.getStep()));
+      mapping.map(loop.getInductionVar(), clone.getInductionVar());
+      rewriter.setInsertionPointToStart(clone.getBody());
+      for (Operation &inner : loop.getBody()->without_terminator()) {
+        if (inner.isAncestor(row)) {
+          OpBuilder::InsertionGuard g(rewriter);
+          cloneLevel(inner);
+        } else {
+          rewriter.clone(inner, mapping);
+        }
+      }
+    };
+    cloneLevel(op);
+  }
+  rewriter.eraseOp(nest);
+  nest = blocked;
+}
+
 struct LinearizeKernelsPass
     : dlc::impl::LinearizeKernelsPassBase<LinearizeKernelsPass> {
   using LinearizeKernelsPassBase::LinearizeKernelsPassBase;
@@ -95,6 +319,8 @@ struct LinearizeKernelsPass
         lowerKernelToLoopNest(rewriter, func, rowWorkItems);
     if (failed(nest))
       return func.emitOpError("ops do not fuse into one parallel loop nest");
+    if (rowWorkItems)
+      blockRows(rewriter, *nest, rowBlock);
     Block &body = func.getBody().front();
     int64_t width = vectorWidth;
     if (minThreads > 0 && width > 1 && loopsOverReduction(*nest))

@@ -1,0 +1,516 @@
+//===- VectorizeHostRows.cpp - host rows reduce in vector registers -------===//
+//
+// A host work item is a row (`dlc-linearize-kernels`, `row-work-items`):
+// its reduction loops hold the row loop, which reads and writes the row's
+// accumulators in memory on every reduction step. This pass gives the row
+// loop's lanes to vector registers instead: the row is cut in tiles of
+// `lanes` elements, each tile's accumulators become vector iter_args of
+// the (cloned) reduction loops, and the row body runs on vectors, loaded
+// once a tile at the start and stored once at the end.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "dialects/dlc/DlcDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::dlc {
+#define GEN_PASS_DEF_VECTORIZEHOSTROWSPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::dlc
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+namespace {
+
+/// Whether `v` is defined outside `op`.
+bool definedOutside(Value v, Operation *op) {
+  Region *region = v.getParentRegion();
+  return !op->isAncestor(region->getParentOp());
+}
+
+/// One accumulator of a row: the buffer the row body loads and stores at
+/// the same indices, the last of which is the row's induction variable.
+struct Accumulator {
+  memref::LoadOp load;
+  memref::StoreOp store;
+};
+
+/// A row loop that can run on vectors: the reduction loops around it
+/// (outermost first) and its accumulators.
+struct RowNest {
+  scf::ParallelOp row;
+  SmallVector<scf::ForOp> loops;
+  SmallVector<Accumulator> accumulators;
+  int64_t length = 0;
+  /// A 2-D row's first variable (`dlc-linearize-kernels` `row-block`): the
+  /// body runs once for each of its `copies` values, unrolled.
+  Value copy;
+  int64_t copies = 1;
+  /// The row's lane variable.
+  Value lane() { return row.getInductionVars().back(); }
+};
+
+bool definedOutsideLoops(Value v, RowNest &nest) {
+  return definedOutside(v, nest.loops.front());
+}
+
+/// Whether `v` is known before the reduction loops for a given value of
+/// the row's copy variable: defined outside them, the copy variable, or a
+/// side-effect-free op of the row body over such values.
+bool knownBeforeLoops(Value v, RowNest &nest) {
+  if (v == nest.copy || definedOutsideLoops(v, nest))
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != nest.row.getBody() ||
+      !isMemoryEffectFree(def) || def->getNumRegions() != 0)
+    return false;
+  return llvm::all_of(def->getOperands(),
+                      [&](Value o) { return knownBeforeLoops(o, nest); });
+}
+
+/// A lane-varying index value `base + stride * lane`.
+struct Affine {
+  Value base;
+  int64_t stride;
+};
+
+bool isScalar(Type t) { return t.isIntOrIndexOrFloat(); }
+
+/// Ops in a reduction loop's body besides the next loop: side-effect free
+/// ops on scalars, cloned with the loop.
+bool isClonable(Operation &op) {
+  return op.getNumRegions() == 0 && isMemoryEffectFree(&op) &&
+         llvm::all_of(op.getResultTypes(), isScalar);
+}
+
+/// The strided-affine form of every lane-varying index value in the row
+/// body, derived from the row's induction variable through adds, subtracts
+/// and multiplications by constants. Values that vary otherwise are absent.
+class RowAnalysis {
+public:
+  explicit RowAnalysis(scf::ParallelOp row) : row(row) {}
+
+  /// Fills `varying` and `affineStride`; failure when some op of the body
+  /// cannot run on vectors.
+  LogicalResult run(RowNest &nest);
+
+  bool isVarying(Value v) const { return varying.contains(v); }
+  std::optional<int64_t> strideOf(Value v) const {
+    auto it = affineStride.find(v);
+    if (it == affineStride.end())
+      return std::nullopt;
+    return it->second;
+  }
+
+private:
+  scf::ParallelOp row;
+  DenseSet<Value> varying;
+  DenseMap<Value, int64_t> affineStride;
+};
+
+std::optional<int64_t> constantIndex(Value v) {
+  APInt value;
+  if (matchPattern(v, m_ConstantInt(&value)))
+    return value.getSExtValue();
+  return std::nullopt;
+}
+
+LogicalResult RowAnalysis::run(RowNest &nest) {
+  Value iv = nest.lane();
+  varying.insert(iv);
+  affineStride[iv] = 1;
+  scf::ForOp outer = nest.loops.front();
+  for (Operation &op : row.getBody()->without_terminator()) {
+    bool anyVarying = llvm::any_of(
+        op.getOperands(), [&](Value v) { return varying.contains(v); });
+    if (op.getNumRegions() != 0 || !llvm::all_of(op.getResultTypes(), isScalar))
+      return failure();
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      // Only accumulators are stored: their load, at the same indices, the
+      // row's induction variable last and the rest the same throughout the
+      // reduction loops.
+      ValueRange idx = store.getIndices();
+      if (idx.empty() || idx.back() != iv ||
+          !store.getMemRefType().getLayout().isIdentity() ||
+          llvm::any_of(idx.drop_back(),
+                       [&](Value v) { return !knownBeforeLoops(v, nest); }))
+        return failure();
+      memref::LoadOp load;
+      for (Operation *user : store.getMemRef().getUsers()) {
+        if (!outer->isAncestor(user))
+          continue;
+        auto l = dyn_cast<memref::LoadOp>(user);
+        if (user == store.getOperation())
+          continue;
+        if (!l || load || l->getBlock() != store->getBlock() ||
+            !l->isBeforeInBlock(store) || l.getIndices() != idx)
+          return failure();
+        load = l;
+      }
+      if (!load)
+        return failure();
+      nest.accumulators.push_back({load, store});
+      continue;
+    }
+    if (isa<memref::LoadOp>(op)) {
+      if (anyVarying)
+        varying.insert(op.getResult(0));
+      continue;
+    }
+    if (!isMemoryEffectFree(&op))
+      return failure();
+    if (!anyVarying)
+      continue;
+    if (!op.hasTrait<OpTrait::Elementwise>() || op.getNumResults() != 1)
+      return failure();
+    Value result = op.getResult(0);
+    varying.insert(result);
+    // Index arithmetic that keeps lanes evenly spaced.
+    auto strideOrZero = [&](Value v) -> std::optional<int64_t> {
+      if (!varying.contains(v))
+        return 0;
+      return strideOf(v);
+    };
+    if (isa<arith::AddIOp, arith::SubIOp>(op)) {
+      auto a = strideOrZero(op.getOperand(0)),
+           b = strideOrZero(op.getOperand(1));
+      if (a && b)
+        affineStride[result] = isa<arith::AddIOp>(op) ? *a + *b : *a - *b;
+    } else if (isa<arith::MulIOp>(op)) {
+      for (int i = 0; i < 2; ++i) {
+        auto s = strideOf(op.getOperand(i));
+        auto c = constantIndex(op.getOperand(1 - i));
+        if (s && c)
+          affineStride[result] = *s * *c;
+      }
+    }
+  }
+  // Every accumulator's load must be the only read of its buffer in the
+  // nest, and no other buffer may be written there.
+  DenseSet<Value> accBuffers;
+  for (Accumulator &acc : nest.accumulators)
+    accBuffers.insert(acc.store.getMemRef());
+  bool ok = !nest.accumulators.empty();
+  outer->walk([&](Operation *op) {
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      // A varying load must read lanes evenly spaced along its last index,
+      // the other indices the same for all lanes.
+      if (accBuffers.contains(load.getMemRef()) ||
+          !varying.contains(load.getResult()))
+        return;
+      ValueRange idx = load.getIndices();
+      if (!load.getMemRefType().getLayout().isIdentity() ||
+          llvm::any_of(idx.drop_back(),
+                       [&](Value v) { return varying.contains(v); }))
+        ok = false;
+      std::optional<int64_t> s = strideOf(idx.back());
+      if (!s || *s < 1 || *s > 4)
+        ok = false;
+      return;
+    }
+    if (auto store = dyn_cast<memref::StoreOp>(op))
+      ok &= accBuffers.contains(store.getMemRef());
+  });
+  return success(ok);
+}
+
+/// Finds the row loops of host kernels that qualify.
+std::optional<RowNest> matchRow(scf::ParallelOp row) {
+  unsigned dims = row.getNumLoops();
+  if (dims > 2)
+    return std::nullopt;
+  SmallVector<int64_t> ubs;
+  for (unsigned d = 0; d < dims; ++d) {
+    auto lb = getConstantIntValue(row.getLowerBound()[d]);
+    auto ub = getConstantIntValue(row.getUpperBound()[d]);
+    auto step = getConstantIntValue(row.getStep()[d]);
+    if (!lb || !ub || !step || *lb != 0 || *step != 1)
+      return std::nullopt;
+    ubs.push_back(*ub);
+  }
+  if (ubs.back() < 2 || (dims == 2 && (ubs[0] < 1 || ubs[0] > 8)))
+    return std::nullopt;
+  RowNest nest;
+  nest.row = row;
+  nest.length = ubs.back();
+  if (dims == 2) {
+    nest.copy = row.getInductionVars()[0];
+    nest.copies = ubs[0];
+  }
+  // The perfect reduction nest around the row, and what else its bodies
+  // hold: scalar ops without effects.
+  Operation *inner = row;
+  while (auto loop = dyn_cast<scf::ForOp>(inner->getParentOp())) {
+    if (loop.getNumRegionIterArgs() != 0)
+      break;
+    bool perfect = true;
+    for (Operation &op : loop.getBody()->without_terminator())
+      perfect &= &op == inner || isClonable(op);
+    if (!perfect)
+      break;
+    nest.loops.insert(nest.loops.begin(), loop);
+    inner = loop;
+  }
+  if (nest.loops.empty())
+    return std::nullopt;
+  if (!isa<scf::ReduceOp>(row.getBody()->getTerminator()) ||
+      row.getBody()->getTerminator()->getNumOperands() != 0)
+    return std::nullopt;
+  return nest;
+}
+
+/// Emits one tile of `lanes` lanes starting at `start`.
+class TileEmitter {
+public:
+  TileEmitter(OpBuilder &b, RowNest &nest, const RowAnalysis &analysis,
+              int64_t lanes, Value start)
+      : b(b), nest(nest), analysis(analysis), lanes(lanes), start(start) {}
+
+  void emit();
+
+private:
+  OpBuilder &b;
+  RowNest &nest;
+  const RowAnalysis &analysis;
+  int64_t lanes;
+  Value start;
+  /// Scalars (uniform values and loop variables) of the clone.
+  IRMapping scalars;
+  /// Lane-varying values as vectors.
+  DenseMap<Value, Value> vectors;
+  /// Bases of the strided-affine index values (lane 0's value).
+  DenseMap<Value, Value> bases;
+
+  VectorType vectorOf(Type t) const { return VectorType::get({lanes}, t); }
+  Value scalar(Value v) const { return scalars.lookupOrDefault(v); }
+  Value vectorFor(Location loc, Value v);
+  void emitLevel(size_t level, ValueRange accs, SmallVectorImpl<Value> &out);
+  void emitBody(ValueRange accs, SmallVectorImpl<Value> &out);
+  void emitCopy(SmallVectorImpl<Value> &out, size_t first);
+  /// `v` (known before the loops) for copy `copy`, cloned where `b` is.
+  Value beforeLoops(Value v, IRMapping &mapping);
+};
+
+Value TileEmitter::beforeLoops(Value v, IRMapping &mapping) {
+  if (Value mapped = mapping.lookupOrNull(v))
+    return mapped;
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != nest.row.getBody())
+    return v;
+  for (Value o : def->getOperands())
+    beforeLoops(o, mapping);
+  return b.clone(*def, mapping)->getResult(0);
+}
+
+Value TileEmitter::vectorFor(Location loc, Value v) {
+  if (Value vec = vectors.lookup(v))
+    return vec;
+  if (Value base = bases.lookup(v)) {
+    // base + stride * [0, 1, ...]
+    int64_t stride = *analysis.strideOf(v);
+    SmallVector<int64_t> steps;
+    for (int64_t i = 0; i < lanes; ++i)
+      steps.push_back(i * stride);
+    Value iota = b.create<arith::ConstantOp>(loc, b.getIndexVectorAttr(steps));
+    Value splat =
+        b.create<vector::BroadcastOp>(loc, vectorOf(v.getType()), base);
+    Value vec = b.create<arith::AddIOp>(loc, splat, iota);
+    vectors[v] = vec;
+    return vec;
+  }
+  return b.create<vector::BroadcastOp>(loc, vectorOf(v.getType()), scalar(v));
+}
+
+void TileEmitter::emitBody(ValueRange accs, SmallVectorImpl<Value> &out) {
+  out.assign(accs.begin(), accs.end());
+  size_t numAccs = nest.accumulators.size();
+  for (int64_t copy = 0; copy < nest.copies; ++copy) {
+    vectors.clear();
+    bases.clear();
+    bases[nest.lane()] = start;
+    if (nest.copy)
+      scalars.map(nest.copy,
+                  b.create<arith::ConstantIndexOp>(nest.row.getLoc(), copy));
+    for (auto [i, acc] : llvm::enumerate(nest.accumulators))
+      vectors[acc.load.getResult()] = accs[copy * numAccs + i];
+    emitCopy(out, copy * numAccs);
+  }
+}
+
+void TileEmitter::emitCopy(SmallVectorImpl<Value> &out, size_t first) {
+  for (Operation &op : nest.row.getBody()->without_terminator()) {
+    Location loc = op.getLoc();
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      for (auto [i, acc] : llvm::enumerate(nest.accumulators))
+        if (acc.store == store)
+          out[first + i] = vectorFor(loc, store.getValueToStore());
+      continue;
+    }
+    bool anyVarying = llvm::any_of(
+        op.getOperands(), [&](Value v) { return analysis.isVarying(v); });
+    if (!anyVarying) {
+      b.clone(op, scalars);
+      continue;
+    }
+    Value result = op.getResult(0);
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      if (vectors.contains(result))
+        continue; // an accumulator
+      SmallVector<Value> idx;
+      for (Value v : load.getIndices().drop_back())
+        idx.push_back(scalar(v));
+      idx.push_back(bases.lookup(load.getIndices().back()));
+      int64_t stride = *analysis.strideOf(load.getIndices().back());
+      Type elt = load.getMemRefType().getElementType();
+      if (stride == 1) {
+        vectors[result] =
+            b.create<vector::LoadOp>(loc, vectorOf(elt), load.getMemRef(), idx);
+        continue;
+      }
+      // Lanes `stride` apart: the span they cover, then every stride-th.
+      auto spanType = VectorType::get({(lanes - 1) * stride + 1}, elt);
+      Value span =
+          b.create<vector::LoadOp>(loc, spanType, load.getMemRef(), idx);
+      SmallVector<int64_t> pick;
+      for (int64_t i = 0; i < lanes; ++i)
+        pick.push_back(i * stride);
+      vectors[result] = b.create<vector::ShuffleOp>(loc, span, span, pick);
+      continue;
+    }
+    if (std::optional<int64_t> stride = analysis.strideOf(result)) {
+      // Index arithmetic: lane 0's value, as a scalar.
+      auto baseOf = [&](Value v) {
+        Value base = bases.lookup(v);
+        return base ? base : scalar(v);
+      };
+      IRMapping lane0;
+      for (Value v : op.getOperands())
+        lane0.map(v, baseOf(v));
+      bases[result] = b.clone(op, lane0)->getResult(0);
+      continue;
+    }
+    OperationState state(loc, op.getName());
+    for (Value v : op.getOperands())
+      state.addOperands(vectorFor(loc, v));
+    state.addTypes(vectorOf(result.getType()));
+    state.addAttributes(op.getAttrs());
+    vectors[result] = b.create(state)->getResult(0);
+  }
+}
+
+void TileEmitter::emitLevel(size_t level, ValueRange accs,
+                            SmallVectorImpl<Value> &out) {
+  if (level == nest.loops.size()) {
+    emitBody(accs, out);
+    return;
+  }
+  scf::ForOp loop = nest.loops[level];
+  auto clone = b.create<scf::ForOp>(loop.getLoc(), scalar(loop.getLowerBound()),
+                                    scalar(loop.getUpperBound()),
+                                    scalar(loop.getStep()), accs);
+  scalars.map(loop.getInductionVar(), clone.getInductionVar());
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(clone.getBody());
+  Operation *next = level + 1 < nest.loops.size()
+                        ? nest.loops[level + 1].getOperation()
+                        : nest.row.getOperation();
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (&op != next)
+      b.clone(op, scalars);
+  SmallVector<Value> results;
+  emitLevel(level + 1, clone.getRegionIterArgs(), results);
+  b.create<scf::YieldOp>(loop.getLoc(), results);
+  out.assign(clone.getResults().begin(), clone.getResults().end());
+}
+
+void TileEmitter::emit() {
+  Location loc = nest.row.getLoc();
+  SmallVector<Value> init;
+  SmallVector<SmallVector<Value>> indices;
+  SmallVector<Accumulator *> accs;
+  for (int64_t copy = 0; copy < nest.copies; ++copy) {
+    IRMapping mapping;
+    if (nest.copy)
+      mapping.map(nest.copy, b.create<arith::ConstantIndexOp>(loc, copy));
+    for (Accumulator &acc : nest.accumulators) {
+      SmallVector<Value> idx;
+      for (Value v : acc.load.getIndices().drop_back())
+        idx.push_back(beforeLoops(v, mapping));
+      idx.push_back(start);
+      Type elt = acc.load.getMemRefType().getElementType();
+      init.push_back(b.create<vector::LoadOp>(loc, vectorOf(elt),
+                                              acc.load.getMemRef(), idx));
+      indices.push_back(idx);
+      accs.push_back(&acc);
+    }
+  }
+  SmallVector<Value> results;
+  emitLevel(0, init, results);
+  for (auto [i, acc] : llvm::enumerate(accs))
+    b.create<vector::StoreOp>(loc, results[i], acc->store.getMemRef(),
+                              indices[i]);
+}
+
+struct VectorizeHostRowsPass
+    : dlc::impl::VectorizeHostRowsPassBase<VectorizeHostRowsPass> {
+  using VectorizeHostRowsPassBase::VectorizeHostRowsPassBase;
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (!func->hasAttr(attrs::kKernel) || func->hasAttr(attrs::kCtaThreads) ||
+          !func->hasAttr(attrs::kDistinctArgs))
+        continue;
+      SmallVector<scf::ParallelOp> rows;
+      func.walk([&](scf::ParallelOp p) {
+        if (p->getParentOfType<scf::ParallelOp>())
+          rows.push_back(p);
+      });
+      for (scf::ParallelOp row : rows)
+        vectorize(row);
+    }
+  }
+
+  void vectorize(scf::ParallelOp row) {
+    std::optional<RowNest> nest = matchRow(row);
+    if (!nest)
+      return;
+    RowAnalysis analysis(row);
+    if (failed(analysis.run(*nest)))
+      return;
+    scf::ForOp outer = nest->loops.front();
+    OpBuilder b(outer);
+    Location loc = outer.getLoc();
+    int64_t tile = std::min<int64_t>(nest->length, lanes);
+    int64_t full = nest->length / tile, rest = nest->length % tile;
+    if (full == 1) {
+      TileEmitter(b, *nest, analysis, tile,
+                  b.create<arith::ConstantIndexOp>(loc, 0))
+          .emit();
+    } else {
+      auto tiles = b.create<scf::ForOp>(
+          loc, b.create<arith::ConstantIndexOp>(loc, 0),
+          b.create<arith::ConstantIndexOp>(loc, full * tile),
+          b.create<arith::ConstantIndexOp>(loc, tile));
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(tiles.getBody());
+      TileEmitter(b, *nest, analysis, tile, tiles.getInductionVar()).emit();
+    }
+    if (rest > 0)
+      TileEmitter(b, *nest, analysis, rest,
+                  b.create<arith::ConstantIndexOp>(loc, full * tile))
+          .emit();
+    outer.erase();
+  }
+};
+} // namespace

@@ -1,0 +1,157 @@
+// RUN: dlc-opt %s --split-input-file --dlc-vectorize-host-rows=lanes=16 | FileCheck %s
+
+// A 3x3 conv row of 24 outputs (a tile of 16 lanes and one of 8): the
+// accumulator row is loaded once a tile into a vector iter_arg of the
+// three reduction loops, the window row read as one vector load, the
+// weight broadcast, and the result stored once.
+// CHECK-LABEL: func.func private @conv_row(
+// CHECK: scf.parallel
+// CHECK: %[[A0:.*]] = vector.load %arg0[%c0, %{{.*}}, %{{.*}}, %c0{{.*}}] : memref<1x4x24x24xf32>, vector<16xf32>
+// CHECK: %[[R:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[A0]]) -> (vector<16xf32>)
+// CHECK: scf.for {{.*}} -> (vector<16xf32>)
+// CHECK: scf.for {{.*}} -> (vector<16xf32>)
+// CHECK: %[[X:.*]] = vector.load %arg1[{{.*}}] : memref<1x4x26x26xf32>, vector<16xf32>
+// CHECK: %[[W:.*]] = memref.load %arg2
+// CHECK: %[[WB:.*]] = vector.broadcast %[[W]] : f32 to vector<16xf32>
+// CHECK: %[[P:.*]] = arith.mulf %[[X]], %[[WB]] : vector<16xf32>
+// CHECK: arith.addf %{{.*}}, %[[P]] : vector<16xf32>
+// CHECK: vector.store %[[R]], %arg0[%c0, %{{.*}}, %{{.*}}, %c0{{.*}}] : memref<1x4x24x24xf32>, vector<16xf32>
+// CHECK: vector.load %arg0{{.*}} vector<8xf32>
+// CHECK: vector.load %arg1{{.*}} vector<8xf32>
+// CHECK: vector.store {{.*}} vector<8xf32>
+// CHECK-NOT: memref.store
+func.func private @conv_row(%acc: memref<1x4x24x24xf32>, %in: memref<1x4x26x26xf32>, %w: memref<4x4x3x3xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c24 = arith.constant 24 : index
+  %c96 = arith.constant 96 : index
+  scf.parallel (%i) = (%c0) to (%c96) step (%c1) {
+    %o = arith.divsi %i, %c24 : index
+    %h = arith.remsi %i, %c24 : index
+    scf.for %c = %c0 to %c4 step %c1 {
+      scf.for %kh = %c0 to %c3 step %c1 {
+        scf.for %kw = %c0 to %c3 step %c1 {
+          scf.parallel (%j) = (%c0) to (%c24) step (%c1) {
+            %ih = arith.addi %h, %kh : index
+            %jw = arith.addi %j, %kw : index
+            %x = memref.load %in[%c0, %c, %ih, %jw] : memref<1x4x26x26xf32>
+            %wt = memref.load %w[%o, %c, %kh, %kw] : memref<4x4x3x3xf32>
+            %a = memref.load %acc[%c0, %o, %h, %j] : memref<1x4x24x24xf32>
+            %p = arith.mulf %x, %wt : f32
+            %s = arith.addf %a, %p : f32
+            memref.store %s, %acc[%c0, %o, %h, %j] : memref<1x4x24x24xf32>
+            scf.reduce
+          }
+        }
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A 2-D row (dlc-linearize-kernels `row-block`): two output channels share
+// each stride-2 window read (a span of 2 x 8 - 1 elements, every second
+// taken), each with its own accumulator vector and weight.
+// CHECK-LABEL: func.func private @blocked_strided(
+// CHECK: %[[A0:.*]] = vector.load %arg0[%{{.*}}, %{{.*}}, %c0{{.*}}] : memref<4x8x8xf32>, vector<8xf32>
+// CHECK: %[[A1:.*]] = vector.load %arg0[%{{.*}}, %{{.*}}, %c0{{.*}}] : memref<4x8x8xf32>, vector<8xf32>
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[A0]], %{{.*}} = %[[A1]]) -> (vector<8xf32>, vector<8xf32>)
+// CHECK: %[[SPAN:.*]] = vector.load %arg1[{{.*}}] : memref<3x8x17xf32>, vector<15xf32>
+// CHECK: vector.shuffle %[[SPAN]], %[[SPAN]] [0, 2, 4, 6, 8, 10, 12, 14]
+// CHECK: scf.yield %{{.*}}, %{{.*}} : vector<8xf32>, vector<8xf32>
+// CHECK: vector.store
+// CHECK: vector.store
+func.func private @blocked_strided(%acc: memref<4x8x8xf32>, %in: memref<3x8x17xf32>, %w: memref<4x3xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %ob = arith.divsi %i, %c8 : index
+    %h = arith.remsi %i, %c8 : index
+    %base = arith.muli %ob, %c2 : index
+    scf.for %c = %c0 to %c3 step %c1 {
+      scf.parallel (%u, %j) = (%c0, %c0) to (%c2, %c8) step (%c1, %c1) {
+        %o = arith.addi %base, %u : index
+        %j2 = arith.muli %j, %c2 : index
+        %x = memref.load %in[%c, %h, %j2] : memref<3x8x17xf32>
+        %wt = memref.load %w[%o, %c] : memref<4x3xf32>
+        %a = memref.load %acc[%o, %h, %j] : memref<4x8x8xf32>
+        %p = arith.mulf %x, %wt : f32
+        %s = arith.addf %a, %p : f32
+        memref.store %s, %acc[%o, %h, %j] : memref<4x8x8xf32>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Rows the pass leaves alone: a read whose lanes are not evenly spaced (a
+// clamped, bounds-checked window read), and a row that stores a buffer it
+// does not reduce into.
+// CHECK-LABEL: func.func private @clamped(
+// CHECK-NOT: vector.
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c8)
+// CHECK-LABEL: func.func private @not_accumulator(
+// CHECK-NOT: vector.
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c8)
+func.func private @clamped(%acc: memref<4x8xf32>, %in: memref<4x8xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c7 = arith.constant 7 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    scf.for %k = %c0 to %c3 step %c1 {
+      scf.parallel (%j) = (%c0) to (%c8) step (%c1) {
+        %t = arith.addi %j, %k : index
+        %p = arith.subi %t, %c1 : index
+        %ge = arith.cmpi sge, %p, %c0 : index
+        %m = arith.maxsi %p, %c0 : index
+        %q = arith.minsi %m, %c7 : index
+        %x = memref.load %in[%i, %q] : memref<4x8xf32>
+        %v = arith.select %ge, %x, %zero : f32
+        %a = memref.load %acc[%i, %j] : memref<4x8xf32>
+        %s = arith.addf %a, %v : f32
+        memref.store %s, %acc[%i, %j] : memref<4x8xf32>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+func.func private @not_accumulator(%acc: memref<4x8xf32>, %in: memref<4x8xf32>, %out: memref<4x8xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    scf.for %k = %c0 to %c3 step %c1 {
+      scf.parallel (%j) = (%c0) to (%c8) step (%c1) {
+        %x = memref.load %in[%i, %j] : memref<4x8xf32>
+        %a = memref.load %acc[%i, %j] : memref<4x8xf32>
+        %s = arith.addf %a, %x : f32
+        memref.store %s, %acc[%i, %j] : memref<4x8xf32>
+        memref.store %x, %out[%i, %j] : memref<4x8xf32>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}
