@@ -75,7 +75,8 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
            "(div.rn.f32's slow-path branch stops ptxas from issuing the "
            "epilogue's loads early)">,
     Option<"padConvInput", "pad-conv-input", "bool", /*default=*/"false",
-           "NC[D]HW convs whose windows leave the input read a padded copy "
+           "NC[D]HW convs of one group whose windows leave the input read a "
+           "padded copy "
            "(zero, or the input zero point) through a pure affine map, "
            "instead of a bounds-checked element under each window: the "
            "host's row vectorizer then loads the window rows as vectors">
@@ -976,7 +977,11 @@ def VectorizeHostRowsPass : Pass<"dlc-vectorize-host-rows", "ModuleOp"> {
   let options = [
     Option<"lanes", "lanes", "int64_t", /*default=*/"32",
            "Elements of a row tile: the vector each accumulator becomes "
-           "(32 f32 lanes: 8 SSE, 4 AVX or 2 AVX-512 registers)">
+           "(32 f32 lanes: 8 SSE, 4 AVX or 2 AVX-512 registers)">,
+    Option<"anyLengthTiles", "any-length-tiles", "bool", /*default=*/"false",
+           "The rest of a row is one tile of its length, however long "
+           "(AVX-512 masks the odd lanes); otherwise tiles are powers of "
+           "two, which x86 without AVX-512 legalizes whole">
   ];
 }
 

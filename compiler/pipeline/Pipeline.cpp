@@ -179,7 +179,10 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   // multiplies.)
   if (!cudaForm && options.hostRowLanes > 0) {
     pm.addPass(createLowerAffinePass());
-    pm.addPass(dlc::createVectorizeHostRowsPass({options.hostRowLanes}));
+    // AVX-512 loads and stores any tile length under a mask.
+    bool avx512 = options.hostVectorBits >= 512;
+    pm.addPass(
+        dlc::createVectorizeHostRowsPass({options.hostRowLanes, avx512}));
   }
   // With their accumulators private, a work item's elements reduce side by
   // side: a tap's loads of consecutive channels become one vector load.

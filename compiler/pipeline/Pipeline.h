@@ -38,6 +38,9 @@ struct CompileOptions {
   std::string hostCpu = "x86-64-v2";
   /// Host: LLVM target features (+avx2,-avx512f,...) added to hostCpu's.
   std::string hostFeatures;
+  /// Host: the widest vector registers of hostCpu, in bits
+  /// (dlc::hostVectorBits).
+  int64_t hostVectorBits = 128;
   /// CUDA toolkit root (libdevice, ptxas); empty: found from PATH.
   std::string cudaToolkit;
   /// SMs the tile cost models plan for; 0: smCountFor(arch).
@@ -125,7 +128,8 @@ struct CompileOptions {
   bool tmaIm2col = false;
   /// Host: a row's accumulators stay in vector registers through its
   /// reductions, in tiles of this many elements (dlc-vectorize-host-rows
-  /// `lanes`; 0: off).
+  /// `lanes`; 0: off). 16 measured best on SSE and AVX-512 alike (LLVM
+  /// runs AVX-512 CPUs on 256-bit vectors: 32 lanes spilled).
   int64_t hostRowLanes = 16;
   /// Host: rows that reduce come this many to a work item, sharing their
   /// reads (dlc-linearize-kernels `row-block`; 0 or 1: off).

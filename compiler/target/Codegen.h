@@ -72,6 +72,10 @@ FailureOr<KernelCode> emitHostKernels(ModuleOp model,
 /// the features its cpuid reports (a VM may mask some the name implies).
 void useNativeHostCpu(CompileOptions &options);
 
+/// The widest vector registers options.hostCpu (with its features) has, in
+/// bits: 512 with AVX-512F, 256 with AVX2, else 128 (SSE).
+int64_t hostVectorBits(const CompileOptions &options);
+
 /// Writes the compile report of a planned model module as JSON: every
 /// kernel with the ONNX nodes it computes and its work items, the kernel
 /// count, and the arena figures (arena, naive sum, lower bound); with

@@ -151,6 +151,27 @@ FailureOr<KernelCode> dlc::emitHostKernels(ModuleOp model,
   return code;
 }
 
+int64_t dlc::hostVectorBits(const CompileOptions &options) {
+  llvm::InitializeNativeTarget();
+  const std::string triple = "x86_64-unknown-linux-gnu";
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return 128;
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      target->createMCSubtargetInfo(triple, "", ""));
+  if (!subtarget || !subtarget->isCPUStringValid(options.hostCpu))
+    return 128;
+  subtarget.reset(target->createMCSubtargetInfo(triple, options.hostCpu,
+                                                options.hostFeatures));
+  if (subtarget->checkFeatures("+avx512f"))
+    return 512;
+  if (subtarget->checkFeatures("+avx2"))
+    return 256;
+  return 128;
+}
+
 void dlc::useNativeHostCpu(CompileOptions &options) {
   options.hostCpu = llvm::sys::getHostCPUName().str();
   // Sorted, so that the string (and the object file) is the same each run.
@@ -159,4 +180,5 @@ void dlc::useNativeHostCpu(CompileOptions &options) {
     features.push_back((feature.second ? "+" : "-") + feature.first().str());
   llvm::sort(features);
   options.hostFeatures = llvm::join(features, ",");
+  options.hostVectorBits = hostVectorBits(options);
 }

@@ -742,6 +742,7 @@ int run(MLIRContext &context) {
   options.hostCpu = hostCpu;
   if (hostCpu == "native")
     useNativeHostCpu(options);
+  options.hostVectorBits = hostVectorBits(options);
   options.fuseElementwise = fuseElementwise;
   options.fuseKernels = fuseKernels;
   options.fuseAttention = fuseAttention;

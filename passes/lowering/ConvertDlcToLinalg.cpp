@@ -910,7 +910,9 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
     Value input = op.getInput();
     Window paddedWin;
     SmallVector<int64_t> paddedShape;
-    if (padded && padInput && win.insideWhenPadded()) {
+    // Only where the copy is small next to the reduction that reads it: a
+    // depthwise conv's 9 taps an output would pay for a whole copy.
+    if (padded && padInput && groups == 1 && win.insideWhenPadded()) {
       input = padSpatial(rewriter, loc, input, win, Value(), paddedWin,
                          paddedShape);
       win = paddedWin;

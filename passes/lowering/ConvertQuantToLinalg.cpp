@@ -681,7 +681,7 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
     Value input = toSignless(rewriter, loc, op.getInput());
     Window paddedWin;
     SmallVector<int64_t> paddedShape;
-    if (padded && padInput && win.insideWhenPadded()) {
+    if (padded && padInput && op.getGroup() == 1 && win.insideWhenPadded()) {
       input = padSpatial(rewriter, loc, input, win,
                          toSignless(rewriter, loc, op.getInputZeroPoint()),
                          paddedWin, paddedShape);

@@ -14,6 +14,8 @@
 
 #include "dialects/dlc/DlcDialect.h"
 
+#include "llvm/ADT/bit.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -491,7 +493,11 @@ struct VectorizeHostRowsPass
     scf::ForOp outer = nest->loops.front();
     OpBuilder b(outer);
     Location loc = outer.getLoc();
+    // Tiles of a power of two lanes (x86 legalizes other vector lengths
+    // lane by lane): full tiles, then the rest in halving pieces.
     int64_t tile = std::min<int64_t>(nest->length, lanes);
+    if (!anyLengthTiles)
+      tile = (int64_t)llvm::bit_floor((uint64_t)tile);
     int64_t full = nest->length / tile, rest = nest->length % tile;
     if (full == 1) {
       TileEmitter(b, *nest, analysis, tile,
@@ -506,10 +512,21 @@ struct VectorizeHostRowsPass
       b.setInsertionPointToStart(tiles.getBody());
       TileEmitter(b, *nest, analysis, tile, tiles.getInductionVar()).emit();
     }
-    if (rest > 0)
+    int64_t offset = full * tile;
+    if (anyLengthTiles && rest > 0) {
       TileEmitter(b, *nest, analysis, rest,
-                  b.create<arith::ConstantIndexOp>(loc, full * tile))
+                  b.create<arith::ConstantIndexOp>(loc, offset))
           .emit();
+      rest = 0;
+    }
+    for (int64_t piece = tile / 2; piece >= 1; piece /= 2) {
+      if (!(rest & piece))
+        continue;
+      TileEmitter(b, *nest, analysis, piece,
+                  b.create<arith::ConstantIndexOp>(loc, offset))
+          .emit();
+      offset += piece;
+    }
     outer.erase();
   }
 };
