@@ -223,6 +223,11 @@ cl::opt<int64_t> hostRowLanes(
              "vector registers through the reductions "
              "(dlc-vectorize-host-rows; 0: off)"),
     cl::init(16), cl::cat(category));
+cl::opt<int64_t> hostRowBlock(
+    "host-row-block",
+    cl::desc("Host: rows that reduce come this many to a work item, sharing "
+             "their reads (dlc-linearize-kernels row-block; 0 or 1: off)"),
+    cl::init(4), cl::cat(category));
 cl::opt<bool> vectorizeLaneChains(
     "vectorize-lane-chains",
     cl::desc("CUDA form: the identical scalar ops of a work item's "
@@ -764,6 +769,7 @@ int run(MLIRContext &context) {
   options.tmaIm2col = tmaIm2col;
   options.vectorizeLaneChains = vectorizeLaneChains;
   options.hostRowLanes = hostRowLanes;
+  options.hostRowBlock = hostRowBlock;
   options.foldConvPadding = foldConvPadding;
   options.mergeLaunches = mergeLaunches;
   if (overlapLaunches && options.target != dlc::Target::Cuda) {

@@ -1,0 +1,46 @@
+// RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="pad-conv-input=true" | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg | FileCheck %s --check-prefix=OFF
+
+// An NCHW conv whose windows leave the input (pads 1) reads a zero-padded
+// copy through a pure affine map (the host's row vectorizer loads its
+// window rows as vectors); with one group the input channel is the
+// reduction's channel alone.
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
+// CHECK-LABEL: func @padded
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x6x6xf32>)
+// CHECK: arith.cmpi sge
+// CHECK: tensor.extract %arg0
+// CHECK: arith.select
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], {{.*}} ins(%[[P]], %{{.*}} : tensor<1x2x6x6xf32>, tensor<3x2x3x3xf32>)
+// OFF-LABEL: func @padded
+// OFF-NOT: tensor<1x2x6x6xf32>
+// OFF: return
+func.func @padded(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x4x4xf32> {
+  %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x2x4x4xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x4x4xf32>
+  return %0 : tensor<1x3x4x4xf32>
+}
+
+// -----
+
+// A depthwise conv keeps its bounds-checked reads: 9 taps an output would
+// not pay for a copy.
+// CHECK-LABEL: func @depthwise
+// CHECK-NOT: tensor<1x2x6x6xf32>
+// CHECK: return
+func.func @depthwise(%x: tensor<1x2x4x4xf32>, %w: tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32> {
+  %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 2 : i64} : (tensor<1x2x4x4xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  return %0 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// ConvInteger pads with the input's zero point.
+// CHECK-LABEL: func @integer
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<i8>) outs(%{{.*}} : tensor<1x2x6x6xi8>)
+// CHECK: ^bb0(%[[ZP:[a-z0-9_]+]]: i8,
+// CHECK: arith.select %{{.*}}, %{{.*}}, %[[ZP]] : i8
+// CHECK: ins(%{{.*}}, %[[P]] : {{.*}}tensor<1x2x6x6xi8>)
+func.func @integer(%x: tensor<1x2x4x4xui8>, %w: tensor<3x2x3x3xi8>, %xzp: tensor<ui8>, %wzp: tensor<i8>) -> tensor<1x3x4x4xi32> {
+  %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x2x4x4xui8>, tensor<3x2x3x3xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x3x4x4xi32>
+  return %0 : tensor<1x3x4x4xi32>
+}
