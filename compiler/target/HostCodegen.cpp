@@ -73,6 +73,16 @@ void defineTruncSfBf2(llvm::Module &module) {
 }
 } // namespace
 
+namespace {
+const char kTriple[] = "x86_64-unknown-linux-gnu";
+
+/// LLVM's x86-64 backend (null, and `error` set, when it is not linked).
+const llvm::Target *x86Target(std::string &error) {
+  llvm::InitializeNativeTarget();
+  return llvm::TargetRegistry::lookupTarget(kTriple, error);
+}
+} // namespace
+
 FailureOr<KernelCode> dlc::emitHostKernels(ModuleOp model,
                                            const CompileOptions &options) {
   OwningOpRef<ModuleOp> host = cloneKernelModule(model);
@@ -81,12 +91,9 @@ FailureOr<KernelCode> dlc::emitHostKernels(ModuleOp model,
   if (failed(pm.run(*host)))
     return failure();
 
-  llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  const std::string triple = "x86_64-unknown-linux-gnu";
   std::string error;
-  const llvm::Target *target =
-      llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target = x86Target(error);
   if (!target)
     return model.emitError("no x86-64 backend: ") << error;
   // Without F16C every f16 <-> f32 conversion is a libgcc call (~10x
@@ -103,7 +110,7 @@ FailureOr<KernelCode> dlc::emitHostKernels(ModuleOp model,
   // features it lacks ("64-bit code requested on a subtarget that doesn't
   // support it").
   std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
-      target->createMCSubtargetInfo(triple, "", ""));
+      target->createMCSubtargetInfo(kTriple, "", ""));
   if (!subtarget || !subtarget->isCPUStringValid(options.hostCpu))
     return model.emitError("unknown host CPU '")
            << options.hostCpu
@@ -113,7 +120,7 @@ FailureOr<KernelCode> dlc::emitHostKernels(ModuleOp model,
   if (usesF16)
     features += features.empty() ? "+f16c" : ",+f16c";
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      triple, options.hostCpu, features, llvm::TargetOptions(),
+      kTriple, options.hostCpu, features, llvm::TargetOptions(),
       llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   if (!tm)
     return model.emitError("unknown host CPU '") << options.hostCpu << "'";
@@ -124,7 +131,7 @@ FailureOr<KernelCode> dlc::emitHostKernels(ModuleOp model,
   if (!module)
     return model.emitError("translation of the host kernels to LLVM IR failed");
   module->setDataLayout(tm->createDataLayout());
-  module->setTargetTriple(triple);
+  module->setTargetTriple(kTriple);
   for (llvm::Function &f : *module) {
     if (f.isDeclaration())
       continue;
@@ -152,18 +159,15 @@ FailureOr<KernelCode> dlc::emitHostKernels(ModuleOp model,
 }
 
 int64_t dlc::hostVectorBits(const CompileOptions &options) {
-  llvm::InitializeNativeTarget();
-  const std::string triple = "x86_64-unknown-linux-gnu";
   std::string error;
-  const llvm::Target *target =
-      llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target = x86Target(error);
   if (!target)
     return 128;
   std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
-      target->createMCSubtargetInfo(triple, "", ""));
+      target->createMCSubtargetInfo(kTriple, "", ""));
   if (!subtarget || !subtarget->isCPUStringValid(options.hostCpu))
     return 128;
-  subtarget.reset(target->createMCSubtargetInfo(triple, options.hostCpu,
+  subtarget.reset(target->createMCSubtargetInfo(kTriple, options.hostCpu,
                                                 options.hostFeatures));
   if (subtarget->checkFeatures("+avx512f"))
     return 512;
