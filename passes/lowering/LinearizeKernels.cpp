@@ -171,28 +171,65 @@ void blockRows(RewriterBase &rewriter, scf::ParallelOp &nest, int64_t block) {
       stored &= m;
     }
   }
-  // What runs between the work item and the row must not depend on d.
+  // What runs between the work item and the row (a perfect nest: scalar
+  // ops without effects beside each loop) must not depend on d.
   uint64_t between = 0;
   for (Operation *p = row; p != reduction;) {
     p = p->getParentOp();
-    for (Operation &op : cast<scf::ForOp>(p).getBody()->without_terminator())
-      if (&op != row && !op.isAncestor(row))
-        for (Value r : op.getResults())
-          between |= deps.lookup(r);
+    for (Operation &op : cast<scf::ForOp>(p).getBody()->without_terminator()) {
+      if (op.isAncestor(row))
+        continue;
+      if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op))
+        return;
+      for (Value r : op.getResults())
+        between |= deps.lookup(r);
+    }
     for (Value v : p->getOperands())
       between |= deps.lookup(v);
   }
+  // The innermost such dim; its extent a multiple of the block, or of the
+  // largest power of two below it that divides it (6 channels: 2).
   int64_t d = -1;
-  for (int64_t i = nest.getNumLoops() - 1; i >= 0; --i) {
+  for (int64_t i = nest.getNumLoops() - 1; i >= 0 && d < 0; --i) {
     uint64_t bit = uint64_t(1) << i;
-    if (!(shared & bit) && (stored & bit) && !(between & bit) &&
-        (*extents)[i] % block == 0 && (*extents)[i] >= block) {
-      d = i;
-      break;
+    if ((shared & bit) || !(stored & bit) || (between & bit))
+      continue;
+    for (int64_t b = block; b >= 2; b /= 2) {
+      if ((*extents)[i] % b == 0) {
+        d = i;
+        block = b;
+        break;
+      }
     }
   }
   if (d < 0)
     return;
+  uint64_t dBit = uint64_t(1) << d;
+  Value dIv = nest.getInductionVars()[d];
+  auto dependsOnD = [&](Operation &op) {
+    uint64_t m = 0;
+    op.walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        if (!op.isAncestor(v.getParentRegion()->getParentOp()))
+          m |= deps.lookup(v);
+    });
+    return (m & dBit) != 0;
+  };
+  // Parts that depend on d run once for each u; their values cannot leave
+  // that loop, so those with results must be recomputable: side-effect
+  // free, or reads of buffers the work item does not write.
+  DenseSet<Value> written;
+  body->walk([&](memref::StoreOp store) { written.insert(store.getMemRef()); });
+  SmallVector<Operation *> recomputed;
+  for (Operation &op : body->without_terminator()) {
+    if (&op == reduction || op.getNumResults() == 0 || !dependsOnD(op))
+      continue;
+    auto load = dyn_cast<memref::LoadOp>(op);
+    bool pure = op.getNumRegions() == 0 && isMemoryEffectFree(&op);
+    if (!pure && !(load && !written.contains(load.getMemRef())))
+      return;
+    recomputed.push_back(&op);
+  }
 
   // The new nest: d blocked and innermost.
   Location loc = nest.getLoc();
@@ -213,8 +250,6 @@ void blockRows(RewriterBase &rewriter, scf::ParallelOp &nest, int64_t block) {
   IRMapping outer;
   for (auto [k, i] : llvm::enumerate(order))
     outer.map(nest.getInductionVars()[i], blocked.getInductionVars()[k]);
-  Value dIv = nest.getInductionVars()[d];
-  uint64_t dBit = uint64_t(1) << d;
   rewriter.setInsertionPointToStart(blocked.getBody());
   Value base = rewriter.create<arith::MulIOp>(
       loc, outer.lookup(dIv),
@@ -222,18 +257,8 @@ void blockRows(RewriterBase &rewriter, scf::ParallelOp &nest, int64_t block) {
   Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
   Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
   Value count = rewriter.create<arith::ConstantIndexOp>(loc, block);
-  // Top-level scalar ops that depend on d are recomputed for each u.
+  // Top-level values that depend on d are recomputed for each u.
   SmallVector<Operation *> dependent;
-  auto dependsOnD = [&](Operation &op) {
-    uint64_t m = 0;
-    op.walk([&](Operation *inner) {
-      for (Value v : inner->getOperands())
-        if (!op.isAncestor(v.getParentRegion()->getParentOp()) ||
-            v.getParentRegion() == op.getParentRegion())
-          m |= deps.lookup(v);
-    });
-    return (m & dBit) != 0;
-  };
   auto withU = [&](Value u, IRMapping &mapping) {
     mapping.map(dIv, rewriter.create<arith::AddIOp>(loc, base, u));
     for (Operation *op : dependent)
@@ -244,7 +269,7 @@ void blockRows(RewriterBase &rewriter, scf::ParallelOp &nest, int64_t block) {
       rewriter.clone(op, outer);
       continue;
     }
-    if (op.getNumRegions() == 0 && isMemoryEffectFree(&op)) {
+    if (llvm::is_contained(recomputed, &op)) {
       dependent.push_back(&op);
       continue;
     }

@@ -101,10 +101,19 @@ def ort_optimize(model, model_type, work):
 
     from onnxruntime.transformers.optimizer import optimize_model
 
+    import onnxruntime as ort
+
     logging.getLogger().setLevel(logging.ERROR)
-    out = work / f"ort-optimized-{model_type}.onnx"
-    optimize_model(str(model), model_type=model_type, num_heads=0, hidden_size=0,
-                   opt_level=1).save_model_to_file(str(out))
+    # opt_level=1 is ONNX Runtime's basic session optimizations, then the
+    # fusions; its own call of them imports torch (ONNX Runtime 1.31), so
+    # the session saves them here and the optimizer runs the fusions alone.
+    basic, out = work / f"ort-basic-{model_type}.onnx", work / f"ort-optimized-{model_type}.onnx"
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    options.optimized_model_filepath = str(basic)
+    ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+    optimize_model(str(basic), model_type=model_type, num_heads=0, hidden_size=0,
+                   opt_level=0).save_model_to_file(str(out))
     return out
 
 
