@@ -117,6 +117,12 @@ void dropDeadBufferArguments(func::FuncOp func, ArrayRef<func::CallOp> calls);
 /// 4 KiB, and kernels stay far below it with pointers.
 constexpr size_t kMaxKernelArgs = 128;
 
+/// Host rows longer than this keep the row form (dlc-vectorize-host-rows,
+/// `row-block`): a MatMul row of 768 or 3072 columns streams its B rows
+/// whole there, while 16-lane tiles each walk B's column panel a row
+/// apart (BERT on two cores: 1.24 s -> 1.95 s before this limit).
+constexpr int64_t kMaxRegisterRow = 256;
+
 /// The module's model functions: the defined functions that are not
 /// kernels (they call the kernels).
 SmallVector<func::FuncOp> modelFunctions(ModuleOp module);

@@ -124,10 +124,10 @@ void blockRows(RewriterBase &rewriter, scf::ParallelOp &nest, int64_t block) {
   if (body->walk([](memref::AllocaOp) { return WalkResult::interrupt(); })
           .wasInterrupted())
     return;
-  // The one reduction nest: a top-level scf.for whose perfect nest ends in a
-  // 1-D scf.parallel row.
-  Operation *reduction = nullptr;
-  scf::ParallelOp row;
+  // The reduction nests: top-level scf.fors whose perfect nests end in a
+  // 1-D scf.parallel row (a row-fused kernel may hold several: BERT's
+  // projections, each a MatMul over the work item's token).
+  DenseMap<Operation *, scf::ParallelOp> rows;
   for (Operation &op : body->without_terminator()) {
     auto loop = dyn_cast<scf::ForOp>(op);
     if (!loop)
@@ -136,56 +136,61 @@ void blockRows(RewriterBase &rewriter, scf::ParallelOp &nest, int64_t block) {
     loop.getBody()->walk([&](scf::ParallelOp p) { inner = p; });
     if (!inner)
       continue;
-    if (reduction || inner.getNumLoops() != 1)
+    std::optional<int64_t> length =
+        inner.getNumLoops() == 1 ? getConstantIntValue(inner.getUpperBound()[0])
+                                 : std::nullopt;
+    if (!length || *length > kMaxRegisterRow)
       return;
     for (Operation *p = inner->getParentOp(); p != &op; p = p->getParentOp())
       if (!isa<scf::ForOp>(p))
         return;
-    reduction = &op;
-    row = inner;
+    rows[&op] = inner;
   }
-  if (!reduction)
+  if (rows.empty())
     return;
   DenseMap<Value, uint64_t> deps = outerDependences(nest);
-  Value rowIv = row.getInductionVars()[0];
-  // The dims the row's varying reads use, and those its stores use.
-  uint64_t shared = 0, stored = ~uint64_t(0);
-  DenseSet<Value> storedBuffers;
-  row.getBody()->walk(
-      [&](memref::StoreOp store) { storedBuffers.insert(store.getMemRef()); });
-  DenseSet<Value> varying{rowIv};
-  for (Operation &op : row.getBody()->without_terminator()) {
-    if (llvm::any_of(op.getOperands(),
-                     [&](Value v) { return varying.contains(v); }))
-      for (Value r : op.getResults())
-        varying.insert(r);
-    if (auto load = dyn_cast<memref::LoadOp>(op);
-        load && varying.contains(load.getResult()) &&
-        !storedBuffers.contains(load.getMemRef()))
-      for (Value v : load.getIndices())
-        shared |= deps.lookup(v);
-    if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      uint64_t m = 0;
-      for (Value v : store.getIndices())
-        m |= deps.lookup(v);
-      stored &= m;
+  // The dims the rows' varying reads use, those all their stores use, and
+  // those what runs between the work item and a row uses (a perfect nest:
+  // scalar ops without effects beside each loop).
+  uint64_t shared = 0, stored = ~uint64_t(0), between = 0;
+  for (auto [reduction, row] : rows) {
+    Value rowIv = row.getInductionVars()[0];
+    DenseSet<Value> storedBuffers;
+    row.getBody()->walk([&](memref::StoreOp store) {
+      storedBuffers.insert(store.getMemRef());
+    });
+    DenseSet<Value> varying{rowIv};
+    for (Operation &op : row.getBody()->without_terminator()) {
+      if (llvm::any_of(op.getOperands(),
+                       [&](Value v) { return varying.contains(v); }))
+        for (Value r : op.getResults())
+          varying.insert(r);
+      if (auto load = dyn_cast<memref::LoadOp>(op);
+          load && varying.contains(load.getResult()) &&
+          !storedBuffers.contains(load.getMemRef()))
+        for (Value v : load.getIndices())
+          shared |= deps.lookup(v);
+      if (auto store = dyn_cast<memref::StoreOp>(op)) {
+        uint64_t m = 0;
+        for (Value v : store.getIndices())
+          m |= deps.lookup(v);
+        stored &= m;
+      }
     }
-  }
-  // What runs between the work item and the row (a perfect nest: scalar
-  // ops without effects beside each loop) must not depend on d.
-  uint64_t between = 0;
-  for (Operation *p = row; p != reduction;) {
-    p = p->getParentOp();
-    for (Operation &op : cast<scf::ForOp>(p).getBody()->without_terminator()) {
-      if (op.isAncestor(row))
-        continue;
-      if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op))
-        return;
-      for (Value r : op.getResults())
-        between |= deps.lookup(r);
+    for (Operation *p = row; p != reduction;) {
+      p = p->getParentOp();
+      for (Operation &op :
+           cast<scf::ForOp>(p).getBody()->without_terminator()) {
+        if (op.isAncestor(row))
+          continue;
+        if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op))
+          return;
+        for (Value r : op.getResults())
+          between |= deps.lookup(r);
+      }
+      for (Value v : p->getOperands())
+        between |= deps.lookup(v);
     }
-    for (Value v : p->getOperands())
-      between |= deps.lookup(v);
   }
   // The innermost such dim; its extent a multiple of the block, or of the
   // largest power of two below it that divides it (6 channels: 2).
@@ -222,7 +227,7 @@ void blockRows(RewriterBase &rewriter, scf::ParallelOp &nest, int64_t block) {
   body->walk([&](memref::StoreOp store) { written.insert(store.getMemRef()); });
   SmallVector<Operation *> recomputed;
   for (Operation &op : body->without_terminator()) {
-    if (&op == reduction || op.getNumResults() == 0 || !dependsOnD(op))
+    if (rows.count(&op) || op.getNumResults() == 0 || !dependsOnD(op))
       continue;
     auto load = dyn_cast<memref::LoadOp>(op);
     bool pure = op.getNumRegions() == 0 && isMemoryEffectFree(&op);
@@ -273,7 +278,7 @@ void blockRows(RewriterBase &rewriter, scf::ParallelOp &nest, int64_t block) {
       dependent.push_back(&op);
       continue;
     }
-    if (&op != reduction) {
+    if (!rows.count(&op)) {
       auto each = rewriter.create<scf::ForOp>(loc, zero, count, one);
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(each.getBody());
@@ -282,19 +287,21 @@ void blockRows(RewriterBase &rewriter, scf::ParallelOp &nest, int64_t block) {
       rewriter.clone(op, mapping);
       continue;
     }
-    // The reduction nest: its loops as they are, the row 2-D.
+    // A reduction nest: its loops as they are, the row 2-D.
     OpBuilder::InsertionGuard guard(rewriter);
     IRMapping mapping = outer;
+    scf::ParallelOp row = rows.lookup(&op);
+    Value rowIv = row.getInductionVars()[0];
     std::function<void(Operation &)> cloneLevel = [&](Operation &level) {
       if (&level == row.getOperation()) {
-        auto rows = rewriter.create<scf::ParallelOp>(
+        auto blockedRow = rewriter.create<scf::ParallelOp>(
             row.getLoc(),
             ValueRange{zero, mapping.lookupOrDefault(row.getLowerBound()[0])},
             ValueRange{count, mapping.lookupOrDefault(row.getUpperBound()[0])},
             ValueRange{one, mapping.lookupOrDefault(row.getStep()[0])});
-        rewriter.setInsertionPointToStart(rows.getBody());
-        withU(rows.getInductionVars()[0], mapping);
-        mapping.map(rowIv, rows.getInductionVars()[1]);
+        rewriter.setInsertionPointToStart(blockedRow.getBody());
+        withU(blockedRow.getInductionVars()[0], mapping);
+        mapping.map(rowIv, blockedRow.getInductionVars()[1]);
         for (Operation &inner : row.getBody()->without_terminator())
           rewriter.clone(inner, mapping);
         return;

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/lowering/KernelForm.h"
 
 #include "dialects/dlc/DlcDialect.h"
 
@@ -242,7 +243,8 @@ std::optional<RowNest> matchRow(scf::ParallelOp row) {
       return std::nullopt;
     ubs.push_back(*ub);
   }
-  if (ubs.back() < 2 || (dims == 2 && (ubs[0] < 1 || ubs[0] > 8)))
+  if (ubs.back() < 2 || ubs.back() > kMaxRegisterRow ||
+      (dims == 2 && (ubs[0] < 1 || ubs[0] > 8)))
     return std::nullopt;
   RowNest nest;
   nest.row = row;
