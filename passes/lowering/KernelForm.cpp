@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -253,6 +254,20 @@ bool fuseInto(RewriterBase &rewriter, scf::ParallelOp first,
   return true;
 }
 } // namespace
+
+std::optional<SmallVector<int64_t>>
+mlir::dlc::normalizedExtents(scf::ParallelOp loop) {
+  SmallVector<int64_t> ubs;
+  for (auto [lb, ub, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    auto l = getConstantIntValue(lb), u = getConstantIntValue(ub),
+         s = getConstantIntValue(step);
+    if (!l || !u || !s || *l != 0 || *s != 1)
+      return std::nullopt;
+    ubs.push_back(*u);
+  }
+  return ubs;
+}
 
 scf::ParallelOp mlir::dlc::splitInnermostDim(RewriterBase &rewriter,
                                              scf::ParallelOp loop,

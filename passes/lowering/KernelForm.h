@@ -64,6 +64,10 @@ FailureOr<scf::ParallelOp> lowerAttentionToLoops(RewriterBase &rewriter,
 /// scratch before reading it.
 void hoistPrivateAllocas(FunctionOpInterface kernel);
 
+/// The upper bounds of `loop`'s dims when every one runs from 0 with
+/// step 1 and constant bounds; nothing otherwise.
+std::optional<SmallVector<int64_t>> normalizedExtents(scf::ParallelOp loop);
+
 /// Gives each work item `width` consecutive elements of the innermost
 /// parallel dim (when it divides it): memory accesses become contiguous
 /// groups the backend turns into vector loads, and reductions keep `width`

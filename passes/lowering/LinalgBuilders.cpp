@@ -198,49 +198,58 @@ Value mlir::dlc::paddedConvWeight(OpBuilder &b, Location loc, Value weight,
   return w;
 }
 
-Value mlir::dlc::padChannelsLast(OpBuilder &b, Location loc, Value input,
-                                 ArrayRef<int64_t> pads, Value padValue,
-                                 int64_t channels) {
+/// `input` copied into a tensor of `shape`, element i at i + `begin`, the
+/// rest `padValue` (a rank-0 tensor, read as an input) or zero when null:
+/// one linalg.generic over the padded tensor.
+static linalg::GenericOp paddedCopy(OpBuilder &b, Location loc, Value input,
+                                    ArrayRef<int64_t> shape,
+                                    ArrayRef<int64_t> begin, Value padValue) {
   MLIRContext *ctx = b.getContext();
   auto type = cast<RankedTensorType>(input.getType());
   Type elt = type.getElementType();
+  int64_t rank = type.getRank();
+  Value init = b.create<tensor::EmptyOp>(loc, shape, elt);
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  if (padValue) {
+    inputs.push_back(padValue);
+    maps.push_back(AffineMap::get(rank, 0, ctx));
+  }
+  maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
+  return b.create<linalg::GenericOp>(
+      loc, TypeRange{RankedTensorType::get(shape, elt)}, inputs,
+      ValueRange{init}, maps,
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value pad = padValue ? a[0]
+                             : nb.create<arith::ConstantOp>(
+                                   l, cast<TypedAttr>(nb.getZeroAttr(elt)));
+        SmallVector<Value> idx;
+        SmallVector<bool> outside;
+        for (int64_t i = 0; i < rank; ++i) {
+          idx.push_back(nb.create<linalg::IndexOp>(l, i));
+          if (begin[i] != 0)
+            idx[i] = nb.create<arith::SubIOp>(l, idx[i],
+                                              indexConstant(nb, l, begin[i]));
+          outside.push_back(shape[i] != type.getDimSize(i));
+        }
+        nb.create<linalg::YieldOp>(
+            l, readWithPadding(nb, l, input, idx, outside, pad));
+      });
+}
+
+Value mlir::dlc::padChannelsLast(OpBuilder &b, Location loc, Value input,
+                                 ArrayRef<int64_t> pads, Value padValue,
+                                 int64_t channels) {
+  auto type = cast<RankedTensorType>(input.getType());
   SmallVector<int64_t> shape(type.getShape());
   shape[1] += pads[0] + pads[2];
   shape[2] += pads[1] + pads[3];
   bool padC = channels > shape[3];
   if (padC)
     shape[3] = channels;
-  auto paddedType = RankedTensorType::get(shape, elt);
-  Value init = b.create<tensor::EmptyOp>(loc, shape, elt);
-  SmallVector<Value> inputs;
-  SmallVector<AffineMap> maps;
-  if (padValue) {
-    inputs.push_back(padValue);
-    maps.push_back(AffineMap::get(4, 0, ctx));
-  }
-  maps.push_back(AffineMap::getMultiDimIdentityMap(4, ctx));
-  auto generic =
-      b.create<linalg::GenericOp>(
-          loc, TypeRange{paddedType}, inputs, ValueRange{init}, maps,
-          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-          [&](OpBuilder &nb, Location l, ValueRange a) {
-            Value pad = padValue ? a[0]
-                                 : nb.create<arith::ConstantOp>(
-                                         l, cast<TypedAttr>(
-                                                nb.getZeroAttr(elt)));
-            SmallVector<Value> idx;
-            for (int64_t i = 0; i < 4; ++i)
-              idx.push_back(nb.create<linalg::IndexOp>(l, i));
-            idx[1] = nb.create<arith::SubIOp>(l, idx[1],
-                                              indexConstant(nb, l, pads[0]));
-            idx[2] = nb.create<arith::SubIOp>(l, idx[2],
-                                              indexConstant(nb, l, pads[1]));
-            Value x = readWithPadding(
-                nb, l, input, idx,
-                {false, pads[0] + pads[2] > 0, pads[1] + pads[3] > 0, padC},
-                pad);
-            nb.create<linalg::YieldOp>(l, x);
-          });
+  linalg::GenericOp generic =
+      paddedCopy(b, loc, input, shape, {0, pads[0], pads[1], 0}, padValue);
   if (!padC)
     generic->setAttr(attrs::kPadding, b.getDenseI64ArrayAttr(pads));
   return generic.getResult(0);
@@ -250,46 +259,18 @@ Value mlir::dlc::padSpatial(OpBuilder &b, Location loc, Value input,
                             const Window &win, Value padValue,
                             Window &paddedWin,
                             SmallVectorImpl<int64_t> &storage) {
-  MLIRContext *ctx = b.getContext();
   auto type = cast<RankedTensorType>(input.getType());
-  Type elt = type.getElementType();
   int64_t rank = type.getRank(), k = win.spatial();
   // storage: the padded shape, then k zero pads (begin and end).
   storage.assign(type.getShape().begin(), type.getShape().end());
-  for (int64_t i = 0; i < k; ++i)
+  SmallVector<int64_t> begin(rank, 0);
+  for (int64_t i = 0; i < k; ++i) {
     storage[win.firstSpatial + i] += win.pads[i] + win.pads[k + i];
+    begin[win.firstSpatial + i] = win.pads[i];
+  }
   storage.append(2 * k, 0);
   ArrayRef<int64_t> shape = ArrayRef<int64_t>(storage).take_front(rank);
-  Value init = b.create<tensor::EmptyOp>(loc, shape, elt);
-  SmallVector<Value> inputs;
-  SmallVector<AffineMap> maps;
-  if (padValue) {
-    inputs.push_back(padValue);
-    maps.push_back(AffineMap::get(rank, 0, ctx));
-  }
-  maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
-  auto generic = b.create<linalg::GenericOp>(
-      loc, TypeRange{RankedTensorType::get(shape, elt)}, inputs,
-      ValueRange{init}, maps,
-      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-      [&](OpBuilder &nb, Location l, ValueRange a) {
-        Value pad = padValue ? a[0]
-                             : nb.create<arith::ConstantOp>(
-                                   l, cast<TypedAttr>(nb.getZeroAttr(elt)));
-        SmallVector<Value> idx;
-        SmallVector<bool> outside(rank, false);
-        for (int64_t i = 0; i < rank; ++i)
-          idx.push_back(nb.create<linalg::IndexOp>(l, i));
-        for (int64_t i = 0; i < k; ++i) {
-          int64_t d = win.firstSpatial + i;
-          if (win.pads[i] != 0)
-            idx[d] = nb.create<arith::SubIOp>(
-                l, idx[d], indexConstant(nb, l, win.pads[i]));
-          outside[d] = win.pads[i] + win.pads[k + i] > 0;
-        }
-        nb.create<linalg::YieldOp>(
-            l, readWithPadding(nb, l, input, idx, outside, pad));
-      });
+  linalg::GenericOp generic = paddedCopy(b, loc, input, shape, begin, padValue);
   paddedWin = win;
   paddedWin.inShape = shape;
   paddedWin.pads = ArrayRef<int64_t>(storage).drop_front(rank);

@@ -107,19 +107,9 @@ DenseMap<Value, uint64_t> outerDependences(scf::ParallelOp nest) {
 void blockRows(RewriterBase &rewriter, scf::ParallelOp &nest, int64_t block) {
   if (block < 2 || nest.getNumLoops() > 64)
     return;
-  std::optional<SmallVector<int64_t>> extents;
-  {
-    SmallVector<int64_t> e;
-    for (auto [lb, ub, step] : llvm::zip(
-             nest.getLowerBound(), nest.getUpperBound(), nest.getStep())) {
-      auto l = getConstantIntValue(lb), u = getConstantIntValue(ub),
-           s = getConstantIntValue(step);
-      if (!l || !u || !s || *l != 0 || *s != 1)
-        return;
-      e.push_back(*u);
-    }
-    extents = e;
-  }
+  std::optional<SmallVector<int64_t>> extents = normalizedExtents(nest);
+  if (!extents)
+    return;
   Block *body = nest.getBody();
   if (body->walk([](memref::AllocaOp) { return WalkResult::interrupt(); })
           .wasInterrupted())

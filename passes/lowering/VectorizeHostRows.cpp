@@ -21,7 +21,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -65,15 +64,11 @@ struct RowNest {
   Value lane() { return row.getInductionVars().back(); }
 };
 
-bool definedOutsideLoops(Value v, RowNest &nest) {
-  return definedOutside(v, nest.loops.front());
-}
-
 /// Whether `v` is known before the reduction loops for a given value of
 /// the row's copy variable: defined outside them, the copy variable, or a
 /// side-effect-free op of the row body over such values.
 bool knownBeforeLoops(Value v, RowNest &nest) {
-  if (v == nest.copy || definedOutsideLoops(v, nest))
+  if (v == nest.copy || definedOutside(v, nest.loops.front()))
     return true;
   Operation *def = v.getDefiningOp();
   if (!def || def->getBlock() != nest.row.getBody() ||
@@ -82,12 +77,6 @@ bool knownBeforeLoops(Value v, RowNest &nest) {
   return llvm::all_of(def->getOperands(),
                       [&](Value o) { return knownBeforeLoops(o, nest); });
 }
-
-/// A lane-varying index value `base + stride * lane`.
-struct Affine {
-  Value base;
-  int64_t stride;
-};
 
 bool isScalar(Type t) { return t.isIntOrIndexOrFloat(); }
 
@@ -103,8 +92,6 @@ bool isClonable(Operation &op) {
 /// and multiplications by constants. Values that vary otherwise are absent.
 class RowAnalysis {
 public:
-  explicit RowAnalysis(scf::ParallelOp row) : row(row) {}
-
   /// Fills `varying` and `affineStride`; failure when some op of the body
   /// cannot run on vectors.
   LogicalResult run(RowNest &nest);
@@ -118,7 +105,6 @@ public:
   }
 
 private:
-  scf::ParallelOp row;
   DenseSet<Value> varying;
   DenseMap<Value, int64_t> affineStride;
 };
@@ -135,7 +121,7 @@ LogicalResult RowAnalysis::run(RowNest &nest) {
   varying.insert(iv);
   affineStride[iv] = 1;
   scf::ForOp outer = nest.loops.front();
-  for (Operation &op : row.getBody()->without_terminator()) {
+  for (Operation &op : nest.row.getBody()->without_terminator()) {
     bool anyVarying = llvm::any_of(
         op.getOperands(), [&](Value v) { return varying.contains(v); });
     if (op.getNumRegions() != 0 || !llvm::all_of(op.getResultTypes(), isScalar))
@@ -232,26 +218,16 @@ LogicalResult RowAnalysis::run(RowNest &nest) {
 /// Finds the row loops of host kernels that qualify.
 std::optional<RowNest> matchRow(scf::ParallelOp row) {
   unsigned dims = row.getNumLoops();
-  if (dims > 2)
-    return std::nullopt;
-  SmallVector<int64_t> ubs;
-  for (unsigned d = 0; d < dims; ++d) {
-    auto lb = getConstantIntValue(row.getLowerBound()[d]);
-    auto ub = getConstantIntValue(row.getUpperBound()[d]);
-    auto step = getConstantIntValue(row.getStep()[d]);
-    if (!lb || !ub || !step || *lb != 0 || *step != 1)
-      return std::nullopt;
-    ubs.push_back(*ub);
-  }
-  if (ubs.back() < 2 || ubs.back() > kMaxRegisterRow ||
-      (dims == 2 && (ubs[0] < 1 || ubs[0] > 8)))
+  std::optional<SmallVector<int64_t>> ubs = normalizedExtents(row);
+  if (dims > 2 || !ubs || ubs->back() < 2 || ubs->back() > kMaxRegisterRow ||
+      (dims == 2 && ((*ubs)[0] < 1 || (*ubs)[0] > 8)))
     return std::nullopt;
   RowNest nest;
   nest.row = row;
-  nest.length = ubs.back();
+  nest.length = ubs->back();
   if (dims == 2) {
     nest.copy = row.getInductionVars()[0];
-    nest.copies = ubs[0];
+    nest.copies = (*ubs)[0];
   }
   // The perfect reduction nest around the row, and what else its bodies
   // hold: scalar ops without effects.
@@ -489,7 +465,7 @@ struct VectorizeHostRowsPass
     std::optional<RowNest> nest = matchRow(row);
     if (!nest)
       return;
-    RowAnalysis analysis(row);
+    RowAnalysis analysis;
     if (failed(analysis.run(*nest)))
       return;
     scf::ForOp outer = nest->loops.front();
@@ -500,33 +476,31 @@ struct VectorizeHostRowsPass
     int64_t tile = std::min<int64_t>(nest->length, lanes);
     if (!anyLengthTiles)
       tile = (int64_t)llvm::bit_floor((uint64_t)tile);
+    auto emitTile = [&](int64_t width, Value start) {
+      TileEmitter(b, *nest, analysis, width, start).emit();
+    };
+    auto at = [&](int64_t offset) -> Value {
+      return b.create<arith::ConstantIndexOp>(loc, offset);
+    };
     int64_t full = nest->length / tile, rest = nest->length % tile;
     if (full == 1) {
-      TileEmitter(b, *nest, analysis, tile,
-                  b.create<arith::ConstantIndexOp>(loc, 0))
-          .emit();
+      emitTile(tile, at(0));
     } else {
-      auto tiles = b.create<scf::ForOp>(
-          loc, b.create<arith::ConstantIndexOp>(loc, 0),
-          b.create<arith::ConstantIndexOp>(loc, full * tile),
-          b.create<arith::ConstantIndexOp>(loc, tile));
+      auto tiles = b.create<scf::ForOp>(loc, at(0), at(full * tile), at(tile));
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(tiles.getBody());
-      TileEmitter(b, *nest, analysis, tile, tiles.getInductionVar()).emit();
+      emitTile(tile, tiles.getInductionVar());
     }
+    // The rest: one tile, or halving pieces.
+    SmallVector<int64_t> pieces;
+    if (anyLengthTiles && rest > 0)
+      pieces.push_back(rest);
+    for (int64_t piece = tile / 2; !anyLengthTiles && piece >= 1; piece /= 2)
+      if (rest & piece)
+        pieces.push_back(piece);
     int64_t offset = full * tile;
-    if (anyLengthTiles && rest > 0) {
-      TileEmitter(b, *nest, analysis, rest,
-                  b.create<arith::ConstantIndexOp>(loc, offset))
-          .emit();
-      rest = 0;
-    }
-    for (int64_t piece = tile / 2; piece >= 1; piece /= 2) {
-      if (!(rest & piece))
-        continue;
-      TileEmitter(b, *nest, analysis, piece,
-                  b.create<arith::ConstantIndexOp>(loc, offset))
-          .emit();
+    for (int64_t piece : pieces) {
+      emitTile(piece, at(offset));
       offset += piece;
     }
     outer.erase();
