@@ -746,8 +746,9 @@ int run(MLIRContext &context) {
   options.gemmTile = gemmTile;
   options.hostCpu = hostCpu;
   if (hostCpu == "native")
-    useNativeHostCpu(options);
-  options.hostVectorBits = hostVectorBits(options);
+    useNativeHostCpu(options); // sets hostVectorBits too
+  else
+    options.hostVectorBits = hostVectorBits(options);
   options.fuseElementwise = fuseElementwise;
   options.fuseKernels = fuseKernels;
   options.fuseAttention = fuseAttention;

@@ -98,14 +98,18 @@ func.func private @blocked_strided(%acc: memref<4x8x8xf32>, %in: memref<3x8x17xf
 // -----
 
 // Rows the pass leaves alone: a read whose lanes are not evenly spaced (a
-// clamped, bounds-checked window read), and a row that stores a buffer it
-// does not reduce into.
+// clamped, bounds-checked window read), a row that stores a buffer it
+// does not reduce into, and a row longer than 256 (a MatMul's: it streams
+// its B rows whole in the row form).
 // CHECK-LABEL: func.func private @clamped(
 // CHECK-NOT: vector.
 // CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c8)
 // CHECK-LABEL: func.func private @not_accumulator(
 // CHECK-NOT: vector.
 // CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c8)
+// CHECK-LABEL: func.func private @long_row(
+// CHECK-NOT: vector.
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c512)
 func.func private @clamped(%acc: memref<4x8xf32>, %in: memref<4x8xf32>) attributes {dlc.kernel, dlc.distinct_args} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -148,6 +152,28 @@ func.func private @not_accumulator(%acc: memref<4x8xf32>, %in: memref<4x8xf32>, 
         %s = arith.addf %a, %x : f32
         memref.store %s, %acc[%i, %j] : memref<4x8xf32>
         memref.store %x, %out[%i, %j] : memref<4x8xf32>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+func.func private @long_row(%acc: memref<4x512xf32>, %a: memref<4x8xf32>, %b: memref<8x512xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c512 = arith.constant 512 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    scf.for %k = %c0 to %c8 step %c1 {
+      scf.parallel (%j) = (%c0) to (%c512) step (%c1) {
+        %x = memref.load %a[%i, %k] : memref<4x8xf32>
+        %y = memref.load %b[%k, %j] : memref<8x512xf32>
+        %c = memref.load %acc[%i, %j] : memref<4x512xf32>
+        %p = arith.mulf %x, %y : f32
+        %s = arith.addf %c, %p : f32
+        memref.store %s, %acc[%i, %j] : memref<4x512xf32>
         scf.reduce
       }
     }
