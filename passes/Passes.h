@@ -37,7 +37,8 @@ void populateDlcQuantToLinalgPatterns(RewritePatternSet &patterns,
                                       bool int8WeightsNK = false,
                                       bool padConvChannels = false,
                                       bool reciprocalQuantize = false,
-                                      bool padConvInput = false);
+                                      bool padConvInput = false,
+                                      bool vnniConvs = false);
 
 /// Makes every unsigned integer type under `root` signless (values, block
 /// arguments, function types, constants) and drops the tensor.bitcasts

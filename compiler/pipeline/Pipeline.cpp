@@ -93,7 +93,8 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   pm.addPass(createConvertDlcToLinalgPass(
       {tensorCores, tensorCores && options.allowTf32,
        tensorCores && hasWgmma(options.arch), tensorCores, cudaForm,
-       /*padConvInput=*/!cudaForm}));
+       /*padConvInput=*/!cudaForm,
+       /*vnniConvs=*/!cudaForm && options.hostVnni}));
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)
     pm.addPass(dlc::createFuseElementwisePass());
@@ -181,8 +182,8 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     pm.addPass(createLowerAffinePass());
     // AVX-512 loads and stores any tile length under a mask.
     bool avx512 = options.hostVectorBits >= 512;
-    pm.addPass(
-        dlc::createVectorizeHostRowsPass({options.hostRowLanes, avx512}));
+    pm.addPass(dlc::createVectorizeHostRowsPass(
+        {options.hostRowLanes, avx512, options.hostVnni}));
   }
   // With their accumulators private, a work item's elements reduce side by
   // side: a tap's loads of consecutive channels become one vector load.

@@ -41,6 +41,9 @@ struct CompileOptions {
   /// Host: the widest vector registers of hostCpu, in bits
   /// (dlc::hostVectorBits).
   int64_t hostVectorBits = 128;
+  /// Host: byte dot products on AVX512-VNNI (dlc::deriveHostIsa; the
+  /// dlc-vectorize-host-rows `vnni` option).
+  bool hostVnni = false;
   /// CUDA toolkit root (libdevice, ptxas); empty: found from PATH.
   std::string cudaToolkit;
   /// SMs the tile cost models plan for; 0: smCountFor(arch).

@@ -72,9 +72,11 @@ FailureOr<KernelCode> emitHostKernels(ModuleOp model,
 /// the features its cpuid reports (a VM may mask some the name implies).
 void useNativeHostCpu(CompileOptions &options);
 
-/// The widest vector registers options.hostCpu (with its features) has, in
-/// bits: 512 with AVX-512F, 256 with AVX2, else 128 (SSE).
-int64_t hostVectorBits(const CompileOptions &options);
+/// Sets what the kernels may use of options.hostCpu (with its features):
+/// hostVectorBits, its widest vector registers (512 with AVX-512F, 256 with
+/// AVX2, else 128: SSE), and hostVnni (AVX512-VNNI with AVX512-VL) unless
+/// `allowVnni` is false.
+void deriveHostIsa(CompileOptions &options, bool allowVnni = true);
 
 /// Writes the compile report of a planned model module as JSON: every
 /// kernel with the ONNX nodes it computes and its work items, the kernel

@@ -158,22 +158,25 @@ FailureOr<KernelCode> dlc::emitHostKernels(ModuleOp model,
   return code;
 }
 
-int64_t dlc::hostVectorBits(const CompileOptions &options) {
+void dlc::deriveHostIsa(CompileOptions &options, bool allowVnni) {
+  options.hostVectorBits = 128;
+  options.hostVnni = false;
   std::string error;
   const llvm::Target *target = x86Target(error);
   if (!target)
-    return 128;
+    return;
   std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
       target->createMCSubtargetInfo(kTriple, "", ""));
   if (!subtarget || !subtarget->isCPUStringValid(options.hostCpu))
-    return 128;
+    return;
   subtarget.reset(target->createMCSubtargetInfo(kTriple, options.hostCpu,
                                                 options.hostFeatures));
   if (subtarget->checkFeatures("+avx512f"))
-    return 512;
-  if (subtarget->checkFeatures("+avx2"))
-    return 256;
-  return 128;
+    options.hostVectorBits = 512;
+  else if (subtarget->checkFeatures("+avx2"))
+    options.hostVectorBits = 256;
+  options.hostVnni =
+      allowVnni && subtarget->checkFeatures("+avx512vnni,+avx512vl");
 }
 
 void dlc::useNativeHostCpu(CompileOptions &options) {
@@ -184,5 +187,5 @@ void dlc::useNativeHostCpu(CompileOptions &options) {
     features.push_back((feature.second ? "+" : "-") + feature.first().str());
   llvm::sort(features);
   options.hostFeatures = llvm::join(features, ",");
-  options.hostVectorBits = hostVectorBits(options);
+  deriveHostIsa(options);
 }

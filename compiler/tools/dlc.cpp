@@ -228,6 +228,12 @@ cl::opt<int64_t> hostRowBlock(
     cl::desc("Host: rows that reduce come this many to a work item, sharing "
              "their reads (dlc-linearize-kernels row-block; 0 or 1: off)"),
     cl::init(4), cl::cat(category));
+cl::opt<bool> hostVnni(
+    "host-vnni",
+    cl::desc("Host: integer convolutions and MatMuls multiply bytes 4 at a "
+             "time with AVX512-VNNI where --cpu has it "
+             "(dlc-vectorize-host-rows vnni)"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool> vectorizeLaneChains(
     "vectorize-lane-chains",
     cl::desc("CUDA form: the identical scalar ops of a work item's "
@@ -746,9 +752,8 @@ int run(MLIRContext &context) {
   options.gemmTile = gemmTile;
   options.hostCpu = hostCpu;
   if (hostCpu == "native")
-    useNativeHostCpu(options); // sets hostVectorBits too
-  else
-    options.hostVectorBits = hostVectorBits(options);
+    useNativeHostCpu(options);
+  deriveHostIsa(options, hostVnni);
   options.fuseElementwise = fuseElementwise;
   options.fuseKernels = fuseKernels;
   options.fuseAttention = fuseAttention;

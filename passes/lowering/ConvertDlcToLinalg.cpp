@@ -2735,7 +2735,8 @@ struct ConvertDlcToLinalgPass
     populateDlcToLinalgPatterns(patterns, f32WeightsNK, halfWeightsNK,
                                 padConvChannels, padConvInput);
     populateDlcQuantToLinalgPatterns(patterns, int8WeightsNK, padConvChannels,
-                                     reciprocalQuantize, padConvInput);
+                                     reciprocalQuantize, padConvInput,
+                                     vnniConvs);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();

@@ -352,12 +352,14 @@ struct ZeroPointSplit {
     return split;
   }
 
-  /// The accumulator's initial value: zeros, or -x_zp * wsum[c] with c the
-  /// iteration dim `channelDim` of the `type`-shaped result.
+  /// The accumulator's initial value: zeros, or -(x_zp + zpOffset) *
+  /// wsum[c] with c the iteration dim `channelDim` of the `type`-shaped
+  /// result (zpOffset: 128 where the body reads x + 128).
   Value init(OpBuilder &b, Location loc, RankedTensorType type,
-             int64_t channelDim, Value inputZeroPoint) const {
+             int64_t channelDim, Value inputZeroPoint,
+             int64_t zpOffset = 0) const {
     std::optional<SmallVector<int64_t>> xzp = constInts(inputZeroPoint);
-    if (xzp && xzp->size() == 1 && (*xzp)[0] == 0)
+    if (xzp && xzp->size() == 1 && (*xzp)[0] + zpOffset == 0)
       return zeroFilled(b, loc, type);
     bool xUnsigned = isUnsigned(inputZeroPoint);
     MLIRContext *ctx = b.getContext();
@@ -373,6 +375,8 @@ struct ZeroPointSplit {
          AffineMap::get(rank, 0, getAffineDimExpr(channelDim, ctx))},
         [&](OpBuilder &nb, Location l, ValueRange a) {
           Value z = toI32(nb, l, a[0], xUnsigned);
+          if (zpOffset)
+            z = nb.create<arith::AddIOp>(l, z, i32(nb, l, zpOffset));
           return nb.create<arith::MulIOp>(
                        l, nb.create<arith::SubIOp>(l, i32(nb, l, 0), z), a[1])
               .getResult();
@@ -656,13 +660,19 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
 }
 
 struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
-  ConvIntegerLowering(MLIRContext *ctx, bool padChannels, bool padInput)
-      : OpRewritePattern(ctx), padChannels(padChannels), padInput(padInput) {}
+  ConvIntegerLowering(MLIRContext *ctx, bool padChannels, bool padInput,
+                      bool vnni)
+      : OpRewritePattern(ctx), padChannels(padChannels), padInput(padInput),
+        vnni(vnni) {}
   /// Channels-last: input channels padded to a multiple of 16.
   bool padChannels;
   /// NC[D]HW convs whose windows leave the input read a copy padded with
   /// the input's zero point.
   bool padInput;
+  /// NC[D]HW convs of one group, laid out for AVX512-VNNI: constant
+  /// weights [O, KH, KW, C] (a tap's input channels consecutive), and an s8
+  /// input times s8 weights read as u8 (x + 128).
+  bool vnni;
   LogicalResult matchAndRewrite(ConvIntegerOp op,
                                 PatternRewriter &rewriter) const override {
     if (op.getChannelsLast())
@@ -672,24 +682,38 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
     auto outType = op.getType();
     auto inShape = tensorType(op.getInput()).getShape();
     auto wType = tensorType(op.getWeight());
-    bool xUnsigned = isUnsigned(op.getInput());
+    Value x = op.getInput(), xzp = op.getInputZeroPoint();
+    bool xUnsigned = isUnsigned(x);
     bool wUnsigned = isUnsigned(op.getWeight());
     Window win{
         inShape,         outType.getShape(), wType.getShape().drop_front(2),
         op.getStrides(), op.getPads(),       op.getDilations()};
     bool padded = win.padded();
-    Value input = toSignless(rewriter, loc, op.getInput());
+    Value input = toSignless(rewriter, loc, x);
     Window paddedWin;
     SmallVector<int64_t> paddedShape;
     if (padded && padInput && op.getGroup() == 1 && win.insideWhenPadded()) {
-      input = padSpatial(rewriter, loc, input, win,
-                         toSignless(rewriter, loc, op.getInputZeroPoint()),
-                         paddedWin, paddedShape);
+      input =
+          padSpatial(rewriter, loc, input, win, toSignless(rewriter, loc, xzp),
+                     paddedWin, paddedShape);
       win = paddedWin;
       padded = false;
     }
     ConvIndexing conv{win, outType.getDimSize(1) / (int64_t)op.getGroup(),
                       wType.getDimSize(1), ctx};
+    Value weight = op.getWeight();
+    if (vnni && op.getGroup() == 1 &&
+        wType.getNumElements() > wType.getDimSize(0) * wType.getDimSize(1)) {
+      SmallVector<int64_t> perm{0};
+      for (int64_t i = 2; i < wType.getRank(); ++i)
+        perm.push_back(i);
+      perm.push_back(1);
+      if (Value permuted =
+              permutedConstant(rewriter, loc, weight, perm, "_khwc")) {
+        weight = permuted;
+        conv.weightChannelsLast = true;
+      }
+    }
     Value wzp = op.getWeightZeroPoint();
     int64_t outChannels = outType.getDimSize(1);
     int64_t perChannel = wType.getNumElements() / outChannels;
@@ -698,8 +722,8 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
                             [&](int64_t i) { return i / perChannel; });
     int64_t numDims = conv.numDims();
     // Operands: w, x_zp, [w_zp when not split], [x when unpadded].
-    SmallVector<Value> inputs{toSignless(rewriter, loc, op.getWeight()),
-                              toSignless(rewriter, loc, op.getInputZeroPoint())};
+    SmallVector<Value> inputs{toSignless(rewriter, loc, weight),
+                              toSignless(rewriter, loc, xzp)};
     SmallVector<AffineMap> maps{conv.weightMap(),
                                 AffineMap::get(numDims, 0, ctx)};
     if (!split) {
@@ -718,9 +742,13 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
       }
     }
     maps.push_back(conv.outputMap());
-    Value init = split ? split->init(rewriter, loc, outType, 1,
-                                     op.getInputZeroPoint())
-                       : zeroFilled(rewriter, loc, outType);
+    // vpdpbusd multiplies u8 by s8: with s8 x s8 and the zero point split
+    // out, the body reads x + 128 as u8 and the init subtracts
+    // (x_zp + 128) * wsum.
+    bool flipX = vnni && split && !xUnsigned && !wUnsigned;
+    Value init =
+        split ? split->init(rewriter, loc, outType, 1, xzp, flipX ? 128 : 0)
+              : zeroFilled(rewriter, loc, outType);
     auto generic = rewriter.create<linalg::GenericOp>(
         loc, TypeRange{outType}, inputs, ValueRange{init}, maps,
         conv.iterators(), [&](OpBuilder &b, Location l, ValueRange a) {
@@ -728,8 +756,12 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
           if (split) {
             // Padding reads the zero point, which the init subtracts again.
             Value x = padded ? conv.readInput(b, l, input, a[1]) : a[1];
-            b.create<linalg::YieldOp>(
-                l, mulAccumulate(b, l, a.back(), x, xUnsigned, w, wUnsigned));
+            if (flipX)
+              x = b.create<arith::XOrIOp>(
+                  l, x, b.create<arith::ConstantIntOp>(l, 0x80, 8));
+            b.create<linalg::YieldOp>(l, mulAccumulate(b, l, a.back(), x,
+                                                       xUnsigned || flipX, w,
+                                                       wUnsigned));
             return;
           }
           Value xzp = a[1];
@@ -971,17 +1003,15 @@ Value mlir::dlc::quantizeToI8(OpBuilder &b, Location loc, Value x, double scale,
   return saturateToInt8(b, loc, q, i32(b, loc, zeroPoint), b.getI8Type());
 }
 
-void mlir::dlc::populateDlcQuantToLinalgPatterns(RewritePatternSet &patterns,
-                                                 bool int8WeightsNK,
-                                                 bool padConvChannels,
-                                                 bool reciprocalQuantize,
-                                                 bool padConvInput) {
+void mlir::dlc::populateDlcQuantToLinalgPatterns(
+    RewritePatternSet &patterns, bool int8WeightsNK, bool padConvChannels,
+    bool reciprocalQuantize, bool padConvInput, bool vnniConvs) {
   patterns.add<QuantizeLinearLowering>(patterns.getContext(),
                                        reciprocalQuantize);
   patterns.add<DequantizeLinearLowering, RequantizeLowering>(
       patterns.getContext());
   patterns.add<ConvIntegerLowering>(patterns.getContext(), padConvChannels,
-                                    padConvInput);
+                                    padConvInput, vnniConvs);
   patterns.add<MatMulIntegerLowering>(patterns.getContext(), int8WeightsNK);
 }
 

@@ -55,10 +55,13 @@ SmallVector<utils::IteratorType> ConvIndexing::iterators() const {
 }
 
 AffineMap ConvIndexing::weightMap() const {
-  SmallVector<AffineExpr> exprs{getAffineDimExpr(1, ctx),
-                                getAffineDimExpr(2 + k(), ctx)};
+  SmallVector<AffineExpr> exprs{getAffineDimExpr(1, ctx)};
+  if (!weightChannelsLast)
+    exprs.push_back(getAffineDimExpr(2 + k(), ctx));
   for (int64_t i = 0; i < k(); ++i)
     exprs.push_back(getAffineDimExpr(3 + k() + i, ctx));
+  if (weightChannelsLast)
+    exprs.push_back(getAffineDimExpr(2 + k(), ctx));
   return AffineMap::get(numDims(), 0, exprs, ctx);
 }
 

@@ -78,11 +78,13 @@ struct ConvIndexing {
   Window window;
   int64_t outPerGroup, inPerGroup;
   MLIRContext *ctx;
+  /// The weight is laid out [m, r..., c] (its input channels innermost).
+  bool weightChannelsLast = false;
 
   int64_t k() const { return window.spatial(); }
   int64_t numDims() const { return 3 + 2 * k(); }
   SmallVector<utils::IteratorType> iterators() const;
-  /// weight[m, c, r...]
+  /// weight[m, c, r...], or weight[m, r..., c] with weightChannelsLast.
   AffineMap weightMap() const;
   /// out[n, m, o...]
   AffineMap outputMap() const;

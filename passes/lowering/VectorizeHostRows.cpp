@@ -19,8 +19,10 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -251,12 +253,174 @@ std::optional<RowNest> matchRow(scf::ParallelOp row) {
   return nest;
 }
 
+/// One accumulator of a byte dot product: `acc + ext(x) * ext(w)`, `x` a
+/// lane-varying i8 read and `w` a uniform one.
+struct DotTerm {
+  memref::LoadOp x, w;
+  /// Whether `x` is the zero-extended (u8) operand and `w` the s8 one.
+  bool xUnsigned;
+  /// x is read as `x xor 0x80` (an s8 input as u8: x + 128).
+  bool flipX = false;
+};
+
+/// A row whose every accumulator is a byte dot product, and the reduction
+/// loop whose steps it takes 4 at a time (vpdpbusd).
+struct DotForm {
+  scf::ForOp loop;
+  SmallVector<DotTerm> terms;
+  /// The terms' extensions, products and sums: not emitted one by one.
+  DenseSet<Operation *> ops;
+};
+
+/// Whether `v` depends on `iv` through side-effect-free ops.
+bool dependsOn(Value v, Value iv) {
+  if (v == iv)
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (!def || !isMemoryEffectFree(def) || def->getNumRegions() != 0)
+    return false;
+  return llvm::any_of(def->getOperands(),
+                      [&](Value o) { return dependsOn(o, iv); });
+}
+
+/// Whether `load` reads consecutive bytes on consecutive steps of `iv`: its
+/// innermost index over a dim longer than 1 is `iv` plus what does not
+/// depend on it, and its other indices do not depend on `iv` either.
+bool readsConsecutively(memref::LoadOp load, Value iv) {
+  ArrayRef<int64_t> shape = load.getMemRefType().getShape();
+  ValueRange idx = load.getIndices();
+  int64_t inner = (int64_t)shape.size() - 1;
+  while (inner > 0 && shape[inner] == 1)
+    --inner;
+  for (int64_t d = 0; d < (int64_t)idx.size(); ++d) {
+    if (d == inner)
+      continue;
+    if (dependsOn(idx[d], iv))
+      return false;
+  }
+  if (inner < 0)
+    return false;
+  Value v = idx[inner];
+  if (v == iv)
+    return true;
+  auto add = v.getDefiningOp<arith::AddIOp>();
+  return add && ((add.getLhs() == iv && !dependsOn(add.getRhs(), iv)) ||
+                 (add.getRhs() == iv && !dependsOn(add.getLhs(), iv)));
+}
+
+/// The byte dot form of a row (see the pass's `vnni` option), if it has one.
+std::optional<DotForm> matchDot(RowNest &nest, const RowAnalysis &analysis) {
+  DotForm form;
+  auto singleUse = [](Value v) { return v && v.hasOneUse(); };
+  for (Accumulator &acc : nest.accumulators) {
+    Value sum = acc.store.getValueToStore();
+    auto add = sum.getDefiningOp<arith::AddIOp>();
+    if (!add || !add.getType().isInteger(32) || !singleUse(add) ||
+        !singleUse(acc.load.getResult()))
+      return std::nullopt;
+    Value product = add.getLhs() == acc.load.getResult()   ? add.getRhs()
+                    : add.getRhs() == acc.load.getResult() ? add.getLhs()
+                                                           : Value();
+    auto mul = product ? product.getDefiningOp<arith::MulIOp>() : nullptr;
+    if (!mul || !singleUse(mul))
+      return std::nullopt;
+    DotTerm term;
+    std::optional<bool> xUnsigned, wUnsigned;
+    for (Value operand : mul->getOperands()) {
+      Operation *ext = operand.getDefiningOp();
+      if (!ext || !isa<arith::ExtUIOp, arith::ExtSIOp>(ext) ||
+          !singleUse(operand) || !ext->getOperand(0).getType().isInteger(8))
+        return std::nullopt;
+      Value byte = ext->getOperand(0);
+      // x xor 0x80 (dlc-convert-to-linalg vnni-convs).
+      bool flip = false;
+      if (auto xorOp = byte.getDefiningOp<arith::XOrIOp>()) {
+        APInt mask;
+        if (!singleUse(byte) ||
+            !matchPattern(xorOp.getRhs(), m_ConstantInt(&mask)) ||
+            mask.getZExtValue() != 0x80)
+          return std::nullopt;
+        flip = true;
+        form.ops.insert(xorOp);
+        byte = xorOp.getLhs();
+      }
+      auto load = byte.getDefiningOp<memref::LoadOp>();
+      if (!load || load->getBlock() != nest.row.getBody())
+        return std::nullopt;
+      bool isUnsigned = isa<arith::ExtUIOp>(ext);
+      if (analysis.isVarying(load.getResult()) && !term.x) {
+        term.x = load;
+        term.flipX = flip;
+        xUnsigned = isUnsigned;
+      } else if (!flip && !analysis.isVarying(load.getResult()) && !term.w) {
+        term.w = load;
+        wUnsigned = isUnsigned;
+      } else {
+        return std::nullopt;
+      }
+      form.ops.insert(ext);
+    }
+    // vpdpbusd multiplies an unsigned byte by a signed one.
+    if (!term.x || !term.w || *xUnsigned == *wUnsigned)
+      return std::nullopt;
+    term.xUnsigned = *xUnsigned;
+    form.ops.insert(mul);
+    form.ops.insert(add);
+    form.terms.push_back(term);
+  }
+  // Everything else that varies is index arithmetic or a term's read.
+  DenseSet<Operation *> reads;
+  for (auto [term, acc] : llvm::zip(form.terms, nest.accumulators)) {
+    reads.insert(term.x);
+    reads.insert(acc.load);
+  }
+  for (Operation &op : nest.row.getBody()->without_terminator()) {
+    if (isa<memref::StoreOp>(op) || form.ops.contains(&op) ||
+        reads.contains(&op) || op.getNumResults() != 1 ||
+        !analysis.isVarying(op.getResult(0)))
+      continue;
+    if (!analysis.strideOf(op.getResult(0)))
+      return std::nullopt;
+  }
+  // The loops move: their bounds must be known before the nest.
+  scf::ForOp outer = nest.loops.front();
+  for (scf::ForOp loop : nest.loops)
+    for (Value bound :
+         {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
+      if (!definedOutside(bound, outer))
+        return std::nullopt;
+  // The grouped loop: 4 steps at a time, reading w's bytes consecutively.
+  for (scf::ForOp loop : llvm::reverse(nest.loops)) {
+    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()),
+                           ub = getConstantIntValue(loop.getUpperBound()),
+                           step = getConstantIntValue(loop.getStep());
+    if (!lb || !ub || !step || *lb != 0 || *step != 1 || *ub % 4 != 0 ||
+        *ub == 0)
+      continue;
+    if (llvm::all_of(form.terms, [&](DotTerm &t) {
+          return readsConsecutively(t.w, loop.getInductionVar());
+        })) {
+      form.loop = loop;
+      return form;
+    }
+  }
+  return std::nullopt;
+}
+
 /// Emits one tile of `lanes` lanes starting at `start`.
 class TileEmitter {
 public:
+  /// With `dot`, the accumulators sum byte quadruples (vpdpbusd).
   TileEmitter(OpBuilder &b, RowNest &nest, const RowAnalysis &analysis,
-              int64_t lanes, Value start)
-      : b(b), nest(nest), analysis(analysis), lanes(lanes), start(start) {}
+              int64_t lanes, Value start, DotForm *dot)
+      : b(b), nest(nest), analysis(analysis), lanes(lanes), start(start),
+        dot(dot) {
+    for (scf::ForOp loop : nest.loops)
+      if (!dot || loop != dot->loop)
+        order.push_back(loop);
+    if (dot)
+      order.push_back(dot->loop);
+  }
 
   void emit();
 
@@ -266,6 +430,10 @@ private:
   const RowAnalysis &analysis;
   int64_t lanes;
   Value start;
+  DotForm *dot;
+  /// The reduction loops as emitted, outermost first: the dot form's loop
+  /// innermost.
+  SmallVector<scf::ForOp> order;
   /// Scalars (uniform values and loop variables) of the clone.
   IRMapping scalars;
   /// Lane-varying values as vectors.
@@ -278,7 +446,13 @@ private:
   Value vectorFor(Location loc, Value v);
   void emitLevel(size_t level, ValueRange accs, SmallVectorImpl<Value> &out);
   void emitBody(ValueRange accs, SmallVectorImpl<Value> &out);
+  void emitDotBody(Value iv, ValueRange accs, SmallVectorImpl<Value> &out);
+  /// Copy `copy`'s setup: its lane bases, copy variable and accumulators.
+  void beginCopy(int64_t copy, ValueRange accs);
   void emitCopy(SmallVectorImpl<Value> &out, size_t first);
+  /// `acc + sum_g x[g] * w[g]` on one vpdpbusd.
+  Value emitDot(Location loc, Value acc, ArrayRef<Value> x, ArrayRef<Value> w,
+                bool xUnsigned, bool flipX);
   /// `v` (known before the loops) for copy `copy`, cloned where `b` is.
   Value beforeLoops(Value v, IRMapping &mapping);
 };
@@ -313,25 +487,125 @@ Value TileEmitter::vectorFor(Location loc, Value v) {
   return b.create<vector::BroadcastOp>(loc, vectorOf(v.getType()), scalar(v));
 }
 
+void TileEmitter::beginCopy(int64_t copy, ValueRange accs) {
+  size_t numAccs = nest.accumulators.size();
+  vectors.clear();
+  bases.clear();
+  bases[nest.lane()] = start;
+  if (nest.copy)
+    scalars.map(nest.copy,
+                b.create<arith::ConstantIndexOp>(nest.row.getLoc(), copy));
+  for (auto [i, acc] : llvm::enumerate(nest.accumulators))
+    vectors[acc.load.getResult()] = accs[copy * numAccs + i];
+}
+
 void TileEmitter::emitBody(ValueRange accs, SmallVectorImpl<Value> &out) {
   out.assign(accs.begin(), accs.end());
   size_t numAccs = nest.accumulators.size();
   for (int64_t copy = 0; copy < nest.copies; ++copy) {
-    vectors.clear();
-    bases.clear();
-    bases[nest.lane()] = start;
-    if (nest.copy)
-      scalars.map(nest.copy,
-                  b.create<arith::ConstantIndexOp>(nest.row.getLoc(), copy));
-    for (auto [i, acc] : llvm::enumerate(nest.accumulators))
-      vectors[acc.load.getResult()] = accs[copy * numAccs + i];
+    beginCopy(copy, accs);
     emitCopy(out, copy * numAccs);
   }
+}
+
+void TileEmitter::emitDotBody(Value iv, ValueRange accs,
+                              SmallVectorImpl<Value> &out) {
+  Location loc = nest.row.getLoc();
+  size_t numAccs = nest.accumulators.size();
+  // x and w of each accumulator of each copy, for the 4 steps.
+  SmallVector<SmallVector<Value, 4>> xs(accs.size()), ws(accs.size());
+  for (int64_t g = 0; g < 4; ++g) {
+    Value step = b.create<arith::AddIOp>(
+        loc, iv, b.create<arith::ConstantIndexOp>(loc, g));
+    scalars.map(dot->loop.getInductionVar(), step);
+    // Every loop body's scalar ops, in nest order: the loops were reordered
+    // and the grouped loop's variable takes 4 values.
+    for (auto [level, loop] : llvm::enumerate(nest.loops)) {
+      Operation *next = level + 1 < nest.loops.size()
+                            ? nest.loops[level + 1].getOperation()
+                            : nest.row.getOperation();
+      for (Operation &op : loop.getBody()->without_terminator())
+        if (&op != next)
+          b.clone(op, scalars);
+    }
+    for (int64_t copy = 0; copy < nest.copies; ++copy) {
+      beginCopy(copy, accs);
+      emitCopy(out, copy * numAccs);
+      for (auto [i, term] : llvm::enumerate(dot->terms)) {
+        xs[copy * numAccs + i].push_back(vectors.lookup(term.x.getResult()));
+        ws[copy * numAccs + i].push_back(scalar(term.w.getResult()));
+      }
+    }
+  }
+  out.clear();
+  for (int64_t copy = 0; copy < nest.copies; ++copy)
+    for (auto [i, term] : llvm::enumerate(dot->terms)) {
+      size_t k = copy * numAccs + i;
+      out.push_back(
+          emitDot(loc, accs[k], xs[k], ws[k], term.xUnsigned, term.flipX));
+    }
+}
+
+Value TileEmitter::emitDot(Location loc, Value acc, ArrayRef<Value> x,
+                           ArrayRef<Value> w, bool xUnsigned, bool flipX) {
+  // vpdpbusd comes in 4, 8 and 16 lanes: a shorter tile fills the next
+  // width, its extra lanes computed and dropped.
+  int64_t width = lanes <= 4 ? 4 : lanes <= 8 ? 8 : 16;
+  auto shuffle = [&](Value a, Value c, ArrayRef<int64_t> mask) -> Value {
+    return b.create<vector::ShuffleOp>(loc, a, c, mask);
+  };
+  auto widen = [&](Value v) {
+    if (lanes == width)
+      return v;
+    SmallVector<int64_t> mask;
+    for (int64_t i = 0; i < width; ++i)
+      mask.push_back(i < lanes ? i : 0);
+    return shuffle(v, v, mask);
+  };
+  // Lane j's 4 bytes: x[0][j], x[1][j], x[2][j], x[3][j].
+  SmallVector<int64_t> pairs, quads;
+  for (int64_t j = 0; j < width; ++j) {
+    pairs.append({j, width + j});
+    quads.append({2 * j, 2 * j + 1, 2 * width + 2 * j, 2 * width + 2 * j + 1});
+  }
+  Value x01 = shuffle(widen(x[0]), widen(x[1]), pairs);
+  Value x23 = shuffle(widen(x[2]), widen(x[3]), pairs);
+  Type i32 = b.getI32Type();
+  auto words = VectorType::get({width}, i32);
+  Value xWords =
+      b.create<vector::BitCastOp>(loc, words, shuffle(x01, x23, quads));
+  if (flipX) {
+    Value signs = b.create<arith::ConstantOp>(
+        loc, DenseElementsAttr::get(words,
+                                    b.getI32IntegerAttr((int32_t)0x80808080u)));
+    xWords = b.create<arith::XOrIOp>(loc, xWords, signs);
+  }
+  // w's 4 bytes as one word, in every lane.
+  Value wBytes = b.create<vector::FromElementsOp>(
+      loc, VectorType::get({4}, b.getI8Type()), w);
+  Value wWord = b.create<vector::ExtractOp>(
+      loc, b.create<vector::BitCastOp>(loc, VectorType::get({1}, i32), wBytes),
+      ArrayRef<int64_t>{0});
+  Value wWords = b.create<vector::BroadcastOp>(loc, words, wWord);
+  Value u8 = xUnsigned ? xWords : wWords, s8 = xUnsigned ? wWords : xWords;
+  std::string name = "llvm.x86.avx512.vpdpbusd." + std::to_string(width * 32);
+  Value sum = b.create<LLVM::CallIntrinsicOp>(loc, words, name,
+                                              ValueRange{widen(acc), u8, s8})
+                  .getResult(0);
+  if (lanes == width)
+    return sum;
+  SmallVector<int64_t> narrow;
+  for (int64_t i = 0; i < lanes; ++i)
+    narrow.push_back(i);
+  return shuffle(sum, sum, narrow);
 }
 
 void TileEmitter::emitCopy(SmallVectorImpl<Value> &out, size_t first) {
   for (Operation &op : nest.row.getBody()->without_terminator()) {
     Location loc = op.getLoc();
+    // A dot form's sums are emitDot's.
+    if (dot && (dot->ops.contains(&op) || isa<memref::StoreOp>(op)))
+      continue;
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
       for (auto [i, acc] : llvm::enumerate(nest.accumulators))
         if (acc.store == store)
@@ -392,24 +666,34 @@ void TileEmitter::emitCopy(SmallVectorImpl<Value> &out, size_t first) {
 
 void TileEmitter::emitLevel(size_t level, ValueRange accs,
                             SmallVectorImpl<Value> &out) {
-  if (level == nest.loops.size()) {
+  if (level == order.size()) {
     emitBody(accs, out);
     return;
   }
-  scf::ForOp loop = nest.loops[level];
+  scf::ForOp loop = order[level];
+  bool grouped = dot && loop == dot->loop;
+  Value step = grouped ? b.create<arith::ConstantIndexOp>(loop.getLoc(), 4)
+                       : scalar(loop.getStep());
   auto clone = b.create<scf::ForOp>(loop.getLoc(), scalar(loop.getLowerBound()),
-                                    scalar(loop.getUpperBound()),
-                                    scalar(loop.getStep()), accs);
+                                    scalar(loop.getUpperBound()), step, accs);
   scalars.map(loop.getInductionVar(), clone.getInductionVar());
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(clone.getBody());
+  SmallVector<Value> results;
+  if (grouped) {
+    emitDotBody(clone.getInductionVar(), clone.getRegionIterArgs(), results);
+    b.create<scf::YieldOp>(loop.getLoc(), results);
+    out.assign(clone.getResults().begin(), clone.getResults().end());
+    return;
+  }
+  // A dot form's loop bodies are cloned innermost, with each step's value
+  // of the grouped loop's variable.
   Operation *next = level + 1 < nest.loops.size()
                         ? nest.loops[level + 1].getOperation()
                         : nest.row.getOperation();
   for (Operation &op : loop.getBody()->without_terminator())
-    if (&op != next)
+    if (!dot && &op != next)
       b.clone(op, scalars);
-  SmallVector<Value> results;
   emitLevel(level + 1, clone.getRegionIterArgs(), results);
   b.create<scf::YieldOp>(loop.getLoc(), results);
   out.assign(clone.getResults().begin(), clone.getResults().end());
@@ -476,8 +760,13 @@ struct VectorizeHostRowsPass
     int64_t tile = std::min<int64_t>(nest->length, lanes);
     if (!anyLengthTiles)
       tile = (int64_t)llvm::bit_floor((uint64_t)tile);
+    std::optional<DotForm> dot;
+    if (vnni)
+      dot = matchDot(*nest, analysis);
     auto emitTile = [&](int64_t width, Value start) {
-      TileEmitter(b, *nest, analysis, width, start).emit();
+      TileEmitter(b, *nest, analysis, width, start,
+                  dot && width <= 16 ? &*dot : nullptr)
+          .emit();
     };
     auto at = [&](int64_t offset) -> Value {
       return b.create<arith::ConstantIndexOp>(loc, offset);

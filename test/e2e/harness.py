@@ -169,6 +169,10 @@ class Dlc:
         self.flags = shlex.split(os.environ.get("DLC_FLAGS", ""))
         if self.flags:
             print(f"DLC_FLAGS: every dlc build also gets {' '.join(self.flags)}")
+        # DLC_REQUIRE_CPU_FLAGS (e.g. "avx512_vnni"): the suite checks code
+        # built with DLC_FLAGS=--cpu=native for a feature this machine's CPU
+        # may lack; without it, the suite is skipped.
+        skip_without_cpu_flags(os.environ.get("DLC_REQUIRE_CPU_FLAGS", "").split())
 
     @staticmethod
     def _call(cmd, what, timeout):
@@ -252,6 +256,23 @@ def first_error(message, limit=200):
 def is_no_cuda_error(message):
     """dlc-run's error when CUDA was asked for and there is no device."""
     return "CUDA requested but" in message
+
+
+def skip_without_cpu_flags(flags):
+    """Skip (exit 77) unless /proc/cpuinfo lists every one of `flags`."""
+    if not flags:
+        return
+    try:
+        with open("/proc/cpuinfo") as f:
+            have = {w for line in f if line.startswith("flags") for w in line.split(":", 1)[1].split()}
+    except OSError as e:
+        have, why = set(), f" ({e})"
+    else:
+        why = ""
+    missing = [f for f in flags if f not in have]
+    if missing:
+        print(f"skipped: this CPU lacks {', '.join(missing)}{why}")
+        sys.exit(SKIP)
 
 
 def skip_without_gpu():

@@ -203,6 +203,26 @@ def qlinear_conv(pads, group=1, per_channel=True, xdtype=U8):
     return Case(harness.make_model(nodes, {"x": x}, ["y"], inits), {"x": x})
 
 
+def vnni_conv(xdtype, cin, cout, hw, k, pads, strides=(1, 1), seed=21):
+    """QLinearConv shapes whose rows take AVX512-VNNI's byte dot products
+    with --cpu=native (dlc-vectorize-host-rows vnni): input channels a
+    multiple of 4, rows of 16 lanes plus a rest; an s8 input is read as u8
+    (x xor 0x80) with 128 * sum(w) more in the accumulator's init."""
+    r = rng(seed)
+    h, w_ = hw
+    lo, hi = (0, 255) if xdtype == U8 else (-128, 127)
+    x = r.integers(lo, hi, size=(1, cin, h, w_), endpoint=True).astype(xdtype)
+    w = r.integers(-128, 127, size=(cout, cin, k, k), endpoint=True).astype(I8)
+    ws = r.uniform(0.0005, 0.002, size=cout).astype(F32)
+    b = r.integers(-3000, 3000, size=cout).astype(I32)
+    inits = {"xs": np.array(0.02, F32), "xz": np.array(131 if xdtype == U8 else -5, xdtype),
+             "w": w, "ws": ws, "wz": np.zeros(cout, I8), "ys": np.array(0.3, F32),
+             "yz": np.array(120 if xdtype == U8 else 4, xdtype), "b": b}
+    nodes = [helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"],
+                              ["y"], pads=pads, strides=list(strides))]
+    return Case(harness.make_model(nodes, {"x": x}, ["y"], inits), {"x": x})
+
+
 def qlinear_matmul():
     r = rng(3)
     a = r.integers(0, 255, size=(2, 3, 8)).astype(U8)
@@ -214,12 +234,12 @@ def qlinear_matmul():
     return Case(harness.make_model(nodes, {"a": a}, ["y"], inits), {"a": a})
 
 
-def matmul_integer(bdtype):
+def matmul_integer(bdtype, m=4, k=9, n=6, bz=3):
     r = rng(4)
-    a = r.integers(0, 255, size=(4, 9)).astype(U8)
-    b = (r.integers(0, 255, size=(9, 6)) if bdtype == U8 else r.integers(-128, 127, size=(9, 6))).astype(bdtype)
+    a = r.integers(0, 255, size=(m, k)).astype(U8)
+    b = (r.integers(0, 255, size=(k, n)) if bdtype == U8 else r.integers(-128, 127, size=(k, n))).astype(bdtype)
     nodes = [helper.make_node("MatMulInteger", ["a", "b", "az", "bz"], ["y"])]
-    inits = {"b": b, "az": np.array(7, U8), "bz": np.array(3, bdtype)}
+    inits = {"b": b, "az": np.array(7, U8), "bz": np.array(bz, bdtype)}
     return Case(harness.make_model(nodes, {"a": a}, ["y"], inits), {"a": a})
 
 
@@ -832,6 +852,13 @@ def build_table():
         "qlinearmatmul-u8": qlinear_matmul(),
         "matmulinteger-u8u8": matmul_integer(U8),
         "matmulinteger-u8i8": matmul_integer(I8),
+        # K = 64: with --cpu=native on AVX512-VNNI the row (lanes along N,
+        # B the signed side) takes vpdpbusd.
+        "matmulinteger-u8i8-k64": matmul_integer(I8, m=8, k=64, n=44, bz=0),
+        "qlinearconv-vnni-1x1-u8": vnni_conv(U8, 32, 12, (5, 20), 1, [0, 0, 0, 0]),
+        "qlinearconv-vnni-3x3-i8-padded": vnni_conv(I8, 8, 8, (9, 13), 3, [1, 1, 1, 1]),
+        "qlinearconv-vnni-3x3-u8-stride2": vnni_conv(U8, 16, 8, (12, 12), 3, [1, 1, 1, 1], (2, 2)),
+        "qlinearconv-vnni-1x1-i8-stride2": vnni_conv(I8, 64, 16, (14, 14), 1, [0, 0, 0, 0], (2, 2)),
         "convinteger-u8": conv_integer(),
         "convinteger-u8-depthwise-padded": conv_integer_depthwise(False),
         "convinteger-u8-depthwise-weight-input": conv_integer_depthwise(True),

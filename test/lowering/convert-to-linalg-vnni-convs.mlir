@@ -1,0 +1,46 @@
+// RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="vnni-convs=true" | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg | FileCheck %s --check-prefix=OFF
+
+// An s8 x s8 ConvInteger with a constant weight and weight zero point 0
+// (split out): the weight is laid out [O, KH, KW, C] (a tap's input
+// channels consecutive) and the body reads the input as x xor 0x80, a u8
+// (zero-extended) equal to x + 128; the init subtracts (x_zp + 128) *
+// sum(w) per output channel.
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d5, d6, d4)>
+// CHECK-LABEL: func @s8s8
+// CHECK: %[[WT:.*]] = arith.constant dense<{{\[}}{{\[}}{{\[}}[1, 1], [2, 1], [3, 1]]{{.*}}> : tensor<2x3x3x2xi8>
+// CHECK: %[[SUMS:.*]] = arith.constant dense<[54, 441]> : tensor<2xi32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[SUMS]] :
+// CHECK: arith.constant 128 : i32
+// CHECK: arith.addi
+// CHECK: linalg.generic {indexing_maps = [#[[W]], {{.*}} ins(%[[WT]], %{{.*}} : tensor<2x3x3x2xi8>, tensor<1x2x4x4xi8>)
+// CHECK: %[[F:.*]] = arith.xori %{{.*}}, %{{.*}} : i8
+// CHECK: arith.extui %[[F]] : i8 to i32
+// CHECK: arith.extsi
+// OFF-LABEL: func @s8s8
+// OFF-NOT: arith.xori
+// OFF: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x2x3x3xi8>, tensor<1x2x4x4xi8>)
+// OFF-NOT: arith.xori
+func.func @s8s8(%x: tensor<1x2x4x4xi8>) -> tensor<1x2x2x2xi32> {
+  %w = arith.constant dense<[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]], [[1, 1, 1], [1, 1, 1], [1, 1, 1]]], [[[10, 20, 30], [40, 50, 60], [70, 80, 90]], [[-1, -1, -1], [-1, -1, -1], [-1, -1, -1]]]]> : tensor<2x2x3x3xi8>
+  %xzp = arith.constant dense<-3> : tensor<i8>
+  %wzp = arith.constant dense<0> : tensor<i8>
+  %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x2x4x4xi8>, tensor<2x2x3x3xi8>, tensor<i8>, tensor<i8>) -> tensor<1x2x2x2xi32>
+  return %0 : tensor<1x2x2x2xi32>
+}
+
+// -----
+
+// A u8 input keeps its bytes; a 1x1 weight is [O, C] already and keeps its
+// layout.
+// CHECK-LABEL: func @u8_1x1
+// CHECK-NOT: arith.xori
+// CHECK: ins(%{{.*}}, %{{.*}} : tensor<2x2x1x1xi8>, tensor<1x2x4x4xi8>)
+// CHECK-NOT: arith.xori
+func.func @u8_1x1(%x: tensor<1x2x4x4xui8>) -> tensor<1x2x4x4xi32> {
+  %w = arith.constant dense<[[[[1]], [[2]]], [[[3]], [[-4]]]]> : tensor<2x2x1x1xi8>
+  %xzp = arith.constant dense<7> : tensor<ui8>
+  %wzp = arith.constant dense<0> : tensor<i8>
+  %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x2x4x4xui8>, tensor<2x2x1x1xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x2x4x4xi32>
+  return %0 : tensor<1x2x4x4xi32>
+}

@@ -1,0 +1,202 @@
+// RUN: dlc-opt %s --split-input-file --dlc-vectorize-host-rows="lanes=16 any-length-tiles=true vnni=true" | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlc-vectorize-host-rows="lanes=16 any-length-tiles=true" | FileCheck %s --check-prefix=OFF
+
+// A 3x3 integer conv row of 20 outputs, 2 output channels a work item,
+// weights [O, KH, KW, C] (dlc-convert-to-linalg channels-last-int8-weights):
+// the channel loop, outermost, moves innermost and steps by 4; each step
+// interleaves the 4 channels' window rows into byte quadruples and feeds
+// vpdpbusd with the weight's 4 bytes broadcast (x is the u8 side). A tile
+// of 16 lanes, then one of 4.
+// CHECK-LABEL: func.func private @conv3x3_u8s8(
+// CHECK: vector.load %arg0{{.*}} : memref<1x4x20x20xi32>, vector<16xi32>
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step %c1{{.*}} iter_args({{.*}}) -> (vector<16xi32>, vector<16xi32>)
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step %c1{{.*}} iter_args({{.*}}) -> (vector<16xi32>, vector<16xi32>)
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c8{{.*}} step %c4{{.*}} iter_args({{.*}}) -> (vector<16xi32>, vector<16xi32>)
+// CHECK-COUNT-4: vector.load %arg1{{.*}} : memref<1x8x22x22xi8>, vector<16xi8>
+// CHECK: %[[P01:.*]] = vector.shuffle {{.*}} [0, 16, 1, 17, {{.*}}] : vector<16xi8>, vector<16xi8>
+// CHECK: %[[P23:.*]] = vector.shuffle {{.*}} [0, 16, 1, 17, {{.*}}] : vector<16xi8>, vector<16xi8>
+// CHECK: %[[Q:.*]] = vector.shuffle %[[P01]], %[[P23]] [0, 1, 32, 33, 2, 3, 34, 35, {{.*}}] : vector<32xi8>, vector<32xi8>
+// CHECK: %[[XW:.*]] = vector.bitcast %[[Q]] : vector<64xi8> to vector<16xi32>
+// CHECK: %[[WB:.*]] = vector.from_elements {{.*}} : vector<4xi8>
+// CHECK: %[[WW:.*]] = vector.bitcast %[[WB]] : vector<4xi8> to vector<1xi32>
+// CHECK: %[[W:.*]] = vector.extract %[[WW]][0] : i32 from vector<1xi32>
+// CHECK: %[[WS:.*]] = vector.broadcast %[[W]] : i32 to vector<16xi32>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{.*}}, %[[XW]], %[[WS]]) : (vector<16xi32>, vector<16xi32>, vector<16xi32>) -> vector<16xi32>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK-NOT: llvm.call_intrinsic
+// CHECK: scf.yield
+// The 4-lane tile: vpdpbusd on xmm.
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.128"({{.*}}) : (vector<4xi32>, vector<4xi32>, vector<4xi32>) -> vector<4xi32>
+// CHECK-NOT: arith.muli {{.*}} vector
+// OFF-LABEL: func.func private @conv3x3_u8s8(
+// OFF-NOT: llvm.call_intrinsic
+// OFF: arith.muli {{.*}} : vector<16xi32>
+func.func private @conv3x3_u8s8(%acc: memref<1x4x20x20xi32>, %in: memref<1x8x22x22xi8>, %w: memref<4x3x3x8xi8>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %c20 = arith.constant 20 : index
+  %c40 = arith.constant 40 : index
+  scf.parallel (%i) = (%c0) to (%c40) step (%c1) {
+    %ob = arith.divsi %i, %c20 : index
+    %h = arith.remsi %i, %c20 : index
+    %o0 = arith.muli %ob, %c2 : index
+    scf.for %c = %c0 to %c8 step %c1 {
+      scf.for %kh = %c0 to %c3 step %c1 {
+        scf.for %kw = %c0 to %c3 step %c1 {
+          scf.parallel (%u, %j) = (%c0, %c0) to (%c2, %c20) step (%c1, %c1) {
+            %o = arith.addi %o0, %u : index
+            %ih = arith.addi %h, %kh : index
+            %jw = arith.addi %j, %kw : index
+            %x = memref.load %in[%c0, %c, %ih, %jw] : memref<1x8x22x22xi8>
+            %wt = memref.load %w[%o, %kh, %kw, %c] : memref<4x3x3x8xi8>
+            %a = memref.load %acc[%c0, %o, %h, %j] : memref<1x4x20x20xi32>
+            %xe = arith.extui %x : i8 to i32
+            %we = arith.extsi %wt : i8 to i32
+            %p = arith.muli %xe, %we : i32
+            %s = arith.addi %a, %p : i32
+            memref.store %s, %acc[%c0, %o, %h, %j] : memref<1x4x20x20xi32>
+            scf.reduce
+          }
+        }
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A MatMul row (lanes along N): the varying read is B, signed; A is the
+// uniform u8 side, consecutive in k. A row of 7 fills 8 lanes of vpdpbusd,
+// the extra lane computed and dropped.
+// CHECK-LABEL: func.func private @matmul_s8_row(
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c12{{.*}} step %c4{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<7xi32>)
+// CHECK-COUNT-4: vector.load %arg2{{.*}} : memref<12x7xi8>, vector<7xi8>
+// CHECK: %[[WIDE:.*]] = vector.shuffle %[[ACC]], %[[ACC]] [0, 1, 2, 3, 4, 5, 6, 0] : vector<7xi32>, vector<7xi32>
+// CHECK: %[[S:.*]] = llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.256"(%[[WIDE]], %{{.*}}, %{{.*}}) : (vector<8xi32>, vector<8xi32>, vector<8xi32>) -> vector<8xi32>
+// CHECK: vector.shuffle %[[S]], %[[S]] [0, 1, 2, 3, 4, 5, 6] : vector<8xi32>, vector<8xi32>
+func.func private @matmul_s8_row(%acc: memref<5x7xi32>, %a: memref<5x12xi8>, %b: memref<12x7xi8>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c5 = arith.constant 5 : index
+  %c7 = arith.constant 7 : index
+  %c12 = arith.constant 12 : index
+  scf.parallel (%m) = (%c0) to (%c5) step (%c1) {
+    scf.for %k = %c0 to %c12 step %c1 {
+      scf.parallel (%n) = (%c0) to (%c7) step (%c1) {
+        %x = memref.load %b[%k, %n] : memref<12x7xi8>
+        %w = memref.load %a[%m, %k] : memref<5x12xi8>
+        %acc0 = memref.load %acc[%m, %n] : memref<5x7xi32>
+        %we = arith.extui %w : i8 to i32
+        %xe = arith.extsi %x : i8 to i32
+        %p = arith.muli %we, %xe : i32
+        %s = arith.addi %p, %acc0 : i32
+        memref.store %s, %acc[%m, %n] : memref<5x7xi32>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Not a dot form: both bytes signed (vpdpbusd multiplies u8 by s8), a
+// reduction of 6 steps (not a multiple of 4), and weights whose steps are
+// not consecutive bytes (the channel is not their innermost index). Each
+// keeps the 32-bit products.
+// CHECK-LABEL: func.func private @s8s8(
+// CHECK-NOT: llvm.call_intrinsic
+// CHECK: arith.muli {{.*}} : vector<16xi32>
+// CHECK-LABEL: func.func private @six_steps(
+// CHECK-NOT: llvm.call_intrinsic
+// CHECK: arith.muli {{.*}} : vector<16xi32>
+// CHECK-LABEL: func.func private @strided_weights(
+// CHECK-NOT: llvm.call_intrinsic
+// CHECK: arith.muli {{.*}} : vector<16xi32>
+func.func private @s8s8(%acc: memref<4x16xi32>, %a: memref<4x8xi8>, %b: memref<8x16xi8>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%m) = (%c0) to (%c4) step (%c1) {
+    scf.for %k = %c0 to %c8 step %c1 {
+      scf.parallel (%n) = (%c0) to (%c16) step (%c1) {
+        %x = memref.load %b[%k, %n] : memref<8x16xi8>
+        %w = memref.load %a[%m, %k] : memref<4x8xi8>
+        %acc0 = memref.load %acc[%m, %n] : memref<4x16xi32>
+        %we = arith.extsi %w : i8 to i32
+        %xe = arith.extsi %x : i8 to i32
+        %p = arith.muli %we, %xe : i32
+        %s = arith.addi %acc0, %p : i32
+        memref.store %s, %acc[%m, %n] : memref<4x16xi32>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+func.func private @six_steps(%acc: memref<4x16xi32>, %a: memref<4x6xi8>, %b: memref<6x16xi8>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%m) = (%c0) to (%c4) step (%c1) {
+    scf.for %k = %c0 to %c6 step %c1 {
+      scf.parallel (%n) = (%c0) to (%c16) step (%c1) {
+        %x = memref.load %b[%k, %n] : memref<6x16xi8>
+        %w = memref.load %a[%m, %k] : memref<4x6xi8>
+        %acc0 = memref.load %acc[%m, %n] : memref<4x16xi32>
+        %we = arith.extui %w : i8 to i32
+        %xe = arith.extsi %x : i8 to i32
+        %p = arith.muli %we, %xe : i32
+        %s = arith.addi %acc0, %p : i32
+        memref.store %s, %acc[%m, %n] : memref<4x16xi32>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+func.func private @strided_weights(%acc: memref<1x4x16x16xi32>, %in: memref<1x8x18x18xi8>, %w: memref<4x8x3x3xi8>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %o = arith.divsi %i, %c16 : index
+    %h = arith.remsi %i, %c16 : index
+    scf.for %c = %c0 to %c8 step %c1 {
+      scf.for %kh = %c0 to %c3 step %c1 {
+        scf.for %kw = %c0 to %c3 step %c1 {
+          scf.parallel (%j) = (%c0) to (%c16) step (%c1) {
+            %ih = arith.addi %h, %kh : index
+            %jw = arith.addi %j, %kw : index
+            %x = memref.load %in[%c0, %c, %ih, %jw] : memref<1x8x18x18xi8>
+            %wt = memref.load %w[%o, %c, %kh, %kw] : memref<4x8x3x3xi8>
+            %a = memref.load %acc[%c0, %o, %h, %j] : memref<1x4x16x16xi32>
+            %xe = arith.extui %x : i8 to i32
+            %we = arith.extsi %wt : i8 to i32
+            %p = arith.muli %xe, %we : i32
+            %s = arith.addi %a, %p : i32
+            memref.store %s, %acc[%c0, %o, %h, %j] : memref<1x4x16x16xi32>
+            scf.reduce
+          }
+        }
+      }
+    }
+    scf.reduce
+  }
+  return
+}
