@@ -1015,7 +1015,11 @@ def VectorizeHostRowsPass : Pass<"dlc-vectorize-host-rows", "ModuleOp"> {
            "two, which x86 without AVX-512 legalizes whole">,
     Option<"vnni", "vnni", "bool", /*default=*/"false",
            "Rows that sum products of a u8 and an s8 byte take four "
-           "reduction steps an instruction (AVX512-VNNI vpdpbusd)">
+           "reduction steps an instruction (AVX512-VNNI vpdpbusd)">,
+    Option<"pmaddwdBits", "pmaddwd-bits", "int64_t", /*default=*/"0",
+           "Otherwise, rows that sum byte products take two reduction steps "
+           "an instruction with pmaddwd on vectors of this many bits (128: "
+           "SSE2, 256: AVX2, 512: AVX512-BW; 0: off)">
   ];
 }
 

@@ -182,8 +182,9 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     pm.addPass(createLowerAffinePass());
     // AVX-512 loads and stores any tile length under a mask.
     bool avx512 = options.hostVectorBits >= 512;
-    pm.addPass(dlc::createVectorizeHostRowsPass(
-        {options.hostRowLanes, avx512, options.hostVnni}));
+    pm.addPass(dlc::createVectorizeHostRowsPass({options.hostRowLanes, avx512,
+                                                 options.hostVnni,
+                                                 options.hostPmaddwdBits}));
   }
   // With their accumulators private, a work item's elements reduce side by
   // side: a tap's loads of consecutive channels become one vector load.

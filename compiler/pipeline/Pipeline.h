@@ -44,6 +44,9 @@ struct CompileOptions {
   /// Host: byte dot products on AVX512-VNNI (dlc::deriveHostIsa; the
   /// dlc-vectorize-host-rows `vnni` option).
   bool hostVnni = false;
+  /// Host: otherwise byte dot products on pmaddwd of this many bits (128:
+  /// SSE2, 256: AVX2, 512: AVX512-BW; 0: off; dlc::deriveHostIsa).
+  int64_t hostPmaddwdBits = 128;
   /// CUDA toolkit root (libdevice, ptxas); empty: found from PATH.
   std::string cudaToolkit;
   /// SMs the tile cost models plan for; 0: smCountFor(arch).

@@ -158,9 +158,11 @@ FailureOr<KernelCode> dlc::emitHostKernels(ModuleOp model,
   return code;
 }
 
-void dlc::deriveHostIsa(CompileOptions &options, bool allowVnni) {
+void dlc::deriveHostIsa(CompileOptions &options, bool allowVnni,
+                        bool allowPmaddwd) {
   options.hostVectorBits = 128;
   options.hostVnni = false;
+  options.hostPmaddwdBits = allowPmaddwd ? 128 : 0;
   std::string error;
   const llvm::Target *target = x86Target(error);
   if (!target)
@@ -177,6 +179,10 @@ void dlc::deriveHostIsa(CompileOptions &options, bool allowVnni) {
     options.hostVectorBits = 256;
   options.hostVnni =
       allowVnni && subtarget->checkFeatures("+avx512vnni,+avx512vl");
+  if (allowPmaddwd && subtarget->checkFeatures("+avx512bw"))
+    options.hostPmaddwdBits = 512;
+  else if (allowPmaddwd && subtarget->checkFeatures("+avx2"))
+    options.hostPmaddwdBits = 256;
 }
 
 void dlc::useNativeHostCpu(CompileOptions &options) {

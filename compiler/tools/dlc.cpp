@@ -234,6 +234,12 @@ cl::opt<bool> hostVnni(
              "time with AVX512-VNNI where --cpu has it "
              "(dlc-vectorize-host-rows vnni)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> hostPmaddwd(
+    "host-pmaddwd",
+    cl::desc("Host: otherwise integer convolutions and MatMuls multiply "
+             "bytes 2 at a time with pmaddwd (SSE2 on; "
+             "dlc-vectorize-host-rows pmaddwd-bits)"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool> vectorizeLaneChains(
     "vectorize-lane-chains",
     cl::desc("CUDA form: the identical scalar ops of a work item's "
@@ -753,7 +759,7 @@ int run(MLIRContext &context) {
   options.hostCpu = hostCpu;
   if (hostCpu == "native")
     useNativeHostCpu(options);
-  deriveHostIsa(options, hostVnni);
+  deriveHostIsa(options, hostVnni, hostPmaddwd);
   options.fuseElementwise = fuseElementwise;
   options.fuseKernels = fuseKernels;
   options.fuseAttention = fuseAttention;

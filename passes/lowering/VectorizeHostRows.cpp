@@ -261,12 +261,15 @@ struct DotTerm {
   bool xUnsigned;
   /// x is read as `x xor 0x80` (an s8 input as u8: x + 128).
   bool flipX = false;
+  bool wUnsigned = false;
 };
 
 /// A row whose every accumulator is a byte dot product, and the reduction
-/// loop whose steps it takes 4 at a time (vpdpbusd).
+/// loop whose steps it takes `steps` at a time: 4 (vpdpbusd) or 2
+/// (pmaddwd).
 struct DotForm {
   scf::ForOp loop;
+  int64_t steps = 4;
   SmallVector<DotTerm> terms;
   /// The terms' extensions, products and sums: not emitted one by one.
   DenseSet<Operation *> ops;
@@ -308,9 +311,14 @@ bool readsConsecutively(memref::LoadOp load, Value iv) {
                  (add.getRhs() == iv && !dependsOn(add.getLhs(), iv)));
 }
 
-/// The byte dot form of a row (see the pass's `vnni` option), if it has one.
-std::optional<DotForm> matchDot(RowNest &nest, const RowAnalysis &analysis) {
+/// The byte dot form of a row (see the pass's `vnni` and `pmaddwd-bits`
+/// options), if it has one: for vpdpbusd (`vnni`) one byte is u8 and the
+/// other s8, and `w` is read from consecutive bytes; pmaddwd multiplies
+/// 16-bit lanes, which hold either.
+std::optional<DotForm> matchDot(RowNest &nest, const RowAnalysis &analysis,
+                                bool vnni) {
   DotForm form;
+  form.steps = vnni ? 4 : 2;
   auto singleUse = [](Value v) { return v && v.hasOneUse(); };
   for (Accumulator &acc : nest.accumulators) {
     Value sum = acc.store.getValueToStore();
@@ -360,10 +368,12 @@ std::optional<DotForm> matchDot(RowNest &nest, const RowAnalysis &analysis) {
       }
       form.ops.insert(ext);
     }
-    // vpdpbusd multiplies an unsigned byte by a signed one.
-    if (!term.x || !term.w || *xUnsigned == *wUnsigned)
+    // vpdpbusd multiplies an unsigned byte by a signed one; pmaddwd widens
+    // both to 16 bits as they are (x xor 0x80 is vpdpbusd's u8 form).
+    if (!term.x || !term.w || (vnni ? *xUnsigned == *wUnsigned : term.flipX))
       return std::nullopt;
     term.xUnsigned = *xUnsigned;
+    term.wUnsigned = *wUnsigned;
     form.ops.insert(mul);
     form.ops.insert(add);
     form.terms.push_back(term);
@@ -389,13 +399,16 @@ std::optional<DotForm> matchDot(RowNest &nest, const RowAnalysis &analysis) {
          {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
       if (!definedOutside(bound, outer))
         return std::nullopt;
-  // The grouped loop: 4 steps at a time, reading w's bytes consecutively.
+  // The grouped loop: `steps` steps at a time, reading w's bytes
+  // consecutively (vpdpbusd broadcasts them as one word); pmaddwd packs two
+  // bytes itself, and takes the innermost loop of an even length otherwise.
+  scf::ForOp any;
   for (scf::ForOp loop : llvm::reverse(nest.loops)) {
     std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()),
                            ub = getConstantIntValue(loop.getUpperBound()),
                            step = getConstantIntValue(loop.getStep());
-    if (!lb || !ub || !step || *lb != 0 || *step != 1 || *ub % 4 != 0 ||
-        *ub == 0)
+    if (!lb || !ub || !step || *lb != 0 || *step != 1 ||
+        *ub % form.steps != 0 || *ub == 0)
       continue;
     if (llvm::all_of(form.terms, [&](DotTerm &t) {
           return readsConsecutively(t.w, loop.getInductionVar());
@@ -403,18 +416,24 @@ std::optional<DotForm> matchDot(RowNest &nest, const RowAnalysis &analysis) {
       form.loop = loop;
       return form;
     }
+    if (!any)
+      any = loop;
   }
-  return std::nullopt;
+  if (vnni || !any)
+    return std::nullopt;
+  form.loop = any;
+  return form;
 }
 
 /// Emits one tile of `lanes` lanes starting at `start`.
 class TileEmitter {
 public:
-  /// With `dot`, the accumulators sum byte quadruples (vpdpbusd).
+  /// With `dot`, the accumulators sum byte quadruples (vpdpbusd) or
+  /// pairs (pmaddwd on `pmaddwdBits`-bit vectors).
   TileEmitter(OpBuilder &b, RowNest &nest, const RowAnalysis &analysis,
-              int64_t lanes, Value start, DotForm *dot)
+              int64_t lanes, Value start, DotForm *dot, int64_t pmaddwdBits = 0)
       : b(b), nest(nest), analysis(analysis), lanes(lanes), start(start),
-        dot(dot) {
+        dot(dot), pmaddwdBits(pmaddwdBits) {
     for (scf::ForOp loop : nest.loops)
       if (!dot || loop != dot->loop)
         order.push_back(loop);
@@ -431,6 +450,7 @@ private:
   int64_t lanes;
   Value start;
   DotForm *dot;
+  int64_t pmaddwdBits;
   /// The reduction loops as emitted, outermost first: the dot form's loop
   /// innermost.
   SmallVector<scf::ForOp> order;
@@ -453,6 +473,12 @@ private:
   /// `acc + sum_g x[g] * w[g]` on one vpdpbusd.
   Value emitDot(Location loc, Value acc, ArrayRef<Value> x, ArrayRef<Value> w,
                 bool xUnsigned, bool flipX);
+  /// `acc + x[0] * w[0] + x[1] * w[1]` on pmaddwd, a register at a time.
+  Value emitPairDot(Location loc, Value acc, ArrayRef<Value> x,
+                    ArrayRef<Value> w, const DotTerm &term);
+  /// `v` (of `lanes` lanes) padded to `width` lanes, the extra ones copies
+  /// of lane 0; or its first `lanes` lanes when shorter.
+  Value resize(Location loc, Value v, int64_t from, int64_t to);
   /// `v` (known before the loops) for copy `copy`, cloned where `b` is.
   Value beforeLoops(Value v, IRMapping &mapping);
 };
@@ -514,7 +540,7 @@ void TileEmitter::emitDotBody(Value iv, ValueRange accs,
   size_t numAccs = nest.accumulators.size();
   // x and w of each accumulator of each copy, for the 4 steps.
   SmallVector<SmallVector<Value, 4>> xs(accs.size()), ws(accs.size());
-  for (int64_t g = 0; g < 4; ++g) {
+  for (int64_t g = 0; g < dot->steps; ++g) {
     Value step = b.create<arith::AddIOp>(
         loc, iv, b.create<arith::ConstantIndexOp>(loc, g));
     scalars.map(dot->loop.getInductionVar(), step);
@@ -542,7 +568,9 @@ void TileEmitter::emitDotBody(Value iv, ValueRange accs,
     for (auto [i, term] : llvm::enumerate(dot->terms)) {
       size_t k = copy * numAccs + i;
       out.push_back(
-          emitDot(loc, accs[k], xs[k], ws[k], term.xUnsigned, term.flipX));
+          dot->steps == 4
+              ? emitDot(loc, accs[k], xs[k], ws[k], term.xUnsigned, term.flipX)
+              : emitPairDot(loc, accs[k], xs[k], ws[k], term));
     }
 }
 
@@ -554,14 +582,7 @@ Value TileEmitter::emitDot(Location loc, Value acc, ArrayRef<Value> x,
   auto shuffle = [&](Value a, Value c, ArrayRef<int64_t> mask) -> Value {
     return b.create<vector::ShuffleOp>(loc, a, c, mask);
   };
-  auto widen = [&](Value v) {
-    if (lanes == width)
-      return v;
-    SmallVector<int64_t> mask;
-    for (int64_t i = 0; i < width; ++i)
-      mask.push_back(i < lanes ? i : 0);
-    return shuffle(v, v, mask);
-  };
+  auto widen = [&](Value v) { return resize(loc, v, lanes, width); };
   // Lane j's 4 bytes: x[0][j], x[1][j], x[2][j], x[3][j].
   SmallVector<int64_t> pairs, quads;
   for (int64_t j = 0; j < width; ++j) {
@@ -592,12 +613,70 @@ Value TileEmitter::emitDot(Location loc, Value acc, ArrayRef<Value> x,
   Value sum = b.create<LLVM::CallIntrinsicOp>(loc, words, name,
                                               ValueRange{widen(acc), u8, s8})
                   .getResult(0);
-  if (lanes == width)
-    return sum;
-  SmallVector<int64_t> narrow;
-  for (int64_t i = 0; i < lanes; ++i)
-    narrow.push_back(i);
-  return shuffle(sum, sum, narrow);
+  return resize(loc, sum, width, lanes);
+}
+
+Value TileEmitter::resize(Location loc, Value v, int64_t from, int64_t to) {
+  if (from == to)
+    return v;
+  SmallVector<int64_t> mask;
+  for (int64_t i = 0; i < to; ++i)
+    mask.push_back(i < from ? i : 0);
+  return b.create<vector::ShuffleOp>(loc, v, v, mask);
+}
+
+Value TileEmitter::emitPairDot(Location loc, Value acc, ArrayRef<Value> x,
+                               ArrayRef<Value> w, const DotTerm &term) {
+  // pmaddwd: 16-bit lane pairs, multiplied and summed into 32-bit lanes,
+  // one vector register (`chunk` lanes of i32) at a time.
+  int64_t chunk = pmaddwdBits / 32;
+  int64_t width = llvm::alignTo(lanes, chunk);
+  Type i16 = b.getI16Type(), i32 = b.getI32Type();
+  auto ext = [&](Value v, Type to, bool isUnsigned) -> Value {
+    if (isUnsigned)
+      return b.create<arith::ExtUIOp>(loc, to, v);
+    return b.create<arith::ExtSIOp>(loc, to, v);
+  };
+  // Lane j's pair: x[0][j], x[1][j], as 16-bit values.
+  SmallVector<int64_t> pairs;
+  for (int64_t j = 0; j < width; ++j)
+    pairs.append({j, width + j});
+  Value xPairs =
+      b.create<vector::ShuffleOp>(loc, resize(loc, x[0], lanes, width),
+                                  resize(loc, x[1], lanes, width), pairs);
+  xPairs = ext(xPairs, VectorType::get({2 * width}, i16), term.xUnsigned);
+  // w's pair as one word, in every lane.
+  Value wPair = b.create<vector::FromElementsOp>(
+      loc, VectorType::get({2}, i16),
+      ValueRange{ext(w[0], i16, term.wUnsigned),
+                 ext(w[1], i16, term.wUnsigned)});
+  Value wWord = b.create<vector::ExtractOp>(
+      loc, b.create<vector::BitCastOp>(loc, VectorType::get({1}, i32), wPair),
+      ArrayRef<int64_t>{0});
+  auto halves = VectorType::get({2 * chunk}, i16);
+  Value wHalves = b.create<vector::BitCastOp>(
+      loc, halves,
+      b.create<vector::BroadcastOp>(loc, VectorType::get({chunk}, i32), wWord));
+  std::string name = chunk == 4   ? "llvm.x86.sse2.pmadd.wd"
+                     : chunk == 8 ? "llvm.x86.avx2.pmadd.wd"
+                                  : "llvm.x86.avx512.pmaddw.d.512";
+  auto words = VectorType::get({chunk}, i32);
+  Value sum = resize(loc, acc, lanes, width);
+  for (int64_t q = 0; q < width / chunk; ++q) {
+    Value xq = b.create<vector::ExtractStridedSliceOp>(
+        loc, xPairs, ArrayRef<int64_t>{2 * chunk * q},
+        ArrayRef<int64_t>{2 * chunk}, ArrayRef<int64_t>{1});
+    Value products = b.create<LLVM::CallIntrinsicOp>(loc, words, name,
+                                                     ValueRange{xq, wHalves})
+                         .getResult(0);
+    Value accq = b.create<vector::ExtractStridedSliceOp>(
+        loc, sum, ArrayRef<int64_t>{chunk * q}, ArrayRef<int64_t>{chunk},
+        ArrayRef<int64_t>{1});
+    sum = b.create<vector::InsertStridedSliceOp>(
+        loc, b.create<arith::AddIOp>(loc, accq, products), sum,
+        ArrayRef<int64_t>{chunk * q}, ArrayRef<int64_t>{1});
+  }
+  return resize(loc, sum, width, lanes);
 }
 
 void TileEmitter::emitCopy(SmallVectorImpl<Value> &out, size_t first) {
@@ -672,8 +751,9 @@ void TileEmitter::emitLevel(size_t level, ValueRange accs,
   }
   scf::ForOp loop = order[level];
   bool grouped = dot && loop == dot->loop;
-  Value step = grouped ? b.create<arith::ConstantIndexOp>(loop.getLoc(), 4)
-                       : scalar(loop.getStep());
+  Value step = grouped
+                   ? b.create<arith::ConstantIndexOp>(loop.getLoc(), dot->steps)
+                   : scalar(loop.getStep());
   auto clone = b.create<scf::ForOp>(loop.getLoc(), scalar(loop.getLowerBound()),
                                     scalar(loop.getUpperBound()), step, accs);
   scalars.map(loop.getInductionVar(), clone.getInductionVar());
@@ -761,11 +841,12 @@ struct VectorizeHostRowsPass
     if (!anyLengthTiles)
       tile = (int64_t)llvm::bit_floor((uint64_t)tile);
     std::optional<DotForm> dot;
-    if (vnni)
-      dot = matchDot(*nest, analysis);
+    if (vnni || pmaddwdBits > 0)
+      dot = matchDot(*nest, analysis, vnni);
     auto emitTile = [&](int64_t width, Value start) {
-      TileEmitter(b, *nest, analysis, width, start,
-                  dot && width <= 16 ? &*dot : nullptr)
+      bool useDot = dot && (dot->steps == 2 || width <= 16);
+      TileEmitter(b, *nest, analysis, width, start, useDot ? &*dot : nullptr,
+                  pmaddwdBits)
           .emit();
     };
     auto at = [&](int64_t offset) -> Value {

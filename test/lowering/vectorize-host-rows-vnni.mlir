@@ -1,5 +1,6 @@
 // RUN: dlc-opt %s --split-input-file --dlc-vectorize-host-rows="lanes=16 any-length-tiles=true vnni=true" | FileCheck %s
 // RUN: dlc-opt %s --split-input-file --dlc-vectorize-host-rows="lanes=16 any-length-tiles=true" | FileCheck %s --check-prefix=OFF
+// RUN: dlc-opt %s --split-input-file --dlc-vectorize-host-rows="lanes=16 pmaddwd-bits=128" | FileCheck %s --check-prefix=PM
 
 // A 3x3 integer conv row of 20 outputs, 2 output channels a work item,
 // weights [O, KH, KW, C] (dlc-convert-to-linalg channels-last-int8-weights):
@@ -28,6 +29,14 @@
 // The 4-lane tile: vpdpbusd on xmm.
 // CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.128"({{.*}}) : (vector<4xi32>, vector<4xi32>, vector<4xi32>) -> vector<4xi32>
 // CHECK-NOT: arith.muli {{.*}} vector
+// Without VNNI, pmaddwd (SSE2) takes 2 steps of the channel loop: each
+// lane's pair of bytes widened to 16 bits, 4 lanes an instruction.
+// PM-LABEL: func.func private @conv3x3_u8s8(
+// PM: scf.for %{{.*}} = %c0{{.*}} to %c8{{.*}} step %c2{{.*}} iter_args({{.*}}) -> (vector<16xi32>, vector<16xi32>)
+// PM: %[[PAIRS:.*]] = vector.shuffle {{.*}} [0, 16, 1, 17, {{.*}}] : vector<16xi8>, vector<16xi8>
+// PM: arith.extui %[[PAIRS]] : vector<32xi8> to vector<32xi16>
+// PM: vector.from_elements {{.*}} : vector<2xi16>
+// PM-COUNT-4: llvm.call_intrinsic "llvm.x86.sse2.pmadd.wd"({{.*}}) : (vector<8xi16>, vector<8xi16>) -> vector<4xi32>
 // OFF-LABEL: func.func private @conv3x3_u8s8(
 // OFF-NOT: llvm.call_intrinsic
 // OFF: arith.muli {{.*}} : vector<16xi32>
@@ -110,6 +119,17 @@ func.func private @matmul_s8_row(%acc: memref<5x7xi32>, %a: memref<5x12xi8>, %b:
 // reduction of 6 steps (not a multiple of 4), and weights whose steps are
 // not consecutive bytes (the channel is not their innermost index). Each
 // keeps the 32-bit products.
+// pmaddwd takes any of them: 16-bit lanes hold s8 and u8 alike, and it
+// packs the weights' two bytes itself.
+// PM-LABEL: func.func private @s8s8(
+// PM: arith.extsi {{.*}} : vector<32xi8> to vector<32xi16>
+// PM: llvm.call_intrinsic "llvm.x86.sse2.pmadd.wd"
+// PM-LABEL: func.func private @six_steps(
+// PM: step %c2
+// PM: llvm.call_intrinsic "llvm.x86.sse2.pmadd.wd"
+// PM-LABEL: func.func private @strided_weights(
+// PM: step %c2
+// PM: llvm.call_intrinsic "llvm.x86.sse2.pmadd.wd"
 // CHECK-LABEL: func.func private @s8s8(
 // CHECK-NOT: llvm.call_intrinsic
 // CHECK: arith.muli {{.*}} : vector<16xi32>
