@@ -45,7 +45,7 @@ struct CompileOptions {
   /// dlc-vectorize-host-rows `vnni` option).
   bool hostVnni = false;
   /// Host: otherwise byte dot products on pmaddwd of this many bits (128:
-  /// SSE2, 256: AVX2, 512: AVX512-BW; 0: off; dlc::deriveHostIsa).
+  /// SSE2, 256: AVX2; 0: off; dlc::deriveHostIsa).
   int64_t hostPmaddwdBits = 128;
   /// CUDA toolkit root (libdevice, ptxas); empty: found from PATH.
   std::string cudaToolkit;
@@ -139,7 +139,7 @@ struct CompileOptions {
   int64_t hostRowLanes = 16;
   /// Host: rows that reduce come this many to a work item, sharing their
   /// reads (dlc-linearize-kernels `row-block`; 0 or 1: off).
-  int64_t hostRowBlock = 4;
+  int64_t hostRowBlock = 8;
   /// CUDA form: a work item's lanes' identical scalar ops become vector ops
   /// (dlc-vectorize-lane-chains; off until measured on a GPU).
   bool vectorizeLaneChains = false;

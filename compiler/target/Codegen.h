@@ -75,8 +75,9 @@ void useNativeHostCpu(CompileOptions &options);
 /// Sets what the kernels may use of options.hostCpu (with its features):
 /// hostVectorBits, its widest vector registers (512 with AVX-512F, 256 with
 /// AVX2, else 128: SSE); hostVnni (AVX512-VNNI with AVX512-VL) unless
-/// `allowVnni` is false; hostPmaddwdBits, the widest pmaddwd (512 with
-/// AVX512-BW, 256 with AVX2, else SSE2's 128), 0 unless `allowPmaddwd`.
+/// `allowVnni` is false; hostPmaddwdBits, the pmaddwd width (256 with
+/// AVX2, else SSE2's 128; 0 with AVX-512, where it measured slower than
+/// LLVM's own code, or unless `allowPmaddwd`).
 void deriveHostIsa(CompileOptions &options, bool allowVnni = true,
                    bool allowPmaddwd = true);
 

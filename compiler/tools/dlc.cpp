@@ -227,7 +227,7 @@ cl::opt<int64_t> hostRowBlock(
     "host-row-block",
     cl::desc("Host: rows that reduce come this many to a work item, sharing "
              "their reads (dlc-linearize-kernels row-block; 0 or 1: off)"),
-    cl::init(4), cl::cat(category));
+    cl::init(8), cl::cat(category));
 cl::opt<bool> hostVnni(
     "host-vnni",
     cl::desc("Host: integer convolutions and MatMuls multiply bytes 4 at a "
