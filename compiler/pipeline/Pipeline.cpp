@@ -82,6 +82,13 @@ bool dlc::convsChannelsLast(const CompileOptions &options) {
   return options.target == Target::Cuda || options.hostRunsCudaKernelForm;
 }
 
+/// The host's rows a work item (CompileOptions::hostRowBlock).
+static int64_t hostRowBlock(const dlc::CompileOptions &options) {
+  if (options.hostRowBlock > 0)
+    return options.hostRowBlock;
+  return options.hostVectorBits >= 512 ? 8 : 4;
+}
+
 void dlc::buildLoweringPipeline(OpPassManager &pm,
                                 const CompileOptions &options) {
   bool cudaForm =
@@ -166,7 +173,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
         {/*sinkBarrier=*/options.target == Target::Cuda}));
   pm.addPass(dlc::createLinearizeKernelsPass(
       {!cudaForm,
-       cudaForm || options.hostRowLanes == 0 ? 0 : options.hostRowBlock,
+       cudaForm || options.hostRowLanes == 0 ? 0 : hostRowBlock(options),
        cudaForm ? options.cudaVectorWidth : 1,
        cudaForm ? plannedSmCount(options) * options.cudaBlockSize : 0}));
   // Per function: the kernels are cleaned up on the context's threads.

@@ -138,8 +138,11 @@ struct CompileOptions {
   /// runs AVX-512 CPUs on 256-bit vectors: 32 lanes spilled).
   int64_t hostRowLanes = 16;
   /// Host: rows that reduce come this many to a work item, sharing their
-  /// reads (dlc-linearize-kernels `row-block`; 0 or 1: off).
-  int64_t hostRowBlock = 8;
+  /// reads (dlc-linearize-kernels `row-block`; 1: off). 0: 8 with AVX-512
+  /// (32 vector registers), else 4: 8 rows of 16-lane accumulators spill
+  /// SSE's and AVX2's 16 registers (resnet50 at x86-64-v2 364-420 ms
+  /// against 426-480).
+  int64_t hostRowBlock = 0;
   /// CUDA form: a work item's lanes' identical scalar ops become vector ops
   /// (dlc-vectorize-lane-chains; off until measured on a GPU).
   bool vectorizeLaneChains = false;

@@ -226,8 +226,9 @@ cl::opt<int64_t> hostRowLanes(
 cl::opt<int64_t> hostRowBlock(
     "host-row-block",
     cl::desc("Host: rows that reduce come this many to a work item, sharing "
-             "their reads (dlc-linearize-kernels row-block; 0 or 1: off)"),
-    cl::init(8), cl::cat(category));
+             "their reads (dlc-linearize-kernels row-block; 1: off; 0: 8 "
+             "with AVX-512, else 4)"),
+    cl::init(0), cl::cat(category));
 cl::opt<bool> hostVnni(
     "host-vnni",
     cl::desc("Host: integer convolutions and MatMuls multiply bytes 4 at a "
