@@ -979,10 +979,15 @@ int main(int argc, char **argv) {
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
-  cl::HideUnrelatedOptions({&category, &cl::getGeneralCategory()});
-  cl::ParseCommandLineOptions(argc, argv,
-                              "dlc: ahead-of-time compiler from ONNX to a "
-                              "model.so for CUDA GPUs or the host CPU\n");
+  // --help lists dlc's options; LLVM's and MLIR's own (hundreds, the
+  // --mlir-print-ir-* ones among them) still parse, listed by
+  // --help-hidden.
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "dlc: ahead-of-time compiler from ONNX to a model.so for CUDA GPUs or "
+      "the host CPU\n(--help-hidden also lists LLVM's and MLIR's own options, "
+      "such as --mlir-print-ir-after-all)\n");
   DialectRegistry registry;
   dlc::registerDlcDialects(registry);
   MLIRContext context(registry);
