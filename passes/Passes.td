@@ -985,15 +985,18 @@ def VectorizeHostRowsPass : Pass<"dlc-vectorize-host-rows", "ModuleOp"> {
     uniform one, one zero- and one sign-extended (an integer convolution
     or MatMul), takes 4 steps of one reduction loop an instruction: the
     loop whose steps read `w` from consecutive bytes (a 1x1 convolution's
-    input channels; `dlc-convert-to-linalg`
-    `vnni-convs` lays the others' weights out so). An s8 x s8 conv reads
-    its input as `x xor 0x80` (u8: x + 128), which the interleaved bytes
-    take in one vector xor. That loop moves innermost (integer
-    sums may reorder) and steps by 4; each step interleaves the 4 rows of
-    `x` into one vector of byte quadruples and multiplies it by the 4 bytes
-    of `w` broadcast, with `llvm.x86.avx512.vpdpbusd`. Before, each step
-    widened both to i32 and multiplied them in 32-bit lanes, slower than
-    the fp32 convolution it replaced:
+    input channels; `dlc-convert-to-linalg` `vnni-convs` lays the others'
+    weights out so). An s8 x s8 conv reads its input as `x xor 0x80` (u8:
+    x + 128), which the interleaved bytes take in one vector xor. That
+    loop moves innermost (integer sums may reorder) and steps by 4; each
+    step interleaves the 4 rows of `x` into one vector of byte quadruples
+    and multiplies it by the 4 bytes of `w` broadcast, with
+    `llvm.x86.avx512.vpdpbusd`. Before, each step widened both to i32 and
+    multiplied them in 32-bit lanes, slower than the fp32 convolution it
+    replaced. Without `vnni`, `pmaddwd-bits` takes 2 steps an instruction
+    the same way (any signedness, `w`'s bytes read one by one): each
+    lane's byte pair widened to 16 bits, `llvm.x86.sse2.pmadd.wd` (or
+    AVX2's) a register at a time, its sums added to the accumulator.
     ```mlir
     %r = scf.for %c = %c0 to %c256 step %c4 iter_args(%a = %a0) -> (vector<16xi32>) {
       %x = vector.shuffle ... : vector<32xi8>, vector<32xi8>   // x[c..c+3] interleaved
