@@ -258,7 +258,7 @@ std::optional<RowNest> matchRow(scf::ParallelOp row) {
 struct DotTerm {
   memref::LoadOp x, w;
   /// Whether `x` is the zero-extended (u8) operand and `w` the s8 one.
-  bool xUnsigned;
+  bool xUnsigned = false;
   /// x is read as `x xor 0x80` (an s8 input as u8: x + 128).
   bool flipX = false;
   bool wUnsigned = false;
@@ -293,16 +293,13 @@ bool readsConsecutively(memref::LoadOp load, Value iv) {
   ArrayRef<int64_t> shape = load.getMemRefType().getShape();
   ValueRange idx = load.getIndices();
   int64_t inner = (int64_t)shape.size() - 1;
-  while (inner > 0 && shape[inner] == 1)
-    --inner;
-  for (int64_t d = 0; d < (int64_t)idx.size(); ++d) {
-    if (d == inner)
-      continue;
-    if (dependsOn(idx[d], iv))
-      return false;
-  }
   if (inner < 0)
     return false;
+  while (inner > 0 && shape[inner] == 1)
+    --inner;
+  for (int64_t d = 0; d < (int64_t)idx.size(); ++d)
+    if (d != inner && dependsOn(idx[d], iv))
+      return false;
   Value v = idx[inner];
   if (v == iv)
     return true;
@@ -472,13 +469,22 @@ private:
   void emitCopy(SmallVectorImpl<Value> &out, size_t first);
   /// `acc + sum_g x[g] * w[g]` on one vpdpbusd.
   Value emitDot(Location loc, Value acc, ArrayRef<Value> x, ArrayRef<Value> w,
-                bool xUnsigned, bool flipX);
+                const DotTerm &term);
   /// `acc + x[0] * w[0] + x[1] * w[1]` on pmaddwd, a register at a time.
   Value emitPairDot(Location loc, Value acc, ArrayRef<Value> x,
                     ArrayRef<Value> w, const DotTerm &term);
-  /// `v` (of `lanes` lanes) padded to `width` lanes, the extra ones copies
-  /// of lane 0; or its first `lanes` lanes when shorter.
+  /// `v` (of `from` lanes) padded to `to` lanes, the extra ones copies of
+  /// lane 0; or its first `to` lanes when shorter.
   Value resize(Location loc, Value v, int64_t from, int64_t to);
+  /// The scalars `parts` packed into one i32 word, in every lane of
+  /// `words`.
+  Value broadcastWord(Location loc, ValueRange parts, VectorType words);
+  /// The op of loop `level`'s body that holds the next level (a loop, or
+  /// the row).
+  Operation *nextLevel(size_t level) const {
+    return level + 1 < nest.loops.size() ? nest.loops[level + 1].getOperation()
+                                         : nest.row.getOperation();
+  }
   /// `v` (known before the loops) for copy `copy`, cloned where `b` is.
   Value beforeLoops(Value v, IRMapping &mapping);
 };
@@ -546,14 +552,10 @@ void TileEmitter::emitDotBody(Value iv, ValueRange accs,
     scalars.map(dot->loop.getInductionVar(), step);
     // Every loop body's scalar ops, in nest order: the loops were reordered
     // and the grouped loop's variable takes 4 values.
-    for (auto [level, loop] : llvm::enumerate(nest.loops)) {
-      Operation *next = level + 1 < nest.loops.size()
-                            ? nest.loops[level + 1].getOperation()
-                            : nest.row.getOperation();
+    for (auto [level, loop] : llvm::enumerate(nest.loops))
       for (Operation &op : loop.getBody()->without_terminator())
-        if (&op != next)
+        if (&op != nextLevel(level))
           b.clone(op, scalars);
-    }
     for (int64_t copy = 0; copy < nest.copies; ++copy) {
       beginCopy(copy, accs);
       emitCopy(out, copy * numAccs);
@@ -567,15 +569,14 @@ void TileEmitter::emitDotBody(Value iv, ValueRange accs,
   for (int64_t copy = 0; copy < nest.copies; ++copy)
     for (auto [i, term] : llvm::enumerate(dot->terms)) {
       size_t k = copy * numAccs + i;
-      out.push_back(
-          dot->steps == 4
-              ? emitDot(loc, accs[k], xs[k], ws[k], term.xUnsigned, term.flipX)
-              : emitPairDot(loc, accs[k], xs[k], ws[k], term));
+      out.push_back(dot->steps == 4
+                        ? emitDot(loc, accs[k], xs[k], ws[k], term)
+                        : emitPairDot(loc, accs[k], xs[k], ws[k], term));
     }
 }
 
 Value TileEmitter::emitDot(Location loc, Value acc, ArrayRef<Value> x,
-                           ArrayRef<Value> w, bool xUnsigned, bool flipX) {
+                           ArrayRef<Value> w, const DotTerm &term) {
   // vpdpbusd comes in 4, 8 and 16 lanes: a shorter tile fills the next
   // width, its extra lanes computed and dropped.
   int64_t width = lanes <= 4 ? 4 : lanes <= 8 ? 8 : 16;
@@ -595,25 +596,31 @@ Value TileEmitter::emitDot(Location loc, Value acc, ArrayRef<Value> x,
   auto words = VectorType::get({width}, i32);
   Value xWords =
       b.create<vector::BitCastOp>(loc, words, shuffle(x01, x23, quads));
-  if (flipX) {
+  if (term.flipX) {
     Value signs = b.create<arith::ConstantOp>(
         loc, DenseElementsAttr::get(words,
                                     b.getI32IntegerAttr((int32_t)0x80808080u)));
     xWords = b.create<arith::XOrIOp>(loc, xWords, signs);
   }
-  // w's 4 bytes as one word, in every lane.
-  Value wBytes = b.create<vector::FromElementsOp>(
-      loc, VectorType::get({4}, b.getI8Type()), w);
-  Value wWord = b.create<vector::ExtractOp>(
-      loc, b.create<vector::BitCastOp>(loc, VectorType::get({1}, i32), wBytes),
-      ArrayRef<int64_t>{0});
-  Value wWords = b.create<vector::BroadcastOp>(loc, words, wWord);
-  Value u8 = xUnsigned ? xWords : wWords, s8 = xUnsigned ? wWords : xWords;
+  Value wWords = broadcastWord(loc, w, words);
+  Value u8 = term.xUnsigned ? xWords : wWords;
+  Value s8 = term.xUnsigned ? wWords : xWords;
   std::string name = "llvm.x86.avx512.vpdpbusd." + std::to_string(width * 32);
   Value sum = b.create<LLVM::CallIntrinsicOp>(loc, words, name,
                                               ValueRange{widen(acc), u8, s8})
                   .getResult(0);
   return resize(loc, sum, width, lanes);
+}
+
+Value TileEmitter::broadcastWord(Location loc, ValueRange parts,
+                                 VectorType words) {
+  Value packed = b.create<vector::FromElementsOp>(
+      loc, VectorType::get({(int64_t)parts.size()}, parts[0].getType()), parts);
+  Type i32 = b.getI32Type();
+  Value word = b.create<vector::ExtractOp>(
+      loc, b.create<vector::BitCastOp>(loc, VectorType::get({1}, i32), packed),
+      ArrayRef<int64_t>{0});
+  return b.create<vector::BroadcastOp>(loc, words, word);
 }
 
 Value TileEmitter::resize(Location loc, Value v, int64_t from, int64_t to) {
@@ -646,21 +653,16 @@ Value TileEmitter::emitPairDot(Location loc, Value acc, ArrayRef<Value> x,
                                   resize(loc, x[1], lanes, width), pairs);
   xPairs = ext(xPairs, VectorType::get({2 * width}, i16), term.xUnsigned);
   // w's pair as one word, in every lane.
-  Value wPair = b.create<vector::FromElementsOp>(
-      loc, VectorType::get({2}, i16),
-      ValueRange{ext(w[0], i16, term.wUnsigned),
-                 ext(w[1], i16, term.wUnsigned)});
-  Value wWord = b.create<vector::ExtractOp>(
-      loc, b.create<vector::BitCastOp>(loc, VectorType::get({1}, i32), wPair),
-      ArrayRef<int64_t>{0});
-  auto halves = VectorType::get({2 * chunk}, i16);
+  auto words = VectorType::get({chunk}, i32);
   Value wHalves = b.create<vector::BitCastOp>(
-      loc, halves,
-      b.create<vector::BroadcastOp>(loc, VectorType::get({chunk}, i32), wWord));
+      loc, VectorType::get({2 * chunk}, i16),
+      broadcastWord(loc,
+                    ValueRange{ext(w[0], i16, term.wUnsigned),
+                               ext(w[1], i16, term.wUnsigned)},
+                    words));
   std::string name = chunk == 4   ? "llvm.x86.sse2.pmadd.wd"
                      : chunk == 8 ? "llvm.x86.avx2.pmadd.wd"
                                   : "llvm.x86.avx512.pmaddw.d.512";
-  auto words = VectorType::get({chunk}, i32);
   Value sum = resize(loc, acc, lanes, width);
   for (int64_t q = 0; q < width / chunk; ++q) {
     Value xq = b.create<vector::ExtractStridedSliceOp>(
@@ -768,11 +770,8 @@ void TileEmitter::emitLevel(size_t level, ValueRange accs,
   }
   // A dot form's loop bodies are cloned innermost, with each step's value
   // of the grouped loop's variable.
-  Operation *next = level + 1 < nest.loops.size()
-                        ? nest.loops[level + 1].getOperation()
-                        : nest.row.getOperation();
   for (Operation &op : loop.getBody()->without_terminator())
-    if (!dot && &op != next)
+    if (!dot && &op != nextLevel(level))
       b.clone(op, scalars);
   emitLevel(level + 1, clone.getRegionIterArgs(), results);
   b.create<scf::YieldOp>(loop.getLoc(), results);
