@@ -682,20 +682,19 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
     auto outType = op.getType();
     auto inShape = tensorType(op.getInput()).getShape();
     auto wType = tensorType(op.getWeight());
-    Value x = op.getInput(), xzp = op.getInputZeroPoint();
-    bool xUnsigned = isUnsigned(x);
+    bool xUnsigned = isUnsigned(op.getInput());
     bool wUnsigned = isUnsigned(op.getWeight());
     Window win{
         inShape,         outType.getShape(), wType.getShape().drop_front(2),
         op.getStrides(), op.getPads(),       op.getDilations()};
     bool padded = win.padded();
-    Value input = toSignless(rewriter, loc, x);
+    Value input = toSignless(rewriter, loc, op.getInput());
     Window paddedWin;
     SmallVector<int64_t> paddedShape;
     if (padded && padInput && op.getGroup() == 1 && win.insideWhenPadded()) {
-      input =
-          padSpatial(rewriter, loc, input, win, toSignless(rewriter, loc, xzp),
-                     paddedWin, paddedShape);
+      input = padSpatial(rewriter, loc, input, win,
+                         toSignless(rewriter, loc, op.getInputZeroPoint()),
+                         paddedWin, paddedShape);
       win = paddedWin;
       padded = false;
     }
@@ -722,8 +721,9 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
                             [&](int64_t i) { return i / perChannel; });
     int64_t numDims = conv.numDims();
     // Operands: w, x_zp, [w_zp when not split], [x when unpadded].
-    SmallVector<Value> inputs{toSignless(rewriter, loc, weight),
-                              toSignless(rewriter, loc, xzp)};
+    SmallVector<Value> inputs{
+        toSignless(rewriter, loc, weight),
+        toSignless(rewriter, loc, op.getInputZeroPoint())};
     SmallVector<AffineMap> maps{conv.weightMap(),
                                 AffineMap::get(numDims, 0, ctx)};
     if (!split) {
@@ -746,9 +746,9 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
     // out, the body reads x + 128 as u8 and the init subtracts
     // (x_zp + 128) * wsum.
     bool flipX = vnni && split && !xUnsigned && !wUnsigned;
-    Value init =
-        split ? split->init(rewriter, loc, outType, 1, xzp, flipX ? 128 : 0)
-              : zeroFilled(rewriter, loc, outType);
+    Value init = split ? split->init(rewriter, loc, outType, 1,
+                                     op.getInputZeroPoint(), flipX ? 128 : 0)
+                       : zeroFilled(rewriter, loc, outType);
     auto generic = rewriter.create<linalg::GenericOp>(
         loc, TypeRange{outType}, inputs, ValueRange{init}, maps,
         conv.iterators(), [&](OpBuilder &b, Location l, ValueRange a) {
