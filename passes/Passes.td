@@ -123,6 +123,12 @@ def ExpandMathPass : Pass<"dlc-expand-math", "ModuleOp"> {
   let description = [{
     `math.rsqrt` becomes `1 / sqrt(x)` so that the host lowering (math to
     LLVM intrinsics and libm) handles it; the CUDA path keeps it (libdevice).
+    `math.erf` on f32 becomes MLIR's polynomial approximation (plain
+    arithmetic, which LLVM vectorizes) instead of a call of libm's `erff`
+    for each element: BERT's GELU epilogues ran scalar. `math.fma` (which
+    the approximation uses) becomes a product and a sum LLVM may contract:
+    one FMA where the CPU has it, not a call of `fmaf` an element where it
+    does not.
 
     Before: `%r = math.rsqrt %x : f32`
     After:  `%s = math.sqrt %x : f32` and `%r = arith.divf %one, %s : f32`
@@ -670,6 +676,27 @@ def LinearizeKernelsPass : Pass<"dlc-linearize-kernels", "ModuleOp"> {
     `min-threads` work items: parallelism matters more there than wide
     accesses.
 
+    On the host (`row-work-items`), a row that reduces and is longer than
+    a vector-register row (a MatMul's 768 columns inside its K loop) is
+    split in panels of at most `row-panel` columns when its columns are
+    independent (no LayerNormalization over the row in the same kernel):
+    the panel becomes the outermost work-item dim, so consecutive work
+    items take the same panel of weights over consecutive rows while it is
+    in cache. Before, a work item per token streamed all of B (BERT's
+    kernels: 28 MB of weights a token and layer).
+
+    ```mlir
+    // Before: one work item a row %m, 768 columns.
+    scf.parallel (%m) = (%c0) to (%c128) step (%c1) {
+      scf.for %k = %c0 to %c768 step %c1 {
+        scf.parallel (%n) = (%c0) to (%c768) step (%c1) { ... %n ... } } }
+    // After (row-panel=64): 12 panels x 128 rows.
+    scf.parallel (%p, %m) = (%c0, %c0) to (%c12, %c128) step (%c1, %c1) {
+      scf.for %k = %c0 to %c768 step %c1 {
+        scf.parallel (%c) = (%c0) to (%c64) step (%c1) {
+          %n = arith.addi (arith.muli %p, %c64), %c ... %n ... } } }
+    ```
+
     Before:
     ```mlir
     func.func private @kernel_0(%a: memref<2x3xf32>, %b: memref<2x3xf32>)
@@ -696,6 +723,12 @@ def LinearizeKernelsPass : Pass<"dlc-linearize-kernels", "ModuleOp"> {
            "varying reads do not depend on (a convolution's output "
            "channels, a MatMul's rows), as a 2-D row whose reads "
            "dlc-vectorize-host-rows shares (0: off)">,
+    Option<"rowPanel", "row-panel", "int64_t", /*default=*/"0",
+           "Host rows longer than dlc-vectorize-host-rows takes (a MatMul "
+           "of 768 or 3072 columns) whose columns are independent: split "
+           "in panels of at most this many columns, each a work item, so "
+           "that a row fits registers and consecutive work items share "
+           "the panel's weights in cache (0: off)">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"1",
            "Consecutive innermost elements per work item (CUDA: 4, for "
            "128-bit accesses and 4 accumulators per thread); kernels storing "
@@ -1022,7 +1055,11 @@ def VectorizeHostRowsPass : Pass<"dlc-vectorize-host-rows", "ModuleOp"> {
     Option<"pmaddwdBits", "pmaddwd-bits", "int64_t", /*default=*/"0",
            "Otherwise, rows that sum byte products take two reduction steps "
            "an instruction with pmaddwd on vectors of this many bits (128: "
-           "SSE2, 256: AVX2, 512: AVX512-BW; 0: off)">
+           "SSE2, 256: AVX2, 512: AVX512-BW; 0: off)">,
+    Option<"accumulators", "accumulators", "int64_t", /*default=*/"0",
+           "Full tiles of a row share one pass of the reduction loops (a "
+           "register tile) while their vector accumulators number at most "
+           "this many (0: a tile a pass)">
   ];
 }
 
@@ -1524,6 +1561,14 @@ def FuseKernelsPass : Pass<"dlc-fuse-kernels", "ModuleOp"> {
     call @k1_conv2(%acc2, %y1, %w2, %y2)   // fill, conv2, requantize
     ```
 
+    On the host with `panel-rows`, a merge that would put a long row
+    (a MatMul of 768 or 3072 columns) whose columns are independent into
+    a kernel that reduces across the row (LayerNormalization after it, or
+    a second MatMul reading the row as its K) does not happen: the row
+    stays splittable into panels (`dlc-linearize-kernels` `row-panel`),
+    so its work items can share the weights. BERT's layer was one kernel
+    of one token a work item, reading 28 MB of weights for each token.
+
     In the CUDA form (not `row-work-items`), two kernels that each contract
     16-bit operands are never merged (BERT's Q, K and V projections): each
     GEMM stays whole for `dlc-tile-gemm-kernels`.
@@ -1545,6 +1590,10 @@ def FuseKernelsPass : Pass<"dlc-fuse-kernels", "ModuleOp"> {
            "option of dlc-linearize-kernels that follows">,
     Option<"f32Contractions", "f32-contractions", "bool", /*default=*/"false",
            "f32 GEMMs are tensor-core kernels too (TF32): never merge two">,
+    Option<"panelRows", "panel-rows", "bool", /*default=*/"false",
+           "Host (with row-work-items): a kernel whose long rows reduce "
+           "with independent columns (dlc-linearize-kernels row-panel) "
+           "does not merge into one that reduces across its row">,
   ];
   let dependentDialects = [
     "::mlir::scf::SCFDialect", "::mlir::func::FuncDialect",

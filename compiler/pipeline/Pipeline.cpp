@@ -124,7 +124,8 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   // The host vectorizes rows; CUDA keeps a few output elements per thread.
   if (options.fuseKernels)
     pm.addPass(dlc::createFuseKernelsPass(
-        {!cudaForm, tensorCores && options.allowTf32}));
+        {!cudaForm, tensorCores && options.allowTf32,
+         !cudaForm && options.hostRowLanes > 0 && options.hostRowPanel > 0}));
   // 16-bit, int8 (and with TF32 f32) GEMMs become tensor-core CTA programs
   // (emulated per lane when the host runs the CUDA form).
   if (cudaForm && options.tensorCores) {
@@ -174,6 +175,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   pm.addPass(dlc::createLinearizeKernelsPass(
       {!cudaForm,
        cudaForm || options.hostRowLanes == 0 ? 0 : hostRowBlock(options),
+       cudaForm || options.hostRowLanes == 0 ? 0 : options.hostRowPanel,
        cudaForm ? options.cudaVectorWidth : 1,
        cudaForm ? plannedSmCount(options) * options.cudaBlockSize : 0}));
   // Per function: the kernels are cleaned up on the context's threads.
@@ -189,9 +191,12 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     pm.addPass(createLowerAffinePass());
     // AVX-512 loads and stores any tile length under a mask.
     bool avx512 = options.hostVectorBits >= 512;
-    pm.addPass(dlc::createVectorizeHostRowsPass({options.hostRowLanes, avx512,
-                                                 options.hostVnni,
-                                                 options.hostPmaddwdBits}));
+    int64_t accumulators = options.hostRowAccumulators > 0
+                               ? options.hostRowAccumulators
+                               : (avx512 ? 24 : 1);
+    pm.addPass(dlc::createVectorizeHostRowsPass(
+        {options.hostRowLanes, avx512, options.hostVnni,
+         options.hostPmaddwdBits, accumulators}));
   }
   // With their accumulators private, a work item's elements reduce side by
   // side: a tap's loads of consecutive channels become one vector load.

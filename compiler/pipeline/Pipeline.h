@@ -143,6 +143,17 @@ struct CompileOptions {
   /// SSE's and AVX2's 16 registers (resnet50 at x86-64-v2 364-420 ms
   /// against 426-480).
   int64_t hostRowBlock = 0;
+  /// Host: rows longer than a register row that reduce with independent
+  /// columns (MatMuls of 768 or 3072 columns) are split in panels of at
+  /// most this many columns, each a work item (dlc-linearize-kernels
+  /// `row-panel`); such MatMuls then stay out of kernels that reduce over
+  /// the row (dlc-fuse-kernels `panel-rows`). 0: off.
+  int64_t hostRowPanel = 64;
+  /// Host: a row's full tiles share their reduction loops while their
+  /// vector accumulators number at most this many (dlc-vectorize-host-rows
+  /// `accumulators`). 0: 24 with AVX-512 (of its 32 registers), else 1 (a
+  /// 16-lane accumulator takes 2 AVX2 or 4 SSE registers of 16).
+  int64_t hostRowAccumulators = 0;
   /// CUDA form: a work item's lanes' identical scalar ops become vector ops
   /// (dlc-vectorize-lane-chains; off until measured on a GPU).
   bool vectorizeLaneChains = false;

@@ -229,6 +229,21 @@ cl::opt<int64_t> hostRowBlock(
              "their reads (dlc-linearize-kernels row-block; 1: off; 0: 8 "
              "with AVX-512, else 4)"),
     cl::init(0), cl::cat(category));
+cl::opt<int64_t> hostRowPanel(
+    "host-row-panel",
+    cl::desc("Host: rows longer than a register row that reduce with "
+             "independent columns (a MatMul's) split in panels of at most "
+             "this many columns, each a work item, kept out of kernels "
+             "that reduce over the row (dlc-linearize-kernels row-panel; "
+             "0: off)"),
+    cl::init(64), cl::cat(category));
+cl::opt<int64_t> hostRowAccumulators(
+    "host-row-accumulators",
+    cl::desc("Host: a row's 16-lane tiles share their reduction loops while "
+             "their vector accumulators number at most this many "
+             "(dlc-vectorize-host-rows accumulators; 1: a tile a pass; 0: 24 "
+             "with AVX-512, else 1)"),
+    cl::init(0), cl::cat(category));
 cl::opt<bool> hostVnni(
     "host-vnni",
     cl::desc("Host: integer convolutions and MatMuls multiply bytes 4 at a "
@@ -783,6 +798,8 @@ int run(MLIRContext &context) {
   options.vectorizeLaneChains = vectorizeLaneChains;
   options.hostRowLanes = hostRowLanes;
   options.hostRowBlock = hostRowBlock;
+  options.hostRowPanel = hostRowPanel;
+  options.hostRowAccumulators = hostRowAccumulators;
   options.foldConvPadding = foldConvPadding;
   options.mergeLaunches = mergeLaunches;
   if (overlapLaunches && options.target != dlc::Target::Cuda) {

@@ -243,7 +243,10 @@ struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
       OpBuilder b(merged);
       auto trial = cast<func::FuncOp>(b.clone(*merged));
       IRRewriter rewriter(trial.getContext());
-      bool ok = succeeded(lowerKernelToLoopNest(rewriter, trial, rowWorkItems));
+      FailureOr<scf::ParallelOp> nest =
+          lowerKernelToLoopNest(rewriter, trial, rowWorkItems);
+      bool ok = succeeded(nest) &&
+                !(panelRows && losesPanels(*nest, f1, f2, rewriter));
       trial.erase();
       if (!ok) {
         merged.erase();
@@ -257,6 +260,29 @@ struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
     first.erase();
     second.erase();
     return call;
+  }
+
+  /// Whether a merged nest has a long reduced row that cannot be split
+  /// into panels while one of the kernels `f1` and `f2` it merges can.
+  static bool losesPanels(scf::ParallelOp merged, func::FuncOp f1,
+                          func::FuncOp f2, RewriterBase &rewriter) {
+    bool longRow = false;
+    for (auto loop : merged.getBody()->getOps<scf::ForOp>())
+      loop.walk([&](scf::ParallelOp row) {
+        std::optional<SmallVector<int64_t>> ubs = normalizedExtents(row);
+        longRow |= ubs && ubs->size() == 1 && ubs->front() > kMaxRegisterRow;
+      });
+    if (!longRow || splittableRowLength(merged))
+      return false;
+    return llvm::any_of(std::array{f1, f2}, [&](func::FuncOp f) {
+      OpBuilder b(f);
+      auto trial = cast<func::FuncOp>(b.clone(*f));
+      FailureOr<scf::ParallelOp> nest =
+          lowerKernelToLoopNest(rewriter, trial, /*rowWorkItems=*/true);
+      bool splittable = succeeded(nest) && splittableRowLength(*nest);
+      trial.erase();
+      return splittable;
+    });
   }
 
   /// A kernel running the ops of `f1` then those of `f2` over `args`.

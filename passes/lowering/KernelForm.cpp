@@ -614,3 +614,186 @@ void mlir::dlc::hoistPrivateAllocas(FunctionOpInterface kernel) {
   for (memref::AllocaOp alloca : allocas)
     alloca->moveBefore(&entry, entry.begin());
 }
+
+namespace {
+/// Whether `v` is computed from `iv` (through any ops of its definition).
+bool computedFrom(Value v, Value iv, DenseMap<Value, bool> &memo) {
+  if (v == iv)
+    return true;
+  auto it = memo.find(v);
+  if (it != memo.end())
+    return it->second;
+  memo[v] = false;
+  bool result = false;
+  if (Operation *def = v.getDefiningOp())
+    result = llvm::any_of(def->getOperands(),
+                          [&](Value o) { return computedFrom(o, iv, memo); });
+  return memo[v] = result;
+}
+
+/// The row loop of a top-level op of a row-form work item: the loop whose
+/// induction variable is the last index of every store under `op`.
+struct RowLoop {
+  Operation *loop = nullptr;
+  Value column;
+  int64_t length = 0;
+};
+
+std::optional<RowLoop> rowLoopOf(Operation &op) {
+  Value column;
+  bool same = true;
+  op.walk([&](memref::StoreOp store) {
+    Value last = store.getIndices().empty()
+                     ? Value()
+                     : stripIdentityApply(store.getIndices().back());
+    same &= last && (!column || last == column);
+    column = last;
+  });
+  auto arg = dyn_cast_or_null<BlockArgument>(column);
+  if (!same || !arg)
+    return std::nullopt;
+  Operation *owner = arg.getOwner()->getParentOp();
+  if (!op.isAncestor(owner))
+    return std::nullopt;
+  RowLoop row{owner, column, 0};
+  if (auto loop = dyn_cast<scf::ForOp>(owner)) {
+    auto lb = getConstantIntValue(loop.getLowerBound()),
+         ub = getConstantIntValue(loop.getUpperBound()),
+         step = getConstantIntValue(loop.getStep());
+    if (loop.getInductionVar() != column || loop.getNumRegionIterArgs() != 0 ||
+        !lb || !ub || !step || *lb != 0 || *step != 1)
+      return std::nullopt;
+    row.length = *ub;
+    return row;
+  }
+  if (auto loop = dyn_cast<scf::ParallelOp>(owner)) {
+    std::optional<SmallVector<int64_t>> ubs = dlc::normalizedExtents(loop);
+    if (loop.getNumLoops() != 1 || loop.getNumReductions() != 0 || !ubs)
+      return std::nullopt;
+    row.length = ubs->front();
+    return row;
+  }
+  return std::nullopt;
+}
+
+/// The row loops of `nest` (see splittableRowLength), one for each
+/// top-level op with regions; nothing when they do not qualify.
+std::optional<SmallVector<RowLoop>> splittableRows(scf::ParallelOp nest) {
+  Block *body = nest.getBody();
+  DenseSet<Value> written;
+  bool otherEffects = false;
+  body->walk([&](Operation *op) {
+    if (auto store = dyn_cast<memref::StoreOp>(op))
+      written.insert(dlc::rootBuffer(store.getMemRef()));
+    else if (!isa<memref::LoadOp>(op) && op->getNumRegions() == 0 &&
+             !isMemoryEffectFree(op))
+      otherEffects = true;
+  });
+  if (otherEffects)
+    return std::nullopt;
+  SmallVector<RowLoop> rows;
+  for (Operation &op : body->without_terminator()) {
+    if (op.getNumRegions() == 0) {
+      auto load = dyn_cast<memref::LoadOp>(op);
+      if (isMemoryEffectFree(&op) ||
+          (load && !written.contains(dlc::rootBuffer(load.getMemRef()))))
+        continue;
+      return std::nullopt;
+    }
+    std::optional<RowLoop> row = rowLoopOf(op);
+    if (!row || (!rows.empty() && row->length != rows.front().length))
+      return std::nullopt;
+    // A written buffer is accessed at the row's column only, in the row.
+    DenseMap<Value, bool> memo;
+    WalkResult walk = op.walk([&](Operation *inner) {
+      std::optional<std::pair<Value, ValueRange>> access =
+          dlc::memoryAccess(inner);
+      if (!access || !written.contains(dlc::rootBuffer(access->first)))
+        return WalkResult::advance();
+      ValueRange idx = access->second;
+      auto type = cast<MemRefType>(access->first.getType());
+      if (!row->loop->isAncestor(inner) || idx.empty() ||
+          stripIdentityApply(idx.back()) != row->column ||
+          type.getShape().back() != row->length)
+        return WalkResult::interrupt();
+      for (Value v : idx.drop_back())
+        if (computedFrom(v, row->column, memo))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return std::nullopt;
+    rows.push_back(*row);
+  }
+  if (rows.empty())
+    return std::nullopt;
+  return rows;
+}
+} // namespace
+
+std::optional<int64_t> mlir::dlc::splittableRowLength(scf::ParallelOp nest) {
+  std::optional<SmallVector<RowLoop>> rows = splittableRows(nest);
+  if (!rows || rows->front().length <= dlc::kMaxRegisterRow)
+    return std::nullopt;
+  // Some row reduces: it sits inside a loop of its top-level op.
+  bool reduces = llvm::any_of(*rows, [&](const RowLoop &row) {
+    return row.loop->getParentOp() != nest.getOperation();
+  });
+  if (!reduces)
+    return std::nullopt;
+  return rows->front().length;
+}
+
+int64_t mlir::dlc::rowPanelFor(int64_t length, int64_t maxPanel) {
+  for (int64_t multiple : {16, 8})
+    for (int64_t panel = std::min(maxPanel, length) / multiple * multiple;
+         panel >= multiple; panel -= multiple)
+      if (length % panel == 0)
+        return panel;
+  return 0;
+}
+
+void mlir::dlc::splitRowsIntoPanels(RewriterBase &rewriter,
+                                    scf::ParallelOp &nest, int64_t panel) {
+  std::optional<SmallVector<RowLoop>> rows = splittableRows(nest);
+  if (!rows || panel <= 0 || rows->front().length % panel != 0)
+    return;
+  Location loc = nest.getLoc();
+  rewriter.setInsertionPoint(nest);
+  auto constant = [&](int64_t v) -> Value {
+    return rewriter.create<arith::ConstantIndexOp>(loc, v);
+  };
+  SmallVector<Value> lbs{constant(0)},
+      ubs{constant(rows->front().length / panel)}, steps{constant(1)};
+  llvm::append_range(lbs, nest.getLowerBound());
+  llvm::append_range(ubs, nest.getUpperBound());
+  llvm::append_range(steps, nest.getStep());
+  auto split = rewriter.create<scf::ParallelOp>(loc, lbs, ubs, steps);
+  IRMapping mapping;
+  for (auto [from, to] :
+       llvm::zip(nest.getInductionVars(),
+                 ValueRange(split.getInductionVars()).drop_front()))
+    mapping.map(from, to);
+  rewriter.setInsertionPointToStart(split.getBody());
+  for (Operation &op : nest.getBody()->without_terminator())
+    rewriter.clone(op, mapping);
+  Value panelIndex = split.getInductionVars().front();
+  for (RowLoop &row : *rows) {
+    Operation *loop = mapping.lookup(row.loop);
+    Value column = mapping.lookup(row.column);
+    rewriter.setInsertionPoint(loop);
+    Value width = constant(panel);
+    if (auto forOp = dyn_cast<scf::ForOp>(loop))
+      forOp.getUpperBoundMutable().assign(width);
+    else
+      cast<scf::ParallelOp>(loop).getUpperBoundMutable().assign(width);
+    rewriter.setInsertionPointToStart(column.getParentBlock());
+    Value first = rewriter.create<arith::MulIOp>(loc, panelIndex, width);
+    auto global = rewriter.create<arith::AddIOp>(loc, first, column);
+    rewriter.replaceUsesWithIf(column, global, [&](OpOperand &use) {
+      return use.getOwner() != global.getOperation();
+    });
+  }
+  rewriter.eraseOp(nest);
+  nest = split;
+}

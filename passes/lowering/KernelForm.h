@@ -127,6 +127,31 @@ constexpr size_t kMaxKernelArgs = 128;
 /// apart (BERT on two cores: 1.24 s -> 1.95 s before this limit).
 constexpr int64_t kMaxRegisterRow = 256;
 
+/// Host: the length of the rows of a row-form work item (`nest`, from
+/// lowerKernelToLoopNest with `rowWorkItems`) when some row reduces (a row
+/// loop inside a reduction loop: a MatMul's columns inside its K loop) and
+/// is longer than kMaxRegisterRow, and the row's columns are independent,
+/// so that splitRowsIntoPanels may give them to different work items: every
+/// row loop of the work item runs over the same [0, length), carries no
+/// values, and each buffer the work item writes is accessed only inside row
+/// loops at the column the row loop is at (last index), never across
+/// columns (a LayerNormalization's statistics are). Nothing otherwise.
+std::optional<int64_t> splittableRowLength(scf::ParallelOp nest);
+
+/// Splits the rows of `nest` (splittableRowLength) into panels of `panel`
+/// columns, which must divide their length: a new outermost parallel dim
+/// takes the panel, and every row loop runs over [0, panel) with its
+/// column `panel * p + c`. Consecutive work items then take the same
+/// panel of B (a MatMul's weights) over consecutive rows, while it is in
+/// cache; a row is short enough for registers (`dlc-vectorize-host-rows`).
+void splitRowsIntoPanels(RewriterBase &rewriter, scf::ParallelOp &nest,
+                         int64_t panel);
+
+/// The panel splitRowsIntoPanels takes for rows of `length`: the largest
+/// multiple of 16 (of 8 failing that) that divides `length` and is at most
+/// `maxPanel`; 0 when none does.
+int64_t rowPanelFor(int64_t length, int64_t maxPanel);
+
 /// The module's model functions: the defined functions that are not
 /// kernels (they call the kernels).
 SmallVector<func::FuncOp> modelFunctions(ModuleOp module);

@@ -10,6 +10,7 @@
 #include "passes/Passes.h"
 #include "passes/lowering/KernelForm.h"
 
+#include "dialects/dlc/ConstantValues.h"
 #include "dialects/dlc/DlcDialect.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -22,6 +23,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -318,11 +322,143 @@ void blockRows(RewriterBase &rewriter, scf::ParallelOp &nest, int64_t block) {
   nest = blocked;
 }
 
+/// The initializer of a constant global that packing can permute: a
+/// resource blob, or a dense attribute (not of i1, whose bits are packed).
+std::optional<Attribute> packableInit(memref::GlobalOp global) {
+  std::optional<Attribute> init = global.getInitialValue();
+  if (!global.getConstant() || !init)
+    return std::nullopt;
+  if (resourceData(*init))
+    return init;
+  auto dense = dyn_cast<DenseElementsAttr>(*init);
+  if (!dense || dense.getElementType().isInteger(1))
+    return std::nullopt;
+  return init;
+}
+
+/// After splitRowsIntoPanels: kernel arguments that only the rows read, at
+/// a panel's column (`p * panel + c`), and that every call passes as a
+/// constant global (a MatMul's weights B[.., k, n]), are read from a copy
+/// of the global laid out panel by panel, [n / panel, .., k, n % panel]:
+/// a panel's reduction then walks consecutive memory (B's rows were 3 or
+/// 12 KB apart, a page a step) instead of a column strip.
+void packPanelOperands(func::FuncOp func, scf::ParallelOp nest, int64_t panel,
+                       SmallVector<func::CallOp> calls, SymbolTable &symbols) {
+  if (calls.empty())
+    return;
+  Value panelIv = nest.getInductionVars().front();
+  // `p * panel + c`: the local column c.
+  auto localColumn = [&](Value index) -> Value {
+    auto add = stripIdentityApply(index).getDefiningOp<arith::AddIOp>();
+    auto mul = add ? add.getLhs().getDefiningOp<arith::MulIOp>() : nullptr;
+    std::optional<int64_t> width =
+        mul ? getConstantIntValue(mul.getRhs()) : std::nullopt;
+    if (!mul || mul.getLhs() != panelIv || width != panel)
+      return nullptr;
+    return add.getRhs();
+  };
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = dyn_cast<MemRefType>(arg.getType());
+    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
+        type.getRank() < 1 || type.getShape().back() % panel != 0 ||
+        arg.use_empty())
+      continue;
+    bool rowsOnly = llvm::all_of(arg.getUsers(), [&](Operation *user) {
+      auto load = dyn_cast<memref::LoadOp>(user);
+      return load && localColumn(load.getIndices().back());
+    });
+    // Every call passes a constant global with bytes to permute.
+    SmallVector<memref::GlobalOp> globals;
+    for (func::CallOp call : calls) {
+      auto get = call.getOperand(arg.getArgNumber())
+                     .getDefiningOp<memref::GetGlobalOp>();
+      auto global =
+          get ? symbols.lookup<memref::GlobalOp>(get.getName()) : nullptr;
+      if (!global || !packableInit(global))
+        break;
+      globals.push_back(global);
+    }
+    if (!rowsOnly || globals.size() != calls.size())
+      continue;
+    // [outer.., n] -> [n / panel, outer.., n % panel].
+    ArrayRef<int64_t> shape = type.getShape();
+    int64_t columns = shape.back(), outer = type.getNumElements() / columns;
+    SmallVector<int64_t> packedShape{columns / panel};
+    llvm::append_range(packedShape, shape.drop_back());
+    packedShape.push_back(panel);
+    auto packedType = MemRefType::get(packedShape, type.getElementType());
+    int64_t bytes = type.getElementTypeBitWidth() / 8;
+    for (auto [call, global] : llvm::zip(calls, globals)) {
+      std::string name = (global.getSymName() + "_panels" + Twine(panel)).str();
+      auto packed = symbols.lookup<memref::GlobalOp>(name);
+      if (!packed) {
+        auto tensorType =
+            RankedTensorType::get(packedShape, type.getElementType());
+        Attribute init = *packableInit(global);
+        auto dense = dyn_cast<DenseElementsAttr>(init);
+        if (dense && dense.isSplat()) {
+          init = dense.reshape(tensorType);
+        } else {
+          ArrayRef<char> src = dense ? dense.getRawData() : *resourceData(init);
+          std::vector<char> dst(src.size());
+          for (int64_t o = 0; o < outer; ++o)
+            for (int64_t n = 0; n < columns; ++n)
+              std::memcpy(
+                  &dst[(((n / panel) * outer + o) * panel + n % panel) * bytes],
+                  &src[(o * columns + n) * bytes], bytes);
+          init = DenseResourceElementsAttr::get(
+              tensorType, name,
+              HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(dst),
+                                                            64));
+        }
+        OpBuilder b(global);
+        b.setInsertionPointAfter(global);
+        packed = b.create<memref::GlobalOp>(
+            global.getLoc(), name, b.getStringAttr("private"), packedType, init,
+            /*constant=*/true, global.getAlignmentAttr());
+        symbols.insert(packed);
+      }
+      OpBuilder b(call);
+      Value view = b.create<memref::GetGlobalOp>(call.getLoc(), packedType,
+                                                 packed.getSymName());
+      Operation *get = call.getOperand(arg.getArgNumber()).getDefiningOp();
+      call->setOperand(arg.getArgNumber(), view);
+      if (get->use_empty())
+        get->erase();
+    }
+    // The originals go when nothing else reads them.
+    for (memref::GlobalOp global :
+         llvm::SetVector<memref::GlobalOp>(globals.begin(), globals.end()))
+      if (SymbolTable::symbolKnownUseEmpty(global, global->getParentOp()))
+        symbols.erase(global);
+    arg.setType(packedType);
+    for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
+      auto load = cast<memref::LoadOp>(user);
+      ValueRange idx = load.getIndices();
+      SmallVector<Value> packedIdx{panelIv};
+      llvm::append_range(packedIdx, idx.drop_back());
+      packedIdx.push_back(localColumn(idx.back()));
+      OpBuilder b(load);
+      load.getResult().replaceAllUsesWith(
+          b.create<memref::LoadOp>(load.getLoc(), arg, packedIdx));
+      load.erase();
+    }
+  }
+  SmallVector<Type> inputs(func.front().getArgumentTypes());
+  func.setType(FunctionType::get(func.getContext(), inputs, {}));
+}
+
 struct LinearizeKernelsPass
     : dlc::impl::LinearizeKernelsPassBase<LinearizeKernelsPass> {
   using LinearizeKernelsPassBase::LinearizeKernelsPassBase;
+  std::optional<KernelCalls> calls;
+  std::optional<SymbolTable> symbols;
+
   void runOnOperation() override {
-    for (auto func : getOperation().getOps<func::FuncOp>())
+    calls.emplace(getOperation());
+    symbols.emplace(getOperation());
+    for (auto func :
+         llvm::make_early_inc_range(getOperation().getOps<func::FuncOp>()))
       // CTA programs (dlc-tile-gemm-kernels) are already linearized.
       if (func->hasAttr(attrs::kKernel) && !func->hasAttr(attrs::kCtaThreads) &&
           failed(linearize(func)))
@@ -341,6 +477,12 @@ struct LinearizeKernelsPass
         lowerKernelToLoopNest(rewriter, func, rowWorkItems);
     if (failed(nest))
       return func.emitOpError("ops do not fuse into one parallel loop nest");
+    if (rowWorkItems && rowPanel > 0)
+      if (std::optional<int64_t> length = splittableRowLength(*nest))
+        if (int64_t panel = rowPanelFor(*length, rowPanel)) {
+          splitRowsIntoPanels(rewriter, *nest, panel);
+          packPanelOperands(func, *nest, panel, calls->of(func), *symbols);
+        }
     if (rowWorkItems)
       blockRows(rewriter, *nest, rowBlock);
     Block &body = func.getBody().front();

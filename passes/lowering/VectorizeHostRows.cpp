@@ -80,6 +80,19 @@ bool knownBeforeLoops(Value v, RowNest &nest) {
                       [&](Value o) { return knownBeforeLoops(o, nest); });
 }
 
+/// Whether `v` is the row's lane variable plus values known before the
+/// loops (a panel's first column, `dlc-linearize-kernels` `row-panel`).
+bool isColumn(Value v, RowNest &nest) {
+  if (v == nest.lane())
+    return true;
+  auto add = v.getDefiningOp<arith::AddIOp>();
+  if (!add || add->getBlock() != nest.row.getBody())
+    return false;
+  return (isColumn(add.getLhs(), nest) &&
+          knownBeforeLoops(add.getRhs(), nest)) ||
+         (isColumn(add.getRhs(), nest) && knownBeforeLoops(add.getLhs(), nest));
+}
+
 bool isScalar(Type t) { return t.isIntOrIndexOrFloat(); }
 
 /// Ops in a reduction loop's body besides the next loop: side-effect free
@@ -130,10 +143,12 @@ LogicalResult RowAnalysis::run(RowNest &nest) {
       return failure();
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
       // Only accumulators are stored: their load, at the same indices, the
-      // row's induction variable last and the rest the same throughout the
-      // reduction loops.
+      // row's column last (its induction variable, or a panel's first
+      // column plus it) and the rest the same throughout the reduction
+      // loops.
       ValueRange idx = store.getIndices();
-      if (idx.empty() || idx.back() != iv ||
+      if (idx.empty() || strideOf(idx.back()) != 1 ||
+          !isColumn(idx.back(), nest) ||
           !store.getMemRefType().getLayout().isIdentity() ||
           llvm::any_of(idx.drop_back(),
                        [&](Value v) { return !knownBeforeLoops(v, nest); }))
@@ -422,15 +437,19 @@ std::optional<DotForm> matchDot(RowNest &nest, const RowAnalysis &analysis,
   return form;
 }
 
-/// Emits one tile of `lanes` lanes starting at `start`.
+/// Emits tiles of `lanes` lanes starting at `starts`, which share their
+/// reduction loops (a register tile: each step's reads that do not vary
+/// along the row, a MatMul's A, serve them all).
 class TileEmitter {
 public:
   /// With `dot`, the accumulators sum byte quadruples (vpdpbusd) or
   /// pairs (pmaddwd on `pmaddwdBits`-bit vectors).
   TileEmitter(OpBuilder &b, RowNest &nest, const RowAnalysis &analysis,
-              int64_t lanes, Value start, DotForm *dot, int64_t pmaddwdBits = 0)
-      : b(b), nest(nest), analysis(analysis), lanes(lanes), start(start),
-        dot(dot), pmaddwdBits(pmaddwdBits) {
+              int64_t lanes, ValueRange starts, DotForm *dot,
+              int64_t pmaddwdBits = 0)
+      : b(b), nest(nest), analysis(analysis), lanes(lanes),
+        starts(starts.begin(), starts.end()), dot(dot),
+        pmaddwdBits(pmaddwdBits) {
     for (scf::ForOp loop : nest.loops)
       if (!dot || loop != dot->loop)
         order.push_back(loop);
@@ -445,7 +464,7 @@ private:
   RowNest &nest;
   const RowAnalysis &analysis;
   int64_t lanes;
-  Value start;
+  SmallVector<Value> starts;
   DotForm *dot;
   int64_t pmaddwdBits;
   /// The reduction loops as emitted, outermost first: the dot form's loop
@@ -464,8 +483,11 @@ private:
   void emitLevel(size_t level, ValueRange accs, SmallVectorImpl<Value> &out);
   void emitBody(ValueRange accs, SmallVectorImpl<Value> &out);
   void emitDotBody(Value iv, ValueRange accs, SmallVectorImpl<Value> &out);
-  /// Copy `copy`'s setup: its lane bases, copy variable and accumulators.
-  void beginCopy(int64_t copy, ValueRange accs);
+  /// The (tile, copy) pairs the body runs for: slot `s` is tile
+  /// `s / nest.copies`, copy `s % nest.copies`.
+  int64_t slots() const { return (int64_t)starts.size() * nest.copies; }
+  /// Slot `slot`'s setup: its lane bases, copy variable and accumulators.
+  void beginSlot(int64_t slot, ValueRange accs);
   void emitCopy(SmallVectorImpl<Value> &out, size_t first);
   /// `acc + sum_g x[g] * w[g]` on one vpdpbusd.
   Value emitDot(Location loc, Value acc, ArrayRef<Value> x, ArrayRef<Value> w,
@@ -519,24 +541,24 @@ Value TileEmitter::vectorFor(Location loc, Value v) {
   return b.create<vector::BroadcastOp>(loc, vectorOf(v.getType()), scalar(v));
 }
 
-void TileEmitter::beginCopy(int64_t copy, ValueRange accs) {
+void TileEmitter::beginSlot(int64_t slot, ValueRange accs) {
   size_t numAccs = nest.accumulators.size();
   vectors.clear();
   bases.clear();
-  bases[nest.lane()] = start;
+  bases[nest.lane()] = starts[slot / nest.copies];
   if (nest.copy)
-    scalars.map(nest.copy,
-                b.create<arith::ConstantIndexOp>(nest.row.getLoc(), copy));
+    scalars.map(nest.copy, b.create<arith::ConstantIndexOp>(
+                               nest.row.getLoc(), slot % nest.copies));
   for (auto [i, acc] : llvm::enumerate(nest.accumulators))
-    vectors[acc.load.getResult()] = accs[copy * numAccs + i];
+    vectors[acc.load.getResult()] = accs[slot * numAccs + i];
 }
 
 void TileEmitter::emitBody(ValueRange accs, SmallVectorImpl<Value> &out) {
   out.assign(accs.begin(), accs.end());
   size_t numAccs = nest.accumulators.size();
-  for (int64_t copy = 0; copy < nest.copies; ++copy) {
-    beginCopy(copy, accs);
-    emitCopy(out, copy * numAccs);
+  for (int64_t slot = 0; slot < slots(); ++slot) {
+    beginSlot(slot, accs);
+    emitCopy(out, slot * numAccs);
   }
 }
 
@@ -556,19 +578,19 @@ void TileEmitter::emitDotBody(Value iv, ValueRange accs,
       for (Operation &op : loop.getBody()->without_terminator())
         if (&op != nextLevel(level))
           b.clone(op, scalars);
-    for (int64_t copy = 0; copy < nest.copies; ++copy) {
-      beginCopy(copy, accs);
-      emitCopy(out, copy * numAccs);
+    for (int64_t slot = 0; slot < slots(); ++slot) {
+      beginSlot(slot, accs);
+      emitCopy(out, slot * numAccs);
       for (auto [i, term] : llvm::enumerate(dot->terms)) {
-        xs[copy * numAccs + i].push_back(vectors.lookup(term.x.getResult()));
-        ws[copy * numAccs + i].push_back(scalar(term.w.getResult()));
+        xs[slot * numAccs + i].push_back(vectors.lookup(term.x.getResult()));
+        ws[slot * numAccs + i].push_back(scalar(term.w.getResult()));
       }
     }
   }
   out.clear();
-  for (int64_t copy = 0; copy < nest.copies; ++copy)
+  for (int64_t slot = 0; slot < slots(); ++slot)
     for (auto [i, term] : llvm::enumerate(dot->terms)) {
-      size_t k = copy * numAccs + i;
+      size_t k = slot * numAccs + i;
       out.push_back(dot->steps == 4
                         ? emitDot(loc, accs[k], xs[k], ws[k], term)
                         : emitPairDot(loc, accs[k], xs[k], ws[k], term));
@@ -741,6 +763,16 @@ void TileEmitter::emitCopy(SmallVectorImpl<Value> &out, size_t first) {
       state.addOperands(vectorFor(loc, v));
     state.addTypes(vectorOf(result.getType()));
     state.addAttributes(op.getAttrs());
+    // A product and the sum it feeds may fuse into one FMA where the CPU
+    // has one (a GEMM's inner loop: twice the throughput and half the
+    // latency of a multiply then an add), as oneDNN and MLAS compute.
+    if (auto fmf = dyn_cast<arith::ArithFastMathInterface>(op);
+        fmf && isa<arith::MulFOp, arith::AddFOp, arith::SubFOp>(op))
+      state.attributes.set(
+          fmf.getFastMathAttrName(),
+          arith::FastMathFlagsAttr::get(b.getContext(),
+                                        fmf.getFastMathFlagsAttr().getValue() |
+                                            arith::FastMathFlags::contract));
     vectors[result] = b.create(state)->getResult(0);
   }
 }
@@ -783,15 +815,16 @@ void TileEmitter::emit() {
   SmallVector<Value> init;
   SmallVector<SmallVector<Value>> indices;
   SmallVector<Accumulator *> accs;
-  for (int64_t copy = 0; copy < nest.copies; ++copy) {
+  for (int64_t slot = 0; slot < slots(); ++slot) {
     IRMapping mapping;
     if (nest.copy)
-      mapping.map(nest.copy, b.create<arith::ConstantIndexOp>(loc, copy));
+      mapping.map(nest.copy,
+                  b.create<arith::ConstantIndexOp>(loc, slot % nest.copies));
+    mapping.map(nest.lane(), starts[slot / nest.copies]);
     for (Accumulator &acc : nest.accumulators) {
       SmallVector<Value> idx;
-      for (Value v : acc.load.getIndices().drop_back())
+      for (Value v : acc.load.getIndices())
         idx.push_back(beforeLoops(v, mapping));
-      idx.push_back(start);
       Type elt = acc.load.getMemRefType().getElementType();
       init.push_back(b.create<vector::LoadOp>(loc, vectorOf(elt),
                                               acc.load.getMemRef(), idx));
@@ -842,9 +875,9 @@ struct VectorizeHostRowsPass
     std::optional<DotForm> dot;
     if (vnni || pmaddwdBits > 0)
       dot = matchDot(*nest, analysis, vnni);
-    auto emitTile = [&](int64_t width, Value start) {
+    auto emitTiles = [&](int64_t width, ValueRange starts) {
       bool useDot = dot && (dot->steps == 2 || width <= 16);
-      TileEmitter(b, *nest, analysis, width, start, useDot ? &*dot : nullptr,
+      TileEmitter(b, *nest, analysis, width, starts, useDot ? &*dot : nullptr,
                   pmaddwdBits)
           .emit();
     };
@@ -852,13 +885,30 @@ struct VectorizeHostRowsPass
       return b.create<arith::ConstantIndexOp>(loc, offset);
     };
     int64_t full = nest->length / tile, rest = nest->length % tile;
-    if (full == 1) {
-      emitTile(tile, at(0));
+    // Full tiles share their reduction loops, as many as the accumulators
+    // allow (a divisor of their number).
+    int64_t group = 1;
+    int64_t perTile = nest->copies * (int64_t)nest->accumulators.size();
+    if (!dot)
+      for (int64_t g = full; g > 1 && group == 1; --g)
+        if (full % g == 0 && g * perTile <= accumulators)
+          group = g;
+    if (full == group) {
+      SmallVector<Value> starts;
+      for (int64_t t = 0; t < group; ++t)
+        starts.push_back(at(t * tile));
+      if (full > 0)
+        emitTiles(tile, starts);
     } else {
-      auto tiles = b.create<scf::ForOp>(loc, at(0), at(full * tile), at(tile));
+      auto tiles =
+          b.create<scf::ForOp>(loc, at(0), at(full * tile), at(group * tile));
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(tiles.getBody());
-      emitTile(tile, tiles.getInductionVar());
+      SmallVector<Value> starts{tiles.getInductionVar()};
+      for (int64_t t = 1; t < group; ++t)
+        starts.push_back(b.create<arith::AddIOp>(loc, tiles.getInductionVar(),
+                                                 at(t * tile)));
+      emitTiles(tile, starts);
     }
     // The rest: one tile, or halving pieces.
     SmallVector<int64_t> pieces;
@@ -869,7 +919,7 @@ struct VectorizeHostRowsPass
         pieces.push_back(piece);
     int64_t offset = full * tile;
     for (int64_t piece : pieces) {
-      emitTile(piece, at(offset));
+      emitTiles(piece, at(offset));
       offset += piece;
     }
     outer.erase();

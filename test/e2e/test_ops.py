@@ -504,6 +504,27 @@ def graph_cases(t):
         {"x": t.rand(2, 4, 8)},
         consts={"w1": t.rand(8, 16), "b1": t.rand(16), "w2": t.rand(16, 8),
                 "sqrt2": np.array(np.sqrt(2), F32), "one": np.array(1, F32), "half": np.array(0.5, F32)})
+    # Host rows of 768 and 3072 columns (BERT's FFN at a smaller K): split
+    # in panels (--host-row-panel), B packed panel by panel, the GELU and
+    # the residual add in the epilogues, LayerNormalization in a kernel of
+    # its own. 600 columns take panels of 40 (8 divides it, 16 does not).
+    t.add("ffn_panels_layernorm", [
+        helper.make_node("MatMul", ["x", "w1"], ["h"]),
+        helper.make_node("Add", ["h", "b1"], ["hb"]),
+        helper.make_node("Div", ["hb", "sqrt2"], ["hd"]),
+        helper.make_node("Erf", ["hd"], ["e"]),
+        helper.make_node("Add", ["e", "one"], ["e1"]),
+        helper.make_node("Mul", ["hb", "e1"], ["m"]),
+        helper.make_node("Mul", ["m", "half"], ["g"]),
+        helper.make_node("MatMul", ["g", "w2"], ["o"]),
+        helper.make_node("Add", ["o", "x"], ["r"]),
+        helper.make_node("LayerNormalization", ["r", "ln_g", "ln_b"], ["y"], axis=-1)],
+        {"x": t.rand(1, 24, 768)},
+        consts={"w1": t.rand(768, 3072, lo=-0.05, hi=0.05), "b1": t.rand(3072),
+                "w2": t.rand(3072, 768, lo=-0.05, hi=0.05),
+                "ln_g": t.rand(768), "ln_b": t.rand(768),
+                "sqrt2": np.array(np.sqrt(2), F32), "one": np.array(1, F32), "half": np.array(0.5, F32)})
+    t.op("matmul_panels_600", "MatMul", {"a": t.rand(2, 10, 64)}, {"b": t.rand(64, 600)})
     t.add("attention", [
         helper.make_node("MatMul", ["q", "kt"], ["s"]),
         helper.make_node("Mul", ["s", "scale"], ["ss"]),

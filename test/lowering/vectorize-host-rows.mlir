@@ -13,8 +13,8 @@
 // CHECK: %[[X:.*]] = vector.load %arg1[{{.*}}] : memref<1x4x26x26xf32>, vector<16xf32>
 // CHECK: %[[W:.*]] = memref.load %arg2
 // CHECK: %[[WB:.*]] = vector.broadcast %[[W]] : f32 to vector<16xf32>
-// CHECK: %[[P:.*]] = arith.mulf %[[X]], %[[WB]] : vector<16xf32>
-// CHECK: arith.addf %{{.*}}, %[[P]] : vector<16xf32>
+// CHECK: %[[P:.*]] = arith.mulf %[[X]], %[[WB]] fastmath<contract> : vector<16xf32>
+// CHECK: arith.addf %{{.*}}, %[[P]] fastmath<contract> : vector<16xf32>
 // CHECK: vector.store %[[R]], %arg0[%c0, %{{.*}}, %{{.*}}, %c0{{.*}}] : memref<1x4x24x24xf32>, vector<16xf32>
 // CHECK: vector.load %arg0{{.*}} vector<8xf32>
 // CHECK: vector.load %arg1{{.*}} vector<8xf32>

@@ -1,0 +1,137 @@
+// RUN: dlc-opt %s --split-input-file --dlc-linearize-kernels="row-work-items=1 row-block=2 row-panel=64" --canonicalize | FileCheck %s
+
+// A MatMul of 512 columns (longer than a register row) with a bias
+// epilogue: the columns are independent, so the rows split in 8 panels of
+// 64, the panel the outermost work-item dim (8 panels x 4 blocks of 2
+// rows); every row loop runs over the panel's 64 columns, at column
+// p * 64 + c. B, a constant global, is read from a copy laid out panel by
+// panel, B[k, n] -> B'[n / 64, k, n % 64], and the call passes it.
+// CHECK-LABEL: func.func private @matmul_bias(
+// CHECK-SAME: %{{.*}}: memref<8x4xf32>, %[[B:.*]]: memref<8x4x64xf32>,
+// CHECK-SAME: dlc.work_items = 32 : i64
+// CHECK: scf.parallel (%[[I:.*]]) =
+// CHECK: %[[P:.*]] = arith.divsi %[[I]], %c4
+// CHECK: scf.for %[[K:[a-z0-9_]+]] =
+// CHECK: scf.parallel (%{{.*}}, %[[C:[a-z0-9_]+]]) = (%{{.*}}, %{{.*}}) to (%c2{{.*}}, %c64{{.*}})
+// CHECK: %[[FIRST:.*]] = arith.muli %[[P]], %c64
+// CHECK: %[[N:.*]] = arith.addi %[[FIRST]], %[[C]]
+// CHECK: memref.load %[[B]][%[[P]], %[[K]], %[[C]]] : memref<8x4x64xf32>
+// CHECK: memref.store %{{.*}}, %arg3[%{{.*}}, %{{.*}}] : memref<8x512xf32>
+// CHECK-LABEL: func.func @main(
+// CHECK: %[[W:.*]] = memref.get_global @w_panels64 : memref<8x4x64xf32>
+// CHECK: call @matmul_bias(%{{.*}}, %[[W]],
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+#e = affine_map<(m, n) -> (m, n)>
+#v = affine_map<(m, n) -> (n)>
+memref.global "private" constant @w : memref<4x512xf32> = dense<1.0> {alignment = 64 : i64}
+func.func private @matmul_bias(%A: memref<8x4xf32>, %B: memref<4x512xf32>, %bias: memref<512xf32>, %C: memref<8x512xf32>, %Y: memref<8x512xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%C : memref<8x512xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%A, %B : memref<8x4xf32>, memref<4x512xf32>) outs(%C : memref<8x512xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#e, #v, #e],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%C, %bias : memref<8x512xf32>, memref<512xf32>) outs(%Y : memref<8x512xf32>) {
+  ^bb0(%x: f32, %b: f32, %o: f32):
+    %s = arith.addf %x, %b : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+func.func @main(%A: memref<8x4xf32>, %bias: memref<512xf32>, %Y: memref<8x512xf32>) {
+  %B = memref.get_global @w : memref<4x512xf32>
+  %C = memref.alloc() : memref<8x512xf32>
+  call @matmul_bias(%A, %B, %bias, %C, %Y) : (memref<8x4xf32>, memref<4x512xf32>, memref<512xf32>, memref<8x512xf32>, memref<8x512xf32>) -> ()
+  return
+}
+
+// -----
+
+// B is not a constant (an activation): the rows still split in panels, and
+// B is read in place.
+// CHECK-LABEL: func.func private @matmul_activation(
+// CHECK-SAME: %{{.*}}: memref<8x4xf32>, %[[B:.*]]: memref<4x512xf32>,
+// CHECK-SAME: dlc.work_items = 32 : i64
+// CHECK: memref.load %[[B]][%{{.*}}, %{{.*}}] : memref<4x512xf32>
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func private @matmul_activation(%A: memref<8x4xf32>, %B: memref<4x512xf32>, %C: memref<8x512xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%C : memref<8x512xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%A, %B : memref<8x4xf32>, memref<4x512xf32>) outs(%C : memref<8x512xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A row sum over the MatMul's output in the same work item reads its
+// columns across the row: the columns are not independent, the kernel
+// keeps one row a work item (and the long row is not blocked).
+// CHECK-LABEL: func.func private @matmul_rowsum(
+// CHECK-SAME: dlc.work_items = 8 : i64
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c512{{.*}})
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+#e = affine_map<(m, n) -> (m, n)>
+#r = affine_map<(m, n) -> (m)>
+func.func private @matmul_rowsum(%A: memref<8x4xf32>, %B: memref<4x512xf32>, %C: memref<8x512xf32>, %S: memref<8xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%C : memref<8x512xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%A, %B : memref<8x4xf32>, memref<4x512xf32>) outs(%C : memref<8x512xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%S : memref<8xf32>)
+  linalg.generic {indexing_maps = [#e, #r],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%C : memref<8x512xf32>) outs(%S : memref<8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %acc, %x : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A row of 128 columns fits registers already: no panels.
+// CHECK-LABEL: func.func private @matmul_short(
+// CHECK-SAME: dlc.work_items = 4 : i64
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%{{.*}}, %{{.*}}) to (%c2{{.*}}, %c128{{.*}})
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func private @matmul_short(%A: memref<8x4xf32>, %B: memref<4x128xf32>, %C: memref<8x128xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%C : memref<8x128xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%A, %B : memref<8x4xf32>, memref<4x128xf32>) outs(%C : memref<8x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}

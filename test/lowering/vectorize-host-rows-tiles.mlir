@@ -1,0 +1,51 @@
+// RUN: dlc-opt %s --split-input-file --dlc-vectorize-host-rows="lanes=16 accumulators=4" | FileCheck %s
+
+// A panel of 64 columns of a MatMul row (dlc-linearize-kernels row-panel:
+// column p * 64 + c) in 2 copies (row-block): 4 tiles of 16 lanes, 2
+// accumulators each. With 4 accumulators a pass, 2 tiles share each pass
+// of the K loop (a register tile of 2 rows x 32 columns; the A element a
+// step reads is the same for both tiles, one load after CSE), and the
+// accumulators are loaded and stored at the panel's columns.
+// CHECK-LABEL: func.func private @panel(
+// CHECK: scf.parallel (%[[I:.*]]) =
+// CHECK: %[[P:.*]] = arith.divsi %[[I]]
+// CHECK: scf.for %[[T:.*]] = %c0{{.*}} to %c64{{.*}} step %c32
+// CHECK: %[[T1:.*]] = arith.addi %[[T]], %c16
+// CHECK: %[[FIRST:.*]] = arith.muli %[[P]], %c64
+// CHECK: %[[N:.*]] = arith.addi %[[FIRST]], %[[T]]
+// CHECK: vector.load %arg2[%{{.*}}, %[[N]]] : memref<4x512xf32>, vector<16xf32>
+// CHECK: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK-COUNT-4: arith.mulf {{.*}} fastmath<contract> : vector<16xf32>
+// CHECK-NOT: arith.mulf
+// CHECK: scf.yield
+// CHECK-COUNT-4: vector.store
+// CHECK-NOT: vector.store
+func.func private @panel(%A: memref<4x8xf32>, %B: memref<8x512xf32>, %C: memref<4x512xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %r = arith.remsi %i, %c2 : index
+    %p = arith.divsi %i, %c2 : index
+    %m0 = arith.muli %r, %c2 : index
+    scf.for %k = %c0 to %c8 step %c1 {
+      scf.parallel (%u, %c) = (%c0, %c0) to (%c2, %c64) step (%c1, %c1) {
+        %m = arith.addi %m0, %u : index
+        %first = arith.muli %p, %c64 : index
+        %n = arith.addi %first, %c : index
+        %a = memref.load %A[%m, %k] : memref<4x8xf32>
+        %b = memref.load %B[%k, %n] : memref<8x512xf32>
+        %acc = memref.load %C[%m, %n] : memref<4x512xf32>
+        %prod = arith.mulf %a, %b : f32
+        %sum = arith.addf %acc, %prod : f32
+        memref.store %sum, %C[%m, %n] : memref<4x512xf32>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}
