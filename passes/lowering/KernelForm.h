@@ -122,9 +122,10 @@ void dropDeadBufferArguments(func::FuncOp func, ArrayRef<func::CallOp> calls);
 constexpr size_t kMaxKernelArgs = 128;
 
 /// Host rows longer than this keep the row form (dlc-vectorize-host-rows,
-/// `row-block`): a MatMul row of 768 or 3072 columns streams its B rows
-/// whole there, while 16-lane tiles each walk B's column panel a row
-/// apart (BERT on two cores: 1.24 s -> 1.95 s before this limit).
+/// `row-block`) unless they split into panels (splitRowsIntoPanels): 16-lane
+/// tiles of a 768-column MatMul row each walked B's column panel a row
+/// apart (BERT on two cores: 1.24 s -> 1.95 s before this limit); panels
+/// read a packed copy of B instead.
 constexpr int64_t kMaxRegisterRow = 256;
 
 /// Host: the length of the rows of a row-form work item (`nest`, from
