@@ -473,6 +473,16 @@ def shape_cases(t):
     t.op("cast_float_to_float", "Cast", {"x": xc}, attrs=dict(to=TensorProto.FLOAT))
 
 
+def erf_gelu(x, y, half="half"):
+    """GELU as exporters write it below opset 20: x * (erf(x / sqrt2) + 1) * 0.5
+    (constants `sqrt2`, `one` and `half`)."""
+    return [helper.make_node("Div", [x, "sqrt2"], [x + "_d"]),
+            helper.make_node("Erf", [x + "_d"], [x + "_e"]),
+            helper.make_node("Add", [x + "_e", "one"], [x + "_e1"]),
+            helper.make_node("Mul", [x, x + "_e1"], [x + "_m"]),
+            helper.make_node("Mul", [x + "_m", half], [y])]
+
+
 def graph_cases(t):
     """A few multi-op graphs, so fusion and memory planning see real patterns."""
     t.add("conv_bn_relu_pool", [
@@ -495,11 +505,7 @@ def graph_cases(t):
     t.add("mlp_gelu", [
         helper.make_node("MatMul", ["x", "w1"], ["h"]),
         helper.make_node("Add", ["h", "b1"], ["hb"]),
-        helper.make_node("Div", ["hb", "sqrt2"], ["hd"]),
-        helper.make_node("Erf", ["hd"], ["e"]),
-        helper.make_node("Add", ["e", "one"], ["e1"]),
-        helper.make_node("Mul", ["hb", "e1"], ["m"]),
-        helper.make_node("Mul", ["m", "half"], ["g"]),
+        *erf_gelu("hb", "g"),
         helper.make_node("MatMul", ["g", "w2"], ["y"])],
         {"x": t.rand(2, 4, 8)},
         consts={"w1": t.rand(8, 16), "b1": t.rand(16), "w2": t.rand(16, 8),
@@ -511,11 +517,7 @@ def graph_cases(t):
     t.add("ffn_panels_layernorm", [
         helper.make_node("MatMul", ["x", "w1"], ["h"]),
         helper.make_node("Add", ["h", "b1"], ["hb"]),
-        helper.make_node("Div", ["hb", "sqrt2"], ["hd"]),
-        helper.make_node("Erf", ["hd"], ["e"]),
-        helper.make_node("Add", ["e", "one"], ["e1"]),
-        helper.make_node("Mul", ["hb", "e1"], ["m"]),
-        helper.make_node("Mul", ["m", "half"], ["g"]),
+        *erf_gelu("hb", "g"),
         helper.make_node("MatMul", ["g", "w2"], ["o"]),
         helper.make_node("Add", ["o", "x"], ["r"]),
         helper.make_node("LayerNormalization", ["r", "ln_g", "ln_b"], ["y"], axis=-1)],
@@ -980,11 +982,7 @@ def tensor_core_cases(t):
     t.add("bert_ffn_erf_gelu_fp16", [
         helper.make_node("MatMul", ["x", "w1"], ["m1"]),
         helper.make_node("Add", ["m1", "b1"], ["h"]),
-        helper.make_node("Div", ["h", "sqrt2"], ["d"]),
-        helper.make_node("Erf", ["d"], ["e"]),
-        helper.make_node("Add", ["e", "one"], ["e1"]),
-        helper.make_node("Mul", ["h", "e1"], ["he"]),
-        helper.make_node("Mul", ["he", "half_"], ["g"]),
+        *erf_gelu("h", "g", half="half_"),
         helper.make_node("MatMul", ["g", "w2"], ["m2"]),
         helper.make_node("Add", ["m2", "x"], ["y"])],
         {"x": t.rand(2, 128, 192, lo=-1, hi=1)},
