@@ -23,8 +23,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "llvm/ADT/SetVector.h"
-
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -343,7 +341,8 @@ std::optional<Attribute> packableInit(memref::GlobalOp global) {
 /// a panel's reduction then walks consecutive memory (B's rows were 3 or
 /// 12 KB apart, a page a step) instead of a column strip.
 void packPanelOperands(func::FuncOp func, scf::ParallelOp nest, int64_t panel,
-                       SmallVector<func::CallOp> calls, SymbolTable &symbols) {
+                       SmallVector<func::CallOp> calls, SymbolTable &symbols,
+                       DenseMap<StringAttr, int64_t> &globalReads) {
   if (calls.empty())
     return;
   Value panelIv = nest.getInductionVars().front();
@@ -400,16 +399,16 @@ void packPanelOperands(func::FuncOp func, scf::ParallelOp nest, int64_t panel,
           init = dense.reshape(tensorType);
         } else {
           ArrayRef<char> src = dense ? dense.getRawData() : *resourceData(init);
-          std::vector<char> dst(src.size());
+          AsmResourceBlob blob =
+              HeapAsmResourceBlob::allocate(src.size(), /*align=*/64);
+          MutableArrayRef<char> dst = blob.getMutableData();
           for (int64_t o = 0; o < outer; ++o)
-            for (int64_t n = 0; n < columns; ++n)
-              std::memcpy(
-                  &dst[(((n / panel) * outer + o) * panel + n % panel) * bytes],
-                  &src[(o * columns + n) * bytes], bytes);
-          init = DenseResourceElementsAttr::get(
-              tensorType, name,
-              HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(dst),
-                                                            64));
+            for (int64_t p = 0; p < columns / panel; ++p)
+              std::memcpy(&dst[(p * outer + o) * panel * bytes],
+                          &src[(o * columns + p * panel) * bytes],
+                          panel * bytes);
+          init =
+              DenseResourceElementsAttr::get(tensorType, name, std::move(blob));
         }
         OpBuilder b(global);
         b.setInsertionPointAfter(global);
@@ -423,14 +422,13 @@ void packPanelOperands(func::FuncOp func, scf::ParallelOp nest, int64_t panel,
                                                  packed.getSymName());
       Operation *get = call.getOperand(arg.getArgNumber()).getDefiningOp();
       call->setOperand(arg.getArgNumber(), view);
-      if (get->use_empty())
+      if (get->use_empty()) {
         get->erase();
+        // The original goes when nothing else reads it.
+        if (--globalReads[global.getSymNameAttr()] == 0)
+          symbols.erase(global);
+      }
     }
-    // The originals go when nothing else reads them.
-    for (memref::GlobalOp global :
-         llvm::SetVector<memref::GlobalOp>(globals.begin(), globals.end()))
-      if (SymbolTable::symbolKnownUseEmpty(global, global->getParentOp()))
-        symbols.erase(global);
     arg.setType(packedType);
     for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
       auto load = cast<memref::LoadOp>(user);
@@ -453,10 +451,18 @@ struct LinearizeKernelsPass
   using LinearizeKernelsPassBase::LinearizeKernelsPassBase;
   std::optional<KernelCalls> calls;
   std::optional<SymbolTable> symbols;
+  /// The memref.get_global ops of each global (packPanelOperands drops a
+  /// global when its last one goes).
+  DenseMap<StringAttr, int64_t> globalReads;
 
   void runOnOperation() override {
     calls.emplace(getOperation());
     symbols.emplace(getOperation());
+    globalReads.clear();
+    for (func::FuncOp model : modelFunctions(getOperation()))
+      model.walk([&](memref::GetGlobalOp get) {
+        ++globalReads[get.getNameAttr().getAttr()];
+      });
     for (auto func :
          llvm::make_early_inc_range(getOperation().getOps<func::FuncOp>()))
       // CTA programs (dlc-tile-gemm-kernels) are already linearized.
@@ -481,7 +487,8 @@ struct LinearizeKernelsPass
       if (std::optional<int64_t> length = splittableRowLength(*nest))
         if (int64_t panel = rowPanelFor(*length, rowPanel)) {
           splitRowsIntoPanels(rewriter, *nest, panel);
-          packPanelOperands(func, *nest, panel, calls->of(func), *symbols);
+          packPanelOperands(func, *nest, panel, calls->of(func), *symbols,
+                            globalReads);
         }
     if (rowWorkItems)
       blockRows(rewriter, *nest, rowBlock);
