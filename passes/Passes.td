@@ -133,7 +133,10 @@ def ExpandMathPass : Pass<"dlc-expand-math", "ModuleOp"> {
     Before: `%r = math.rsqrt %x : f32`
     After:  `%s = math.sqrt %x : f32` and `%r = arith.divf %one, %s : f32`
   }];
-  let dependentDialects = ["::mlir::math::MathDialect", "::mlir::arith::ArithDialect"];
+  // The erf approximation broadcasts its constants on vector operands.
+  let dependentDialects = ["::mlir::math::MathDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def ExpandIntegerDivisionPass : Pass<"dlc-expand-integer-division"> {

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -42,9 +43,27 @@ struct ExpandMathPass : dlc::impl::ExpandMathPassBase<ExpandMathPass> {
     // elements a layer) ran scalar, 2.4 ms of a 4.5 ms kernel. MLIR's
     // rational approximation is plain arithmetic that LLVM vectorizes.
     populatePolynomialApproximateErfPattern(patterns);
-    patterns.add<ContractFma>(&getContext());
+    // The fmas dlc writes itself must stay fused (QuantizeLinear's exact
+    // division refines its quotient with them): only the approximations'
+    // own become contractable.
+    // (Marked, not remembered by address: the rewrites free and allocate
+    // ops.)
+    constexpr StringLiteral kExact = "dlc.exact_fma";
+    getOperation()->walk([&](math::FmaOp op) {
+      op->setAttr(kExact, UnitAttr::get(op.getContext()));
+    });
     if (failed(
             applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    SmallVector<Operation *> approximations;
+    getOperation()->walk([&](math::FmaOp op) {
+      if (!op->removeAttr(kExact))
+        approximations.push_back(op);
+    });
+    RewritePatternSet contract(&getContext());
+    contract.add<ContractFma>(&getContext());
+    if (!approximations.empty() &&
+        failed(applyOpPatternsAndFold(approximations, std::move(contract))))
       signalPassFailure();
   }
 };
