@@ -796,6 +796,19 @@ int run(MLIRContext &context) {
   options.prefetchEpilogueInputs = prefetchEpilogueInputs;
   options.tmaIm2col = tmaIm2col;
   options.vectorizeLaneChains = vectorizeLaneChains;
+  // The host rows' sizes: 0 picks (or turns off), the rest in range.
+  for (auto [flag, value, lo, hi] :
+       {std::make_tuple("--host-row-lanes", hostRowLanes.getValue(), 1, 256),
+        std::make_tuple("--host-row-block", hostRowBlock.getValue(), 1, 64),
+        std::make_tuple("--host-row-panel", hostRowPanel.getValue(), 8, 256),
+        std::make_tuple("--host-row-accumulators",
+                        hostRowAccumulators.getValue(), 1, 32)}) {
+    if (value != 0 && (value < lo || value > hi)) {
+      llvm::errs() << "dlc: error: " << flag << " must be 0 or " << lo << " to "
+                   << hi << ", got " << value << "\n";
+      return 1;
+    }
+  }
   options.hostRowLanes = hostRowLanes;
   options.hostRowBlock = hostRowBlock;
   options.hostRowPanel = hostRowPanel;
