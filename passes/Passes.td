@@ -1022,7 +1022,7 @@ def VectorizeHostRowsPass : Pass<"dlc-vectorize-host-rows", "ModuleOp"> {
     a register tile, whose reads that do not vary along the row (a
     MatMul's A, a conv's weight) serve every tile of the pass. With
     AVX-512's 32 registers, 3 tiles of 8 rows (24 FMAs for 3 loads and 8
-    broadcasts a step) ran BERT's MatMuls 1.6-2.5x faster than a tile a
+    broadcasts a step) ran BERT's MatMuls 1.4-1.5x faster than a tile a
     pass. Products and sums on vectors carry `fastmath<contract>`, so LLVM
     fuses them into FMAs where the CPU has them (they were a multiply and
     an add, twice the K loop's instructions), as oneDNN and MLAS compute.
