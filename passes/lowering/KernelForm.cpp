@@ -540,7 +540,7 @@ mlir::dlc::lowerKernelToLoopNest(RewriterBase &rewriter, func::FuncOp func,
     return failure();
   // Attention lowers to its own work item loop nest (one query row each).
   for (AttentionKernelOp op : attentions)
-    if (failed(lowerAttentionToLoops(rewriter, op)))
+    if (failed(lowerAttentionToLoops(rewriter, op, rowWorkItems)))
       return failure();
   for (linalg::LinalgOp op : ops) {
     bool rows = false;

@@ -54,8 +54,14 @@ FailureOr<scf::ParallelOp> lowerKernelToLoopNest(RewriterBase &rewriter,
 /// (running max m and sum l, an accumulator row rescaled by exp(m_old -
 /// m_new)) in private memory (memref.alloca), so the scores are never
 /// stored; it writes its output row once at the end.
+///
+/// With `dotProducts` (the host), a block's scores are dot products over
+/// the head dim when K is stored with the head dim innermost (q . k reads
+/// both rows contiguously; the sum may reassociate, so LLVM vectorizes
+/// it); otherwise the score row is updated one head element at a time.
 FailureOr<scf::ParallelOp> lowerAttentionToLoops(RewriterBase &rewriter,
-                                                 AttentionKernelOp op);
+                                                 AttentionKernelOp op,
+                                                 bool dotProducts = false);
 
 /// Moves the statically shaped memref.alloca ops of a mapped kernel (a work
 /// item's private scratch) to the entry block, so that they are allocated
