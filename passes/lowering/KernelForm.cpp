@@ -729,22 +729,22 @@ std::optional<SmallVector<RowLoop>> splittableRows(scf::ParallelOp nest) {
     return std::nullopt;
   return rows;
 }
-} // namespace
 
-std::optional<int64_t> mlir::dlc::splittableRowLength(scf::ParallelOp nest) {
+/// splittableRows when they are longer than kMaxRegisterRow and some row
+/// reduces (sits inside a loop of its top-level op).
+std::optional<SmallVector<RowLoop>> longReducedRows(scf::ParallelOp nest) {
   std::optional<SmallVector<RowLoop>> rows = splittableRows(nest);
-  if (!rows || rows->front().length <= dlc::kMaxRegisterRow)
+  if (!rows || rows->front().length <= dlc::kMaxRegisterRow ||
+      llvm::none_of(*rows, [&](const RowLoop &row) {
+        return row.loop->getParentOp() != nest.getOperation();
+      }))
     return std::nullopt;
-  // Some row reduces: it sits inside a loop of its top-level op.
-  bool reduces = llvm::any_of(*rows, [&](const RowLoop &row) {
-    return row.loop->getParentOp() != nest.getOperation();
-  });
-  if (!reduces)
-    return std::nullopt;
-  return rows->front().length;
+  return rows;
 }
 
-int64_t mlir::dlc::rowPanelFor(int64_t length, int64_t maxPanel) {
+/// The largest multiple of 16 (of 8 failing that) that divides `length`
+/// and is at most `maxPanel`; 0 when none does.
+int64_t rowPanelFor(int64_t length, int64_t maxPanel) {
   for (int64_t multiple : {16, 8})
     for (int64_t panel = std::min(maxPanel, length) / multiple * multiple;
          panel >= multiple; panel -= multiple)
@@ -752,12 +752,22 @@ int64_t mlir::dlc::rowPanelFor(int64_t length, int64_t maxPanel) {
         return panel;
   return 0;
 }
+} // namespace
 
-void mlir::dlc::splitRowsIntoPanels(RewriterBase &rewriter,
-                                    scf::ParallelOp &nest, int64_t panel) {
-  std::optional<SmallVector<RowLoop>> rows = splittableRows(nest);
-  if (!rows || panel <= 0 || rows->front().length % panel != 0)
-    return;
+std::optional<int64_t> mlir::dlc::splittableRowLength(scf::ParallelOp nest) {
+  std::optional<SmallVector<RowLoop>> rows = longReducedRows(nest);
+  if (!rows)
+    return std::nullopt;
+  return rows->front().length;
+}
+
+int64_t mlir::dlc::splitRowsIntoPanels(RewriterBase &rewriter,
+                                       scf::ParallelOp &nest,
+                                       int64_t maxPanel) {
+  std::optional<SmallVector<RowLoop>> rows = longReducedRows(nest);
+  int64_t panel = rows ? rowPanelFor(rows->front().length, maxPanel) : 0;
+  if (panel == 0)
+    return 0;
   Location loc = nest.getLoc();
   rewriter.setInsertionPoint(nest);
   auto constant = [&](int64_t v) -> Value {
@@ -796,4 +806,5 @@ void mlir::dlc::splitRowsIntoPanels(RewriterBase &rewriter,
   }
   rewriter.eraseOp(nest);
   nest = split;
+  return panel;
 }

@@ -145,19 +145,16 @@ constexpr int64_t kMaxRegisterRow = 256;
 /// columns (a LayerNormalization's statistics are). Nothing otherwise.
 std::optional<int64_t> splittableRowLength(scf::ParallelOp nest);
 
-/// Splits the rows of `nest` (splittableRowLength) into panels of `panel`
-/// columns, which must divide their length: a new outermost parallel dim
-/// takes the panel, and every row loop runs over [0, panel) with its
-/// column `panel * p + c`. Consecutive work items then take the same
-/// panel of B (a MatMul's weights) over consecutive rows, while it is in
-/// cache; a row is short enough for registers (`dlc-vectorize-host-rows`).
-void splitRowsIntoPanels(RewriterBase &rewriter, scf::ParallelOp &nest,
-                         int64_t panel);
-
-/// The panel splitRowsIntoPanels takes for rows of `length`: the largest
-/// multiple of 16 (of 8 failing that) that divides `length` and is at most
-/// `maxPanel`; 0 when none does.
-int64_t rowPanelFor(int64_t length, int64_t maxPanel);
+/// Splits the rows of `nest` into panels when splittableRowLength holds:
+/// the largest multiple of 16 (of 8 failing that) dividing their length
+/// and at most `maxPanel` columns. A new outermost parallel dim takes the
+/// panel, and every row loop runs over [0, panel) with its column
+/// `panel * p + c`. Consecutive work items then take the same panel of B
+/// (a MatMul's weights) over consecutive rows, while it is in cache; a row
+/// is short enough for registers (`dlc-vectorize-host-rows`). Returns the
+/// panel; 0 (and `nest` unchanged) when the rows do not split.
+int64_t splitRowsIntoPanels(RewriterBase &rewriter, scf::ParallelOp &nest,
+                            int64_t maxPanel);
 
 /// The module's model functions: the defined functions that are not
 /// kernels (they call the kernels).

@@ -484,12 +484,9 @@ struct LinearizeKernelsPass
     if (failed(nest))
       return func.emitOpError("ops do not fuse into one parallel loop nest");
     if (rowWorkItems && rowPanel > 0)
-      if (std::optional<int64_t> length = splittableRowLength(*nest))
-        if (int64_t panel = rowPanelFor(*length, rowPanel)) {
-          splitRowsIntoPanels(rewriter, *nest, panel);
-          packPanelOperands(func, *nest, panel, calls->of(func), *symbols,
-                            globalReads);
-        }
+      if (int64_t panel = splitRowsIntoPanels(rewriter, *nest, rowPanel))
+        packPanelOperands(func, *nest, panel, calls->of(func), *symbols,
+                          globalReads);
     if (rowWorkItems)
       blockRows(rewriter, *nest, rowBlock);
     Block &body = func.getBody().front();

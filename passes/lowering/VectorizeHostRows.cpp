@@ -147,8 +147,7 @@ LogicalResult RowAnalysis::run(RowNest &nest) {
       // column plus it) and the rest the same throughout the reduction
       // loops.
       ValueRange idx = store.getIndices();
-      if (idx.empty() || strideOf(idx.back()) != 1 ||
-          !isColumn(idx.back(), nest) ||
+      if (idx.empty() || !isColumn(idx.back(), nest) ||
           !store.getMemRefType().getLayout().isIdentity() ||
           llvm::any_of(idx.drop_back(),
                        [&](Value v) { return !knownBeforeLoops(v, nest); }))
