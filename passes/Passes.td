@@ -664,6 +664,62 @@ def DistributeReductionsPass : Pass<"dlc-distribute-reductions", "ModuleOp"> {
     "::mlir::affine::AffineDialect", "::mlir::math::MathDialect"];
 }
 
+def CollapseRowPlanesPass : Pass<"dlc-collapse-row-planes", "ModuleOp"> {
+  let summary = "Host kernels: a plane's height and width as one row";
+  let description = [{
+    A host kernel's work item is a row of its innermost parallel dim
+    (`dlc-linearize-kernels` `row-work-items`), which
+    `dlc-vectorize-host-rows` cuts in 16-lane tiles: a convolution's output
+    width. resnet50's later layers are 14 and 7 wide, so a row there is one
+    tile with 2 or 9 of its 16 lanes idle, and a work item's reduction (the
+    input channels) runs once for 14 or 7 outputs of each of its output
+    channels.
+
+    Where every structured op of a kernel that reduces indexes its two
+    innermost parallel dims (height, width) as two consecutive dims of
+    each buffer that has them, over the whole extent -- a 1x1 stride-1
+    convolution, its bias, residual and activation -- the two dims merge
+    into one over collapsed views of those buffers (identity layouts, so the
+    view is the same memory), and the reduction dims of extent 1 (a 1x1
+    window's) go. The row is then the plane: 49 or 196 outputs, 3 or 12
+    full tiles that share each pass over the input channels. Planes longer
+    than `max-row` are left alone (0: off), and so are kernels whose other
+    parallel dims span fewer than `min-rows` rows (output channels): the
+    plane's rows were the work items' parallelism.
+
+    Before (a 1x1 conv over a 7x7 plane):
+    ```mlir
+    linalg.generic {indexing_maps = [
+        affine_map<(n, k, y, x, c, i, j) -> (n, c, y + i, x + j)>,
+        affine_map<(n, k, y, x, c, i, j) -> (k, c, i, j)>,
+        affine_map<(n, k, y, x, c, i, j) -> (n, k, y, x)>], ...}
+      ins(%x, %w : memref<1x64x7x7xf32>, memref<64x64x1x1xf32>)
+      outs(%acc : memref<1x64x7x7xf32>)
+    ```
+    After:
+    ```mlir
+    %xv = memref.collapse_shape %x [[0], [1], [2, 3]]
+        : memref<1x64x7x7xf32> into memref<1x64x49xf32>
+    %accv = memref.collapse_shape %acc [[0], [1], [2, 3]] ...
+    linalg.generic {indexing_maps = [
+        affine_map<(n, k, p, c) -> (n, c, p)>,
+        affine_map<(n, k, p, c) -> (k, c, 0, 0)>,
+        affine_map<(n, k, p, c) -> (n, k, p)>], ...}
+      ins(%xv, %w : memref<1x64x49xf32>, memref<64x64x1x1xf32>)
+      outs(%accv : memref<1x64x49xf32>)
+    ```
+  }];
+  let options = [
+    Option<"maxRow", "max-row", "int64_t", /*default=*/"256",
+           "Longest merged row (elements); 0 leaves every kernel alone">,
+    Option<"minRows", "min-rows", "int64_t", /*default=*/"64",
+           "Fewest rows the other parallel dims must span (8 work items "
+           "of 8 rows)">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def LinearizeKernelsPass : Pass<"dlc-linearize-kernels", "ModuleOp"> {
   let summary = "Turn each kernel into one 1-D parallel loop over work items";
   let description = [{

@@ -27,6 +27,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -172,6 +173,9 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   if (cudaForm && options.mergeLaunches)
     pm.addPass(dlc::createMergeLaunchesPass(
         {/*sinkBarrier=*/options.target == Target::Cuda}));
+  // Host rows over whole planes where a kernel reads them contiguously.
+  if (!cudaForm && options.hostRowLanes > 0)
+    pm.addPass(dlc::createCollapseRowPlanesPass({options.hostRowPlane}));
   pm.addPass(dlc::createLinearizeKernelsPass(
       {!cudaForm,
        cudaForm || options.hostRowLanes == 0 ? 0 : hostRowBlock(options),
@@ -289,6 +293,8 @@ void dlc::buildCudaKernelPipeline(OpPassManager &pm,
 
 void dlc::buildHostKernelPipeline(OpPassManager &pm, const CompileOptions &) {
   pm.addPass(dlc::createMapKernelsToHostPass());
+  // Views in kernels (dlc-collapse-row-planes) as plain strided memrefs.
+  pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   // Work item ids are non-negative (the clamped range above): unsigned
   // index divisions, which LLVM folds and vectorizes.

@@ -149,6 +149,11 @@ struct CompileOptions {
   /// `row-panel`); such MatMuls then stay out of kernels that reduce over
   /// the row (dlc-fuse-kernels `panel-rows`). 0: off.
   int64_t hostRowPanel = 64;
+  /// Host: a kernel whose ops all read and write its (height, width) plane
+  /// contiguously (a 1x1 stride-1 convolution and its epilogue) takes the
+  /// plane as one row when it has at most this many elements
+  /// (dlc-collapse-row-planes `max-row`). 0: off.
+  int64_t hostRowPlane = 256;
   /// Host: a row's full tiles share their reduction loops while their
   /// vector accumulators number at most this many (dlc-vectorize-host-rows
   /// `accumulators`). 0: 24 with AVX-512 (of its 32 registers), else 1 (a

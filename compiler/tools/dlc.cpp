@@ -237,6 +237,13 @@ cl::opt<int64_t> hostRowPanel(
              "that reduce over the row (dlc-linearize-kernels row-panel; "
              "0: off)"),
     cl::init(64), cl::cat(category));
+cl::opt<int64_t> hostRowPlane(
+    "host-row-plane",
+    cl::desc("Host: kernels that read and write their (height, width) plane "
+             "contiguously (a 1x1 stride-1 convolution and its epilogue) "
+             "take planes of at most this many elements as one row "
+             "(dlc-collapse-row-planes max-row; 0: off)"),
+    cl::init(256), cl::cat(category));
 cl::opt<int64_t> hostRowAccumulators(
     "host-row-accumulators",
     cl::desc("Host: a row's 16-lane tiles share their reduction loops while "
@@ -801,6 +808,8 @@ int run(MLIRContext &context) {
        {std::make_tuple("--host-row-lanes", hostRowLanes.getValue(), 1, 256),
         std::make_tuple("--host-row-block", hostRowBlock.getValue(), 1, 64),
         std::make_tuple("--host-row-panel", hostRowPanel.getValue(), 8, 256),
+        std::make_tuple("--host-row-plane", hostRowPlane.getValue(), 2,
+                        1 << 20),
         std::make_tuple("--host-row-accumulators",
                         hostRowAccumulators.getValue(), 1, 32)}) {
     if (value != 0 && (value < lo || value > hi)) {
@@ -812,6 +821,7 @@ int run(MLIRContext &context) {
   options.hostRowLanes = hostRowLanes;
   options.hostRowBlock = hostRowBlock;
   options.hostRowPanel = hostRowPanel;
+  options.hostRowPlane = hostRowPlane;
   options.hostRowAccumulators = hostRowAccumulators;
   options.foldConvPadding = foldConvPadding;
   options.mergeLaunches = mergeLaunches;

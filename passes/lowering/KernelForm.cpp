@@ -489,7 +489,7 @@ FailureOr<linalg::LinalgOp> rowMajorLoopOrder(RewriterBase &rewriter,
   int64_t rows = 1;
   for (unsigned d : ArrayRef<unsigned>(parallel).drop_back())
     rows *= ranges[d];
-  if (rows < 8)
+  if (rows < dlc::kMinHostRows)
     return op;
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
   if (!generic) {
@@ -582,14 +582,17 @@ mlir::dlc::lowerKernelToLoopNest(RewriterBase &rewriter, func::FuncOp func,
       return failure();
     return wrapInSingleWorkItem(rewriter, func);
   }
-  // Only constants may sit between the loop nests.
+  // Only constants and views of the arguments (dlc-collapse-row-planes)
+  // may sit between the loop nests.
   SmallVector<scf::ParallelOp> loops;
   for (Operation &op : body.without_terminator()) {
     if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
       loops.push_back(loop);
       continue;
     }
-    if (!op.hasTrait<OpTrait::ConstantLike>())
+    if (!op.hasTrait<OpTrait::ConstantLike>() &&
+        !(isa<memref::CollapseShapeOp>(op) &&
+          isa<BlockArgument>(op.getOperand(0))))
       return failure();
   }
   if (loops.size() == 1)

@@ -127,6 +127,10 @@ void dropDeadBufferArguments(func::FuncOp func, ArrayRef<func::CallOp> calls);
 /// 4 KiB, and kernels stay far below it with pointers.
 constexpr size_t kMaxKernelArgs = 128;
 
+/// Host: an op whose parallel dims but the innermost span fewer rows than
+/// this keeps one element a work item (rows would starve the threads).
+constexpr int64_t kMinHostRows = 8;
+
 /// Host rows longer than this keep the row form (dlc-vectorize-host-rows,
 /// `row-block`) unless they split into panels (splitRowsIntoPanels): 16-lane
 /// tiles of a 768-column MatMul row each walked B's column panel a row

@@ -255,6 +255,15 @@ def conv_cases(t):
     t.op("conv2d_depthwise_stride2_mult2", "Conv", {"x": t.rand(1, 4, 8, 8)},
          {"w": t.rand(8, 1, 3, 3)}, attrs=dict(group=4, pads=[1, 1, 1, 1], strides=[2, 2]))
     t.op("conv2d_1x1", "Conv", {"x": t.rand(1, 16, 5, 5)}, {"w": t.rand(8, 16, 1, 1), "b": t.rand(8)})
+    # Host: a 1x1 conv and its epilogue over a 7x7 (14x14) plane take the
+    # plane as one row of 49 (196) outputs (dlc-collapse-row-planes).
+    for hw in (7, 14):
+        t.add(f"conv1x1_plane_residual_{hw}", [
+            helper.make_node("Conv", ["x", "w", "b"], ["c"]),
+            helper.make_node("Add", ["c", "r"], ["a"]),
+            helper.make_node("Relu", ["a"], ["y"])],
+            {"x": t.rand(1, 48, hw, hw), "r": t.rand(1, 64, hw, hw)},
+            consts={"w": t.rand(64, 48, 1, 1), "b": t.rand(64)})
     t.op("conv2d_same_upper", "Conv", {"x": t.rand(1, 2, 7, 6)}, {"w": t.rand(3, 2, 3, 3)},
          attrs=dict(auto_pad="SAME_UPPER", strides=[2, 2]))
     t.op("conv2d_weight_input", "Conv", {"x": t.rand(1, 3, 6, 6), "w": t.rand(2, 3, 3, 3)})
