@@ -1,4 +1,5 @@
 // RUN: dlc-opt %s --split-input-file --dlc-vectorize-host-rows=lanes=16 | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlc-vectorize-host-rows="lanes=16 any-length-tiles=1" | FileCheck %s --check-prefix=MASKED
 
 // A 3x3 conv row of 24 outputs (a tile of 16 lanes and one of 8): the
 // accumulator row is loaded once a tile into a vector iter_arg of the
@@ -66,6 +67,12 @@ func.func private @conv_row(%acc: memref<1x4x24x24xf32>, %in: memref<1x4x26x26xf
 // CHECK: scf.yield %{{.*}}, %{{.*}} : vector<8xf32>, vector<8xf32>
 // CHECK: vector.store
 // CHECK: vector.store
+// With AVX-512 (any-length-tiles) the span is 16 elements under a mask of
+// its 15, whole registers one permute picks from.
+// MASKED-LABEL: func.func private @blocked_strided(
+// MASKED: %[[MASK:.*]] = arith.constant dense<[true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, false]> : vector<16xi1>
+// MASKED: %[[SPAN:.*]] = vector.maskedload %arg1[{{.*}}], %[[MASK]], %{{.*}} : memref<3x8x17xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// MASKED: vector.shuffle %[[SPAN]], %[[SPAN]] [0, 2, 4, 6, 8, 10, 12, 14]
 func.func private @blocked_strided(%acc: memref<4x8x8xf32>, %in: memref<3x8x17xf32>, %w: memref<4x3xf32>) attributes {dlc.kernel, dlc.distinct_args} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
