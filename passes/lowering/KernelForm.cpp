@@ -508,6 +508,25 @@ FailureOr<linalg::LinalgOp> rowMajorLoopOrder(RewriterBase &rewriter,
   return cast<linalg::LinalgOp>(interchanged->getOperation());
 }
 
+/// Host: an op of parallel dims only that computes from its indices (a
+/// padded copy: the read clamped to the input, the pad selected outside),
+/// whose innermost dim is long enough and whose other dims span enough
+/// rows. As one element a work item, LLVM could not vectorize it (the
+/// linearized index's divisions by the padded width); as rows, each work
+/// item runs the innermost dim as a loop.
+bool isIndexedCopy(linalg::LinalgOp op) {
+  if (!op.hasIndexSemantics() || op.getNumReductionLoops() != 0 ||
+      op.getNumLoops() < 2)
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic) || ranges.back() < 4)
+    return false;
+  int64_t rows = 1;
+  for (int64_t r : ArrayRef<int64_t>(ranges).drop_back())
+    rows *= r;
+  return rows >= dlc::kMinHostRows;
+}
+
 /// Turns `loop` (a parallel loop nested in a work item) into scf.for loops.
 void sequentialize(RewriterBase &rewriter, scf::ParallelOp loop) {
   rewriter.setInsertionPoint(loop);
@@ -549,7 +568,7 @@ mlir::dlc::lowerKernelToLoopNest(RewriterBase &rewriter, func::FuncOp func,
       FailureOr<linalg::LinalgOp> reordered = rowMajorLoopOrder(rewriter, op);
       if (failed(reordered))
         return failure();
-      rows = *reordered != op;
+      rows = *reordered != op || isIndexedCopy(*reordered);
       op = *reordered;
     }
     rewriter.setInsertionPoint(op);
