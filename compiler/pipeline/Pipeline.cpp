@@ -188,6 +188,9 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   // Accumulators only one kernel uses stay in registers (after CSE, which
   // makes their accesses' indices the same values).
   pm.addPass(dlc::createPrivatizeAccumulatorsPass());
+  // Element-form host sums in vector partial sums (LLVM's vectorizer).
+  if (!cudaForm && options.hostRowLanes > 0)
+    pm.addPass(dlc::createReassociateHostSumsPass());
   // A host row's accumulators in vector registers through its reductions.
   // (Index maps as arith first: it follows lanes through adds and
   // multiplies.)
