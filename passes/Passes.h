@@ -28,7 +28,8 @@ void populateDlcToLinalgPatterns(RewritePatternSet &patterns,
                                  bool f32WeightsNK = false,
                                  bool halfWeightsNK = false,
                                  bool padConvChannels = false,
-                                 bool padConvInput = false);
+                                 bool padConvInput = false,
+                                 int64_t convPlaneRows = 0);
 
 /// Patterns lowering the quantization ops (quantize_linear,
 /// dequantize_linear, conv_integer, matmul_integer, requantize) to linalg on

@@ -86,7 +86,13 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
            "larger than 1 as [O, KH, KW, C], a tap's input channels in "
            "consecutive bytes; an s8 input times s8 weights with the zero "
            "point split out reads x + 128 as u8 (x xor 0x80), the init "
-           "subtracting 128 * sum(w) more: u8 x s8 products">
+           "subtracting 128 * sum(w) more: u8 x s8 products">,
+    Option<"convPlaneRows", "conv-plane-rows", "int64_t", /*default=*/"0",
+           "Host: a stride-1 2-D float conv of one group whose output rows "
+           "are shorter than a 16-lane tile is computed on its (padded) "
+           "input's width, the plane one row of at most this many "
+           "positions whose window reads are contiguous; a second op keeps "
+           "the valid columns (0: off)">
   ];
 }
 

@@ -102,7 +102,10 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
       {tensorCores, tensorCores && options.allowTf32,
        tensorCores && hasWgmma(options.arch), tensorCores, cudaForm,
        /*padConvInput=*/!cudaForm,
-       /*vnniConvs=*/!cudaForm && options.hostVnni}));
+       /*vnniConvs=*/!cudaForm && options.hostVnni,
+       /*convPlaneRows=*/!cudaForm && options.hostRowLanes > 0
+           ? options.hostRowPlane
+           : 0}));
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)
     pm.addPass(dlc::createFuseElementwisePass());

@@ -877,13 +877,93 @@ LogicalResult lowerChannelsLastConv(ConvOp op, PatternRewriter &rewriter,
   return success();
 }
 
+/// Host: a stride-1 2-D conv of one group over `input` (padded already, or
+/// with every window inside it) whose output rows are shorter than a
+/// 16-lane tile, computed at every position q = y * Wp + x of the input's
+/// width Wp up to the last output: its window reads input[c, q + i * Wp +
+/// j] of the input's collapsed plane, contiguous along q, so the plane is
+/// one row (7x7 outputs: 61 positions, 49 of them kept, where rows of 7
+/// left 9 of a tile's 16 lanes idle). A second op keeps the valid
+/// columns. Null when the conv does not qualify or the row would be longer
+/// than `maxRow`.
+Value convOnInputWidth(PatternRewriter &rewriter, Location loc, Value input,
+                       Value weight, Value bias, const Window &win,
+                       RankedTensorType outType, int64_t maxRow) {
+  auto inType = tensorType(input);
+  auto wType = tensorType(weight);
+  if (maxRow <= 0 || win.spatial() != 2 || !inType.hasStaticShape() ||
+      !wType.hasStaticShape() || !outType.hasStaticShape() ||
+      llvm::any_of(win.strides, [](int64_t s) { return s != 1; }) ||
+      llvm::any_of(win.dilations, [](int64_t d) { return d != 1; }))
+    return {};
+  int64_t n = outType.getDimSize(0), k = outType.getDimSize(1);
+  int64_t oh = outType.getDimSize(2), ow = outType.getDimSize(3);
+  int64_t c = inType.getDimSize(1), wp = inType.getDimSize(3);
+  int64_t plane = (oh - 1) * wp + ow;
+  // (A 1x1 window's plane is its input's: dlc-collapse-row-planes. Fewer
+  // than its min-rows' 64 rows of output channels, and the plane's rows
+  // were the work items' parallelism.)
+  if (ow >= 16 || oh < 2 || plane > maxRow || wType.getDimSize(1) != c ||
+      wType.getDimSize(2) * wType.getDimSize(3) == 1 || n * k < 64)
+    return {};
+  MLIRContext *ctx = rewriter.getContext();
+  Type elt = outType.getElementType();
+  Value flat = rewriter.create<tensor::CollapseShapeOp>(
+      loc, input, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  auto accType = RankedTensorType::get({n, k, plane}, elt);
+  Value init = convAccumulatorInit(rewriter, loc, bias, accType);
+  AffineExpr dn = getAffineDimExpr(0, ctx), dk = getAffineDimExpr(1, ctx),
+             dq = getAffineDimExpr(2, ctx), dc = getAffineDimExpr(3, ctx),
+             di = getAffineDimExpr(4, ctx), dj = getAffineDimExpr(5, ctx);
+  SmallVector<AffineMap> maps{
+      AffineMap::get(6, 0, {dn, dc, dq + di * wp + dj}, ctx),
+      AffineMap::get(6, 0, {dk, dc, di, dj}, ctx),
+      AffineMap::get(6, 0, {dn, dk, dq}, ctx)};
+  SmallVector<IteratorType> iterators(3, IteratorType::parallel);
+  iterators.append(3, IteratorType::reduction);
+  Value acc = rewriter
+                  .create<linalg::GenericOp>(
+                      loc, TypeRange{accType}, ValueRange{flat, weight},
+                      ValueRange{init}, maps, iterators,
+                      [&](OpBuilder &b, Location l, ValueRange a) {
+                        Value x = castScalar(b, l, a[0], elt);
+                        Value w = castScalar(b, l, a[1], elt);
+                        Value sum = b.create<arith::AddFOp>(
+                            l, a[2], b.create<arith::MulFOp>(l, x, w));
+                        b.create<linalg::YieldOp>(l, sum);
+                      })
+                  .getResult(0);
+  // The valid columns: output (y, x) is position y * Wp + x.
+  AffineExpr y = getAffineDimExpr(2, ctx), x = getAffineDimExpr(3, ctx);
+  return rewriter
+      .create<linalg::GenericOp>(
+          loc, TypeRange{outType}, ValueRange{acc},
+          ValueRange{
+              rewriter.create<tensor::EmptyOp>(loc, outType.getShape(), elt)},
+          ArrayRef<AffineMap>{
+              AffineMap::get(4, 0,
+                             {getAffineDimExpr(0, ctx),
+                              getAffineDimExpr(1, ctx), y * wp + x},
+                             ctx),
+              AffineMap::getMultiDimIdentityMap(4, ctx)},
+          SmallVector<IteratorType>(4, IteratorType::parallel),
+          [&](OpBuilder &b, Location l, ValueRange a) {
+            b.create<linalg::YieldOp>(l, a[0]);
+          })
+      .getResult(0);
+}
+
 struct ConvLowering : OpRewritePattern<ConvOp> {
-  ConvLowering(MLIRContext *ctx, bool padChannels, bool padInput)
-      : OpRewritePattern(ctx), padChannels(padChannels), padInput(padInput) {}
+  ConvLowering(MLIRContext *ctx, bool padChannels, bool padInput,
+               int64_t planeRows)
+      : OpRewritePattern(ctx), padChannels(padChannels), padInput(padInput),
+        planeRows(planeRows) {}
   /// Channels-last 16-bit convs: input channels padded to a multiple of 8.
   bool padChannels;
   /// NC[D]HW convs whose windows leave the input read a padded copy.
   bool padInput;
+  /// Host: convOnInputWidth's longest row (0: off).
+  int64_t planeRows;
   LogicalResult matchAndRewrite(ConvOp op,
                                 PatternRewriter &rewriter) const override {
     if (op.getChannelsLast())
@@ -918,6 +998,13 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
       win = paddedWin;
       padded = false;
     }
+    if (!padded && groups == 1)
+      if (Value out = convOnInputWidth(rewriter, loc, input, op.getWeight(),
+                                       op.getBias(), win, outType, planeRows)) {
+        rewriter.replaceOp(op,
+                           roundAccumulator(rewriter, loc, out, resultType));
+        return success();
+      }
     ConvIndexing conv{win, outPerGroup, inPerGroup, ctx};
     SmallVector<Value> inputs{op.getWeight()};
     SmallVector<AffineMap> maps{conv.weightMap()};
@@ -2733,7 +2820,7 @@ struct ConvertDlcToLinalgPass
     target.addLegalOp<AttentionKernelOp>();
     RewritePatternSet patterns(&getContext());
     populateDlcToLinalgPatterns(patterns, f32WeightsNK, halfWeightsNK,
-                                padConvChannels, padConvInput);
+                                padConvChannels, padConvInput, convPlaneRows);
     populateDlcQuantToLinalgPatterns(patterns, int8WeightsNK, padConvChannels,
                                      reciprocalQuantize, padConvInput,
                                      vnniConvs);
@@ -2745,11 +2832,9 @@ struct ConvertDlcToLinalgPass
 };
 } // namespace
 
-void mlir::dlc::populateDlcToLinalgPatterns(RewritePatternSet &patterns,
-                                            bool f32WeightsNK,
-                                            bool halfWeightsNK,
-                                            bool padConvChannels,
-                                            bool padConvInput) {
+void mlir::dlc::populateDlcToLinalgPatterns(
+    RewritePatternSet &patterns, bool f32WeightsNK, bool halfWeightsNK,
+    bool padConvChannels, bool padConvInput, int64_t convPlaneRows) {
   MLIRContext *ctx = patterns.getContext();
   patterns
       .add<BinaryLowering<AddOp>, BinaryLowering<SubOp>, BinaryLowering<MulOp>,
@@ -2793,5 +2878,5 @@ void mlir::dlc::populateDlcToLinalgPatterns(RewritePatternSet &patterns,
                OneHotLowering, EinsumLowering, TopKLowering, ResizeLowering,
                ConvTransposeLowering, AttentionLowering>(ctx);
   patterns.add<MatMulLowering>(ctx, f32WeightsNK, halfWeightsNK);
-  patterns.add<ConvLowering>(ctx, padConvChannels, padConvInput);
+  patterns.add<ConvLowering>(ctx, padConvChannels, padConvInput, convPlaneRows);
 }

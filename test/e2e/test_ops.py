@@ -264,6 +264,15 @@ def conv_cases(t):
             helper.make_node("Relu", ["a"], ["y"])],
             {"x": t.rand(1, 48, hw, hw), "r": t.rand(1, 64, hw, hw)},
             consts={"w": t.rand(64, 48, 1, 1), "b": t.rand(64)})
+    # Host: a 3x3 conv whose output rows are shorter than a tile runs at
+    # every position of its padded input's plane, the valid columns kept
+    # afterwards (convOnInputWidth); unpadded, on the input's own width.
+    for hw, pads in ((7, 1), (13, 1), (9, 0)):
+        t.add(f"conv3x3_input_width_{hw}_pad{pads}", [
+            helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[pads] * 4),
+            helper.make_node("Relu", ["c"], ["y"])],
+            {"x": t.rand(1, 24, hw, hw)},
+            consts={"w": t.rand(64, 24, 3, 3), "b": t.rand(64)})
     t.op("conv2d_same_upper", "Conv", {"x": t.rand(1, 2, 7, 6)}, {"w": t.rand(3, 2, 3, 3)},
          attrs=dict(auto_pad="SAME_UPPER", strides=[2, 2]))
     t.op("conv2d_weight_input", "Conv", {"x": t.rand(1, 3, 6, 6), "w": t.rand(2, 3, 3, 3)})

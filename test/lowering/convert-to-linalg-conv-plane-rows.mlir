@@ -1,0 +1,63 @@
+// RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="pad-conv-input=true conv-plane-rows=256" | FileCheck %s
+
+// A 3x3 stride-1 conv over a 7x7 plane (rows of 7, shorter than a 16-lane
+// tile): after the padded copy (9x9), the conv runs at every position
+// q = y * 9 + x up to the last output, 6 * 9 + 7 = 61, reading the padded
+// plane at q + i * 9 + j (contiguous along q); a second op keeps the
+// valid columns, output (y, x) at position y * 9 + x.
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d2 + d4 * 9 + d5)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d3, d4, d5)>
+// CHECK-DAG: #[[ACC:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2)>
+// CHECK-DAG: #[[KEEP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 9 + d3)>
+// CHECK-LABEL: func @small_plane
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x9x9xf32>)
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[P]] {{\[\[}}0], [1], [2, 3]] : tensor<1x4x9x9xf32> into tensor<1x4x81xf32>
+// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[IN]], #[[W]], #[[ACC]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[FLAT]], %arg1 : tensor<1x4x81xf32>, tensor<64x4x3x3xf32>) outs(%{{.*}} : tensor<1x64x61xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[KEEP]], {{.*}}]{{.*}} ins(%[[SUM]] : tensor<1x64x61xf32>) outs(%{{.*}} : tensor<1x64x7x7xf32>)
+func.func @small_plane(%x: tensor<1x4x7x7xf32>, %w: tensor<64x4x3x3xf32>) -> tensor<1x64x7x7xf32> {
+  %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x7x7xf32>, tensor<64x4x3x3xf32>) -> tensor<1x64x7x7xf32>
+  return %0 : tensor<1x64x7x7xf32>
+}
+
+// -----
+
+// Rows of 16 or more already fill their tiles; stride 2 would read every
+// second position; a 1x1 window's plane is its input's
+// (dlc-collapse-row-planes); a depthwise conv keeps its bounded reads; 8
+// output channels are too few rows for the work items: none of them
+// changes form.
+// CHECK-LABEL: func @wide_rows
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: return
+// CHECK-LABEL: func @strided
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: return
+// CHECK-LABEL: func @pointwise
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: return
+// CHECK-LABEL: func @depthwise
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: return
+// CHECK-LABEL: func @few_channels
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: return
+func.func @wide_rows(%x: tensor<1x4x16x16xf32>, %w: tensor<64x4x3x3xf32>) -> tensor<1x64x16x16xf32> {
+  %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x16x16xf32>, tensor<64x4x3x3xf32>) -> tensor<1x64x16x16xf32>
+  return %0 : tensor<1x64x16x16xf32>
+}
+func.func @strided(%x: tensor<1x4x14x14xf32>, %w: tensor<64x4x3x3xf32>) -> tensor<1x64x7x7xf32> {
+  %0 = dlc.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x14x14xf32>, tensor<64x4x3x3xf32>) -> tensor<1x64x7x7xf32>
+  return %0 : tensor<1x64x7x7xf32>
+}
+func.func @pointwise(%x: tensor<1x4x7x7xf32>, %w: tensor<64x4x1x1xf32>) -> tensor<1x64x7x7xf32> {
+  %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x7x7xf32>, tensor<64x4x1x1xf32>) -> tensor<1x64x7x7xf32>
+  return %0 : tensor<1x64x7x7xf32>
+}
+func.func @depthwise(%x: tensor<1x4x7x7xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x7x7xf32> {
+  %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 4 : i64} : (tensor<1x4x7x7xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x7x7xf32>
+  return %0 : tensor<1x4x7x7xf32>
+}
+func.func @few_channels(%x: tensor<1x4x7x7xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x7x7xf32> {
+  %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x7x7xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x7x7xf32>
+  return %0 : tensor<1x8x7x7xf32>
+}
