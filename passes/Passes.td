@@ -79,7 +79,9 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
            "padded copy "
            "(zero, or the input zero point) through a pure affine map, "
            "instead of a bounds-checked element under each window: the "
-           "host's row vectorizer then loads the window rows as vectors">,
+           "host's row vectorizer then loads the window rows as vectors; "
+           "strided float 1x1 convs read a copy of the positions they read, "
+           "at stride 1">,
     Option<"vnniConvs", "vnni-convs", "bool", /*default=*/"false",
            "NC[D]HW integer convs of one group are laid out for AVX512-VNNI "
            "(dlc-vectorize-host-rows `vnni`): constant weights of a window "

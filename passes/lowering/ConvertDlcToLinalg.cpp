@@ -998,6 +998,17 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
       win = paddedWin;
       padded = false;
     }
+    // A strided 1x1 conv reads a copy of the positions it reads: stride 1
+    // then, and its plane contiguous (resnet50's downsampling convs ran
+    // their 7- and 14-wide rows on stride-2 reads).
+    Window subsampledWin;
+    SmallVector<int64_t> subsampledShape;
+    if (padInput && !padded && groups == 1)
+      if (Value copy = subsampleSpatial(rewriter, loc, input, win,
+                                        subsampledWin, subsampledShape)) {
+        input = copy;
+        win = subsampledWin;
+      }
     if (!padded && groups == 1)
       if (Value out = convOnInputWidth(rewriter, loc, input, op.getWeight(),
                                        op.getBias(), win, outType, planeRows)) {

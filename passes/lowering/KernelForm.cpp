@@ -508,15 +508,37 @@ FailureOr<linalg::LinalgOp> rowMajorLoopOrder(RewriterBase &rewriter,
   return cast<linalg::LinalgOp>(interchanged->getOperation());
 }
 
+/// Whether some result of `map` steps through dim `d` more than one
+/// element at a time (`d * s`, s > 1).
+bool readsStrided(AffineMap map, unsigned d) {
+  bool strided = false;
+  for (AffineExpr result : map.getResults())
+    result.walk([&](AffineExpr e) {
+      auto mul = dyn_cast<AffineBinaryOpExpr>(e);
+      if (!mul || mul.getKind() != AffineExprKind::Mul)
+        return;
+      auto dim = dyn_cast<AffineDimExpr>(mul.getLHS());
+      auto scale = dyn_cast<AffineConstantExpr>(mul.getRHS());
+      strided |= dim && scale && dim.getPosition() == d && scale.getValue() > 1;
+    });
+  return strided;
+}
+
 /// Host: an op of parallel dims only that computes from its indices (a
-/// padded copy: the read clamped to the input, the pad selected outside),
-/// whose innermost dim is long enough and whose other dims span enough
-/// rows. As one element a work item, LLVM could not vectorize it (the
-/// linearized index's divisions by the padded width); as rows, each work
-/// item runs the innermost dim as a loop.
+/// padded copy: the read clamped to the input, the pad selected outside)
+/// or reads along its innermost dim strided (a subsampled copy), whose
+/// innermost dim is long enough and whose other dims span enough rows. As
+/// one element a work item, LLVM could not vectorize it (the linearized
+/// index's divisions by the padded width); as rows, each work item runs
+/// the innermost dim as a loop.
 bool isIndexedCopy(linalg::LinalgOp op) {
-  if (!op.hasIndexSemantics() || op.getNumReductionLoops() != 0 ||
-      op.getNumLoops() < 2)
+  if (op.getNumReductionLoops() != 0 || op.getNumLoops() < 2)
+    return false;
+  unsigned innermost = op.getNumLoops() - 1;
+  if (!op.hasIndexSemantics() &&
+      llvm::none_of(op.getIndexingMapsArray(), [&](AffineMap map) {
+        return readsStrided(map, innermost);
+      }))
     return false;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic) || ranges.back() < 4)

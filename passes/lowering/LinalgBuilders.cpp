@@ -280,6 +280,46 @@ Value mlir::dlc::padSpatial(OpBuilder &b, Location loc, Value input,
   return generic.getResult(0);
 }
 
+Value mlir::dlc::subsampleSpatial(OpBuilder &b, Location loc, Value input,
+                                  const Window &win, Window &subsampledWin,
+                                  SmallVectorImpl<int64_t> &storage) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank(), k = win.spatial();
+  if (!type.hasStaticShape() || win.padded() ||
+      llvm::any_of(win.kernel, [](int64_t r) { return r != 1; }) ||
+      llvm::all_of(win.strides, [](int64_t s) { return s == 1; }))
+    return {};
+  MLIRContext *ctx = b.getContext();
+  // storage: the copy's shape, then k unit strides.
+  storage.assign(type.getShape().begin(), type.getShape().end());
+  SmallVector<AffineExpr> reads;
+  for (int64_t d = 0; d < rank; ++d)
+    reads.push_back(getAffineDimExpr(d, ctx));
+  for (int64_t i = 0; i < k; ++i) {
+    int64_t d = win.firstSpatial + i;
+    storage[d] = win.outShape[d];
+    reads[d] = reads[d] * win.strides[i];
+  }
+  storage.append(k, 1);
+  ArrayRef<int64_t> shape = ArrayRef<int64_t>(storage).take_front(rank);
+  Value init = b.create<tensor::EmptyOp>(loc, shape, type.getElementType());
+  Value copy =
+      b.create<linalg::GenericOp>(
+           loc, TypeRange{init.getType()}, ValueRange{input}, ValueRange{init},
+           ArrayRef<AffineMap>{AffineMap::get(rank, 0, reads, ctx),
+                               AffineMap::getMultiDimIdentityMap(rank, ctx)},
+           SmallVector<utils::IteratorType>(rank,
+                                            utils::IteratorType::parallel),
+           [](OpBuilder &nb, Location l, ValueRange a) {
+             nb.create<linalg::YieldOp>(l, a[0]);
+           })
+          .getResult(0);
+  subsampledWin = win;
+  subsampledWin.inShape = shape;
+  subsampledWin.strides = ArrayRef<int64_t>(storage).drop_front(rank);
+  return copy;
+}
+
 std::optional<SpaceToDepthConv>
 mlir::dlc::spaceToDepthConv(OpBuilder &b, Location loc, Value input,
                             Value weight, ArrayRef<int64_t> outShape,

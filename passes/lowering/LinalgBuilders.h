@@ -167,6 +167,16 @@ Value padSpatial(OpBuilder &b, Location loc, Value input, const Window &win,
                  Value padValue, Window &paddedWin,
                  SmallVectorImpl<int64_t> &storage);
 
+/// Host: `input` [N, C, S_1..S_k] of a 1x1 conv with strides (`win`, no
+/// pads) as the positions its windows read, `[.., o * s, ..]`, one
+/// linalg.generic: the conv then reads it at stride 1, its plane
+/// contiguous (dlc-collapse-row-planes). `subsampledWin` gets the window on
+/// the copy (stride 1; its shapes and strides point into `storage`).
+/// Null when `win` is not such a conv's.
+Value subsampleSpatial(OpBuilder &b, Location loc, Value input,
+                       const Window &win, Window &subsampledWin,
+                       SmallVectorImpl<int64_t> &storage);
+
 /// A stride-2 channels-last conv of few input channels (a stem: 3 RGB
 /// channels padded to 8 would make K = KH * KW * 8) rewritten as the same
 /// conv at stride 1 on a space-to-depth copy of its input: every 2x2 block

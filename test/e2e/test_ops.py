@@ -264,6 +264,10 @@ def conv_cases(t):
             helper.make_node("Relu", ["a"], ["y"])],
             {"x": t.rand(1, 48, hw, hw), "r": t.rand(1, 64, hw, hw)},
             consts={"w": t.rand(64, 48, 1, 1), "b": t.rand(64)})
+    # Host: a strided 1x1 conv reads a subsampled copy at stride 1 (odd
+    # input: the last row and column are never read).
+    t.op("conv1x1_stride2_subsampled", "Conv", {"x": t.rand(1, 32, 15, 15)},
+         {"w": t.rand(64, 32, 1, 1), "b": t.rand(64)}, attrs=dict(strides=[2, 2]))
     # Host: a 3x3 conv whose output rows are shorter than a tile runs at
     # every position of its padded input's plane, the valid columns kept
     # afterwards (convOnInputWidth); unpadded, on the input's own width.

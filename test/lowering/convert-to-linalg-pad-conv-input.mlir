@@ -44,3 +44,20 @@ func.func @integer(%x: tensor<1x2x4x4xui8>, %w: tensor<3x2x3x3xi8>, %xzp: tensor
   %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x2x4x4xui8>, tensor<3x2x3x3xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x3x4x4xi32>
   return %0 : tensor<1x3x4x4xi32>
 }
+
+// -----
+
+// A strided 1x1 conv reads a copy of the positions its windows read
+// (every second row and column), then runs at stride 1 over it.
+// CHECK-DAG: #[[EVERY2:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 2, d3 * 2)>
+// CHECK-DAG: #[[STRIDE1:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
+// CHECK-LABEL: func @strided_pointwise
+// CHECK: %[[S:.*]] = linalg.generic {indexing_maps = [#[[EVERY2]], {{.*}}]{{.*}} ins(%arg0 : tensor<1x4x8x8xf32>) outs(%{{.*}} : tensor<1x4x4x4xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[STRIDE1]], {{.*}} ins(%[[S]], %arg1 : tensor<1x4x4x4xf32>, tensor<6x4x1x1xf32>)
+// OFF-LABEL: func @strided_pointwise
+// OFF-NOT: tensor<1x4x4x4xf32>
+// OFF: return
+func.func @strided_pointwise(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x1x1xf32>) -> tensor<1x6x4x4xf32> {
+  %0 = dlc.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x8x8xf32>, tensor<6x4x1x1xf32>) -> tensor<1x6x4x4xf32>
+  return %0 : tensor<1x6x4x4xf32>
+}

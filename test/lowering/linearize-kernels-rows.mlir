@@ -116,3 +116,35 @@ func.func private @elementwise(%in: memref<4x8x10xf32>, %out: memref<4x8x10xf32>
   }
   return
 }
+
+// -----
+
+// A subsampled copy (every second row and column: a strided 1x1 conv's
+// input) reads along its innermost dim strided: rows, as a padded copy.
+// A read of the plane's valid columns (y * 9 + x: contiguous along x)
+// keeps one element a work item.
+// CHECK-LABEL: func.func private @subsampled_copy(
+// CHECK-SAME: dlc.work_items = 16 : i64
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step
+// CHECK-LABEL: func.func private @plane_columns(
+// CHECK-SAME: dlc.work_items = 196 : i64
+// CHECK-NOT: scf.for
+#every2 = affine_map<(c, y, x) -> (c, y * 2, x * 2)>
+#o = affine_map<(c, y, x) -> (c, y, x)>
+func.func private @subsampled_copy(%in: memref<4x8x8xf32>, %out: memref<4x4x4xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  linalg.generic {indexing_maps = [#every2, #o], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%in : memref<4x8x8xf32>) outs(%out : memref<4x4x4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  }
+  return
+}
+#cols = affine_map<(c, y, x) -> (c, y * 9 + x)>
+func.func private @plane_columns(%in: memref<4x61xf32>, %out: memref<4x7x7xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  linalg.generic {indexing_maps = [#cols, #o], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%in : memref<4x61xf32>) outs(%out : memref<4x7x7xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  }
+  return
+}
