@@ -267,6 +267,128 @@ std::optional<RowNest> matchRow(scf::ParallelOp row) {
   return nest;
 }
 
+/// The fill of a row's accumulator that the work item runs just before the
+/// row's reduction nest: for each of the row's copies and every column of
+/// the row, one store of a value the column does not change (a conv's
+/// bias). The tiles then start from that value in registers instead of
+/// loading what the fill stored, and the fill goes: two of the five memory
+/// accesses an output of a short-K conv (mobilenet_v2's 16-channel expand
+/// convs were memory-bound on them).
+struct RowFill {
+  /// The fill's outermost loop (the copies' loop, or the columns').
+  scf::ForOp root;
+  Value copyIv, columnIv;
+  memref::StoreOp store;
+};
+
+/// Whether `a` (of the fill) and `b` (of the row body) compute the same
+/// index, the fill's copy and column variables standing for the row's.
+bool sameIndex(Value a, Value b, RowFill &fill, RowNest &nest) {
+  if (a == fill.copyIv)
+    return b == nest.copy;
+  if (a == fill.columnIv)
+    return b == nest.lane();
+  if (a == b)
+    return !fill.root->isAncestor(a.getParentRegion()->getParentOp());
+  auto ra = dyn_cast<OpResult>(a), rb = dyn_cast<OpResult>(b);
+  if (!ra || !rb || ra.getResultNumber() != rb.getResultNumber())
+    return false;
+  Operation *da = ra.getOwner(), *db = rb.getOwner();
+  if (da->getName() != db->getName() ||
+      da->getAttrDictionary() != db->getAttrDictionary() ||
+      da->getNumOperands() != db->getNumOperands() || !isMemoryEffectFree(da) ||
+      da->getNumRegions() != 0)
+    return false;
+  return llvm::all_of(
+      llvm::zip(da->getOperands(), db->getOperands()), [&](auto pair) {
+        return sameIndex(std::get<0>(pair), std::get<1>(pair), fill, nest);
+      });
+}
+
+/// Whether the fill's stored value `v` is computed before the columns'
+/// loop would need it per column: from the copy variable, values outside
+/// the fill, side-effect-free ops and loads of buffers other than `acc`.
+bool uniformAlongRow(Value v, RowFill &fill, Value accRoot) {
+  if (v == fill.columnIv)
+    return false;
+  if (v == fill.copyIv)
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (!def || !fill.root->isAncestor(def))
+    return !fill.root->isAncestor(v.getParentRegion()->getParentOp());
+  if (auto load = dyn_cast<memref::LoadOp>(def)) {
+    if (dlc::rootBuffer(load.getMemRef()) == accRoot)
+      return false;
+  } else if (!isMemoryEffectFree(def) || def->getNumRegions() != 0) {
+    return false;
+  }
+  return llvm::all_of(def->getOperands(), [&](Value o) {
+    return uniformAlongRow(o, fill, accRoot);
+  });
+}
+
+/// The constant-bounds loop `op` is, from 0 by 1 to `extent`, without
+/// iter_args; null otherwise.
+scf::ForOp countedLoop(Operation *op, int64_t extent) {
+  auto loop = dyn_cast_or_null<scf::ForOp>(op);
+  if (!loop || loop.getNumRegionIterArgs() != 0)
+    return nullptr;
+  auto lb = getConstantIntValue(loop.getLowerBound());
+  auto ub = getConstantIntValue(loop.getUpperBound());
+  auto step = getConstantIntValue(loop.getStep());
+  if (!lb || !ub || !step || *lb != 0 || *ub != extent || *step != 1)
+    return nullptr;
+  return loop;
+}
+
+/// The fill of `acc` just before the row's reduction nest (constants
+/// between them aside), when it writes exactly the accumulator's elements
+/// of the work item: every copy, every column, nothing else.
+std::optional<RowFill> matchFill(RowNest &nest, Accumulator &acc) {
+  Operation *prev = nest.loops.front()->getPrevNode();
+  while (prev && prev->hasTrait<OpTrait::ConstantLike>())
+    prev = prev->getPrevNode();
+  RowFill fill;
+  scf::ForOp columns;
+  if (nest.copy) {
+    scf::ForOp copies = countedLoop(prev, nest.copies);
+    if (!copies)
+      return std::nullopt;
+    fill.copyIv = copies.getInductionVar();
+    for (Operation &op : copies.getBody()->without_terminator()) {
+      if (isa<scf::ForOp>(op) && !columns)
+        columns = countedLoop(&op, nest.length);
+      else if (!isMemoryEffectFree(&op) || op.getNumRegions() != 0)
+        return std::nullopt;
+    }
+    fill.root = copies;
+  } else {
+    columns = countedLoop(prev, nest.length);
+    fill.root = columns;
+  }
+  if (!columns)
+    return std::nullopt;
+  fill.columnIv = columns.getInductionVar();
+  for (Operation &op : columns.getBody()->without_terminator()) {
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      if (fill.store)
+        return std::nullopt;
+      fill.store = store;
+    } else if (!isa<memref::LoadOp>(op) &&
+               (!isMemoryEffectFree(&op) || op.getNumRegions() != 0)) {
+      return std::nullopt;
+    }
+  }
+  if (!fill.store || fill.store.getMemRef() != acc.load.getMemRef() ||
+      !uniformAlongRow(fill.store.getValueToStore(), fill,
+                       dlc::rootBuffer(acc.load.getMemRef())))
+    return std::nullopt;
+  for (auto [a, b] : llvm::zip(fill.store.getIndices(), acc.load.getIndices()))
+    if (!sameIndex(a, b, fill, nest))
+      return std::nullopt;
+  return fill;
+}
+
 /// One accumulator of a byte dot product: `acc + ext(x) * ext(w)`, `x` a
 /// lane-varying i8 read and `w` a uniform one.
 struct DotTerm {
@@ -446,10 +568,11 @@ public:
   /// (AVX-512), strided reads load whole registers under a mask.
   TileEmitter(OpBuilder &b, RowNest &nest, const RowAnalysis &analysis,
               int64_t lanes, ValueRange starts, DotForm *dot,
-              int64_t pmaddwdBits, bool maskedSpans)
+              int64_t pmaddwdBits, bool maskedSpans,
+              const DenseMap<Operation *, RowFill> &fills)
       : b(b), nest(nest), analysis(analysis), lanes(lanes),
         starts(starts.begin(), starts.end()), dot(dot),
-        pmaddwdBits(pmaddwdBits), maskedSpans(maskedSpans) {
+        pmaddwdBits(pmaddwdBits), maskedSpans(maskedSpans), fills(fills) {
     for (scf::ForOp loop : nest.loops)
       if (!dot || loop != dot->loop)
         order.push_back(loop);
@@ -468,6 +591,9 @@ private:
   DotForm *dot;
   int64_t pmaddwdBits;
   bool maskedSpans;
+  /// The accumulators (by their load) whose tiles start from a fill's
+  /// value.
+  const DenseMap<Operation *, RowFill> &fills;
   /// The reduction loops as emitted, outermost first: the dot form's loop
   /// innermost.
   SmallVector<scf::ForOp> order;
@@ -510,7 +636,21 @@ private:
   }
   /// `v` (known before the loops) for copy `copy`, cloned where `b` is.
   Value beforeLoops(Value v, IRMapping &mapping);
+  /// `v`, a value of `fill`'s columns loop uniform along the row, cloned
+  /// here (its copy variable as `mapping` says).
+  Value fromFill(Value v, const RowFill &fill, IRMapping &mapping);
 };
+
+Value TileEmitter::fromFill(Value v, const RowFill &fill, IRMapping &mapping) {
+  if (Value mapped = mapping.lookupOrNull(v))
+    return mapped;
+  Operation *def = v.getDefiningOp();
+  if (!def || !fill.root->isAncestor(def))
+    return v;
+  for (Value o : def->getOperands())
+    fromFill(o, fill, mapping);
+  return b.clone(*def, mapping)->getResult(cast<OpResult>(v).getResultNumber());
+}
 
 Value TileEmitter::beforeLoops(Value v, IRMapping &mapping) {
   if (Value mapped = mapping.lookupOrNull(v))
@@ -844,8 +984,19 @@ void TileEmitter::emit() {
       for (Value v : acc.load.getIndices())
         idx.push_back(beforeLoops(v, mapping));
       Type elt = acc.load.getMemRefType().getElementType();
-      init.push_back(b.create<vector::LoadOp>(loc, vectorOf(elt),
-                                              acc.load.getMemRef(), idx));
+      auto fill = fills.find(acc.load.getOperation());
+      if (fill != fills.end()) {
+        // The fill's value for this copy, in every lane.
+        RowFill f = fill->second;
+        IRMapping values;
+        if (f.copyIv)
+          values.map(f.copyIv, mapping.lookup(nest.copy));
+        Value v = fromFill(f.store.getValueToStore(), f, values);
+        init.push_back(b.create<vector::BroadcastOp>(loc, vectorOf(elt), v));
+      } else {
+        init.push_back(b.create<vector::LoadOp>(loc, vectorOf(elt),
+                                                acc.load.getMemRef(), idx));
+      }
       indices.push_back(idx);
       accs.push_back(&acc);
     }
@@ -893,10 +1044,16 @@ struct VectorizeHostRowsPass
     std::optional<DotForm> dot;
     if (vnni || pmaddwdBits > 0)
       dot = matchDot(*nest, analysis, vnni);
+    // An accumulator filled just before (a bias) starts from the value.
+    DenseMap<Operation *, RowFill> fills;
+    std::optional<RowFill> fill;
+    for (Accumulator &acc : nest->accumulators)
+      if (!fill && (fill = matchFill(*nest, acc)))
+        fills[acc.load.getOperation()] = *fill;
     auto emitTiles = [&](int64_t width, ValueRange starts) {
       bool useDot = dot && (dot->steps == 2 || width <= 16);
       TileEmitter(b, *nest, analysis, width, starts, useDot ? &*dot : nullptr,
-                  pmaddwdBits, anyLengthTiles)
+                  pmaddwdBits, anyLengthTiles, fills)
           .emit();
     };
     auto at = [&](int64_t offset) -> Value {
@@ -941,6 +1098,9 @@ struct VectorizeHostRowsPass
       offset += piece;
     }
     outer.erase();
+    // The tiles wrote every element the fill did.
+    if (fill)
+      fill->root.erase();
   }
 };
 } // namespace

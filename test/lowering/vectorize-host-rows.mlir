@@ -55,6 +55,96 @@ func.func private @conv_row(%acc: memref<1x4x24x24xf32>, %in: memref<1x4x26x26xf
 
 // -----
 
+// The bias fill just before a 2-D row's reduction nest (every copy, every
+// column, a value the column does not change): the tiles start from the
+// bias in registers and the fill goes (no store before the loops, no load
+// of the accumulator row).
+// CHECK-LABEL: func.func private @filled_rows(
+// CHECK-NOT: memref.store
+// CHECK: %[[B0:.*]] = memref.load %arg3[%{{.*}}] : memref<4xf32>
+// CHECK: %[[V0:.*]] = vector.broadcast %[[B0]] : f32 to vector<8xf32>
+// CHECK: %[[B1:.*]] = memref.load %arg3[%{{.*}}] : memref<4xf32>
+// CHECK: %[[V1:.*]] = vector.broadcast %[[B1]] : f32 to vector<8xf32>
+// CHECK-NOT: vector.load %arg0
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[V0]], %{{.*}} = %[[V1]]) -> (vector<8xf32>, vector<8xf32>)
+// CHECK: vector.store
+// CHECK: vector.store
+// A fill that misses a column (7 of 8) is not the accumulators' start.
+// CHECK-LABEL: func.func private @partial_fill(
+// CHECK: memref.store
+// CHECK: vector.load %arg0
+func.func private @filled_rows(%acc: memref<4x8x8xf32>, %in: memref<3x8x8xf32>, %w: memref<4x3xf32>, %bias: memref<4xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %ob = arith.divsi %i, %c8 : index
+    %h = arith.remsi %i, %c8 : index
+    %base = arith.muli %ob, %c2 : index
+    scf.for %u = %c0 to %c2 step %c1 {
+      %o = arith.addi %base, %u : index
+      scf.for %j = %c0 to %c8 step %c1 {
+        %b = memref.load %bias[%o] : memref<4xf32>
+        memref.store %b, %acc[%o, %h, %j] : memref<4x8x8xf32>
+      }
+    }
+    scf.for %c = %c0 to %c3 step %c1 {
+      scf.parallel (%u, %j) = (%c0, %c0) to (%c2, %c8) step (%c1, %c1) {
+        %o = arith.addi %base, %u : index
+        %x = memref.load %in[%c, %h, %j] : memref<3x8x8xf32>
+        %wt = memref.load %w[%o, %c] : memref<4x3xf32>
+        %a = memref.load %acc[%o, %h, %j] : memref<4x8x8xf32>
+        %p = arith.mulf %x, %wt : f32
+        %s = arith.addf %a, %p : f32
+        memref.store %s, %acc[%o, %h, %j] : memref<4x8x8xf32>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+func.func private @partial_fill(%acc: memref<4x8x8xf32>, %in: memref<3x8x8xf32>, %w: memref<4x3xf32>, %bias: memref<4xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c7 = arith.constant 7 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %ob = arith.divsi %i, %c8 : index
+    %h = arith.remsi %i, %c8 : index
+    %base = arith.muli %ob, %c2 : index
+    scf.for %u = %c0 to %c2 step %c1 {
+      %o = arith.addi %base, %u : index
+      scf.for %j = %c0 to %c7 step %c1 {
+        %b = memref.load %bias[%o] : memref<4xf32>
+        memref.store %b, %acc[%o, %h, %j] : memref<4x8x8xf32>
+      }
+    }
+    scf.for %c = %c0 to %c3 step %c1 {
+      scf.parallel (%u, %j) = (%c0, %c0) to (%c2, %c8) step (%c1, %c1) {
+        %o = arith.addi %base, %u : index
+        %x = memref.load %in[%c, %h, %j] : memref<3x8x8xf32>
+        %wt = memref.load %w[%o, %c] : memref<4x3xf32>
+        %a = memref.load %acc[%o, %h, %j] : memref<4x8x8xf32>
+        %p = arith.mulf %x, %wt : f32
+        %s = arith.addf %a, %p : f32
+        memref.store %s, %acc[%o, %h, %j] : memref<4x8x8xf32>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // A 2-D row (dlc-linearize-kernels `row-block`): two output channels share
 // each stride-2 window read (a span of 2 x 8 - 1 elements, every second
 // taken), each with its own accumulator vector and weight.
