@@ -15,7 +15,6 @@
 #include "passes/lowering/KernelForm.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -68,7 +67,6 @@ std::optional<OpPlane> planeOf(linalg::LinalgOp op) {
   plane.width = ranges[plane.a + 1];
   if (ShapedType::isDynamic(plane.height) || ShapedType::isDynamic(plane.width))
     return std::nullopt;
-  plane.rows = 1;
   for (unsigned d : ArrayRef<unsigned>(parallel).drop_back(2))
     plane.rows *= ranges[d];
   MLIRContext *ctx = op->getContext();

@@ -474,22 +474,28 @@ void mlir::dlc::markAlignedArguments(FunctionOpInterface kernel) {
 }
 
 namespace {
+/// Whether rows fit `op`'s `parallel` dims: the innermost is long enough
+/// for a row (4) and the others span enough rows for the work items.
+bool rowsFit(linalg::LinalgOp op, ArrayRef<unsigned> parallel) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (parallel.size() < 2 || ranges[parallel.back()] < 4)
+    return false;
+  int64_t rows = 1;
+  for (unsigned d : parallel.drop_back())
+    rows *= ranges[d];
+  return rows >= dlc::kMinHostRows;
+}
+
 /// Host loop order: the innermost parallel dim moves inside the reductions
 /// and leaves the work item (which becomes a row), when rows are long enough
 /// to vectorize and there are enough of them to keep the threads busy.
 /// Returns the number of parallel dims the work items span.
 FailureOr<linalg::LinalgOp> rowMajorLoopOrder(RewriterBase &rewriter,
                                               linalg::LinalgOp op) {
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<unsigned> parallel, reduction;
   for (auto [d, it] : llvm::enumerate(op.getIteratorTypesArray()))
     (linalg::isParallelIterator(it) ? parallel : reduction).push_back(d);
-  if (parallel.size() < 2 || ranges[parallel.back()] < 4)
-    return op;
-  int64_t rows = 1;
-  for (unsigned d : ArrayRef<unsigned>(parallel).drop_back())
-    rows *= ranges[d];
-  if (rows < dlc::kMinHostRows)
+  if (!rowsFit(op, parallel))
     return op;
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
   if (!generic) {
@@ -541,12 +547,9 @@ bool isIndexedCopy(linalg::LinalgOp op) {
       }))
     return false;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic) || ranges.back() < 4)
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
     return false;
-  int64_t rows = 1;
-  for (int64_t r : ArrayRef<int64_t>(ranges).drop_back())
-    rows *= r;
-  return rows >= dlc::kMinHostRows;
+  return rowsFit(op, llvm::to_vector(llvm::seq<unsigned>(0, op.getNumLoops())));
 }
 
 /// Turns `loop` (a parallel loop nested in a work item) into scf.for loops.

@@ -279,6 +279,8 @@ struct RowFill {
   scf::ForOp root;
   Value copyIv, columnIv;
   memref::StoreOp store;
+  /// The row body's load of the accumulator it fills.
+  memref::LoadOp accumulator;
 };
 
 /// Whether `a` (of the fill) and `b` (of the row body) compute the same
@@ -349,6 +351,7 @@ std::optional<RowFill> matchFill(RowNest &nest, Accumulator &acc) {
   while (prev && prev->hasTrait<OpTrait::ConstantLike>())
     prev = prev->getPrevNode();
   RowFill fill;
+  fill.accumulator = acc.load;
   scf::ForOp columns;
   if (nest.copy) {
     scf::ForOp copies = countedLoop(prev, nest.copies);
@@ -568,11 +571,10 @@ public:
   /// (AVX-512), strided reads load whole registers under a mask.
   TileEmitter(OpBuilder &b, RowNest &nest, const RowAnalysis &analysis,
               int64_t lanes, ValueRange starts, DotForm *dot,
-              int64_t pmaddwdBits, bool maskedSpans,
-              const DenseMap<Operation *, RowFill> &fills)
+              int64_t pmaddwdBits, bool maskedSpans, RowFill *fill)
       : b(b), nest(nest), analysis(analysis), lanes(lanes),
         starts(starts.begin(), starts.end()), dot(dot),
-        pmaddwdBits(pmaddwdBits), maskedSpans(maskedSpans), fills(fills) {
+        pmaddwdBits(pmaddwdBits), maskedSpans(maskedSpans), fill(fill) {
     for (scf::ForOp loop : nest.loops)
       if (!dot || loop != dot->loop)
         order.push_back(loop);
@@ -591,9 +593,8 @@ private:
   DotForm *dot;
   int64_t pmaddwdBits;
   bool maskedSpans;
-  /// The accumulators (by their load) whose tiles start from a fill's
-  /// value.
-  const DenseMap<Operation *, RowFill> &fills;
+  /// The fill the tiles of its accumulator start from (null: none).
+  RowFill *fill;
   /// The reduction loops as emitted, outermost first: the dot form's loop
   /// innermost.
   SmallVector<scf::ForOp> order;
@@ -634,33 +635,28 @@ private:
     return level + 1 < nest.loops.size() ? nest.loops[level + 1].getOperation()
                                          : nest.row.getOperation();
   }
+  /// `v` cloned where `b` is, with the ops of its definition that
+  /// `inside` holds (values `mapping` has are taken as they are).
+  Value cloneDefinition(Value v, IRMapping &mapping,
+                        function_ref<bool(Operation *)> inside);
   /// `v` (known before the loops) for copy `copy`, cloned where `b` is.
-  Value beforeLoops(Value v, IRMapping &mapping);
-  /// `v`, a value of `fill`'s columns loop uniform along the row, cloned
-  /// here (its copy variable as `mapping` says).
-  Value fromFill(Value v, const RowFill &fill, IRMapping &mapping);
+  Value beforeLoops(Value v, IRMapping &mapping) {
+    return cloneDefinition(v, mapping, [&](Operation *def) {
+      return def->getBlock() == nest.row.getBody();
+    });
+  }
 };
 
-Value TileEmitter::fromFill(Value v, const RowFill &fill, IRMapping &mapping) {
+Value TileEmitter::cloneDefinition(Value v, IRMapping &mapping,
+                                   function_ref<bool(Operation *)> inside) {
   if (Value mapped = mapping.lookupOrNull(v))
     return mapped;
   Operation *def = v.getDefiningOp();
-  if (!def || !fill.root->isAncestor(def))
+  if (!def || !inside(def))
     return v;
   for (Value o : def->getOperands())
-    fromFill(o, fill, mapping);
+    cloneDefinition(o, mapping, inside);
   return b.clone(*def, mapping)->getResult(cast<OpResult>(v).getResultNumber());
-}
-
-Value TileEmitter::beforeLoops(Value v, IRMapping &mapping) {
-  if (Value mapped = mapping.lookupOrNull(v))
-    return mapped;
-  Operation *def = v.getDefiningOp();
-  if (!def || def->getBlock() != nest.row.getBody())
-    return v;
-  for (Value o : def->getOperands())
-    beforeLoops(o, mapping);
-  return b.clone(*def, mapping)->getResult(0);
 }
 
 Value TileEmitter::vectorFor(Location loc, Value v) {
@@ -984,14 +980,14 @@ void TileEmitter::emit() {
       for (Value v : acc.load.getIndices())
         idx.push_back(beforeLoops(v, mapping));
       Type elt = acc.load.getMemRefType().getElementType();
-      auto fill = fills.find(acc.load.getOperation());
-      if (fill != fills.end()) {
+      if (fill && fill->accumulator == acc.load) {
         // The fill's value for this copy, in every lane.
-        RowFill f = fill->second;
         IRMapping values;
-        if (f.copyIv)
-          values.map(f.copyIv, mapping.lookup(nest.copy));
-        Value v = fromFill(f.store.getValueToStore(), f, values);
+        if (fill->copyIv)
+          values.map(fill->copyIv, mapping.lookup(nest.copy));
+        Value v = cloneDefinition(
+            fill->store.getValueToStore(), values,
+            [&](Operation *def) { return fill->root->isAncestor(def); });
         init.push_back(b.create<vector::BroadcastOp>(loc, vectorOf(elt), v));
       } else {
         init.push_back(b.create<vector::LoadOp>(loc, vectorOf(elt),
@@ -1045,15 +1041,14 @@ struct VectorizeHostRowsPass
     if (vnni || pmaddwdBits > 0)
       dot = matchDot(*nest, analysis, vnni);
     // An accumulator filled just before (a bias) starts from the value.
-    DenseMap<Operation *, RowFill> fills;
     std::optional<RowFill> fill;
     for (Accumulator &acc : nest->accumulators)
-      if (!fill && (fill = matchFill(*nest, acc)))
-        fills[acc.load.getOperation()] = *fill;
+      if ((fill = matchFill(*nest, acc)))
+        break;
     auto emitTiles = [&](int64_t width, ValueRange starts) {
       bool useDot = dot && (dot->steps == 2 || width <= 16);
       TileEmitter(b, *nest, analysis, width, starts, useDot ? &*dot : nullptr,
-                  pmaddwdBits, anyLengthTiles, fills)
+                  pmaddwdBits, anyLengthTiles, fill ? &*fill : nullptr)
           .emit();
     };
     auto at = [&](int64_t offset) -> Value {
