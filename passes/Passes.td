@@ -1149,6 +1149,32 @@ def VectorizeHostRowsPass : Pass<"dlc-vectorize-host-rows", "ModuleOp"> {
       scf.yield %s : vector<16xi32>
     }
     ```
+
+    Where the work item fills an accumulator row just before the nest (a
+    conv's bias: for each copy and column, one store of a value the column
+    does not change), the tiles start from that value broadcast, and the
+    fill goes. Where it runs an epilogue just after the nest (for each
+    copy and column: the accumulator's element, elementwise ops with reads
+    along the row, stores along the row: a residual and a ReLU, a
+    requantization), each tile runs it on its registers as it finishes
+    (`epilogues`). The accumulator's store goes too when nothing else
+    reads the buffer: an argument that exists for the kernel alone, used
+    only by the row, its fill and the epilogue. The argument then goes, and
+    with it the arena's buffer.
+    ```mlir
+    // Before: the tiles store %acc, the epilogue reads it back.
+    scf.for %u = %c0 to %c8 step %c1 {
+      scf.for %j = %c0 to %c56 step %c1 {
+        %a = memref.load %acc[%c0, %o, %h, %j]
+        %r = memref.load %res[%c0, %o, %h, %j]
+        %y = arith.maximumf (arith.addf %a, %r), %zero
+        memref.store %y, %out[%c0, %o, %h, %j]
+    }}
+    // After, in each tile (its accumulator %t):
+    %r = vector.load %res[%c0, %o, %h, %start] : ..., vector<16xf32>
+    %y = arith.maximumf (arith.addf %t, %r), (vector.broadcast %zero)
+    vector.store %y, %out[%c0, %o, %h, %start]
+    ```
   }];
   let dependentDialects = ["::mlir::vector::VectorDialect",
                            "::mlir::LLVM::LLVMDialect"];
@@ -1170,7 +1196,11 @@ def VectorizeHostRowsPass : Pass<"dlc-vectorize-host-rows", "ModuleOp"> {
     Option<"accumulators", "accumulators", "int64_t", /*default=*/"0",
            "Full tiles of a row share one pass of the reduction loops (a "
            "register tile) while their vector accumulators number at most "
-           "this many (0: a tile a pass)">
+           "this many (0: a tile a pass)">,
+    Option<"epilogues", "epilogues", "bool", /*default=*/"true",
+           "The elementwise epilogue the work item runs on a row's "
+           "accumulators just after its reduction runs on the tiles' "
+           "registers, and accumulator buffers nothing else reads go">
   ];
 }
 

@@ -206,7 +206,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
                                : (avx512 ? 24 : 1);
     pm.addPass(dlc::createVectorizeHostRowsPass(
         {options.hostRowLanes, avx512, options.hostVnni,
-         options.hostPmaddwdBits, accumulators}));
+         options.hostPmaddwdBits, accumulators, options.hostRowEpilogues}));
   }
   // With their accumulators private, a work item's elements reduce side by
   // side: a tap's loads of consecutive channels become one vector load.

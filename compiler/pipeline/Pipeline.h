@@ -159,6 +159,10 @@ struct CompileOptions {
   /// `accumulators`). 0: 24 with AVX-512 (of its 32 registers), else 1 (a
   /// 16-lane accumulator takes 2 AVX2 or 4 SSE registers of 16).
   int64_t hostRowAccumulators = 0;
+  /// Host: the elementwise epilogue a work item runs on a row's
+  /// accumulators runs on the row tiles' registers, and accumulator
+  /// buffers nothing else reads go (dlc-vectorize-host-rows `epilogues`).
+  bool hostRowEpilogues = true;
   /// CUDA form: a work item's lanes' identical scalar ops become vector ops
   /// (dlc-vectorize-lane-chains; off until measured on a GPU).
   bool vectorizeLaneChains = false;

@@ -251,6 +251,13 @@ cl::opt<int64_t> hostRowAccumulators(
              "(dlc-vectorize-host-rows accumulators; 1: a tile a pass; 0: 24 "
              "with AVX-512, else 1)"),
     cl::init(0), cl::cat(category));
+cl::opt<bool> hostRowEpilogues(
+    "host-row-epilogues",
+    cl::desc("Host: a row's elementwise epilogue (a bias, a residual, an "
+             "activation, a requantization) runs on the tiles' registers, "
+             "and accumulator buffers nothing else reads go "
+             "(dlc-vectorize-host-rows epilogues; default on)"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool> hostVnni(
     "host-vnni",
     cl::desc("Host: integer convolutions and MatMuls multiply bytes 4 at a "
@@ -823,6 +830,7 @@ int run(MLIRContext &context) {
   options.hostRowPanel = hostRowPanel;
   options.hostRowPlane = hostRowPlane;
   options.hostRowAccumulators = hostRowAccumulators;
+  options.hostRowEpilogues = hostRowEpilogues;
   options.foldConvPadding = foldConvPadding;
   options.mergeLaunches = mergeLaunches;
   if (overlapLaunches && options.target != dlc::Target::Cuda) {

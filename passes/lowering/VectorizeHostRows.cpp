@@ -267,31 +267,66 @@ std::optional<RowNest> matchRow(scf::ParallelOp row) {
   return nest;
 }
 
-/// The fill of a row's accumulator that the work item runs just before the
-/// row's reduction nest: for each of the row's copies and every column of
-/// the row, one store of a value the column does not change (a conv's
-/// bias). The tiles then start from that value in registers instead of
-/// loading what the fill stored, and the fill goes: two of the five memory
-/// accesses an output of a short-K conv (mobilenet_v2's 16-channel expand
-/// convs were memory-bound on them).
-struct RowFill {
-  /// The fill's outermost loop (the copies' loop, or the columns').
+/// A work item's pass over its row's elements beside the reduction nest
+/// (the accumulators' fill before it, their epilogue after it): for each
+/// of the row's copies, a loop over every column of the row.
+struct RowLoops {
+  /// The outermost loop (the copies', or the columns').
   scf::ForOp root;
+  scf::ForOp columns;
   Value copyIv, columnIv;
-  memref::StoreOp store;
-  /// The row body's load of the accumulator it fills.
-  memref::LoadOp accumulator;
 };
 
-/// Whether `a` (of the fill) and `b` (of the row body) compute the same
-/// index, the fill's copy and column variables standing for the row's.
-bool sameIndex(Value a, Value b, RowFill &fill, RowNest &nest) {
-  if (a == fill.copyIv)
+/// The constant-bounds loop `op` is, from 0 by 1 to `extent`, without
+/// iter_args; null otherwise.
+scf::ForOp countedLoop(Operation *op, int64_t extent) {
+  auto loop = dyn_cast_or_null<scf::ForOp>(op);
+  if (!loop || loop.getNumRegionIterArgs() != 0)
+    return nullptr;
+  auto lb = getConstantIntValue(loop.getLowerBound());
+  auto ub = getConstantIntValue(loop.getUpperBound());
+  auto step = getConstantIntValue(loop.getStep());
+  if (!lb || !ub || !step || *lb != 0 || *ub != extent || *step != 1)
+    return nullptr;
+  return loop;
+}
+
+/// `op` as a pass over the row's elements: a loop over the copies whose
+/// body holds side-effect-free scalar ops and the columns' loop (a 2-D
+/// row), or the columns' loop.
+std::optional<RowLoops> matchRowLoops(Operation *op, RowNest &nest) {
+  RowLoops loops;
+  if (nest.copy) {
+    scf::ForOp copies = countedLoop(op, nest.copies);
+    if (!copies)
+      return std::nullopt;
+    loops.copyIv = copies.getInductionVar();
+    for (Operation &inner : copies.getBody()->without_terminator()) {
+      if (isa<scf::ForOp>(inner) && !loops.columns)
+        loops.columns = countedLoop(&inner, nest.length);
+      else if (!isClonable(inner))
+        return std::nullopt;
+    }
+    loops.root = copies;
+  } else {
+    loops.columns = countedLoop(op, nest.length);
+    loops.root = loops.columns;
+  }
+  if (!loops.columns)
+    return std::nullopt;
+  loops.columnIv = loops.columns.getInductionVar();
+  return loops;
+}
+
+/// Whether `a` (of `loops`) and `b` (of the row body) compute the same
+/// index, the loops' copy and column variables standing for the row's.
+bool sameIndex(Value a, Value b, RowLoops &loops, RowNest &nest) {
+  if (a == loops.copyIv)
     return b == nest.copy;
-  if (a == fill.columnIv)
+  if (a == loops.columnIv)
     return b == nest.lane();
   if (a == b)
-    return !fill.root->isAncestor(a.getParentRegion()->getParentOp());
+    return !loops.root->isAncestor(a.getParentRegion()->getParentOp());
   auto ra = dyn_cast<OpResult>(a), rb = dyn_cast<OpResult>(b);
   if (!ra || !rb || ra.getResultNumber() != rb.getResultNumber())
     return false;
@@ -303,9 +338,29 @@ bool sameIndex(Value a, Value b, RowFill &fill, RowNest &nest) {
     return false;
   return llvm::all_of(
       llvm::zip(da->getOperands(), db->getOperands()), [&](auto pair) {
-        return sameIndex(std::get<0>(pair), std::get<1>(pair), fill, nest);
+        return sameIndex(std::get<0>(pair), std::get<1>(pair), loops, nest);
       });
 }
+
+/// Whether every index of `a` (of `loops`) is the same as `b`'s.
+bool sameIndices(ValueRange a, ValueRange b, RowLoops &loops, RowNest &nest) {
+  return a.size() == b.size() && llvm::all_of(llvm::zip(a, b), [&](auto pair) {
+           return sameIndex(std::get<0>(pair), std::get<1>(pair), loops, nest);
+         });
+}
+
+/// The fill of a row's accumulator that the work item runs just before the
+/// row's reduction nest: for each of the row's copies and every column of
+/// the row, one store of a value the column does not change (a conv's
+/// bias). The tiles then start from that value in registers instead of
+/// loading what the fill stored, and the fill goes: two of the five memory
+/// accesses an output of a short-K conv (mobilenet_v2's 16-channel expand
+/// convs were memory-bound on them).
+struct RowFill : RowLoops {
+  memref::StoreOp store;
+  /// The row body's load of the accumulator it fills.
+  memref::LoadOp accumulator;
+};
 
 /// Whether the fill's stored value `v` is computed before the columns'
 /// loop would need it per column: from the copy variable, values outside
@@ -329,50 +384,26 @@ bool uniformAlongRow(Value v, RowFill &fill, Value accRoot) {
   });
 }
 
-/// The constant-bounds loop `op` is, from 0 by 1 to `extent`, without
-/// iter_args; null otherwise.
-scf::ForOp countedLoop(Operation *op, int64_t extent) {
-  auto loop = dyn_cast_or_null<scf::ForOp>(op);
-  if (!loop || loop.getNumRegionIterArgs() != 0)
-    return nullptr;
-  auto lb = getConstantIntValue(loop.getLowerBound());
-  auto ub = getConstantIntValue(loop.getUpperBound());
-  auto step = getConstantIntValue(loop.getStep());
-  if (!lb || !ub || !step || *lb != 0 || *ub != extent || *step != 1)
-    return nullptr;
-  return loop;
+/// The op `from` skips to in direction `next`, constants aside.
+Operation *skipConstants(Operation *from, bool next) {
+  Operation *op = next ? from->getNextNode() : from->getPrevNode();
+  while (op && op->hasTrait<OpTrait::ConstantLike>())
+    op = next ? op->getNextNode() : op->getPrevNode();
+  return op;
 }
 
 /// The fill of `acc` just before the row's reduction nest (constants
 /// between them aside), when it writes exactly the accumulator's elements
 /// of the work item: every copy, every column, nothing else.
 std::optional<RowFill> matchFill(RowNest &nest, Accumulator &acc) {
-  Operation *prev = nest.loops.front()->getPrevNode();
-  while (prev && prev->hasTrait<OpTrait::ConstantLike>())
-    prev = prev->getPrevNode();
-  RowFill fill;
-  fill.accumulator = acc.load;
-  scf::ForOp columns;
-  if (nest.copy) {
-    scf::ForOp copies = countedLoop(prev, nest.copies);
-    if (!copies)
-      return std::nullopt;
-    fill.copyIv = copies.getInductionVar();
-    for (Operation &op : copies.getBody()->without_terminator()) {
-      if (isa<scf::ForOp>(op) && !columns)
-        columns = countedLoop(&op, nest.length);
-      else if (!isMemoryEffectFree(&op) || op.getNumRegions() != 0)
-        return std::nullopt;
-    }
-    fill.root = copies;
-  } else {
-    columns = countedLoop(prev, nest.length);
-    fill.root = columns;
-  }
-  if (!columns)
+  std::optional<RowLoops> loops =
+      matchRowLoops(skipConstants(nest.loops.front(), false), nest);
+  if (!loops)
     return std::nullopt;
-  fill.columnIv = columns.getInductionVar();
-  for (Operation &op : columns.getBody()->without_terminator()) {
+  RowFill fill;
+  static_cast<RowLoops &>(fill) = *loops;
+  fill.accumulator = acc.load;
+  for (Operation &op : fill.columns.getBody()->without_terminator()) {
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
       if (fill.store)
         return std::nullopt;
@@ -384,12 +415,176 @@ std::optional<RowFill> matchFill(RowNest &nest, Accumulator &acc) {
   }
   if (!fill.store || fill.store.getMemRef() != acc.load.getMemRef() ||
       !uniformAlongRow(fill.store.getValueToStore(), fill,
-                       dlc::rootBuffer(acc.load.getMemRef())))
+                       dlc::rootBuffer(acc.load.getMemRef())) ||
+      !sameIndices(fill.store.getIndices(), acc.load.getIndices(), fill, nest))
     return std::nullopt;
-  for (auto [a, b] : llvm::zip(fill.store.getIndices(), acc.load.getIndices()))
-    if (!sameIndex(a, b, fill, nest))
-      return std::nullopt;
   return fill;
+}
+
+/// The epilogue of a row's accumulators that the work item runs just after
+/// the row's reduction nest: for each copy and every column, elementwise
+/// ops on the accumulators' elements and others read along the row (a
+/// residual, an activation, a requantization) whose results it stores along
+/// the row. The tiles run it on their registers as they finish: the loads
+/// of the accumulators go, and so do their stores where nothing else reads
+/// them (then the buffer, which the work item wrote and read back an
+/// element at a time: mobilenet_v2's 112x112 expand conv stored and
+/// reloaded 4.8 MB for 39 MFLOP).
+struct RowEpilogue : RowLoops {
+  /// The epilogue's loads of accumulators, and which accumulator each
+  /// reads.
+  DenseMap<Operation *, unsigned> accumulatorLoads;
+  /// The values that vary along the row.
+  DenseSet<Value> varying;
+  /// Per accumulator: whether the tiles still store it.
+  SmallVector<bool> keepStore;
+};
+
+/// Whether `v` is the epilogue's column variable plus values the column
+/// does not change.
+bool isEpilogueColumn(Value v, RowEpilogue &ep) {
+  if (v == ep.columnIv)
+    return true;
+  auto add = v.getDefiningOp<arith::AddIOp>();
+  if (!add || !ep.varying.contains(v))
+    return false;
+  return (isEpilogueColumn(add.getLhs(), ep) &&
+          !ep.varying.contains(add.getRhs())) ||
+         (isEpilogueColumn(add.getRhs(), ep) &&
+          !ep.varying.contains(add.getLhs()));
+}
+
+/// Whether all of `root`'s uses in the kernel (through views) are the
+/// row's: its reduction nest, its fill and the epilogue's loads of it.
+bool onlyRowUses(Value buffer, RowNest &nest, RowFill *fill, RowEpilogue &ep) {
+  for (Operation *user : buffer.getUsers()) {
+    if (isa<ViewLikeOpInterface, memref::ExpandShapeOp,
+            memref::CollapseShapeOp>(user)) {
+      if (user->getNumResults() != 1 ||
+          !onlyRowUses(user->getResult(0), nest, fill, ep))
+        return false;
+      continue;
+    }
+    if (nest.loops.front()->isAncestor(user) ||
+        (fill && fill->root->isAncestor(user)) ||
+        ep.accumulatorLoads.contains(user))
+      continue;
+    return false;
+  }
+  return true;
+}
+
+/// The epilogue just after the row's reduction nest (constants between
+/// them aside), if the tiles can run it; `callers` are the kernel's.
+std::optional<RowEpilogue> matchEpilogue(RowNest &nest, RowFill *fill,
+                                         ArrayRef<func::CallOp> callers) {
+  std::optional<RowLoops> loops =
+      matchRowLoops(skipConstants(nest.loops.front(), true), nest);
+  if (!loops)
+    return std::nullopt;
+  RowEpilogue ep;
+  static_cast<RowLoops &>(ep) = *loops;
+  DenseMap<Value, unsigned> accRoots;
+  for (auto [i, acc] : llvm::enumerate(nest.accumulators))
+    accRoots[dlc::rootBuffer(acc.load.getMemRef())] = i;
+  ep.keepStore.assign(nest.accumulators.size(), true);
+  // Along the row, an access reads or writes consecutive elements (its
+  // last index the column plus uniform values) or one element.
+  auto alongRow = [&](ValueRange idx) {
+    return !idx.empty() &&
+           llvm::none_of(idx.drop_back(),
+                         [&](Value v) { return ep.varying.contains(v); }) &&
+           (!ep.varying.contains(idx.back()) ||
+            isEpilogueColumn(idx.back(), ep));
+  };
+  DenseSet<Value> readRoots, writtenRoots;
+  DenseSet<unsigned> overwritten;
+  ep.varying.insert(ep.columnIv);
+  for (Operation &op : ep.columns.getBody()->without_terminator()) {
+    bool anyVarying = llvm::any_of(
+        op.getOperands(), [&](Value v) { return ep.varying.contains(v); });
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      Value root = dlc::rootBuffer(load.getMemRef());
+      if (auto it = accRoots.find(root); it != accRoots.end()) {
+        Accumulator &acc = nest.accumulators[it->second];
+        if (load.getMemRef() != acc.load.getMemRef() ||
+            overwritten.contains(it->second) ||
+            !sameIndices(load.getIndices(), acc.load.getIndices(), ep, nest))
+          return std::nullopt;
+        ep.accumulatorLoads[load] = it->second;
+        ep.varying.insert(load.getResult());
+        continue;
+      }
+      if (!load.getMemRefType().getLayout().isIdentity() ||
+          !alongRow(load.getIndices()))
+        return std::nullopt;
+      readRoots.insert(root);
+      if (anyVarying)
+        ep.varying.insert(load.getResult());
+      continue;
+    }
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      ValueRange idx = store.getIndices();
+      if (!store.getMemRefType().getLayout().isIdentity() || !alongRow(idx) ||
+          !ep.varying.contains(idx.back()))
+        return std::nullopt;
+      Value root = dlc::rootBuffer(store.getMemRef());
+      if (auto it = accRoots.find(root); it != accRoots.end()) {
+        // Written over, at the accumulator's own element.
+        Accumulator &acc = nest.accumulators[it->second];
+        if (store.getMemRef() != acc.load.getMemRef() ||
+            !sameIndices(idx, acc.load.getIndices(), ep, nest))
+          return std::nullopt;
+        overwritten.insert(it->second);
+        continue;
+      }
+      writtenRoots.insert(root);
+      continue;
+    }
+    if (!isClonable(op))
+      return std::nullopt;
+    if (!anyVarying)
+      continue;
+    // Elementwise ops on one value a lane; index values along the row
+    // only as an access's column.
+    if (op.getNumResults() != 1)
+      return std::nullopt;
+    Value result = op.getResult(0);
+    ep.varying.insert(result);
+    bool indexOperand = llvm::any_of(op.getOperands(), [&](Value v) {
+      return v.getType().isIndex() && ep.varying.contains(v);
+    });
+    if (result.getType().isIndex()
+            ? !isEpilogueColumn(result, ep)
+            : !op.hasTrait<OpTrait::Elementwise>() || indexOperand)
+      return std::nullopt;
+  }
+  // What the epilogue writes, nothing else reads: neither it (the tiles run
+  // it interleaved) nor the reduction nest.
+  for (Value root : writtenRoots)
+    if (readRoots.contains(root))
+      return std::nullopt;
+  bool nestReadsOutput = false;
+  nest.loops.front()->walk([&](Operation *op) {
+    if (auto access = dlc::memoryAccess(op))
+      nestReadsOutput |= writtenRoots.contains(dlc::rootBuffer(access->first));
+  });
+  if (nestReadsOutput)
+    return std::nullopt;
+  for (auto [i, acc] : llvm::enumerate(nest.accumulators)) {
+    if (overwritten.contains(i)) {
+      ep.keepStore[i] = false;
+      continue;
+    }
+    auto arg = dyn_cast<BlockArgument>(dlc::rootBuffer(acc.load.getMemRef()));
+    ep.keepStore[i] =
+        !arg || !isa<func::FuncOp>(arg.getOwner()->getParentOp()) ||
+        !dlc::isCallLocalArgument(callers, arg.getArgNumber()) ||
+        !onlyRowUses(arg, nest,
+                     fill && fill->accumulator == acc.load ? fill : nullptr,
+                     ep);
+  }
+  return ep;
 }
 
 /// One accumulator of a byte dot product: `acc + ext(x) * ext(w)`, `x` a
@@ -571,10 +766,12 @@ public:
   /// (AVX-512), strided reads load whole registers under a mask.
   TileEmitter(OpBuilder &b, RowNest &nest, const RowAnalysis &analysis,
               int64_t lanes, ValueRange starts, DotForm *dot,
-              int64_t pmaddwdBits, bool maskedSpans, RowFill *fill)
+              int64_t pmaddwdBits, bool maskedSpans, RowFill *fill,
+              RowEpilogue *epilogue)
       : b(b), nest(nest), analysis(analysis), lanes(lanes),
         starts(starts.begin(), starts.end()), dot(dot),
-        pmaddwdBits(pmaddwdBits), maskedSpans(maskedSpans), fill(fill) {
+        pmaddwdBits(pmaddwdBits), maskedSpans(maskedSpans), fill(fill),
+        epilogue(epilogue) {
     for (scf::ForOp loop : nest.loops)
       if (!dot || loop != dot->loop)
         order.push_back(loop);
@@ -595,6 +792,8 @@ private:
   bool maskedSpans;
   /// The fill the tiles of its accumulator start from (null: none).
   RowFill *fill;
+  /// The epilogue the tiles run on their results (null: none).
+  RowEpilogue *epilogue;
   /// The reduction loops as emitted, outermost first: the dot form's loop
   /// innermost.
   SmallVector<scf::ForOp> order;
@@ -617,6 +816,9 @@ private:
   /// Slot `slot`'s setup: its lane bases, copy variable and accumulators.
   void beginSlot(int64_t slot, ValueRange accs);
   void emitCopy(SmallVectorImpl<Value> &out, size_t first);
+  /// The epilogue of slot `slot`, whose accumulators are `results`' from
+  /// `first` on.
+  void emitEpilogue(int64_t slot, ValueRange results, size_t first);
   /// `acc + sum_g x[g] * w[g]` on one vpdpbusd.
   Value emitDot(Location loc, Value acc, ArrayRef<Value> x, ArrayRef<Value> w,
                 const DotTerm &term);
@@ -999,15 +1201,81 @@ void TileEmitter::emit() {
   }
   SmallVector<Value> results;
   emitLevel(0, init, results);
+  size_t numAccs = nest.accumulators.size();
   for (auto [i, acc] : llvm::enumerate(accs))
-    b.create<vector::StoreOp>(loc, results[i], acc->store.getMemRef(),
-                              indices[i]);
+    if (!epilogue || epilogue->keepStore[i % numAccs])
+      b.create<vector::StoreOp>(loc, results[i], acc->store.getMemRef(),
+                                indices[i]);
+  if (epilogue)
+    for (int64_t slot = 0; slot < slots(); ++slot)
+      emitEpilogue(slot, results, slot * numAccs);
+}
+
+void TileEmitter::emitEpilogue(int64_t slot, ValueRange results, size_t first) {
+  Location loc = epilogue->root.getLoc();
+  // Scalars, and the bases (lane 0's values) of the column indices.
+  IRMapping m;
+  DenseMap<Value, Value> vecs;
+  if (epilogue->copyIv) {
+    m.map(epilogue->copyIv,
+          b.create<arith::ConstantIndexOp>(loc, slot % nest.copies));
+    for (Operation &op : epilogue->root.getBody()->without_terminator())
+      if (&op != epilogue->columns.getOperation())
+        b.clone(op, m);
+  }
+  m.map(epilogue->columnIv, starts[slot / nest.copies]);
+  auto vectorOfValue = [&](Value v) -> Value {
+    if (Value vec = vecs.lookup(v))
+      return vec;
+    return b.create<vector::BroadcastOp>(loc, vectorOf(v.getType()),
+                                         m.lookupOrDefault(v));
+  };
+  auto mapped = [&](ValueRange idx) {
+    SmallVector<Value> out;
+    for (Value v : idx)
+      out.push_back(m.lookupOrDefault(v));
+    return out;
+  };
+  for (Operation &op : epilogue->columns.getBody()->without_terminator()) {
+    auto acc = epilogue->accumulatorLoads.find(&op);
+    if (acc != epilogue->accumulatorLoads.end()) {
+      vecs[op.getResult(0)] = results[first + acc->second];
+      continue;
+    }
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      b.create<vector::StoreOp>(loc, vectorOfValue(store.getValueToStore()),
+                                store.getMemRef(), mapped(store.getIndices()));
+      continue;
+    }
+    bool varies = llvm::any_of(op.getResults(), [&](Value v) {
+      return epilogue->varying.contains(v);
+    });
+    // Uniform values, and the columns' lane-0 indices.
+    if (!varies || op.getResult(0).getType().isIndex()) {
+      b.clone(op, m);
+      continue;
+    }
+    Value result = op.getResult(0);
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      vecs[result] =
+          b.create<vector::LoadOp>(loc, vectorOf(result.getType()),
+                                   load.getMemRef(), mapped(load.getIndices()));
+      continue;
+    }
+    OperationState state(op.getLoc(), op.getName());
+    for (Value v : op.getOperands())
+      state.addOperands(vectorOfValue(v));
+    state.addTypes(vectorOf(result.getType()));
+    state.addAttributes(op.getAttrs());
+    vecs[result] = b.create(state)->getResult(0);
+  }
 }
 
 struct VectorizeHostRowsPass
     : dlc::impl::VectorizeHostRowsPassBase<VectorizeHostRowsPass> {
   using VectorizeHostRowsPassBase::VectorizeHostRowsPassBase;
   void runOnOperation() override {
+    dlc::KernelCalls calls(getOperation());
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (!func->hasAttr(attrs::kKernel) || func->hasAttr(attrs::kCtaThreads) ||
           !func->hasAttr(attrs::kDistinctArgs))
@@ -1017,12 +1285,29 @@ struct VectorizeHostRowsPass
         if (p->getParentOfType<scf::ParallelOp>())
           rows.push_back(p);
       });
+      SmallVector<func::CallOp> callers = calls.of(func);
       for (scf::ParallelOp row : rows)
-        vectorize(row);
+        vectorize(row, callers);
+      // Accumulator buffers the epilogues left unused, and their views.
+      bool dead = false;
+      for (BlockArgument arg : func.getArguments())
+        dead |= eraseUnusedViews(arg);
+      if (dead)
+        dlc::dropDeadBufferArguments(func, callers);
     }
   }
 
-  void vectorize(scf::ParallelOp row) {
+  /// Erases the views of `buffer` nothing uses; whether it is unused then.
+  static bool eraseUnusedViews(Value buffer) {
+    for (Operation *user : llvm::make_early_inc_range(buffer.getUsers()))
+      if (isa<ViewLikeOpInterface, memref::ExpandShapeOp,
+              memref::CollapseShapeOp>(user) &&
+          user->getNumResults() == 1 && eraseUnusedViews(user->getResult(0)))
+        user->erase();
+    return buffer.use_empty();
+  }
+
+  void vectorize(scf::ParallelOp row, ArrayRef<func::CallOp> callers) {
     std::optional<RowNest> nest = matchRow(row);
     if (!nest)
       return;
@@ -1045,10 +1330,22 @@ struct VectorizeHostRowsPass
     for (Accumulator &acc : nest->accumulators)
       if ((fill = matchFill(*nest, acc)))
         break;
+    // The epilogue after it runs on the tiles' registers.
+    std::optional<RowEpilogue> epilogue;
+    if (epilogues &&
+        (epilogue = matchEpilogue(*nest, fill ? &*fill : nullptr, callers))) {
+      // (The constants between the nest and the epilogue serve the tiles.)
+      for (Operation *op = outer->getNextNode(); op != epilogue->root;) {
+        Operation *constant = op;
+        op = op->getNextNode();
+        constant->moveBefore(outer);
+      }
+    }
     auto emitTiles = [&](int64_t width, ValueRange starts) {
       bool useDot = dot && (dot->steps == 2 || width <= 16);
       TileEmitter(b, *nest, analysis, width, starts, useDot ? &*dot : nullptr,
-                  pmaddwdBits, anyLengthTiles, fill ? &*fill : nullptr)
+                  pmaddwdBits, anyLengthTiles, fill ? &*fill : nullptr,
+                  epilogue ? &*epilogue : nullptr)
           .emit();
     };
     auto at = [&](int64_t offset) -> Value {
@@ -1093,9 +1390,11 @@ struct VectorizeHostRowsPass
       offset += piece;
     }
     outer.erase();
-    // The tiles wrote every element the fill did.
+    // The tiles wrote every element the fill did, and ran the epilogue.
     if (fill)
       fill->root.erase();
+    if (epilogue)
+      epilogue->root.erase();
   }
 };
 } // namespace

@@ -278,3 +278,226 @@ func.func private @long_row(%acc: memref<4x512xf32>, %a: memref<4x8xf32>, %b: me
   }
   return
 }
+
+// -----
+
+// The epilogue just after a 2-D row's reduction nest (a residual and a
+// ReLU, for every copy and column) runs on each tile's registers. The
+// accumulator buffer is the caller's allocation for this call alone, used
+// by nothing but the row's fill, reduction and epilogue: its store goes,
+// and so do the argument and the allocation.
+// CHECK-LABEL: func.func private @epilogue_rows(
+// CHECK-SAME: %arg0: memref<3x8x8xf32>, %arg1: memref<4x3xf32>, %arg2: memref<4x8x8xf32>, %arg3: memref<4x8x8xf32>)
+// CHECK: %[[R:.*]]:2 = scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>)
+// CHECK: %[[RES:.*]] = vector.load %arg2[%{{.*}}, %{{.*}}, %c0{{.*}}] : memref<4x8x8xf32>, vector<8xf32>
+// CHECK: %[[S:.*]] = arith.addf %[[R]]#0, %[[RES]] : vector<8xf32>
+// CHECK: %[[Y:.*]] = arith.maximumf %[[S]], %{{.*}} : vector<8xf32>
+// CHECK: vector.store %[[Y]], %arg3[%{{.*}}, %{{.*}}, %c0{{.*}}] : memref<4x8x8xf32>, vector<8xf32>
+// CHECK: arith.addf %[[R]]#1
+// CHECK-NOT: memref.load
+// CHECK-NOT: memref.store
+// CHECK-LABEL: func.func @main(
+// CHECK-NOT: memref.alloc
+// CHECK: call @epilogue_rows(%arg0, %arg1, %arg2, %arg3)
+func.func private @epilogue_rows(%acc: memref<4x8x8xf32>, %in: memref<3x8x8xf32>, %w: memref<4x3xf32>, %res: memref<4x8x8xf32>, %out: memref<4x8x8xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %ob = arith.divsi %i, %c8 : index
+    %h = arith.remsi %i, %c8 : index
+    %base = arith.muli %ob, %c2 : index
+    scf.for %u = %c0 to %c2 step %c1 {
+      %o = arith.addi %base, %u : index
+      scf.for %j = %c0 to %c8 step %c1 {
+        memref.store %zero, %acc[%o, %h, %j] : memref<4x8x8xf32>
+      }
+    }
+    scf.for %c = %c0 to %c3 step %c1 {
+      scf.parallel (%u, %j) = (%c0, %c0) to (%c2, %c8) step (%c1, %c1) {
+        %o = arith.addi %base, %u : index
+        %x = memref.load %in[%c, %h, %j] : memref<3x8x8xf32>
+        %wt = memref.load %w[%o, %c] : memref<4x3xf32>
+        %a = memref.load %acc[%o, %h, %j] : memref<4x8x8xf32>
+        %p = arith.mulf %x, %wt : f32
+        %s = arith.addf %a, %p : f32
+        memref.store %s, %acc[%o, %h, %j] : memref<4x8x8xf32>
+        scf.reduce
+      }
+    }
+    %c0_1 = arith.constant 0 : index
+    scf.for %u = %c0_1 to %c2 step %c1 {
+      %o = arith.addi %base, %u : index
+      scf.for %j = %c0 to %c8 step %c1 {
+        %a = memref.load %acc[%o, %h, %j] : memref<4x8x8xf32>
+        %r = memref.load %res[%o, %h, %j] : memref<4x8x8xf32>
+        %s = arith.addf %a, %r : f32
+        %y = arith.maximumf %s, %zero : f32
+        memref.store %y, %out[%o, %h, %j] : memref<4x8x8xf32>
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+func.func @main(%in: memref<3x8x8xf32>, %w: memref<4x3xf32>, %res: memref<4x8x8xf32>, %out: memref<4x8x8xf32>) {
+  %acc = memref.alloc() : memref<4x8x8xf32>
+  call @epilogue_rows(%acc, %in, %w, %res, %out) : (memref<4x8x8xf32>, memref<3x8x8xf32>, memref<4x3xf32>, memref<4x8x8xf32>, memref<4x8x8xf32>) -> ()
+  return
+}
+
+// -----
+
+// An accumulator buffer the caller reads afterwards (here: a buffer of
+// its own caller's) keeps its store; the epilogue, with a bias read once a
+// copy and a shifted column, still runs on the registers.
+// CHECK-LABEL: func.func private @epilogue_kept(
+// CHECK: %[[R:.*]] = scf.for {{.*}} -> (vector<8xf32>)
+// CHECK: vector.store %[[R]], %arg0[%{{.*}}, %c0{{.*}}] : memref<4x8xf32>, vector<8xf32>
+// CHECK: %[[B:.*]] = memref.load %arg3[%{{.*}}] : memref<4xf32>
+// CHECK: %[[BB:.*]] = vector.broadcast %[[B]] : f32 to vector<8xf32>
+// CHECK: %[[S:.*]] = arith.addf %[[R]], %[[BB]] : vector<8xf32>
+// CHECK: %[[J:.*]] = arith.addi %c0{{.*}}, %c2 : index
+// CHECK: vector.store %[[S]], %arg4[%{{.*}}, %[[J]]] : memref<4x10xf32>, vector<8xf32>
+// CHECK-NOT: memref.store
+func.func private @epilogue_kept(%acc: memref<4x8xf32>, %in: memref<3x8xf32>, %w: memref<4x3xf32>, %bias: memref<4xf32>, %out: memref<4x10xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%o) = (%c0) to (%c4) step (%c1) {
+    scf.for %c = %c0 to %c3 step %c1 {
+      scf.parallel (%j) = (%c0) to (%c8) step (%c1) {
+        %x = memref.load %in[%c, %j] : memref<3x8xf32>
+        %wt = memref.load %w[%o, %c] : memref<4x3xf32>
+        %a = memref.load %acc[%o, %j] : memref<4x8xf32>
+        %p = arith.mulf %x, %wt : f32
+        %s = arith.addf %a, %p : f32
+        memref.store %s, %acc[%o, %j] : memref<4x8xf32>
+        scf.reduce
+      }
+    }
+    scf.for %j = %c0 to %c8 step %c1 {
+      %a = memref.load %acc[%o, %j] : memref<4x8xf32>
+      %b = memref.load %bias[%o] : memref<4xf32>
+      %s = arith.addf %a, %b : f32
+      %jo = arith.addi %j, %c2 : index
+      memref.store %s, %out[%o, %jo] : memref<4x10xf32>
+    }
+    scf.reduce
+  }
+  return
+}
+func.func @caller(%acc: memref<4x8xf32>, %in: memref<3x8xf32>, %w: memref<4x3xf32>, %bias: memref<4xf32>, %out: memref<4x10xf32>) {
+  call @epilogue_kept(%acc, %in, %w, %bias, %out) : (memref<4x8xf32>, memref<3x8xf32>, memref<4x3xf32>, memref<4xf32>, memref<4x10xf32>) -> ()
+  return
+}
+
+// -----
+
+// Epilogues the tiles cannot run stay loops after the tiles' stores: one
+// reads the accumulator at another column (a neighbour's element), one
+// writes a buffer the reduction reads (the next tile would read it), one
+// reads its output back.
+// CHECK-LABEL: func.func private @epilogue_shifted(
+// CHECK: vector.store
+// CHECK: scf.for
+// CHECK: memref.load %arg0
+// CHECK: memref.store
+// CHECK-LABEL: func.func private @epilogue_writes_input(
+// CHECK: vector.store
+// CHECK: scf.for
+// CHECK: memref.load %arg0
+// CHECK: memref.store
+// CHECK-LABEL: func.func private @epilogue_reads_output(
+// CHECK: vector.store
+// CHECK: scf.for
+// CHECK: memref.load %arg0
+// CHECK: memref.store
+func.func private @epilogue_shifted(%acc: memref<4x9xf32>, %in: memref<3x8xf32>, %w: memref<4x3xf32>, %out: memref<4x8xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%o) = (%c0) to (%c4) step (%c1) {
+    scf.for %c = %c0 to %c3 step %c1 {
+      scf.parallel (%j) = (%c0) to (%c8) step (%c1) {
+        %x = memref.load %in[%c, %j] : memref<3x8xf32>
+        %wt = memref.load %w[%o, %c] : memref<4x3xf32>
+        %a = memref.load %acc[%o, %j] : memref<4x9xf32>
+        %p = arith.mulf %x, %wt : f32
+        %s = arith.addf %a, %p : f32
+        memref.store %s, %acc[%o, %j] : memref<4x9xf32>
+        scf.reduce
+      }
+    }
+    scf.for %j = %c0 to %c8 step %c1 {
+      %j1 = arith.addi %j, %c1 : index
+      %a = memref.load %acc[%o, %j1] : memref<4x9xf32>
+      memref.store %a, %out[%o, %j] : memref<4x8xf32>
+    }
+    scf.reduce
+  }
+  return
+}
+func.func private @epilogue_writes_input(%acc: memref<4x8xf32>, %in: memref<3x8xf32>, %w: memref<4x3xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%o) = (%c0) to (%c4) step (%c1) {
+    scf.for %c = %c0 to %c3 step %c1 {
+      scf.parallel (%j) = (%c0) to (%c8) step (%c1) {
+        %x = memref.load %in[%c, %j] : memref<3x8xf32>
+        %wt = memref.load %w[%o, %c] : memref<4x3xf32>
+        %a = memref.load %acc[%o, %j] : memref<4x8xf32>
+        %p = arith.mulf %x, %wt : f32
+        %s = arith.addf %a, %p : f32
+        memref.store %s, %acc[%o, %j] : memref<4x8xf32>
+        scf.reduce
+      }
+    }
+    scf.for %j = %c0 to %c8 step %c1 {
+      %a = memref.load %acc[%o, %j] : memref<4x8xf32>
+      memref.store %a, %in[%c0, %j] : memref<3x8xf32>
+    }
+    scf.reduce
+  }
+  return
+}
+func.func private @epilogue_reads_output(%acc: memref<4x8xf32>, %in: memref<3x8xf32>, %w: memref<4x3xf32>, %out: memref<4x8xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%o) = (%c0) to (%c4) step (%c1) {
+    scf.for %c = %c0 to %c3 step %c1 {
+      scf.parallel (%j) = (%c0) to (%c8) step (%c1) {
+        %x = memref.load %in[%c, %j] : memref<3x8xf32>
+        %wt = memref.load %w[%o, %c] : memref<4x3xf32>
+        %a = memref.load %acc[%o, %j] : memref<4x8xf32>
+        %p = arith.mulf %x, %wt : f32
+        %s = arith.addf %a, %p : f32
+        memref.store %s, %acc[%o, %j] : memref<4x8xf32>
+        scf.reduce
+      }
+    }
+    scf.for %j = %c0 to %c8 step %c1 {
+      %a = memref.load %acc[%o, %j] : memref<4x8xf32>
+      %prev = memref.load %out[%o, %c0] : memref<4x8xf32>
+      %s = arith.addf %a, %prev : f32
+      memref.store %s, %out[%o, %j] : memref<4x8xf32>
+    }
+    scf.reduce
+  }
+  return
+}
