@@ -94,7 +94,10 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
            "are shorter than a 16-lane tile is computed on its (padded) "
            "input's width, the plane one row of at most this many "
            "positions whose window reads are contiguous; a second op keeps "
-           "the valid columns (0: off)">
+           "the valid columns. With pad-conv-input, a strided one (window "
+           "larger than 1x1, equal strides, no dilation) reads its input's "
+           "s x s phases, its pads in them, at stride 1: on their width the "
+           "same way, or in rows of its output's width (0: off)">
   ];
 }
 

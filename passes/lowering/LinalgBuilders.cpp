@@ -280,6 +280,56 @@ Value mlir::dlc::padSpatial(OpBuilder &b, Location loc, Value input,
   return generic.getResult(0);
 }
 
+Value mlir::dlc::phaseSplitSpatial(OpBuilder &b, Location loc, Value input,
+                                   const Window &win) {
+  auto type = cast<RankedTensorType>(input.getType());
+  if (!type.hasStaticShape() || type.getRank() != 4 || win.spatial() != 2 ||
+      win.firstSpatial != 2)
+    return {};
+  int64_t s = win.strides[0];
+  if (s < 2 || win.strides[1] != s ||
+      llvm::any_of(win.dilations, [](int64_t d) { return d != 1; }) ||
+      (win.kernel[0] == 1 && win.kernel[1] == 1))
+    return {};
+  int64_t hp = type.getDimSize(2) + win.pads[0] + win.pads[2];
+  int64_t wp = type.getDimSize(3) + win.pads[1] + win.pads[3];
+  SmallVector<int64_t> shape{
+      type.getDimSize(0),      type.getDimSize(1),     s, s,
+      llvm::divideCeil(hp, s), llvm::divideCeil(wp, s)};
+  Type elt = type.getElementType();
+  MLIRContext *ctx = b.getContext();
+  Value init = b.create<tensor::EmptyOp>(loc, shape, elt);
+  return b
+      .create<linalg::GenericOp>(
+          loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+          ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(6, ctx)},
+          SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+          [&](OpBuilder &nb, Location l, ValueRange) {
+            auto index = [&](int64_t d) -> Value {
+              return nb.create<linalg::IndexOp>(l, d);
+            };
+            // (y * s + a - pad, x * s + b - pad) of the input.
+            auto position = [&](int64_t phase, int64_t at, int64_t pad) {
+              Value p = nb.create<arith::AddIOp>(
+                  l,
+                  nb.create<arith::MulIOp>(l, index(at),
+                                           indexConstant(nb, l, s)),
+                  index(phase));
+              return nb.create<arith::SubIOp>(l, p, indexConstant(nb, l, pad))
+                  .getResult();
+            };
+            Value zero = nb.create<arith::ConstantOp>(
+                l, cast<TypedAttr>(nb.getZeroAttr(elt)));
+            SmallVector<Value> idx{index(0), index(1),
+                                   position(2, 4, win.pads[0]),
+                                   position(3, 5, win.pads[1])};
+            nb.create<linalg::YieldOp>(
+                l, readWithPadding(nb, l, input, idx,
+                                   {false, false, true, true}, zero));
+          })
+      .getResult(0);
+}
+
 Value mlir::dlc::subsampleSpatial(OpBuilder &b, Location loc, Value input,
                                   const Window &win, Window &subsampledWin,
                                   SmallVectorImpl<int64_t> &storage) {

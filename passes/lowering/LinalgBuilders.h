@@ -177,6 +177,16 @@ Value subsampleSpatial(OpBuilder &b, Location loc, Value input,
                        const Window &win, Window &subsampledWin,
                        SmallVectorImpl<int64_t> &storage);
 
+/// Host: `input` [N, C, H, W] of a 2-D conv with stride s > 1 in both dims
+/// and a window larger than 1x1 (`win`; its pads applied here) as its s x s
+/// phases [N, C, s, s, Hq, Wq], one linalg.generic: phase (a, b) at (y, x)
+/// is the padded input at (y * s + a, x * s + b), zero past its end. The
+/// conv then reads phase (i mod s, j mod s) at (o_y + i floordiv s, o_x +
+/// j floordiv s): at stride 1, its rows contiguous. Null when `win` is not
+/// such a conv's.
+Value phaseSplitSpatial(OpBuilder &b, Location loc, Value input,
+                        const Window &win);
+
 /// A stride-2 channels-last conv of few input channels (a stem: 3 RGB
 /// channels padded to 8 would make K = KH * KW * 8) rewritten as the same
 /// conv at stride 1 on a space-to-depth copy of its input: every 2x2 block

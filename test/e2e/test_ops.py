@@ -277,6 +277,18 @@ def conv_cases(t):
             helper.make_node("Relu", ["c"], ["y"])],
             {"x": t.rand(1, 24, hw, hw)},
             consts={"w": t.rand(64, 24, 3, 3), "b": t.rand(64)})
+    # Strided convs on their input's phases (host): the plane form (rows of
+    # 7 and 8, 64 channels), odd sizes and asymmetric pads, the row form
+    # (a 7x7 stem-like window), stride 3.
+    for name, hw, k, s, pads in [("plane_14", 14, 3, 2, [1, 1, 1, 1]),
+                                 ("plane_odd_15", 15, 3, 2, [0, 1, 1, 0]),
+                                 ("rows_7x7", 35, 7, 2, [3, 3, 3, 3]),
+                                 ("stride3_5x5", 20, 5, 3, [2, 2, 1, 1])]:
+        t.add(f"conv_phases_{name}", [
+            helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=pads, strides=[s, s]),
+            helper.make_node("Relu", ["c"], ["y"])],
+            {"x": t.rand(1, 8, hw, hw)},
+            consts={"w": t.rand(64, 8, k, k), "b": t.rand(64)})
     t.op("conv2d_same_upper", "Conv", {"x": t.rand(1, 2, 7, 6)}, {"w": t.rand(3, 2, 3, 3)},
          attrs=dict(auto_pad="SAME_UPPER", strides=[2, 2]))
     t.op("conv2d_weight_input", "Conv", {"x": t.rand(1, 3, 6, 6), "w": t.rand(2, 3, 3, 3)})

@@ -21,15 +21,12 @@ func.func @small_plane(%x: tensor<1x4x7x7xf32>, %w: tensor<64x4x3x3xf32>) -> ten
 
 // -----
 
-// Rows of 16 or more already fill their tiles; stride 2 would read every
-// second position; a 1x1 window's plane is its input's
+// Rows of 16 or more already fill their tiles; a 1x1 window's plane is
+// its input's
 // (dlc-collapse-row-planes); a depthwise conv keeps its bounded reads; 8
 // output channels are too few rows for the work items: none of them
 // changes form.
 // CHECK-LABEL: func @wide_rows
-// CHECK-NOT: tensor.collapse_shape
-// CHECK: return
-// CHECK-LABEL: func @strided
 // CHECK-NOT: tensor.collapse_shape
 // CHECK: return
 // CHECK-LABEL: func @pointwise
@@ -45,10 +42,6 @@ func.func @wide_rows(%x: tensor<1x4x16x16xf32>, %w: tensor<64x4x3x3xf32>) -> ten
   %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x16x16xf32>, tensor<64x4x3x3xf32>) -> tensor<1x64x16x16xf32>
   return %0 : tensor<1x64x16x16xf32>
 }
-func.func @strided(%x: tensor<1x4x14x14xf32>, %w: tensor<64x4x3x3xf32>) -> tensor<1x64x7x7xf32> {
-  %0 = dlc.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x14x14xf32>, tensor<64x4x3x3xf32>) -> tensor<1x64x7x7xf32>
-  return %0 : tensor<1x64x7x7xf32>
-}
 func.func @pointwise(%x: tensor<1x4x7x7xf32>, %w: tensor<64x4x1x1xf32>) -> tensor<1x64x7x7xf32> {
   %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x7x7xf32>, tensor<64x4x1x1xf32>) -> tensor<1x64x7x7xf32>
   return %0 : tensor<1x64x7x7xf32>
@@ -60,4 +53,77 @@ func.func @depthwise(%x: tensor<1x4x7x7xf32>, %w: tensor<4x1x3x3xf32>) -> tensor
 func.func @few_channels(%x: tensor<1x4x7x7xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x7x7xf32> {
   %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x7x7xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x7x7xf32>
   return %0 : tensor<1x8x7x7xf32>
+}
+
+// -----
+
+// A stride-2 3x3 conv, 14x14 -> 7x7, reads its input's 2x2 phases (the
+// padded input at (2y + a, 2x + b), 8x8 each, the pads and past the end
+// zero): tap (i, j) reads phase (i mod 2, j mod 2) at (y + i floordiv 2,
+// x + j floordiv 2), at stride 1. Its rows of 7 then run on the phases'
+// collapsed plane: positions q = y * 8 + x up to 6 * 8 + 7 = 55, and the
+// valid columns at y * 8 + x.
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d4 mod 2, d5 mod 2, d2 + (d4 floordiv 2) * 8 + d5 floordiv 2)>
+// CHECK-DAG: #[[KEEP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 8 + d3)>
+// CHECK-LABEL: func @strided_phases
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x2x2x8x8xf32>)
+// CHECK: linalg.index 4
+// CHECK: arith.muli %{{.*}}, %c2
+// CHECK: tensor.extract %arg0
+// CHECK: arith.select
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[P]] {{\[\[}}0], [1], [2], [3], [4, 5]] : tensor<1x4x2x2x8x8xf32> into tensor<1x4x2x2x64xf32>
+// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[IN]], {{.*}}]{{.*}} ins(%[[FLAT]], %arg1 : tensor<1x4x2x2x64xf32>, tensor<64x4x3x3xf32>) outs(%{{.*}} : tensor<1x64x55xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[KEEP]], {{.*}}]{{.*}} ins(%[[SUM]] : tensor<1x64x55xf32>) outs(%{{.*}} : tensor<1x64x7x7xf32>)
+func.func @strided_phases(%x: tensor<1x4x14x14xf32>, %w: tensor<64x4x3x3xf32>) -> tensor<1x64x7x7xf32> {
+  %0 = dlc.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x14x14xf32>, tensor<64x4x3x3xf32>) -> tensor<1x64x7x7xf32>
+  return %0 : tensor<1x64x7x7xf32>
+}
+
+// -----
+
+// Output rows of 16 or more (a 7x7 stride-2 stem) read the phases in rows
+// of the output's width: 35 + 2 * 3 = 41 padded positions, 21 a phase
+// (the 42nd is past the end, zero).
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d5 mod 2, d6 mod 2, d2 + d5 floordiv 2, d3 + d6 floordiv 2)>
+// CHECK-LABEL: func @strided_phase_rows
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x3x2x2x21x21xf32>)
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], {{.*}}]{{.*}} ins(%[[P]], %arg1 : tensor<1x3x2x2x21x21xf32>, tensor<8x3x7x7xf32>) outs(%{{.*}} : tensor<1x8x18x18xf32>)
+func.func @strided_phase_rows(%x: tensor<1x3x35x35xf32>, %w: tensor<8x3x7x7xf32>) -> tensor<1x8x18x18xf32> {
+  %0 = dlc.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x35x35xf32>, tensor<8x3x7x7xf32>) -> tensor<1x8x18x18xf32>
+  return %0 : tensor<1x8x18x18xf32>
+}
+
+// -----
+
+// Strided convs that keep their form: a 1x1 window (a subsampled copy
+// instead: convert-to-linalg-pad-conv-input.mlir), unequal strides, a
+// dilated window, a depthwise conv.
+// CHECK-LABEL: func @strided_pointwise
+// CHECK-NOT: x2x2x
+// CHECK: return
+// CHECK-LABEL: func @unequal_strides
+// CHECK-NOT: x2x2x
+// CHECK: return
+// CHECK-LABEL: func @dilated
+// CHECK-NOT: x2x2x
+// CHECK: return
+// CHECK-LABEL: func @strided_depthwise
+// CHECK-NOT: x2x2x
+// CHECK: return
+func.func @strided_pointwise(%x: tensor<1x4x14x14xf32>, %w: tensor<64x4x1x1xf32>) -> tensor<1x64x7x7xf32> {
+  %0 = dlc.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x14x14xf32>, tensor<64x4x1x1xf32>) -> tensor<1x64x7x7xf32>
+  return %0 : tensor<1x64x7x7xf32>
+}
+func.func @unequal_strides(%x: tensor<1x4x14x14xf32>, %w: tensor<64x4x3x3xf32>) -> tensor<1x64x7x14xf32> {
+  %0 = dlc.conv %x, %w {strides = array<i64: 2, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x14x14xf32>, tensor<64x4x3x3xf32>) -> tensor<1x64x7x14xf32>
+  return %0 : tensor<1x64x7x14xf32>
+}
+func.func @dilated(%x: tensor<1x4x14x14xf32>, %w: tensor<64x4x3x3xf32>) -> tensor<1x64x5x5xf32> {
+  %0 = dlc.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 2, 2>, group = 1 : i64} : (tensor<1x4x14x14xf32>, tensor<64x4x3x3xf32>) -> tensor<1x64x5x5xf32>
+  return %0 : tensor<1x64x5x5xf32>
+}
+func.func @strided_depthwise(%x: tensor<1x4x14x14xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x7x7xf32> {
+  %0 = dlc.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 4 : i64} : (tensor<1x4x14x14xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x7x7xf32>
+  return %0 : tensor<1x4x7x7xf32>
 }
