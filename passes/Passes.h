@@ -29,7 +29,8 @@ void populateDlcToLinalgPatterns(RewritePatternSet &patterns,
                                  bool halfWeightsNK = false,
                                  bool padConvChannels = false,
                                  bool padConvInput = false,
-                                 int64_t convPlaneRows = 0);
+                                 int64_t convPlaneRows = 0,
+                                 bool padGroupedConvInput = false);
 
 /// Patterns lowering the quantization ops (quantize_linear,
 /// dequantize_linear, conv_integer, matmul_integer, requantize) to linalg on

@@ -97,7 +97,13 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
            "the valid columns. With pad-conv-input, a strided one (window "
            "larger than 1x1, equal strides, no dilation) reads its input's "
            "s x s phases, its pads in them, at stride 1: on their width the "
-           "same way, or in rows of its output's width (0: off)">
+           "same way, or in rows of its output's width (0: off)">,
+    Option<"padGroupedConvInput", "pad-grouped-conv-input", "bool",
+           /*default=*/"false",
+           "With pad-conv-input, grouped convs (depthwise) read a padded "
+           "copy too: where the host vectorizes rows, whose affine window "
+           "reads it loads as vectors (their bounds-checked reads ran "
+           "scalar)">
   ];
 }
 

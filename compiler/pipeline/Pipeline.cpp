@@ -105,7 +105,8 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
        /*vnniConvs=*/!cudaForm && options.hostVnni,
        /*convPlaneRows=*/!cudaForm && options.hostRowLanes > 0
            ? options.hostRowPlane
-           : 0}));
+           : 0,
+       /*padGroupedConvInput=*/!cudaForm && options.hostRowLanes > 0}));
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)
     pm.addPass(dlc::createFuseElementwisePass());

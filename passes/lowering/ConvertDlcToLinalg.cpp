@@ -1050,13 +1050,16 @@ Value convOnPhases(PatternRewriter &rewriter, Location loc, Value input,
 
 struct ConvLowering : OpRewritePattern<ConvOp> {
   ConvLowering(MLIRContext *ctx, bool padChannels, bool padInput,
-               int64_t planeRows)
+               int64_t planeRows, bool padGroupedInput)
       : OpRewritePattern(ctx), padChannels(padChannels), padInput(padInput),
-        planeRows(planeRows) {}
+        padGroupedInput(padGroupedInput), planeRows(planeRows) {}
   /// Channels-last 16-bit convs: input channels padded to a multiple of 8.
   bool padChannels;
-  /// NC[D]HW convs whose windows leave the input read a padded copy.
+  /// NC[D]HW convs of one group whose windows leave the input read a
+  /// padded copy.
   bool padInput;
+  /// So do grouped ones (depthwise).
+  bool padGroupedInput;
   /// Host: convOnInputWidth's longest row (0: off).
   int64_t planeRows;
   LogicalResult matchAndRewrite(ConvOp op,
@@ -1093,9 +1096,12 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
       }
     Window paddedWin;
     SmallVector<int64_t> paddedShape;
-    // Only where the copy is small next to the reduction that reads it: a
-    // depthwise conv's 9 taps an output would pay for a whole copy.
-    if (padded && padInput && groups == 1 && win.insideWhenPadded()) {
+    // A depthwise conv's 9 taps an output pay for a whole copy only where
+    // the copy's affine reads let the host vectorize its rows: the bounded
+    // reads ran scalar (mobilenet_v2's depthwise convs 2-3x slower than
+    // the copy and the vector rows together).
+    if (padded && (groups == 1 ? padInput : padGroupedInput) &&
+        win.insideWhenPadded()) {
       input = padSpatial(rewriter, loc, input, win, Value(), paddedWin,
                          paddedShape);
       win = paddedWin;
@@ -2934,7 +2940,8 @@ struct ConvertDlcToLinalgPass
     target.addLegalOp<AttentionKernelOp>();
     RewritePatternSet patterns(&getContext());
     populateDlcToLinalgPatterns(patterns, f32WeightsNK, halfWeightsNK,
-                                padConvChannels, padConvInput, convPlaneRows);
+                                padConvChannels, padConvInput, convPlaneRows,
+                                padGroupedConvInput);
     populateDlcQuantToLinalgPatterns(patterns, int8WeightsNK, padConvChannels,
                                      reciprocalQuantize, padConvInput,
                                      vnniConvs);
@@ -2948,7 +2955,8 @@ struct ConvertDlcToLinalgPass
 
 void mlir::dlc::populateDlcToLinalgPatterns(
     RewritePatternSet &patterns, bool f32WeightsNK, bool halfWeightsNK,
-    bool padConvChannels, bool padConvInput, int64_t convPlaneRows) {
+    bool padConvChannels, bool padConvInput, int64_t convPlaneRows,
+    bool padGroupedConvInput) {
   MLIRContext *ctx = patterns.getContext();
   patterns
       .add<BinaryLowering<AddOp>, BinaryLowering<SubOp>, BinaryLowering<MulOp>,
@@ -2992,5 +3000,6 @@ void mlir::dlc::populateDlcToLinalgPatterns(
                OneHotLowering, EinsumLowering, TopKLowering, ResizeLowering,
                ConvTransposeLowering, AttentionLowering>(ctx);
   patterns.add<MatMulLowering>(ctx, f32WeightsNK, halfWeightsNK);
-  patterns.add<ConvLowering>(ctx, padConvChannels, padConvInput, convPlaneRows);
+  patterns.add<ConvLowering>(ctx, padConvChannels, padConvInput, convPlaneRows,
+                             padConvInput && padGroupedConvInput);
 }

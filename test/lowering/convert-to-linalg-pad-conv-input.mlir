@@ -1,5 +1,6 @@
 // RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="pad-conv-input=true" | FileCheck %s
 // RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg | FileCheck %s --check-prefix=OFF
+// RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="pad-conv-input=true pad-grouped-conv-input=true" | FileCheck %s --check-prefix=GROUPED
 
 // An NCHW conv whose windows leave the input (pads 1) reads a zero-padded
 // copy through a pure affine map (the host's row vectorizer loads its
@@ -22,11 +23,16 @@ func.func @padded(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x
 
 // -----
 
-// A depthwise conv keeps its bounds-checked reads: 9 taps an output would
-// not pay for a copy.
+// A depthwise conv keeps its bounds-checked reads, unless
+// pad-grouped-conv-input (where the host vectorizes rows: the copy's
+// affine reads load as vectors).
 // CHECK-LABEL: func @depthwise
 // CHECK-NOT: tensor<1x2x6x6xf32>
 // CHECK: return
+// GROUPED-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d3 + d6)>
+// GROUPED-LABEL: func @depthwise
+// GROUPED: %[[P:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x6x6xf32>)
+// GROUPED: linalg.generic {indexing_maps = [#[[IN]], {{.*}} ins(%[[P]], %{{.*}} : tensor<1x2x6x6xf32>, tensor<2x1x3x3xf32>)
 func.func @depthwise(%x: tensor<1x2x4x4xf32>, %w: tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32> {
   %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 2 : i64} : (tensor<1x2x4x4xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
   return %0 : tensor<1x2x4x4xf32>
