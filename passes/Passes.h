@@ -20,6 +20,12 @@ class RewritePatternSet;
 class TypeConverter;
 namespace dlc {
 
+/// Host: the fewest rows (output channels) a plane taken as one row must
+/// have besides: 8 work items of 8 rows (dlc-collapse-row-planes
+/// `min-rows`, and dlc-convert-to-linalg's convs on an input's width or
+/// phases).
+constexpr int64_t kMinPlaneRows = 64;
+
 #define GEN_PASS_DECL
 #include "passes/Passes.h.inc"
 

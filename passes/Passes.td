@@ -729,7 +729,8 @@ def CollapseRowPlanesPass : Pass<"dlc-collapse-row-planes", "ModuleOp"> {
   let options = [
     Option<"maxRow", "max-row", "int64_t", /*default=*/"256",
            "Longest merged row (elements); 0 leaves every kernel alone">,
-    Option<"minRows", "min-rows", "int64_t", /*default=*/"64",
+    Option<"minRows", "min-rows", "int64_t",
+           /*default=*/"::mlir::dlc::kMinPlaneRows",
            "Fewest rows the other parallel dims must span (8 work items "
            "of 8 rows)">,
   ];

@@ -915,13 +915,13 @@ Value validColumns(PatternRewriter &rewriter, Location loc, Value acc,
 /// Whether a conv whose output is `outType` [N, K, OH, OW] runs on its
 /// input's plane as one row of `plane` positions (convOnInputWidth,
 /// convOnPhases): its output rows shorter than a 16-lane tile, the plane
-/// within `maxRow`, and at least 64 rows (output channels) of it. (A 1x1
-/// window's plane is its input's: dlc-collapse-row-planes, whose min-rows
-/// is 64 too. Fewer rows, and the plane's rows were the work items'
-/// parallelism.)
+/// within `maxRow`, and kMinPlaneRows rows (output channels) of it. (A 1x1
+/// window's plane is its input's: dlc-collapse-row-planes. Fewer rows, and
+/// the plane's rows were the work items' parallelism.)
 bool planeQualifies(RankedTensorType outType, int64_t plane, int64_t maxRow) {
   return outType.getDimSize(3) < 16 && outType.getDimSize(2) >= 2 &&
-         plane <= maxRow && outType.getDimSize(0) * outType.getDimSize(1) >= 64;
+         plane <= maxRow &&
+         outType.getDimSize(0) * outType.getDimSize(1) >= kMinPlaneRows;
 }
 
 /// Host: a stride-1 2-D conv of one group over `input` (padded already, or
