@@ -2,10 +2,13 @@
 //
 // The model function after outlining is a straight-line plan. Every
 // memref.alloc in it lives from its definition to the last use of it or of
-// a view of it. Buffers are placed greedily by decreasing size at the lowest
-// offset that does not overlap a placed buffer with an intersecting live
-// range (best fit among the gaps), the strategy TFLite and others use: in
-// practice within a few percent of the lower bound.
+// a view of it. Buffers are placed greedily, each at the best fit among the
+// gaps between placed buffers with an intersecting live range, in five
+// orders (by decreasing size or breadth, the most bytes live over the
+// buffer's range, ties from the plan's start or its end; by last use from
+// the end); the smallest arena wins. The
+// strategies TFLite and others use: in practice within a few percent of the
+// lower bound.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,6 +94,35 @@ struct PlanMemoryPass : dlc::impl::PlanMemoryPassBase<PlanMemoryPass> {
       if (failed(plan(func)))
         return signalPassFailure();
     }
+  }
+
+  /// Places `order`'s buffers one by one, each at the best fit among the
+  /// gaps between the placed buffers live at the same time (the smallest
+  /// gap that holds it, else above them all); returns the arena's size.
+  static int64_t place(ArrayRef<Buffer *> order) {
+    int64_t arena = 0;
+    SmallVector<Buffer *> placed;
+    for (Buffer *b : order) {
+      SmallVector<Buffer *> conflicts;
+      for (Buffer *p : placed)
+        if (p->first <= b->last && b->first <= p->last)
+          conflicts.push_back(p);
+      llvm::sort(conflicts,
+                 [](Buffer *x, Buffer *y) { return x->offset < y->offset; });
+      int64_t best = -1, bestGap = INT64_MAX, cursor = 0;
+      for (Buffer *c : conflicts) {
+        int64_t gap = c->offset - cursor;
+        if (gap >= b->size && gap < bestGap) {
+          best = cursor;
+          bestGap = gap;
+        }
+        cursor = std::max(cursor, c->offset + c->size);
+      }
+      b->offset = best >= 0 ? best : cursor;
+      arena = std::max(arena, b->offset + b->size);
+      placed.push_back(b);
+    }
+    return arena;
   }
 
   LogicalResult plan(func::FuncOp func) {
@@ -187,34 +219,52 @@ struct PlanMemoryPass : dlc::impl::PlanMemoryPassBase<PlanMemoryPass> {
     for (auto [i, b] : llvm::enumerate(buffers))
       if (inPlaceOf[i] < 0)
         order.push_back(&b);
-    llvm::stable_sort(order, [](Buffer *a, Buffer *b) {
-      if (a->size != b->size)
-        return a->size > b->size;
-      return a->first < b->first;
-    });
-    int64_t arena = 0;
-    SmallVector<Buffer *> placed;
-    for (Buffer *b : order) {
-      SmallVector<Buffer *> conflicts;
-      for (Buffer *p : placed)
-        if (p->first <= b->last && b->first <= p->last)
-          conflicts.push_back(p);
-      llvm::sort(conflicts,
-                 [](Buffer *x, Buffer *y) { return x->offset < y->offset; });
-      // Best fit: the smallest gap between conflicting buffers that holds b.
-      int64_t best = -1, bestGap = INT64_MAX, cursor = 0;
-      for (Buffer *c : conflicts) {
-        int64_t gap = c->offset - cursor;
-        if (gap >= b->size && gap < bestGap) {
-          best = cursor;
-          bestGap = gap;
-        }
-        cursor = std::max(cursor, c->offset + c->size);
-      }
-      b->offset = best >= 0 ? best : cursor;
-      arena = std::max(arena, b->offset + b->size);
-      placed.push_back(b);
+    // Several greedy orders, the smallest arena kept (TFLite's planner
+    // tries by size and by breadth the same way): one order leaves gaps
+    // another fills. The breadth of a buffer: the most bytes live at one
+    // position of its range.
+    SmallVector<int64_t> liveAt(pos, 0);
+    for (Buffer *b : order)
+      for (int64_t p = b->first; p <= b->last; ++p)
+        liveAt[p] += b->size;
+    DenseMap<Buffer *, int64_t> breadth;
+    for (Buffer *b : order)
+      breadth[b] = *std::max_element(liveAt.begin() + b->first,
+                                     liveAt.begin() + b->last + 1);
+    // Ties (and the rest) broken from the end of the plan backwards, or
+    // from its start: which one leaves the alternating big buffers of a
+    // residual chain where the next block's buffers fit depends on the
+    // model (resnet50 on the host: 7.2 MB against 8.0).
+    auto fromEnd = [](Buffer *a, Buffer *b) { return a->last > b->last; };
+    auto fromStart = [](Buffer *a, Buffer *b) { return a->first < b->first; };
+    auto by = [](auto key, auto tie) {
+      return [=](Buffer *a, Buffer *b) {
+        if (key(a) != key(b))
+          return key(a) > key(b);
+        return tie(a, b);
+      };
+    };
+    auto size = [](Buffer *b) { return b->size; };
+    auto wide = [&](Buffer *b) { return std::make_pair(breadth[b], b->size); };
+    SmallVector<SmallVector<Buffer *>> orders(5, order);
+    llvm::stable_sort(orders[0], by(size, fromStart));
+    llvm::stable_sort(orders[1], by(size, fromEnd));
+    llvm::stable_sort(orders[2], by(wide, fromStart));
+    llvm::stable_sort(orders[3], by(wide, fromEnd));
+    llvm::stable_sort(orders[4], fromEnd);
+    int64_t arena = INT64_MAX;
+    SmallVector<int64_t> bestOffsets;
+    for (ArrayRef<Buffer *> candidate : orders) {
+      int64_t bytes = place(candidate);
+      if (bytes >= arena)
+        continue;
+      arena = bytes;
+      bestOffsets.clear();
+      for (Buffer *b : order)
+        bestOffsets.push_back(b->offset);
     }
+    for (auto [b, offset] : llvm::zip(order, bestOffsets))
+      b->offset = offset;
 
     for (unsigned i = 0; i < buffers.size(); ++i)
       if (inPlaceOf[i] >= 0)

@@ -102,3 +102,29 @@ func.func @main(%in: memref<64xf32>, %out: memref<64xf32>) {
   call @k(%c, %out) : (memref<64xf32>, memref<64xf32>) -> ()
   return
 }
+
+// -----
+
+func.func private @k44(%a: memref<256xf32>, %b: memref<256xf32>) attributes {dlc.kernel, dlc.work_items = 256 : i64}
+func.func private @k42(%a: memref<256xf32>, %b: memref<128xf32>) attributes {dlc.kernel, dlc.work_items = 128 : i64}
+func.func private @k23(%a: memref<128xf32>, %b: memref<192xf32>) attributes {dlc.kernel, dlc.work_items = 128 : i64}
+func.func private @k3(%a: memref<192xf32>, %b: memref<64xf32>) attributes {dlc.kernel, dlc.work_items = 64 : i64}
+
+// Greedy placement by size from the plan's start puts %a low and %b above
+// it, %d low, and then %c (alive with %b and %d) fits nowhere below the
+// two: 2560 bytes. From the end (%b low, %a above), %c takes %a's place
+// once %a dies: the lower bound, 2048. The planner keeps the smaller.
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: dlc.arena_size = 2048 : i64
+// CHECK-SAME: dlc.lower_bound_bytes = 2048 : i64
+func.func @main(%out: memref<64xf32>) {
+  %a = memref.alloc() : memref<256xf32>
+  %b = memref.alloc() : memref<256xf32>
+  call @k44(%a, %b) : (memref<256xf32>, memref<256xf32>) -> ()
+  %c = memref.alloc() : memref<128xf32>
+  call @k42(%b, %c) : (memref<256xf32>, memref<128xf32>) -> ()
+  %d = memref.alloc() : memref<192xf32>
+  call @k23(%c, %d) : (memref<128xf32>, memref<192xf32>) -> ()
+  call @k3(%d, %out) : (memref<192xf32>, memref<64xf32>) -> ()
+  return
+}
