@@ -286,8 +286,11 @@ Value mlir::dlc::phaseSplitSpatial(OpBuilder &b, Location loc, Value input,
   if (!type.hasStaticShape() || type.getRank() != 4 || win.spatial() != 2 ||
       win.firstSpatial != 2)
     return {};
+  // (At most 4 and the window's size: more phases than taps hold inputs
+  // no tap reads.)
   int64_t s = win.strides[0];
-  if (s < 2 || win.strides[1] != s ||
+  if (s < 2 || s > 4 || s > std::max(win.kernel[0], win.kernel[1]) ||
+      win.strides[1] != s ||
       llvm::any_of(win.dilations, [](int64_t d) { return d != 1; }) ||
       (win.kernel[0] == 1 && win.kernel[1] == 1))
     return {};

@@ -177,13 +177,13 @@ Value subsampleSpatial(OpBuilder &b, Location loc, Value input,
                        const Window &win, Window &subsampledWin,
                        SmallVectorImpl<int64_t> &storage);
 
-/// Host: `input` [N, C, H, W] of a 2-D conv with stride s > 1 in both dims
-/// and a window larger than 1x1 (`win`; its pads applied here) as its s x s
-/// phases [N, C, s, s, Hq, Wq], one linalg.generic: phase (a, b) at (y, x)
-/// is the padded input at (y * s + a, x * s + b), zero past its end. The
-/// conv then reads phase (i mod s, j mod s) at (o_y + i floordiv s, o_x +
-/// j floordiv s): at stride 1, its rows contiguous. Null when `win` is not
-/// such a conv's.
+/// Host: `input` [N, C, H, W] of a 2-D conv with stride 1 < s <= 4 in both
+/// dims, no larger than its window, and a window larger than 1x1 (`win`; its
+/// pads applied here) as its s x s phases [N, C, s, s, Hq, Wq], one
+/// linalg.generic: phase (a, b) at (y, x) is the padded input at (y * s + a, x
+/// * s + b), zero past its end. The conv then reads phase (i mod s, j mod s) at
+/// (o_y + i floordiv s, o_x + j floordiv s): at stride 1, its rows contiguous.
+/// Null when `win` is not such a conv's.
 Value phaseSplitSpatial(OpBuilder &b, Location loc, Value input,
                         const Window &win);
 

@@ -283,7 +283,9 @@ def conv_cases(t):
     for name, hw, k, s, pads in [("plane_14", 14, 3, 2, [1, 1, 1, 1]),
                                  ("plane_odd_15", 15, 3, 2, [0, 1, 1, 0]),
                                  ("rows_7x7", 35, 7, 2, [3, 3, 3, 3]),
-                                 ("stride3_5x5", 20, 5, 3, [2, 2, 1, 1])]:
+                                 ("stride3_5x5", 20, 5, 3, [2, 2, 1, 1]),
+                                 # (stride 3 over a 2x2 window: no phases)
+                                 ("stride3_2x2", 20, 2, 3, [0, 0, 0, 0])]:
         t.add(f"conv_phases_{name}", [
             helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=pads, strides=[s, s]),
             helper.make_node("Relu", ["c"], ["y"])],

@@ -98,7 +98,8 @@ func.func @strided_phase_rows(%x: tensor<1x3x35x35xf32>, %w: tensor<8x3x7x7xf32>
 
 // Strided convs that keep their form: a 1x1 window (a subsampled copy
 // instead: convert-to-linalg-pad-conv-input.mlir), unequal strides, a
-// dilated window, a depthwise conv.
+// dilated window, a depthwise conv, a stride larger than the window (more
+// phases than taps).
 // CHECK-LABEL: func @strided_pointwise
 // CHECK-NOT: x2x2x
 // CHECK: return
@@ -110,6 +111,9 @@ func.func @strided_phase_rows(%x: tensor<1x3x35x35xf32>, %w: tensor<8x3x7x7xf32>
 // CHECK: return
 // CHECK-LABEL: func @strided_depthwise
 // CHECK-NOT: x2x2x
+// CHECK: return
+// CHECK-LABEL: func @stride_over_window
+// CHECK-NOT: x4x4x
 // CHECK: return
 func.func @strided_pointwise(%x: tensor<1x4x14x14xf32>, %w: tensor<64x4x1x1xf32>) -> tensor<1x64x7x7xf32> {
   %0 = dlc.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x14x14xf32>, tensor<64x4x1x1xf32>) -> tensor<1x64x7x7xf32>
@@ -126,4 +130,8 @@ func.func @dilated(%x: tensor<1x4x14x14xf32>, %w: tensor<64x4x3x3xf32>) -> tenso
 func.func @strided_depthwise(%x: tensor<1x4x14x14xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x7x7xf32> {
   %0 = dlc.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 4 : i64} : (tensor<1x4x14x14xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x7x7xf32>
   return %0 : tensor<1x4x7x7xf32>
+}
+func.func @stride_over_window(%x: tensor<1x4x16x16xf32>, %w: tensor<64x4x3x3xf32>) -> tensor<1x64x4x4xf32> {
+  %0 = dlc.conv %x, %w {strides = array<i64: 4, 4>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x16x16xf32>, tensor<64x4x3x3xf32>) -> tensor<1x64x4x4xf32>
+  return %0 : tensor<1x64x4x4xf32>
 }
