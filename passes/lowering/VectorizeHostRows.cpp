@@ -384,24 +384,24 @@ bool uniformAlongRow(Value v, RowFill &fill, Value accRoot) {
   });
 }
 
-/// The op `from` skips to in direction `next`, constants aside.
-Operation *skipConstants(Operation *from, bool next) {
-  Operation *op = next ? from->getNextNode() : from->getPrevNode();
+/// The pass over the row's elements just before (or `after`) the row's
+/// reduction nest, constants between them aside.
+std::optional<RowLoops> rowLoopsBeside(RowNest &nest, bool after) {
+  Operation *outer = nest.loops.front();
+  Operation *op = after ? outer->getNextNode() : outer->getPrevNode();
   while (op && op->hasTrait<OpTrait::ConstantLike>())
-    op = next ? op->getNextNode() : op->getPrevNode();
-  return op;
+    op = after ? op->getNextNode() : op->getPrevNode();
+  return matchRowLoops(op, nest);
 }
 
 /// The fill of `acc` just before the row's reduction nest (constants
 /// between them aside), when it writes exactly the accumulator's elements
 /// of the work item: every copy, every column, nothing else.
 std::optional<RowFill> matchFill(RowNest &nest, Accumulator &acc) {
-  std::optional<RowLoops> loops =
-      matchRowLoops(skipConstants(nest.loops.front(), false), nest);
+  std::optional<RowLoops> loops = rowLoopsBeside(nest, /*after=*/false);
   if (!loops)
     return std::nullopt;
-  RowFill fill;
-  static_cast<RowLoops &>(fill) = *loops;
+  RowFill fill{*loops};
   fill.accumulator = acc.load;
   for (Operation &op : fill.columns.getBody()->without_terminator()) {
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
@@ -478,12 +478,10 @@ bool onlyRowUses(Value buffer, RowNest &nest, RowFill *fill, RowEpilogue &ep) {
 /// them aside), if the tiles can run it; `callers` are the kernel's.
 std::optional<RowEpilogue> matchEpilogue(RowNest &nest, RowFill *fill,
                                          ArrayRef<func::CallOp> callers) {
-  std::optional<RowLoops> loops =
-      matchRowLoops(skipConstants(nest.loops.front(), true), nest);
+  std::optional<RowLoops> loops = rowLoopsBeside(nest, /*after=*/true);
   if (!loops)
     return std::nullopt;
-  RowEpilogue ep;
-  static_cast<RowLoops &>(ep) = *loops;
+  RowEpilogue ep{*loops};
   DenseMap<Value, unsigned> accRoots;
   for (auto [i, acc] : llvm::enumerate(nest.accumulators))
     accRoots[dlc::rootBuffer(acc.load.getMemRef())] = i;
