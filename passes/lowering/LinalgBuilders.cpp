@@ -297,7 +297,7 @@ Value mlir::dlc::phaseSplitSpatial(OpBuilder &b, Location loc, Value input,
   int64_t hp = type.getDimSize(2) + win.pads[0] + win.pads[2];
   int64_t wp = type.getDimSize(3) + win.pads[1] + win.pads[3];
   SmallVector<int64_t> shape{type.getDimSize(0), type.getDimSize(1), s, s,
-                             (hp + s - 1) / s, (wp + s - 1) / s};
+                             (hp + s - 1) / s,   (wp + s - 1) / s};
   Type elt = type.getElementType();
   MLIRContext *ctx = b.getContext();
   Value init = b.create<tensor::EmptyOp>(loc, shape, elt);
