@@ -1762,8 +1762,10 @@ def PlanMemoryPass : Pass<"dlc-plan-memory", "ModuleOp"> {
   let description = [{
     Computes the live range of every `memref.alloc` of the model function
     (views such as expand/collapse_shape extend the range of their source)
-    and packs them into one arena with a greedy best-fit by size, so that
-    buffers live at the same time never overlap. An elementwise kernel's
+    and packs them into one arena with a greedy best fit, so that buffers
+    live at the same time never overlap: five orders (by size or by
+    breadth, ties from the plan's start or end; by last use from the end),
+    the smallest arena kept. An elementwise kernel's
     output is written in place over an input of the same type that dies at
     that call (each work item reads exactly the elements it then writes).
     Every plan is checked before it is recorded. Records the offset on each
