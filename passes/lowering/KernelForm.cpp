@@ -443,6 +443,11 @@ void mlir::dlc::dropDeadBufferArguments(func::FuncOp func,
   (void)func.eraseArguments(dead);
 }
 
+bool mlir::dlc::isBufferView(Operation *op) {
+  return isa<ViewLikeOpInterface, memref::ExpandShapeOp,
+             memref::CollapseShapeOp>(op);
+}
+
 Value mlir::dlc::rootBuffer(Value v) {
   while (Operation *def = v.getDefiningOp()) {
     if (auto view = dyn_cast<ViewLikeOpInterface>(def))

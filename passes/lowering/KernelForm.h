@@ -90,8 +90,13 @@ Value stripIdentityApply(Value index);
 std::optional<std::pair<Value, ValueRange>> memoryAccess(Operation *op);
 
 /// The buffer a memref value is a view of (through expand/collapse_shape
-/// and view-like ops): two kernel arguments with the same root alias.
+/// and view-like ops, isBufferView): two kernel arguments with the same
+/// root alias.
 Value rootBuffer(Value v);
+
+/// Whether `op` is a view rootBuffer looks through: a view-like op or an
+/// expand/collapse_shape.
+bool isBufferView(Operation *op);
 
 /// The users of each function symbol, gathered in one walk of the module
 /// (SymbolTable::getSymbolUses per kernel walks the module once per kernel:

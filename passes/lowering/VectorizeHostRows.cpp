@@ -431,6 +431,7 @@ std::optional<RowFill> matchFill(RowNest &nest, Accumulator &acc) {
 /// element at a time: mobilenet_v2's 112x112 expand conv stored and
 /// reloaded 4.8 MB for 39 MFLOP).
 struct RowEpilogue : RowLoops {
+  explicit RowEpilogue(const RowLoops &loops) : RowLoops(loops) {}
   /// The epilogue's loads of accumulators, and which accumulator each
   /// reads.
   DenseMap<Operation *, unsigned> accumulatorLoads;
@@ -458,8 +459,7 @@ bool isEpilogueColumn(Value v, RowEpilogue &ep) {
 /// row's: its reduction nest, its fill and the epilogue's loads of it.
 bool onlyRowUses(Value buffer, RowNest &nest, RowFill *fill, RowEpilogue &ep) {
   for (Operation *user : buffer.getUsers()) {
-    if (isa<ViewLikeOpInterface, memref::ExpandShapeOp,
-            memref::CollapseShapeOp>(user)) {
+    if (dlc::isBufferView(user)) {
       if (user->getNumResults() != 1 ||
           !onlyRowUses(user->getResult(0), nest, fill, ep))
         return false;
@@ -481,7 +481,7 @@ std::optional<RowEpilogue> matchEpilogue(RowNest &nest, RowFill *fill,
   std::optional<RowLoops> loops = rowLoopsBeside(nest, /*after=*/true);
   if (!loops)
     return std::nullopt;
-  RowEpilogue ep{*loops};
+  RowEpilogue ep(*loops);
   DenseMap<Value, unsigned> accRoots;
   for (auto [i, acc] : llvm::enumerate(nest.accumulators))
     accRoots[dlc::rootBuffer(acc.load.getMemRef())] = i;
@@ -1298,9 +1298,8 @@ struct VectorizeHostRowsPass
   /// Erases the views of `buffer` nothing uses; whether it is unused then.
   static bool eraseUnusedViews(Value buffer) {
     for (Operation *user : llvm::make_early_inc_range(buffer.getUsers()))
-      if (isa<ViewLikeOpInterface, memref::ExpandShapeOp,
-              memref::CollapseShapeOp>(user) &&
-          user->getNumResults() == 1 && eraseUnusedViews(user->getResult(0)))
+      if (dlc::isBufferView(user) && user->getNumResults() == 1 &&
+          eraseUnusedViews(user->getResult(0)))
         user->erase();
     return buffer.use_empty();
   }
