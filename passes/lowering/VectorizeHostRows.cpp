@@ -28,6 +28,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <algorithm>
+
 namespace mlir::dlc {
 #define GEN_PASS_DEF_VECTORIZEHOSTROWSPASS
 #include "passes/Passes.h.inc"
@@ -1357,30 +1359,40 @@ struct VectorizeHostRowsPass
     };
     int64_t full = nest->length / tile, rest = nest->length % tile;
     // Full tiles share their reduction loops, as many as the accumulators
-    // allow (a divisor of their number).
-    int64_t group = 1;
+    // allow, in passes as even as possible: 13 tiles (resnet50's 14x14 3x3
+    // convs on the padded width) run 3, 3, 3, 2, 2, where passes of a
+    // divisor ran 13 of 1 tile, a load or broadcast for each FMA.
     int64_t perTile = nest->copies * (int64_t)nest->accumulators.size();
-    if (!dot)
-      for (int64_t g = full; g > 1 && group == 1; --g)
-        if (full % g == 0 && g * perTile <= accumulators)
-          group = g;
-    if (full == group) {
-      SmallVector<Value> starts;
-      for (int64_t t = 0; t < group; ++t)
-        starts.push_back(at(t * tile));
-      if (full > 0)
+    int64_t most = dot ? 1
+                       : std::clamp<int64_t>(accumulators / perTile, 1,
+                                             std::max<int64_t>(full, 1));
+    int64_t passes = llvm::divideCeil(full, most);
+    int64_t smaller = passes ? full / passes : 0;
+    int64_t larger = passes ? full % passes : 0;
+    // `count` passes of `size` tiles, from tile `first` on.
+    auto emitPasses = [&](int64_t first, int64_t count, int64_t size) {
+      if (count == 0 || size == 0)
+        return;
+      if (count == 1) {
+        SmallVector<Value> starts;
+        for (int64_t t = 0; t < size; ++t)
+          starts.push_back(at((first + t) * tile));
         emitTiles(tile, starts);
-    } else {
-      auto tiles =
-          b.create<scf::ForOp>(loc, at(0), at(full * tile), at(group * tile));
+        return;
+      }
+      auto loop = b.create<scf::ForOp>(loc, at(first * tile),
+                                       at((first + count * size) * tile),
+                                       at(size * tile));
       OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(tiles.getBody());
-      SmallVector<Value> starts{tiles.getInductionVar()};
-      for (int64_t t = 1; t < group; ++t)
-        starts.push_back(b.create<arith::AddIOp>(loc, tiles.getInductionVar(),
-                                                 at(t * tile)));
+      b.setInsertionPointToStart(loop.getBody());
+      SmallVector<Value> starts{loop.getInductionVar()};
+      for (int64_t t = 1; t < size; ++t)
+        starts.push_back(
+            b.create<arith::AddIOp>(loc, loop.getInductionVar(), at(t * tile)));
       emitTiles(tile, starts);
-    }
+    };
+    emitPasses(0, larger, smaller + 1);
+    emitPasses(larger * (smaller + 1), passes - larger, smaller);
     // The rest: one tile, or halving pieces.
     SmallVector<int64_t> pieces;
     if (anyLengthTiles && rest > 0)

@@ -1,4 +1,5 @@
 // RUN: dlc-opt %s --split-input-file --dlc-vectorize-host-rows="lanes=16 accumulators=4" | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlc-vectorize-host-rows="lanes=16 accumulators=6" | FileCheck %s --check-prefix=SIX
 
 // A panel of 64 columns of a MatMul row (dlc-linearize-kernels row-panel:
 // column p * 64 + c) in 2 copies (row-block): 4 tiles of 16 lanes, 2
@@ -42,6 +43,49 @@ func.func private @panel(%A: memref<4x8xf32>, %B: memref<8x512xf32>, %C: memref<
         %prod = arith.mulf %a, %b : f32
         %sum = arith.addf %acc, %prod : f32
         memref.store %sum, %C[%m, %n] : memref<4x512xf32>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// 7 full tiles (a row of 112 in 2 copies) run in passes as even as the
+// accumulators allow, not only in passes of a divisor of 7 (which would
+// be 7 passes of one tile: a load or a broadcast for each FMA). With 4
+// accumulators: 2, 2, 2 (a loop) and 1; with 6: 3, then 2 and 2 (a loop).
+// CHECK-LABEL: func.func private @uneven_passes(
+// CHECK: scf.for %[[T:.*]] = %c0{{.*}} to %c96{{.*}} step %c32
+// CHECK: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>)
+// CHECK-NOT: scf.for
+// CHECK: return
+// SIX-LABEL: func.func private @uneven_passes(
+// SIX: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// SIX: scf.for %[[T:.*]] = %c48{{.*}} to %c112{{.*}} step %c32
+// SIX: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// SIX-NOT: scf.for
+// SIX: return
+func.func private @uneven_passes(%A: memref<4x8xf32>, %B: memref<8x112xf32>, %C: memref<4x112xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %c112 = arith.constant 112 : index
+  scf.parallel (%i) = (%c0) to (%c2) step (%c1) {
+    %m0 = arith.muli %i, %c2 : index
+    scf.for %k = %c0 to %c8 step %c1 {
+      scf.parallel (%u, %n) = (%c0, %c0) to (%c2, %c112) step (%c1, %c1) {
+        %m = arith.addi %m0, %u : index
+        %a = memref.load %A[%m, %k] : memref<4x8xf32>
+        %b = memref.load %B[%k, %n] : memref<8x112xf32>
+        %acc = memref.load %C[%m, %n] : memref<4x112xf32>
+        %prod = arith.mulf %a, %b : f32
+        %sum = arith.addf %acc, %prod : f32
+        memref.store %sum, %C[%m, %n] : memref<4x112xf32>
         scf.reduce
       }
     }
