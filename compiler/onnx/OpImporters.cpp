@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::dlc;
@@ -633,6 +634,307 @@ LogicalResult importCast(NodeContext &n, Results &r) {
   return success();
 }
 
+/// A constant of `shape` and `elementType` with every element `value`.
+Value splat(NodeContext &n, ArrayRef<int64_t> shape, Type elementType,
+            double value) {
+  auto type = RankedTensorType::get(shape, elementType);
+  Attribute v =
+      isa<FloatType>(elementType)
+          ? Attribute(n.b.getFloatAttr(elementType, value))
+          : Attribute(n.b.getIntegerAttr(elementType, (int64_t)value));
+  return n.b.create<arith::ConstantOp>(n.loc, DenseElementsAttr::get(type, v));
+}
+
+/// CastLike(input, target_type): Cast to target_type's element type.
+LogicalResult importCastLike(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({"saturate"})))
+    return failure();
+  Value x = n.input(0);
+  Type elementType = n.getType(n.input(1)).getElementType();
+  r.push_back(n.create<CastOp>(x, {}, n.getType(x).clone(elementType)));
+  return success(r.back() != nullptr);
+}
+
+/// Size: the element count, an int64 scalar (shapes are static).
+LogicalResult importSize(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  r.push_back(splat(n, {}, n.b.getI64Type(),
+                    (double)n.getType(n.input(0)).getNumElements()));
+  return success();
+}
+
+/// EyeLike(input), k, dtype: a constant of the input's 2-D shape, ones on
+/// diagonal k.
+LogicalResult importEyeLike(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({"dtype", "k"})))
+    return failure();
+  auto type = n.getType(n.input(0));
+  if (type.getRank() != 2)
+    return n.emitError() << "input must be 2-D, got " << type;
+  Type elementType = type.getElementType();
+  if (n.hasAttr("dtype")) {
+    int64_t dtype = n.getInt("dtype", 0);
+    if (!(elementType = getElementType(n.b.getContext(), dtype)))
+      return n.emitError() << "unsupported dtype '" << getDtypeName(dtype)
+                           << "'";
+  }
+  int64_t k = n.getInt("k", 0);
+  if (n.hasFailed())
+    return failure();
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  auto resultType = RankedTensorType::get({rows, cols}, elementType);
+  SmallVector<Attribute> values;
+  values.reserve(rows * cols);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) {
+      double v = j - i == k ? 1.0 : 0.0;
+      values.push_back(
+          isa<FloatType>(elementType)
+              ? Attribute(n.b.getFloatAttr(elementType, v))
+              : Attribute(n.b.getIntegerAttr(elementType, (int64_t)v)));
+    }
+  r.push_back(n.b.create<arith::ConstantOp>(
+      n.loc, DenseElementsAttr::get(resultType, values)));
+  return success();
+}
+
+/// Shrink(input), lambd, bias: x < -lambd ? x + bias : x > lambd ? x - bias
+/// : 0.
+LogicalResult importShrink(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) ||
+      failed(n.checkKnownAttrs({"bias", "lambd"})))
+    return failure();
+  Value x = n.input(0);
+  Type elt = n.getType(x).getElementType();
+  if (elt.isInteger(1))
+    return n.emitError() << "input must be numeric, got " << x.getType();
+  double lambd = n.getFloat("lambd", 0.5f), bias = n.getFloat("bias", 0.0f);
+  if (n.hasFailed())
+    return failure();
+  Value below = n.create<LessOp>({x, splat(n, {}, elt, -lambd)});
+  Value above = n.create<GreaterOp>({x, splat(n, {}, elt, lambd)});
+  Value up = n.create<AddOp>({x, splat(n, {}, elt, bias)});
+  Value down = n.create<SubOp>({x, splat(n, {}, elt, bias)});
+  if (!below || !above || !up || !down)
+    return failure();
+  Value inner = n.create<WhereOp>({above, down, splat(n, {}, elt, 0)});
+  r.push_back(inner ? n.create<WhereOp>({below, up, inner}) : Value());
+  return success(r.back() != nullptr);
+}
+
+/// GlobalMaxPool: dlc.reduce_max over the spatial dims, keepdims.
+LogicalResult importGlobalMaxPool(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  Value x = n.input(0);
+  int64_t rank = n.getRank(x);
+  if (rank < 3)
+    return n.emitError() << "input must have rank >= 3, got " << x.getType();
+  SmallVector<int64_t> axes;
+  for (int64_t i = 2; i < rank; ++i)
+    axes.push_back(i);
+  r.push_back(n.create<ReduceMaxOp>(
+      x, {n.i64Array("axes", axes), n.boolean("keepdims", true)}));
+  return success(r.back() != nullptr);
+}
+
+/// Hardmax(input), axis: 1 at the first maximum along `axis`, 0 elsewhere:
+/// dlc.arg_max compared with the axis' indices. Before opset 13 over the
+/// input flattened to 2-D at `axis`, as Softmax.
+LogicalResult importHardmax(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({"axis"})))
+    return failure();
+  Value x = n.input(0);
+  auto type = n.getType(x);
+  if (!isa<FloatType>(type.getElementType()))
+    return n.emitError() << "input must be floating point, got " << type;
+  int64_t rank = type.getRank();
+  std::optional<int64_t> axis =
+      n.normalizeAxis(n.getInt("axis", n.opset < 13 ? 1 : -1), rank);
+  if (!axis)
+    return failure();
+  ArrayRef<int64_t> shape = type.getShape();
+  Value in = x;
+  int64_t a = *axis;
+  if (n.opset < 13 && a != rank - 1) {
+    in = n.reshape(
+        x, {product(shape.take_front(a)), product(shape.drop_front(a))});
+    a = 1;
+  }
+  if (!in)
+    return failure();
+  auto inType = n.getType(in);
+  Value index =
+      n.create<ArgMaxOp>(in, {n.i64("axis", a), n.boolean("keepdims", true),
+                              n.boolean("select_last_index", false)});
+  if (!index)
+    return failure();
+  // 0, 1, ... along the axis, broadcast over the others.
+  int64_t extent = inType.getDimSize(a);
+  SmallVector<int64_t> iotaShape(inType.getRank(), 1);
+  iotaShape[a] = extent;
+  SmallVector<int64_t> iota(extent);
+  std::iota(iota.begin(), iota.end(), 0);
+  Value positions = n.b.create<arith::ConstantOp>(
+      n.loc,
+      DenseElementsAttr::get(RankedTensorType::get(iotaShape, n.b.getI64Type()),
+                             ArrayRef<int64_t>(iota)));
+  Value hit = n.create<EqualOp>({index, positions});
+  Value y = hit ? n.create<CastOp>(hit, {}, inType) : Value();
+  if (y && in != x)
+    y = n.reshape(y, shape);
+  r.push_back(y);
+  return success(y != nullptr);
+}
+
+/// LpNormalization(input), axis, p: input / ReduceL<p>(input) along axis
+/// (a zero norm taken as 1).
+LogicalResult importLpNormalization(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({"axis", "p"})))
+    return failure();
+  Value x = n.input(0);
+  if (!isa<FloatType>(n.getType(x).getElementType()))
+    return n.emitError() << "input must be floating point, got " << x.getType();
+  std::optional<int64_t> axis =
+      n.normalizeAxis(n.getInt("axis", -1), n.getRank(x));
+  int64_t p = n.getInt("p", 2);
+  if (!axis || n.hasFailed())
+    return failure();
+  if (p != 1 && p != 2)
+    return n.emitError() << "p must be 1 or 2, got " << p;
+  SmallVector<NamedAttribute> attrs{n.i64Array("axes", {*axis}),
+                                    n.boolean("keepdims", true)};
+  Value norm =
+      p == 1 ? n.create<ReduceL1Op>(x, attrs) : n.create<ReduceL2Op>(x, attrs);
+  // A zero norm (an all-zero slice) divides by 1: zeros, not NaNs, as ONNX's
+  // reference and ONNX Runtime give.
+  Type elt = n.getType(x).getElementType();
+  Value zero = norm ? n.create<EqualOp>({norm, splat(n, {}, elt, 0)}) : Value();
+  Value safe =
+      zero ? n.create<WhereOp>({zero, splat(n, {}, elt, 1), norm}) : Value();
+  r.push_back(safe ? n.create<DivOp>({x, safe}) : Value());
+  return success(r.back() != nullptr);
+}
+
+/// MeanVarianceNormalization(X), axes: (X - E[X]) / (sqrt(E[X^2] - E[X]^2)
+/// + 1e-9) over `axes` (default N, H, W), as ONNX's function body.
+LogicalResult importMeanVarianceNormalization(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({"axes"})))
+    return failure();
+  Value x = n.input(0);
+  Type elt = n.getType(x).getElementType();
+  if (!isa<FloatType>(elt))
+    return n.emitError() << "input must be floating point, got " << x.getType();
+  int64_t rank = n.getRank(x);
+  SmallVector<int64_t> axes;
+  for (int64_t a : n.getInts("axes").value_or(SmallVector<int64_t>{0, 2, 3})) {
+    std::optional<int64_t> axis = n.normalizeAxis(a, rank, "axes");
+    if (!axis)
+      return failure();
+    axes.push_back(*axis);
+  }
+  if (n.hasFailed())
+    return failure();
+  llvm::sort(axes);
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  SmallVector<NamedAttribute> attrs{n.i64Array("axes", axes),
+                                    n.boolean("keepdims", true)};
+  Value mean = n.create<ReduceMeanOp>(x, attrs);
+  Value square = n.create<MulOp>({x, x});
+  Value meanSquare = square ? n.create<ReduceMeanOp>(square, attrs) : Value();
+  Value squareMean = mean ? n.create<MulOp>({mean, mean}) : Value();
+  if (!meanSquare || !squareMean)
+    return failure();
+  Value variance = n.create<SubOp>({meanSquare, squareMean});
+  Value deviation =
+      variance ? n.create<SqrtOp>(variance, {}, variance.getType()) : Value();
+  Value denominator =
+      deviation ? n.create<AddOp>({deviation, splat(n, {}, elt, 1e-9)})
+                : Value();
+  Value centered = n.create<SubOp>({x, mean});
+  r.push_back(denominator && centered ? n.create<DivOp>({centered, denominator})
+                                      : Value());
+  return success(r.back() != nullptr);
+}
+
+/// LRN(X), alpha, beta, bias, size: X / (bias + alpha / size * (sum of X^2
+/// over `size` channels around each))^beta. The window sum is an average
+/// pool of X^2 over [N, 1, C, rest] with the channels as its height,
+/// padded with zeros that it counts: alpha times the average is alpha /
+/// size times the sum.
+LogicalResult importLRN(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) ||
+      failed(n.checkKnownAttrs({"alpha", "beta", "bias", "size"})))
+    return failure();
+  Value x = n.input(0);
+  auto type = n.getType(x);
+  Type elt = type.getElementType();
+  if (!isa<FloatType>(elt))
+    return n.emitError() << "input must be floating point, got " << type;
+  if (type.getRank() < 3)
+    return n.emitError() << "input must have rank >= 3, got " << type;
+  if (!n.hasAttr("size"))
+    return n.fail("attribute 'size' is required");
+  int64_t size = n.getInt("size", 1);
+  double alpha = n.getFloat("alpha", 1e-4f), beta = n.getFloat("beta", 0.75f),
+         bias = n.getFloat("bias", 1.0f);
+  if (n.hasFailed())
+    return failure();
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t channels = shape[1];
+  if (size < 1 || size > 2 * channels + 1)
+    return n.emitError() << "size must be in [1, " << 2 * channels + 1
+                         << "], got " << size;
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  Value square = n.create<MulOp>({x, x});
+  Value planes = square ? n.reshape(square, {shape[0], 1, channels,
+                                             product(shape.drop_front(2))})
+                        : Value();
+  if (!planes)
+    return failure();
+  Value mean = n.create<AveragePoolOp>(
+      planes,
+      {n.i64Array("kernel_shape", {size, 1}), n.i64Array("strides", {1, 1}),
+       n.i64Array("pads", {before, 0, after, 0}),
+       n.i64Array("dilations", {1, 1}), n.boolean("ceil_mode", false),
+       n.boolean("count_include_pad", true)});
+  Value back = mean ? n.reshape(mean, shape) : Value();
+  Value scaled =
+      back ? n.create<MulOp>({back, splat(n, {}, elt, alpha)}) : Value();
+  Value shifted =
+      scaled ? n.create<AddOp>({scaled, splat(n, {}, elt, bias)}) : Value();
+  Value power =
+      shifted ? n.create<PowOp>({shifted, splat(n, {}, elt, beta)}) : Value();
+  r.push_back(power ? n.create<DivOp>({x, power}) : Value());
+  return success(r.back() != nullptr);
+}
+
+/// Swish(X), alpha (opset 24): X * sigmoid(alpha * X).
+LogicalResult importSwish(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({"alpha"})))
+    return failure();
+  Value x = n.input(0);
+  Type elt = n.getType(x).getElementType();
+  if (!isa<FloatType>(elt))
+    return n.emitError() << "input must be floating point, got " << x.getType();
+  double alpha = n.getFloat("alpha", 1.0f);
+  if (n.hasFailed())
+    return failure();
+  Value scaled = n.create<MulOp>({x, splat(n, {}, elt, alpha)});
+  Value gate = scaled ? n.create<SigmoidOp>(scaled, {}, x.getType()) : Value();
+  r.push_back(gate ? n.create<MulOp>({x, gate}) : Value());
+  return success(r.back() != nullptr);
+}
+
+/// RMSNormalization(X, scale), axis, epsilon, stash_type (opset 23): ONNX
+/// Runtime's SimplifiedLayerNormalization without its second output.
+LogicalResult importRMSNormalization(NodeContext &n, Results &r) {
+  if (failed(importSimplifiedLayerNorm(n, r)))
+    return failure();
+  r.resize(1);
+  return success();
+}
 } // namespace
 
 LogicalResult onnx_import::readWindow(NodeContext &n, Value x,
@@ -2295,12 +2597,18 @@ LogicalResult importConstant(NodeContext &n, Results &r) {
 // Sorted by op type: lookupOpImporter does a binary search.
 const OpTableEntry kOpTable[] = {
     {"Abs", importUnary<AbsOp>, "dlc.abs"},
+    {"Acos", importUnary<AcosOp>, "dlc.acos"},
+    {"Acosh", importUnary<AcoshOp>, "dlc.acosh"},
     {"Add", importBinary<AddOp>, "dlc.add; numpy broadcasting, same dtypes"},
     {"And", importLogical<AndOp>, "dlc.and; bool operands, broadcasting"},
     {"ArgMax", importArgReduce<ArgMaxOp>,
      "dlc.arg_max; negative axis, keepdims, select_last_index"},
     {"ArgMin", importArgReduce<ArgMinOp>,
      "dlc.arg_min; negative axis, keepdims, select_last_index"},
+    {"Asin", importUnary<AsinOp>, "dlc.asin"},
+    {"Asinh", importUnary<AsinhOp>, "dlc.asinh"},
+    {"Atan", importUnary<AtanOp>, "dlc.atan"},
+    {"Atanh", importUnary<AtanhOp>, "dlc.atanh"},
     {"AveragePool", importAveragePool,
      "dlc.average_pool; auto_pad resolved, ceil_mode, count_include_pad"},
     {"BatchNormalization", importBatchNorm,
@@ -2308,6 +2616,7 @@ const OpTableEntry kOpTable[] = {
      "unused)"},
     {"Cast", importCast,
      "dlc.cast; to f16/bf16/f32/f64/bool/int8/uint8/int32/int64"},
+    {"CastLike", importCastLike, "dlc.cast to the element type of target_type"},
     {"Ceil", importUnary<CeilOp>, "dlc.ceil"},
     {"Celu", importCelu, "dlc.celu; alpha"},
     {"Clip", importClip,
@@ -2327,6 +2636,7 @@ const OpTableEntry kOpTable[] = {
      "dlc.conv_transpose; N-d, group, output_padding, output_shape and "
      "auto_pad resolved to pads"},
     {"Cos", importUnary<CosOp>, "dlc.cos"},
+    {"Cosh", importUnary<CoshOp>, "dlc.cosh"},
     {"CumSum", importCumSum, "dlc.cumsum; constant axis, exclusive, reverse"},
     {"DepthToSpace", importDepthToSpace,
      "dlc.reshape + dlc.transpose + dlc.reshape; mode DCR/CRD"},
@@ -2345,6 +2655,8 @@ const OpTableEntry kOpTable[] = {
     {"Erf", importUnary<ErfOp>, "dlc.erf"},
     {"Exp", importUnary<ExpOp>, "dlc.exp"},
     {"Expand", importExpand, "dlc.expand; constant shape input"},
+    {"EyeLike", importEyeLike,
+     "arith.constant; k, dtype (default the input's)"},
     {"Flatten", importFlatten, "dlc.reshape; negative axis"},
     {"Floor", importUnary<FloorOp>, "dlc.floor"},
     {"Gather", importGather, "dlc.gather; negative axis"},
@@ -2355,6 +2667,8 @@ const OpTableEntry kOpTable[] = {
     {"Gemm", importGemm, "dlc.gemm; alpha, beta, transA, transB, optional C"},
     {"GlobalAveragePool", importGlobalAveragePool,
      "dlc.reduce_mean over the spatial dims, keepdims"},
+    {"GlobalMaxPool", importGlobalMaxPool,
+     "dlc.reduce_max over the spatial dims, keepdims"},
     {"Greater", importCompare<GreaterOp>,
      "dlc.greater; broadcasting, bool result"},
     {"GreaterOrEqual", importCompare<GreaterOrEqualOp>,
@@ -2364,11 +2678,17 @@ const OpTableEntry kOpTable[] = {
      "before opset 21, per channel from 21)"},
     {"HardSigmoid", importHardSigmoid, "dlc.hard_sigmoid; alpha, beta"},
     {"HardSwish", importUnary<HardSwishOp>, "dlc.hard_swish"},
+    {"Hardmax", importHardmax,
+     "dlc.arg_max == the axis' indices, cast; opset < 13 semantics via 2-D "
+     "reshape"},
     {"Identity", importIdentity, "forwarded"},
     {"InstanceNormalization", importInstanceNorm,
      "dlc.layer_norm from axis 2, then per-channel scale and bias"},
     {"IsInf", importIsInf, "dlc.is_inf; detect_negative, detect_positive"},
     {"IsNaN", importIsNaN, "dlc.is_nan"},
+    {"LRN", importLRN,
+     "x / (bias + alpha * average_pool of x^2 over the channels)^beta; size, "
+     "alpha, beta, bias"},
     {"LayerNormalization", importLayerNorm,
      "dlc.layer_norm; Mean/InvStdDev outputs (stash_type) as "
      "reduce_mean chains"},
@@ -2379,6 +2699,8 @@ const OpTableEntry kOpTable[] = {
     {"Log", importUnary<LogOp>, "dlc.log"},
     {"LogSoftmax", importSoftmaxLike<LogSoftmaxOp>,
      "dlc.log_softmax; opset < 13 semantics via 2-D reshape"},
+    {"LpNormalization", importLpNormalization,
+     "dlc.div by dlc.reduce_l1/l2 along axis (zero norms as 1); p 1 or 2"},
     {"MatMul", importMatMul, "dlc.matmul; 1-D operands reshaped"},
     {"MatMulInteger", importMatMulInteger,
      "dlc.matmul_integer; int8/uint8, rank >= 2, scalar a zero point"},
@@ -2388,6 +2710,8 @@ const OpTableEntry kOpTable[] = {
      "storage_order=0, Indices output unused"},
     {"Mean", importVariadic<AddOp, true>,
      "dlc.add chain and dlc.div by the count; variadic, broadcasting"},
+    {"MeanVarianceNormalization", importMeanVarianceNormalization,
+     "(x - mean) / (sqrt(mean(x^2) - mean^2) + 1e-9) over axes"},
     {"Min", importVariadic<MinOp>, "dlc.min chain; variadic, broadcasting"},
     {"Mish", importUnary<MishOp>, "dlc.mish"},
     {"Mod", importMod, "dlc.mod; fmod (float fmod=0 as Python %)"},
@@ -2409,6 +2733,9 @@ const OpTableEntry kOpTable[] = {
      "dlc.quantize_linear; int8/uint8 (output_dtype), per tensor or per "
      "axis, half to even, saturating; blocked (block_size): x / scale "
      "rounded in f32, then a unit-scale dlc.quantize_linear"},
+    {"RMSNormalization", importRMSNormalization,
+     "reduce_mean of squares in f32 over the dims from axis; epsilon; "
+     "stash_type 1"},
     {"Range", importRange, "arith.constant; constant start, limit and delta"},
     {"Reciprocal", importUnary<ReciprocalOp>, "dlc.reciprocal"},
     {"ReduceL1", importReduceL1,
@@ -2455,12 +2782,15 @@ const OpTableEntry kOpTable[] = {
      "dlc.scatter_nd; reduction none/add/mul/max/min"},
     {"Selu", importSelu, "dlc.selu; alpha, gamma"},
     {"Shape", importShape, "dlc.shape (folds to a constant); start/end"},
+    {"Shrink", importShrink, "dlc.less/greater/where; lambd, bias"},
     {"Sigmoid", importUnary<SigmoidOp>, "dlc.sigmoid"},
     {"Sign", importUnary<SignOp>, "dlc.sign"},
     {"SimplifiedLayerNormalization", importSimplifiedLayerNorm,
      "ONNX Runtime's RMS normalization (not ONNX's): reduce_mean of squares "
      "in f32; axis, epsilon; the inverse root as output 1"},
     {"Sin", importUnary<SinOp>, "dlc.sin"},
+    {"Sinh", importUnary<SinhOp>, "dlc.sinh"},
+    {"Size", importSize, "arith.constant int64 element count"},
     {"Slice", importSlice,
      "dlc.slice; attributes (<10) or constant inputs, negative steps, "
      "clamped"},
@@ -2478,6 +2808,8 @@ const OpTableEntry kOpTable[] = {
      "dlc.reshape; axes attribute (<13) or constant input"},
     {"Sub", importBinary<SubOp>, "dlc.sub; numpy broadcasting, same dtypes"},
     {"Sum", importVariadic<AddOp>, "dlc.add chain; variadic, broadcasting"},
+    {"Swish", importSwish, "x * sigmoid(alpha * x); alpha"},
+    {"Tan", importUnary<TanOp>, "dlc.tan"},
     {"Tanh", importUnary<TanhOp>, "dlc.tanh"},
     {"ThresholdedRelu", importThresholdedRelu, "dlc.thresholded_relu; alpha"},
     {"Tile", importTile, "dlc.tile; constant repeats"},

@@ -313,6 +313,32 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
       });
 }
 
+OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
+  auto in = smallConstant(adaptor.getInput());
+  if (!in || !isa<IntegerType>(getType().getElementType()))
+    return {};
+  return in.mapValues(getType().getElementType(),
+                      [](const APInt &v) { return -v; });
+}
+
+OpFoldResult ModOp::fold(FoldAdaptor adaptor) {
+  bool isUnsigned = getType().getElementType().isUnsignedInteger();
+  bool fmod = getFmod();
+  return foldIntBinary(
+      adaptor.getOperands(), getType(),
+      [&](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        if (b.isZero())
+          return std::nullopt;
+        if (isUnsigned)
+          return a.urem(b);
+        // srem takes the dividend's sign (fmod); Python's % the divisor's.
+        APInt r = a.srem(b);
+        if (!fmod && !r.isZero() && r.isNegative() != b.isNegative())
+          r += b;
+        return r;
+      });
+}
+
 OpFoldResult PowOp::fold(FoldAdaptor) { return {}; }
 
 OpFoldResult SqrtOp::fold(FoldAdaptor adaptor) {

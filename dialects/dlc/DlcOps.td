@@ -77,6 +77,15 @@ def Dlc_ExpOp : Dlc_UnaryOp<"exp">;
 def Dlc_LogOp : Dlc_UnaryOp<"log">;
 def Dlc_SinOp : Dlc_UnaryOp<"sin">;
 def Dlc_CosOp : Dlc_UnaryOp<"cos">;
+def Dlc_TanOp : Dlc_UnaryOp<"tan">;
+def Dlc_AsinOp : Dlc_UnaryOp<"asin">;
+def Dlc_AcosOp : Dlc_UnaryOp<"acos">;
+def Dlc_AtanOp : Dlc_UnaryOp<"atan">;
+def Dlc_SinhOp : Dlc_UnaryOp<"sinh">;
+def Dlc_CoshOp : Dlc_UnaryOp<"cosh">;
+def Dlc_AsinhOp : Dlc_UnaryOp<"asinh">;
+def Dlc_AcoshOp : Dlc_UnaryOp<"acosh">;
+def Dlc_AtanhOp : Dlc_UnaryOp<"atanh">;
 def Dlc_FloorOp : Dlc_UnaryOp<"floor">;
 def Dlc_CeilOp : Dlc_UnaryOp<"ceil">;
 def Dlc_RoundOp : Dlc_UnaryOp<"round"> {
@@ -91,7 +100,10 @@ def Dlc_HardSwishOp : Dlc_UnaryOp<"hard_swish">;
 def Dlc_NumericTensor : RankedTensorOf<[F16, BF16, F32, F64, I8, UI8, I32, I64]>;
 
 def Dlc_AbsOp : Dlc_UnaryOp<"abs", Dlc_NumericTensor>;
-def Dlc_NegOp : Dlc_UnaryOp<"neg", Dlc_NumericTensor>;
+def Dlc_NegOp : Dlc_UnaryOp<"neg", Dlc_NumericTensor> {
+  // Integer constants (shape arithmetic); see DlcFolders.cpp.
+  let hasFolder = 1;
+}
 def Dlc_SignOp : Dlc_UnaryOp<"sign", Dlc_NumericTensor>;
 
 def Dlc_MaxOp : Dlc_BinaryOp<"max", [Commutative]> {
@@ -111,6 +123,8 @@ def Dlc_ModOp : Dlc_Op<"mod", [InferTypeOpAdaptor]> {
   let arguments = (ins Dlc_NumericTensor:$lhs, Dlc_NumericTensor:$rhs,
                    BoolAttr:$fmod);
   let results = (outs Dlc_NumericTensor:$result);
+  // Integer constants (shape arithmetic); see DlcFolders.cpp.
+  let hasFolder = 1;
 }
 
 def Dlc_PReluOp : Dlc_Op<"prelu", [InferTypeOpAdaptor]> {

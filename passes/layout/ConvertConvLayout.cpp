@@ -152,14 +152,15 @@ bool isElementwise(Operation *op) {
   return isa<
       // unary
       ReluOp, SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, LogOp, SinOp, CosOp,
+      TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp,
       FloorOp, CeilOp, RoundOp, ReciprocalOp, SoftplusOp, SoftsignOp, MishOp,
       HardSwishOp, AbsOp, NegOp, SignOp, LeakyReluOp, EluOp, SeluOp, CeluOp,
       HardSigmoidOp, ThresholdedReluOp, GeluOp, ClipOp, CastOp, NotOp, IsNaNOp,
       IsInfOp,
       // binary and ternary, broadcasting
-      AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, ModOp, PReluOp,
-      EqualOp, LessOp, LessOrEqualOp, GreaterOp, GreaterOrEqualOp, AndOp,
-      OrOp, XorOp, WhereOp>(op);
+      AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, ModOp, PReluOp, EqualOp,
+      LessOp, LessOrEqualOp, GreaterOp, GreaterOrEqualOp, AndOp, OrOp, XorOp,
+      WhereOp>(op);
 }
 
 /// How `op` is rebuilt when its operands are `transpose(.., perm)`: which

@@ -345,6 +345,98 @@ Value softplus(OpBuilder &b, Location loc, Value x) {
       l);
 }
 
+/// Tan, the inverse trigonometric and the hyperbolic functions from the
+/// math ops both targets lower (the host to libm, CUDA to libdevice: MLIR
+/// 19's NVVM lowering has no asin, acos, sinh, cosh or the inverse
+/// hyperbolics), in forms without cancellation near 0: asin(x) =
+/// atan2(x, sqrt((1 - x)(1 + x))), sinh(x) = (expm1(x) - expm1(-x)) / 2,
+/// asinh(x) = sign(x) log1p(|x| + x^2 / (1 + sqrt(1 + x^2))), acosh(x) =
+/// log1p(x - 1 + sqrt((x - 1)(x + 1))), atanh(x) = sign(x) log1p(2|x| / (1 -
+/// |x|)) / 2.
+/// Past 2^60 the squares would overflow: asinh and acosh take
+/// log(|x|) + log(2) there.
+template <typename OpTy>
+Value inverseOrHyperbolic(OpBuilder &b, Location loc, Value x) {
+  Type t = x.getType();
+  auto c = [&](double v) { return scalarConstant(b, loc, t, v); };
+  auto add = [&](Value l, Value r) -> Value {
+    return b.create<arith::AddFOp>(loc, l, r);
+  };
+  auto subf = [&](Value l, Value r) -> Value {
+    return b.create<arith::SubFOp>(loc, l, r);
+  };
+  auto mul = [&](Value l, Value r) -> Value {
+    return b.create<arith::MulFOp>(loc, l, r);
+  };
+  auto sqrt = [&](Value v) -> Value { return b.create<math::SqrtOp>(loc, v); };
+  auto log1p = [&](Value v) -> Value {
+    return b.create<math::Log1pOp>(loc, v);
+  };
+  auto negative = [&](Value v) -> Value {
+    return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, v, c(0));
+  };
+  // Where |v| is past 2^60: log(|v|) + log(2), else `near`.
+  auto farOr = [&](Value v, Value near) -> Value {
+    Value a = b.create<math::AbsFOp>(loc, v);
+    Value far = add(b.create<math::LogOp>(loc, a), c(0.693147180559945309));
+    Value big = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, a,
+                                        c(1152921504606846976.0));
+    return b.create<arith::SelectOp>(loc, big, far, near);
+  };
+  if constexpr (std::is_same_v<OpTy, TanOp>)
+    return b.create<math::TanOp>(loc, x);
+  if constexpr (std::is_same_v<OpTy, AtanOp>)
+    return b.create<math::AtanOp>(loc, x);
+  if constexpr (llvm::is_one_of<OpTy, AsinOp, AcosOp>::value) {
+    Value root = sqrt(mul(subf(c(1), x), add(c(1), x)));
+    if constexpr (std::is_same_v<OpTy, AsinOp>)
+      return b.create<math::Atan2Op>(loc, x, root);
+    else
+      return b.create<math::Atan2Op>(loc, root, x);
+  }
+  if constexpr (std::is_same_v<OpTy, SinhOp>)
+    return mul(c(0.5), subf(b.create<math::ExpM1Op>(loc, x),
+                            b.create<math::ExpM1Op>(
+                                loc, b.create<arith::NegFOp>(loc, x))));
+  if constexpr (std::is_same_v<OpTy, CoshOp>)
+    return mul(c(0.5), add(b.create<math::ExpOp>(loc, x),
+                           b.create<math::ExpOp>(
+                               loc, b.create<arith::NegFOp>(loc, x))));
+  if constexpr (std::is_same_v<OpTy, AsinhOp>) {
+    Value a = b.create<math::AbsFOp>(loc, x);
+    Value sq = mul(x, x);
+    Value near = log1p(add(
+        a, b.create<arith::DivFOp>(loc, sq, add(c(1), sqrt(add(c(1), sq))))));
+    Value r = farOr(x, near);
+    return b.create<arith::SelectOp>(loc, negative(x),
+                                     b.create<arith::NegFOp>(loc, r), r);
+  }
+  if constexpr (std::is_same_v<OpTy, AcoshOp>) {
+    Value m = subf(x, c(1));
+    return farOr(x, log1p(add(m, sqrt(mul(m, add(x, c(1)))))));
+  }
+  if constexpr (std::is_same_v<OpTy, AtanhOp>) {
+    // On |x|: log1p's argument tends to -1 as x does, where its rounding
+    // costs the result digits.
+    Value a = b.create<math::AbsFOp>(loc, x);
+    Value r =
+        mul(c(0.5),
+            log1p(b.create<arith::DivFOp>(loc, mul(c(2), a), subf(c(1), a))));
+    return b.create<arith::SelectOp>(loc, negative(x),
+                                     b.create<arith::NegFOp>(loc, r), r);
+  }
+  llvm_unreachable("not an inverse or hyperbolic function");
+}
+
+/// `m`, or 0 where `m` is -inf: the base an online softmax takes its
+/// exponents from while its row has seen only -inf.
+Value maskedRowBase(OpBuilder &b, Location loc, Value m) {
+  Value allMasked = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, m,
+                                            lowestValue(b, loc, m.getType()));
+  return b.create<arith::SelectOp>(loc, allMasked,
+                                   scalarConstant(b, loc, m.getType(), 0), m);
+}
+
 /// Round half to even from floor (math.roundeven has no NVVM lowering):
 /// r = floor(x), d = x - r; d > 1/2 or (d == 1/2 and r odd) rounds up.
 /// NaN and infinities give NaN comparisons and keep r.
@@ -400,6 +492,10 @@ template <typename OpTy> struct UnaryLowering : OpRewritePattern<OpTy> {
             return b.create<math::SinOp>(loc, x);
           if constexpr (std::is_same_v<OpTy, CosOp>)
             return b.create<math::CosOp>(loc, x);
+          if constexpr (llvm::is_one_of<OpTy, TanOp, AsinOp, AcosOp, AtanOp,
+                                        SinhOp, CoshOp, AsinhOp, AcoshOp,
+                                        AtanhOp>::value)
+            return inverseOrHyperbolic<OpTy>(b, loc, x);
           if constexpr (std::is_same_v<OpTy, FloorOp>)
             return b.create<math::FloorOp>(loc, x);
           if constexpr (std::is_same_v<OpTy, CeilOp>)
@@ -1578,11 +1674,14 @@ struct SoftmaxLowering : OpRewritePattern<SoftmaxOp> {
         [&](OpBuilder &b, Location l, ValueRange a) {
           Value x = a[0], m = a[1], s = a[2];
           Value mNew = b.create<arith::MaximumFOp>(l, m, x);
+          // While the row has seen only -inf (a masked first column), the
+          // exponents are taken relative to 0: exp(-inf - -inf) is NaN.
+          Value base = maskedRowBase(b, l, mNew);
           Value scaled = b.create<arith::MulFOp>(
               l, s,
-              b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, m, mNew)));
+              b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, m, base)));
           Value e =
-              b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, x, mNew));
+              b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, x, base));
           return SmallVector<Value>{mNew,
                                     b.create<arith::AddFOp>(l, scaled, e)};
         });
@@ -2974,15 +3073,17 @@ void mlir::dlc::populateDlcToLinalgPatterns(
                LogicalLowering<OrOp>, LogicalLowering<XorOp>,
                LogicalLowering<NotOp>, WhereLowering, IsNaNLowering,
                IsInfLowering, ExpandLowering, GatherElementsLowering>(ctx);
-  patterns.add<UnaryLowering<LogOp>, UnaryLowering<SinOp>, UnaryLowering<CosOp>,
-               UnaryLowering<FloorOp>, UnaryLowering<CeilOp>,
-               UnaryLowering<RoundOp>, UnaryLowering<ReciprocalOp>,
-               UnaryLowering<SoftplusOp>, UnaryLowering<SoftsignOp>,
-               UnaryLowering<MishOp>, UnaryLowering<HardSwishOp>,
-               UnaryLowering<AbsOp>, UnaryLowering<NegOp>,
-               UnaryLowering<SignOp>, BinaryLowering<MaxOp>,
-               BinaryLowering<MinOp>, BinaryLowering<PReluOp>, ModLowering>(
-      ctx);
+  patterns.add<
+      UnaryLowering<LogOp>, UnaryLowering<SinOp>, UnaryLowering<CosOp>,
+      UnaryLowering<TanOp>, UnaryLowering<AsinOp>, UnaryLowering<AcosOp>,
+      UnaryLowering<AtanOp>, UnaryLowering<SinhOp>, UnaryLowering<CoshOp>,
+      UnaryLowering<AsinhOp>, UnaryLowering<AcoshOp>, UnaryLowering<AtanhOp>,
+      UnaryLowering<FloorOp>, UnaryLowering<CeilOp>, UnaryLowering<RoundOp>,
+      UnaryLowering<ReciprocalOp>, UnaryLowering<SoftplusOp>,
+      UnaryLowering<SoftsignOp>, UnaryLowering<MishOp>,
+      UnaryLowering<HardSwishOp>, UnaryLowering<AbsOp>, UnaryLowering<NegOp>,
+      UnaryLowering<SignOp>, BinaryLowering<MaxOp>, BinaryLowering<MinOp>,
+      BinaryLowering<PReluOp>, ModLowering>(ctx);
   patterns
       .add<ActivationLowering<LeakyReluOp>, ActivationLowering<EluOp>,
            ActivationLowering<SeluOp>, ActivationLowering<CeluOp>,

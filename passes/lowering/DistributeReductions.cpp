@@ -138,11 +138,21 @@ bool matchOnlineSum(Accumulator &sum, MutableArrayRef<Accumulator> accs,
                      : arith::SubFOp();
       if (!sub)
         continue;
+      // The exponents' base: m', or select(m' == -inf, 0, m') (rows that
+      // saw only -inf so far; dlc-convert-to-linalg's Softmax).
+      Value base = sub.getRhs();
+      if (auto select = defIn<arith::SelectOp>(base, body))
+        if (auto cmp = defIn<arith::CmpFOp>(select.getCondition(), body);
+            cmp && cmp.getPredicate() == arith::CmpFPredicate::OEQ &&
+            cmp.getLhs() == select.getFalseValue() &&
+            matchPattern(cmp.getRhs(), m_NegInfFloat()) &&
+            matchPattern(select.getTrueValue(), m_AnyZeroFloat()))
+          base = select.getFalseValue();
       for (auto [i, max] : llvm::enumerate(accs))
         if (max.combine &&
             isa<arith::MaximumFOp, arith::MaxNumFOp>(max.combine) &&
             sub.getLhs() == max.load.getResult() &&
-            sub.getRhs() == max.store.getValueToStore()) {
+            base == max.store.getValueToStore()) {
           sum.partner = i;
           sum.neutral = FloatAttr::get(add.getType(), 0.0);
           return true;
@@ -749,11 +759,22 @@ Value WarpBuilder::merge(Phase &phase, unsigned i, ValueRange a, ValueRange b) {
       mapping.map(operand, operand == acc.load.getResult() ? a[i] : b[i]);
     return rw.clone(*acc.combine, mapping)->getResult(0);
   }
-  // s1 exp(m1 - m) + s2 exp(m2 - m), m = max(m1, m2).
+  // s1 exp(m1 - m) + s2 exp(m2 - m), m = max(m1, m2); exponents relative
+  // to 0 where m is -inf (both states saw only -inf: exp(-inf - -inf) is
+  // NaN).
   unsigned p = acc.partner;
   Value m = merge(phase, p, a, b);
+  Type f = m.getType();
+  Value allMasked = rw.create<arith::CmpFOp>(
+      loc, arith::CmpFPredicate::OEQ, m,
+      rw.create<arith::ConstantOp>(
+          loc, rw.getFloatAttr(f, -std::numeric_limits<double>::infinity())));
+  Value base = rw.create<arith::SelectOp>(
+      loc, allMasked,
+      rw.create<arith::ConstantOp>(loc, rw.getFloatAttr(f, 0.0)), m);
   auto scaled = [&](Value s, Value mi) {
-    Value e = rw.create<math::ExpOp>(loc, rw.create<arith::SubFOp>(loc, mi, m));
+    Value e =
+        rw.create<math::ExpOp>(loc, rw.create<arith::SubFOp>(loc, mi, base));
     return rw.create<arith::MulFOp>(loc, s, e);
   };
   return rw.create<arith::AddFOp>(loc, scaled(a[i], a[p]), scaled(b[i], b[p]));

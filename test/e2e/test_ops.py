@@ -354,6 +354,15 @@ def elementwise_cases(t):
     # Clip-6 (attributes) is the Clip of opsets 6 to 10; dlc imports opsets >= 7.
     t.op("clip_opset6_attrs", "Clip", {"x": x}, opset=10, attrs=dict(min=-1.0, max=0.5))
     t.op("clip_opset6_default_max", "Clip", {"x": x}, opset=7, attrs=dict(min=0.0))
+    # Inverse trigonometric and hyperbolic functions (from atan2, expm1 and
+    # log1p, which both targets lower), over their domains' edges too.
+    for op, lo, hi in (("Tan", -1.4, 1.4), ("Asin", -1, 1), ("Acos", -1, 1), ("Atan", -30, 30),
+                       ("Sinh", -9, 9), ("Cosh", -9, 9), ("Asinh", -200, 200), ("Acosh", 1, 200),
+                       ("Atanh", -0.999, 0.999)):
+        v = t.rand(3, 9, lo=lo, hi=hi)
+        v[0, :3] = (lo, hi, (lo + hi) / 2)
+        t.op(op.lower(), op, {"x": v})
+    t.op("shrink", "Shrink", {"x": t.rand(3, 8, lo=-3, hi=3)}, opset=17, attrs=dict(lambd=1.0, bias=0.25))
 
 
 def normalization_cases(t):
@@ -363,6 +372,23 @@ def normalization_cases(t):
             t.op(f"softmax_opset{opset}_axis{axis}", "Softmax", {"x": x}, opset=opset,
                  attrs=dict(axis=axis))
         t.op(f"softmax_opset{opset}_default", "Softmax", {"x": x}, opset=opset)
+    # Rows whose first columns are -inf (a left-padding mask): the online
+    # max starts at -inf, where exp(x - max) would be exp(-inf - -inf).
+    masked = t.rand(3, 8, lo=-3, hi=3)
+    masked[:, :2] = -np.inf
+    masked[1, :7] = -np.inf
+    t.op("softmax_masked_first", "Softmax", {"x": masked}, attrs=dict(axis=-1))
+    t.op("hardmax", "Hardmax", {"x": t.rand(2, 3, 5, lo=-3, hi=3)}, attrs=dict(axis=1))
+    t.op("hardmax_opset11_flatten", "Hardmax", {"x": t.rand(2, 3, 5, lo=-3, hi=3)}, opset=11,
+         attrs=dict(axis=1))
+    t.op("lpnorm_l2", "LpNormalization", {"x": t.rand(2, 3, 5)}, attrs=dict(axis=1))
+    t.op("lpnorm_l1_last", "LpNormalization", {"x": t.rand(2, 3, 5)}, attrs=dict(p=1))
+    # (MeanVarianceNormalization: onnx's strict shape inference rejects its
+    # function body here; the node tests test_mvn* cover it.)
+    t.op("lrn_5", "LRN", {"x": t.rand(1, 7, 3, 4, lo=-2, hi=2)},
+         attrs=dict(size=5, alpha=0.01, beta=0.6, bias=1.5))
+    t.op("lrn_default", "LRN", {"x": t.rand(2, 6, 5, 3)}, attrs=dict(size=3))
+    t.op("global_max_pool", "GlobalMaxPool", {"x": t.rand(2, 3, 4, 5)})
     bn = {"scale": t.rand(3, lo=0.5, hi=1.5), "b": t.rand(3), "mean": t.rand(3),
           "var": t.rand(3, lo=0.1, hi=2.0)}
     t.op("batchnorm", "BatchNormalization", {"x": x}, bn, attrs=dict(epsilon=1e-3))
@@ -1139,6 +1165,11 @@ def warp_reduction_cases(t):
          attrs=dict(axis=-1), extra=form)
     t.op("warp_softmax_rank3", "Softmax", {"x": t.rand(2, 3, 64, lo=-4, hi=4)},
          attrs=dict(axis=-1), extra=form)
+    # Masked first columns, and a row masked in every lane but one.
+    masked = t.rand(4, 100, lo=-4, hi=4)
+    masked[:, :40] = -np.inf
+    masked[2, :99] = -np.inf
+    t.op("warp_softmax_masked_first", "Softmax", {"x": masked}, attrs=dict(axis=-1), extra=form)
     t.op("warp_reducemean_last_keepdims", "ReduceMean", {"x": t.rand(4, 3, 100)},
          {"axes": np.array([-1], I64)}, opset=18, extra=form)
     t.op("warp_reducesum_last_keepdims", "ReduceSum", {"x": t.rand(5, 256)},

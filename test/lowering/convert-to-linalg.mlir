@@ -82,10 +82,19 @@ func.func @matmul_broadcast(%a: tensor<2x4x8xf32>, %b: tensor<8x5xf32>) -> tenso
 // -----
 
 // Softmax: one pass for the running max and rescaled sum, one to normalize.
+// While a row has seen only -inf (a masked first column), its exponents are
+// taken from 0, not from the max: exp(-inf - -inf) is NaN.
 // CHECK-LABEL: func @softmax
 func.func @softmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   // CHECK: %[[STATS:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
-  // CHECK: arith.maximumf
+  // CHECK: ^bb0(%[[XV:.*]]: f32, %[[M:.*]]: f32, %[[S:.*]]: f32):
+  // CHECK: %[[MNEW:.*]] = arith.maximumf %[[M]], %[[XV]]
+  // CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+  // CHECK: %[[MASKED:.*]] = arith.cmpf oeq, %[[MNEW]], %[[NEGINF]]
+  // CHECK: %[[BASE:.*]] = arith.select %[[MASKED]], %{{.*}}, %[[MNEW]]
+  // CHECK: arith.subf %[[M]], %[[BASE]]
+  // CHECK: math.exp
+  // CHECK: arith.subf %[[XV]], %[[BASE]]
   // CHECK: math.exp
   // CHECK: linalg.generic {{.*}} ins(%arg0, %[[STATS]]#0, %[[STATS]]#1
   // CHECK: arith.divf
@@ -609,4 +618,22 @@ func.func @conv_nhwc_dilated_depthwise(%x: tensor<1x8x8x4xf32>, %w: tensor<4x3x3
 func.func @max_pool_nhwc(%x: tensor<1x8x8x4xf32>) -> tensor<1x4x4x4xf32> {
   %0 = dlc.max_pool %x {ceil_mode = false, channels_last, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x8x4xf32>) -> tensor<1x4x4x4xf32>
   return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// Inverse trigonometric and hyperbolic functions from math ops both
+// targets lower (MLIR 19's NVVM lowering has no asin or sinh): asin(x) =
+// atan2(x, sqrt((1 - x)(1 + x))), sinh(x) = (expm1(x) - expm1(-x)) / 2.
+// CHECK-LABEL: func @asin_sinh
+func.func @asin_sinh(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: math.sqrt
+  // CHECK: math.atan2
+  // CHECK-NOT: math.asin
+  // CHECK: math.expm1
+  // CHECK: math.expm1
+  // CHECK-NOT: math.sinh
+  %0 = dlc.asin %x : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = dlc.sinh %0 : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
 }

@@ -126,6 +126,57 @@ func.func private @softmax(%max: memref<8x1xf32>, %sum: memref<8x1xf32>, %x: mem
 
 // -----
 
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#acc = affine_map<(d0, d1) -> (d0, 0)>
+
+// dlc-convert-to-linalg's Softmax takes the exponents from 0 while a row has
+// seen only -inf (base = m' == -inf ? 0 : m'): still the online sum, and the
+// butterfly's merge guards its own exponents the same way.
+// CHECK-LABEL: func.func private @softmax_masked_base
+// CHECK-SAME: dlc.cta_threads = 128 : i64
+// CHECK: %[[M:.*]] = arith.maximumf
+// CHECK: %[[ALL:.*]] = arith.cmpf oeq, %[[M]], %{{.*}}
+// CHECK: %[[BASE:.*]] = arith.select %[[ALL]], %{{.*}}, %[[M]]
+// CHECK: arith.subf %{{.*}}, %[[BASE]]
+// CHECK: gpu.shuffle  xor %{{.*}}, %c16
+// CHECK: arith.maximumf
+// CHECK: %[[ALLM:.*]] = arith.cmpf oeq
+// CHECK: %[[BASEM:.*]] = arith.select %[[ALLM]]
+// CHECK: arith.subf %{{.*}}, %[[BASEM]]
+// CHECK: math.exp
+func.func private @softmax_masked_base(%max: memref<8x1xf32>, %sum: memref<8x1xf32>, %x: memref<8x100xf32>,
+    %y: memref<8x100xf32>) attributes {dlc.kernel} {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%ninf : f32) outs(%max : memref<8x1xf32>)
+  linalg.fill ins(%zero : f32) outs(%sum : memref<8x1xf32>)
+  linalg.generic {indexing_maps = [#id, #acc, #acc], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x100xf32>) outs(%max, %sum : memref<8x1xf32>, memref<8x1xf32>) {
+  ^bb0(%in: f32, %m: f32, %s: f32):
+    %m2 = arith.maximumf %m, %in : f32
+    %all = arith.cmpf oeq, %m2, %ninf : f32
+    %base = arith.select %all, %zero, %m2 : f32
+    %d = arith.subf %m, %base : f32
+    %e = math.exp %d : f32
+    %r = arith.mulf %s, %e : f32
+    %d2 = arith.subf %in, %base : f32
+    %e2 = math.exp %d2 : f32
+    %s2 = arith.addf %r, %e2 : f32
+    linalg.yield %m2, %s2 : f32, f32
+  }
+  linalg.generic {indexing_maps = [#id, #acc, #acc, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %max, %sum : memref<8x100xf32>, memref<8x1xf32>, memref<8x1xf32>) outs(%y : memref<8x100xf32>) {
+  ^bb0(%in: f32, %m: f32, %s: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %e = math.exp %d : f32
+    %q = arith.divf %e, %s : f32
+    linalg.yield %q : f32
+  }
+  return
+}
+
+// -----
+
 #in = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
 #out = affine_map<(d0, d1, d2) -> (d0, d1)>
 
