@@ -233,6 +233,9 @@ LogicalResult importQLinearConcat(NodeContext &, SmallVectorImpl<Value> &);
 LogicalResult importQLinearWhere(NodeContext &, SmallVectorImpl<Value> &);
 LogicalResult importQGemm(NodeContext &, SmallVectorImpl<Value> &);
 
+/// ONNX's Attention, opsets 23-25 (AttentionImporter.cpp).
+LogicalResult importAttention(NodeContext &, SmallVectorImpl<Value> &);
+
 /// ONNX Runtime's RMS normalization, in the default domain
 /// (MicrosoftImporters.cpp).
 LogicalResult importSimplifiedLayerNorm(NodeContext &,

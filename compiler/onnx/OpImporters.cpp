@@ -2609,6 +2609,11 @@ const OpTableEntry kOpTable[] = {
     {"Asinh", importUnary<AsinhOp>, "dlc.asinh"},
     {"Atan", importUnary<AtanOp>, "dlc.atan"},
     {"Atanh", importUnary<AtanhOp>, "dlc.atanh"},
+    {"Attention", importAttention,
+     "dlc.matmul/softmax of heads split from 3-D inputs; past key/value "
+     "concatenated, bool or float masks (padded), is_causal and windows "
+     "offset by the cache or nonpad_kv_seqlen, grouped heads, scale, "
+     "softcap, softmax_precision, qk_matmul_output_mode 0-3"},
     {"AveragePool", importAveragePool,
      "dlc.average_pool; auto_pad resolved, ceil_mode, count_include_pad"},
     {"BatchNormalization", importBatchNorm,

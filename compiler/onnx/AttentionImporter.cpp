@@ -1,0 +1,365 @@
+//===- AttentionImporter.cpp - ONNX Attention (opsets 23-25) --------------===//
+//
+// ONNX's own Attention (opset 23; 24 added nonpad_kv_seqlen, 25 the sliding
+// window) as dlc ops, following onnx's reference implementation
+// (onnx/reference/ops/op_attention.py), which its node tests check: heads
+// split from 3-D inputs, the key/value cache concatenated, one additive
+// bias from the mask, the causal frontier, the window and the per-batch
+// key counts, grouped heads repeated, scaled scores, softcap, softmax with
+// fully masked rows zeroed, and the optional outputs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/onnx/ImporterImpl.h"
+
+#include "dialects/dlc/DlcDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::dlc;
+using namespace mlir::dlc::onnx_import;
+
+namespace {
+
+/// Builds the op's values on one node, stopping at the first failure (each
+/// step returns null after the node reported it).
+class AttentionBuilder {
+public:
+  AttentionBuilder(NodeContext &n, Type elt) : n(n), elt(elt) {}
+
+  /// A rank-0 constant of the element type `t`.
+  Value scalar(Type t, double v) {
+    Attribute a = isa<FloatType>(t)
+                      ? Attribute(n.b.getFloatAttr(t, v))
+                      : Attribute(n.b.getIntegerAttr(t, (int64_t)v));
+    return n.b.create<arith::ConstantOp>(
+        n.loc, DenseElementsAttr::get(RankedTensorType::get({}, t), a));
+  }
+  Value scalar(double v) { return scalar(elt, v); }
+  Value negInf() { return scalar(-std::numeric_limits<double>::infinity()); }
+
+  /// 0, 1, ... `count` - 1 as int64, along dim `dim` of a rank-`rank` shape
+  /// of ones otherwise.
+  Value iota(int64_t count, int64_t rank, int64_t dim) {
+    SmallVector<int64_t> shape(rank, 1);
+    shape[dim] = count;
+    SmallVector<int64_t> values(count);
+    std::iota(values.begin(), values.end(), 0);
+    return n.b.create<arith::ConstantOp>(
+        n.loc,
+        DenseElementsAttr::get(RankedTensorType::get(shape, n.b.getI64Type()),
+                               ArrayRef<int64_t>(values)));
+  }
+
+  /// 0 where `allowed`, -inf elsewhere.
+  Value bias(Value allowed) {
+    return allowed ? n.create<WhereOp>({allowed, scalar(0), negInf()})
+                   : Value();
+  }
+  /// `a + b`, either of which may be absent (no bias yet).
+  Value add(Value a, Value b) {
+    if (!a || !b)
+      return a ? a : b;
+    return n.create<AddOp>({a, b});
+  }
+
+  /// [B, S, H * D] -> [B, H, S, D].
+  Value splitHeads(Value x, int64_t heads) {
+    ArrayRef<int64_t> s = NodeContext::getType(x).getShape();
+    Value r = n.reshape(x, {s[0], s[1], heads, s[2] / heads});
+    return r ? n.create<TransposeOp>(r, {n.i64Array("perm", {0, 2, 1, 3})})
+             : Value();
+  }
+
+  /// Grouped heads: [B, kvH, S, D] -> [B, kvH * g, S, D], each head g times
+  /// in a row.
+  Value repeatHeads(Value x, int64_t g) {
+    if (g == 1)
+      return x;
+    ArrayRef<int64_t> s = NodeContext::getType(x).getShape();
+    Value r = n.reshape(x, {s[0], s[1], 1, s[2], s[3]});
+    Value e = r ? n.create<ExpandOp>(
+                      r, {n.i64Array("shape", {s[0], s[1], g, s[2], s[3]})})
+                : Value();
+    return e ? n.reshape(e, {s[0], s[1] * g, s[2], s[3]}) : Value();
+  }
+
+  /// `j <= i + offset` (causal) or the window's bounds, as a bias over
+  /// [q, kv], or [B, 1, q, kv] where `offsets` (int64 [B]) varies by batch;
+  /// `offset` otherwise.
+  Value frontier(int64_t q, int64_t kv, int64_t offset, Value offsets,
+                 bool causal, int64_t left, int64_t right) {
+    Value rows, cols;
+    if (offsets) {
+      int64_t batch = NodeContext::getType(offsets).getDimSize(0);
+      Value o = n.reshape(offsets, {batch, 1, 1});
+      rows = o ? n.create<AddOp>({iota(q, 3, 1), o}) : Value();
+      cols = iota(kv, 3, 2);
+    } else {
+      rows = n.create<AddOp>(
+          {iota(q, 2, 0), scalar(n.b.getI64Type(), (double)offset)});
+      cols = iota(kv, 2, 1);
+    }
+    if (!rows)
+      return {};
+    Value allowed;
+    if (causal) {
+      allowed = n.create<LessOrEqualOp>({cols, rows});
+    } else {
+      // diff = (i + offset) - j: left <= diff, -diff <= right.
+      Value diff = n.create<SubOp>({rows, cols});
+      if (!diff)
+        return {};
+      if (left >= 0)
+        allowed = n.create<LessOrEqualOp>(
+            {diff, scalar(n.b.getI64Type(), (double)left)});
+      if (right >= 0) {
+        Value r = n.create<GreaterOrEqualOp>(
+            {diff, scalar(n.b.getI64Type(), -(double)right)});
+        allowed = allowed && r ? n.create<AndOp>({allowed, r}) : r;
+      }
+    }
+    Value b = bias(allowed);
+    if (b && offsets) {
+      ArrayRef<int64_t> s = NodeContext::getType(b).getShape();
+      b = n.reshape(b, {s[0], 1, s[1], s[2]});
+    }
+    return b;
+  }
+
+  NodeContext &n;
+  Type elt;
+};
+
+} // namespace
+
+LogicalResult onnx_import::importAttention(NodeContext &n,
+                                           SmallVectorImpl<Value> &r) {
+  if (failed(n.checkInputs(3, 7)) ||
+      failed(n.checkKnownAttrs({"is_causal", "kv_num_heads", "q_num_heads",
+                                "qk_matmul_output_mode", "scale", "softcap",
+                                "softmax_precision", "left_window_size",
+                                "right_window_size"})))
+    return failure();
+  Value q = n.input(0), k = n.input(1), v = n.input(2), mask = n.input(3),
+        pastKey = n.input(4), pastValue = n.input(5), nonpad = n.input(6);
+  auto qType = NodeContext::getType(q);
+  Type elt = qType.getElementType();
+  if (!isa<FloatType>(elt))
+    return n.emitError() << "Q must be floating point, got " << qType;
+  int64_t rank = qType.getRank();
+  if ((rank != 3 && rank != 4) || NodeContext::getRank(k) != rank ||
+      NodeContext::getRank(v) != rank)
+    return n.emitError() << "Q, K and V must all be 3-D or all 4-D, got "
+                         << q.getType() << ", " << k.getType() << " and "
+                         << v.getType();
+  if (NodeContext::getType(k).getElementType() != elt ||
+      NodeContext::getType(v).getElementType() != elt)
+    return n.emitError() << "Q, K and V must have one element type";
+  for (Value x : {k, v})
+    if (NodeContext::getType(x).getDimSize(0) != qType.getDimSize(0))
+      return n.emitError() << "Q, K and V must have one batch size, got "
+                           << q.getType() << ", " << k.getType() << " and "
+                           << v.getType();
+  if (NodeContext::getType(k).getDimSize(rank - 2) !=
+      NodeContext::getType(v).getDimSize(rank - 2))
+    return n.emitError() << "K and V must have one sequence length, got "
+                         << k.getType() << " and " << v.getType();
+  if (!pastKey != !pastValue)
+    return n.fail("past_key and past_value must be given together");
+  if (nonpad && pastKey)
+    return n.fail("nonpad_kv_seqlen cannot be combined with past_key");
+  bool causal = n.getInt("is_causal", 0) != 0;
+  int64_t mode = n.getInt("qk_matmul_output_mode", 0);
+  float softcap = n.getFloat("softcap", 0.0f);
+  int64_t left = n.getInt("left_window_size", -1),
+          right = n.getInt("right_window_size", -1);
+  if (n.hasFailed())
+    return failure();
+  if (mode < 0 || mode > 3)
+    return n.emitError() << "qk_matmul_output_mode must be 0-3, got " << mode;
+  if (left < -1 || right < -1)
+    return n.fail("window sizes must be -1 or non-negative");
+
+  AttentionBuilder a(n, elt);
+  int64_t batch = qType.getDimSize(0);
+  if (rank == 3) {
+    if (!n.hasAttr("q_num_heads") || !n.hasAttr("kv_num_heads"))
+      return n.fail("3-D inputs need q_num_heads and kv_num_heads");
+    int64_t qHeads = n.getInt("q_num_heads", 1),
+            kvHeads = n.getInt("kv_num_heads", 1);
+    if (n.hasFailed())
+      return failure();
+    if (qHeads <= 0 || kvHeads <= 0 || qType.getDimSize(2) % qHeads ||
+        NodeContext::getType(k).getDimSize(2) % kvHeads ||
+        NodeContext::getType(v).getDimSize(2) % kvHeads)
+      return n.emitError() << "hidden sizes must divide by the head counts ("
+                           << qHeads << " and " << kvHeads << ")";
+    q = a.splitHeads(q, qHeads);
+    k = q ? a.splitHeads(k, kvHeads) : Value();
+    v = k ? a.splitHeads(v, kvHeads) : Value();
+    if (!v)
+      return failure();
+  }
+  if (pastKey) {
+    k = n.create<ConcatOp>({pastKey, k}, {n.i64("axis", 2)});
+    v = k ? n.create<ConcatOp>({pastValue, v}, {n.i64("axis", 2)}) : Value();
+    if (!v)
+      return failure();
+  }
+  Value presentKey = k, presentValue = v;
+  auto kType = NodeContext::getType(k);
+  int64_t qHeads = NodeContext::getType(q).getDimSize(1),
+          kvHeads = kType.getDimSize(1);
+  int64_t qLen = NodeContext::getType(q).getDimSize(2),
+          kvLen = kType.getDimSize(2);
+  int64_t headSize = NodeContext::getType(q).getDimSize(3);
+  if (qHeads % kvHeads || NodeContext::getType(v).getDimSize(1) != kvHeads)
+    return n.emitError() << "query heads (" << qHeads
+                         << ") must be a multiple of the key/value heads ("
+                         << kvHeads << ")";
+
+  // The additive bias: the mask (bool: 0 where true, else -inf; padded with
+  // -inf to the keys), the causal frontier, the window, the key counts.
+  Value bias;
+  if (mask) {
+    auto maskType = NodeContext::getType(mask);
+    Type maskElt = maskType.getElementType();
+    if (maskElt.isInteger(1))
+      mask = a.bias(mask);
+    else if (maskElt != elt)
+      return n.emitError() << "attn_mask must be bool or Q's type, got "
+                           << maskType;
+    if (!mask)
+      return failure();
+    auto shape = llvm::to_vector(NodeContext::getType(mask).getShape());
+    if (shape.empty() || shape.size() > 4)
+      return n.emitError() << "attn_mask must have rank 1 to 4, got "
+                           << maskType;
+    if (shape.back() > kvLen)
+      return n.emitError() << "attn_mask " << maskType << " is longer than the "
+                           << kvLen << " keys";
+    if (shape.back() < kvLen) {
+      SmallVector<int64_t> padShape = shape;
+      padShape.back() = kvLen - shape.back();
+      Value pad =
+          n.create<ExpandOp>(a.negInf(), {n.i64Array("shape", padShape)});
+      mask = pad ? n.create<ConcatOp>(
+                       {mask, pad}, {n.i64("axis", (int64_t)shape.size() - 1)})
+                 : Value();
+      if (!mask)
+        return failure();
+    }
+    bias = mask;
+  }
+  // The frontier's offset: the cache's length, or per batch the valid keys
+  // past the queries (an external cache: nonpad_kv_seqlen without a past).
+  int64_t offset = pastKey ? NodeContext::getType(pastKey).getDimSize(2) : 0;
+  Value offsets;
+  if (nonpad) {
+    auto nonpadType = NodeContext::getType(nonpad);
+    if (!nonpadType.getElementType().isInteger(64) ||
+        nonpadType.getRank() != 1 || nonpadType.getDimSize(0) != batch)
+      return n.emitError() << "nonpad_kv_seqlen must be int64 [" << batch
+                           << "], got " << nonpadType;
+    offsets =
+        n.create<SubOp>({nonpad, a.scalar(n.b.getI64Type(), (double)qLen)});
+    if (!offsets)
+      return failure();
+  }
+  if (causal) {
+    Value c = a.frontier(qLen, kvLen, offset, offsets, true, -1, -1);
+    if (!c || !(bias = a.add(bias, c)))
+      return failure();
+  }
+  if (left >= 0 || right >= 0) {
+    Value w = a.frontier(qLen, kvLen, offset, offsets, false, left, right);
+    if (!w || !(bias = a.add(bias, w)))
+      return failure();
+  }
+  if (nonpad) {
+    Value counts = n.reshape(nonpad, {batch, 1});
+    Value valid =
+        counts ? n.create<LessOp>({a.iota(kvLen, 2, 1), counts}) : Value();
+    Value b = a.bias(valid);
+    b = b ? n.reshape(b, {batch, 1, 1, kvLen}) : Value();
+    if (!b || !(bias = a.add(bias, b)))
+      return failure();
+  }
+
+  // Scores: Q sqrt(scale) (K sqrt(scale))^T, the grouped heads repeated.
+  double scale = n.hasAttr("scale") ? n.getFloat("scale", 1.0f)
+                                    : 1.0 / std::sqrt((double)headSize);
+  Value root = a.scalar(std::sqrt(scale));
+  k = a.repeatHeads(k, qHeads / kvHeads);
+  v = k ? a.repeatHeads(v, qHeads / kvHeads) : Value();
+  Value qs = v ? n.create<MulOp>({q, root}) : Value();
+  Value ks = qs ? n.create<MulOp>({k, root}) : Value();
+  Value kt = ks ? n.create<TransposeOp>(ks, {n.i64Array("perm", {0, 1, 3, 2})})
+                : Value();
+  Value scores = kt ? n.create<MatMulOp>({qs, kt}) : Value();
+  if (!scores)
+    return failure();
+  // Softcap before the bias, so that masked scores stay -inf.
+  if (softcap > 0) {
+    Value t = n.create<DivOp>({scores, a.scalar(softcap)});
+    t = t ? n.create<TanhOp>(t, {}, t.getType()) : Value();
+    scores = t ? n.create<MulOp>({t, a.scalar(softcap)}) : Value();
+    if (!scores)
+      return failure();
+  }
+  Value qk = scores;
+  Value biased = bias ? n.create<AddOp>({scores, bias}) : scores;
+  if (!biased)
+    return failure();
+  if (mode == 2)
+    qk = biased;
+  // The softmax, in softmax_precision's type when it has one.
+  Value logits = biased;
+  Type softmaxType = elt;
+  if (n.hasAttr("softmax_precision")) {
+    int64_t dtype = n.getInt("softmax_precision", 1);
+    softmaxType = getElementType(n.b.getContext(), dtype);
+    if (!softmaxType || !isa<FloatType>(softmaxType))
+      return n.emitError() << "unsupported softmax_precision '"
+                           << getDtypeName(dtype) << "'";
+    if (softmaxType != elt)
+      logits = n.create<CastOp>(
+          logits, {}, NodeContext::getType(logits).clone(softmaxType));
+  }
+  Value probs =
+      logits ? n.create<SoftmaxOp>(logits, {n.i64("axis", 3)}, logits.getType())
+             : Value();
+  if (probs && softmaxType != elt)
+    probs = n.create<CastOp>(probs, {}, NodeContext::getType(biased));
+  if (!probs)
+    return failure();
+  // Rows the bias masks entirely attend nothing: zeros (the softmax of an
+  // all -inf row is NaN).
+  if (bias) {
+    Value most = n.create<ReduceMaxOp>(
+        bias, {n.i64Array("axes", {NodeContext::getRank(bias) - 1}),
+               n.boolean("keepdims", true)});
+    Value empty = most ? n.create<EqualOp>({most, a.negInf()}) : Value();
+    probs = empty ? n.create<WhereOp>({empty, a.scalar(0), probs}) : Value();
+    if (!probs)
+      return failure();
+  }
+  if (mode == 3)
+    qk = probs;
+  Value y = n.create<MatMulOp>({probs, v});
+  if (y && rank == 3) {
+    ArrayRef<int64_t> s = NodeContext::getType(y).getShape();
+    y = n.create<TransposeOp>(y, {n.i64Array("perm", {0, 2, 1, 3})});
+    y = y ? n.reshape(y, {s[0], s[2], s[1] * s[3]}) : Value();
+  }
+  if (!y)
+    return failure();
+  r.append({y, presentKey, presentValue, qk});
+  return success();
+}
