@@ -4183,7 +4183,7 @@ struct TileGemmKernelsPass
         // Each CTA keeps 4 k-tiles at least (fewer do not hide the fill);
         // splits that round to the same share as fewer are skipped.
         int64_t per = llvm::divideCeil(kTiles, splits);
-        if (per < 4 || llvm::divideCeil(kTiles, per) != splits)
+        if (per < 4 || (int64_t)llvm::divideCeil(kTiles, per) != splits)
           continue;
         double cycles = estimateCycles(g, c, smCount, splits, true);
         if (cycles < best) {
