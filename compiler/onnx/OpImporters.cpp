@@ -432,6 +432,15 @@ LogicalResult checkFloatInput(NodeContext &n, Value x) {
   return success();
 }
 
+/// The float input of a one-input node whose attributes are `known`, or
+/// null after reporting what is wrong.
+Value floatUnaryInput(NodeContext &n, ArrayRef<StringRef> known) {
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs(known)) ||
+      failed(checkFloatInput(n, n.input(0))))
+    return {};
+  return n.input(0);
+}
+
 LogicalResult importIsNaN(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({})) ||
       failed(checkFloatInput(n, n.input(0))))
@@ -743,12 +752,10 @@ LogicalResult importGlobalMaxPool(NodeContext &n, Results &r) {
 /// dlc.arg_max compared with the axis' indices. Before opset 13 over the
 /// input flattened to 2-D at `axis`, as Softmax.
 LogicalResult importHardmax(NodeContext &n, Results &r) {
-  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({"axis"})))
+  Value x = floatUnaryInput(n, {"axis"});
+  if (!x)
     return failure();
-  Value x = n.input(0);
   auto type = n.getType(x);
-  if (!isa<FloatType>(type.getElementType()))
-    return n.emitError() << "input must be floating point, got " << type;
   int64_t rank = type.getRank();
   std::optional<int64_t> axis =
       n.normalizeAxis(n.getInt("axis", n.opset < 13 ? 1 : -1), rank);
@@ -791,11 +798,9 @@ LogicalResult importHardmax(NodeContext &n, Results &r) {
 /// LpNormalization(input), axis, p: input / ReduceL<p>(input) along axis
 /// (a zero norm taken as 1).
 LogicalResult importLpNormalization(NodeContext &n, Results &r) {
-  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({"axis", "p"})))
+  Value x = floatUnaryInput(n, {"axis", "p"});
+  if (!x)
     return failure();
-  Value x = n.input(0);
-  if (!isa<FloatType>(n.getType(x).getElementType()))
-    return n.emitError() << "input must be floating point, got " << x.getType();
   std::optional<int64_t> axis =
       n.normalizeAxis(n.getInt("axis", -1), n.getRank(x));
   int64_t p = n.getInt("p", 2);
@@ -820,12 +825,10 @@ LogicalResult importLpNormalization(NodeContext &n, Results &r) {
 /// MeanVarianceNormalization(X), axes: (X - E[X]) / (sqrt(E[X^2] - E[X]^2)
 /// + 1e-9) over `axes` (default N, H, W), as ONNX's function body.
 LogicalResult importMeanVarianceNormalization(NodeContext &n, Results &r) {
-  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({"axes"})))
+  Value x = floatUnaryInput(n, {"axes"});
+  if (!x)
     return failure();
-  Value x = n.input(0);
   Type elt = n.getType(x).getElementType();
-  if (!isa<FloatType>(elt))
-    return n.emitError() << "input must be floating point, got " << x.getType();
   int64_t rank = n.getRank(x);
   SmallVector<int64_t> axes;
   for (int64_t a : n.getInts("axes").value_or(SmallVector<int64_t>{0, 2, 3})) {
@@ -864,14 +867,11 @@ LogicalResult importMeanVarianceNormalization(NodeContext &n, Results &r) {
 /// padded with zeros that it counts: alpha times the average is alpha /
 /// size times the sum.
 LogicalResult importLRN(NodeContext &n, Results &r) {
-  if (failed(n.checkInputs(1, 1)) ||
-      failed(n.checkKnownAttrs({"alpha", "beta", "bias", "size"})))
+  Value x = floatUnaryInput(n, {"alpha", "beta", "bias", "size"});
+  if (!x)
     return failure();
-  Value x = n.input(0);
   auto type = n.getType(x);
   Type elt = type.getElementType();
-  if (!isa<FloatType>(elt))
-    return n.emitError() << "input must be floating point, got " << type;
   if (type.getRank() < 3)
     return n.emitError() << "input must have rank >= 3, got " << type;
   if (!n.hasAttr("size"))
@@ -912,12 +912,10 @@ LogicalResult importLRN(NodeContext &n, Results &r) {
 
 /// Swish(X), alpha (opset 24): X * sigmoid(alpha * X).
 LogicalResult importSwish(NodeContext &n, Results &r) {
-  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({"alpha"})))
+  Value x = floatUnaryInput(n, {"alpha"});
+  if (!x)
     return failure();
-  Value x = n.input(0);
   Type elt = n.getType(x).getElementType();
-  if (!isa<FloatType>(elt))
-    return n.emitError() << "input must be floating point, got " << x.getType();
   double alpha = n.getFloat("alpha", 1.0f);
   if (n.hasFailed())
     return failure();
