@@ -6,7 +6,8 @@
 // split from 3-D inputs, the key/value cache concatenated, one additive
 // bias from the mask, the causal frontier, the window and the per-batch
 // key counts, grouped heads repeated, scaled scores, softcap, softmax with
-// fully masked rows zeroed, and the optional outputs.
+// fully masked rows zeroed, and the optional outputs. In f32 the chain is
+// the one dlc-fuse-attention makes one kernel of.
 //
 //===----------------------------------------------------------------------===//
 
@@ -292,17 +293,29 @@ LogicalResult onnx_import::importAttention(NodeContext &n,
       return failure();
   }
 
-  // Scores: Q sqrt(scale) (K sqrt(scale))^T, the grouped heads repeated.
+  // Scores: Q sqrt(scale) (K sqrt(scale))^T as the reference computes
+  // them, the grouped heads repeated. In f32 without softcap they are
+  // scale Q K^T instead (within rounding), the chain dlc-fuse-attention
+  // turns into one dlc.attention whose kernel never stores the scores.
   double scale = n.hasAttr("scale") ? n.getFloat("scale", 1.0f)
                                     : 1.0 / std::sqrt((double)headSize);
-  Value root = a.scalar(std::sqrt(scale));
+  bool fusable = elt.isF32() && softcap <= 0;
   k = a.repeatHeads(k, qHeads / kvHeads);
   v = k ? a.repeatHeads(v, qHeads / kvHeads) : Value();
-  Value qs = v ? n.create<MulOp>({q, root}) : Value();
-  Value ks = qs ? n.create<MulOp>({k, root}) : Value();
-  Value kt = ks ? n.create<TransposeOp>(ks, {n.i64Array("perm", {0, 1, 3, 2})})
-                : Value();
-  Value scores = kt ? n.create<MatMulOp>({qs, kt}) : Value();
+  Value scores;
+  if (v && fusable) {
+    Value kt = n.create<TransposeOp>(k, {n.i64Array("perm", {0, 1, 3, 2})});
+    scores = kt ? n.create<MatMulOp>({q, kt}) : Value();
+    scores = scores ? n.create<MulOp>({scores, a.scalar(scale)}) : Value();
+  } else if (v) {
+    Value root = a.scalar(std::sqrt(scale));
+    Value qs = n.create<MulOp>({q, root});
+    Value ks = qs ? n.create<MulOp>({k, root}) : Value();
+    Value kt =
+        ks ? n.create<TransposeOp>(ks, {n.i64Array("perm", {0, 1, 3, 2})})
+           : Value();
+    scores = kt ? n.create<MatMulOp>({qs, kt}) : Value();
+  }
   if (!scores)
     return failure();
   // Softcap before the bias, so that masked scores stay -inf.
@@ -311,6 +324,13 @@ LogicalResult onnx_import::importAttention(NodeContext &n,
     t = t ? n.create<TanhOp>(t, {}, t.getType()) : Value();
     scores = t ? n.create<MulOp>({t, a.scalar(softcap)}) : Value();
     if (!scores)
+      return failure();
+  }
+  // The bias at the scores' rank (dlc.attention's mask has it).
+  if (bias && NodeContext::getRank(bias) < 4) {
+    auto shape = llvm::to_vector(NodeContext::getType(bias).getShape());
+    shape.insert(shape.begin(), 4 - shape.size(), 1);
+    if (!(bias = n.reshape(bias, shape)))
       return failure();
   }
   Value qk = scores;
@@ -339,14 +359,12 @@ LogicalResult onnx_import::importAttention(NodeContext &n,
     probs = n.create<CastOp>(probs, {}, NodeContext::getType(biased));
   if (!probs)
     return failure();
-  // Rows the bias masks entirely attend nothing: zeros (the softmax of an
-  // all -inf row is NaN).
+  // Rows the bias masks entirely attend nothing: zeros where the softmax of
+  // their -inf scores is NaN (dlc.attention's nan_to_zero; with finite
+  // inputs only those rows are NaN).
   if (bias) {
-    Value most = n.create<ReduceMaxOp>(
-        bias, {n.i64Array("axes", {NodeContext::getRank(bias) - 1}),
-               n.boolean("keepdims", true)});
-    Value empty = most ? n.create<EqualOp>({most, a.negInf()}) : Value();
-    probs = empty ? n.create<WhereOp>({empty, a.scalar(0), probs}) : Value();
+    Value nan = n.create<IsNaNOp>(probs);
+    probs = nan ? n.create<WhereOp>({nan, a.scalar(0), probs}) : Value();
     if (!probs)
       return failure();
   }

@@ -207,8 +207,8 @@ FailureOr<TensorMap> im2colMapFor(TensorMap map, DictionaryAttr spec,
   auto pixels = spec.getAs<IntegerAttr>("pixels");
   size_t rank = map.dims.size();
   if (!lower || !upper || !strides || !channels || !pixels || rank < 3 ||
-      lower.size() != rank - 2 || upper.size() != rank - 2 ||
-      strides.size() != rank)
+      (size_t)lower.size() != rank - 2 || (size_t)upper.size() != rank - 2 ||
+      (size_t)strides.size() != rank)
     return fail("malformed im2col dlc.tensor_map (a rank 3 to 5 tensor; "
                 "lower and upper corners of rank - 2 entries, strides of "
                 "rank; channels; pixels)");
