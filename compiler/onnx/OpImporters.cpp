@@ -2381,8 +2381,12 @@ LogicalResult importResize(NodeContext &n, Results &r) {
   std::string mode = n.getString("mode", "nearest");
   if (n.hasFailed())
     return failure();
-  if (mode != "nearest" && mode != "linear")
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
     return n.emitError() << "unsupported mode '" << mode << "'";
+  double cubicA = n.getFloat("cubic_coeff_a", -0.75f);
+  bool excludeOutside = n.getInt("exclude_outside", 0) != 0;
+  if (n.hasFailed())
+    return failure();
   if (!scales == !sizes)
     return n.fail("exactly one of 'scales' and 'sizes' must be given");
   Value x = n.input(0);
@@ -2458,7 +2462,9 @@ LogicalResult importResize(NodeContext &n, Results &r) {
       {n.attr("mode", n.b.getStringAttr(mode)),
        n.attr("coordinate_transformation_mode", n.b.getStringAttr(ct)),
        n.attr("nearest_mode", n.b.getStringAttr(nm)),
-       n.attr("scales", n.b.getDenseF64ArrayAttr(fullScales))},
+       n.attr("scales", n.b.getDenseF64ArrayAttr(fullScales)),
+       n.f64("cubic_coeff_a", cubicA),
+       n.boolean("exclude_outside", excludeOutside)},
       n.getType(x).clone(outShape));
   if (bytes && y)
     y = n.create<CastOp>(y, {}, type.clone(outShape));
@@ -2777,7 +2783,8 @@ const OpTableEntry kOpTable[] = {
     {"Resize", importResize,
      "dlc.resize; nearest (all nearest_modes) and linear, scales or sizes, "
      "axes; int8/uint8 through f32, truncated back as ONNX Runtime does; "
-     "not cubic, antialias, tf_crop_and_resize"},
+     "cubic (cubic_coeff_a, exclude_outside); not antialias, "
+     "tf_crop_and_resize"},
     {"Round", importUnary<RoundOp>, "dlc.round; half to even"},
     {"ScatterElements", importScatterElements,
      "dlc.scatter_elements; negative axis, reduction none/add/mul/max/min"},

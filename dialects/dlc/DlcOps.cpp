@@ -905,7 +905,7 @@ LogicalResult ResizeOp::verify() {
   for (double s : getScales())
     if (!(s > 0))
       return emitOpError("scales must be positive");
-  if (getMode() != "nearest" && getMode() != "linear")
+  if (getMode() != "nearest" && getMode() != "linear" && getMode() != "cubic")
     return emitOpError("unknown mode '") << getMode() << "'";
   StringRef ct = getCoordinateTransformationMode();
   if (ct != "half_pixel" && ct != "half_pixel_symmetric" &&

@@ -722,11 +722,14 @@ def Dlc_TopKOp : Dlc_Op<"top_k", [InferTypeOpAdaptor]> {
 }
 
 def Dlc_ResizeOp : Dlc_Op<"resize"> {
-  let summary = "nearest or (multi)linear resize to the result shape";
+  let summary = "nearest, (multi)linear or (multi)cubic resize to the result shape";
   let description = [{
     `scales` has one entry per dim (output = input * scale before rounding,
     or output / input when sizes were given); it drives the coordinate
-    transform. `mode` is "nearest" or "linear";
+    transform. `mode` is "nearest", "linear" or "cubic" (Keys' kernel with
+    `cubic_coeff_a`, 4 taps a resized dim at clamped indices; with
+    `exclude_outside` the taps outside the input weigh 0 and the others are
+    renormalized);
     `coordinate_transformation_mode` one of "half_pixel",
     "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
     "asymmetric"; `nearest_mode` one of "round_prefer_floor",
@@ -734,7 +737,9 @@ def Dlc_ResizeOp : Dlc_Op<"resize"> {
   }];
   let arguments = (ins Dlc_FloatTensor:$input, StrAttr:$mode,
                    StrAttr:$coordinate_transformation_mode,
-                   StrAttr:$nearest_mode, DenseF64ArrayAttr:$scales);
+                   StrAttr:$nearest_mode, DenseF64ArrayAttr:$scales,
+                   DefaultValuedAttr<F64Attr, "-0.75">:$cubic_coeff_a,
+                   DefaultValuedAttr<BoolAttr, "false">:$exclude_outside);
   let results = (outs Dlc_FloatTensor:$result);
   let hasVerifier = 1;
 }

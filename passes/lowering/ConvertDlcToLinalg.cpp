@@ -2677,7 +2677,8 @@ struct TopKLowering : OpRewritePattern<TopKOp> {
 
 /// Resize: each output element maps its index to a source coordinate
 /// (in f32, as ONNX Runtime computes it) per resized dim, then reads the
-/// nearest element or blends the 2^d neighbours of the resized dims.
+/// nearest element or blends the 2^d neighbours (linear) or 4^d taps
+/// (cubic) of the resized dims.
 struct ResizeLowering : OpRewritePattern<ResizeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ResizeOp op,
@@ -2688,7 +2689,7 @@ struct ResizeLowering : OpRewritePattern<ResizeOp> {
     Value input = op.getInput();
     auto inShape = tensorType(input).getShape();
     int64_t rank = type.getRank();
-    bool linear = op.getMode() == "linear";
+    bool nearest = op.getMode() == "nearest";
     StringRef ct = op.getCoordinateTransformationMode();
     StringRef nm = op.getNearestMode();
     ArrayRef<double> scales = op.getScales();
@@ -2746,7 +2747,7 @@ struct ResizeLowering : OpRewritePattern<ResizeOp> {
                 b.create<arith::FPToSIOp>(l, b.getI64Type(), f));
           };
           Value result;
-          if (!linear) {
+          if (nearest) {
             SmallVector<Value> at(o);
             for (int64_t i : resized) {
               Value x = source(i);
@@ -2764,6 +2765,83 @@ struct ResizeLowering : OpRewritePattern<ResizeOp> {
               at[i] = clampIndex(toIndex(r), inShape[i]);
             }
             result = b.create<tensor::ExtractOp>(l, input, at);
+          } else if (op.getMode() == "cubic") {
+            // Per resized dim: 4 taps around floor(x) at clamped indices,
+            // Keys' weights for t = x - floor(x) (ONNX Runtime's).
+            double a = op.getCubicCoeffA().convertToDouble();
+            SmallVector<SmallVector<Value, 4>> taps, weights;
+            for (int64_t i : resized) {
+              Value x = source(i);
+              Value f = b.create<math::FloorOp>(l, x);
+              Value t = b.create<arith::SubFOp>(l, x, f);
+              Value base = toIndex(f);
+              auto mul = [&](Value p, Value q) -> Value {
+                return b.create<arith::MulFOp>(l, p, q);
+              };
+              auto add = [&](Value p, Value q) -> Value {
+                return b.create<arith::AddFOp>(l, p, q);
+              };
+              // |d| <= 1: ((a + 2)|d| - (a + 3))|d|^2 + 1; 1 < |d| < 2:
+              // ((a|d| - 5a)|d| + 8a)|d| - 4a.
+              auto near = [&](Value d) {
+                return add(mul(mul(add(mul(c(a + 2), d), c(-(a + 3))), d), d),
+                           c(1));
+              };
+              auto far = [&](Value d) {
+                return add(
+                    mul(add(mul(add(mul(c(a), d), c(-5 * a)), d), c(8 * a)), d),
+                    c(-4 * a));
+              };
+              Value one = c(1);
+              Value dists[4] = {add(t, one), t,
+                                b.create<arith::SubFOp>(l, one, t),
+                                b.create<arith::SubFOp>(l, c(2), t)};
+              SmallVector<Value, 4> at, w;
+              Value total = c(0);
+              for (int64_t k = 0; k < 4; ++k) {
+                Value raw =
+                    b.create<arith::AddIOp>(l, base, index(b, l, k - 1));
+                Value weight =
+                    k == 1 || k == 2 ? near(dists[k]) : far(dists[k]);
+                if (op.getExcludeOutside()) {
+                  Value inside = b.create<arith::AndIOp>(
+                      l,
+                      b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge, raw,
+                                              index(b, l, 0)),
+                      b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, raw,
+                                              index(b, l, inShape[i])));
+                  weight = b.create<arith::SelectOp>(l, inside, weight, c(0));
+                  total = add(total, weight);
+                }
+                at.push_back(clampIndex(raw, inShape[i]));
+                w.push_back(weight);
+              }
+              if (op.getExcludeOutside())
+                for (Value &weight : w)
+                  weight = b.create<arith::DivFOp>(l, weight, total);
+              taps.push_back(at);
+              weights.push_back(w);
+            }
+            Value acc = c(0);
+            int64_t corners = 1;
+            for (size_t k = 0; k < resized.size(); ++k)
+              corners *= 4;
+            for (int64_t corner = 0; corner < corners; ++corner) {
+              SmallVector<Value> at(o);
+              Value weight = c(1);
+              int64_t rest = corner;
+              for (auto [k, i] : llvm::enumerate(resized)) {
+                at[i] = taps[k][rest % 4];
+                weight =
+                    b.create<arith::MulFOp>(l, weight, weights[k][rest % 4]);
+                rest /= 4;
+              }
+              Value v = castScalar(
+                  b, l, b.create<tensor::ExtractOp>(l, input, at), f32);
+              acc = b.create<arith::AddFOp>(
+                  l, acc, b.create<arith::MulFOp>(l, v, weight));
+            }
+            result = castScalar(b, l, acc, type.getElementType());
           } else {
             // Per resized dim: low/high neighbour and the high weight.
             SmallVector<Value> lo, hi, w;

@@ -283,8 +283,8 @@ func.func @scatter_reduction(%d: tensor<3xf32>, %i: tensor<1x1xi64>, %u: tensor<
 // -----
 
 func.func @resize_mode(%x: tensor<1x4xf32>) -> tensor<1x8xf32> {
-  // expected-error @+1 {{unknown mode 'cubic'}}
-  %0 = dlc.resize %x {mode = "cubic", coordinate_transformation_mode = "half_pixel", nearest_mode = "floor", scales = array<f64: 1.0, 2.0>} : (tensor<1x4xf32>) -> tensor<1x8xf32>
+  // expected-error @+1 {{unknown mode 'lanczos'}}
+  %0 = dlc.resize %x {mode = "lanczos", coordinate_transformation_mode = "half_pixel", nearest_mode = "floor", scales = array<f64: 1.0, 2.0>} : (tensor<1x4xf32>) -> tensor<1x8xf32>
   return %0 : tensor<1x8xf32>
 }
 

@@ -411,6 +411,21 @@ def normalization_cases(t):
 
 
 def pool_cases(t):
+    # Cubic Resize (Keys' kernel, 4 taps a dim): up and down, torch's
+    # coefficient and ONNX's default, exclude_outside, align_corners.
+    xr = t.rand(1, 2, 6, 7, lo=-2, hi=3)
+    up = {"scales": np.array([1, 1, 2.0, 1.5], F32)}
+    t.op("resize_cubic_up", "Resize", {"x": xr}, up, order=["x", "", "scales"], opset=19,
+         attrs=dict(mode="cubic"))
+    # (align_corners at a fractional scale: ONNX Runtime aligns to the
+    # rounded output length, the ONNX reference and dlc to input * scale.)
+    t.op("resize_cubic_torch_align_corners", "Resize", {"x": xr},
+         {"scales": np.array([1, 1, 2.0, 2.0], F32)}, order=["x", "", "scales"],
+         opset=19, attrs=dict(mode="cubic", cubic_coeff_a=-0.75,
+                              coordinate_transformation_mode="align_corners"))
+    t.op("resize_cubic_down_exclude_outside", "Resize", {"x": xr},
+         {"sizes": np.array([1, 2, 4, 3], I64)}, order=["x", "", "", "sizes"], opset=19,
+         attrs=dict(mode="cubic", cubic_coeff_a=-0.5, exclude_outside=1))
     x = t.rand(1, 2, 9, 9)
     t.op("maxpool_k2s2", "MaxPool", {"x": x}, attrs=dict(kernel_shape=[2, 2], strides=[2, 2]))
     t.op("maxpool_k3s2_pads", "MaxPool", {"x": x}, attrs=dict(kernel_shape=[3, 3], strides=[2, 2],
