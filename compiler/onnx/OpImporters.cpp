@@ -933,6 +933,49 @@ LogicalResult importRMSNormalization(NodeContext &n, Results &r) {
   r.resize(1);
   return success();
 }
+
+/// GridSample(X, grid), mode, padding_mode, align_corners: dlc.grid_sample
+/// (opset 16's bilinear and bicubic are opset 20's linear and cubic).
+LogicalResult importGridSample(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 2)) ||
+      failed(n.checkKnownAttrs({"align_corners", "mode", "padding_mode"})))
+    return failure();
+  Value x = n.input(0), grid = n.input(1);
+  if (failed(checkFloatInput(n, x)))
+    return failure();
+  std::string mode = n.getString("mode", n.opset < 20 ? "bilinear" : "linear");
+  std::string padding = n.getString("padding_mode", "zeros");
+  bool alignCorners = n.getInt("align_corners", 0) != 0;
+  if (n.hasFailed())
+    return failure();
+  if (mode == "bilinear")
+    mode = "linear";
+  else if (mode == "bicubic")
+    mode = "cubic";
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
+    return n.emitError() << "unsupported mode '" << mode << "'";
+  if (padding != "zeros" && padding != "border" && padding != "reflection")
+    return n.emitError() << "unsupported padding_mode '" << padding << "'";
+  auto xType = n.getType(x), gridType = n.getType(grid);
+  int64_t rank = xType.getRank();
+  if (rank < 3 || gridType.getRank() != rank ||
+      gridType.getDimSize(0) != xType.getDimSize(0) ||
+      gridType.getDimSize(rank - 1) != rank - 2)
+    return n.emitError() << "grid must be [N, out..., " << rank - 2
+                         << "] for input " << xType << ", got " << gridType;
+  if (gridType.getElementType() != xType.getElementType())
+    return n.emitError() << "grid must have the input's element type, got "
+                         << gridType;
+  SmallVector<int64_t> shape{xType.getDimSize(0), xType.getDimSize(1)};
+  llvm::append_range(shape, gridType.getShape().slice(1, rank - 2));
+  r.push_back(n.create<GridSampleOp>(
+      {x, grid},
+      {n.attr("mode", n.b.getStringAttr(mode)),
+       n.attr("padding_mode", n.b.getStringAttr(padding)),
+       n.boolean("align_corners", alignCorners)},
+      xType.clone(shape)));
+  return success(r.back() != nullptr);
+}
 } // namespace
 
 LogicalResult onnx_import::readWindow(NodeContext &n, Value x,
@@ -2682,6 +2725,9 @@ const OpTableEntry kOpTable[] = {
      "dlc.greater; broadcasting, bool result"},
     {"GreaterOrEqual", importCompare<GreaterOrEqualOp>,
      "dlc.greater_or_equal; broadcasting, bool result"},
+    {"GridSample", importGridSample,
+     "dlc.grid_sample; N-d, mode nearest/linear/cubic (bilinear/bicubic "
+     "before 20), padding_mode zeros/border/reflection, align_corners"},
     {"GroupNormalization", importGroupNorm,
      "dlc.layer_norm over the groups, then scale and bias (per group "
      "before opset 21, per channel from 21)"},

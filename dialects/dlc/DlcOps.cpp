@@ -895,6 +895,29 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx,
   return success();
 }
 
+LogicalResult GridSampleOp::verify() {
+  auto in = rankedType(getInput()), grid = rankedType(getGrid());
+  int64_t rank = in.getRank(), spatial = rank - 2;
+  if (rank < 3 || grid.getRank() != rank)
+    return emitOpError("input and grid must have one rank >= 3");
+  if (grid.getDimSize(0) != in.getDimSize(0) ||
+      grid.getDimSize(rank - 1) != spatial)
+    return emitOpError("grid must be [N, out..., ") << spatial << "]";
+  if (grid.getElementType() != in.getElementType() ||
+      getType().getElementType() != in.getElementType())
+    return emitOpError("input, grid and result must have one element type");
+  SmallVector<int64_t> shape{in.getDimSize(0), in.getDimSize(1)};
+  llvm::append_range(shape, grid.getShape().slice(1, spatial));
+  if (getType().getShape() != ArrayRef<int64_t>(shape))
+    return emitOpError("result must be [N, C, out...]");
+  if (getMode() != "nearest" && getMode() != "linear" && getMode() != "cubic")
+    return emitOpError("unknown mode '") << getMode() << "'";
+  StringRef pm = getPaddingMode();
+  if (pm != "zeros" && pm != "border" && pm != "reflection")
+    return emitOpError("unknown padding_mode '") << pm << "'";
+  return success();
+}
+
 LogicalResult ResizeOp::verify() {
   auto in = rankedType(getInput());
   if (in.getRank() != getType().getRank() ||

@@ -721,6 +721,24 @@ def Dlc_TopKOp : Dlc_Op<"top_k", [InferTypeOpAdaptor]> {
                       RankedTensorOf<[I64]>:$indices);
 }
 
+def Dlc_GridSampleOp : Dlc_Op<"grid_sample"> {
+  let summary = "samples the input at a grid of normalized coordinates (ONNX GridSample)";
+  let description = [{
+    `input` is `[N, C, D1, ..., Dk]`, `grid` `[N, O1, ..., Ok, k]` with
+    coordinates in [-1, 1], the last dim's entries in reverse dim order
+    (x, the last spatial dim, first), the result `[N, C, O1, ..., Ok]`.
+    `mode` is "nearest" (half to even), "linear" (2 taps a dim) or "cubic"
+    (Keys' kernel, a = -0.75, 4 taps a dim); `padding_mode` "zeros",
+    "border" or "reflection"; `align_corners` maps -1 and 1 to the corner
+    pixels' centres instead of their outer edges.
+  }];
+  let arguments = (ins Dlc_FloatTensor:$input, Dlc_FloatTensor:$grid,
+                   StrAttr:$mode, StrAttr:$padding_mode,
+                   BoolAttr:$align_corners);
+  let results = (outs Dlc_FloatTensor:$result);
+  let hasVerifier = 1;
+}
+
 def Dlc_ResizeOp : Dlc_Op<"resize"> {
   let summary = "nearest, (multi)linear or (multi)cubic resize to the result shape";
   let description = [{

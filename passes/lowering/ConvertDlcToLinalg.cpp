@@ -2675,6 +2675,191 @@ struct TopKLowering : OpRewritePattern<TopKOp> {
   }
 };
 
+/// GridSample, as onnx's reference: each output element reads its grid
+/// coordinates (the last grid dim in reverse dim order), denormalizes them,
+/// rounds them half to even (nearest), moves those outside the border in
+/// (border: clamped, but not for cubic, as PyTorch and ONNX Runtime;
+/// reflection: reflected), then blends its 1, 2 or 4 taps a dim, each tap's
+/// index padded (zeros: 0 outside, border: clamped, reflection: reflected).
+struct GridSampleLowering : OpRewritePattern<GridSampleOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GridSampleOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    Value input = op.getInput(), grid = op.getGrid();
+    ArrayRef<int64_t> inShape = tensorType(input).getShape();
+    int64_t rank = type.getRank(), spatial = rank - 2;
+    StringRef mode = op.getMode(), padding = op.getPaddingMode();
+    bool alignCorners = op.getAlignCorners();
+    Type f32 = rewriter.getF32Type();
+    Value init = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
+                                                  type.getElementType());
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+        ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx)},
+        SmallVector<IteratorType>(rank, IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange) {
+          auto c = [&](double v) { return scalarConstant(b, l, f32, v); };
+          auto cmp = [&](arith::CmpFPredicate p, Value x, Value y) -> Value {
+            return b.create<arith::CmpFOp>(l, p, x, y);
+          };
+          auto sel = [&](Value cond, Value x, Value y) -> Value {
+            return b.create<arith::SelectOp>(l, cond, x, y);
+          };
+          auto sub = [&](Value x, Value y) -> Value {
+            return b.create<arith::SubFOp>(l, x, y);
+          };
+          using P = arith::CmpFPredicate;
+          SmallVector<Value> o = loopIndices(b, l, rank);
+          // Reflects `x` by the near border until it is in [lo, hi].
+          auto reflect = [&](Value x, double lo, double hi) -> Value {
+            double range = hi - lo;
+            if (range <= 0)
+              return c(lo);
+            Value below = cmp(P::OLT, x, c(lo)), above = cmp(P::OGT, x, c(hi));
+            Value dx = sel(below, sub(c(lo), x), sub(x, c(hi)));
+            Value turns = b.create<math::FloorOp>(
+                l, b.create<arith::DivFOp>(l, dx, c(range)));
+            Value r = sub(dx, b.create<arith::MulFOp>(l, turns, c(range)));
+            Value half = b.create<math::FloorOp>(
+                l, b.create<arith::MulFOp>(l, turns, c(0.5)));
+            Value even =
+                cmp(P::OEQ, b.create<arith::MulFOp>(l, half, c(2)), turns);
+            Value fromLo = b.create<arith::AddFOp>(l, c(lo), r);
+            Value fromHi = sub(c(hi), r);
+            // Below: even turns end at lo + r; above: at hi - r.
+            Value reflectedBelow = sel(even, fromLo, fromHi);
+            Value reflectedAbove = sel(even, fromHi, fromLo);
+            return sel(below, reflectedBelow, sel(above, reflectedAbove, x));
+          };
+          auto clampF = [&](Value x, double lo, double hi) -> Value {
+            return b.create<arith::MinimumFOp>(
+                l, b.create<arith::MaximumFOp>(l, x, c(lo)), c(hi));
+          };
+          // Per spatial dim: the taps' float indices and weights.
+          SmallVector<SmallVector<Value, 4>> taps, weights;
+          for (int64_t k = 0; k < spatial; ++k) {
+            int64_t size = inShape[2 + k];
+            SmallVector<Value> at{o[0]};
+            for (int64_t j = 0; j < spatial; ++j)
+              at.push_back(o[2 + j]);
+            at.push_back(index(b, l, spatial - 1 - k));
+            Value g =
+                castScalar(b, l, b.create<tensor::ExtractOp>(l, grid, at), f32);
+            Value x =
+                alignCorners
+                    ? b.create<arith::MulFOp>(
+                          l,
+                          b.create<arith::MulFOp>(
+                              l, b.create<arith::AddFOp>(l, g, c(1)), c(0.5)),
+                          c(size - 1))
+                    : b.create<arith::MulFOp>(
+                          l,
+                          sub(b.create<arith::MulFOp>(
+                                  l, b.create<arith::AddFOp>(l, g, c(1)),
+                                  c(size)),
+                              c(1)),
+                          c(0.5));
+            if (mode == "nearest")
+              x = roundHalfEven(b, l, x);
+            double lo = alignCorners ? 0 : -0.5;
+            double hi = alignCorners ? size - 1 : size - 0.5;
+            Value outside = b.create<arith::OrIOp>(l, cmp(P::OLT, x, c(lo)),
+                                                   cmp(P::OGT, x, c(hi)));
+            // (Cubic taps at a border coordinate clamp only the taps, as
+            // PyTorch and ONNX Runtime do; onnx's reference clamps the
+            // coordinate first.)
+            if (padding == "border" && mode != "cubic")
+              x = sel(outside, clampF(x, 0, size - 1), x);
+            else if (padding == "reflection")
+              x = reflect(x, lo, hi);
+            SmallVector<Value, 4> at4, w4;
+            if (mode == "nearest") {
+              // Truncated toward zero, as the reference's int cast.
+              at4.push_back(b.create<math::TruncOp>(l, x));
+              w4.push_back(c(1));
+            } else {
+              Value f = b.create<math::FloorOp>(l, x);
+              Value t = sub(x, f);
+              if (mode == "linear") {
+                at4 = {f, b.create<arith::AddFOp>(l, f, c(1))};
+                w4 = {sub(c(1), t), t};
+              } else {
+                double a = -0.75;
+                auto mul = [&](Value p, Value q) -> Value {
+                  return b.create<arith::MulFOp>(l, p, q);
+                };
+                auto add = [&](Value p, Value q) -> Value {
+                  return b.create<arith::AddFOp>(l, p, q);
+                };
+                auto near = [&](Value d) {
+                  return add(mul(mul(add(mul(c(a + 2), d), c(-(a + 3))), d), d),
+                             c(1));
+                };
+                auto far = [&](Value d) {
+                  return add(
+                      mul(add(mul(add(mul(c(a), d), c(-5 * a)), d), c(8 * a)),
+                          d),
+                      c(-4 * a));
+                };
+                for (int64_t j = 0; j < 4; ++j)
+                  at4.push_back(add(f, c(j - 1)));
+                w4 = {far(add(t, c(1))), near(t), near(sub(c(1), t)),
+                      far(sub(c(2), t))};
+              }
+            }
+            // Each tap's index padded: reflected or clamped into range;
+            // zeros keep it and the tap reads 0 outside.
+            for (Value &i : at4) {
+              if (padding == "reflection")
+                i = b.create<math::TruncOp>(l, reflect(i, lo, hi));
+              else if (padding == "border")
+                i = clampF(i, 0, size - 1);
+            }
+            taps.push_back(at4);
+            weights.push_back(w4);
+          }
+          int64_t count = 1;
+          for (auto &t : taps)
+            count *= t.size();
+          Value acc = c(0);
+          for (int64_t corner = 0; corner < count; ++corner) {
+            SmallVector<Value> at{o[0], o[1]};
+            Value weight = c(1);
+            Value valid;
+            int64_t rest = corner;
+            for (int64_t k = 0; k < spatial; ++k) {
+              int64_t n = taps[k].size(), size = inShape[2 + k];
+              Value i = taps[k][rest % n];
+              weight = b.create<arith::MulFOp>(l, weight, weights[k][rest % n]);
+              rest /= n;
+              if (padding == "zeros") {
+                Value in = b.create<arith::AndIOp>(l, cmp(P::OGE, i, c(0)),
+                                                   cmp(P::OLE, i, c(size - 1)));
+                valid = valid ? b.create<arith::AndIOp>(l, valid, in) : in;
+              }
+              Value safe = clampF(i, 0, size - 1);
+              at.push_back(b.create<arith::IndexCastOp>(
+                  l, b.getIndexType(),
+                  b.create<arith::FPToSIOp>(l, b.getI64Type(), safe)));
+            }
+            Value v = castScalar(
+                b, l, b.create<tensor::ExtractOp>(l, input, at), f32);
+            if (valid)
+              v = sel(valid, v, c(0));
+            acc = b.create<arith::AddFOp>(
+                l, acc, b.create<arith::MulFOp>(l, v, weight));
+          }
+          b.create<linalg::YieldOp>(
+              l, castScalar(b, l, acc, type.getElementType()));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 /// Resize: each output element maps its index to a source coordinate
 /// (in f32, as ONNX Runtime computes it) per resized dim, then reads the
 /// nearest element or blends the 2^d neighbours (linear) or 4^d taps
@@ -3177,7 +3362,8 @@ void mlir::dlc::populateDlcToLinalgPatterns(
   patterns.add<TileLowering, PadLowering, TriluLowering, CumSumLowering,
                GatherNDLowering, ScatterElementsLowering, ScatterNDLowering,
                OneHotLowering, EinsumLowering, TopKLowering, ResizeLowering,
-               ConvTransposeLowering, AttentionLowering>(ctx);
+               GridSampleLowering, ConvTransposeLowering, AttentionLowering>(
+      ctx);
   patterns.add<MatMulLowering>(ctx, f32WeightsNK, halfWeightsNK);
   patterns.add<ConvLowering>(ctx, padConvChannels, padConvInput, convPlaneRows,
                              padConvInput && padGroupedConvInput);

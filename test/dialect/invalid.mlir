@@ -545,3 +545,27 @@ func.func @attention_select_missing(%qkv: tensor<1x8x3x2x4xf32>, %k: tensor<1x8x
   %0 = dlc.attention %qkv, %k, %k {k_transposed = false, scale = 1.0 : f32} : (tensor<1x8x3x2x4xf32>, tensor<1x8x2x4xf32>, tensor<1x8x2x4xf32>) -> tensor<1x8x2x4xf32>
   return %0 : tensor<1x8x2x4xf32>
 }
+
+// -----
+
+func.func @grid_sample_grid_shape(%x: tensor<1x3x4x5xf32>, %g: tensor<1x6x7x3xf32>) -> tensor<1x3x6x7xf32> {
+  // expected-error @+1 {{grid must be [N, out..., 2]}}
+  %0 = dlc.grid_sample %x, %g {mode = "linear", padding_mode = "zeros", align_corners = false} : (tensor<1x3x4x5xf32>, tensor<1x6x7x3xf32>) -> tensor<1x3x6x7xf32>
+  return %0 : tensor<1x3x6x7xf32>
+}
+
+// -----
+
+func.func @grid_sample_padding(%x: tensor<1x3x4x5xf32>, %g: tensor<1x6x7x2xf32>) -> tensor<1x3x6x7xf32> {
+  // expected-error @+1 {{unknown padding_mode 'wrap'}}
+  %0 = dlc.grid_sample %x, %g {mode = "linear", padding_mode = "wrap", align_corners = false} : (tensor<1x3x4x5xf32>, tensor<1x6x7x2xf32>) -> tensor<1x3x6x7xf32>
+  return %0 : tensor<1x3x6x7xf32>
+}
+
+// -----
+
+func.func @grid_sample_result(%x: tensor<1x3x4x5xf32>, %g: tensor<1x6x7x2xf32>) -> tensor<1x3x7x6xf32> {
+  // expected-error @+1 {{result must be [N, C, out...]}}
+  %0 = dlc.grid_sample %x, %g {mode = "nearest", padding_mode = "zeros", align_corners = false} : (tensor<1x3x4x5xf32>, tensor<1x6x7x2xf32>) -> tensor<1x3x7x6xf32>
+  return %0 : tensor<1x3x7x6xf32>
+}

@@ -426,6 +426,16 @@ def pool_cases(t):
     t.op("resize_cubic_down_exclude_outside", "Resize", {"x": xr},
          {"sizes": np.array([1, 2, 4, 3], I64)}, order=["x", "", "", "sizes"], opset=19,
          attrs=dict(mode="cubic", cubic_coeff_a=-0.5, exclude_outside=1))
+    # GridSample: coordinates past [-1, 1] too, so that every padding
+    # mode's outside path runs.
+    xg, grid = t.rand(2, 3, 5, 6, lo=-2, hi=3), t.rand(2, 4, 7, 2, lo=-1.3, hi=1.3)
+    t.op("gridsample_bilinear_zeros", "GridSample", {"x": xg, "grid": grid}, opset=16)
+    t.op("gridsample_nearest_reflection_align", "GridSample", {"x": xg, "grid": grid}, opset=16,
+         attrs=dict(mode="nearest", padding_mode="reflection", align_corners=1))
+    t.op("gridsample_bicubic_border", "GridSample", {"x": xg, "grid": grid}, opset=16,
+         attrs=dict(mode="bicubic", padding_mode="border"))
+    t.op("gridsample_bilinear_reflection", "GridSample", {"x": xg, "grid": grid}, opset=16,
+         attrs=dict(padding_mode="reflection"))
     x = t.rand(1, 2, 9, 9)
     t.op("maxpool_k2s2", "MaxPool", {"x": x}, attrs=dict(kernel_shape=[2, 2], strides=[2, 2]))
     t.op("maxpool_k3s2_pads", "MaxPool", {"x": x}, attrs=dict(kernel_shape=[3, 3], strides=[2, 2],
