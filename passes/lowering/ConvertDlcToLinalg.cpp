@@ -2675,6 +2675,32 @@ struct TopKLowering : OpRewritePattern<TopKOp> {
   }
 };
 
+/// Keys' cubic convolution weights (coefficient `a`) of the 4 taps at
+/// floor(x) - 1 .. floor(x) + 2 for t = x - floor(x) in [0, 1): distances
+/// t + 1, t, 1 - t, 2 - t; ((a + 2)d - (a + 3))d^2 + 1 within 1, ((ad - 5a)d
+/// + 8a)d - 4a beyond (ONNX Runtime's and onnx's reference's form).
+SmallVector<Value, 4> cubicWeights(OpBuilder &b, Location l, Value t,
+                                   double a) {
+  Type f32 = t.getType();
+  auto c = [&](double v) { return scalarConstant(b, l, f32, v); };
+  auto mul = [&](Value p, Value q) -> Value {
+    return b.create<arith::MulFOp>(l, p, q);
+  };
+  auto add = [&](Value p, Value q) -> Value {
+    return b.create<arith::AddFOp>(l, p, q);
+  };
+  auto near = [&](Value d) {
+    return add(mul(mul(add(mul(c(a + 2), d), c(-(a + 3))), d), d), c(1));
+  };
+  auto far = [&](Value d) {
+    return add(mul(add(mul(add(mul(c(a), d), c(-5 * a)), d), c(8 * a)), d),
+               c(-4 * a));
+  };
+  Value oneMinus = b.create<arith::SubFOp>(l, c(1), t);
+  return {far(add(t, c(1))), near(t), near(oneMinus),
+          far(b.create<arith::SubFOp>(l, c(2), t))};
+}
+
 /// GridSample, as onnx's reference: each output element reads its grid
 /// coordinates (the last grid dim in reverse dim order), denormalizes them,
 /// rounds them half to even (nearest), moves those outside the border in
@@ -2787,27 +2813,9 @@ struct GridSampleLowering : OpRewritePattern<GridSampleOp> {
                 at4 = {f, b.create<arith::AddFOp>(l, f, c(1))};
                 w4 = {sub(c(1), t), t};
               } else {
-                double a = -0.75;
-                auto mul = [&](Value p, Value q) -> Value {
-                  return b.create<arith::MulFOp>(l, p, q);
-                };
-                auto add = [&](Value p, Value q) -> Value {
-                  return b.create<arith::AddFOp>(l, p, q);
-                };
-                auto near = [&](Value d) {
-                  return add(mul(mul(add(mul(c(a + 2), d), c(-(a + 3))), d), d),
-                             c(1));
-                };
-                auto far = [&](Value d) {
-                  return add(
-                      mul(add(mul(add(mul(c(a), d), c(-5 * a)), d), c(8 * a)),
-                          d),
-                      c(-4 * a));
-                };
                 for (int64_t j = 0; j < 4; ++j)
-                  at4.push_back(add(f, c(j - 1)));
-                w4 = {far(add(t, c(1))), near(t), near(sub(c(1), t)),
-                      far(sub(c(2), t))};
+                  at4.push_back(b.create<arith::AddFOp>(l, f, c(j - 1)));
+                w4 = cubicWeights(b, l, t, -0.75);
               }
             }
             // Each tap's index padded: reflected or clamped into range;
@@ -2960,34 +2968,13 @@ struct ResizeLowering : OpRewritePattern<ResizeOp> {
               Value f = b.create<math::FloorOp>(l, x);
               Value t = b.create<arith::SubFOp>(l, x, f);
               Value base = toIndex(f);
-              auto mul = [&](Value p, Value q) -> Value {
-                return b.create<arith::MulFOp>(l, p, q);
-              };
-              auto add = [&](Value p, Value q) -> Value {
-                return b.create<arith::AddFOp>(l, p, q);
-              };
-              // |d| <= 1: ((a + 2)|d| - (a + 3))|d|^2 + 1; 1 < |d| < 2:
-              // ((a|d| - 5a)|d| + 8a)|d| - 4a.
-              auto near = [&](Value d) {
-                return add(mul(mul(add(mul(c(a + 2), d), c(-(a + 3))), d), d),
-                           c(1));
-              };
-              auto far = [&](Value d) {
-                return add(
-                    mul(add(mul(add(mul(c(a), d), c(-5 * a)), d), c(8 * a)), d),
-                    c(-4 * a));
-              };
-              Value one = c(1);
-              Value dists[4] = {add(t, one), t,
-                                b.create<arith::SubFOp>(l, one, t),
-                                b.create<arith::SubFOp>(l, c(2), t)};
+              SmallVector<Value, 4> keys = cubicWeights(b, l, t, a);
               SmallVector<Value, 4> at, w;
               Value total = c(0);
               for (int64_t k = 0; k < 4; ++k) {
                 Value raw =
                     b.create<arith::AddIOp>(l, base, index(b, l, k - 1));
-                Value weight =
-                    k == 1 || k == 2 ? near(dists[k]) : far(dists[k]);
+                Value weight = keys[k];
                 if (op.getExcludeOutside()) {
                   Value inside = b.create<arith::AndIOp>(
                       l,
@@ -2996,7 +2983,7 @@ struct ResizeLowering : OpRewritePattern<ResizeOp> {
                       b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, raw,
                                               index(b, l, inShape[i])));
                   weight = b.create<arith::SelectOp>(l, inside, weight, c(0));
-                  total = add(total, weight);
+                  total = b.create<arith::AddFOp>(l, total, weight);
                 }
                 at.push_back(clampIndex(raw, inShape[i]));
                 w.push_back(weight);
