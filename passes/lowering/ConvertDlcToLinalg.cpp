@@ -2701,6 +2701,49 @@ SmallVector<Value, 4> cubicWeights(OpBuilder &b, Location l, Value t,
           far(b.create<arith::SubFOp>(l, c(2), t))};
 }
 
+/// One tap of an interpolation along a dim: the index it reads, its
+/// weight, and whether it lies inside the input (null: always; outside it
+/// reads 0).
+struct Tap {
+  Value index;
+  Value weight;
+  Value inside = {};
+};
+
+/// The sum, over every choice of one tap in each of `dims`, of the taps'
+/// weights' product times `input` (as f32) read at `at` with those dims at
+/// the taps' indices; the first dim's taps vary fastest.
+Value blendTaps(OpBuilder &b, Location l, Value input, ArrayRef<Value> at,
+                ArrayRef<int64_t> dims, ArrayRef<SmallVector<Tap, 4>> taps) {
+  Type f32 = b.getF32Type();
+  int64_t count = 1;
+  for (const SmallVector<Tap, 4> &t : taps)
+    count *= t.size();
+  Value acc = scalarConstant(b, l, f32, 0);
+  for (int64_t corner = 0; corner < count; ++corner) {
+    SmallVector<Value> read(at);
+    Value weight = scalarConstant(b, l, f32, 1);
+    Value inside;
+    int64_t rest = corner;
+    for (auto [k, dim] : llvm::enumerate(dims)) {
+      const Tap &tap = taps[k][rest % taps[k].size()];
+      rest /= taps[k].size();
+      read[dim] = tap.index;
+      weight = b.create<arith::MulFOp>(l, weight, tap.weight);
+      if (tap.inside)
+        inside = inside ? b.create<arith::AndIOp>(l, inside, tap.inside)
+                        : tap.inside;
+    }
+    Value v =
+        castScalar(b, l, b.create<tensor::ExtractOp>(l, input, read), f32);
+    if (inside)
+      v = b.create<arith::SelectOp>(l, inside, v, scalarConstant(b, l, f32, 0));
+    acc =
+        b.create<arith::AddFOp>(l, acc, b.create<arith::MulFOp>(l, v, weight));
+  }
+  return acc;
+}
+
 /// GridSample, as onnx's reference: each output element reads its grid
 /// coordinates (the last grid dim in reverse dim order), denormalizes them,
 /// rounds them half to even (nearest), moves those outside the border in
@@ -2712,7 +2755,6 @@ struct GridSampleLowering : OpRewritePattern<GridSampleOp> {
   LogicalResult matchAndRewrite(GridSampleOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
     auto type = op.getType();
     Value input = op.getInput(), grid = op.getGrid();
     ArrayRef<int64_t> inShape = tensorType(input).getShape();
@@ -2720,13 +2762,9 @@ struct GridSampleLowering : OpRewritePattern<GridSampleOp> {
     StringRef mode = op.getMode(), padding = op.getPaddingMode();
     bool alignCorners = op.getAlignCorners();
     Type f32 = rewriter.getF32Type();
-    Value init = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
-                                                  type.getElementType());
-    auto generic = rewriter.create<linalg::GenericOp>(
-        loc, TypeRange{type}, ValueRange{}, ValueRange{init},
-        ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx)},
-        SmallVector<IteratorType>(rank, IteratorType::parallel),
-        [&](OpBuilder &b, Location l, ValueRange) {
+    Value result = elementwise(
+        rewriter, loc, type, {},
+        [&](OpBuilder &b, Location l, ValueRange) -> Value {
           auto c = [&](double v) { return scalarConstant(b, l, f32, v); };
           auto cmp = [&](arith::CmpFPredicate p, Value x, Value y) -> Value {
             return b.create<arith::CmpFOp>(l, p, x, y);
@@ -2764,8 +2802,9 @@ struct GridSampleLowering : OpRewritePattern<GridSampleOp> {
             return b.create<arith::MinimumFOp>(
                 l, b.create<arith::MaximumFOp>(l, x, c(lo)), c(hi));
           };
-          // Per spatial dim: the taps' float indices and weights.
-          SmallVector<SmallVector<Value, 4>> taps, weights;
+          // Per spatial dim: its taps.
+          SmallVector<SmallVector<Tap, 4>> taps;
+          SmallVector<int64_t> dims;
           for (int64_t k = 0; k < spatial; ++k) {
             int64_t size = inShape[2 + k];
             SmallVector<Value> at{o[0]};
@@ -2820,50 +2859,29 @@ struct GridSampleLowering : OpRewritePattern<GridSampleOp> {
             }
             // Each tap's index padded: reflected or clamped into range;
             // zeros keep it and the tap reads 0 outside.
-            for (Value &i : at4) {
+            SmallVector<Tap, 4> dimTaps;
+            for (auto [i, w] : llvm::zip_equal(at4, w4)) {
+              Tap tap{{}, w};
               if (padding == "reflection")
                 i = b.create<math::TruncOp>(l, reflect(i, lo, hi));
               else if (padding == "border")
                 i = clampF(i, 0, size - 1);
-            }
-            taps.push_back(at4);
-            weights.push_back(w4);
-          }
-          int64_t count = 1;
-          for (auto &t : taps)
-            count *= t.size();
-          Value acc = c(0);
-          for (int64_t corner = 0; corner < count; ++corner) {
-            SmallVector<Value> at{o[0], o[1]};
-            Value weight = c(1);
-            Value valid;
-            int64_t rest = corner;
-            for (int64_t k = 0; k < spatial; ++k) {
-              int64_t n = taps[k].size(), size = inShape[2 + k];
-              Value i = taps[k][rest % n];
-              weight = b.create<arith::MulFOp>(l, weight, weights[k][rest % n]);
-              rest /= n;
-              if (padding == "zeros") {
-                Value in = b.create<arith::AndIOp>(l, cmp(P::OGE, i, c(0)),
-                                                   cmp(P::OLE, i, c(size - 1)));
-                valid = valid ? b.create<arith::AndIOp>(l, valid, in) : in;
-              }
-              Value safe = clampF(i, 0, size - 1);
-              at.push_back(b.create<arith::IndexCastOp>(
+              else
+                tap.inside = b.create<arith::AndIOp>(
+                    l, cmp(P::OGE, i, c(0)), cmp(P::OLE, i, c(size - 1)));
+              tap.index = b.create<arith::IndexCastOp>(
                   l, b.getIndexType(),
-                  b.create<arith::FPToSIOp>(l, b.getI64Type(), safe)));
+                  b.create<arith::FPToSIOp>(l, b.getI64Type(),
+                                            clampF(i, 0, size - 1)));
+              dimTaps.push_back(tap);
             }
-            Value v = castScalar(
-                b, l, b.create<tensor::ExtractOp>(l, input, at), f32);
-            if (valid)
-              v = sel(valid, v, c(0));
-            acc = b.create<arith::AddFOp>(
-                l, acc, b.create<arith::MulFOp>(l, v, weight));
+            taps.push_back(dimTaps);
+            dims.push_back(2 + k);
           }
-          b.create<linalg::YieldOp>(
-              l, castScalar(b, l, acc, type.getElementType()));
+          return castScalar(b, l, blendTaps(b, l, input, o, dims, taps),
+                            type.getElementType());
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -2877,7 +2895,6 @@ struct ResizeLowering : OpRewritePattern<ResizeOp> {
   LogicalResult matchAndRewrite(ResizeOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
     auto type = op.getType();
     Value input = op.getInput();
     auto inShape = tensorType(input).getShape();
@@ -2891,13 +2908,9 @@ struct ResizeLowering : OpRewritePattern<ResizeOp> {
     for (int64_t i = 0; i < rank; ++i)
       if (inShape[i] != type.getDimSize(i) || scales[i] != 1.0)
         resized.push_back(i);
-    Value init = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
-                                                  type.getElementType());
-    auto generic = rewriter.create<linalg::GenericOp>(
-        loc, TypeRange{type}, ValueRange{}, ValueRange{init},
-        ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx)},
-        SmallVector<IteratorType>(rank, IteratorType::parallel),
-        [&](OpBuilder &b, Location l, ValueRange) {
+    Value out = elementwise(
+        rewriter, loc, type, {},
+        [&](OpBuilder &b, Location l, ValueRange) -> Value {
           auto c = [&](double v) { return scalarConstant(b, l, f32, v); };
           SmallVector<Value> o = loopIndices(b, l, rank);
           // Source coordinate of output index x along dim i.
@@ -2962,14 +2975,14 @@ struct ResizeLowering : OpRewritePattern<ResizeOp> {
             // Per resized dim: 4 taps around floor(x) at clamped indices,
             // Keys' weights for t = x - floor(x) (ONNX Runtime's).
             double a = op.getCubicCoeffA().convertToDouble();
-            SmallVector<SmallVector<Value, 4>> taps, weights;
+            SmallVector<SmallVector<Tap, 4>> taps;
             for (int64_t i : resized) {
               Value x = source(i);
               Value f = b.create<math::FloorOp>(l, x);
               Value t = b.create<arith::SubFOp>(l, x, f);
               Value base = toIndex(f);
               SmallVector<Value, 4> keys = cubicWeights(b, l, t, a);
-              SmallVector<Value, 4> at, w;
+              SmallVector<Tap, 4> dimTaps;
               Value total = c(0);
               for (int64_t k = 0; k < 4; ++k) {
                 Value raw =
@@ -2985,70 +2998,37 @@ struct ResizeLowering : OpRewritePattern<ResizeOp> {
                   weight = b.create<arith::SelectOp>(l, inside, weight, c(0));
                   total = b.create<arith::AddFOp>(l, total, weight);
                 }
-                at.push_back(clampIndex(raw, inShape[i]));
-                w.push_back(weight);
+                dimTaps.push_back({clampIndex(raw, inShape[i]), weight});
               }
               if (op.getExcludeOutside())
-                for (Value &weight : w)
-                  weight = b.create<arith::DivFOp>(l, weight, total);
-              taps.push_back(at);
-              weights.push_back(w);
+                for (Tap &tap : dimTaps)
+                  tap.weight = b.create<arith::DivFOp>(l, tap.weight, total);
+              taps.push_back(dimTaps);
             }
-            Value acc = c(0);
-            int64_t corners = 1;
-            for (size_t k = 0; k < resized.size(); ++k)
-              corners *= 4;
-            for (int64_t corner = 0; corner < corners; ++corner) {
-              SmallVector<Value> at(o);
-              Value weight = c(1);
-              int64_t rest = corner;
-              for (auto [k, i] : llvm::enumerate(resized)) {
-                at[i] = taps[k][rest % 4];
-                weight =
-                    b.create<arith::MulFOp>(l, weight, weights[k][rest % 4]);
-                rest /= 4;
-              }
-              Value v = castScalar(
-                  b, l, b.create<tensor::ExtractOp>(l, input, at), f32);
-              acc = b.create<arith::AddFOp>(
-                  l, acc, b.create<arith::MulFOp>(l, v, weight));
-            }
-            result = castScalar(b, l, acc, type.getElementType());
+            result = castScalar(b, l, blendTaps(b, l, input, o, resized, taps),
+                                type.getElementType());
           } else {
-            // Per resized dim: low/high neighbour and the high weight.
-            SmallVector<Value> lo, hi, w;
+            // Per resized dim: the low and high neighbours, weighted 1 - w
+            // and w.
+            SmallVector<SmallVector<Tap, 4>> taps;
             for (int64_t i : resized) {
               Value x = source(i);
               x = b.create<arith::MaximumFOp>(l, x, c(0));
               x = b.create<arith::MinimumFOp>(l, x, c(inShape[i] - 1));
               Value f = b.create<math::FloorOp>(l, x);
               Value i0 = clampIndex(toIndex(f), inShape[i]);
-              lo.push_back(i0);
-              hi.push_back(clampIndex(
-                  b.create<arith::AddIOp>(l, i0, index(b, l, 1)), inShape[i]));
-              w.push_back(b.create<arith::SubFOp>(l, x, f));
+              Value w = b.create<arith::SubFOp>(l, x, f);
+              Value i1 = clampIndex(
+                  b.create<arith::AddIOp>(l, i0, index(b, l, 1)), inShape[i]);
+              taps.push_back(
+                  {{i0, b.create<arith::SubFOp>(l, c(1), w)}, {i1, w}});
             }
-            Value acc = c(0);
-            for (int64_t corner = 0; corner < (1 << resized.size()); ++corner) {
-              SmallVector<Value> at(o);
-              Value weight = c(1);
-              for (auto [k, i] : llvm::enumerate(resized)) {
-                bool high = corner & (1 << k);
-                at[i] = high ? hi[k] : lo[k];
-                weight = b.create<arith::MulFOp>(
-                    l, weight,
-                    high ? w[k] : b.create<arith::SubFOp>(l, c(1), w[k]));
-              }
-              Value v = castScalar(
-                  b, l, b.create<tensor::ExtractOp>(l, input, at), f32);
-              acc = b.create<arith::AddFOp>(
-                  l, acc, b.create<arith::MulFOp>(l, v, weight));
-            }
-            result = castScalar(b, l, acc, type.getElementType());
+            result = castScalar(b, l, blendTaps(b, l, input, o, resized, taps),
+                                type.getElementType());
           }
-          b.create<linalg::YieldOp>(l, result);
+          return result;
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(op, out);
     return success();
   }
 };
