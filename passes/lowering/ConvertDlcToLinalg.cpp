@@ -10,6 +10,7 @@
 
 #include "dialects/dlc/DlcDialect.h"
 #include "passes/Passes.h"
+#include "passes/lowering/KernelForm.h"
 #include "passes/lowering/LinalgBuilders.h"
 #include "passes/quantization/Quantization.h"
 
@@ -426,15 +427,6 @@ Value inverseOrHyperbolic(OpBuilder &b, Location loc, Value x) {
                                      b.create<arith::NegFOp>(loc, r), r);
   }
   llvm_unreachable("not an inverse or hyperbolic function");
-}
-
-/// `m`, or 0 where `m` is -inf: the base an online softmax takes its
-/// exponents from while its row has seen only -inf.
-Value maskedRowBase(OpBuilder &b, Location loc, Value m) {
-  Value allMasked = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, m,
-                                            lowestValue(b, loc, m.getType()));
-  return b.create<arith::SelectOp>(loc, allMasked,
-                                   scalarConstant(b, loc, m.getType(), 0), m);
 }
 
 /// Round half to even from floor (math.roundeven has no NVVM lowering):
@@ -1676,7 +1668,7 @@ struct SoftmaxLowering : OpRewritePattern<SoftmaxOp> {
           Value mNew = b.create<arith::MaximumFOp>(l, m, x);
           // While the row has seen only -inf (a masked first column), the
           // exponents are taken relative to 0: exp(-inf - -inf) is NaN.
-          Value base = maskedRowBase(b, l, mNew);
+          Value base = dlc::onlineSoftmaxBase(b, l, mNew);
           Value scaled = b.create<arith::MulFOp>(
               l, s,
               b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, m, base)));

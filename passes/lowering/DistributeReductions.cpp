@@ -138,8 +138,8 @@ bool matchOnlineSum(Accumulator &sum, MutableArrayRef<Accumulator> accs,
                      : arith::SubFOp();
       if (!sub)
         continue;
-      // The exponents' base: m', or select(m' == -inf, 0, m') (rows that
-      // saw only -inf so far; dlc-convert-to-linalg's Softmax).
+      // The exponents' base: m', or onlineSoftmaxBase's select(m' == -inf,
+      // 0, m') (dlc-convert-to-linalg's Softmax).
       Value base = sub.getRhs();
       if (auto select = defIn<arith::SelectOp>(base, body))
         if (auto cmp = defIn<arith::CmpFOp>(select.getCondition(), body);
@@ -764,14 +764,7 @@ Value WarpBuilder::merge(Phase &phase, unsigned i, ValueRange a, ValueRange b) {
   // NaN).
   unsigned p = acc.partner;
   Value m = merge(phase, p, a, b);
-  Type f = m.getType();
-  Value allMasked = rw.create<arith::CmpFOp>(
-      loc, arith::CmpFPredicate::OEQ, m,
-      rw.create<arith::ConstantOp>(
-          loc, rw.getFloatAttr(f, -std::numeric_limits<double>::infinity())));
-  Value base = rw.create<arith::SelectOp>(
-      loc, allMasked,
-      rw.create<arith::ConstantOp>(loc, rw.getFloatAttr(f, 0.0)), m);
+  Value base = dlc::onlineSoftmaxBase(rw, loc, m);
   auto scaled = [&](Value s, Value mi) {
     Value e =
         rw.create<math::ExpOp>(loc, rw.create<arith::SubFOp>(loc, mi, base));

@@ -19,6 +19,8 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "passes/Passes.h"
 
+#include <limits>
+
 using namespace mlir;
 using mlir::dlc::stripIdentityApply;
 
@@ -441,6 +443,17 @@ void mlir::dlc::dropDeadBufferArguments(func::FuncOp func,
     }
   }
   (void)func.eraseArguments(dead);
+}
+
+Value mlir::dlc::onlineSoftmaxBase(OpBuilder &b, Location loc, Value m) {
+  Type t = m.getType();
+  Value negInf = b.create<arith::ConstantOp>(
+      loc, b.getFloatAttr(t, -std::numeric_limits<double>::infinity()));
+  Value allMasked =
+      b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, m, negInf);
+  return b.create<arith::SelectOp>(
+      loc, allMasked, b.create<arith::ConstantOp>(loc, b.getFloatAttr(t, 0.0)),
+      m);
 }
 
 bool mlir::dlc::isBufferView(Operation *op) {

@@ -94,6 +94,11 @@ std::optional<std::pair<Value, ValueRange>> memoryAccess(Operation *op);
 /// root alias.
 Value rootBuffer(Value v);
 
+/// `m`, or 0 where `m` is -inf: the base an online softmax (running max
+/// `m`) takes its exponents from, so that a row that has seen only -inf
+/// (masked columns) computes exp(-inf - 0) = 0, not exp(-inf - -inf) = NaN.
+Value onlineSoftmaxBase(OpBuilder &b, Location loc, Value m);
+
 /// Whether `op` is a view rootBuffer looks through: a view-like op or an
 /// expand/collapse_shape.
 bool isBufferView(Operation *op);
