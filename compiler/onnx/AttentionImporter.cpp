@@ -34,13 +34,7 @@ public:
   AttentionBuilder(NodeContext &n, Type elt) : n(n), elt(elt) {}
 
   /// A rank-0 constant of the element type `t`.
-  Value scalar(Type t, double v) {
-    Attribute a = isa<FloatType>(t)
-                      ? Attribute(n.b.getFloatAttr(t, v))
-                      : Attribute(n.b.getIntegerAttr(t, (int64_t)v));
-    return n.b.create<arith::ConstantOp>(
-        n.loc, DenseElementsAttr::get(RankedTensorType::get({}, t), a));
-  }
+  Value scalar(Type t, double v) { return splat(n, {}, t, v); }
   Value scalar(double v) { return scalar(elt, v); }
   Value negInf() { return scalar(-std::numeric_limits<double>::infinity()); }
 

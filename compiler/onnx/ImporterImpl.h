@@ -191,6 +191,11 @@ ArrayRef<OpTableEntry> getOpTable();
 /// The importer for `opType` in the default domain, or null.
 OpImporter lookupOpImporter(StringRef opType);
 
+/// `value` as an attribute of `elementType` (float or integer).
+Attribute scalarAttr(OpBuilder &b, Type elementType, double value);
+/// A constant tensor of `shape` and `elementType`, every element `value`.
+Value splat(NodeContext &n, ArrayRef<int64_t> shape, Type elementType,
+            double value);
 /// A constant zero tensor of `shape` and `elementType`.
 Value zeros(NodeContext &n, ArrayRef<int64_t> shape, Type elementType);
 /// A constant f32 tensor of `shape` holding `values`.

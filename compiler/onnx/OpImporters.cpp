@@ -40,14 +40,23 @@ InFlightDiagnostic NodeContext::emitError() {
   return d;
 }
 
+Attribute onnx_import::scalarAttr(OpBuilder &b, Type elementType,
+                                  double value) {
+  return isa<FloatType>(elementType)
+             ? Attribute(b.getFloatAttr(elementType, value))
+             : Attribute(b.getIntegerAttr(elementType, (int64_t)value));
+}
+
+Value onnx_import::splat(NodeContext &n, ArrayRef<int64_t> shape,
+                         Type elementType, double value) {
+  return n.b.create<arith::ConstantOp>(
+      n.loc, DenseElementsAttr::get(RankedTensorType::get(shape, elementType),
+                                    scalarAttr(n.b, elementType, value)));
+}
+
 Value onnx_import::zeros(NodeContext &n, ArrayRef<int64_t> shape,
                          Type elementType) {
-  auto type = RankedTensorType::get(shape, elementType);
-  Attribute zero = isa<FloatType>(elementType)
-                       ? Attribute(n.b.getFloatAttr(elementType, 0.0))
-                       : Attribute(n.b.getIntegerAttr(elementType, 0));
-  return n.b.create<arith::ConstantOp>(n.loc,
-                                       DenseElementsAttr::get(type, zero));
+  return splat(n, shape, elementType, 0);
 }
 
 Value onnx_import::f32Constant(NodeContext &n, ArrayRef<int64_t> shape,
@@ -643,17 +652,6 @@ LogicalResult importCast(NodeContext &n, Results &r) {
   return success();
 }
 
-/// A constant of `shape` and `elementType` with every element `value`.
-Value splat(NodeContext &n, ArrayRef<int64_t> shape, Type elementType,
-            double value) {
-  auto type = RankedTensorType::get(shape, elementType);
-  Attribute v =
-      isa<FloatType>(elementType)
-          ? Attribute(n.b.getFloatAttr(elementType, value))
-          : Attribute(n.b.getIntegerAttr(elementType, (int64_t)value));
-  return n.b.create<arith::ConstantOp>(n.loc, DenseElementsAttr::get(type, v));
-}
-
 /// CastLike(input, target_type): Cast to target_type's element type.
 LogicalResult importCastLike(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({"saturate"})))
@@ -696,13 +694,8 @@ LogicalResult importEyeLike(NodeContext &n, Results &r) {
   SmallVector<Attribute> values;
   values.reserve(rows * cols);
   for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j) {
-      double v = j - i == k ? 1.0 : 0.0;
-      values.push_back(
-          isa<FloatType>(elementType)
-              ? Attribute(n.b.getFloatAttr(elementType, v))
-              : Attribute(n.b.getIntegerAttr(elementType, (int64_t)v)));
-    }
+    for (int64_t j = 0; j < cols; ++j)
+      values.push_back(scalarAttr(n.b, elementType, j - i == k ? 1 : 0));
   r.push_back(n.b.create<arith::ConstantOp>(
       n.loc, DenseElementsAttr::get(resultType, values)));
   return success();
