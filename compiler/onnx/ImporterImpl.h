@@ -240,6 +240,11 @@ LogicalResult importQGemm(NodeContext &, SmallVectorImpl<Value> &);
 
 /// ONNX's Attention, opsets 23-25 (AttentionImporter.cpp).
 LogicalResult importAttention(NodeContext &, SmallVectorImpl<Value> &);
+/// ONNX's RNN, GRU and LSTM, unrolled over the sequence
+/// (RecurrentImporter.cpp).
+LogicalResult importRNN(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importGRU(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importLSTM(NodeContext &, SmallVectorImpl<Value> &);
 
 /// ONNX Runtime's RMS normalization, in the default domain
 /// (MicrosoftImporters.cpp).

@@ -2704,6 +2704,11 @@ const OpTableEntry kOpTable[] = {
      "arith.constant; k, dtype (default the input's)"},
     {"Flatten", importFlatten, "dlc.reshape; negative axis"},
     {"Floor", importUnary<FloorOp>, "dlc.floor"},
+    {"GRU", importGRU,
+     "unrolled over the static sequence: one GEMM of all steps' inputs, then "
+     "per step a GEMM of the state and the gates; direction (bidirectional), "
+     "layout, sequence_lens, initial states, clip, activations with "
+     "alpha/beta, linear_before_reset"},
     {"Gather", importGather, "dlc.gather; negative axis"},
     {"GatherElements", importGatherElements,
      "dlc.gather_elements; negative axis and indices"},
@@ -2737,6 +2742,11 @@ const OpTableEntry kOpTable[] = {
     {"LRN", importLRN,
      "x / (bias + alpha * average_pool of x^2 over the channels)^beta; size, "
      "alpha, beta, bias"},
+    {"LSTM", importLSTM,
+     "unrolled over the static sequence: one GEMM of all steps' inputs, then "
+     "per step a GEMM of the state and the gates; direction (bidirectional), "
+     "layout, sequence_lens, initial states, clip, activations with "
+     "alpha/beta, peepholes, input_forget"},
     {"LayerNormalization", importLayerNorm,
      "dlc.layer_norm; Mean/InvStdDev outputs (stash_type) as "
      "reduce_mean chains"},
@@ -2784,6 +2794,11 @@ const OpTableEntry kOpTable[] = {
     {"RMSNormalization", importRMSNormalization,
      "reduce_mean of squares in f32 over the dims from axis; epsilon; "
      "stash_type 1"},
+    {"RNN", importRNN,
+     "unrolled over the static sequence: one GEMM of all steps' inputs, then "
+     "per step a GEMM of the state and the gates; direction (bidirectional), "
+     "layout, sequence_lens, initial states, clip, activations with "
+     "alpha/beta"},
     {"Range", importRange, "arith.constant; constant start, limit and delta"},
     {"Reciprocal", importUnary<ReciprocalOp>, "dlc.reciprocal"},
     {"ReduceL1", importReduceL1,

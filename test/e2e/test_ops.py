@@ -1543,10 +1543,54 @@ def flash_attention_cases(t):
         flags=("--precision=fp16",), extra=form, rtol=1e-2, atol=5e-3)
 
 
+def recurrent_cases(t):
+    """LSTM, GRU and RNN against ONNX Runtime, on the attributes the ONNX
+    node tests leave out: per-batch sequence_lens in both directions, clip,
+    input_forget, linear_before_reset and activations that take alpha and
+    beta. (ONNX Runtime refuses layout 1; the node tests' batchwise cases
+    cover it against the reference.)"""
+    def rnn(name, op, gates, seq, batch, size, hidden, inputs, outputs, opset=14, dirs=1,
+            layout=0, lens=None, **attrs):
+        x = t.rand(*((batch, seq, size) if layout else (seq, batch, size)))
+        state = (batch, dirs, hidden) if layout else (dirs, batch, hidden)
+        values = {"W": t.rand(dirs, gates * hidden, size), "R": t.rand(dirs, gates * hidden, hidden),
+                  "B": t.rand(dirs, 2 * gates * hidden), "sequence_lens": lens,
+                  "initial_h": t.rand(*state), "initial_c": t.rand(*state),
+                  "P": t.rand(dirs, 3 * hidden)}
+        feeds = {"X": x}
+        if lens is not None:
+            feeds["sequence_lens"] = lens
+        consts = {k: values[k] for k in inputs if k not in feeds and k}
+        node = helper.make_node(op, ["X"] + list(inputs), list(outputs), layout=layout,
+                                hidden_size=hidden, **attrs)
+        t.add(name, [node], feeds, outputs=[o for o in outputs if o], consts=consts, opset=opset)
+
+    lens = np.array([5, 2, 4], np.int32)
+    lstm_in = ["W", "R", "B", "sequence_lens", "initial_h", "initial_c", "P"]
+    rnn("lstm_bidirectional_seq_lens_peepholes", "LSTM", 4, 5, 3, 4, 6, lstm_in,
+        ["y", "y_h", "y_c"], dirs=2, lens=lens, direction="bidirectional")
+    rnn("lstm_clip_input_forget", "LSTM", 4, 4, 2, 3, 5,
+        ["W", "R", "B", "", "initial_h", "initial_c"], ["y", "y_h", "y_c"], clip=0.4,
+        input_forget=1)
+    rnn("lstm_reverse_yh_only", "LSTM", 4, 6, 2, 3, 4, ["W", "R", "B", "sequence_lens"],
+        ["", "y_h"], lens=np.array([3, 6], np.int32), direction="reverse")
+    rnn("gru_linear_before_reset_reverse_seq_lens", "GRU", 3, 5, 3, 4, 6,
+        ["W", "R", "B", "sequence_lens", "initial_h"], ["y", "y_h"], lens=lens,
+        direction="reverse", linear_before_reset=1)
+    rnn("gru_bidirectional_activations", "GRU", 3, 4, 2, 3, 5,
+        ["W", "R", "B", "", "initial_h"], ["y", "y_h"], dirs=2,
+        direction="bidirectional", clip=1.5,
+        activations=["HardSigmoid", "LeakyRelu", "Sigmoid", "Affine"],
+        activation_alpha=[0.3, 0.2, 0.7], activation_beta=[0.4, 0.1])
+    rnn("rnn_bidirectional_relu_seq_lens", "RNN", 1, 5, 3, 4, 6,
+        ["W", "R", "B", "sequence_lens", "initial_h"], ["y", "y_h"], dirs=2, lens=lens,
+        direction="bidirectional", activations=["Relu", "Tanh"])
+
+
 def build_table():
     t = Table()
     for fn in (conv_cases, gemm_matmul_cases, elementwise_cases, normalization_cases, pool_cases,
-               shape_cases, graph_cases, nhwc_cases, microsoft_cases):
+               shape_cases, graph_cases, nhwc_cases, microsoft_cases, recurrent_cases):
         fn(t)
     return t.cases
 
