@@ -375,3 +375,146 @@ LogicalResult onnx_import::importAttention(NodeContext &n,
   r.append({y, presentKey, presentValue, qk});
   return success();
 }
+
+/// RotaryEmbedding(input, cos_cache, sin_cache, position_ids), interleaved,
+/// num_heads, rotary_embedding_dim (opset 23), after onnx's reference: the
+/// first rotary_embedding_dim features of each head rotate by the caches'
+/// angles (gathered at position_ids, or [B, S, .] caches as given), as
+/// halves or as interleaved pairs; the rest pass through. 4-D inputs are
+/// [B, heads, S, head], 3-D [B, S, heads * head].
+LogicalResult onnx_import::importRotaryEmbedding(NodeContext &n,
+                                                 SmallVectorImpl<Value> &r) {
+  if (failed(n.checkInputs(3, 4)) ||
+      failed(n.checkKnownAttrs(
+          {"interleaved", "num_heads", "rotary_embedding_dim"})))
+    return failure();
+  Value x = n.input(0), cosCache = n.input(1), sinCache = n.input(2),
+        positions = n.input(3);
+  auto xType = NodeContext::getType(x);
+  Type elt = xType.getElementType();
+  if (!isa<FloatType>(elt))
+    return n.emitError() << "input must be floating point, got " << xType;
+  bool interleaved = n.getInt("interleaved", 0) != 0;
+  int64_t heads = n.getInt("num_heads", 0);
+  int64_t rotary = n.getInt("rotary_embedding_dim", 0);
+  if (n.hasFailed())
+    return failure();
+  int64_t rank = xType.getRank();
+  if (rank != 3 && rank != 4)
+    return n.emitError() << "input must have rank 3 or 4, got " << xType;
+  ArrayRef<int64_t> shape = xType.getShape();
+  int64_t batch = shape[0], seq = rank == 4 ? shape[2] : shape[1];
+  if (rank == 3 && (heads <= 0 || shape[2] % heads != 0))
+    return n.emitError() << "a 3-D input needs num_heads dividing its "
+                         << shape[2] << " features, got " << heads;
+  int64_t head = rank == 4 ? shape[3] : shape[2] / heads;
+  if (rotary == 0)
+    rotary = head;
+  if (rotary < 0 || rotary > head || rotary % 2 != 0)
+    return n.emitError() << "rotary_embedding_dim must be even and at most "
+                         << "the head size " << head << ", got " << rotary;
+  int64_t half = rotary / 2;
+
+  // The angles' cos and sin as [B, S, half].
+  auto angles = [&](Value cache, StringRef what) -> Value {
+    auto type = NodeContext::getType(cache);
+    if (type.getElementType() != elt) {
+      n.emitError() << what << " must have the input's element type, got "
+                    << type;
+      return {};
+    }
+    Value table = cache;
+    if (positions) {
+      auto posType = NodeContext::getType(positions);
+      if (posType.getShape() != ArrayRef<int64_t>{batch, seq} ||
+          !posType.getElementType().isSignlessInteger()) {
+        n.emitError() << "position_ids must be an integer [" << batch << ", "
+                      << seq << "] tensor, got " << posType;
+        return {};
+      }
+      if (type.getRank() != 2 || type.getDimSize(1) < half) {
+        n.emitError() << what << " must be [positions, >= " << half
+                      << "] with position_ids, got " << type;
+        return {};
+      }
+      table = n.create<GatherOp>({cache, positions}, {n.i64("axis", 0)});
+    } else if (type.getRank() != 3 || type.getDimSize(0) != batch ||
+               type.getDimSize(1) != seq || type.getDimSize(2) < half) {
+      n.emitError() << what << " must be [" << batch << ", " << seq
+                    << ", >= " << half << "] without position_ids, got "
+                    << type;
+      return {};
+    }
+    if (!table)
+      return {};
+    if (NodeContext::getType(table).getDimSize(2) != half)
+      table = n.create<SliceOp>(table, {n.i64Array("starts", {0, 0, 0}),
+                                        n.i64Array("ends", {batch, seq, half}),
+                                        n.i64Array("steps", {1, 1, 1})});
+    // Broadcast over the heads: [B, 1, S, half] for 4-D inputs, [B, S, 1,
+    // half] for the 3-D input as [B, S, heads, head].
+    return table ? n.reshape(table,
+                             rank == 4
+                                 ? SmallVector<int64_t>{batch, 1, seq, half}
+                                 : SmallVector<int64_t>{batch, seq, 1, half})
+                 : Value();
+  };
+  Value cos = angles(cosCache, "cos_cache");
+  Value sin = cos ? angles(sinCache, "sin_cache") : Value();
+  if (!sin)
+    return failure();
+
+  Value in = rank == 4 ? x : n.reshape(x, {batch, seq, heads, head});
+  if (!in)
+    return failure();
+  SmallVector<int64_t> dims(NodeContext::getType(in).getShape());
+  // Features [begin, end) by `step` of the last dim.
+  auto features = [&](int64_t begin, int64_t end, int64_t step) -> Value {
+    SmallVector<int64_t> starts(4, 0), ends(dims), steps(4, 1);
+    starts[3] = begin;
+    ends[3] = end;
+    steps[3] = step;
+    return n.create<SliceOp>(in, {n.i64Array("starts", starts),
+                                  n.i64Array("ends", ends),
+                                  n.i64Array("steps", steps)});
+  };
+  Value x1 = interleaved ? features(0, rotary, 2) : features(0, half, 1);
+  Value x2 = interleaved ? features(1, rotary, 2) : features(half, rotary, 1);
+  if (!x1 || !x2)
+    return failure();
+  auto mul = [&](Value a, Value b) { return n.create<MulOp>({a, b}); };
+  Value c1 = mul(cos, x1), s2 = mul(sin, x2), s1 = mul(sin, x1),
+        c2 = mul(cos, x2);
+  if (!c1 || !s2 || !s1 || !c2)
+    return failure();
+  Value real = n.create<SubOp>({c1, s2});
+  Value imag = n.create<AddOp>({s1, c2});
+  if (!real || !imag)
+    return failure();
+  Value rotated;
+  if (interleaved) {
+    // (real, imag) pairs back in place: [.., half, 2] -> [.., rotary].
+    SmallVector<int64_t> pairShape(dims);
+    pairShape[3] = half;
+    pairShape.push_back(1);
+    Value re = n.reshape(real, pairShape), im = n.reshape(imag, pairShape);
+    Value pairs =
+        re && im ? n.create<ConcatOp>({re, im}, {n.i64("axis", 4)}) : Value();
+    SmallVector<int64_t> rotatedShape(dims);
+    rotatedShape[3] = rotary;
+    rotated = pairs ? n.reshape(pairs, rotatedShape) : Value();
+  } else {
+    rotated = n.create<ConcatOp>({real, imag}, {n.i64("axis", 3)});
+  }
+  if (rotated && rotary < head) {
+    Value rest = features(rotary, head, 1);
+    rotated = rest ? n.create<ConcatOp>({rotated, rest}, {n.i64("axis", 3)})
+                   : Value();
+  }
+  if (rotated && rank == 3)
+    rotated = n.reshape(rotated, shape);
+  if (!rotated)
+    return failure();
+  r.push_back(rotated);
+  return success();
+}

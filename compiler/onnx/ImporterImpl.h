@@ -240,6 +240,8 @@ LogicalResult importQGemm(NodeContext &, SmallVectorImpl<Value> &);
 
 /// ONNX's Attention, opsets 23-25 (AttentionImporter.cpp).
 LogicalResult importAttention(NodeContext &, SmallVectorImpl<Value> &);
+/// ONNX's RotaryEmbedding, opset 23 (AttentionImporter.cpp).
+LogicalResult importRotaryEmbedding(NodeContext &, SmallVectorImpl<Value> &);
 /// ONNX's RNN, GRU and LSTM, unrolled over the sequence
 /// (RecurrentImporter.cpp).
 LogicalResult importRNN(NodeContext &, SmallVectorImpl<Value> &);

@@ -1071,15 +1071,75 @@ LogicalResult importConv(NodeContext &n, Results &r) {
   return success();
 }
 
-LogicalResult importPool(NodeContext &n, Results &r, bool isMax) {
+/// LpPool's arithmetic around the average pool (see importPool).
+LogicalResult importLpPool(NodeContext &n, Results &r, Value x,
+                           ArrayRef<int64_t> kernel, Window win,
+                           bool ceilMode) {
+  if (failed(checkFloatInput(n, x)))
+    return failure();
+  int64_t p = n.getInt("p", 2);
+  if (n.hasFailed())
+    return failure();
+  if (p < 1)
+    return n.emitError() << "p must be >= 1, got " << p;
+  ArrayRef<int64_t> shape = n.getType(x).getShape();
+  size_t spatial = kernel.size();
+  int64_t volume = 1;
+  for (size_t i = 0; i < spatial; ++i) {
+    volume *= kernel[i];
+    if (!ceilMode || win.strides[i] <= 0)
+      continue;
+    int64_t in = shape[2 + i], s = win.strides[i];
+    int64_t &padEnd = win.pads[spatial + i];
+    int64_t window = (kernel[i] - 1) * win.dilations[i] + 1;
+    int64_t span = in + win.pads[i] + padEnd - window;
+    int64_t out = span / s + 1;
+    // ONNX's ceil: one more window unless it would start in the end pad.
+    if (span % s != 0 && out * s < in + win.pads[i])
+      ++out;
+    padEnd += std::max<int64_t>(0, (out - 1) * s + window -
+                                       (in + win.pads[i] + padEnd));
+  }
+  Type elt = n.getType(x).getElementType();
+  Value magnitude = p == 2 ? x : n.create<AbsOp>(x, {}, x.getType());
+  Value powered =
+      !magnitude || p == 1 ? magnitude
+      : p == 2             ? n.create<MulOp>({x, x})
+               : n.create<PowOp>({magnitude, splat(n, {}, elt, (double)p)});
+  if (!powered)
+    return failure();
+  Value mean = n.create<AveragePoolOp>(
+      powered,
+      {n.i64Array("kernel_shape", kernel), n.i64Array("strides", win.strides),
+       n.i64Array("pads", win.pads), n.i64Array("dilations", win.dilations),
+       n.boolean("ceil_mode", false), n.boolean("count_include_pad", true)});
+  Value sum = mean ? n.create<MulOp>({mean, splat(n, {}, elt, (double)volume)})
+                   : Value();
+  Value y = !sum || p == 1 ? sum
+            : p == 2       ? n.create<SqrtOp>(sum, {}, sum.getType())
+                           : n.create<PowOp>({sum, splat(n, {}, elt, 1.0 / p)});
+  r.push_back(y);
+  return success(y != nullptr);
+}
+
+enum class PoolKind { Max, Average, Lp };
+
+/// MaxPool, AveragePool and LpPool. LpPool is (sum of |x|^p over each
+/// window)^(1/p): an average pool of |x|^p that counts the pads (zeros)
+/// times the window's size. With ceil_mode the last windows get end padding
+/// to be whole, which adds nothing to a sum.
+LogicalResult importPool(NodeContext &n, Results &r, PoolKind kind) {
   if (failed(n.checkInputs(1, 1)))
     return failure();
-  if (isMax ? failed(n.checkKnownAttrs({"auto_pad", "ceil_mode", "dilations",
-                                        "kernel_shape", "pads",
-                                        "storage_order", "strides"}))
-            : failed(n.checkKnownAttrs({"auto_pad", "ceil_mode",
-                                        "count_include_pad", "dilations",
-                                        "kernel_shape", "pads", "strides"})))
+  SmallVector<StringRef> known{"auto_pad",     "ceil_mode", "dilations",
+                               "kernel_shape", "pads",      "strides"};
+  if (kind == PoolKind::Max)
+    known.push_back("storage_order");
+  else if (kind == PoolKind::Average)
+    known.push_back("count_include_pad");
+  else
+    known.push_back("p");
+  if (failed(n.checkKnownAttrs(known)))
     return failure();
   Value x = n.input(0);
   int64_t rank = n.getRank(x);
@@ -1095,11 +1155,13 @@ LogicalResult importPool(NodeContext &n, Results &r, bool isMax) {
   if (failed(readWindow(n, x, *kernel, /*hasDilations=*/true, win)))
     return failure();
   bool ceilMode = n.getInt("ceil_mode", 0) != 0;
+  if (kind == PoolKind::Lp)
+    return importLpPool(n, r, x, *kernel, win, ceilMode);
   SmallVector<NamedAttribute> attrs{
       n.i64Array("kernel_shape", *kernel), n.i64Array("strides", win.strides),
       n.i64Array("pads", win.pads), n.i64Array("dilations", win.dilations),
       n.boolean("ceil_mode", ceilMode)};
-  if (isMax) {
+  if (kind == PoolKind::Max) {
     if (n.getInt("storage_order", 0) != 0)
       return n.fail("storage_order=1 is not supported");
     r.push_back(n.create<MaxPoolOp>(x, attrs));
@@ -1112,11 +1174,15 @@ LogicalResult importPool(NodeContext &n, Results &r, bool isMax) {
 }
 
 LogicalResult importMaxPool(NodeContext &n, Results &r) {
-  return importPool(n, r, /*isMax=*/true);
+  return importPool(n, r, PoolKind::Max);
 }
 
 LogicalResult importAveragePool(NodeContext &n, Results &r) {
-  return importPool(n, r, /*isMax=*/false);
+  return importPool(n, r, PoolKind::Average);
+}
+
+LogicalResult importLpPool(NodeContext &n, Results &r) {
+  return importPool(n, r, PoolKind::Lp);
 }
 
 LogicalResult importGlobalAveragePool(NodeContext &n, Results &r) {
@@ -2759,6 +2825,9 @@ const OpTableEntry kOpTable[] = {
      "dlc.log_softmax; opset < 13 semantics via 2-D reshape"},
     {"LpNormalization", importLpNormalization,
      "dlc.div by dlc.reduce_l1/l2 along axis (zero norms as 1); p 1 or 2"},
+    {"LpPool", importLpPool,
+     "(average_pool of |x|^p counting pads) * window size, ^(1/p); p, "
+     "auto_pad, ceil_mode (as end padding), dilations"},
     {"MatMul", importMatMul, "dlc.matmul; 1-D operands reshaped"},
     {"MatMulInteger", importMatMulInteger,
      "dlc.matmul_integer; int8/uint8, rank >= 2, scalar a zero point"},
@@ -2839,6 +2908,10 @@ const OpTableEntry kOpTable[] = {
      "axes; int8/uint8 through f32, truncated back as ONNX Runtime does; "
      "cubic (cubic_coeff_a, exclude_outside); not antialias, "
      "tf_crop_and_resize"},
+    {"RotaryEmbedding", importRotaryEmbedding,
+     "dlc.mul/sub/add of the halves or interleaved pairs with the caches "
+     "(gathered at position_ids); 3-D (num_heads) or 4-D, "
+     "rotary_embedding_dim"},
     {"Round", importUnary<RoundOp>, "dlc.round; half to even"},
     {"ScatterElements", importScatterElements,
      "dlc.scatter_elements; negative axis, reduction none/add/mul/max/min"},

@@ -1587,10 +1587,29 @@ def recurrent_cases(t):
         direction="bidirectional", activations=["Relu", "Tanh"])
 
 
+def composed_cases(t):
+    """Ops built from other dlc ops, against ONNX Runtime."""
+    # LpPool: p = 3 through pow; ceil_mode's partial last windows (end
+    # padding), dilations.
+    x = t.rand(1, 2, 7, 8, lo=-2, hi=2)
+    t.op("lppool_p3_ceil", "LpPool", {"x": x}, opset=18,
+         attrs=dict(kernel_shape=[3, 2], strides=[2, 3], p=3, ceil_mode=1, pads=[1, 0, 0, 1]))
+    t.op("lppool_p1_dilated", "LpPool", {"x": x}, opset=18,
+         attrs=dict(kernel_shape=[2, 2], dilations=[2, 1], p=1))
+    # RotaryEmbedding (opset 23): a 3-D input rotating part of each head in
+    # interleaved pairs.
+    angles = t.rand(16, 4, lo=0, hi=6.28)
+    t.op("rotary_3d_interleaved_partial", "RotaryEmbedding",
+         {"x": t.rand(2, 5, 3 * 10), "pos": np.array([[0, 3, 4, 9, 15], [2, 2, 1, 0, 7]], I64)},
+         {"cos": np.cos(angles), "sin": np.sin(angles)}, order=["x", "cos", "sin", "pos"],
+         opset=23, attrs=dict(num_heads=3, rotary_embedding_dim=8, interleaved=1))
+
+
 def build_table():
     t = Table()
     for fn in (conv_cases, gemm_matmul_cases, elementwise_cases, normalization_cases, pool_cases,
-               shape_cases, graph_cases, nhwc_cases, microsoft_cases, recurrent_cases):
+               shape_cases, graph_cases, nhwc_cases, microsoft_cases, recurrent_cases,
+               composed_cases):
         fn(t)
     return t.cases
 
