@@ -420,6 +420,56 @@ LogicalResult importNot(NodeContext &n, Results &r) {
   return success();
 }
 
+/// BitwiseAnd, BitwiseOr, BitwiseXor: the logical ops on integer operands.
+template <typename OpTy>
+LogicalResult importBitwise(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  Value lhs = n.input(0), rhs = n.input(1);
+  Type elt = n.getType(lhs).getElementType();
+  if (!isa<IntegerType>(elt) || elt.isInteger(1) ||
+      n.getType(rhs).getElementType() != elt)
+    return n.emitError() << "operands must be integers of one type, got "
+                         << lhs.getType() << " and " << rhs.getType();
+  r.push_back(n.create<OpTy>({lhs, rhs}));
+  return success();
+}
+
+LogicalResult importBitwiseNot(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({})))
+    return failure();
+  Value x = n.input(0);
+  Type elt = n.getType(x).getElementType();
+  if (!isa<IntegerType>(elt) || elt.isInteger(1))
+    return n.emitError() << "operand must be an integer, got " << x.getType();
+  r.push_back(n.create<NotOp>(x, {}, x.getType()));
+  return success();
+}
+
+/// BitShift(X, Y), direction: dlc.bit_shift (arithmetic right shifts of
+/// signed types, as ONNX's latest definition).
+LogicalResult importBitShift(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({"direction"})))
+    return failure();
+  if (!n.hasAttr("direction"))
+    return n.fail("attribute 'direction' is required");
+  std::string direction = n.getString("direction", "");
+  if (n.hasFailed())
+    return failure();
+  if (direction != "LEFT" && direction != "RIGHT")
+    return n.emitError() << "direction must be LEFT or RIGHT, got '"
+                         << direction << "'";
+  Value x = n.input(0), y = n.input(1);
+  Type elt = n.getType(x).getElementType();
+  if (!isa<IntegerType>(elt) || elt.isInteger(1) ||
+      n.getType(y).getElementType() != elt)
+    return n.emitError() << "operands must be integers of one type, got "
+                         << x.getType() << " and " << y.getType();
+  r.push_back(
+      n.create<BitShiftOp>({x, y}, {n.boolean("left", direction == "LEFT")}));
+  return success();
+}
+
 LogicalResult importWhere(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(3, 3)) || failed(n.checkKnownAttrs({})))
     return failure();
@@ -2029,7 +2079,9 @@ LogicalResult importTrilu(NodeContext &n, Results &r) {
   return success();
 }
 
-LogicalResult importCumSum(NodeContext &n, Results &r) {
+/// CumSum and CumProd: dlc.cumsum / dlc.cumprod along a constant axis.
+template <typename OpTy>
+LogicalResult importCumulative(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(2, 2)) ||
       failed(n.checkKnownAttrs({"exclusive", "reverse"})))
     return failure();
@@ -2042,12 +2094,12 @@ LogicalResult importCumSum(NodeContext &n, Results &r) {
   std::optional<int64_t> axis = n.normalizeAxis(a->front(), n.getRank(x));
   if (!axis)
     return failure();
-  r.push_back(n.create<CumSumOp>(
-      x,
-      {n.i64("axis", *axis),
-       n.boolean("exclusive", n.getInt("exclusive", 0) != 0),
-       n.boolean("reverse", n.getInt("reverse", 0) != 0)},
-      x.getType()));
+  r.push_back(
+      n.create<OpTy>(x,
+                     {n.i64("axis", *axis),
+                      n.boolean("exclusive", n.getInt("exclusive", 0) != 0),
+                      n.boolean("reverse", n.getInt("reverse", 0) != 0)},
+                     x.getType()));
   return success();
 }
 
@@ -2725,6 +2777,13 @@ const OpTableEntry kOpTable[] = {
     {"BatchNormalization", importBatchNorm,
      "dlc.batch_norm; inference only (training_mode=0, statistics outputs "
      "unused)"},
+    {"BitShift", importBitShift,
+     "dlc.bit_shift; LEFT/RIGHT (arithmetic for signed types), amounts "
+     "outside [0, width) give the fill; broadcasting"},
+    {"BitwiseAnd", importBitwise<AndOp>, "dlc.and on integers; broadcasting"},
+    {"BitwiseNot", importBitwiseNot, "dlc.not on integers"},
+    {"BitwiseOr", importBitwise<OrOp>, "dlc.or on integers; broadcasting"},
+    {"BitwiseXor", importBitwise<XorOp>, "dlc.xor on integers; broadcasting"},
     {"Cast", importCast,
      "dlc.cast; to f16/bf16/f32/f64/bool/int8/uint8/int32/int64"},
     {"CastLike", importCastLike, "dlc.cast to the element type of target_type"},
@@ -2748,7 +2807,10 @@ const OpTableEntry kOpTable[] = {
      "auto_pad resolved to pads"},
     {"Cos", importUnary<CosOp>, "dlc.cos"},
     {"Cosh", importUnary<CoshOp>, "dlc.cosh"},
-    {"CumSum", importCumSum, "dlc.cumsum; constant axis, exclusive, reverse"},
+    {"CumProd", importCumulative<CumProdOp>,
+     "dlc.cumprod; constant axis, exclusive, reverse"},
+    {"CumSum", importCumulative<CumSumOp>,
+     "dlc.cumsum; constant axis, exclusive, reverse"},
     {"DepthToSpace", importDepthToSpace,
      "dlc.reshape + dlc.transpose + dlc.reshape; mode DCR/CRD"},
     {"DequantizeLinear", importDequantizeLinear,

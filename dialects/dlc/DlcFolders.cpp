@@ -193,16 +193,17 @@ OpFoldResult foldCompare(ArrayRef<Attribute> operands, RankedTensorType type,
   });
 }
 
-/// Folds a logical op on bool constants.
+/// Folds a logical (bools) or bitwise (integers) op: `fn` on the operands'
+/// bits, which for bools are 1-bit APInts.
 template <typename Fn>
 OpFoldResult foldLogical(ArrayRef<Attribute> operands, RankedTensorType type,
                          Fn fn) {
-  Builder b(type.getContext());
+  Type elt = type.getElementType();
   return foldElementwise(operands, type, [&](ArrayRef<Attribute> a) {
-    SmallVector<bool> v;
+    SmallVector<APInt> v;
     for (Attribute x : a)
-      v.push_back(!cast<IntegerAttr>(x).getValue().isZero());
-    return Attribute(b.getBoolAttr(fn(v)));
+      v.push_back(cast<IntegerAttr>(x).getValue());
+    return Attribute(IntegerAttr::get(elt, fn(v)));
   });
 }
 } // namespace
@@ -234,22 +235,41 @@ OpFoldResult GreaterOrEqualOp::fold(FoldAdaptor adaptor) {
 
 OpFoldResult AndOp::fold(FoldAdaptor adaptor) {
   return foldLogical(adaptor.getOperands(), getType(),
-                     [](ArrayRef<bool> v) { return v[0] && v[1]; });
+                     [](ArrayRef<APInt> v) { return v[0] & v[1]; });
 }
 
 OpFoldResult OrOp::fold(FoldAdaptor adaptor) {
   return foldLogical(adaptor.getOperands(), getType(),
-                     [](ArrayRef<bool> v) { return v[0] || v[1]; });
+                     [](ArrayRef<APInt> v) { return v[0] | v[1]; });
 }
 
 OpFoldResult XorOp::fold(FoldAdaptor adaptor) {
   return foldLogical(adaptor.getOperands(), getType(),
-                     [](ArrayRef<bool> v) { return v[0] != v[1]; });
+                     [](ArrayRef<APInt> v) { return v[0] ^ v[1]; });
 }
 
 OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
   return foldLogical(adaptor.getOperands(), getType(),
-                     [](ArrayRef<bool> v) { return !v[0]; });
+                     [](ArrayRef<APInt> v) { return ~v[0]; });
+}
+
+OpFoldResult BitShiftOp::fold(FoldAdaptor adaptor) {
+  bool left = getLeft();
+  bool isUnsigned = getType().getElementType().isUnsignedInteger();
+  return foldLogical(
+      adaptor.getOperands(), getType(), [&](ArrayRef<APInt> v) -> APInt {
+        const APInt &x = v[0];
+        unsigned width = x.getBitWidth();
+        // The amount is read as signed: negative amounts are out of range.
+        int64_t amount =
+            isUnsigned ? (int64_t)v[1].getZExtValue() : v[1].getSExtValue();
+        bool inRange = amount >= 0 && amount < (int64_t)width;
+        if (left)
+          return inRange ? x.shl(amount) : APInt(width, 0);
+        if (isUnsigned)
+          return inRange ? x.lshr(amount) : APInt(width, 0);
+        return x.ashr(inRange ? amount : width - 1);
+      });
 }
 
 OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {

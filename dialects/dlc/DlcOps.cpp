@@ -134,6 +134,10 @@ DLC_BINARY_INFER(MaxOp)
 DLC_BINARY_INFER(MinOp)
 DLC_BINARY_INFER(ModOp)
 DLC_BINARY_INFER(PReluOp)
+DLC_BINARY_INFER(AndOp)
+DLC_BINARY_INFER(OrOp)
+DLC_BINARY_INFER(XorOp)
+DLC_BINARY_INFER(BitShiftOp)
 #undef DLC_BINARY_INFER
 
 #define DLC_COMPARE_INFER(OP)                                                  \
@@ -147,9 +151,6 @@ DLC_COMPARE_INFER(LessOp)
 DLC_COMPARE_INFER(LessOrEqualOp)
 DLC_COMPARE_INFER(GreaterOp)
 DLC_COMPARE_INFER(GreaterOrEqualOp)
-DLC_COMPARE_INFER(AndOp)
-DLC_COMPARE_INFER(OrOp)
-DLC_COMPARE_INFER(XorOp)
 #undef DLC_COMPARE_INFER
 
 LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
@@ -684,6 +685,10 @@ LogicalResult TriluOp::verify() {
 }
 
 LogicalResult CumSumOp::verify() {
+  return verifyAxis(*this, getAxis(), getType().getRank());
+}
+
+LogicalResult CumProdOp::verify() {
   return verifyAxis(*this, getAxis(), getType().getRank());
 }
 

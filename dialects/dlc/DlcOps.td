@@ -205,11 +205,19 @@ def Dlc_LessOrEqualOp : Dlc_CompareOp<"less_or_equal">;
 def Dlc_GreaterOp : Dlc_CompareOp<"greater">;
 def Dlc_GreaterOrEqualOp : Dlc_CompareOp<"greater_or_equal">;
 
+def Dlc_BoolOrIntegerTensor : RankedTensorOf<[I1, I8, UI8, I32, I64]>;
+def Dlc_IntegerTensor : RankedTensorOf<[I8, UI8, I32, I64]>;
+
 class Dlc_LogicalOp<string mnemonic>
     : Dlc_Op<mnemonic, [Commutative, InferTypeOpAdaptor]> {
-  let summary = "elementwise logical " # mnemonic # " with broadcasting";
-  let arguments = (ins Dlc_BoolTensor:$lhs, Dlc_BoolTensor:$rhs);
-  let results = (outs Dlc_BoolTensor:$result);
+  let summary = "elementwise " # mnemonic # " with broadcasting";
+  let description = [{
+    Logical on bools (ONNX And, Or, Xor), bitwise on integers (ONNX
+    BitwiseAnd, BitwiseOr, BitwiseXor); the result has the operands' type.
+  }];
+  let arguments = (ins Dlc_BoolOrIntegerTensor:$lhs,
+                   Dlc_BoolOrIntegerTensor:$rhs);
+  let results = (outs Dlc_BoolOrIntegerTensor:$result);
   let hasFolder = 1;
 }
 
@@ -218,9 +226,23 @@ def Dlc_OrOp : Dlc_LogicalOp<"or">;
 def Dlc_XorOp : Dlc_LogicalOp<"xor">;
 
 def Dlc_NotOp : Dlc_Op<"not", [SameOperandsAndResultType]> {
-  let summary = "elementwise logical not";
-  let arguments = (ins Dlc_BoolTensor:$input);
-  let results = (outs Dlc_BoolTensor:$result);
+  let summary = "elementwise logical not (bools) or bitwise not (integers)";
+  let arguments = (ins Dlc_BoolOrIntegerTensor:$input);
+  let results = (outs Dlc_BoolOrIntegerTensor:$result);
+  let hasFolder = 1;
+}
+
+def Dlc_BitShiftOp : Dlc_Op<"bit_shift", [InferTypeOpAdaptor]> {
+  let summary = "elementwise shift of `lhs` by `rhs` bits (ONNX BitShift)";
+  let description = [{
+    Left, or right: arithmetic for signed types, logical for unsigned ones.
+    A shift amount that is negative or at least the element width gives
+    what the fill alone gives: -1 for a right shift of a negative signed
+    value, 0 otherwise (ONNX's definition, not C's undefined behaviour).
+  }];
+  let arguments = (ins Dlc_IntegerTensor:$lhs, Dlc_IntegerTensor:$rhs,
+                   BoolAttr:$left);
+  let results = (outs Dlc_IntegerTensor:$result);
   let hasFolder = 1;
 }
 
@@ -644,13 +666,17 @@ def Dlc_TriluOp : Dlc_Op<"trilu", [SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
-def Dlc_CumSumOp : Dlc_Op<"cumsum", [SameOperandsAndResultType]> {
-  let summary = "cumulative sum along `axis` (ONNX CumSum)";
+class Dlc_CumulativeOp<string mnemonic, string what>
+    : Dlc_Op<mnemonic, [SameOperandsAndResultType]> {
+  let summary = "cumulative " # what # " along `axis` (ONNX Cum" # what # ")";
   let arguments = (ins Dlc_NumericTensor:$input, I64Attr:$axis,
                    BoolAttr:$exclusive, BoolAttr:$reverse);
   let results = (outs Dlc_NumericTensor:$result);
   let hasVerifier = 1;
 }
+
+def Dlc_CumSumOp : Dlc_CumulativeOp<"cumsum", "Sum">;
+def Dlc_CumProdOp : Dlc_CumulativeOp<"cumprod", "Prod">;
 
 def Dlc_GatherNDOp : Dlc_Op<"gather_nd", [InferTypeOpAdaptor]> {
   let summary = "ONNX GatherND: index `data` with tuples from `indices`";

@@ -732,7 +732,8 @@ template <typename OpTy> struct CompareLowering : OpRewritePattern<OpTy> {
   }
 };
 
-/// And, Or, Xor on i1 (broadcasting) and Not.
+/// And, Or, Xor (broadcasting) and Not: logical on i1, bitwise on
+/// integers.
 template <typename OpTy> struct LogicalLowering : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
@@ -746,11 +747,53 @@ template <typename OpTy> struct LogicalLowering : OpRewritePattern<OpTy> {
             return b.create<arith::OrIOp>(loc, a[0], a[1]);
           if constexpr (std::is_same_v<OpTy, XorOp>)
             return b.create<arith::XOrIOp>(loc, a[0], a[1]);
-          if constexpr (std::is_same_v<OpTy, NotOp>)
+          if constexpr (std::is_same_v<OpTy, NotOp>) {
+            // All ones: true for bools, ~x for integers.
+            Type t = a[0].getType();
             return b.create<arith::XOrIOp>(
                 loc, a[0],
-                b.create<arith::ConstantOp>(loc, b.getBoolAttr(true)));
+                b.create<arith::ConstantOp>(
+                    loc, b.getIntegerAttr(
+                             t, APInt::getAllOnes(t.getIntOrFloatBitWidth()))));
+          }
           llvm_unreachable("unhandled logical op");
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// BitShift: amounts outside [0, width) (negative ones compare as huge
+/// unsigned) give the fill: the sign for a signed right shift, else 0.
+struct BitShiftLowering : OpRewritePattern<BitShiftOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BitShiftOp op,
+                                PatternRewriter &rewriter) const override {
+    bool left = op.getLeft();
+    Value r = elementwise(
+        rewriter, op.getLoc(), op.getType(), {op.getLhs(), op.getRhs()},
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Type t = a[0].getType();
+          bool isUnsigned = isUnsignedInt(t);
+          unsigned width = t.getIntOrFloatBitWidth();
+          Value widthV = scalarConstant(b, l, t, width);
+          Value inRange = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult,
+                                                  a[1], widthV);
+          Value amount = b.create<arith::SelectOp>(l, inRange, a[1],
+                                                   scalarConstant(b, l, t, 0));
+          Value shifted, fill;
+          if (left) {
+            shifted = b.create<arith::ShLIOp>(l, a[0], amount);
+          } else if (isUnsigned) {
+            shifted = b.create<arith::ShRUIOp>(l, a[0], amount);
+          } else {
+            shifted = b.create<arith::ShRSIOp>(l, a[0], amount);
+            fill = b.create<arith::ShRSIOp>(l, a[0],
+                                            scalarConstant(b, l, t, width - 1));
+          }
+          if (!fill)
+            fill = scalarConstant(b, l, t, 0);
+          return b.create<arith::SelectOp>(l, inRange, shifted, fill);
         });
     rewriter.replaceOp(op, r);
     return success();
@@ -2250,11 +2293,13 @@ struct TriluLowering : OpRewritePattern<TriluOp> {
   }
 };
 
-/// CumSum as a reduction over a copy of the axis: output i along the axis
-/// sums the inputs r with r <= i (r < i exclusive; >= / > reversed).
-struct CumSumLowering : OpRewritePattern<CumSumOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(CumSumOp op,
+/// CumSum and CumProd as a reduction over a copy of the axis: output i
+/// along the axis combines the inputs r with r <= i (r < i exclusive; >= /
+/// > reversed), starting from 0 (sum) or 1 (product).
+template <typename OpTy> struct CumulativeLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  static constexpr bool isProduct = std::is_same_v<OpTy, CumProdOp>;
+  LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
@@ -2267,10 +2312,11 @@ struct CumSumLowering : OpRewritePattern<CumSumOp> {
       inExprs.push_back(getAffineDimExpr(i == axis ? rank : i, ctx));
       outExprs.push_back(getAffineDimExpr(i, ctx));
     }
-    SmallVector<IteratorType> iters(rank, IteratorType::parallel);
-    iters.push_back(IteratorType::reduction);
-    Value init =
-        filled(rewriter, loc, type, scalarConstant(rewriter, loc, elt, 0));
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    iters.push_back(utils::IteratorType::reduction);
+    double identity = isProduct ? 1 : 0;
+    Value init = filled(rewriter, loc, type,
+                        scalarConstant(rewriter, loc, elt, identity));
     arith::CmpIPredicate pred = reverse
                                     ? (exclusive ? arith::CmpIPredicate::sgt
                                                  : arith::CmpIPredicate::sge)
@@ -2284,9 +2330,10 @@ struct CumSumLowering : OpRewritePattern<CumSumOp> {
           Value i = b.create<linalg::IndexOp>(l, axis);
           Value r = b.create<linalg::IndexOp>(l, rank);
           Value in = b.create<arith::CmpIOp>(l, pred, r, i);
-          Value x = b.create<arith::SelectOp>(l, in, a[0],
-                                              scalarConstant(b, l, elt, 0));
-          b.create<linalg::YieldOp>(l, add(b, l, a[1], x));
+          Value x = b.create<arith::SelectOp>(
+              l, in, a[0], scalarConstant(b, l, elt, identity));
+          b.create<linalg::YieldOp>(l, isProduct ? mul(b, l, a[1], x)
+                                                 : add(b, l, a[1], x));
         });
     rewriter.replaceOp(op, generic.getResult(0));
     return success();
@@ -3318,11 +3365,12 @@ void mlir::dlc::populateDlcToLinalgPatterns(
                ReduceLowering<ReduceL2Op>, ReduceLowering<ReduceLogSumOp>,
                ReduceLowering<ReduceLogSumExpOp>, ArgReduceLowering<ArgMaxOp>,
                ArgReduceLowering<ArgMinOp>, LogSoftmaxLowering>(ctx);
-  patterns.add<TileLowering, PadLowering, TriluLowering, CumSumLowering,
-               GatherNDLowering, ScatterElementsLowering, ScatterNDLowering,
-               OneHotLowering, EinsumLowering, TopKLowering, ResizeLowering,
-               GridSampleLowering, ConvTransposeLowering, AttentionLowering>(
-      ctx);
+  patterns.add<TileLowering, PadLowering, TriluLowering,
+               CumulativeLowering<CumSumOp>, CumulativeLowering<CumProdOp>,
+               BitShiftLowering, GatherNDLowering, ScatterElementsLowering,
+               ScatterNDLowering, OneHotLowering, EinsumLowering, TopKLowering,
+               ResizeLowering, GridSampleLowering, ConvTransposeLowering,
+               AttentionLowering>(ctx);
   patterns.add<MatMulLowering>(ctx, f32WeightsNK, halfWeightsNK);
   patterns.add<ConvLowering>(ctx, padConvChannels, padConvInput, convPlaneRows,
                              padConvInput && padGroupedConvInput);

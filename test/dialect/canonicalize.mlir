@@ -243,3 +243,34 @@ func.func @fold_index_blobs() -> (tensor<10xi1>, tensor<10xf16>) {
     }
   }
 #-}
+
+// -----
+
+// Bitwise ops and shifts fold on integer constants: shifts past the width
+// give the fill (-1 for a negative signed right shift, else 0); ui8 shifts
+// right logically.
+// CHECK-LABEL: func @fold_bitwise
+func.func @fold_bitwise() -> (tensor<3xi32>, tensor<3xi32>, tensor<3xi8>, tensor<2xui8>, tensor<3xi32>) {
+  // CHECK-DAG: arith.constant dense<[4, 7, -8]> : tensor<3xi32>
+  // CHECK-DAG: arith.constant dense<[-2, -1, 0]> : tensor<3xi32>
+  // CHECK-DAG: arith.constant dense<[-16, 0, 0]> : tensor<3xi8>
+  // CHECK-DAG: arith.constant dense<[64, 0]> : tensor<2xui8>
+  // CHECK-DAG: arith.constant dense<[-2, -5, -8]> : tensor<3xi32>
+  // CHECK-NOT: dlc.
+  %a = arith.constant dense<[4, 7, -8]> : tensor<3xi32>
+  %b = arith.constant dense<[5, 3, -1]> : tensor<3xi32>
+  %and = dlc.and %a, %b : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
+  %or = dlc.or %and, %a : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
+  %s = arith.constant dense<[2, 32, -1]> : tensor<3xi32>
+  %r = dlc.bit_shift %a, %s {left = false} : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
+  %n = dlc.not %r : (tensor<3xi32>) -> tensor<3xi32>
+  %x8 = arith.constant dense<[-2, 1, 3]> : tensor<3xi8>
+  %s8 = arith.constant dense<[3, 8, -1]> : tensor<3xi8>
+  %l = dlc.bit_shift %x8, %s8 {left = true} : (tensor<3xi8>, tensor<3xi8>) -> tensor<3xi8>
+  %u = arith.constant dense<[128, 255]> : tensor<2xui8>
+  %us = arith.constant dense<[1, 9]> : tensor<2xui8>
+  %ur = dlc.bit_shift %u, %us {left = false} : (tensor<2xui8>, tensor<2xui8>) -> tensor<2xui8>
+  %x = dlc.xor %a, %b : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
+  %nx = dlc.not %x : (tensor<3xi32>) -> tensor<3xi32>
+  return %or, %n, %l, %ur, %nx : tensor<3xi32>, tensor<3xi32>, tensor<3xi8>, tensor<2xui8>, tensor<3xi32>
+}

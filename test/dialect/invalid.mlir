@@ -264,6 +264,31 @@ func.func @cumsum_axis(%a: tensor<2xf32>) -> tensor<2xf32> {
 
 // -----
 
+func.func @cumprod_axis(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{axis -1 out of range for rank 1}}
+  %0 = dlc.cumprod %a {axis = -1 : i64, exclusive = false, reverse = false} : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @bit_shift_float(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{operand #0 must be ranked tensor of}}
+  %0 = dlc.bit_shift %a, %a {left = true} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @and_mixed(%a: tensor<2xi32>, %b: tensor<2xi64>) -> tensor<2xi32> {
+  // expected-error @+2 {{operand element types differ}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.and %a, %b : (tensor<2xi32>, tensor<2xi64>) -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+
+// -----
+
 func.func @einsum_letter(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) -> tensor<2x5xf32> {
   // expected-error @+2 {{letter 'j' labels dims of sizes 3 and 4}}
   // expected-error @+1 {{failed to infer returned types}}

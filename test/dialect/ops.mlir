@@ -169,6 +169,22 @@ func.func @data_movement_2(%x: tensor<2x3xf32>, %i: tensor<4xi64>) -> (tensor<4x
 
 // -----
 
+// The logical ops are bitwise on integers; bit_shift broadcasts.
+// CHECK-LABEL: func @bitwise
+func.func @bitwise(%a: tensor<2x3xi32>, %b: tensor<3xi32>, %u: tensor<4xui8>) -> (tensor<2x3xi32>, tensor<4xui8>, tensor<2x3xi32>) {
+  // CHECK: dlc.and {{.*}} : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  %0 = dlc.and %a, %b : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  // CHECK: dlc.not {{.*}} : (tensor<4xui8>) -> tensor<4xui8>
+  %1 = dlc.not %u : (tensor<4xui8>) -> tensor<4xui8>
+  // CHECK: dlc.bit_shift {{.*}} {left = true} : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  %2 = dlc.bit_shift %0, %b {left = true} : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  // CHECK: dlc.cumprod {{.*}} {axis = 1 : i64, exclusive = true, reverse = false}
+  %3 = dlc.cumprod %2 {axis = 1 : i64, exclusive = true, reverse = false} : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  return %3, %1, %0 : tensor<2x3xi32>, tensor<4xui8>, tensor<2x3xi32>
+}
+
+// -----
+
 // CHECK-LABEL: func @gather_scatter
 func.func @gather_scatter(%d: tensor<3x4xf32>, %i: tensor<2x1xi64>, %u: tensor<2x4xf32>, %v: tensor<2xf32>) -> (tensor<2x4xf32>, tensor<3x4xf32>, tensor<2x1x3xf32>, tensor<4x4xf32>) {
   // CHECK: dlc.gather_nd {{.*}} {batch_dims = 0 : i64}

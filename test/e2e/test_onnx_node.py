@@ -133,6 +133,7 @@ CONST_OPERANDS = {
         "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum", "ReduceSumSquare")},
     "Clip": {1: "min", 2: "max"},
     "ConstantOfShape": {0: "input (the shape)"},
+    "CumProd": {1: "axis"},
     "CumSum": {1: "axis"},
     "Dropout": {2: "training_mode"},
     "Expand": {1: "shape"},

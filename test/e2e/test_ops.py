@@ -1603,6 +1603,19 @@ def composed_cases(t):
          {"x": t.rand(2, 5, 3 * 10), "pos": np.array([[0, 3, 4, 9, 15], [2, 2, 1, 0, 7]], I64)},
          {"cos": np.cos(angles), "sin": np.sin(angles)}, order=["x", "cos", "sin", "pos"],
          opset=23, attrs=dict(num_heads=3, rotary_embedding_dim=8, interleaved=1))
+    # Bitwise ops on integers; BitShift on uint8 (ONNX Runtime's only
+    # shared type) with amounts past the width.
+    ia, ib = t.rng.integers(-2**31, 2**31, (3, 4)), t.rng.integers(-2**31, 2**31, (4,))
+    t.op("bitwise_and_int32_broadcast", "BitwiseAnd", {"a": ia.astype(np.int32), "b": ib.astype(np.int32)}, opset=18)
+    t.op("bitwise_xor_int64", "BitwiseXor", {"a": ia.astype(I64) << 20, "b": ia.T.reshape(3, 4).astype(I64)}, opset=18)
+    t.op("bitwise_not_uint8", "BitwiseNot", {"a": (ia & 255).astype(np.uint8)}, opset=18)
+    u = np.arange(24, dtype=np.uint8).reshape(2, 12) * 11
+    amounts = np.array([0, 1, 3, 7, 8, 9, 0, 2, 5, 6, 8, 255], np.uint8)
+    t.op("bitshift_left_uint8_wide", "BitShift", {"x": u, "s": amounts}, attrs=dict(direction="LEFT"))
+    t.op("bitshift_right_uint8_wide", "BitShift", {"x": u, "s": amounts}, attrs=dict(direction="RIGHT"))
+    # CumProd (opset 26): exclusive and reversed along a middle axis.
+    t.op("cumprod_exclusive_reverse", "CumProd", {"x": t.rand(2, 5, 3, lo=0.5, hi=1.5)},
+         {"axis": np.array(1, I64)}, opset=26, attrs=dict(exclusive=1, reverse=1))
 
 
 def build_table():

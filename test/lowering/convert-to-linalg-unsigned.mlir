@@ -127,3 +127,28 @@ func.func @reduce_bool(%x: tensor<2x4xi1>) -> (tensor<2xi1>, tensor<2xi1>) {
   %1 = dlc.reduce_min %x {axes = array<i64: 1>, keepdims = false} : (tensor<2x4xi1>) -> tensor<2xi1>
   return %0, %1 : tensor<2xi1>, tensor<2xi1>
 }
+
+// -----
+
+// BitShift: amounts outside [0, width) (an unsigned compare, so negative
+// ones too) select the fill; a signed right shift fills with the sign
+// (x >> 7), an unsigned one logically with 0. Integer not is xor with -1.
+// CHECK-LABEL: func @bit_shift
+// CHECK: %[[W:.*]] = arith.constant 8 : i8
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[S:.*]], %[[W]] : i8
+// CHECK: %[[AMT:.*]] = arith.select %[[IN]], %[[S]], %{{.*}} : i8
+// CHECK: %[[SH:.*]] = arith.shrsi %[[X:.*]], %[[AMT]] : i8
+// CHECK: %[[SEVEN:.*]] = arith.constant 7 : i8
+// CHECK: %[[SIGN:.*]] = arith.shrsi %[[X]], %[[SEVEN]] : i8
+// CHECK: arith.select %[[IN]], %[[SH]], %[[SIGN]] : i8
+// CHECK: arith.shrui
+// CHECK: arith.shli
+// CHECK: %[[ONES:.*]] = arith.constant -1 : i8
+// CHECK: arith.xori %{{.*}}, %[[ONES]] : i8
+func.func @bit_shift(%a: tensor<4xi8>, %b: tensor<4xi8>, %u: tensor<4xui8>, %v: tensor<4xui8>) -> (tensor<4xi8>, tensor<4xui8>, tensor<4xi8>, tensor<4xi8>) {
+  %0 = dlc.bit_shift %a, %b {left = false} : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
+  %1 = dlc.bit_shift %u, %v {left = false} : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+  %2 = dlc.bit_shift %a, %b {left = true} : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
+  %3 = dlc.not %a : (tensor<4xi8>) -> tensor<4xi8>
+  return %0, %1, %2, %3 : tensor<4xi8>, tensor<4xui8>, tensor<4xi8>, tensor<4xi8>
+}

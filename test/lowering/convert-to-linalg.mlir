@@ -420,6 +420,23 @@ func.func @cumsum(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
 
 // -----
 
+// CumProd: the same reduction from 1, multiplying; reversed inclusive keeps
+// r >= i.
+// CHECK-LABEL: func @cumprod
+func.func @cumprod(%x: tensor<2x5xi64>) -> tensor<2x5xi64> {
+  // CHECK: %[[ONE:.*]] = arith.constant 1 : i64
+  // CHECK: linalg.fill ins(%[[ONE]] : i64)
+  // CHECK: %[[I:.*]] = linalg.index 0
+  // CHECK: %[[R:.*]] = linalg.index 2
+  // CHECK: %[[IN:.*]] = arith.cmpi sge, %[[R]], %[[I]]
+  // CHECK: %[[X:.*]] = arith.select %[[IN]], %{{.*}}, %{{.*}} : i64
+  // CHECK: arith.muli %{{.*}}, %[[X]] : i64
+  %0 = dlc.cumprod %x {axis = 0 : i64, exclusive = false, reverse = true} : (tensor<2x5xi64>) -> tensor<2x5xi64>
+  return %0 : tensor<2x5xi64>
+}
+
+// -----
+
 // Einsum is one generic with pure indexing maps: output letters parallel,
 // summed letters reduction.
 // CHECK-DAG: #[[EA:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
