@@ -342,6 +342,12 @@ private:
   /// Returns false after reporting an error.
   bool bindConstInput(const onnx::ValueInfoProto &in, const ConstInput &c);
   void importNode(const onnx::NodeProto &node, int index);
+  /// Imports `graph` inline with `args` bound to its inputs (see
+  /// SubgraphImporter). The names it binds are unbound afterwards, so a
+  /// loop body imports once per iteration.
+  FailureOr<SmallVector<Value>> importSubgraph(const onnx::GraphProto &graph,
+                                               ArrayRef<Value> args,
+                                               Location loc);
   /// The value named `name`, materializing initializers on first use.
   /// Returns null for unknown or poisoned names.
   Value lookup(StringRef name);
@@ -654,6 +660,10 @@ void GraphImporter::importNode(const onnx::NodeProto &node, int index) {
     return poisonOutputs();
 
   NodeContext n(b, node, name, opset, loc, inputs);
+  auto subgraphs = [&](const onnx::GraphProto &graph, ArrayRef<Value> args) {
+    return importSubgraph(graph, args, loc);
+  };
+  n.subgraphImporter = subgraphs;
   SmallVector<Value> results;
   if (failed(importer(n, results)) || n.hasFailed() ||
       llvm::any_of(results, [](Value v) { return !v; })) {
@@ -699,6 +709,84 @@ void GraphImporter::importNode(const onnx::NodeProto &node, int index) {
     }
     poisoned.insert(out);
   }
+}
+
+FailureOr<SmallVector<Value>>
+GraphImporter::importSubgraph(const onnx::GraphProto &graph,
+                              ArrayRef<Value> args, Location loc) {
+  if (graph.input_size() != (int)args.size()) {
+    error(loc) << "subgraph '" << graph.name() << "' has " << graph.input_size()
+               << " inputs, expected " << args.size();
+    return failure();
+  }
+  // Each name the subgraph binds, with the outer binding it shadows.
+  llvm::StringMap<std::optional<Value>> shadowed;
+  auto save = [&](const std::string &name) {
+    if (name.empty() || shadowed.count(name))
+      return;
+    auto it = values.find(name);
+    shadowed[name] =
+        it == values.end() ? std::nullopt : std::optional<Value>(it->second);
+    values.erase(name);
+  };
+  auto restore = [&] {
+    for (auto &entry : shadowed) {
+      poisoned.erase(entry.getKey());
+      if (entry.getValue())
+        values[entry.getKey()] = *entry.getValue();
+      else
+        values.erase(entry.getKey());
+    }
+  };
+  for (auto [in, arg] : llvm::zip(graph.input(), args)) {
+    save(in.name());
+    values[in.name()] = arg;
+  }
+  bool ok = true;
+  for (const onnx::TensorProto &t : graph.initializer()) {
+    save(t.name());
+    TypedAttr value = convertTensor(&ctx, t, t.name(), [&]() {
+      return error(loc) << "subgraph '" << graph.name() << "' initializer '"
+                        << t.name() << "': ";
+    });
+    if (!value) {
+      ok = false;
+      continue;
+    }
+    values[t.name()] = b.create<arith::ConstantOp>(nameLoc(t.name()), value);
+  }
+  for (const onnx::NodeProto &node : graph.node()) {
+    for (const std::string &in : node.input())
+      used.insert(in);
+    for (const std::string &out : node.output())
+      save(out);
+  }
+  for (const onnx::ValueInfoProto &out : graph.output())
+    used.insert(out.name());
+  bool errorsBefore = hadError;
+  hadError = false;
+  for (auto [i, node] : llvm::enumerate(graph.node()))
+    if (ok)
+      importNode(node, i);
+  ok = ok && !hadError;
+  hadError |= errorsBefore;
+  SmallVector<Value> results;
+  for (const onnx::ValueInfoProto &out : graph.output()) {
+    if (!ok)
+      break;
+    Value v = lookup(out.name());
+    if (!v) {
+      if (!poisoned.contains(out.name()))
+        error(loc) << "subgraph '" << graph.name() << "' output '" << out.name()
+                   << "' is not defined";
+      ok = false;
+    }
+    results.push_back(v);
+  }
+  restore();
+  if (!ok)
+    return failure();
+  return results;
 }
 
 OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model,

@@ -46,6 +46,12 @@ TypedAttr convertTensor(MLIRContext *ctx, const onnx::TensorProto &tensor,
                         StringRef blobName,
                         llvm::function_ref<InFlightDiagnostic()> emitError);
 
+/// The graph walker's hook for control flow: imports `graph` inline with
+/// `args` bound to its inputs (outer values stay visible) and returns its
+/// outputs, or failure after the graph's nodes reported their errors.
+using SubgraphImporter = llvm::function_ref<FailureOr<SmallVector<Value>>(
+    const onnx::GraphProto &graph, ArrayRef<Value> args)>;
+
 /// One ONNX node being imported: its operands, attributes, diagnostics and
 /// op creation with shape inference checked before anything is built.
 class NodeContext {
@@ -101,6 +107,13 @@ public:
   std::string getString(StringRef attrName, StringRef defaultValue);
   /// Returns std::nullopt if absent (or ill-typed).
   std::optional<SmallVector<int64_t>> getInts(StringRef attrName);
+  /// Imports the graph of attribute `attrName` (If's branches, Loop's and
+  /// Scan's body) inline, with `args` bound to its inputs: its outputs, or
+  /// failure after reporting what is wrong.
+  FailureOr<SmallVector<Value>> importGraph(StringRef attrName,
+                                            ArrayRef<Value> args);
+  /// Set by the graph walker for importGraph.
+  SubgraphImporter subgraphImporter;
   /// Reports every attribute not in `known` as an error.
   LogicalResult checkKnownAttrs(ArrayRef<StringRef> known);
 
@@ -247,6 +260,10 @@ LogicalResult importRotaryEmbedding(NodeContext &, SmallVectorImpl<Value> &);
 LogicalResult importRNN(NodeContext &, SmallVectorImpl<Value> &);
 LogicalResult importGRU(NodeContext &, SmallVectorImpl<Value> &);
 LogicalResult importLSTM(NodeContext &, SmallVectorImpl<Value> &);
+/// ONNX's If, Loop and Scan, inlined and unrolled (ControlFlowImporter.cpp).
+LogicalResult importIf(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importLoop(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importScan(NodeContext &, SmallVectorImpl<Value> &);
 
 /// ONNX Runtime's RMS normalization, in the default domain
 /// (MicrosoftImporters.cpp).

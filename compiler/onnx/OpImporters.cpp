@@ -32,6 +32,27 @@ using namespace mlir::dlc::onnx_import;
 // NodeContext
 //===----------------------------------------------------------------------===//
 
+FailureOr<SmallVector<Value>> NodeContext::importGraph(StringRef attrName,
+                                                       ArrayRef<Value> args) {
+  const onnx::AttributeProto *a = getAttr(attrName);
+  if (!a) {
+    (void)fail("attribute '" + attrName + "' is required");
+    return failure();
+  }
+  if (a->type() != onnx::AttributeProto::GRAPH) {
+    (void)fail("attribute '" + attrName + "' must be a graph");
+    return failure();
+  }
+  if (!subgraphImporter) {
+    (void)fail("subgraphs are not supported here");
+    return failure();
+  }
+  FailureOr<SmallVector<Value>> results = subgraphImporter(a->g(), args);
+  if (failed(results))
+    markFailed();
+  return results;
+}
+
 InFlightDiagnostic NodeContext::emitError() {
   hadError = true;
   InFlightDiagnostic d = mlir::emitError(loc);
@@ -2863,6 +2884,9 @@ const OpTableEntry kOpTable[] = {
      "dlc.arg_max == the axis' indices, cast; opset < 13 semantics via 2-D "
      "reshape"},
     {"Identity", importIdentity, "forwarded"},
+    {"If", importIf,
+     "the branch of a constant cond inlined; otherwise both branches and "
+     "dlc.where per output (the branches' outputs of one type)"},
     {"InstanceNormalization", importInstanceNorm,
      "dlc.layer_norm from axis 2, then per-channel scale and bias"},
     {"IsInf", importIsInf, "dlc.is_inf; detect_negative, detect_positive"},
@@ -2885,6 +2909,10 @@ const OpTableEntry kOpTable[] = {
     {"Log", importUnary<LogOp>, "dlc.log"},
     {"LogSoftmax", importSoftmaxLike<LogSoftmaxOp>,
      "dlc.log_softmax; opset < 13 semantics via 2-D reshape"},
+    {"Loop", importLoop,
+     "unrolled: constant M and/or cond, every iteration's cond folding to a "
+     "constant; carried values of fixed types, scan outputs stacked; at most "
+     "4096 iterations"},
     {"LpNormalization", importLpNormalization,
      "dlc.div by dlc.reduce_l1/l2 along axis (zero norms as 1); p 1 or 2"},
     {"LpPool", importLpPool,
@@ -2975,6 +3003,9 @@ const OpTableEntry kOpTable[] = {
      "(gathered at position_ids); 3-D (num_heads) or 4-D, "
      "rotary_embedding_dim"},
     {"Round", importUnary<RoundOp>, "dlc.round; half to even"},
+    {"Scan", importScan,
+     "unrolled over the scan axis (opset 9+): scan_input/output axes and "
+     "directions; at most 4096 iterations"},
     {"ScatterElements", importScatterElements,
      "dlc.scatter_elements; negative axis, reduction none/add/mul/max/min"},
     {"ScatterND", importScatterND,

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/dlc/DlcDialect.h"
+#include "llvm/ADT/APSInt.h"
 
 #include "mlir/Dialect/CommonFolders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -290,6 +291,10 @@ OpFoldResult ExpandOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult f =
+          foldF32Scalar(adaptor.getOperands(), getType(),
+                        [](ArrayRef<float> a) { return a[0] + a[1]; }))
+    return f;
   return foldIntBinary(
       adaptor.getOperands(), getType(),
       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
@@ -298,6 +303,10 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult f =
+          foldF32Scalar(adaptor.getOperands(), getType(),
+                        [](ArrayRef<float> a) { return a[0] - a[1]; }))
+    return f;
   return foldIntBinary(
       adaptor.getOperands(), getType(),
       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
@@ -366,6 +375,22 @@ OpFoldResult SqrtOp::fold(FoldAdaptor adaptor) {
                        [](ArrayRef<float> a) { return std::sqrt(a[0]); });
 }
 
+OpFoldResult CeilOp::fold(FoldAdaptor adaptor) {
+  return foldF32Scalar(adaptor.getOperands(), getType(),
+                       [](ArrayRef<float> a) { return std::ceil(a[0]); });
+}
+
+OpFoldResult FloorOp::fold(FoldAdaptor adaptor) {
+  return foldF32Scalar(adaptor.getOperands(), getType(),
+                       [](ArrayRef<float> a) { return std::floor(a[0]); });
+}
+
+OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
+  return foldF32Scalar(adaptor.getOperands(), getType(), [](ArrayRef<float> a) {
+    return a[0] > 0 ? a[0] : 0.0f;
+  });
+}
+
 OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
   bool isUnsigned = getType().getElementType().isUnsignedInteger();
   return foldIntBinary(
@@ -420,6 +445,24 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
       }
     } else {
       return {};
+    }
+    return DenseElementsAttr::get(getType(), out);
+  }
+  // Float to integer truncates toward zero, to bool tests for nonzero, as
+  // the kernels do; values out of the integer's range stay ops.
+  if (dstInt && isa<FloatType>(src)) {
+    SmallVector<APInt> out;
+    for (APFloat v : in.getValues<APFloat>()) {
+      if (dstInt.getWidth() == 1) {
+        out.push_back(APInt(1, !v.isZero()));
+        continue;
+      }
+      APSInt i(dstInt.getWidth(), dstInt.isUnsigned());
+      bool exact;
+      if (v.convertToInteger(i, APFloat::rmTowardZero, &exact) &
+          APFloat::opInvalidOp)
+        return {};
+      out.push_back(i);
     }
     return DenseElementsAttr::get(getType(), out);
   }

@@ -65,7 +65,10 @@ class Dlc_UnaryOp<string mnemonic, Type type = Dlc_FloatTensor>
   let results = (outs type:$result);
 }
 
-def Dlc_ReluOp : Dlc_UnaryOp<"relu">;
+def Dlc_ReluOp : Dlc_UnaryOp<"relu"> {
+  // One-element f32 constants (function bodies' shape arithmetic).
+  let hasFolder = 1;
+}
 def Dlc_SigmoidOp : Dlc_UnaryOp<"sigmoid">;
 def Dlc_TanhOp : Dlc_UnaryOp<"tanh">;
 def Dlc_ErfOp : Dlc_UnaryOp<"erf">;
@@ -86,8 +89,14 @@ def Dlc_CoshOp : Dlc_UnaryOp<"cosh">;
 def Dlc_AsinhOp : Dlc_UnaryOp<"asinh">;
 def Dlc_AcoshOp : Dlc_UnaryOp<"acosh">;
 def Dlc_AtanhOp : Dlc_UnaryOp<"atanh">;
-def Dlc_FloorOp : Dlc_UnaryOp<"floor">;
-def Dlc_CeilOp : Dlc_UnaryOp<"ceil">;
+def Dlc_FloorOp : Dlc_UnaryOp<"floor"> {
+  let hasFolder = 1;
+}
+def Dlc_CeilOp : Dlc_UnaryOp<"ceil"> {
+  // One-element f32 constants: Range's function body computes its trip
+  // count as ceil((limit - start) / delta).
+  let hasFolder = 1;
+}
 def Dlc_RoundOp : Dlc_UnaryOp<"round"> {
   let description = [{ Rounds half to even, as ONNX Round does. }];
 }

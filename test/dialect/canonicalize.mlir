@@ -274,3 +274,31 @@ func.func @fold_bitwise() -> (tensor<3xi32>, tensor<3xi32>, tensor<3xi8>, tensor
   %nx = dlc.not %x : (tensor<3xi32>) -> tensor<3xi32>
   return %or, %n, %l, %ur, %nx : tensor<3xi32>, tensor<3xi32>, tensor<3xi8>, tensor<2xui8>, tensor<3xi32>
 }
+
+// -----
+
+// One-element f32 arithmetic of function bodies folds: Range's trip count
+// ceil((limit - start) / delta), relu'd and cast to int64 (truncating) and
+// to bool; a cast of a value out of the integer's range stays an op.
+// CHECK-LABEL: func @fold_trip_count
+func.func @fold_trip_count() -> (tensor<i64>, tensor<i1>, tensor<f32>, tensor<i32>) {
+  // CHECK-DAG: arith.constant dense<3> : tensor<i64>
+  // CHECK-DAG: arith.constant dense<true> : tensor<i1>
+  // CHECK-DAG: arith.constant dense<-3.000000e+00> : tensor<f32>
+  // CHECK: dlc.cast
+  // CHECK-NOT: dlc.
+  %start = arith.constant dense<1.0> : tensor<f32>
+  %limit = arith.constant dense<3.5> : tensor<f32>
+  %delta = arith.constant dense<1.0> : tensor<f32>
+  %d = dlc.sub %limit, %start : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %q = dlc.div %d, %delta : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %c = dlc.ceil %q : (tensor<f32>) -> tensor<f32>
+  %r = dlc.relu %c : (tensor<f32>) -> tensor<f32>
+  %i = dlc.cast %r : (tensor<f32>) -> tensor<i64>
+  %b = dlc.cast %r : (tensor<f32>) -> tensor<i1>
+  %n = dlc.sub %start, %limit : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %f = dlc.floor %n : (tensor<f32>) -> tensor<f32>
+  %big = arith.constant dense<3.0e+10> : tensor<f32>
+  %o = dlc.cast %big : (tensor<f32>) -> tensor<i32>
+  return %i, %b, %f, %o : tensor<i64>, tensor<i1>, tensor<f32>, tensor<i32>
+}

@@ -136,6 +136,7 @@ CONST_OPERANDS = {
     "CumProd": {1: "axis"},
     "CumSum": {1: "axis"},
     "Dropout": {2: "training_mode"},
+    "Loop": {0: "M (the trip count)", 1: "cond"},
     "Expand": {1: "shape"},
     "OneHot": {1: "depth"},
     "QLinearConv": {1: "x_scale", 4: "w_scale", 6: "y_scale"},

@@ -1613,6 +1613,44 @@ def composed_cases(t):
     amounts = np.array([0, 1, 3, 7, 8, 9, 0, 2, 5, 6, 8, 255], np.uint8)
     t.op("bitshift_left_uint8_wide", "BitShift", {"x": u, "s": amounts}, attrs=dict(direction="LEFT"))
     t.op("bitshift_right_uint8_wide", "BitShift", {"x": u, "s": amounts}, attrs=dict(direction="RIGHT"))
+    # Control flow, inlined and unrolled. If on a run-time cond: both
+    # branches, selected.
+    def graph(name, nodes, ins, outs):
+        return helper.make_graph(
+            nodes, name, [helper.make_tensor_value_info(n, dt, sh) for n, dt, sh in ins],
+            [helper.make_tensor_value_info(n, dt, sh) for n, dt, sh in outs])
+    F, B, I = onnx.TensorProto.FLOAT, onnx.TensorProto.BOOL, onnx.TensorProto.INT64
+    then_g = graph("then", [helper.make_node("Mul", ["x", "x"], ["t"])], [], [("t", F, [2, 3])])
+    else_g = graph("else", [helper.make_node("Neg", ["x"], ["e"])], [], [("e", F, [2, 3])])
+    xi = t.rand(2, 3)
+    for flag in (True, False):
+        t.add(f"if_runtime_cond_{str(flag).lower()}",
+              [helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
+              {"c": np.array(flag), "x": xi})
+    # Loop: 4 iterations carrying a sum and stacking each iteration's
+    # value (a row of x picked by the iteration number).
+    body = graph("body", [
+        helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+        helper.make_node("Gather", ["x", "i"], ["row"], axis=0),
+        helper.make_node("Add", ["acc_in", "row"], ["acc_out"]),
+        helper.make_node("Mul", ["row", "acc_out"], ["scan"])],
+        [("i", I, []), ("cond_in", B, []), ("acc_in", F, [3])],
+        [("cond_out", B, []), ("acc_out", F, [3]), ("scan", F, [3])])
+    t.add("loop_carried_and_scan",
+          [helper.make_node("Loop", ["m", "", "acc0"], ["y", "z"], body=body)],
+          {"x": t.rand(5, 3), "acc0": t.rand(3)}, outputs=("y", "z"),
+          consts={"m": np.array(4, I64)})
+    # Scan: a running sum over axis 1 in reverse, the outputs stacked on
+    # axis 1 in reverse too.
+    sbody = graph("sbody", [
+        helper.make_node("Add", ["s_in", "v"], ["s_out"]),
+        helper.make_node("Tanh", ["s_out"], ["o"])],
+        [("s_in", F, [2]), ("v", F, [2])], [("s_out", F, [2]), ("o", F, [2])])
+    t.add("scan_reverse_axis1",
+          [helper.make_node("Scan", ["s0", "seq"], ["y", "z"], body=sbody, num_scan_inputs=1,
+                            scan_input_axes=[1], scan_input_directions=[1],
+                            scan_output_axes=[1], scan_output_directions=[1])],
+          {"s0": t.rand(2), "seq": t.rand(2, 5)}, outputs=("y", "z"))
     # CumProd (opset 26): exclusive and reversed along a middle axis.
     t.op("cumprod_exclusive_reverse", "CumProd", {"x": t.rand(2, 5, 3, lo=0.5, hi=1.5)},
          {"axis": np.array(1, I64)}, opset=26, attrs=dict(exclusive=1, reverse=1))
