@@ -264,6 +264,12 @@ LogicalResult importLSTM(NodeContext &, SmallVectorImpl<Value> &);
 LogicalResult importIf(NodeContext &, SmallVectorImpl<Value> &);
 LogicalResult importLoop(NodeContext &, SmallVectorImpl<Value> &);
 LogicalResult importScan(NodeContext &, SmallVectorImpl<Value> &);
+/// ONNX's NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss
+/// (LossImporter.cpp).
+LogicalResult importNegativeLogLikelihoodLoss(NodeContext &,
+                                              SmallVectorImpl<Value> &);
+LogicalResult importSoftmaxCrossEntropyLoss(NodeContext &,
+                                            SmallVectorImpl<Value> &);
 
 /// ONNX Runtime's RMS normalization, in the default domain
 /// (MicrosoftImporters.cpp).

@@ -2934,6 +2934,9 @@ const OpTableEntry kOpTable[] = {
     {"Mod", importMod, "dlc.mod; fmod (float fmod=0 as Python %)"},
     {"Mul", importBinary<MulOp>, "dlc.mul; numpy broadcasting, same dtypes"},
     {"Neg", importUnary<NegOp>, "dlc.neg"},
+    {"NegativeLogLikelihoodLoss", importNegativeLogLikelihoodLoss,
+     "dlc.gather_elements of the target's class, negated, times the class "
+     "weights; ignore_index, reduction none/sum/mean (weighted)"},
     {"Not", importNot, "dlc.not"},
     {"OneHot", importOneHot, "dlc.one_hot; constant depth, negative axis"},
     {"Or", importLogical<OrOp>, "dlc.or; bool operands, broadcasting"},
@@ -3026,6 +3029,9 @@ const OpTableEntry kOpTable[] = {
      "clamped"},
     {"Softmax", importSoftmaxLike<SoftmaxOp>,
      "dlc.softmax; opset < 13 semantics via 2-D reshape"},
+    {"SoftmaxCrossEntropyLoss", importSoftmaxCrossEntropyLoss,
+     "dlc.log_softmax over the classes (output 1), then as "
+     "NegativeLogLikelihoodLoss"},
     {"Softplus", importUnary<SoftplusOp>, "dlc.softplus"},
     {"Softsign", importUnary<SoftsignOp>, "dlc.softsign"},
     {"SpaceToDepth", importSpaceToDepth,

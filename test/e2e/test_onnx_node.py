@@ -160,13 +160,38 @@ CONST_OPERANDS = {
 SHAPE_ONLY_OPS = {"Shape", "Size"}
 
 
+def all_nodes(graph):
+    """The graph's nodes and, recursively, those of its nodes' subgraphs
+    (If's branches, Loop's and Scan's bodies)."""
+    for node in graph.node:
+        yield node
+        for attr in node.attribute:
+            subgraphs = [attr.g] if attr.HasField("g") else list(attr.graphs)
+            for g in subgraphs:
+                yield from all_nodes(g)
+
+
+def node_operands(node):
+    """The values a node reads: its inputs and, for control flow, whatever
+    its subgraphs read (outer values they use, their own values too)."""
+    names = [i for i in node.input if i]
+    for attr in node.attribute:
+        subgraphs = [attr.g] if attr.HasField("g") else list(attr.graphs)
+        for g in subgraphs:
+            for inner in all_nodes(g):
+                names.extend(i for i in inner.input if i)
+    return names
+
+
 def const_inputs(model, input_names):
     """The graph inputs whose values determine a CONST_OPERANDS slot of some
-    node: feeding it directly, or through the ops that compute it (function
-    expansions compute Range's limit or Pad's pads from an input), but not
+    node (in subgraphs too): feeding it directly, or through the ops that
+    compute it (function expansions compute Range's limit or Pad's pads
+    from an input, AffineGrid's an If's outputs from its size), but not
     through Shape/Size, which read only shapes."""
-    producers = {out: node for node in model.graph.node for out in node.output}
-    pending = [node.input[j] for node in model.graph.node
+    nodes = list(all_nodes(model.graph))
+    producers = {out: node for node in nodes for out in node.output}
+    pending = [node.input[j] for node in nodes
                for j in CONST_OPERANDS.get(node.op_type, {})
                if j < len(node.input) and node.input[j]]
     names, seen = set(), set()
@@ -180,7 +205,7 @@ def const_inputs(model, input_names):
             continue
         node = producers.get(value)
         if node is not None and node.op_type not in SHAPE_ONLY_OPS:
-            pending.extend(i for i in node.input if i)
+            pending.extend(node_operands(node))
     return names
 
 

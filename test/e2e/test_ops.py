@@ -1651,6 +1651,18 @@ def composed_cases(t):
                             scan_input_axes=[1], scan_input_directions=[1],
                             scan_output_axes=[1], scan_output_directions=[1])],
           {"s0": t.rand(2), "seq": t.rand(2, 5)}, outputs=("y", "z"))
+    # Losses: class weights with ignore_index (a weighted mean), and
+    # SoftmaxCrossEntropyLoss's log_prob output.
+    logits = t.rand(3, 5, 2, 4, lo=-3, hi=3)
+    labels = np.array([[[0, 4, 2, 1], [3, 3, 0, 2]], [[1, 1, 4, 0], [2, 0, 3, 4]],
+                       [[4, 2, 2, 1], [0, 3, 1, 1]]], I64)
+    t.op("nllloss_weighted_ignore_mean", "NegativeLogLikelihoodLoss",
+         {"x": logits, "target": labels}, {"w": t.rand(5, lo=0.1, hi=2)}, opset=13,
+         attrs=dict(ignore_index=2))
+    t.add("softmax_cross_entropy_sum_log_prob",
+          [helper.make_node("SoftmaxCrossEntropyLoss", ["x", "target"], ["y", "log_prob"],
+                            reduction="sum")],
+          {"x": logits, "target": labels}, outputs=("y", "log_prob"), opset=13)
     # CumProd (opset 26): exclusive and reversed along a middle axis.
     t.op("cumprod_exclusive_reverse", "CumProd", {"x": t.rand(2, 5, 3, lo=0.5, hi=1.5)},
          {"axis": np.array(1, I64)}, opset=26, attrs=dict(exclusive=1, reverse=1))
