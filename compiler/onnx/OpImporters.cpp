@@ -417,52 +417,38 @@ LogicalResult importCompare(NodeContext &n, Results &r) {
   return importBinary<OpTy>(n, r);
 }
 
-/// And, Or, Xor: bool operands.
-template <typename OpTy>
+/// An integer that is not a bool: the bitwise ops' element types.
+bool isBitwiseInteger(Type t) { return isa<IntegerType>(t) && !t.isInteger(1); }
+
+/// And, Or, Xor on bools, and with `bitwise` BitwiseAnd, BitwiseOr,
+/// BitwiseXor on integers of one type: the same dlc ops.
+template <typename OpTy, bool bitwise = false>
 LogicalResult importLogical(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({})))
     return failure();
   Value lhs = n.input(0), rhs = n.input(1);
-  if (!n.getType(lhs).getElementType().isInteger(1) ||
-      !n.getType(rhs).getElementType().isInteger(1))
-    return n.emitError() << "operands must be bool, got " << lhs.getType()
-                         << " and " << rhs.getType();
+  Type elt = n.getType(lhs).getElementType();
+  bool ok = bitwise ? isBitwiseInteger(elt) : elt.isInteger(1);
+  if (!ok || n.getType(rhs).getElementType() != elt)
+    return n.emitError() << "operands must be "
+                         << (bitwise ? "integers of one type" : "bool")
+                         << ", got " << lhs.getType() << " and "
+                         << rhs.getType();
   r.push_back(n.create<OpTy>({lhs, rhs}));
   return success();
 }
 
+/// Not on bools, BitwiseNot (`bitwise`) on integers: dlc.not.
+template <bool bitwise = false>
 LogicalResult importNot(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({})))
     return failure();
   Value x = n.input(0);
-  if (!n.getType(x).getElementType().isInteger(1))
-    return n.emitError() << "operand must be bool, got " << x.getType();
-  r.push_back(n.create<NotOp>(x, {}, x.getType()));
-  return success();
-}
-
-/// BitwiseAnd, BitwiseOr, BitwiseXor: the logical ops on integer operands.
-template <typename OpTy>
-LogicalResult importBitwise(NodeContext &n, Results &r) {
-  if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({})))
-    return failure();
-  Value lhs = n.input(0), rhs = n.input(1);
-  Type elt = n.getType(lhs).getElementType();
-  if (!isa<IntegerType>(elt) || elt.isInteger(1) ||
-      n.getType(rhs).getElementType() != elt)
-    return n.emitError() << "operands must be integers of one type, got "
-                         << lhs.getType() << " and " << rhs.getType();
-  r.push_back(n.create<OpTy>({lhs, rhs}));
-  return success();
-}
-
-LogicalResult importBitwiseNot(NodeContext &n, Results &r) {
-  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({})))
-    return failure();
-  Value x = n.input(0);
   Type elt = n.getType(x).getElementType();
-  if (!isa<IntegerType>(elt) || elt.isInteger(1))
-    return n.emitError() << "operand must be an integer, got " << x.getType();
+  if (bitwise ? !isBitwiseInteger(elt) : !elt.isInteger(1))
+    return n.emitError() << "operand must be "
+                         << (bitwise ? "an integer" : "bool") << ", got "
+                         << x.getType();
   r.push_back(n.create<NotOp>(x, {}, x.getType()));
   return success();
 }
@@ -482,8 +468,7 @@ LogicalResult importBitShift(NodeContext &n, Results &r) {
                          << direction << "'";
   Value x = n.input(0), y = n.input(1);
   Type elt = n.getType(x).getElementType();
-  if (!isa<IntegerType>(elt) || elt.isInteger(1) ||
-      n.getType(y).getElementType() != elt)
+  if (!isBitwiseInteger(elt) || n.getType(y).getElementType() != elt)
     return n.emitError() << "operands must be integers of one type, got "
                          << x.getType() << " and " << y.getType();
   r.push_back(
@@ -2801,10 +2786,10 @@ const OpTableEntry kOpTable[] = {
     {"BitShift", importBitShift,
      "dlc.bit_shift; LEFT/RIGHT (arithmetic for signed types), amounts "
      "outside [0, width) give the fill; broadcasting"},
-    {"BitwiseAnd", importBitwise<AndOp>, "dlc.and on integers; broadcasting"},
-    {"BitwiseNot", importBitwiseNot, "dlc.not on integers"},
-    {"BitwiseOr", importBitwise<OrOp>, "dlc.or on integers; broadcasting"},
-    {"BitwiseXor", importBitwise<XorOp>, "dlc.xor on integers; broadcasting"},
+    {"BitwiseAnd", importLogical<AndOp, true>, "dlc.and on integers; broadcasting"},
+    {"BitwiseNot", importNot<true>, "dlc.not on integers"},
+    {"BitwiseOr", importLogical<OrOp, true>, "dlc.or on integers; broadcasting"},
+    {"BitwiseXor", importLogical<XorOp, true>, "dlc.xor on integers; broadcasting"},
     {"Cast", importCast,
      "dlc.cast; to f16/bf16/f32/f64/bool/int8/uint8/int32/int64"},
     {"CastLike", importCastLike, "dlc.cast to the element type of target_type"},
@@ -2937,7 +2922,7 @@ const OpTableEntry kOpTable[] = {
     {"NegativeLogLikelihoodLoss", importNegativeLogLikelihoodLoss,
      "dlc.gather_elements of the target's class, negated, times the class "
      "weights; ignore_index, reduction none/sum/mean (weighted)"},
-    {"Not", importNot, "dlc.not"},
+    {"Not", importNot<>, "dlc.not"},
     {"OneHot", importOneHot, "dlc.one_hot; constant depth, negative axis"},
     {"Or", importLogical<OrOp>, "dlc.or; bool operands, broadcasting"},
     {"PRelu", importPRelu, "dlc.prelu; slope broadcast to X"},
