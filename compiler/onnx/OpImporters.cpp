@@ -2066,6 +2066,65 @@ LogicalResult importPad(NodeContext &n, Results &r) {
   return success();
 }
 
+/// CenterCropPad(input, shape), axes: each axis cropped around its center
+/// (dlc.slice) or zero-padded around it (dlc.pad) to the constant shape;
+/// the odd element goes to the end, as onnx's reference.
+LogicalResult importCenterCropPad(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({"axes"})))
+    return failure();
+  Value x = n.input(0);
+  std::optional<SmallVector<int64_t>> sizes =
+      n.getConstInts(n.input(1), "shape");
+  if (!sizes)
+    return failure();
+  ArrayRef<int64_t> shape = n.getType(x).getShape();
+  int64_t rank = shape.size();
+  SmallVector<int64_t> axes;
+  if (std::optional<SmallVector<int64_t>> attr = n.getInts("axes")) {
+    for (int64_t a : *attr) {
+      std::optional<int64_t> axis = n.normalizeAxis(a, rank, "axes");
+      if (!axis)
+        return failure();
+      axes.push_back(*axis);
+    }
+  } else {
+    for (int64_t i = 0; i < rank; ++i)
+      axes.push_back(i);
+  }
+  if (n.hasFailed())
+    return failure();
+  if (sizes->size() != axes.size())
+    return n.emitError() << "shape has " << sizes->size() << " entries for "
+                         << axes.size() << " axes";
+  SmallVector<int64_t> starts(rank, 0), ends(shape), steps(rank, 1),
+      pads(2 * rank, 0);
+  for (auto [axis, size] : llvm::zip(axes, *sizes)) {
+    if (size < 0)
+      return n.emitError() << "shape entries must be >= 0, got " << size;
+    int64_t dim = shape[axis];
+    if (size < dim) {
+      starts[axis] = (dim - size) / 2;
+      ends[axis] = starts[axis] + size;
+    } else {
+      pads[axis] = (size - dim) / 2;
+      pads[rank + axis] = size - dim - pads[axis];
+    }
+  }
+  Value y = x;
+  if (llvm::any_of(llvm::zip(starts, ends, shape), [](auto t) {
+        return std::get<0>(t) != 0 || std::get<1>(t) != std::get<2>(t);
+      }))
+    y = n.create<SliceOp>(x, {n.i64Array("starts", starts),
+                              n.i64Array("ends", ends),
+                              n.i64Array("steps", steps)});
+  if (y && llvm::any_of(pads, [](int64_t p) { return p != 0; }))
+    y = n.create<PadOp>(y, {n.i64Array("pads", pads),
+                            n.attr("mode", n.b.getStringAttr("constant")),
+                            n.f64("value", 0)});
+  r.push_back(y);
+  return success(y != nullptr);
+}
+
 LogicalResult importTrilu(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(1, 2)) || failed(n.checkKnownAttrs({"upper"})))
     return failure();
@@ -2786,15 +2845,21 @@ const OpTableEntry kOpTable[] = {
     {"BitShift", importBitShift,
      "dlc.bit_shift; LEFT/RIGHT (arithmetic for signed types), amounts "
      "outside [0, width) give the fill; broadcasting"},
-    {"BitwiseAnd", importLogical<AndOp, true>, "dlc.and on integers; broadcasting"},
+    {"BitwiseAnd", importLogical<AndOp, true>,
+     "dlc.and on integers; broadcasting"},
     {"BitwiseNot", importNot<true>, "dlc.not on integers"},
-    {"BitwiseOr", importLogical<OrOp, true>, "dlc.or on integers; broadcasting"},
-    {"BitwiseXor", importLogical<XorOp, true>, "dlc.xor on integers; broadcasting"},
+    {"BitwiseOr", importLogical<OrOp, true>,
+     "dlc.or on integers; broadcasting"},
+    {"BitwiseXor", importLogical<XorOp, true>,
+     "dlc.xor on integers; broadcasting"},
     {"Cast", importCast,
      "dlc.cast; to f16/bf16/f32/f64/bool/int8/uint8/int32/int64"},
     {"CastLike", importCastLike, "dlc.cast to the element type of target_type"},
     {"Ceil", importUnary<CeilOp>, "dlc.ceil"},
     {"Celu", importCelu, "dlc.celu; alpha"},
+    {"CenterCropPad", importCenterCropPad,
+     "dlc.slice around the center and/or zero dlc.pad to a constant shape; "
+     "axes"},
     {"Clip", importClip,
      "dlc.clip; min/max attributes (<11) or constant inputs; float and "
      "integer; min > max gives max"},

@@ -131,6 +131,7 @@ CONST_OPERANDS = {
     **{op: _REDUCE_AXES for op in (
         "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
         "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum", "ReduceSumSquare")},
+    "CenterCropPad": {1: "shape"},
     "Clip": {1: "min", 2: "max"},
     "ConstantOfShape": {0: "input (the shape)"},
     "CumProd": {1: "axis"},

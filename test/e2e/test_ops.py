@@ -1663,6 +1663,9 @@ def composed_cases(t):
           [helper.make_node("SoftmaxCrossEntropyLoss", ["x", "target"], ["y", "log_prob"],
                             reduction="sum")],
           {"x": logits, "target": labels}, outputs=("y", "log_prob"), opset=13)
+    # CenterCropPad: one axis cropped (odd difference), one padded.
+    t.op("center_crop_pad_hw", "CenterCropPad", {"x": t.rand(2, 7, 4)},
+         {"shape": np.array([4, 7], I64)}, opset=18, attrs=dict(axes=[1, -1]))
     # CumProd (opset 26): exclusive and reversed along a middle axis.
     t.op("cumprod_exclusive_reverse", "CumProd", {"x": t.rand(2, 5, 3, lo=0.5, hi=1.5)},
          {"axis": np.array(1, I64)}, opset=26, attrs=dict(exclusive=1, reverse=1))
