@@ -2125,6 +2125,63 @@ LogicalResult importCenterCropPad(NodeContext &n, Results &r) {
   return success(y != nullptr);
 }
 
+/// ReverseSequence(input, sequence_lens), batch_axis, time_axis: each
+/// batch's first sequence_lens[b] steps reversed, the rest kept: a
+/// dlc.gather_elements along the time axis at len - 1 - t where t < len.
+LogicalResult importReverseSequence(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 2)) ||
+      failed(n.checkKnownAttrs({"batch_axis", "time_axis"})))
+    return failure();
+  Value x = n.input(0), lens = n.input(1);
+  auto type = n.getType(x);
+  int64_t rank = type.getRank();
+  if (rank < 2)
+    return n.emitError() << "input must have rank >= 2, got " << type;
+  std::optional<int64_t> batchAxis =
+      n.normalizeAxis(n.getInt("batch_axis", 1), rank, "batch_axis");
+  std::optional<int64_t> timeAxis =
+      n.normalizeAxis(n.getInt("time_axis", 0), rank, "time_axis");
+  if (!batchAxis || !timeAxis || n.hasFailed())
+    return failure();
+  if (*batchAxis == *timeAxis)
+    return n.fail("batch_axis and time_axis must differ");
+  int64_t batch = type.getDimSize(*batchAxis),
+          steps = type.getDimSize(*timeAxis);
+  auto lensType = n.getType(lens);
+  if (lensType.getShape() != ArrayRef<int64_t>{batch} ||
+      !isBitwiseInteger(lensType.getElementType()))
+    return n.emitError() << "sequence_lens must be an integer [" << batch
+                         << "] tensor, got " << lensType;
+  Type i64 = n.b.getI64Type();
+  // len along the batch axis, t along the time axis, 1 elsewhere.
+  SmallVector<int64_t> lensShape(rank, 1), timeShape(rank, 1);
+  lensShape[*batchAxis] = batch;
+  timeShape[*timeAxis] = steps;
+  Value len = lensType.getElementType() == i64
+                  ? lens
+                  : n.create<CastOp>(lens, {}, lensType.clone(i64));
+  len = len ? n.reshape(len, lensShape) : Value();
+  SmallVector<int64_t> iota(steps);
+  std::iota(iota.begin(), iota.end(), 0);
+  Value t = n.b.create<arith::ConstantOp>(
+      n.loc, DenseElementsAttr::get(RankedTensorType::get(timeShape, i64),
+                                    ArrayRef<int64_t>(iota)));
+  if (!len)
+    return failure();
+  Value inside = n.create<LessOp>({t, len});
+  Value last = n.create<SubOp>({len, splat(n, {}, i64, 1)});
+  Value mirrored = last ? n.create<SubOp>({last, t}) : Value();
+  Value index =
+      inside && mirrored ? n.create<WhereOp>({inside, mirrored, t}) : Value();
+  Value full =
+      index ? n.create<ExpandOp>(index, {n.i64Array("shape", type.getShape())})
+            : Value();
+  r.push_back(
+      full ? n.create<GatherElementsOp>({x, full}, {n.i64("axis", *timeAxis)})
+           : Value());
+  return success(r.back() != nullptr);
+}
+
 LogicalResult importTrilu(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(1, 2)) || failed(n.checkKnownAttrs({"upper"})))
     return failure();
@@ -3051,6 +3108,9 @@ const OpTableEntry kOpTable[] = {
      "axes; int8/uint8 through f32, truncated back as ONNX Runtime does; "
      "cubic (cubic_coeff_a, exclude_outside); not antialias, "
      "tf_crop_and_resize"},
+    {"ReverseSequence", importReverseSequence,
+     "dlc.gather_elements along time_axis at len - 1 - t where t < len; "
+     "batch_axis, time_axis"},
     {"RotaryEmbedding", importRotaryEmbedding,
      "dlc.mul/sub/add of the halves or interleaved pairs with the caches "
      "(gathered at position_ids); 3-D (num_heads) or 4-D, "

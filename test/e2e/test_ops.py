@@ -1666,6 +1666,10 @@ def composed_cases(t):
     # CenterCropPad: one axis cropped (odd difference), one padded.
     t.op("center_crop_pad_hw", "CenterCropPad", {"x": t.rand(2, 7, 4)},
          {"shape": np.array([4, 7], I64)}, opset=18, attrs=dict(axes=[1, -1]))
+    # ReverseSequence: batch-major, per-batch lengths (0 keeps the row).
+    t.op("reverse_sequence_batch_major", "ReverseSequence",
+         {"x": t.rand(3, 5, 2), "lens": np.array([5, 0, 3], I64)}, opset=10,
+         attrs=dict(batch_axis=0, time_axis=1))
     # CumProd (opset 26): exclusive and reversed along a middle axis.
     t.op("cumprod_exclusive_reverse", "CumProd", {"x": t.rand(2, 5, 3, lo=0.5, hi=1.5)},
          {"axis": np.array(1, I64)}, opset=26, attrs=dict(exclusive=1, reverse=1))
