@@ -244,14 +244,41 @@ def gen_opsets():
                           [vi("z")])
     m = model([h.make_node("If", ["c"], ["y"], then_branch=branch,
                            else_branch=branch)], [vi("x"), cond], [vi("y")])
-    add("subgraph-if", m, "(If, opset 17): unsupported operator")
+    # Control flow imports inline: a run-time cond selects between the
+    # branches; loops unroll, so hostile trip counts and bodies are errors.
+    add("subgraph-if", m, "", policy="accept")
+    bad = h.make_graph([h.make_node("Identity", ["nope"], ["z"])], "b", [], [vi("z")])
+    m = model([h.make_node("If", ["c"], ["y"], then_branch=bad, else_branch=branch)],
+              [vi("x"), cond], [vi("y")])
+    add("subgraph-undefined-name", m, "input 'nope' is not defined")
     body = h.make_graph([h.make_node("Identity", ["v"], ["v2"]),
                          h.make_node("Identity", ["cond_in"], ["cond_out"])],
                         "body", [vi("i", T.INT64, ()), vi("cond_in", T.BOOL, ()),
                                  vi("v")], [vi("cond_out", T.BOOL, ()), vi("v2")])
     m = model([h.make_node("Loop", ["n", "", "x"], ["y"], body=body)],
               [vi("x"), vi("n", T.INT64, ())], [vi("y")])
-    add("subgraph-loop", m, "(Loop, opset 17): unsupported operator")
+    add("subgraph-loop", m, "(Loop, opset 17): the trip count M must be a constant")
+    m = model([h.make_node("Loop", ["n", "", "x"], ["y"], body=body)], [vi("x")],
+              [vi("y")], inits=[const("n", np.array(2**62, np.int64))])
+    add("subgraph-loop-huge-trip-count", m, "too many to unroll")
+    m = model([h.make_node("Loop", ["n", "", "x"], ["y"], body=body)], [vi("x")],
+              [vi("y")], inits=[const("n", np.array(-7, np.int64))])
+    add("subgraph-loop-negative-trip-count", m, "", policy="accept")
+    m = model([h.make_node("Loop", ["n", ""], ["y"], body=body)], [vi("x")],
+              [vi("y")], inits=[const("n", np.array(3, np.int64))])
+    add("subgraph-loop-body-arity", m, "has 3 inputs, expected 2")
+    m = model([h.make_node("Scan", ["x"], ["y"], body=body, num_scan_inputs=1)],
+              [vi("x")], [vi("y")])
+    add("subgraph-scan-body-arity", m, "has 3 inputs, expected 1")
+    # Recurrent ops with empty or mismatched weights.
+    m = model([h.make_node("LSTM", ["x3", "w", "r"], ["y"])],
+              [vi("x3", T.FLOAT, (2, 1, 3)), vi("w", T.FLOAT, (1, 0, 3)),
+               vi("r", T.FLOAT, (1, 0, 0))], [vi("y", T.FLOAT, None)])
+    add("lstm-empty-weights", m, "X and W must be non-empty")
+    m = model([h.make_node("GRU", ["x3", "w", "r"], ["y"], hidden_size=2**40)],
+              [vi("x3", T.FLOAT, (2, 1, 3)), vi("w", T.FLOAT, (1, 6, 3)),
+               vi("r", T.FLOAT, (1, 6, 2))], [vi("y", T.FLOAT, None)])
+    add("gru-hidden-size-mismatch", m, "hidden_size is 1099511627776 but W has 3 * 2 rows")
     # ONNX Runtime's contrib domain: its quantized operators import, the
     # rest are errors; hostile operands of the quantized ones too.
     ms = [h.make_opsetid("", 17), h.make_opsetid("com.microsoft", 1)]
