@@ -448,9 +448,7 @@ LogicalResult onnx_import::importRotaryEmbedding(NodeContext &n,
     if (!table)
       return {};
     if (NodeContext::getType(table).getDimSize(2) != half)
-      table = n.create<SliceOp>(table, {n.i64Array("starts", {0, 0, 0}),
-                                        n.i64Array("ends", {batch, seq, half}),
-                                        n.i64Array("steps", {1, 1, 1})});
+      table = sliceAxis(n, table, 2, 0, half);
     // Broadcast over the heads: [B, 1, S, half] for 4-D inputs, [B, S, 1,
     // half] for the 3-D input as [B, S, heads, head].
     return table ? n.reshape(table,
@@ -469,14 +467,8 @@ LogicalResult onnx_import::importRotaryEmbedding(NodeContext &n,
     return failure();
   SmallVector<int64_t> dims(NodeContext::getType(in).getShape());
   // Features [begin, end) by `step` of the last dim.
-  auto features = [&](int64_t begin, int64_t end, int64_t step) -> Value {
-    SmallVector<int64_t> starts(4, 0), ends(dims), steps(4, 1);
-    starts[3] = begin;
-    ends[3] = end;
-    steps[3] = step;
-    return n.create<SliceOp>(in, {n.i64Array("starts", starts),
-                                  n.i64Array("ends", ends),
-                                  n.i64Array("steps", steps)});
+  auto features = [&](int64_t begin, int64_t end, int64_t step) {
+    return sliceAxis(n, in, 3, begin, end, step);
   };
   Value x1 = interleaved ? features(0, rotary, 2) : features(0, half, 1);
   Value x2 = interleaved ? features(1, rotary, 2) : features(half, rotary, 1);

@@ -35,12 +35,32 @@ std::optional<int64_t> constantScalar(Value v) {
   return std::nullopt;
 }
 
-Value scalarConstant(NodeContext &n, Type type, int64_t v) {
-  auto tensorType = RankedTensorType::get({}, type);
-  Attribute value = type.isInteger(1) ? Attribute(n.b.getBoolAttr(v != 0))
-                                      : Attribute(n.b.getIntegerAttr(type, v));
-  return n.b.create<arith::ConstantOp>(
-      n.loc, DenseElementsAttr::get(tensorType, value));
+/// Threads one iteration's body outputs: `outs` starts with the new
+/// `states` (each keeping its type; `stateName` names them in the error),
+/// the rest are the iteration's scan outputs, appended to `scans` (each
+/// keeping its type too).
+LogicalResult threadIteration(NodeContext &n, ArrayRef<Value> outs,
+                              MutableArrayRef<Value> states,
+                              SmallVectorImpl<SmallVector<Value>> &scans,
+                              StringRef stateName, int64_t iteration) {
+  for (auto [i, v] : llvm::enumerate(outs.take_front(states.size()))) {
+    if (v.getType() != states[i].getType())
+      return n.emitError() << stateName << " " << i << " changes from "
+                           << states[i].getType() << " to " << v.getType()
+                           << " in iteration " << iteration;
+    states[i] = v;
+  }
+  ArrayRef<Value> scanValues = outs.drop_front(states.size());
+  if (scans.empty())
+    scans.resize(scanValues.size());
+  for (auto [i, v] : llvm::enumerate(scanValues)) {
+    if (!scans[i].empty() && scans[i][0].getType() != v.getType())
+      return n.emitError() << "scan output " << i << " changes from "
+                           << scans[i][0].getType() << " to " << v.getType()
+                           << " in iteration " << iteration;
+    scans[i].push_back(v);
+  }
+  return success();
 }
 
 /// `parts` (each of one shape) stacked along a new dim `axis`.
@@ -142,8 +162,8 @@ LogicalResult onnx_import::importLoop(NodeContext &n,
       return n.emitError() << "the loop runs more than "
                            << kMaxUnrolledIterations
                            << " iterations, too many to unroll";
-    SmallVector<Value> args{scalarConstant(n, i64, iteration),
-                            scalarConstant(n, i1, 1)};
+    SmallVector<Value> args{splat(n, {}, i64, (double)iteration),
+                            splat(n, {}, i1, 1)};
     args.append(carried);
     FailureOr<SmallVector<Value>> outs = n.importGraph("body", args);
     if (failed(outs))
@@ -158,25 +178,9 @@ LogicalResult onnx_import::importLoop(NodeContext &n,
              << "the body's cond does not fold to a constant in iteration "
              << iteration << " (dlc unrolls loops: exits must be static)";
     running = *next != 0;
-    for (auto [i, v] :
-         llvm::enumerate(ArrayRef<Value>(*outs).slice(1, carried.size()))) {
-      if (v.getType() != carried[i].getType())
-        return n.emitError() << "loop-carried value " << i << " changes from "
-                             << carried[i].getType() << " to " << v.getType()
-                             << " in iteration " << iteration;
-      carried[i] = v;
-    }
-    ArrayRef<Value> scanValues =
-        ArrayRef<Value>(*outs).drop_front(1 + carried.size());
-    if (scans.empty())
-      scans.resize(scanValues.size());
-    for (auto [i, v] : llvm::enumerate(scanValues)) {
-      if (!scans[i].empty() && scans[i][0].getType() != v.getType())
-        return n.emitError() << "scan output " << i << " changes from "
-                             << scans[i][0].getType() << " to " << v.getType()
-                             << " in iteration " << iteration;
-      scans[i].push_back(v);
-    }
+    if (failed(threadIteration(n, ArrayRef<Value>(*outs).drop_front(), carried,
+                               scans, "loop-carried value", iteration)))
+      return failure();
   }
   r.append(carried);
   // The body's scan outputs, stacked; without iterations their shapes are
@@ -269,15 +273,8 @@ LogicalResult onnx_import::importScan(NodeContext &n,
     for (auto [j, x] : llvm::enumerate(scanInputs)) {
       int64_t axis = (*inAxes)[j];
       int64_t at = (*inDirs)[j] ? length - 1 - t : t;
-      ArrayRef<int64_t> shape = n.getType(x).getShape();
-      SmallVector<int64_t> starts(shape.size(), 0), ends(shape),
-          steps(shape.size(), 1);
-      starts[axis] = at;
-      ends[axis] = at + 1;
-      Value slice = n.create<SliceOp>(x, {n.i64Array("starts", starts),
-                                          n.i64Array("ends", ends),
-                                          n.i64Array("steps", steps)});
-      SmallVector<int64_t> sliceShape(shape);
+      Value slice = sliceAxis(n, x, axis, at, at + 1);
+      SmallVector<int64_t> sliceShape(n.getType(x).getShape());
       sliceShape.erase(sliceShape.begin() + axis);
       Value arg = slice ? n.reshape(slice, sliceShape) : Value();
       if (!arg)
@@ -290,18 +287,8 @@ LogicalResult onnx_import::importScan(NodeContext &n,
     if ((int64_t)outs->size() < numStates)
       return n.emitError() << "body has " << outs->size()
                            << " outputs, expected at least " << numStates;
-    for (int64_t i = 0; i < numStates; ++i) {
-      if ((*outs)[i].getType() != states[i].getType())
-        return n.emitError()
-               << "state " << i << " changes from " << states[i].getType()
-               << " to " << (*outs)[i].getType() << " in iteration " << t;
-      states[i] = (*outs)[i];
-    }
-    ArrayRef<Value> scanValues = ArrayRef<Value>(*outs).drop_front(numStates);
-    if (scans.empty())
-      scans.resize(scanValues.size());
-    for (auto [k, v] : llvm::enumerate(scanValues))
-      scans[k].push_back(v);
+    if (failed(threadIteration(n, *outs, states, scans, "state", t)))
+      return failure();
   }
   r.append(states);
   int64_t numScanOutputs = n.node.output_size() - numStates;

@@ -363,6 +363,8 @@ private:
   llvm::StringMap<Value> values;
   /// Converted initializers not yet materialized as constants.
   llvm::StringMap<TypedAttr> initializers;
+  /// Subgraphs' initializers, converted on their first import.
+  llvm::DenseMap<const onnx::TensorProto *, TypedAttr> subgraphInitializers;
   /// Initializers stored as int4/uint4 (widened to 8 bits), by ONNX dtype.
   llvm::StringMap<int32_t> fourBitInitializers;
   /// Names produced by failed nodes or inputs; users are skipped silently.
@@ -745,10 +747,14 @@ GraphImporter::importSubgraph(const onnx::GraphProto &graph,
   bool ok = true;
   for (const onnx::TensorProto &t : graph.initializer()) {
     save(t.name());
-    TypedAttr value = convertTensor(&ctx, t, t.name(), [&]() {
-      return error(loc) << "subgraph '" << graph.name() << "' initializer '"
-                        << t.name() << "': ";
-    });
+    // Converted once: a loop body imports once per iteration, and its
+    // weights must not become one blob each time.
+    TypedAttr &value = subgraphInitializers[&t];
+    if (!value)
+      value = convertTensor(&ctx, t, t.name(), [&]() {
+        return error(loc) << "subgraph '" << graph.name() << "' initializer '"
+                          << t.name() << "': ";
+      });
     if (!value) {
       ok = false;
       continue;

@@ -209,6 +209,10 @@ Attribute scalarAttr(OpBuilder &b, Type elementType, double value);
 /// A constant tensor of `shape` and `elementType`, every element `value`.
 Value splat(NodeContext &n, ArrayRef<int64_t> shape, Type elementType,
             double value);
+/// dlc.slice of `v` along `axis` only: [begin, end) by `step`, every other
+/// dim whole. Null when `v` is.
+Value sliceAxis(NodeContext &n, Value v, int64_t axis, int64_t begin,
+                int64_t end, int64_t step = 1);
 /// A constant zero tensor of `shape` and `elementType`.
 Value zeros(NodeContext &n, ArrayRef<int64_t> shape, Type elementType);
 /// A constant f32 tensor of `shape` holding `values`.

@@ -253,11 +253,7 @@ Value attentionHeads(NodeContext &n, const AttentionShape &a, Value q, Value k,
 
 /// The slice [k * H, (k + 1) * H) of the last dim of `x` [B, T, 3H].
 Value lastDimPart(NodeContext &n, Value x, int64_t k, int64_t hidden) {
-  auto shape = NodeContext::getType(x).getShape();
-  return n.create<SliceOp>(
-      x, {n.i64Array("starts", {0, 0, k * hidden}),
-          n.i64Array("ends", {shape[0], shape[1], (k + 1) * hidden}),
-          n.i64Array("steps", {1, 1, 1})});
+  return sliceAxis(n, x, 2, k * hidden, (k + 1) * hidden);
 }
 
 /// The attention of packed `qkv` ([B, S, 3H], Q | K | V) under `mask`.
@@ -346,10 +342,7 @@ LogicalResult importMultiHeadAttention(NodeContext &n, Results &r) {
       return n.emitError() << "bias " << bias.getType() << " must be ["
                            << 3 * a.hidden << "]";
     auto addPart = [&](Value x, int64_t part) -> Value {
-      Value b =
-          n.create<SliceOp>(bias, {n.i64Array("starts", {part * a.hidden}),
-                                   n.i64Array("ends", {(part + 1) * a.hidden}),
-                                   n.i64Array("steps", {1})});
+      Value b = sliceAxis(n, bias, 0, part * a.hidden, (part + 1) * a.hidden);
       return b ? n.create<AddOp>({x, b}) : Value();
     };
     q = addPart(q, 0);

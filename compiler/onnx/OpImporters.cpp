@@ -75,6 +75,21 @@ Value onnx_import::splat(NodeContext &n, ArrayRef<int64_t> shape,
                                     scalarAttr(n.b, elementType, value)));
 }
 
+Value onnx_import::sliceAxis(NodeContext &n, Value v, int64_t axis,
+                             int64_t begin, int64_t end, int64_t step) {
+  if (!v)
+    return {};
+  ArrayRef<int64_t> shape = NodeContext::getType(v).getShape();
+  SmallVector<int64_t> starts(shape.size(), 0), ends(shape),
+      steps(shape.size(), 1);
+  starts[axis] = begin;
+  ends[axis] = end;
+  steps[axis] = step;
+  return n.create<SliceOp>(v, {n.i64Array("starts", starts),
+                               n.i64Array("ends", ends),
+                               n.i64Array("steps", steps)});
+}
+
 Value onnx_import::zeros(NodeContext &n, ArrayRef<int64_t> shape,
                          Type elementType) {
   return splat(n, shape, elementType, 0);
@@ -1993,13 +2008,8 @@ LogicalResult importSplit(NodeContext &n, Results &r) {
                          << "to dim " << dim;
   start = 0;
   for (int64_t size : *split) {
-    SmallVector<int64_t> starts(rank, 0), ends(shape), steps(rank, 1);
-    starts[*axis] = start;
-    ends[*axis] = start + size;
+    Value part = sliceAxis(n, x, *axis, start, start + size);
     start += size;
-    Value part = n.create<SliceOp>(x, {n.i64Array("starts", starts),
-                                       n.i64Array("ends", ends),
-                                       n.i64Array("steps", steps)});
     if (!part)
       return failure();
     r.push_back(part);

@@ -76,7 +76,9 @@ private:
   LogicalResult checkShape(Value v, StringRef what, ArrayRef<int64_t> shape,
                            Type elementType = {});
 
-  Value slice(Value v, int64_t axis, int64_t begin, int64_t end);
+  Value slice(Value v, int64_t axis, int64_t begin, int64_t end) {
+    return sliceAxis(n, v, axis, begin, end);
+  }
   /// `v`'s slice `index` along dim 0, reshaped to `shape`.
   Value part(Value v, int64_t index, ArrayRef<int64_t> shape);
   /// Gate `g` (columns [g * H, (g + 1) * H)) of [B, k * H].
@@ -183,20 +185,6 @@ LogicalResult RecurrentBuilder::parseActivations(int64_t directions) {
     activations.push_back(a);
   }
   return success();
-}
-
-Value RecurrentBuilder::slice(Value v, int64_t axis, int64_t begin,
-                              int64_t end) {
-  if (!v)
-    return {};
-  ArrayRef<int64_t> shape = NodeContext::getType(v).getShape();
-  SmallVector<int64_t> starts(shape.size(), 0), ends(shape),
-      steps(shape.size(), 1);
-  starts[axis] = begin;
-  ends[axis] = end;
-  return n.create<SliceOp>(v, {n.i64Array("starts", starts),
-                               n.i64Array("ends", ends),
-                               n.i64Array("steps", steps)});
 }
 
 Value RecurrentBuilder::part(Value v, int64_t index, ArrayRef<int64_t> shape) {
