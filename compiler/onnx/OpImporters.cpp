@@ -1143,9 +1143,8 @@ LogicalResult importConv(NodeContext &n, Results &r) {
 }
 
 /// LpPool's arithmetic around the average pool (see importPool).
-LogicalResult importLpPool(NodeContext &n, Results &r, Value x,
-                           ArrayRef<int64_t> kernel, Window win,
-                           bool ceilMode) {
+LogicalResult buildLpPool(NodeContext &n, Results &r, Value x,
+                          ArrayRef<int64_t> kernel, Window win, bool ceilMode) {
   if (failed(checkFloatInput(n, x)))
     return failure();
   int64_t p = n.getInt("p", 2);
@@ -1227,7 +1226,7 @@ LogicalResult importPool(NodeContext &n, Results &r, PoolKind kind) {
     return failure();
   bool ceilMode = n.getInt("ceil_mode", 0) != 0;
   if (kind == PoolKind::Lp)
-    return importLpPool(n, r, x, *kernel, win, ceilMode);
+    return buildLpPool(n, r, x, *kernel, win, ceilMode);
   SmallVector<NamedAttribute> attrs{
       n.i64Array("kernel_shape", *kernel), n.i64Array("strides", win.strides),
       n.i64Array("pads", win.pads), n.i64Array("dilations", win.dilations),
