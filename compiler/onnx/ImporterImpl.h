@@ -215,6 +215,11 @@ Value sliceAxis(NodeContext &n, Value v, int64_t axis, int64_t begin,
                 int64_t end, int64_t step = 1);
 /// A constant zero tensor of `shape` and `elementType`.
 Value zeros(NodeContext &n, ArrayRef<int64_t> shape, Type elementType);
+/// A constant tensor of `shape` and float or integer `elementType` holding
+/// `values` (rounded to nearest for floats, truncated for integers, as a
+/// cast).
+Value constantOf(NodeContext &n, ArrayRef<int64_t> shape, Type elementType,
+                 ArrayRef<double> values);
 /// A constant f32 tensor of `shape` holding `values`.
 Value f32Constant(NodeContext &n, ArrayRef<int64_t> shape,
                   ArrayRef<float> values);
@@ -274,6 +279,16 @@ LogicalResult importNegativeLogLikelihoodLoss(NodeContext &,
                                               SmallVectorImpl<Value> &);
 LogicalResult importSoftmaxCrossEntropyLoss(NodeContext &,
                                             SmallVectorImpl<Value> &);
+
+/// ONNX's signal operators, opset 17 (SignalImporter.cpp): the window
+/// functions and MelWeightMatrix as constants, DFT and STFT as matrix
+/// products.
+LogicalResult importBlackmanWindow(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importDFT(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importHammingWindow(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importHannWindow(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importMelWeightMatrix(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importSTFT(NodeContext &, SmallVectorImpl<Value> &);
 
 /// ONNX Runtime's RMS normalization, in the default domain
 /// (MicrosoftImporters.cpp).

@@ -95,6 +95,32 @@ Value onnx_import::zeros(NodeContext &n, ArrayRef<int64_t> shape,
   return splat(n, shape, elementType, 0);
 }
 
+Value onnx_import::constantOf(NodeContext &n, ArrayRef<int64_t> shape,
+                              Type elementType, ArrayRef<double> values) {
+  auto type = RankedTensorType::get(shape, elementType);
+  if (auto ft = dyn_cast<FloatType>(elementType)) {
+    SmallVector<APFloat> floats;
+    floats.reserve(values.size());
+    for (double v : values) {
+      APFloat f(v);
+      bool losesInfo;
+      f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                &losesInfo);
+      floats.push_back(f);
+    }
+    return n.b.create<arith::ConstantOp>(n.loc,
+                                         DenseElementsAttr::get(type, floats));
+  }
+  unsigned width = elementType.getIntOrFloatBitWidth();
+  SmallVector<APInt> ints;
+  ints.reserve(values.size());
+  for (double v : values)
+    ints.push_back(width == 1 ? APInt(1, v != 0)
+                              : APInt(width, (int64_t)v, /*isSigned=*/true));
+  return n.b.create<arith::ConstantOp>(n.loc,
+                                       DenseElementsAttr::get(type, ints));
+}
+
 Value onnx_import::f32Constant(NodeContext &n, ArrayRef<int64_t> shape,
                                ArrayRef<float> values) {
   auto type = RankedTensorType::get(shape, n.b.getF32Type());
@@ -2918,6 +2944,8 @@ const OpTableEntry kOpTable[] = {
      "dlc.or on integers; broadcasting"},
     {"BitwiseXor", importLogical<XorOp, true>,
      "dlc.xor on integers; broadcasting"},
+    {"BlackmanWindow", importBlackmanWindow,
+     "constant; constant size, output_datatype, periodic"},
     {"Cast", importCast,
      "dlc.cast; to f16/bf16/f32/f64/bool/int8/uint8/int32/int64"},
     {"CastLike", importCastLike, "dlc.cast to the element type of target_type"},
@@ -2948,6 +2976,10 @@ const OpTableEntry kOpTable[] = {
      "dlc.cumprod; constant axis, exclusive, reverse"},
     {"CumSum", importCumulative<CumSumOp>,
      "dlc.cumsum; constant axis, exclusive, reverse"},
+    {"DFT", importDFT,
+     "dlc.matmul with the constant DFT matrix (the axis transposed next to "
+     "the complex dim); constant dft_length and axis, inverse, onesided "
+     "(with inverse: irfft); at most 2^24 matrix coefficients"},
     {"DepthToSpace", importDepthToSpace,
      "dlc.reshape + dlc.transpose + dlc.reshape; mode DCR/CRD"},
     {"DequantizeLinear", importDequantizeLinear,
@@ -2994,6 +3026,10 @@ const OpTableEntry kOpTable[] = {
     {"GroupNormalization", importGroupNorm,
      "dlc.layer_norm over the groups, then scale and bias (per group "
      "before opset 21, per channel from 21)"},
+    {"HammingWindow", importHammingWindow,
+     "constant; constant size, output_datatype, periodic"},
+    {"HannWindow", importHannWindow,
+     "constant; constant size, output_datatype, periodic"},
     {"HardSigmoid", importHardSigmoid, "dlc.hard_sigmoid; alpha, beta"},
     {"HardSwish", importUnary<HardSwishOp>, "dlc.hard_swish"},
     {"Hardmax", importHardmax,
@@ -3045,6 +3081,8 @@ const OpTableEntry kOpTable[] = {
      "dlc.add chain and dlc.div by the count; variadic, broadcasting"},
     {"MeanVarianceNormalization", importMeanVarianceNormalization,
      "(x - mean) / (sqrt(mean(x^2) - mean^2) + 1e-9) over axes"},
+    {"MelWeightMatrix", importMelWeightMatrix,
+     "constant; constant inputs, output_datatype"},
     {"Min", importVariadic<MinOp>, "dlc.min chain; variadic, broadcasting"},
     {"Mish", importUnary<MishOp>, "dlc.mish"},
     {"Mod", importMod, "dlc.mod; fmod (float fmod=0 as Python %)"},
@@ -3125,6 +3163,10 @@ const OpTableEntry kOpTable[] = {
      "(gathered at position_ids); 3-D (num_heads) or 4-D, "
      "rotary_embedding_dim"},
     {"Round", importUnary<RoundOp>, "dlc.round; half to even"},
+    {"STFT", importSTFT,
+     "dlc.gather of the frames + dlc.matmul with the constant DFT matrix "
+     "(a constant window folded in); constant frame_step and frame_length, "
+     "onesided"},
     {"Scan", importScan,
      "unrolled over the scan axis (opset 9+): scan_input/output axes and "
      "directions; at most 4096 iterations"},

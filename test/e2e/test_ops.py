@@ -1603,6 +1603,41 @@ def composed_cases(t):
          {"x": t.rand(2, 5, 3 * 10), "pos": np.array([[0, 3, 4, 9, 15], [2, 2, 1, 0, 7]], I64)},
          {"cos": np.cos(angles), "sin": np.sin(angles)}, order=["x", "cos", "sin", "pos"],
          opset=23, attrs=dict(num_heads=3, rotary_embedding_dim=8, interleaved=1))
+    # DFT as one matrix product: a complex signal along a middle axis,
+    # zero-padded to 16 (opset 20: axis and dft_length constant inputs); a
+    # real f64 signal truncated to 9, one-sided; an inverse along axis 1.
+    t.op("dft_complex_middle_axis_padded", "DFT", {"x": t.rand(2, 12, 5, 2)},
+         {"len": np.array(16, I64), "axis": np.array(1, I64)}, order=["x", "len", "axis"],
+         opset=20, rtol=1e-4, atol=1e-4)
+    t.op("dft_real_f64_truncated_onesided", "DFT", {"x": t.rand(3, 11, 1).astype(np.float64)},
+         {"len": np.array(9, I64)}, order=["x", "len"], opset=17,
+         attrs=dict(axis=1, onesided=1), rtol=1e-9, atol=1e-9)
+    t.op("dft_inverse_complex", "DFT", {"x": t.rand(2, 7, 3, 2)}, opset=17,
+         attrs=dict(axis=1, inverse=1), rtol=1e-4, atol=1e-5)
+    # STFT as audio front ends run it: a 400-point periodic Hann window
+    # (folded into the DFT matrix), hop 160, one-sided (201 bins); and a
+    # run-time window over a complex signal, two-sided.
+    hann = (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(400) / 400)).astype(np.float32)
+    t.op("stft_hann_400_hop_160", "STFT", {"x": t.rand(2, 1600, 1)},
+         {"step": np.array(160, I64), "window": hann}, order=["x", "step", "window"],
+         rtol=1e-3, atol=2e-3)
+    t.op("stft_runtime_window_complex", "STFT",
+         {"x": t.rand(1, 40, 2), "window": t.rand(12)}, {"step": np.array(5, I64)},
+         order=["x", "step", "window"], attrs=dict(onesided=0), rtol=1e-4, atol=1e-4)
+    # Window functions and MelWeightMatrix are constants; a log-mel
+    # spectrogram's front end chains them with STFT.
+    t.add("log_mel_front_end", [
+        helper.make_node("HannWindow", ["n"], ["w"], periodic=1),
+        helper.make_node("STFT", ["x", "step", "w"], ["spec"], onesided=1),
+        helper.make_node("ReduceSumSquare", ["spec", "last"], ["power"], keepdims=0),
+        helper.make_node("MelWeightMatrix", ["mels", "len", "rate", "lo", "hi"], ["mel"]),
+        helper.make_node("MatMul", ["power", "mel"], ["y"])],
+        {"x": t.rand(1, 800, 1)},
+        consts={"n": np.array(256, I64), "step": np.array(128, I64), "last": np.array([-1], I64),
+                "mels": np.array(20, I64), "len": np.array(256, I64),
+                "rate": np.array(16000, I64), "lo": np.array(20, np.float32),
+                "hi": np.array(8000, np.float32)},
+        opset=18, rtol=1e-3, atol=1e-3)
     # Bitwise ops on integers; BitShift on uint8 (ONNX Runtime's only
     # shared type) with amounts past the width.
     ia, ib = t.rng.integers(-2**31, 2**31, (3, 4)), t.rng.integers(-2**31, 2**31, (4,))
