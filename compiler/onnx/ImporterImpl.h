@@ -290,6 +290,13 @@ LogicalResult importHannWindow(NodeContext &, SmallVectorImpl<Value> &);
 LogicalResult importMelWeightMatrix(NodeContext &, SmallVectorImpl<Value> &);
 LogicalResult importSTFT(NodeContext &, SmallVectorImpl<Value> &);
 
+/// Operators that write to computed positions (ScatterImporter.cpp):
+/// Col2Im as a transposed convolution or a transpose, MaxUnpool and
+/// TensorScatter as scatters.
+LogicalResult importCol2Im(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importMaxUnpool(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importTensorScatter(NodeContext &, SmallVectorImpl<Value> &);
+
 /// ONNX Runtime's RMS normalization, in the default domain
 /// (MicrosoftImporters.cpp).
 LogicalResult importSimplifiedLayerNorm(NodeContext &,

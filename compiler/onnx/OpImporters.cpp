@@ -1001,17 +1001,39 @@ LogicalResult importLRN(NodeContext &n, Results &r) {
 }
 
 /// Swish(X), alpha (opset 24): X * sigmoid(alpha * X).
+/// x * sigmoid(alpha * x).
+Value swish(NodeContext &n, Value x, double alpha) {
+  Value scaled =
+      n.create<MulOp>({x, splat(n, {}, n.getType(x).getElementType(), alpha)});
+  Value gate = scaled ? n.create<SigmoidOp>(scaled, {}, x.getType()) : Value();
+  return gate ? n.create<MulOp>({x, gate}) : Value();
+}
+
 LogicalResult importSwish(NodeContext &n, Results &r) {
   Value x = floatUnaryInput(n, {"alpha"});
   if (!x)
     return failure();
-  Type elt = n.getType(x).getElementType();
   double alpha = n.getFloat("alpha", 1.0f);
   if (n.hasFailed())
     return failure();
-  Value scaled = n.create<MulOp>({x, splat(n, {}, elt, alpha)});
-  Value gate = scaled ? n.create<SigmoidOp>(scaled, {}, x.getType()) : Value();
-  r.push_back(gate ? n.create<MulOp>({x, gate}) : Value());
+  r.push_back(swish(n, x, alpha));
+  return success(r.back() != nullptr);
+}
+
+/// SwiGLU(A, B), alpha (opset 28): Swish(A) * B, A and B of one shape.
+LogicalResult importSwiGLU(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({"alpha"})))
+    return failure();
+  Value a = n.input(0), b = n.input(1);
+  double alpha = n.getFloat("alpha", 1.0f);
+  if (n.hasFailed())
+    return failure();
+  if (a.getType() != b.getType() ||
+      !isa<FloatType>(n.getType(a).getElementType()))
+    return n.emitError() << "A and B must be float tensors of one type, got "
+                         << a.getType() << " and " << b.getType();
+  Value gate = swish(n, a, alpha);
+  r.push_back(gate ? n.create<MulOp>({gate, b}) : Value());
   return success(r.back() != nullptr);
 }
 
@@ -2783,6 +2805,34 @@ LogicalResult importResize(NodeContext &n, Results &r) {
   return success(y != nullptr);
 }
 
+/// Upsample(X, scales (opset 9) | scales attribute (7-8)), mode: Resize-10,
+/// which ONNX defined as Upsample's successor (asymmetric coordinates,
+/// nearest rounding down).
+LogicalResult importUpsample(NodeContext &n, Results &r) {
+  bool scalesInput = n.opset >= 9;
+  if (failed(n.checkInputs(scalesInput ? 2 : 1, scalesInput ? 2 : 1)) ||
+      failed(n.checkKnownAttrs(scalesInput
+                                   ? ArrayRef<StringRef>{"mode"}
+                                   : ArrayRef<StringRef>{"mode", "scales"})))
+    return failure();
+  Value scales = n.input(1);
+  if (!scalesInput) {
+    std::optional<SmallVector<float>> attr;
+    if (const onnx::AttributeProto *a = n.getAttr("scales"))
+      attr = SmallVector<float>(a->floats().begin(), a->floats().end());
+    if (!attr || (int64_t)attr->size() != n.getRank(n.input(0)))
+      return n.emitError() << "scales must have one value a dim of "
+                           << n.input(0).getType();
+    scales = f32Constant(n, {(int64_t)attr->size()}, *attr);
+  }
+  Value y = importFloatOp(n, "Resize", {n.input(0), scales}, {"scales"},
+                          /*opset=*/10);
+  if (!y)
+    return failure();
+  r.push_back(y);
+  return success();
+}
+
 LogicalResult importConvTranspose(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(2, 3)) ||
       failed(n.checkKnownAttrs({"auto_pad", "dilations", "group",
@@ -2957,6 +3007,10 @@ const OpTableEntry kOpTable[] = {
     {"Clip", importClip,
      "dlc.clip; min/max attributes (<11) or constant inputs; float and "
      "integer; min > max gives max"},
+    {"Col2Im", importCol2Im,
+     "dlc.conv_transpose of each image's block planes with the identity "
+     "kernel, or reshape + transpose when the blocks tile the image; "
+     "constant image_shape and block_shape, N-d, dilations, pads, strides"},
     {"Concat", importConcat, "dlc.concat; negative axis"},
     {"Constant", importConstant,
      "arith.constant; value, value_float(s), value_int(s)"},
@@ -3077,6 +3131,9 @@ const OpTableEntry kOpTable[] = {
     {"MaxPool", importMaxPool,
      "dlc.max_pool; float, int8, uint8; auto_pad resolved, ceil_mode, "
      "storage_order=0, Indices output unused"},
+    {"MaxUnpool", importMaxUnpool,
+     "dlc.scatter_elements of X at its flat indices into zeros; "
+     "kernel_shape, pads, strides, constant output_shape"},
     {"Mean", importVariadic<AddOp, true>,
      "dlc.add chain and dlc.div by the count; variadic, broadcasting"},
     {"MeanVarianceNormalization", importMeanVarianceNormalization,
@@ -3170,6 +3227,8 @@ const OpTableEntry kOpTable[] = {
     {"Scan", importScan,
      "unrolled over the scan axis (opset 9+): scan_input/output axes and "
      "directions; at most 4096 iterations"},
+    {"Scatter", importScatterElements,
+     "dlc.scatter_elements (ScatterElements before opset 11); negative axis"},
     {"ScatterElements", importScatterElements,
      "dlc.scatter_elements; negative axis, reduction none/add/mul/max/min"},
     {"ScatterND", importScatterND,
@@ -3205,9 +3264,13 @@ const OpTableEntry kOpTable[] = {
      "dlc.reshape; axes attribute (<13) or constant input"},
     {"Sub", importBinary<SubOp>, "dlc.sub; numpy broadcasting, same dtypes"},
     {"Sum", importVariadic<AddOp>, "dlc.add chain; variadic, broadcasting"},
+    {"SwiGLU", importSwiGLU, "x * sigmoid(alpha * x) * b; alpha"},
     {"Swish", importSwish, "x * sigmoid(alpha * x); alpha"},
     {"Tan", importUnary<TanOp>, "dlc.tan"},
     {"Tanh", importUnary<TanhOp>, "dlc.tanh"},
+    {"TensorScatter", importTensorScatter,
+     "dlc.scatter_elements at write_indices + iota along axis (modulo the "
+     "cache's length when circular)"},
     {"ThresholdedRelu", importThresholdedRelu, "dlc.thresholded_relu; alpha"},
     {"Tile", importTile, "dlc.tile; constant repeats"},
     {"TopK", importTopK,
@@ -3216,6 +3279,9 @@ const OpTableEntry kOpTable[] = {
     {"Trilu", importTrilu, "dlc.trilu; upper, constant k"},
     {"Unsqueeze", importUnsqueeze,
      "dlc.reshape; axes attribute (<13) or constant input"},
+    {"Upsample", importUpsample,
+     "Resize-10 (asymmetric, nearest rounds down); scales input (opset 9) "
+     "or attribute (7-8), mode nearest/linear"},
     {"Where", importWhere, "dlc.where; three-way broadcasting"},
     {"Xor", importLogical<XorOp>, "dlc.xor; bool operands, broadcasting"},
 };

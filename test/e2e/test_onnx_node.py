@@ -135,6 +135,7 @@ CONST_OPERANDS = {
         "BlackmanWindow", "HammingWindow", "HannWindow")},
     "CenterCropPad": {1: "shape"},
     "Clip": {1: "min", 2: "max"},
+    "Col2Im": {1: "image_shape", 2: "block_shape"},
     "ConstantOfShape": {0: "input (the shape)"},
     "CumProd": {1: "axis"},
     "CumSum": {1: "axis"},
@@ -142,6 +143,7 @@ CONST_OPERANDS = {
     "Dropout": {2: "training_mode"},
     "Loop": {0: "M (the trip count)", 1: "cond"},
     "Expand": {1: "shape"},
+    "MaxUnpool": {2: "output_shape"},
     "MelWeightMatrix": {0: "num_mel_bins", 1: "dft_length", 2: "sample_rate",
                         3: "lower_edge_hertz", 4: "upper_edge_hertz"},
     "OneHot": {1: "depth"},
@@ -159,6 +161,7 @@ CONST_OPERANDS = {
     "Tile": {1: "repeats"},
     "Trilu": {1: "k"},
     "Unsqueeze": {1: "axes"},
+    "Upsample": {1: "scales"},
 }
 
 

@@ -1638,6 +1638,37 @@ def composed_cases(t):
                 "rate": np.array(16000, I64), "lo": np.array(20, np.float32),
                 "hi": np.array(8000, np.float32)},
         opset=18, rtol=1e-3, atol=1e-3)
+    # Col2Im: overlapping dilated blocks with asymmetric pads whose last
+    # block stops short of the image's end (the transposed convolution's
+    # output_padding); blocks that tile the image (a transpose).
+    t.op("col2im_overlap_dilated_pads", "Col2Im", {"x": t.rand(2, 3 * 6, 6)},
+         {"image": np.array([6, 7], I64), "block": np.array([2, 3], I64)}, opset=18,
+         attrs=dict(strides=[2, 2], dilations=[1, 2], pads=[0, 1, 1, 0]), rtol=1e-5, atol=1e-5)
+    t.op("col2im_tiles", "Col2Im", {"x": t.rand(2, 5 * 16, 6)},
+         {"image": np.array([8, 12], I64), "block": np.array([4, 4], I64)}, opset=18,
+         attrs=dict(strides=[4, 4]))
+    # MaxUnpool at a 2x2/2 max pool's argmax positions. (With an
+    # output_shape larger than the unpooled one, ONNX Runtime reads the
+    # indices in the larger shape; onnx's reference and its node test
+    # test_maxunpool_export_with_output_shape, which dlc follows, in the
+    # unpooled one.)
+    xp = t.rand(2, 3, 6, 8)
+    win = xp.reshape(2, 3, 3, 2, 4, 2).transpose(0, 1, 2, 4, 3, 5).reshape(2, 3, 3, 4, 4)
+    arg = win.argmax(-1)
+    hh = np.arange(3)[:, None] * 2 + arg // 2
+    ww = np.arange(4)[None, :] * 2 + arg % 2
+    flat = ((np.arange(2)[:, None, None, None] * 3 + np.arange(3)[None, :, None, None]) * 6 + hh) * 8 + ww
+    t.op("maxunpool_argmax", "MaxUnpool", {"x": win.max(-1), "i": flat.astype(I64)}, opset=11,
+         attrs=dict(kernel_shape=[2, 2], strides=[2, 2]))
+    # TensorScatter (opset 24): a decode step's KV update written at each
+    # batch's index, wrapping around a circular cache.
+    t.op("tensor_scatter_circular", "TensorScatter",
+         {"cache": t.rand(3, 2, 8, 4), "update": t.rand(3, 2, 3, 4),
+          "idx": np.array([0, 6, 3], I64)}, opset=24, attrs=dict(mode="circular"))
+    # Upsample-9 (Resize-10's semantics): linear, asymmetric.
+    t.op("upsample9_linear", "Upsample", {"x": t.rand(1, 2, 3, 4)},
+         {"scales": np.array([1, 1, 2, 1.5], np.float32)}, opset=9, attrs=dict(mode="linear"),
+         rtol=1e-5, atol=1e-5)
     # Bitwise ops on integers; BitShift on uint8 (ONNX Runtime's only
     # shared type) with amounts past the width.
     ia, ib = t.rng.integers(-2**31, 2**31, (3, 4)), t.rng.integers(-2**31, 2**31, (4,))
