@@ -1046,6 +1046,110 @@ LogicalResult importRMSNormalization(NodeContext &n, Results &r) {
   return success();
 }
 
+/// AffineGrid(theta [N, S, S + 1], size [N, C, spatial...]), align_corners
+/// (opset 20): the constant homogeneous base grid [P, S + 1] (x fastest, as
+/// onnx's reference) times theta^T, [N, spatial..., S].
+LogicalResult importAffineGrid(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 2)) ||
+      failed(n.checkKnownAttrs({"align_corners"})))
+    return failure();
+  Value theta = n.input(0);
+  auto type = n.getType(theta);
+  std::optional<SmallVector<int64_t>> size = n.getConstInts(n.input(1), "size");
+  bool align = n.getInt("align_corners", 0);
+  if (!size || n.hasFailed())
+    return failure();
+  int64_t spatial = (int64_t)size->size() - 2;
+  if (spatial != 2 && spatial != 3)
+    return n.emitError() << "size must be [N, C, H, W] or [N, C, D, H, W], got "
+                         << size->size() << " values";
+  int64_t batch = (*size)[0];
+  if (!isa<FloatType>(type.getElementType()) ||
+      type.getShape() != ArrayRef<int64_t>{batch, spatial, spatial + 1})
+    return n.emitError() << "theta must be a float [" << batch << ", "
+                         << spatial << ", " << spatial + 1
+                         << "] tensor for size's batch and rank, got " << type;
+  ArrayRef<int64_t> dims = ArrayRef<int64_t>(*size).drop_front(2);
+  if (llvm::any_of(dims, [](int64_t d) { return d < 1; }))
+    return n.fail("size's spatial dims must be positive");
+  int64_t points = 1;
+  for (int64_t d : dims)
+    points *= d;
+  if (points > (int64_t(1) << 24))
+    return n.emitError() << "a grid of " << points << " points is too large";
+  auto coordinate = [&](int64_t i, int64_t extent) -> double {
+    if (align)
+      return extent == 1 ? -1.0 : -1.0 + 2.0 * i / (extent - 1);
+    return -1.0 + (2.0 * i + 1.0) / extent;
+  };
+  // Row p holds (x, y[, z], 1) of point p; dims are [D,] H, W.
+  SmallVector<double> base;
+  base.reserve(points * (spatial + 1));
+  SmallVector<int64_t> at(spatial, 0);
+  for (int64_t p = 0; p < points; ++p) {
+    for (int64_t d = spatial - 1; d >= 0; --d)
+      base.push_back(coordinate(at[d], dims[d]));
+    base.push_back(1.0);
+    for (int64_t d = spatial - 1; d >= 0 && ++at[d] == dims[d]; --d)
+      at[d] = 0;
+  }
+  Value grid =
+      constantOf(n, {points, spatial + 1}, type.getElementType(), base);
+  Value thetaT = n.create<TransposeOp>(theta, {n.i64Array("perm", {0, 2, 1})});
+  Value product = thetaT ? n.create<MatMulOp>({grid, thetaT}) : Value();
+  SmallVector<int64_t> shape{batch};
+  shape.append(dims.begin(), dims.end());
+  shape.push_back(spatial);
+  r.push_back(product ? n.reshape(product, shape) : Value());
+  return success(r.back() != nullptr);
+}
+
+/// Compress(input, condition), axis: a dlc.gather of the positions where
+/// the constant condition holds (of the flattened input without axis).
+LogicalResult importCompress(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({"axis"})))
+    return failure();
+  Value x = n.input(0);
+  auto cType = n.getType(n.input(1));
+  if (cType.getRank() != 1 || !cType.getElementType().isInteger(1))
+    return n.emitError() << "condition must be a 1-D bool tensor, got "
+                         << cType;
+  if (!matchPattern(n.input(1), m_Constant()))
+    return n.fail("condition must be a constant: it fixes the output's shape, "
+                  "and dlc compiles static shapes");
+  std::optional<SmallVector<int64_t>> cond =
+      n.getConstInts(n.input(1), "condition");
+  if (!cond)
+    return failure();
+  int64_t axis = 0;
+  if (n.hasAttr("axis")) {
+    std::optional<int64_t> a =
+        n.normalizeAxis(n.getInt("axis", 0), n.getRank(x));
+    if (!a)
+      return failure();
+    axis = *a;
+  } else {
+    x = n.reshape(x, {n.getType(x).getNumElements()});
+  }
+  if (!x)
+    return failure();
+  int64_t extent = n.getType(x).getDimSize(axis);
+  if ((int64_t)cond->size() > extent)
+    return n.emitError() << "condition has " << cond->size()
+                         << " values, more than the " << extent
+                         << " positions it selects from";
+  SmallVector<double> picked;
+  for (auto [i, c] : llvm::enumerate(*cond))
+    if (c)
+      picked.push_back((double)i);
+  if (picked.empty())
+    return n.fail("condition selects nothing (dlc has no empty tensors)");
+  Value index =
+      constantOf(n, {(int64_t)picked.size()}, n.b.getI64Type(), picked);
+  r.push_back(n.create<GatherOp>({x, index}, {n.i64("axis", axis)}));
+  return success(r.back() != nullptr);
+}
+
 /// GridSample(X, grid), mode, padding_mode, align_corners: dlc.grid_sample
 /// (opset 16's bilinear and bicubic are opset 20's linear and cubic).
 LogicalResult importGridSample(NodeContext &n, Results &r) {
@@ -2965,6 +3069,9 @@ const OpTableEntry kOpTable[] = {
     {"Acos", importUnary<AcosOp>, "dlc.acos"},
     {"Acosh", importUnary<AcoshOp>, "dlc.acosh"},
     {"Add", importBinary<AddOp>, "dlc.add; numpy broadcasting, same dtypes"},
+    {"AffineGrid", importAffineGrid,
+     "dlc.matmul of the constant base grid with theta^T; 2-D and 3-D, "
+     "constant size, align_corners"},
     {"And", importLogical<AndOp>, "dlc.and; bool operands, broadcasting"},
     {"ArgMax", importArgReduce<ArgMaxOp>,
      "dlc.arg_max; negative axis, keepdims, select_last_index"},
@@ -3011,6 +3118,9 @@ const OpTableEntry kOpTable[] = {
      "dlc.conv_transpose of each image's block planes with the identity "
      "kernel, or reshape + transpose when the blocks tile the image; "
      "constant image_shape and block_shape, N-d, dilations, pads, strides"},
+    {"Compress", importCompress,
+     "dlc.gather of the positions a constant condition selects; axis (none: "
+     "the flattened input)"},
     {"Concat", importConcat, "dlc.concat; negative axis"},
     {"Constant", importConstant,
      "arith.constant; value, value_float(s), value_int(s)"},

@@ -133,9 +133,11 @@ CONST_OPERANDS = {
         "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum", "ReduceSumSquare")},
     **{op: {0: "size"} for op in (
         "BlackmanWindow", "HammingWindow", "HannWindow")},
+    "AffineGrid": {1: "size"},
     "CenterCropPad": {1: "shape"},
     "Clip": {1: "min", 2: "max"},
     "Col2Im": {1: "image_shape", 2: "block_shape"},
+    "Compress": {1: "condition"},
     "ConstantOfShape": {0: "input (the shape)"},
     "CumProd": {1: "axis"},
     "CumSum": {1: "axis"},

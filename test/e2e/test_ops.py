@@ -1669,6 +1669,22 @@ def composed_cases(t):
     t.op("upsample9_linear", "Upsample", {"x": t.rand(1, 2, 3, 4)},
          {"scales": np.array([1, 1, 2, 1.5], np.float32)}, opset=9, attrs=dict(mode="linear"),
          rtol=1e-5, atol=1e-5)
+    # AffineGrid (opset 20): a 3-D grid with aligned corners, a 2-D one
+    # without, feeding GridSample as spatial transformers do.
+    t.op("affine_grid_3d_align", "AffineGrid", {"theta": t.rand(2, 3, 4)},
+         {"size": np.array([2, 1, 3, 4, 5], I64)}, opset=20, attrs=dict(align_corners=1),
+         rtol=1e-5, atol=1e-6)
+    t.add("affine_grid_sample_2d", [
+        helper.make_node("AffineGrid", ["theta", "size"], ["grid"]),
+        helper.make_node("GridSample", ["x", "grid"], ["y"])],
+        {"x": t.rand(2, 3, 6, 7), "theta": t.rand(2, 2, 3, lo=-0.8, hi=0.8)},
+        consts={"size": np.array([2, 3, 5, 4], I64)}, opset=20, rtol=1e-4, atol=1e-5)
+    # Compress with a constant condition: a gather along the axis, or of
+    # the flattened input.
+    cond = np.array([True, False, True, True, False], bool)
+    t.op("compress_axis1", "Compress", {"x": t.rand(3, 6, 2)}, {"c": cond}, opset=11,
+         attrs=dict(axis=1))
+    t.op("compress_flat", "Compress", {"x": t.rand(2, 2)}, {"c": cond[:4]}, opset=11)
     # Bitwise ops on integers; BitShift on uint8 (ONNX Runtime's only
     # shared type) with amounts past the width.
     ia, ib = t.rng.integers(-2**31, 2**31, (3, 4)), t.rng.integers(-2**31, 2**31, (4,))
