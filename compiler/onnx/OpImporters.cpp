@@ -749,6 +749,22 @@ LogicalResult importCast(NodeContext &n, Results &r) {
   return success();
 }
 
+/// BitCast(input), to (opset 26): dlc.bitcast to a type of the same width.
+LogicalResult importBitCast(NodeContext &n, Results &r) {
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({"to"})))
+    return failure();
+  if (!n.hasAttr("to"))
+    return n.fail("attribute 'to' is required");
+  int64_t to = n.getInt("to", 0);
+  Type elementType = getElementType(n.b.getContext(), to);
+  if (!elementType)
+    return n.emitError() << "unsupported target dtype '" << getDtypeName(to)
+                         << "'";
+  Value x = n.input(0);
+  r.push_back(n.create<BitcastOp>(x, {}, n.getType(x).clone(elementType)));
+  return success(r.back() != nullptr);
+}
+
 /// CastLike(input, target_type): Cast to target_type's element type.
 LogicalResult importCastLike(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({"saturate"})))
@@ -3091,6 +3107,8 @@ const OpTableEntry kOpTable[] = {
     {"BatchNormalization", importBatchNorm,
      "dlc.batch_norm; inference only (training_mode=0, statistics outputs "
      "unused)"},
+    {"BitCast", importBitCast,
+     "dlc.bitcast; to a type of the same width (bool as its byte)"},
     {"BitShift", importBitShift,
      "dlc.bit_shift; LEFT/RIGHT (arithmetic for signed types), amounts "
      "outside [0, width) give the fill; broadcasting"},

@@ -189,6 +189,20 @@ LogicalResult CastOp::verify() {
   return success();
 }
 
+LogicalResult BitcastOp::verify() {
+  if (rankedType(getInput()).getShape() != getType().getShape())
+    return emitOpError("result shape differs from the input shape");
+  auto bits = [](Type t) {
+    return t.isInteger(1) ? 8u : t.getIntOrFloatBitWidth();
+  };
+  Type from = rankedType(getInput()).getElementType(),
+       to = getType().getElementType();
+  if (bits(from) != bits(to))
+    return emitOpError("element types of different widths: ")
+           << from << " and " << to;
+  return success();
+}
+
 LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
                                        std::optional<Location> loc,
                                        Adaptor adaptor,

@@ -190,6 +190,17 @@ def Dlc_CastOp : Dlc_Op<"cast"> {
   let hasFolder = 1;
 }
 
+def Dlc_BitcastOp : Dlc_Op<"bitcast"> {
+  let summary = "each element's bits read as the result's element type";
+  let description = [{
+    ONNX BitCast: the element types have one bit width, a bool counting as
+    its byte (0 or 1; a byte to bool is `!= 0`). The shape is unchanged.
+  }];
+  let arguments = (ins Dlc_AnyTensor:$input);
+  let results = (outs Dlc_AnyTensor:$result);
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Comparison and logic
 //===----------------------------------------------------------------------===//

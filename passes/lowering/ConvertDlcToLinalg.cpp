@@ -184,6 +184,10 @@ Value castScalar(OpBuilder &b, Location loc, Value v, Type to) {
       return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNE, v, zero);
     return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, v, zero);
   }
+  // int8 <-> uint8: the same bits (the lowering erases signedness).
+  if (!fromF && !toF &&
+      from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth())
+    return v;
   if (fromF && toF)
     return fromF.getWidth() < toF.getWidth()
                ? b.create<arith::ExtFOp>(loc, to, v).getResult()
@@ -882,6 +886,34 @@ struct CastLowering : OpRewritePattern<CastOp> {
         op, elementwise(rewriter, op.getLoc(), op.getType(), {op.getInput()},
                         [&](OpBuilder &b, Location loc, ValueRange a) {
                           return castScalar(b, loc, a[0], to);
+                        }));
+    return success();
+  }
+};
+
+/// Each element's bits as the result's type: arith.bitcast between a float
+/// and an integer, nothing between integers of one width (signedness is
+/// erased); a bool is the byte 0 or 1.
+struct BitcastLowering : OpRewritePattern<BitcastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BitcastOp op,
+                                PatternRewriter &rewriter) const override {
+    Type to = op.getType().getElementType();
+    rewriter.replaceOp(
+        op, elementwise(rewriter, op.getLoc(), op.getType(), {op.getInput()},
+                        [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
+                          Value v = a[0];
+                          Type from = v.getType();
+                          if (from.isInteger(1) || to.isInteger(1))
+                            return castScalar(b, loc, v, to);
+                          if (isa<FloatType>(from) || isa<FloatType>(to)) {
+                            Type target = isa<FloatType>(to)
+                                              ? to
+                                              : b.getIntegerType(
+                                                    to.getIntOrFloatBitWidth());
+                            return b.create<arith::BitcastOp>(loc, target, v);
+                          }
+                          return v;
                         }));
     return success();
   }
@@ -3331,8 +3363,8 @@ void mlir::dlc::populateDlcToLinalgPatterns(
            BinaryLowering<DivOp>, BinaryLowering<PowOp>, UnaryLowering<ReluOp>,
            UnaryLowering<SigmoidOp>, UnaryLowering<TanhOp>,
            UnaryLowering<ErfOp>, UnaryLowering<SqrtOp>, UnaryLowering<ExpOp>,
-           UnaryLowering<ClipOp>, CastLowering, BatchNormLowering,
-           GemmLowering, ReduceMeanLowering, SoftmaxLowering,
+           UnaryLowering<ClipOp>, CastLowering, BitcastLowering,
+           BatchNormLowering, GemmLowering, ReduceMeanLowering, SoftmaxLowering,
            LayerNormLowering, PoolLowering<MaxPoolOp>,
            PoolLowering<AveragePoolOp>, ReshapeLowering, TransposeLowering,
            SliceLowering, ConcatLowering, GatherLowering, ShapeLowering>(ctx);

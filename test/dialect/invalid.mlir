@@ -124,6 +124,22 @@ func.func @reshape_count(%x: tensor<2x3xf32>) -> tensor<7xf32> {
 
 // -----
 
+func.func @bitcast_widths(%x: tensor<2x3xf32>) -> tensor<2x3xi64> {
+  // expected-error @+1 {{element types of different widths: 'f32' and 'i64'}}
+  %0 = dlc.bitcast %x : (tensor<2x3xf32>) -> tensor<2x3xi64>
+  return %0 : tensor<2x3xi64>
+}
+
+// -----
+
+func.func @bitcast_shape(%x: tensor<2x3xf32>) -> tensor<6xi32> {
+  // expected-error @+1 {{result shape differs from the input shape}}
+  %0 = dlc.bitcast %x : (tensor<2x3xf32>) -> tensor<6xi32>
+  return %0 : tensor<6xi32>
+}
+
+// -----
+
 func.func @cast_shape(%x: tensor<2x3xf32>) -> tensor<6xi64> {
   // expected-error @+1 {{result shape differs from the input shape}}
   %0 = dlc.cast %x : (tensor<2x3xf32>) -> tensor<6xi64>

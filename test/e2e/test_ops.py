@@ -1685,6 +1685,14 @@ def composed_cases(t):
     t.op("compress_axis1", "Compress", {"x": t.rand(3, 6, 2)}, {"c": cond}, opset=11,
          attrs=dict(axis=1))
     t.op("compress_flat", "Compress", {"x": t.rand(2, 2)}, {"c": cond[:4]}, opset=11)
+    # Cast between int8 and uint8 keeps the bits (-1 <-> 255); BitCast
+    # (opset 26) reinterprets f32 as int32 and bool as its byte.
+    i8 = np.array([[-128, -1, 0, 1, 127, -77]], np.int8)
+    t.op("cast_int8_to_uint8", "Cast", {"x": i8}, opset=13, attrs=dict(to=TensorProto.UINT8))
+    t.op("cast_uint8_to_int8", "Cast", {"x": i8.view(np.uint8)}, opset=13,
+         attrs=dict(to=TensorProto.INT8))
+    t.op("bitcast_f32_to_int32", "BitCast", {"x": t.rand(3, 5, lo=-1e3, hi=1e3)}, opset=26,
+         attrs=dict(to=TensorProto.INT32))
     # Bitwise ops on integers; BitShift on uint8 (ONNX Runtime's only
     # shared type) with amounts past the width.
     ia, ib = t.rng.integers(-2**31, 2**31, (3, 4)), t.rng.integers(-2**31, 2**31, (4,))

@@ -152,3 +152,23 @@ func.func @bit_shift(%a: tensor<4xi8>, %b: tensor<4xi8>, %u: tensor<4xui8>, %v: 
   %3 = dlc.not %a : (tensor<4xi8>) -> tensor<4xi8>
   return %0, %1, %2, %3 : tensor<4xi8>, tensor<4xui8>, tensor<4xi8>, tensor<4xi8>
 }
+
+// -----
+
+// Casts between int8 and uint8 keep the bits; a bitcast between a float and
+// an integer is arith.bitcast, a bool is its byte.
+// CHECK-LABEL: func @casts_same_width
+// CHECK-SAME: -> (tensor<4xi8>, tensor<4xi32>, tensor<4xi8>, tensor<4xf32>)
+func.func @casts_same_width(%a: tensor<4xi8>, %f: tensor<4xf32>, %b: tensor<4xi1>) -> (tensor<4xui8>, tensor<4xi32>, tensor<4xui8>, tensor<4xf32>) {
+  // CHECK: linalg.generic
+  // CHECK-NEXT: ^bb0(%[[IN:.*]]: i8, %{{.*}}: i8):
+  // CHECK-NEXT: linalg.yield %[[IN]] : i8
+  // CHECK: arith.bitcast %{{.*}} : f32 to i32
+  // CHECK: arith.extui %{{.*}} : i1 to i8
+  // CHECK: arith.bitcast %{{.*}} : i32 to f32
+  %0 = dlc.cast %a : (tensor<4xi8>) -> tensor<4xui8>
+  %1 = dlc.bitcast %f : (tensor<4xf32>) -> tensor<4xi32>
+  %2 = dlc.bitcast %b : (tensor<4xi1>) -> tensor<4xui8>
+  %3 = dlc.bitcast %1 : (tensor<4xi32>) -> tensor<4xf32>
+  return %0, %1, %2, %3 : tensor<4xui8>, tensor<4xi32>, tensor<4xui8>, tensor<4xf32>
+}
