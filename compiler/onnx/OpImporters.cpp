@@ -733,9 +733,14 @@ LogicalResult importClip(NodeContext &n, Results &r) {
   return success();
 }
 
-LogicalResult importCast(NodeContext &n, Results &r) {
+/// Cast(input), to, saturate, and BitCast(input), to (opset 26): `OpTy`
+/// to the element type `to` names.
+template <typename OpTy>
+LogicalResult importCastTo(NodeContext &n, Results &r) {
+  bool bitcast = std::is_same_v<OpTy, BitcastOp>;
   if (failed(n.checkInputs(1, 1)) ||
-      failed(n.checkKnownAttrs({"to", "saturate"})))
+      failed(n.checkKnownAttrs(bitcast ? ArrayRef<StringRef>{"to"}
+                                       : ArrayRef<StringRef>{"to", "saturate"})))
     return failure();
   if (!n.hasAttr("to"))
     return n.fail("attribute 'to' is required");
@@ -745,23 +750,7 @@ LogicalResult importCast(NodeContext &n, Results &r) {
     return n.emitError() << "unsupported target dtype '" << getDtypeName(to)
                          << "'";
   Value x = n.input(0);
-  r.push_back(n.create<CastOp>(x, {}, n.getType(x).clone(elementType)));
-  return success();
-}
-
-/// BitCast(input), to (opset 26): dlc.bitcast to a type of the same width.
-LogicalResult importBitCast(NodeContext &n, Results &r) {
-  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({"to"})))
-    return failure();
-  if (!n.hasAttr("to"))
-    return n.fail("attribute 'to' is required");
-  int64_t to = n.getInt("to", 0);
-  Type elementType = getElementType(n.b.getContext(), to);
-  if (!elementType)
-    return n.emitError() << "unsupported target dtype '" << getDtypeName(to)
-                         << "'";
-  Value x = n.input(0);
-  r.push_back(n.create<BitcastOp>(x, {}, n.getType(x).clone(elementType)));
+  r.push_back(n.create<OpTy>(x, {}, n.getType(x).clone(elementType)));
   return success(r.back() != nullptr);
 }
 
@@ -3107,7 +3096,7 @@ const OpTableEntry kOpTable[] = {
     {"BatchNormalization", importBatchNorm,
      "dlc.batch_norm; inference only (training_mode=0, statistics outputs "
      "unused)"},
-    {"BitCast", importBitCast,
+    {"BitCast", importCastTo<BitcastOp>,
      "dlc.bitcast; to a type of the same width (bool as its byte)"},
     {"BitShift", importBitShift,
      "dlc.bit_shift; LEFT/RIGHT (arithmetic for signed types), amounts "
@@ -3121,7 +3110,7 @@ const OpTableEntry kOpTable[] = {
      "dlc.xor on integers; broadcasting"},
     {"BlackmanWindow", importBlackmanWindow,
      "constant; constant size, output_datatype, periodic"},
-    {"Cast", importCast,
+    {"Cast", importCastTo<CastOp>,
      "dlc.cast; to f16/bf16/f32/f64/bool/int8/uint8/int32/int64"},
     {"CastLike", importCastLike, "dlc.cast to the element type of target_type"},
     {"Ceil", importUnary<CeilOp>, "dlc.ceil"},
