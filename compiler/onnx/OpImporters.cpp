@@ -1079,9 +1079,8 @@ LogicalResult importAffineGrid(NodeContext &n, Results &r) {
     return n.fail("size's spatial dims must be positive");
   int64_t points = 1;
   for (int64_t d : dims)
-    points *= d;
-  if (points > (int64_t(1) << 24))
-    return n.emitError() << "a grid of " << points << " points is too large";
+    if (llvm::MulOverflow(points, d, points) || points > (int64_t(1) << 24))
+      return n.fail("the grid has more than 2^24 points");
   auto coordinate = [&](int64_t i, int64_t extent) -> double {
     if (align)
       return extent == 1 ? -1.0 : -1.0 + 2.0 * i / (extent - 1);

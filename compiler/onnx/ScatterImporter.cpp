@@ -15,7 +15,10 @@
 #include "compiler/onnx/ImporterImpl.h"
 #include "dialects/dlc/DlcDialect.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <numeric>
+#include <string>
 
 using namespace mlir;
 using namespace mlir::dlc;
@@ -25,9 +28,19 @@ namespace {
 
 using Results = SmallVectorImpl<Value>;
 
-int64_t product(ArrayRef<int64_t> v) {
-  return std::accumulate(v.begin(), v.end(), int64_t(1),
-                         std::multiplies<int64_t>());
+/// Largest attribute value (strides, pads, block sizes) the importers
+/// accept, so that window arithmetic stays far from overflow.
+constexpr int64_t kMaxWindowValue = int64_t(1) << 31;
+/// Largest element count of a tensor these importers build.
+constexpr int64_t kMaxElements = int64_t(1) << 40;
+
+/// The product of `v`, or nullopt past kMaxElements.
+std::optional<int64_t> product(ArrayRef<int64_t> v) {
+  int64_t p = 1;
+  for (int64_t x : v)
+    if (x < 0 || llvm::MulOverflow(p, x, p) || p > kMaxElements)
+      return std::nullopt;
+  return p;
 }
 
 /// A spatial attribute of `rank` values, `fill` each when absent; reports
@@ -44,8 +57,9 @@ FailureOr<SmallVector<int64_t>> spatialAttr(NodeContext &n, StringRef name,
     return n.emitError() << name << " must have " << rank << " values, got "
                          << v->size();
   for (int64_t x : *v)
-    if (x < min)
-      return n.emitError() << name << " must be >= " << min << ", got " << x;
+    if (x < min || x > kMaxWindowValue)
+      return n.emitError() << name << " must be in [" << min << ", 2^31], got "
+                           << x;
   return *v;
 }
 
@@ -82,15 +96,17 @@ LogicalResult onnx_import::importCol2Im(NodeContext &n, Results &r) {
   if (failed(strides) || failed(dilations) || failed(pads))
     return failure();
   for (size_t i = 0; i < rank; ++i)
-    if ((*image)[i] < 1 || (*block)[i] < 1)
-      return n.emitError() << "image_shape and block_shape must be positive";
-  int64_t kernel = product(*block);
+    if ((*image)[i] < 1 || (*block)[i] < 1 || (*image)[i] > kMaxWindowValue ||
+        (*block)[i] > kMaxWindowValue)
+      return n.emitError()
+             << "image_shape and block_shape must be in [1, 2^31]";
   int64_t batch = type.getDimSize(0), columns = type.getDimSize(1);
-  if (columns % kernel != 0)
+  std::optional<int64_t> kernel = product(*block);
+  if (!kernel || *kernel > columns || columns % *kernel != 0)
     return n.emitError() << "input dim 1 (" << columns
                          << ") must be a multiple of the block's size "
-                         << kernel;
-  int64_t channels = columns / kernel;
+                         << (kernel ? std::to_string(*kernel) : "(too large)");
+  int64_t channels = columns / *kernel;
 
   // Block positions along each dim, as a convolution's output.
   SmallVector<int64_t> blocks(rank);
@@ -107,14 +123,18 @@ LogicalResult onnx_import::importCol2Im(NodeContext &n, Results &r) {
     tiles &= s == k && (k == 1 || d == 1) && (*pads)[i] == 0 &&
              (*pads)[rank + i] == 0 && blocks[i] * k == (*image)[i];
   }
-  if (product(blocks) != type.getDimSize(2))
+  std::optional<int64_t> blockCount = product(blocks);
+  if (blockCount != type.getDimSize(2))
     return n.emitError() << "input has " << type.getDimSize(2)
                          << " blocks (dim 2), but the image, block, strides, "
                             "dilations and pads give "
-                         << product(blocks);
+                         << (blockCount ? std::to_string(*blockCount)
+                                        : "too many");
 
   SmallVector<int64_t> resultShape{batch, channels};
   resultShape.append(*image);
+  if (!product(resultShape))
+    return n.fail("the image is too large");
   if (tiles) {
     // [N, C, k..., o...] -> [N, C, o1, k1, o2, k2, ...]: the blocks tile
     // the image, so folding them is moving data.
@@ -134,12 +154,12 @@ LogicalResult onnx_import::importCol2Im(NodeContext &n, Results &r) {
   // transposed convolution of its K block planes with the identity kernel
   // [K, 1, k...]. End padding beyond what the blocks cover is trimmed, the
   // rest of the image (past the last block) comes from output_padding.
-  SmallVector<int64_t> planes{batch * channels, kernel};
+  SmallVector<int64_t> planes{batch * channels, *kernel};
   planes.append(blocks);
-  SmallVector<double> identity(kernel * kernel, 0.0);
-  for (int64_t k = 0; k < kernel; ++k)
-    identity[k * kernel + k] = 1;
-  SmallVector<int64_t> weightShape{kernel, 1};
+  SmallVector<double> identity(*kernel * *kernel, 0.0);
+  for (int64_t k = 0; k < *kernel; ++k)
+    identity[k * *kernel + k] = 1;
+  SmallVector<int64_t> weightShape{*kernel, 1};
   weightShape.append(*block);
   Value weight = constantOf(n, weightShape, type.getElementType(), identity);
   SmallVector<int64_t> convPads(2 * rank), outputPadding(rank);
@@ -196,12 +216,19 @@ LogicalResult onnx_import::importMaxUnpool(NodeContext &n, Results &r) {
   // pads its end with zeros (as onnx's reference).
   SmallVector<int64_t> unpooled(type.getShape().take_front(2));
   for (size_t i = 0; i < spatial; ++i) {
-    int64_t d = (type.getDimSize(2 + i) - 1) * (*strides)[i] + (*kernel)[i] -
-                (*pads)[i] - (*pads)[spatial + i];
+    int64_t k = (*kernel)[i], d;
+    if (k < 1 || k > kMaxWindowValue)
+      return n.emitError() << "kernel_shape must be in [1, 2^31], got " << k;
+    if (llvm::MulOverflow(type.getDimSize(2 + i) - 1, (*strides)[i], d) ||
+        d > kMaxElements)
+      return n.fail("the unpooled shape is too large");
+    d += k - (*pads)[i] - (*pads)[spatial + i];
     if (d < 1)
       return n.emitError() << "the unpooled dim " << 2 + i << " would be " << d;
     unpooled.push_back(d);
   }
+  if (!product(unpooled))
+    return n.fail("the unpooled shape is too large");
   SmallVector<int64_t> outShape(unpooled);
   if (Value shape = n.input(2)) {
     std::optional<SmallVector<int64_t>> given =
@@ -219,9 +246,11 @@ LogicalResult onnx_import::importMaxUnpool(NodeContext &n, Results &r) {
       llvm::interleaveComma(unpooled, diag);
       return diag << "]";
     }
+    if (!product(*given))
+      return n.fail("output_shape is too large");
     outShape = *given;
   }
-  int64_t inCount = type.getNumElements(), outCount = product(unpooled);
+  int64_t inCount = type.getNumElements(), outCount = *product(unpooled);
   Value zero = zeros(n, {outCount}, type.getElementType());
   Value flatX = n.reshape(x, {inCount});
   Value flatI = n.reshape(indices, {inCount});

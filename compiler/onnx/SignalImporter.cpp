@@ -243,8 +243,9 @@ LogicalResult onnx_import::importMelWeightMatrix(NodeContext &n, Results &r) {
   SmallVector<int64_t> edges(*mels + 2);
   for (int64_t i = 0; i < *mels + 2; ++i) {
     double hz = 700 * std::expm1((i * step + low) / 2595 * std::log(10.0));
-    edges[i] = (int64_t)std::floor((*length + 1) * hz / *rate);
-    if (edges[i] < 0 || edges[i] >= bins)
+    double edge = std::floor((*length + 1) * hz / *rate);
+    edges[i] = edge >= 0 && edge < bins ? (int64_t)edge : -1;
+    if (edges[i] < 0)
       return n.emitError() << "upper_edge_hertz " << hertz(*upper)
                            << " maps past the last of the " << bins
                            << " spectrogram bins (sample_rate " << *rate
@@ -386,6 +387,10 @@ LogicalResult onnx_import::importSTFT(NodeContext &n, Results &r) {
     return n.emitError() << "frame_length must be in [1, " << length
                          << "] (the signal's length), got " << frameLength;
   int64_t frames = 1 + (length - frameLength) / *step;
+  if (frames > kMaxSignalConstant / frameLength)
+    return n.emitError() << frames << " frames of " << frameLength
+                         << " samples are more than dlc gathers ("
+                         << kMaxSignalConstant << " indices)";
 
   // [batch, frames, frame_length, parts], frame f at f * step.
   SmallVector<double> indices;

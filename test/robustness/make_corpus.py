@@ -279,6 +279,42 @@ def gen_opsets():
               [vi("x3", T.FLOAT, (2, 1, 3)), vi("w", T.FLOAT, (1, 6, 3)),
                vi("r", T.FLOAT, (1, 6, 2))], [vi("y", T.FLOAT, None)])
     add("gru-hidden-size-mismatch", m, "hidden_size is 1099511627776 but W has 3 * 2 rows")
+    # Signal and scatter operators: lengths and windows that would
+    # overflow the importer's arithmetic or build huge constants.
+    i64 = lambda n, v: const(n, np.array(v, np.int64))  # noqa: E731
+    m = model([h.make_node("DFT", ["x3", "len"], ["y"], axis=1)],
+              [vi("x3", T.FLOAT, (1, 8, 1))], [vi("y", T.FLOAT, None)],
+              inits=[i64("len", 2**62)])
+    add("dft-huge-length", m, "larger than dlc builds")
+    m = model([h.make_node("HannWindow", ["n"], ["y"])], [vi("x")], [vi("y", T.FLOAT, None)],
+              inits=[i64("n", 2**40)])
+    add("window-huge-size", m, "size must be in [1, 16777216]")
+    m = model([h.make_node("STFT", ["x3", "step", "", "len"], ["y"])],
+              [vi("x3", T.FLOAT, (1, 40000, 1))], [vi("y", T.FLOAT, None)],
+              inits=[i64("step", 1), i64("len", 20000)])
+    add("stft-too-many-frames", m, "more than dlc gathers")
+    m = model([h.make_node("MelWeightMatrix", ["m", "len", "rate", "lo", "hi"], ["y"])],
+              [vi("x")], [vi("y", T.FLOAT, None)],
+              inits=[i64("m", 8), i64("len", 64), i64("rate", 16000),
+                     const("lo", np.array(0, np.float32)), const("hi", np.array(1e30, np.float32))])
+    add("mel-huge-upper-edge", m, "maps past the last of the 33 spectrogram bins")
+    m = model([h.make_node("Col2Im", ["c", "img", "blk"], ["y"])],
+              [vi("c", T.FLOAT, (1, 8, 4))], [vi("y", T.FLOAT, None)],
+              inits=[i64("img", [2**40, 2**40]), i64("blk", [2**40, 2**40])])
+    add("col2im-huge-block", m, "image_shape and block_shape must be in [1, 2^31]")
+    m = model([h.make_node("Col2Im", ["c", "img", "blk"], ["y"], strides=[2**30, 2**30])],
+              [vi("c", T.FLOAT, (1, 8, 4))], [vi("y", T.FLOAT, None)],
+              inits=[i64("img", [2**31, 2**31]), i64("blk", [2, 2])])
+    add("col2im-huge-image", m, "the image is too large")
+    m = model([h.make_node("MaxUnpool", ["x", "i"], ["y"], kernel_shape=[2, 2],
+                           strides=[2**31, 2**31])],
+              [vi("x", T.FLOAT, (1, 1, 4096, 4096)), vi("i", T.INT64, (1, 1, 4096, 4096))],
+              [vi("y", T.FLOAT, None)])
+    add("maxunpool-huge-strides", m, "the unpooled shape is too large")
+    m = model([h.make_node("AffineGrid", ["theta", "size"], ["y"])],
+              [vi("theta", T.FLOAT, (1, 2, 3))], [vi("y", T.FLOAT, None)],
+              inits=[i64("size", [1, 1, 2**40, 2**40])])
+    add("affinegrid-huge-size", m, "more than 2^24 points")
     # ONNX Runtime's contrib domain: its quantized operators import, the
     # rest are errors; hostile operands of the quantized ones too.
     ms = [h.make_opsetid("", 17), h.make_opsetid("com.microsoft", 1)]
