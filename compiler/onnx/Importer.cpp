@@ -48,17 +48,26 @@ Type onnx_import::getElementType(MLIRContext *ctx, int32_t dtype) {
   case onnx::TensorProto::INT8:
     return b.getIntegerType(8);
   case onnx::TensorProto::UINT8:
-    // Unsigned in the dialect: only ops that know about signedness
-    // (quantization) accept it; the lowering erases it.
+    // Unsigned in the dialect (as uint16/32/64): the ops whose result
+    // depends on signedness use unsigned arithmetic; the lowering erases
+    // it.
     return b.getIntegerType(8, /*isSigned=*/false);
+  case onnx::TensorProto::INT16:
+    return b.getIntegerType(16);
   case onnx::TensorProto::INT32:
     return b.getIntegerType(32);
   case onnx::TensorProto::INT64:
     return b.getIntegerType(64);
+  case onnx::TensorProto::UINT16:
+    return b.getIntegerType(16, /*isSigned=*/false);
+  case onnx::TensorProto::UINT32:
+    return b.getIntegerType(32, /*isSigned=*/false);
+  case onnx::TensorProto::UINT64:
+    return b.getIntegerType(64, /*isSigned=*/false);
   case onnx::TensorProto::BOOL:
     return b.getI1Type();
   default:
-    // Wider unsigned and string types need ops that know about them.
+    // Strings, float8 and the sub-byte types need ops that know them.
     return {};
   }
 }
@@ -199,6 +208,14 @@ int64_t copyTypedData(const onnx::TensorProto &t, Type elementType,
     return append(t.int32_data(), [](int32_t v) { return (int8_t)v; });
   case onnx::TensorProto::UINT8:
     return append(t.int32_data(), [](int32_t v) { return (uint8_t)v; });
+  case onnx::TensorProto::INT16:
+    return append(t.int32_data(), [](int32_t v) { return (int16_t)v; });
+  case onnx::TensorProto::UINT16:
+    return append(t.int32_data(), [](int32_t v) { return (uint16_t)v; });
+  case onnx::TensorProto::UINT32:
+    return append(t.uint64_data(), [](uint64_t v) { return (uint32_t)v; });
+  case onnx::TensorProto::UINT64:
+    return append(t.uint64_data(), same);
   case onnx::TensorProto::BOOL:
     return append(t.int32_data(), [](int32_t v) { return (uint8_t)(v != 0); });
   case onnx::TensorProto::FLOAT16:

@@ -114,9 +114,15 @@ Value onnx_import::constantOf(NodeContext &n, ArrayRef<int64_t> shape,
   unsigned width = elementType.getIntOrFloatBitWidth();
   SmallVector<APInt> ints;
   ints.reserve(values.size());
-  for (double v : values)
+  for (double v : values) {
+    // Out of int64's range (NaN included) is undefined in C++: saturate.
+    int64_t i = std::isnan(v)  ? 0
+                : v <= -0x1p63 ? INT64_MIN
+                : v >= 0x1p63  ? INT64_MAX
+                               : (int64_t)v;
     ints.push_back(width == 1 ? APInt(1, v != 0)
-                              : APInt(width, (int64_t)v, /*isSigned=*/true));
+                              : APInt(width, i, /*isSigned=*/true));
+  }
   return n.b.create<arith::ConstantOp>(n.loc,
                                        DenseElementsAttr::get(type, ints));
 }

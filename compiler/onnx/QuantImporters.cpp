@@ -202,6 +202,20 @@ Value quantizeBlocks(NodeContext &n, Value x, Value scale, Value zp,
                                     {n.i64("axis", 0)});
 }
 
+/// Whether `t` is a quantized type dlc computes with (int8 or uint8, and
+/// int32 for dequantized accumulators when `int32`); reports it otherwise.
+bool checkQuantType(NodeContext &n, Type t, bool int32) {
+  if (t.isInteger(8) || (int32 && t.isSignlessInteger(32)))
+    return true;
+  std::string name = isa<IntegerType>(t)
+                         ? (t.isUnsignedInteger() ? "uint" : "int") +
+                               std::to_string(t.getIntOrFloatBitWidth())
+                         : "a float";
+  n.emitError() << "unsupported quantized dtype '" << name << "' (int8"
+                << (int32 ? ", uint8 and int32" : " and uint8") << " are)";
+  return false;
+}
+
 /// Element type named by QuantizeLinear-21's `output_dtype`.
 Type quantElementType(NodeContext &n, int64_t dtype) {
   if (dtype == onnx::TensorProto::INT8 || dtype == onnx::TensorProto::UINT8)
@@ -246,6 +260,8 @@ LogicalResult importQuantizeLinearImpl(NodeContext &n, Results &r) {
     return failure();
   Value zp = n.input(2);
   if (zp) {
+    if (!checkQuantType(n, NodeContext::getType(zp).getElementType(), false))
+      return failure();
     zp = scalarIfSingle(n, zp);
   } else {
     Type elt = quantElementType(
@@ -280,6 +296,8 @@ LogicalResult importDequantizeLinearImpl(NodeContext &n, Results &r) {
     return success();
   }
   Value x = n.input(0), scale = scalarIfSingle(n, n.input(1));
+  if (!checkQuantType(n, NodeContext::getType(x).getElementType(), true))
+    return failure();
   std::optional<int64_t> axis = readAxis(n, scale, n.getRank(x));
   if (!axis || n.hasFailed())
     return failure();

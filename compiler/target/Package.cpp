@@ -92,17 +92,46 @@ int32_t onnxDtype(Type t) {
     return 16;
   if (t.isF64())
     return 11;
+  if (t.isUnsignedInteger(64))
+    return 13;
+  if (t.isUnsignedInteger(32))
+    return 12;
+  if (t.isUnsignedInteger(16))
+    return 4;
+  if (t.isUnsignedInteger(8))
+    return 2;
   if (t.isInteger(64))
     return 7;
   if (t.isInteger(32))
     return 6;
-  if (t.isUnsignedInteger(8))
-    return 2;
+  if (t.isInteger(16))
+    return 5;
   if (t.isInteger(8))
     return 3;
   if (t.isInteger(1))
     return 9;
   return 0;
+}
+
+/// Bytes of an element of ONNX dtype `dtype` (one of onnxDtype's).
+int64_t dtypeBytes(int32_t dtype) {
+  switch (dtype) {
+  case 7:  // int64
+  case 11: // double
+  case 13: // uint64
+    return 8;
+  case 1:  // float
+  case 6:  // int32
+  case 12: // uint32
+    return 4;
+  case 4:  // uint16
+  case 5:  // int16
+  case 10: // float16
+  case 16: // bfloat16
+    return 2;
+  default: // int8, uint8, bool
+    return 1;
+  }
 }
 
 int64_t byteSize(MemRefType type) {
@@ -449,10 +478,7 @@ void writeTensorTable(llvm::raw_ostream &os, StringRef name,
     int64_t elements = 1;
     for (int64_t d : tensors[i].shape)
       elements *= d;
-    int64_t width = tensors[i].dtype == 1 || tensors[i].dtype == 6     ? 4
-                    : tensors[i].dtype == 7 || tensors[i].dtype == 11  ? 8
-                    : tensors[i].dtype == 10 || tensors[i].dtype == 16 ? 2
-                                                                       : 1;
+    int64_t width = dtypeBytes(tensors[i].dtype);
     os << "  {" << cString(tensors[i].name) << ", " << tensors[i].dtype << ", "
        << tensors[i].shape.size() << ", " << name << "_shape" << i << ", "
        << elements * width << "u},\n";

@@ -594,8 +594,9 @@ void writeOpTable(llvm::raw_ostream &os) {
         "table\n(compiler/onnx/OpImporters.cpp); test/onnx/ops-table.test "
         "keeps this file\nin step. Default domain, opsets 7 to 21 (13 to 21 "
         "tested). Element types: f16,\nbf16, f32, f64, bool, int8, uint8, "
-        "int32, int64 where the operator allows them\n(uint8 with unsigned "
-        "comparisons, division and min/max).\n\n"
+        "int16, uint16, int32, uint32, int64, uint64\nwhere the operator "
+        "allows them (the unsigned ones with unsigned comparisons,\n"
+        "division, shifts and min/max; quantized tensors int8/uint8).\n\n"
      << "| ONNX op | dlc form and accepted attributes |\n| --- | --- |\n";
   auto ops = dlc::getSupportedOnnxOps();
   for (const dlc::OnnxOpSupport &op : ops)

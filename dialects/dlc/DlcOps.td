@@ -33,10 +33,12 @@ class Dlc_Op<string mnemonic, list<Trait> traits = []>
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }
 
-// UI8 is ONNX uint8: ops whose result depends on signedness (division,
-// remainder, comparisons, min/max, casts, reductions) lower it with unsigned
-// arithmetic; the lowering then erases the sign (see ConvertQuantToLinalg).
-def Dlc_AnyTensor : RankedTensorOf<[F16, BF16, F32, F64, I1, I8, UI8, I32, I64]>;
+// UI8-UI64 are ONNX's unsigned ints: ops whose result depends on signedness
+// (division, remainder, comparisons, min/max, shifts, casts, reductions)
+// lower them with unsigned arithmetic; the lowering then erases the sign
+// (see ConvertQuantToLinalg).
+def Dlc_AnyTensor : RankedTensorOf<[F16, BF16, F32, F64, I1, I8, UI8, I16, UI16,
+                                    I32, UI32, I64, UI64]>;
 def Dlc_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
 def Dlc_IndexTensor : RankedTensorOf<[I32, I64]>;
 
@@ -106,7 +108,8 @@ def Dlc_SoftsignOp : Dlc_UnaryOp<"softsign">;
 def Dlc_MishOp : Dlc_UnaryOp<"mish">;
 def Dlc_HardSwishOp : Dlc_UnaryOp<"hard_swish">;
 
-def Dlc_NumericTensor : RankedTensorOf<[F16, BF16, F32, F64, I8, UI8, I32, I64]>;
+def Dlc_NumericTensor : RankedTensorOf<[F16, BF16, F32, F64, I8, UI8, I16, UI16,
+                                        I32, UI32, I64, UI64]>;
 
 def Dlc_AbsOp : Dlc_UnaryOp<"abs", Dlc_NumericTensor>;
 def Dlc_NegOp : Dlc_UnaryOp<"neg", Dlc_NumericTensor> {
@@ -225,8 +228,9 @@ def Dlc_LessOrEqualOp : Dlc_CompareOp<"less_or_equal">;
 def Dlc_GreaterOp : Dlc_CompareOp<"greater">;
 def Dlc_GreaterOrEqualOp : Dlc_CompareOp<"greater_or_equal">;
 
-def Dlc_BoolOrIntegerTensor : RankedTensorOf<[I1, I8, UI8, I32, I64]>;
-def Dlc_IntegerTensor : RankedTensorOf<[I8, UI8, I32, I64]>;
+def Dlc_BoolOrIntegerTensor : RankedTensorOf<[I1, I8, UI8, I16, UI16, I32, UI32,
+                                              I64, UI64]>;
+def Dlc_IntegerTensor : RankedTensorOf<[I8, UI8, I16, UI16, I32, UI32, I64, UI64]>;
 
 class Dlc_LogicalOp<string mnemonic>
     : Dlc_Op<mnemonic, [Commutative, InferTypeOpAdaptor]> {
@@ -528,9 +532,11 @@ def Dlc_ReduceSumOp : Dlc_ReduceOp<"reduce_sum", "sum">;
 def Dlc_ReduceProdOp : Dlc_ReduceOp<"reduce_prod", "product">;
 // Bools too (any / all), as ONNX allows since opset 20.
 def Dlc_ReduceMaxOp : Dlc_ReduceOp<"reduce_max", "maximum",
-    RankedTensorOf<[F16, BF16, F32, F64, I1, I8, UI8, I32, I64]>>;
+    RankedTensorOf<[F16, BF16, F32, F64, I1, I8, UI8, I16, UI16, I32, UI32,
+                    I64, UI64]>>;
 def Dlc_ReduceMinOp : Dlc_ReduceOp<"reduce_min", "minimum",
-    RankedTensorOf<[F16, BF16, F32, F64, I1, I8, UI8, I32, I64]>>;
+    RankedTensorOf<[F16, BF16, F32, F64, I1, I8, UI8, I16, UI16, I32, UI32,
+                    I64, UI64]>>;
 def Dlc_ReduceL1Op : Dlc_ReduceOp<"reduce_l1", "sum of |x|">;
 def Dlc_ReduceSumSquareOp : Dlc_ReduceOp<"reduce_sum_square", "sum of x^2">;
 def Dlc_ReduceL2Op : Dlc_ReduceOp<"reduce_l2", "sqrt of the sum of x^2",

@@ -191,6 +191,14 @@ const char *dlc_dtype_name(int32_t dtype) {
     return "uint8";
   case DLC_DTYPE_INT8:
     return "int8";
+  case DLC_DTYPE_UINT16:
+    return "uint16";
+  case DLC_DTYPE_INT16:
+    return "int16";
+  case DLC_DTYPE_UINT32:
+    return "uint32";
+  case DLC_DTYPE_UINT64:
+    return "uint64";
   case DLC_DTYPE_INT32:
     return "int32";
   case DLC_DTYPE_INT64:
@@ -216,11 +224,15 @@ size_t dlc_dtype_size(int32_t dtype) {
     return 1;
   case DLC_DTYPE_FLOAT16:
   case DLC_DTYPE_BFLOAT16:
+  case DLC_DTYPE_INT16:
+  case DLC_DTYPE_UINT16:
     return 2;
   case DLC_DTYPE_FLOAT32:
   case DLC_DTYPE_INT32:
+  case DLC_DTYPE_UINT32:
     return 4;
   case DLC_DTYPE_INT64:
+  case DLC_DTYPE_UINT64:
   case DLC_DTYPE_FLOAT64:
     return 8;
   default:

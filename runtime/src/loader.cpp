@@ -36,8 +36,15 @@ int tensorMapDataType(int32_t dtype) {
   case DLC_DTYPE_INT8:
   case DLC_DTYPE_BOOL:
     return 0;
+  case DLC_DTYPE_INT16:
+  case DLC_DTYPE_UINT16:
+    return 1;
+  case DLC_DTYPE_UINT32:
+    return 2;
   case DLC_DTYPE_INT32:
     return 3;
+  case DLC_DTYPE_UINT64:
+    return 4;
   case DLC_DTYPE_INT64:
     return 5;
   case DLC_DTYPE_FLOAT16:

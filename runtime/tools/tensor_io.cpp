@@ -113,8 +113,16 @@ double elementAsDouble(const Tensor &t, int64_t i) {
     return bfloat16ToFloat(load(uint16_t()));
   case DLC_DTYPE_INT64:
     return double(load(int64_t()));
+  case DLC_DTYPE_UINT64:
+    return double(load(uint64_t()));
   case DLC_DTYPE_INT32:
     return load(int32_t());
+  case DLC_DTYPE_UINT32:
+    return load(uint32_t());
+  case DLC_DTYPE_INT16:
+    return load(int16_t());
+  case DLC_DTYPE_UINT16:
+    return load(uint16_t());
   case DLC_DTYPE_INT8:
     return load(int8_t());
   case DLC_DTYPE_UINT8:
@@ -162,6 +170,14 @@ const char *npyDescr(int32_t dtype) {
     return "<i8";
   case DLC_DTYPE_INT32:
     return "<i4";
+  case DLC_DTYPE_INT16:
+    return "<i2";
+  case DLC_DTYPE_UINT64:
+    return "<u8";
+  case DLC_DTYPE_UINT32:
+    return "<u4";
+  case DLC_DTYPE_UINT16:
+    return "<u2";
   case DLC_DTYPE_INT8:
     return "|i1";
   case DLC_DTYPE_UINT8:
@@ -183,8 +199,9 @@ static int32_t dtypeOfDescr(const std::string &descr) {
   if (!oneByte && descr[0] != '<' && descr[0] != '=')
     return 0;
   for (int32_t d : {DLC_DTYPE_FLOAT32, DLC_DTYPE_FLOAT64, DLC_DTYPE_FLOAT16,
-                    DLC_DTYPE_INT64, DLC_DTYPE_INT32, DLC_DTYPE_INT8,
-                    DLC_DTYPE_UINT8, DLC_DTYPE_BOOL})
+                    DLC_DTYPE_INT64, DLC_DTYPE_INT32, DLC_DTYPE_INT16,
+                    DLC_DTYPE_INT8, DLC_DTYPE_UINT64, DLC_DTYPE_UINT32,
+                    DLC_DTYPE_UINT16, DLC_DTYPE_UINT8, DLC_DTYPE_BOOL})
     if (kind == npyDescr(d) + 1)
       return d;
   return 0;
@@ -520,7 +537,7 @@ bool parseTensorProto(const uint8_t *bytes, size_t size, Tensor *out,
     case 6:
       return fail("string tensors are not supported");
     case 7:
-    case 11: // uint64_data: only for uint32/uint64, rejected below
+    case 11: // uint64_data: uint32 and uint64, the same varints
       ok = repeated(w, type, 0, &ints64, readVarint);
       break;
     case 8:
@@ -596,9 +613,19 @@ bool parseTensorProto(const uint8_t *bytes, size_t size, Tensor *out,
       std::memcpy(dst, doubles.data(), n * 8);
       break;
     case DLC_DTYPE_INT64:
-      if (!count(ints64.size(), "int64_data"))
+    case DLC_DTYPE_UINT64:
+      if (!count(ints64.size(),
+                 dtype == DLC_DTYPE_INT64 ? "int64_data" : "uint64_data"))
         return false;
       std::memcpy(dst, ints64.data(), n * 8);
+      break;
+    case DLC_DTYPE_UINT32:
+      if (!count(ints64.size(), "uint64_data"))
+        return false;
+      for (size_t i = 0; i < n; ++i) {
+        uint32_t v = uint32_t(ints64[i]);
+        std::memcpy(dst + i * 4, &v, 4);
+      }
       break;
     default:
       // int32_data carries int32, the narrow ints, bool and the bit patterns

@@ -1693,6 +1693,22 @@ def composed_cases(t):
          attrs=dict(to=TensorProto.INT8))
     t.op("bitcast_f32_to_int32", "BitCast", {"x": t.rand(3, 5, lo=-1e3, hi=1e3)}, opset=26,
          attrs=dict(to=TensorProto.INT32))
+    # int16 and the wider unsigned ints: unsigned division, comparison and
+    # min/max at values past the signed range, casts both ways, data
+    # movement.
+    u32 = np.array([[0, 1, 2**31, 2**32 - 1, 12345, 2**31 + 7]], np.uint32)
+    u64 = u32.astype(np.uint64) << np.uint64(31)
+    t.op("div_uint32_large", "Div", {"a": u32, "b": np.array([3], np.uint32)}, opset=14)
+    t.op("max_uint64_large", "Max", {"a": u64, "b": u64[:, ::-1].copy()}, opset=13)
+    t.op("less_uint16", "Less", {"a": u32.astype(np.uint16),
+                                  "b": u32[:, ::-1].astype(np.uint16)}, opset=13)
+    i16 = np.array([[-32768, -1, 0, 1, 32767, -300]], np.int16)
+    t.op("cast_int16_to_float", "Cast", {"x": i16}, opset=13, attrs=dict(to=TensorProto.FLOAT))
+    t.op("cast_float_to_uint16", "Cast", {"x": np.array([[0.0, 1.7, 300.2, 65535.0]], np.float32)},
+         opset=13, attrs=dict(to=TensorProto.UINT16))
+    t.op("gather_uint64", "Gather", {"x": u64.reshape(3, 2), "i": np.array([2, 0, 2], I64)},
+         opset=13)
+    t.op("concat_int16", "Concat", {"a": i16, "b": -i16}, opset=13, attrs=dict(axis=0))
     # Bitwise ops on integers; BitShift on uint8 (ONNX Runtime's only
     # shared type) with amounts past the width.
     ia, ib = t.rng.integers(-2**31, 2**31, (3, 4)), t.rng.integers(-2**31, 2**31, (4,))

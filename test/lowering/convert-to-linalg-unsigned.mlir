@@ -172,3 +172,24 @@ func.func @casts_same_width(%a: tensor<4xi8>, %f: tensor<4xf32>, %b: tensor<4xi1
   %3 = dlc.bitcast %1 : (tensor<4xi32>) -> tensor<4xf32>
   return %0, %1, %2, %3 : tensor<4xui8>, tensor<4xi32>, tensor<4xui8>, tensor<4xf32>
 }
+
+// -----
+
+// The wider unsigned ints as ui8: unsigned division, comparisons and
+// min/max; int16 signed.
+// CHECK-LABEL: func @wide_ints
+// CHECK-SAME: -> (tensor<4xi16>, tensor<4xi1>, tensor<4xi64>, tensor<4xi16>)
+func.func @wide_ints(%a: tensor<4xui16>, %b: tensor<4xui32>, %c: tensor<4xui64>, %d: tensor<4xi16>) -> (tensor<4xui16>, tensor<4xi1>, tensor<4xui64>, tensor<4xi16>) {
+  // CHECK: arith.divui %{{.*}}, %{{.*}} : i16
+  // CHECK: arith.cmpi ult, %{{.*}}, %{{.*}} : i32
+  // CHECK: arith.maxui %{{.*}}, %{{.*}} : i64
+  // CHECK: arith.divsi %{{.*}}, %{{.*}} : i16
+  // CHECK-NOT: ui16
+  // CHECK-NOT: ui32
+  // CHECK-NOT: ui64
+  %0 = dlc.div %a, %a : (tensor<4xui16>, tensor<4xui16>) -> tensor<4xui16>
+  %1 = dlc.less %b, %b : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xi1>
+  %2 = dlc.max %c, %c : (tensor<4xui64>, tensor<4xui64>) -> tensor<4xui64>
+  %3 = dlc.div %d, %d : (tensor<4xi16>, tensor<4xi16>) -> tensor<4xi16>
+  return %0, %1, %2, %3 : tensor<4xui16>, tensor<4xi1>, tensor<4xui64>, tensor<4xi16>
+}

@@ -67,8 +67,9 @@ TEST(Npy, RoundTrip) {
 
 TEST(Npy, AllDtypesRoundTrip) {
   for (int32_t dtype : {DLC_DTYPE_FLOAT32, DLC_DTYPE_FLOAT64, DLC_DTYPE_FLOAT16,
-                        DLC_DTYPE_INT64, DLC_DTYPE_INT32, DLC_DTYPE_INT8,
-                        DLC_DTYPE_UINT8, DLC_DTYPE_BOOL}) {
+                        DLC_DTYPE_INT64, DLC_DTYPE_INT32, DLC_DTYPE_INT16,
+                        DLC_DTYPE_INT8, DLC_DTYPE_UINT64, DLC_DTYPE_UINT32,
+                        DLC_DTYPE_UINT16, DLC_DTYPE_UINT8, DLC_DTYPE_BOOL}) {
     Tensor t;
     t.dtype = dtype;
     t.shape = {2, 2};
@@ -225,6 +226,31 @@ TEST(TensorProto, TypedIntFields) {
   EXPECT_EQ(t.dtype, DLC_DTYPE_BOOL);
   EXPECT_TRUE(t.shape.empty());
   EXPECT_EQ(t.data, std::vector<uint8_t>{1});
+
+  // uint32 and uint64 via uint64_data (field 11), int16 via int32_data.
+  pb.clear();
+  tag(pb, 1, 0), varint(pb, 1);
+  tag(pb, 2, 0), varint(pb, 12);
+  tag(pb, 11, 0), varint(pb, 4294967295u);
+  ASSERT_TRUE(dlc::io::parseTensorProto(pb.data(), pb.size(), &t, &error))
+      << error;
+  EXPECT_EQ(t.dtype, DLC_DTYPE_UINT32);
+  EXPECT_EQ(dlc::io::elementAsDouble(t, 0), 4294967295.0);
+  pb.clear();
+  tag(pb, 1, 0), varint(pb, 1);
+  tag(pb, 2, 0), varint(pb, 13);
+  tag(pb, 11, 0), varint(pb, uint64_t(1) << 63);
+  ASSERT_TRUE(dlc::io::parseTensorProto(pb.data(), pb.size(), &t, &error))
+      << error;
+  EXPECT_EQ(dlc::io::elementAsDouble(t, 0), 9223372036854775808.0);
+  pb.clear();
+  tag(pb, 1, 0), varint(pb, 1);
+  tag(pb, 2, 0), varint(pb, 5);
+  tag(pb, 5, 0), varint(pb, uint64_t(int64_t(-300)));
+  ASSERT_TRUE(dlc::io::parseTensorProto(pb.data(), pb.size(), &t, &error))
+      << error;
+  EXPECT_EQ(t.data.size(), 2u);
+  EXPECT_EQ(dlc::io::elementAsDouble(t, 0), -300.0);
 }
 
 TEST(TensorProto, Errors) {
