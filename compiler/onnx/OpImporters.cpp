@@ -1360,6 +1360,118 @@ enum class PoolKind { Max, Average, Lp };
 /// window)^(1/p): an average pool of |x|^p that counts the pads (zeros)
 /// times the window's size. With ceil_mode the last windows get end padding
 /// to be whole, which adds nothing to a sum.
+/// MaxPool's Indices output: the flat index, in x's whole tensor, of each
+/// window's maximum (the first on ties; padding never wins). Every window
+/// is gathered from x's planes with constant indices ([N, C, P, K], padding
+/// at an extra -inf slot), dlc.arg_max picks k, and the flat index is the
+/// window's base plus k's offset (constant tables) plus the plane's.
+/// `columnMajor` is storage_order 1.
+Value maxPoolIndices(NodeContext &n, Value x, RankedTensorType yType,
+                     ArrayRef<int64_t> kernel, const Window &win,
+                     bool columnMajor) {
+  auto type = NodeContext::getType(x);
+  int64_t spatial = type.getRank() - 2;
+  ArrayRef<int64_t> dims = type.getShape().drop_front(2),
+                    outDims = yType.getShape().drop_front(2);
+  int64_t batch = type.getDimSize(0), channels = type.getDimSize(1);
+  int64_t plane = 1, positions = 1, taps = 1;
+  for (int64_t i = 0; i < spatial; ++i) {
+    plane *= dims[i];
+    positions *= outDims[i];
+    taps *= kernel[i];
+  }
+  if (positions > (int64_t(1) << 24) / taps) {
+    n.emitError() << "the Indices output gathers " << positions
+                  << " windows of " << taps << " values, more than dlc builds";
+    return {};
+  }
+  // Strides of the flat index within a plane, and of the gather (always
+  // row-major).
+  SmallVector<int64_t> flatStride(spatial), rowStride(spatial);
+  int64_t acc = 1;
+  for (int64_t i = spatial - 1; i >= 0; --i) {
+    rowStride[i] = acc;
+    acc *= dims[i];
+  }
+  acc = 1;
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t j = columnMajor ? i : spatial - 1 - i;
+    flatStride[j] = acc;
+    acc *= dims[j];
+  }
+  SmallVector<double> gather, base, offset(taps);
+  gather.reserve(positions * taps);
+  SmallVector<int64_t> o(spatial, 0), k(spatial, 0);
+  for (int64_t p = 0; p < positions; ++p) {
+    double b = 0;
+    for (int64_t i = 0; i < spatial; ++i)
+      b += double(o[i] * win.strides[i] - win.pads[i]) * flatStride[i];
+    base.push_back(b);
+    std::fill(k.begin(), k.end(), 0);
+    for (int64_t t = 0; t < taps; ++t) {
+      int64_t at = 0;
+      bool inside = true;
+      for (int64_t i = 0; i < spatial; ++i) {
+        int64_t c =
+            o[i] * win.strides[i] + k[i] * win.dilations[i] - win.pads[i];
+        inside &= c >= 0 && c < dims[i];
+        at += c * rowStride[i];
+      }
+      gather.push_back(inside ? (double)at : (double)plane);
+      for (int64_t i = spatial - 1; i >= 0 && ++k[i] == kernel[i]; --i)
+        k[i] = 0;
+    }
+    for (int64_t i = spatial - 1; i >= 0 && ++o[i] == outDims[i]; --i)
+      o[i] = 0;
+  }
+  std::fill(k.begin(), k.end(), 0);
+  for (int64_t t = 0; t < taps; ++t) {
+    double off = 0;
+    for (int64_t i = 0; i < spatial; ++i)
+      off += double(k[i] * win.dilations[i]) * flatStride[i];
+    offset[t] = off;
+    for (int64_t i = spatial - 1; i >= 0 && ++k[i] == kernel[i]; --i)
+      k[i] = 0;
+  }
+
+  Type elt = type.getElementType(), i64 = n.b.getI64Type();
+  double lowest = isa<FloatType>(elt) ? -INFINITY
+                  : elt.isUnsignedInteger()
+                      ? 0.0
+                      : -std::ldexp(1.0, elt.getIntOrFloatBitWidth() - 1);
+  Value planes = n.reshape(x, {batch, channels, plane});
+  Value padded =
+      planes ? n.create<ConcatOp>(
+                   {planes, splat(n, {batch, channels, 1}, elt, lowest)},
+                   {n.i64("axis", 2)})
+             : Value();
+  Value windows =
+      padded ? n.create<GatherOp>(
+                   {padded, constantOf(n, {positions, taps}, i64, gather)},
+                   {n.i64("axis", 2)})
+             : Value();
+  Value tap =
+      windows ? n.create<ArgMaxOp>(
+                    windows, {n.i64("axis", 3), n.boolean("keepdims", false),
+                              n.boolean("select_last_index", false)})
+              : Value();
+  Value within =
+      tap ? n.create<GatherOp>({constantOf(n, {taps}, i64, offset), tap},
+                               {n.i64("axis", 0)})
+          : Value();
+  SmallVector<double> planeBase(batch * channels);
+  for (int64_t i = 0; i < batch * channels; ++i)
+    planeBase[i] = double(i) * plane;
+  Value index = within
+                    ? n.create<AddOp>(
+                          {within, constantOf(n, {1, 1, positions}, i64, base)})
+                    : Value();
+  index = index ? n.create<AddOp>({index, constantOf(n, {batch, channels, 1},
+                                                     i64, planeBase)})
+                : Value();
+  return index ? n.reshape(index, yType.clone(i64).getShape()) : Value();
+}
+
 LogicalResult importPool(NodeContext &n, Results &r, PoolKind kind) {
   if (failed(n.checkInputs(1, 1)))
     return failure();
@@ -1394,9 +1506,16 @@ LogicalResult importPool(NodeContext &n, Results &r, PoolKind kind) {
       n.i64Array("pads", win.pads), n.i64Array("dilations", win.dilations),
       n.boolean("ceil_mode", ceilMode)};
   if (kind == PoolKind::Max) {
-    if (n.getInt("storage_order", 0) != 0)
-      return n.fail("storage_order=1 is not supported");
     r.push_back(n.create<MaxPoolOp>(x, attrs));
+    bool indices = n.node.output_size() > 1 && !n.node.output(1).empty();
+    if (r.back() && indices) {
+      Value argmax =
+          maxPoolIndices(n, x, NodeContext::getType(r.back()), *kernel, win,
+                         n.getInt("storage_order", 0) != 0);
+      if (!argmax)
+        return failure();
+      r.push_back(argmax);
+    }
   } else {
     attrs.push_back(
         n.boolean("count_include_pad", n.getInt("count_include_pad", 0) != 0));
@@ -3251,8 +3370,9 @@ const OpTableEntry kOpTable[] = {
      "dlc.matmul_integer; int8/uint8, rank >= 2, scalar a zero point"},
     {"Max", importVariadic<MaxOp>, "dlc.max chain; variadic, broadcasting"},
     {"MaxPool", importMaxPool,
-     "dlc.max_pool; float, int8, uint8; auto_pad resolved, ceil_mode, "
-     "storage_order=0, Indices output unused"},
+     "dlc.max_pool; float, int8, uint8; auto_pad resolved, ceil_mode; the "
+     "Indices output (storage_order 0 or 1) as dlc.arg_max over the "
+     "windows gathered with constant indices"},
     {"MaxUnpool", importMaxUnpool,
      "dlc.scatter_elements of X at its flat indices into zeros; "
      "kernel_shape, pads, strides, constant output_shape"},

@@ -1660,6 +1660,22 @@ def composed_cases(t):
     flat = ((np.arange(2)[:, None, None, None] * 3 + np.arange(3)[None, :, None, None]) * 6 + hh) * 8 + ww
     t.op("maxunpool_argmax", "MaxUnpool", {"x": win.max(-1), "i": flat.astype(I64)}, opset=11,
          attrs=dict(kernel_shape=[2, 2], strides=[2, 2]))
+    # MaxPool's Indices output (flat in the whole tensor): padded, dilated
+    # and ceil_mode windows, storage_order 1; MaxPool -> MaxUnpool as
+    # SegNet's decoder runs it.
+    xm = t.rand(2, 3, 7, 9)
+    t.add("maxpool_indices_pads_dilations_ceil",
+          [helper.make_node("MaxPool", ["x"], ["v", "y"], kernel_shape=[3, 2],
+                            strides=[2, 2], pads=[1, 0, 1, 1], dilations=[1, 2], ceil_mode=1)],
+          {"x": xm}, outputs=["v", "y"], opset=12)
+    t.add("maxpool_indices_storage_order", [
+        helper.make_node("MaxPool", ["x"], ["v", "y"], kernel_shape=[2, 2], strides=[2, 2],
+                         storage_order=1)], {"x": xm}, outputs=["v", "y"], opset=12)
+    t.add("maxpool_unpool_segnet", [
+        helper.make_node("MaxPool", ["x"], ["v", "i"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Relu", ["v"], ["r"]),
+        helper.make_node("MaxUnpool", ["r", "i"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
+        {"x": t.rand(2, 3, 8, 6)}, opset=12)
     # TensorScatter (opset 24): a decode step's KV update written at each
     # batch's index, wrapping around a circular cache.
     t.op("tensor_scatter_circular", "TensorScatter",
