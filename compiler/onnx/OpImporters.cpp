@@ -2904,8 +2904,9 @@ std::optional<SmallVector<double>> getConstFloats(NodeContext &n, Value v,
 }
 
 LogicalResult importResize(NodeContext &n, Results &r) {
-  std::optional<SmallVector<double>> scales;
+  std::optional<SmallVector<double>> scales, roi;
   std::optional<SmallVector<int64_t>> sizes, axes;
+  bool antialias = false;
   std::string ct = "half_pixel", nm = "round_prefer_floor";
   std::string policy = "stretch";
   if (n.opset < 11) {
@@ -2924,16 +2925,19 @@ LogicalResult importResize(NodeContext &n, Results &r) {
       return failure();
     ct = n.getString("coordinate_transformation_mode", ct);
     nm = n.getString("nearest_mode", nm);
-    if (n.getInt("antialias", 0) != 0)
-      return n.fail("antialias=1 is not supported");
+    antialias = n.getInt("antialias", 0) != 0;
     policy = n.getString("keep_aspect_ratio_policy", "stretch");
     if (policy != "stretch" && policy != "not_larger" &&
         policy != "not_smaller")
       return n.emitError() << "unsupported keep_aspect_ratio_policy '"
                            << policy << "'";
-    if (ct == "tf_crop_and_resize")
-      return n.fail("coordinate_transformation_mode 'tf_crop_and_resize' is "
-                    "not supported");
+    if (ct == "tf_crop_and_resize") {
+      Value v = n.input(1);
+      if (!v || n.getType(v).getNumElements() == 0)
+        return n.fail("tf_crop_and_resize needs the roi input");
+      if (!(roi = getConstFloats(n, v, "roi")))
+        return failure();
+    }
     if (Value v = n.input(2))
       if (n.getType(v).getNumElements() > 0 &&
           !(scales = getConstFloats(n, v, "scales")))
@@ -2949,7 +2953,12 @@ LogicalResult importResize(NodeContext &n, Results &r) {
     return failure();
   if (mode != "nearest" && mode != "linear" && mode != "cubic")
     return n.emitError() << "unsupported mode '" << mode << "'";
+  if (antialias && mode == "nearest")
+    return n.fail("antialias applies to linear and cubic modes only");
+  if (antialias && mode == "nearest")
+    return n.fail("antialias applies to linear and cubic modes only");
   double cubicA = n.getFloat("cubic_coeff_a", -0.75f);
+  double extrapolation = n.getFloat("extrapolation_value", 0.0f);
   bool excludeOutside = n.getInt("exclude_outside", 0) != 0;
   if (n.hasFailed())
     return failure();
@@ -2976,6 +2985,19 @@ LogicalResult importResize(NodeContext &n, Results &r) {
     return n.emitError() << "expected " << dims.size() << " "
                          << (scales ? "scales" : "sizes") << ", got "
                          << given;
+  // tf_crop_and_resize's box, normalized: starts of every dim, then ends.
+  SmallVector<double> fullRoi(rank, 0.0);
+  fullRoi.append(rank, 1.0);
+  if (roi) {
+    if (roi->size() != 2 * dims.size())
+      return n.emitError() << "roi must have " << 2 * dims.size()
+                           << " values (starts, then ends), got "
+                           << roi->size();
+    for (auto [k, d] : llvm::enumerate(dims)) {
+      fullRoi[d] = (*roi)[k];
+      fullRoi[rank + d] = (*roi)[dims.size() + k];
+    }
+  }
   SmallVector<double> fullScales(rank, 1.0);
   SmallVector<int64_t> outShape(shape);
   if (sizes && policy != "stretch") {
@@ -3005,7 +3027,9 @@ LogicalResult importResize(NodeContext &n, Results &r) {
       if (!(sc > 0))
         return n.fail("scales must be positive");
       fullScales[d] = sc;
-      outShape[d] = (int64_t)std::floor(shape[d] * sc);
+      // tf_crop_and_resize scales the box's extent, not the input's.
+      outShape[d] =
+          (int64_t)std::floor(shape[d] * (fullRoi[rank + d] - fullRoi[d]) * sc);
     } else {
       int64_t sz = (*sizes)[k];
       if (sz <= 0 || shape[d] == 0)
@@ -3023,15 +3047,18 @@ LogicalResult importResize(NodeContext &n, Results &r) {
     x = n.create<CastOp>(x, {}, type.clone(n.b.getF32Type()));
   if (!x)
     return failure();
-  Value y = n.create<ResizeOp>(
-      x,
-      {n.attr("mode", n.b.getStringAttr(mode)),
-       n.attr("coordinate_transformation_mode", n.b.getStringAttr(ct)),
-       n.attr("nearest_mode", n.b.getStringAttr(nm)),
-       n.attr("scales", n.b.getDenseF64ArrayAttr(fullScales)),
-       n.f64("cubic_coeff_a", cubicA),
-       n.boolean("exclude_outside", excludeOutside)},
-      n.getType(x).clone(outShape));
+  SmallVector<NamedAttribute> attrs{
+      n.attr("mode", n.b.getStringAttr(mode)),
+      n.attr("coordinate_transformation_mode", n.b.getStringAttr(ct)),
+      n.attr("nearest_mode", n.b.getStringAttr(nm)),
+      n.attr("scales", n.b.getDenseF64ArrayAttr(fullScales)),
+      n.f64("cubic_coeff_a", cubicA),
+      n.boolean("exclude_outside", excludeOutside),
+      n.f64("extrapolation_value", extrapolation),
+      n.boolean("antialias", antialias)};
+  if (roi)
+    attrs.push_back(n.attr("roi", n.b.getDenseF64ArrayAttr(fullRoi)));
+  Value y = n.create<ResizeOp>(x, attrs, n.getType(x).clone(outShape));
   if (bytes && y)
     y = n.create<CastOp>(y, {}, type.clone(outShape));
   r.push_back(y);
@@ -3452,8 +3479,8 @@ const OpTableEntry kOpTable[] = {
     {"Resize", importResize,
      "dlc.resize; nearest (all nearest_modes) and linear, scales or sizes, "
      "axes; int8/uint8 through f32, truncated back as ONNX Runtime does; "
-     "cubic (cubic_coeff_a, exclude_outside); not antialias, "
-     "tf_crop_and_resize"},
+     "cubic (cubic_coeff_a, exclude_outside); antialias (linear, cubic); "
+     "tf_crop_and_resize (constant roi, extrapolation_value)"},
     {"ReverseSequence", importReverseSequence,
      "dlc.gather_elements along time_axis at len - 1 - t where t < len; "
      "batch_axis, time_axis"},

@@ -951,8 +951,15 @@ LogicalResult ResizeOp::verify() {
     return emitOpError("unknown mode '") << getMode() << "'";
   StringRef ct = getCoordinateTransformationMode();
   if (ct != "half_pixel" && ct != "half_pixel_symmetric" &&
-      ct != "pytorch_half_pixel" && ct != "align_corners" && ct != "asymmetric")
+      ct != "pytorch_half_pixel" && ct != "align_corners" &&
+      ct != "asymmetric" && ct != "tf_crop_and_resize")
     return emitOpError("unknown coordinate_transformation_mode '") << ct << "'";
+  if (getAntialias() && getMode() == "nearest")
+    return emitOpError("antialias applies to linear and cubic modes only");
+  if ((ct == "tf_crop_and_resize") !=
+      (getRoi() && (int64_t)getRoi()->size() == 2 * in.getRank()))
+    return emitOpError("roi must hold two values a dim exactly when "
+                       "coordinate_transformation_mode is tf_crop_and_resize");
   StringRef nm = getNearestMode();
   if (nm != "round_prefer_floor" && nm != "round_prefer_ceil" &&
       nm != "floor" && nm != "ceil")

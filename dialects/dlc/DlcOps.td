@@ -802,14 +802,22 @@ def Dlc_ResizeOp : Dlc_Op<"resize"> {
     renormalized);
     `coordinate_transformation_mode` one of "half_pixel",
     "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
-    "asymmetric"; `nearest_mode` one of "round_prefer_floor",
-    "round_prefer_ceil", "floor", "ceil".
+    "asymmetric", "tf_crop_and_resize"; `nearest_mode` one of
+    "round_prefer_floor", "round_prefer_ceil", "floor", "ceil".
+    tf_crop_and_resize samples the box `roi` (normalized starts of every
+    dim, then ends) and writes `extrapolation_value` where a source
+    coordinate falls outside the input. With `antialias` a downsampling
+    linear or cubic dim stretches its filter by 1 / scale (more taps,
+    weights normalized), as onnx's reference.
   }];
   let arguments = (ins Dlc_FloatTensor:$input, StrAttr:$mode,
                    StrAttr:$coordinate_transformation_mode,
                    StrAttr:$nearest_mode, DenseF64ArrayAttr:$scales,
                    DefaultValuedAttr<F64Attr, "-0.75">:$cubic_coeff_a,
-                   DefaultValuedAttr<BoolAttr, "false">:$exclude_outside);
+                   DefaultValuedAttr<BoolAttr, "false">:$exclude_outside,
+                   OptionalAttr<DenseF64ArrayAttr>:$roi,
+                   DefaultValuedAttr<F64Attr, "0.0">:$extrapolation_value,
+                   DefaultValuedAttr<BoolAttr, "false">:$antialias);
   let results = (outs Dlc_FloatTensor:$result);
   let hasVerifier = 1;
 }

@@ -2961,6 +2961,75 @@ struct GridSampleLowering : OpRewritePattern<GridSampleOp> {
 /// (in f32, as ONNX Runtime computes it) per resized dim, then reads the
 /// nearest element or blends the 2^d neighbours (linear) or 4^d taps
 /// (cubic) of the resized dims.
+/// Resize's antialiased taps along one dim at source coordinate `x`, as
+/// onnx's reference: a downsampling `scale` stretches the triangle (linear)
+/// or Keys (cubic, `a`) filter by 1 / scale; the taps are the neighbours
+/// from ceil(x) - 1 on (edge-clamped), their weights normalized (those
+/// outside the input zeroed first with `excludeOutside`).
+SmallVector<Tap, 4> antialiasTaps(OpBuilder &b, Location l, Value x,
+                                  int64_t inLen, double scale, bool cubic,
+                                  double a, bool excludeOutside) {
+  Type f32 = b.getF32Type();
+  auto c = [&](double v) { return scalarConstant(b, l, f32, v); };
+  scale = std::min(scale, 1.0);
+  int64_t start = (int64_t)std::floor((cubic ? -2.0 : -1.0) / scale) + 1;
+  int64_t count = 2 - 2 * start;
+  Value base = b.create<arith::SubFOp>(l, b.create<math::CeilOp>(l, x), c(1));
+  Value ratio = b.create<arith::SubFOp>(l, x, base);
+  Value baseIndex = b.create<arith::IndexCastOp>(
+      l, b.getIndexType(), b.create<arith::FPToSIOp>(l, b.getI64Type(), base));
+  SmallVector<Tap, 4> taps;
+  Value total = c(0);
+  for (int64_t j = 0; j < count; ++j) {
+    Value d = b.create<math::AbsFOp>(
+        l, b.create<arith::MulFOp>(
+               l, b.create<arith::SubFOp>(l, c(double(start + j)), ratio),
+               c(scale)));
+    Value w;
+    if (!cubic) {
+      w = b.create<arith::MaximumFOp>(l, b.create<arith::SubFOp>(l, c(1), d),
+                                      c(0));
+    } else {
+      // Keys: |d| <= 1, 1 < |d| < 2, else 0.
+      Value d2 = b.create<arith::MulFOp>(l, d, d);
+      Value d3 = b.create<arith::MulFOp>(l, d2, d);
+      auto poly = [&](double p3, double p2, double p1, double p0) -> Value {
+        Value v = b.create<arith::MulFOp>(l, c(p3), d3);
+        v = b.create<arith::AddFOp>(l, v,
+                                    b.create<arith::MulFOp>(l, c(p2), d2));
+        v = b.create<arith::AddFOp>(l, v, b.create<arith::MulFOp>(l, c(p1), d));
+        return b.create<arith::AddFOp>(l, v, c(p0));
+      };
+      Value nearW = poly(a + 2, -(a + 3), 0, 1);
+      Value farW = poly(a, -5 * a, 8 * a, -4 * a);
+      Value isNear =
+          b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLE, d, c(1));
+      Value isFar =
+          b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLT, d, c(2));
+      w = b.create<arith::SelectOp>(
+          l, isNear, nearW, b.create<arith::SelectOp>(l, isFar, farW, c(0)));
+    }
+    Value raw = b.create<arith::AddIOp>(l, baseIndex, index(b, l, start + j));
+    if (excludeOutside) {
+      Value inside = b.create<arith::AndIOp>(
+          l,
+          b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge, raw,
+                                  index(b, l, 0)),
+          b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, raw,
+                                  index(b, l, inLen)));
+      w = b.create<arith::SelectOp>(l, inside, w, c(0));
+    }
+    total = b.create<arith::AddFOp>(l, total, w);
+    Value clamped = b.create<arith::MinSIOp>(
+        l, b.create<arith::MaxSIOp>(l, raw, index(b, l, 0)),
+        index(b, l, inLen - 1));
+    taps.push_back({clamped, w});
+  }
+  for (Tap &tap : taps)
+    tap.weight = b.create<arith::DivFOp>(l, tap.weight, total);
+  return taps;
+}
+
 struct ResizeLowering : OpRewritePattern<ResizeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ResizeOp op,
@@ -2975,21 +3044,47 @@ struct ResizeLowering : OpRewritePattern<ResizeOp> {
     StringRef nm = op.getNearestMode();
     ArrayRef<double> scales = op.getScales();
     Type f32 = rewriter.getF32Type();
+    std::optional<ArrayRef<double>> roi = op.getRoi();
+    auto cropped = [&](int64_t i) {
+      return roi && ((*roi)[i] != 0.0 || (*roi)[rank + i] != 1.0);
+    };
     SmallVector<int64_t> resized;
     for (int64_t i = 0; i < rank; ++i)
-      if (inShape[i] != type.getDimSize(i) || scales[i] != 1.0)
+      if (inShape[i] != type.getDimSize(i) || scales[i] != 1.0 || cropped(i))
         resized.push_back(i);
     Value out = elementwise(
         rewriter, loc, type, {},
         [&](OpBuilder &b, Location l, ValueRange) -> Value {
           auto c = [&](double v) { return scalarConstant(b, l, f32, v); };
           SmallVector<Value> o = loopIndices(b, l, rank);
+          // tf_crop_and_resize: whether some source coordinate fell outside
+          // the input (the result is then extrapolation_value).
+          Value outside;
           // Source coordinate of output index x along dim i.
           auto source = [&](int64_t i) -> Value {
             int64_t inLen = inShape[i], outLen = type.getDimSize(i);
             double s = scales[i];
             Value x = b.create<arith::SIToFPOp>(
                 l, f32, b.create<arith::IndexCastOp>(l, b.getI64Type(), o[i]));
+            if (roi) {
+              double start = (*roi)[i], end = (*roi)[rank + i];
+              Value v =
+                  outLen > 1
+                      ? b.create<arith::AddFOp>(
+                            l, c(start * (inLen - 1)),
+                            b.create<arith::MulFOp>(
+                                l, x,
+                                c((end - start) * (inLen - 1) / (outLen - 1))))
+                      : c(0.5 * (start + end) * (inLen - 1));
+              Value out = b.create<arith::OrIOp>(
+                  l,
+                  b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLT, v,
+                                          c(0)),
+                  b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, v,
+                                          c(inLen - 1)));
+              outside = outside ? b.create<arith::OrIOp>(l, outside, out) : out;
+              return v;
+            }
             auto halfPixel = [&](double offset) -> Value {
               Value v = b.create<arith::DivFOp>(
                   l, b.create<arith::AddFOp>(l, x, c(0.5)), c(s));
@@ -3024,7 +3119,17 @@ struct ResizeLowering : OpRewritePattern<ResizeOp> {
                 b.create<arith::FPToSIOp>(l, b.getI64Type(), f));
           };
           Value result;
-          if (nearest) {
+          if (op.getAntialias()) {
+            bool cubic = op.getMode() == "cubic";
+            double a = op.getCubicCoeffA().convertToDouble();
+            SmallVector<SmallVector<Tap, 4>> taps;
+            for (int64_t i : resized)
+              taps.push_back(antialiasTaps(b, l, source(i), inShape[i],
+                                           scales[i], cubic, a,
+                                           op.getExcludeOutside()));
+            result = castScalar(b, l, blendTaps(b, l, input, o, resized, taps),
+                                type.getElementType());
+          } else if (nearest) {
             SmallVector<Value> at(o);
             for (int64_t i : resized) {
               Value x = source(i);
@@ -3097,6 +3202,12 @@ struct ResizeLowering : OpRewritePattern<ResizeOp> {
             result = castScalar(b, l, blendTaps(b, l, input, o, resized, taps),
                                 type.getElementType());
           }
+          if (outside)
+            result = b.create<arith::SelectOp>(
+                l, outside,
+                scalarConstant(b, l, type.getElementType(),
+                               op.getExtrapolationValue().convertToDouble()),
+                result);
           return result;
         });
     rewriter.replaceOp(op, out);

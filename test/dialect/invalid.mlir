@@ -610,3 +610,19 @@ func.func @grid_sample_result(%x: tensor<1x3x4x5xf32>, %g: tensor<1x6x7x2xf32>) 
   %0 = dlc.grid_sample %x, %g {mode = "nearest", padding_mode = "zeros", align_corners = false} : (tensor<1x3x4x5xf32>, tensor<1x6x7x2xf32>) -> tensor<1x3x7x6xf32>
   return %0 : tensor<1x3x7x6xf32>
 }
+
+// -----
+
+func.func @resize_antialias_nearest(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
+  // expected-error @+1 {{antialias applies to linear and cubic modes only}}
+  %0 = dlc.resize %x {antialias = true, coordinate_transformation_mode = "half_pixel", mode = "nearest", nearest_mode = "floor", scales = array<f64: 1.0, 1.0, 0.5, 0.5>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
+  return %0 : tensor<1x1x2x2xf32>
+}
+
+// -----
+
+func.func @resize_crop_without_roi(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
+  // expected-error @+1 {{roi must hold two values a dim exactly when coordinate_transformation_mode is tf_crop_and_resize}}
+  %0 = dlc.resize %x {coordinate_transformation_mode = "tf_crop_and_resize", mode = "linear", nearest_mode = "floor", scales = array<f64: 1.0, 1.0, 0.5, 0.5>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
+  return %0 : tensor<1x1x2x2xf32>
+}

@@ -154,7 +154,7 @@ CONST_OPERANDS = {
     "Pad": {1: "pads", 2: "constant_value", 3: "axes"},
     "Range": {0: "start", 1: "limit", 2: "delta"},
     "Reshape": {1: "shape"},
-    "Resize": {2: "scales", 3: "sizes"},
+    "Resize": {1: "roi", 2: "scales", 3: "sizes"},
     "Slice": {1: "starts", 2: "ends", 3: "axes", 4: "steps"},
     "Split": {1: "split"},
     "STFT": {1: "frame_step", 3: "frame_length"},

@@ -426,6 +426,21 @@ def pool_cases(t):
     t.op("resize_cubic_down_exclude_outside", "Resize", {"x": xr},
          {"sizes": np.array([1, 2, 4, 3], I64)}, order=["x", "", "", "sizes"], opset=19,
          attrs=dict(mode="cubic", cubic_coeff_a=-0.5, exclude_outside=1))
+    # Antialiased downsampling (opset 18+, torchvision's resize): the filter
+    # stretched by 1 / scale; tf_crop_and_resize's box with an
+    # extrapolation value (some of the box outside the input).
+    xa = t.rand(1, 2, 17, 13, lo=-2, hi=3)
+    t.op("resize_linear_antialias_down", "Resize", {"x": xa},
+         {"scales": np.array([1, 1, 0.35, 0.5], F32)}, order=["x", "", "scales"], opset=19,
+         attrs=dict(mode="linear", antialias=1), rtol=1e-4, atol=1e-5)
+    t.op("resize_cubic_antialias_exclude_outside", "Resize", {"x": xa},
+         {"sizes": np.array([1, 2, 6, 5], I64)}, order=["x", "", "", "sizes"], opset=19,
+         attrs=dict(mode="cubic", antialias=1, exclude_outside=1), rtol=1e-4, atol=1e-5)
+    t.op("resize_tf_crop_and_resize_extrapolate", "Resize", {"x": xa},
+         {"roi": np.array([0, 0, -0.2, 0.3, 1, 1, 0.7, 1.25], F32),
+          "sizes": np.array([1, 2, 5, 4], I64)}, order=["x", "roi", "", "sizes"], opset=19,
+         attrs=dict(mode="linear", coordinate_transformation_mode="tf_crop_and_resize",
+                    extrapolation_value=-7.0), rtol=1e-4, atol=1e-5)
     # GridSample: coordinates past [-1, 1] too, so that every padding
     # mode's outside path runs.
     xg, grid = t.rand(2, 3, 5, 6, lo=-2, hi=3), t.rand(2, 4, 7, 2, lo=-1.3, hi=1.3)
