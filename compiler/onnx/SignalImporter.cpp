@@ -155,10 +155,11 @@ Value applyDft(NodeContext &n, Value x, const DftPlan &plan,
   int64_t rank = type.getRank();
   if (plan.used * plan.partsIn >
       kMaxDftCoefficients / plan.produced / plan.partsOut) {
+    // The factors apart: their products may not fit in 64 bits.
     n.emitError() << "a DFT of length " << plan.length << " over " << plan.used
-                  << " positions is a " << plan.used * plan.partsIn << " x "
-                  << plan.produced * plan.partsOut
-                  << " matrix product, larger than dlc builds ("
+                  << " positions is a matrix product of " << plan.used << " x "
+                  << plan.partsIn << " rows by " << plan.produced << " x "
+                  << plan.partsOut << " columns, larger than dlc builds ("
                   << kMaxDftCoefficients << " coefficients)";
     return {};
   }
