@@ -1011,7 +1011,6 @@ LogicalResult importLRN(NodeContext &n, Results &r) {
   return success(r.back() != nullptr);
 }
 
-/// Swish(X), alpha (opset 24): X * sigmoid(alpha * X).
 /// x * sigmoid(alpha * x).
 Value swish(NodeContext &n, Value x, double alpha) {
   Value scaled =
@@ -1020,6 +1019,7 @@ Value swish(NodeContext &n, Value x, double alpha) {
   return gate ? n.create<MulOp>({x, gate}) : Value();
 }
 
+/// Swish(X), alpha (opset 24): X * sigmoid(alpha * X).
 LogicalResult importSwish(NodeContext &n, Results &r) {
   Value x = floatUnaryInput(n, {"alpha"});
   if (!x)
@@ -1354,12 +1354,6 @@ LogicalResult buildLpPool(NodeContext &n, Results &r, Value x,
   return success(y != nullptr);
 }
 
-enum class PoolKind { Max, Average, Lp };
-
-/// MaxPool, AveragePool and LpPool. LpPool is (sum of |x|^p over each
-/// window)^(1/p): an average pool of |x|^p that counts the pads (zeros)
-/// times the window's size. With ceil_mode the last windows get end padding
-/// to be whole, which adds nothing to a sum.
 /// MaxPool's Indices output: the flat index, in x's whole tensor, of each
 /// window's maximum (the first on ties; padding never wins). Every window
 /// is gathered from x's planes with constant indices ([N, C, P, K], padding
@@ -1472,6 +1466,12 @@ Value maxPoolIndices(NodeContext &n, Value x, RankedTensorType yType,
   return index ? n.reshape(index, yType.clone(i64).getShape()) : Value();
 }
 
+enum class PoolKind { Max, Average, Lp };
+
+/// MaxPool, AveragePool and LpPool. LpPool is (sum of |x|^p over each
+/// window)^(1/p): an average pool of |x|^p that counts the pads (zeros)
+/// times the window's size. With ceil_mode the last windows get end padding
+/// to be whole, which adds nothing to a sum.
 LogicalResult importPool(NodeContext &n, Results &r, PoolKind kind) {
   if (failed(n.checkInputs(1, 1)))
     return failure();
@@ -2955,8 +2955,6 @@ LogicalResult importResize(NodeContext &n, Results &r) {
     return n.emitError() << "unsupported mode '" << mode << "'";
   if (antialias && mode == "nearest")
     return n.fail("antialias applies to linear and cubic modes only");
-  if (antialias && mode == "nearest")
-    return n.fail("antialias applies to linear and cubic modes only");
   double cubicA = n.getFloat("cubic_coeff_a", -0.75f);
   double extrapolation = n.getFloat("extrapolation_value", 0.0f);
   bool excludeOutside = n.getInt("exclude_outside", 0) != 0;
@@ -3262,7 +3260,8 @@ const OpTableEntry kOpTable[] = {
     {"BlackmanWindow", importBlackmanWindow,
      "constant; constant size, output_datatype, periodic"},
     {"Cast", importCastTo<CastOp>,
-     "dlc.cast; to f16/bf16/f32/f64/bool/int8/uint8/int32/int64"},
+     "dlc.cast; to f16/bf16/f32/f64/bool/int8/uint8/int16/uint16/int32/"
+     "uint32/int64/uint64"},
     {"CastLike", importCastLike, "dlc.cast to the element type of target_type"},
     {"Ceil", importUnary<CeilOp>, "dlc.ceil"},
     {"Celu", importCelu, "dlc.celu; alpha"},

@@ -903,17 +903,16 @@ struct BitcastLowering : OpRewritePattern<BitcastOp> {
         op, elementwise(rewriter, op.getLoc(), op.getType(), {op.getInput()},
                         [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
                           Value v = a[0];
-                          Type from = v.getType();
-                          if (from.isInteger(1) || to.isInteger(1))
+                          // Integers and bools convert as a cast does: the
+                          // same bits at one width, a bool as its byte.
+                          if (!isa<FloatType>(v.getType()) &&
+                              !isa<FloatType>(to))
                             return castScalar(b, loc, v, to);
-                          if (isa<FloatType>(from) || isa<FloatType>(to)) {
-                            Type target = isa<FloatType>(to)
-                                              ? to
-                                              : b.getIntegerType(
-                                                    to.getIntOrFloatBitWidth());
-                            return b.create<arith::BitcastOp>(loc, target, v);
-                          }
-                          return v;
+                          Type target = isa<FloatType>(to)
+                                            ? to
+                                            : b.getIntegerType(
+                                                  to.getIntOrFloatBitWidth());
+                          return b.create<arith::BitcastOp>(loc, target, v);
                         }));
     return success();
   }
@@ -2746,6 +2745,24 @@ struct TopKLowering : OpRewritePattern<TopKOp> {
   }
 };
 
+/// Keys' cubic kernel with coefficient `a` at distance |d| <= 1
+/// (`keysNear`) and 1 < |d| < 2 (`keysFar`), in Horner form.
+Value keysNear(OpBuilder &b, Location l, Value d, double a) {
+  auto c = [&](double v) { return scalarConstant(b, l, d.getType(), v); };
+  Value v = b.create<arith::AddFOp>(l, b.create<arith::MulFOp>(l, c(a + 2), d),
+                                    c(-(a + 3)));
+  v = b.create<arith::MulFOp>(l, b.create<arith::MulFOp>(l, v, d), d);
+  return b.create<arith::AddFOp>(l, v, c(1));
+}
+Value keysFar(OpBuilder &b, Location l, Value d, double a) {
+  auto c = [&](double v) { return scalarConstant(b, l, d.getType(), v); };
+  Value v = b.create<arith::AddFOp>(l, b.create<arith::MulFOp>(l, c(a), d),
+                                    c(-5 * a));
+  v = b.create<arith::AddFOp>(l, b.create<arith::MulFOp>(l, v, d), c(8 * a));
+  return b.create<arith::AddFOp>(l, b.create<arith::MulFOp>(l, v, d),
+                                 c(-4 * a));
+}
+
 /// Keys' cubic convolution weights (coefficient `a`) of the 4 taps at
 /// floor(x) - 1 .. floor(x) + 2 for t = x - floor(x) in [0, 1): distances
 /// t + 1, t, 1 - t, 2 - t; ((a + 2)d - (a + 3))d^2 + 1 within 1, ((ad - 5a)d
@@ -2754,19 +2771,11 @@ SmallVector<Value, 4> cubicWeights(OpBuilder &b, Location l, Value t,
                                    double a) {
   Type f32 = t.getType();
   auto c = [&](double v) { return scalarConstant(b, l, f32, v); };
-  auto mul = [&](Value p, Value q) -> Value {
-    return b.create<arith::MulFOp>(l, p, q);
-  };
   auto add = [&](Value p, Value q) -> Value {
     return b.create<arith::AddFOp>(l, p, q);
   };
-  auto near = [&](Value d) {
-    return add(mul(mul(add(mul(c(a + 2), d), c(-(a + 3))), d), d), c(1));
-  };
-  auto far = [&](Value d) {
-    return add(mul(add(mul(add(mul(c(a), d), c(-5 * a)), d), c(8 * a)), d),
-               c(-4 * a));
-  };
+  auto near = [&](Value d) { return keysNear(b, l, d, a); };
+  auto far = [&](Value d) { return keysFar(b, l, d, a); };
   Value oneMinus = b.create<arith::SubFOp>(l, c(1), t);
   return {far(add(t, c(1))), near(t), near(oneMinus),
           far(b.create<arith::SubFOp>(l, c(2), t))};
@@ -2991,17 +3000,8 @@ SmallVector<Tap, 4> antialiasTaps(OpBuilder &b, Location l, Value x,
                                       c(0));
     } else {
       // Keys: |d| <= 1, 1 < |d| < 2, else 0.
-      Value d2 = b.create<arith::MulFOp>(l, d, d);
-      Value d3 = b.create<arith::MulFOp>(l, d2, d);
-      auto poly = [&](double p3, double p2, double p1, double p0) -> Value {
-        Value v = b.create<arith::MulFOp>(l, c(p3), d3);
-        v = b.create<arith::AddFOp>(l, v,
-                                    b.create<arith::MulFOp>(l, c(p2), d2));
-        v = b.create<arith::AddFOp>(l, v, b.create<arith::MulFOp>(l, c(p1), d));
-        return b.create<arith::AddFOp>(l, v, c(p0));
-      };
-      Value nearW = poly(a + 2, -(a + 3), 0, 1);
-      Value farW = poly(a, -5 * a, 8 * a, -4 * a);
+      Value nearW = keysNear(b, l, d, a);
+      Value farW = keysFar(b, l, d, a);
       Value isNear =
           b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLE, d, c(1));
       Value isFar =
