@@ -61,6 +61,16 @@ void fillOnes(dlc_dtype dtype, std::vector<uint8_t> &buf) {
     case DLC_DTYPE_BFLOAT16:
       buf[i] = 0x80, buf[i + 1] = 0x3f; // 1.0 = 0x3f80
       break;
+    case DLC_DTYPE_FLOAT8E4M3FN:
+      buf[i] = 0x38; // 1.0: exponent bias 7
+      break;
+    case DLC_DTYPE_FLOAT8E5M2:
+      buf[i] = 0x3c; // bias 15
+      break;
+    case DLC_DTYPE_FLOAT8E4M3FNUZ:
+    case DLC_DTYPE_FLOAT8E5M2FNUZ:
+      buf[i] = 0x40; // bias 8 and 16
+      break;
     default: // integers and bool, little-endian
       buf[i] = 1;
     }

@@ -66,8 +66,17 @@ Type onnx_import::getElementType(MLIRContext *ctx, int32_t dtype) {
     return b.getIntegerType(64, /*isSigned=*/false);
   case onnx::TensorProto::BOOL:
     return b.getI1Type();
+  // Newer than the ONNX 1.12 schema dlc builds against: by number.
+  case kDtypeFloat8E4M3FN:
+    return b.getFloat8E4M3FNType();
+  case kDtypeFloat8E4M3FNUZ:
+    return b.getFloat8E4M3FNUZType();
+  case kDtypeFloat8E5M2:
+    return b.getFloat8E5M2Type();
+  case kDtypeFloat8E5M2FNUZ:
+    return b.getFloat8E5M2FNUZType();
   default:
-    // Strings, float8 and the sub-byte types need ops that know them.
+    // Strings, float8e8m0 and the sub-byte types need ops that know them.
     return {};
   }
 }
@@ -222,6 +231,12 @@ int64_t copyTypedData(const onnx::TensorProto &t, Type elementType,
   case onnx::TensorProto::BFLOAT16:
     // The 16 bits of each value are stored in an int32.
     return append(t.int32_data(), [](int32_t v) { return (uint16_t)v; });
+  case kDtypeFloat8E4M3FN:
+  case kDtypeFloat8E4M3FNUZ:
+  case kDtypeFloat8E5M2:
+  case kDtypeFloat8E5M2FNUZ:
+    // The byte of each value, in an int32.
+    return append(t.int32_data(), [](int32_t v) { return (uint8_t)v; });
   default:
     return 0;
   }
@@ -677,6 +692,23 @@ void GraphImporter::importNode(const onnx::NodeProto &node, int index) {
   }
   if (skip || !inputsOk)
     return poisonOutputs();
+  // float8 only moves and converts: ONNX defines it for these ops alone, and
+  // dlc.cast is the one dlc op that reads its values.
+  static const llvm::StringSet<> float8Ops = {
+      "BitCast",        "Cast",    "CastLike",  "DequantizeLinear",
+      "Dropout",        "Flatten", "Identity",  "If",
+      "IsInf",          "IsNaN",   "Loop",      "Pad",
+      "QuantizeLinear", "Reshape", "Scan",      "Shape",
+      "Size",           "Squeeze", "Transpose", "Unsqueeze"};
+  if (!float8Ops.contains(node.op_type()))
+    for (Value v : inputs)
+      if (v && isFloat8(cast<ShapedType>(v.getType()).getElementType())) {
+        error(loc) << "node '" << name << "' (" << node.op_type() << ", opset "
+                   << opset << "): float8 input " << v.getType()
+                   << " is not supported by this op (ONNX defines float8 "
+                      "for conversions and data movement)";
+        return poisonOutputs();
+      }
 
   NodeContext n(b, node, name, opset, loc, inputs);
   auto subgraphs = [&](const onnx::GraphProto &graph, ArrayRef<Value> args) {

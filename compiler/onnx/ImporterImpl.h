@@ -36,6 +36,16 @@ bool isFourBitDtype(int32_t dtype);
 /// ONNX's UINT4 and INT4 (IR version 10), newer than the schema dlc builds
 /// against.
 constexpr int32_t kDtypeUint4 = 21, kDtypeInt4 = 22;
+/// ONNX's float8 dtypes (IR version 9), as MLIR's f8E4M3FN, f8E4M3FNUZ,
+/// f8E5M2 and f8E5M2FNUZ.
+constexpr int32_t kDtypeFloat8E4M3FN = 17, kDtypeFloat8E4M3FNUZ = 18,
+                  kDtypeFloat8E5M2 = 19, kDtypeFloat8E5M2FNUZ = 20;
+/// Whether `type` is one of those float8 types, which dlc only moves and
+/// converts (dlc.cast); ops that compute take them as f32.
+inline bool isFloat8(Type type) {
+  return isa<Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type,
+             Float8E5M2FNUZType>(type);
+}
 constexpr char kFourBitDtypeAttr[] = "dlc.onnx_dtype";
 
 /// Converts an ONNX tensor to a constant attribute: DenseElementsAttr for

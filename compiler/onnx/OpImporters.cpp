@@ -544,6 +544,14 @@ LogicalResult checkFloatInput(NodeContext &n, Value x) {
   return success();
 }
 
+/// `x`, widened to f32 when it is float8 (IsNaN, IsInf: exact).
+Value widenFloat8(NodeContext &n, Value x) {
+  RankedTensorType type = n.getType(x);
+  if (!isFloat8(type.getElementType()))
+    return x;
+  return n.create<CastOp>(x, {}, type.clone(n.b.getF32Type()));
+}
+
 /// The float input of a one-input node whose attributes are `known`, or
 /// null after reporting what is wrong.
 Value floatUnaryInput(NodeContext &n, ArrayRef<StringRef> known) {
@@ -554,22 +562,25 @@ Value floatUnaryInput(NodeContext &n, ArrayRef<StringRef> known) {
 }
 
 LogicalResult importIsNaN(NodeContext &n, Results &r) {
-  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({})) ||
-      failed(checkFloatInput(n, n.input(0))))
+  if (failed(n.checkInputs(1, 1)) || failed(n.checkKnownAttrs({})))
     return failure();
-  r.push_back(n.create<IsNaNOp>(n.input(0)));
+  Value x = widenFloat8(n, n.input(0));
+  if (failed(checkFloatInput(n, x)))
+    return failure();
+  r.push_back(n.create<IsNaNOp>(x));
   return success();
 }
 
 LogicalResult importIsInf(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(1, 1)) ||
-      failed(n.checkKnownAttrs({"detect_negative", "detect_positive"})) ||
-      failed(checkFloatInput(n, n.input(0))))
+      failed(n.checkKnownAttrs({"detect_negative", "detect_positive"})))
+    return failure();
+  Value x = widenFloat8(n, n.input(0));
+  if (failed(checkFloatInput(n, x)))
     return failure();
   r.push_back(n.create<IsInfOp>(
-      n.input(0),
-      {n.boolean("detect_negative", n.getInt("detect_negative", 1) != 0),
-       n.boolean("detect_positive", n.getInt("detect_positive", 1) != 0)}));
+      x, {n.boolean("detect_negative", n.getInt("detect_negative", 1) != 0),
+          n.boolean("detect_positive", n.getInt("detect_positive", 1) != 0)}));
   return success();
 }
 
@@ -739,6 +750,14 @@ LogicalResult importClip(NodeContext &n, Results &r) {
   return success();
 }
 
+/// Cast's `saturate` (float8 results; default 1) as dlc.cast's attribute,
+/// which is left off when it holds its default.
+SmallVector<NamedAttribute> saturateAttr(NodeContext &n) {
+  if (n.getInt("saturate", 1))
+    return {};
+  return {n.b.getNamedAttr("saturate", n.b.getBoolAttr(false))};
+}
+
 /// Cast(input), to, saturate, and BitCast(input), to (opset 26): `OpTy`
 /// to the element type `to` names.
 template <typename OpTy>
@@ -756,7 +775,11 @@ LogicalResult importCastTo(NodeContext &n, Results &r) {
     return n.emitError() << "unsupported target dtype '" << getDtypeName(to)
                          << "'";
   Value x = n.input(0);
-  r.push_back(n.create<OpTy>(x, {}, n.getType(x).clone(elementType)));
+  if constexpr (std::is_same_v<OpTy, CastOp>)
+    r.push_back(
+        n.create<OpTy>(x, saturateAttr(n), n.getType(x).clone(elementType)));
+  else
+    r.push_back(n.create<OpTy>(x, {}, n.getType(x).clone(elementType)));
   return success(r.back() != nullptr);
 }
 
@@ -766,7 +789,8 @@ LogicalResult importCastLike(NodeContext &n, Results &r) {
     return failure();
   Value x = n.input(0);
   Type elementType = n.getType(n.input(1)).getElementType();
-  r.push_back(n.create<CastOp>(x, {}, n.getType(x).clone(elementType)));
+  r.push_back(
+      n.create<CastOp>(x, saturateAttr(n), n.getType(x).clone(elementType)));
   return success(r.back() != nullptr);
 }
 
@@ -3261,7 +3285,7 @@ const OpTableEntry kOpTable[] = {
      "constant; constant size, output_datatype, periodic"},
     {"Cast", importCastTo<CastOp>,
      "dlc.cast; to f16/bf16/f32/f64/bool/int8/uint8/int16/uint16/int32/"
-     "uint32/int64/uint64"},
+     "uint32/int64/uint64 and the float8 types (saturate)"},
     {"CastLike", importCastLike, "dlc.cast to the element type of target_type"},
     {"Ceil", importUnary<CeilOp>, "dlc.ceil"},
     {"Celu", importCelu, "dlc.celu; alpha"},
@@ -3362,8 +3386,9 @@ const OpTableEntry kOpTable[] = {
      "dlc.where per output (the branches' outputs of one type)"},
     {"InstanceNormalization", importInstanceNorm,
      "dlc.layer_norm from axis 2, then per-channel scale and bias"},
-    {"IsInf", importIsInf, "dlc.is_inf; detect_negative, detect_positive"},
-    {"IsNaN", importIsNaN, "dlc.is_nan"},
+    {"IsInf", importIsInf,
+     "dlc.is_inf; detect_negative, detect_positive; float8 as f32"},
+    {"IsNaN", importIsNaN, "dlc.is_nan; float8 as f32"},
     {"LRN", importLRN,
      "x / (bias + alpha * average_pool of x^2 over the channels)^beta; size, "
      "alpha, beta, bias"},

@@ -129,6 +129,83 @@ Value castTo(NodeContext &n, Value v, Type elementType) {
   return n.create<CastOp>(v, {}, NodeContext::getType(v).clone(elementType));
 }
 
+/// Checks a float8 zero point, which ONNX requires to be zero and which the
+/// float8 formulas then leave out: a constant one must have all its bits
+/// clear; a run-time one is not read (as onnx's reference and ONNX Runtime
+/// do for QuantizeLinear).
+LogicalResult checkFloat8ZeroPoint(NodeContext &n, Value zp) {
+  std::optional<std::pair<Attribute, RankedTensorType>> c =
+      zp ? constantTensor(zp) : std::nullopt;
+  if (!c)
+    return success();
+  auto allZero = [](ArrayRef<char> bytes) {
+    return llvm::all_of(bytes, [](char b) { return b == 0; });
+  };
+  if (auto dense = dyn_cast<DenseElementsAttr>(c->first))
+    if (allZero(dense.getRawData()))
+      return success();
+  if (std::optional<ArrayRef<char>> raw = resourceData(c->first))
+    if (allZero(*raw))
+      return success();
+  return n.emitError() << "a float8 zero point must be 0, got a nonzero "
+                          "constant";
+}
+
+/// A per-axis scale ([D], one entry per index of x's dim `axis`) shaped to
+/// broadcast against x (D at `axis`, 1 elsewhere); a scalar as it is.
+Value broadcastAlong(NodeContext &n, Value scale, int64_t axis, int64_t rank) {
+  RankedTensorType type = NodeContext::getType(scale);
+  if (type.getRank() == 0)
+    return scale;
+  SmallVector<int64_t> shape(rank, 1);
+  shape[axis] = type.getNumElements();
+  return n.reshape(scale, shape);
+}
+
+/// QuantizeLinear to a float8 type: x / scale rounded to it (dlc.cast,
+/// nearest-even, with `saturate`); the zero point is 0.
+Value quantizeFloat8(NodeContext &n, Value x, Value scale, Type quantType,
+                     std::optional<Blocks> blocks) {
+  ArrayRef<int64_t> shape = NodeContext::getType(x).getShape();
+  Type f32 = n.b.getF32Type();
+  Value s;
+  if (blocks && blocks->size) {
+    s = expandBlocks(n, scale, *blocks, shape);
+  } else {
+    scale = scalarIfSingle(n, scale);
+    std::optional<int64_t> axis = readAxis(n, scale, shape.size());
+    if (!axis)
+      return {};
+    s = broadcastAlong(n, scale, *axis, shape.size());
+  }
+  s = castTo(n, s, f32);
+  Value xs = castTo(n, x, f32);
+  Value t = s && xs ? n.create<DivOp>({xs, s}) : Value();
+  if (!t)
+    return {};
+  SmallVector<NamedAttribute> attrs;
+  if (!n.getInt("saturate", 1))
+    attrs.push_back(n.b.getNamedAttr("saturate", n.b.getBoolAttr(false)));
+  return n.create<CastOp>(t, attrs, NodeContext::getType(t).clone(quantType));
+}
+
+/// DequantizeLinear of a float8 tensor: x * scale in f32, returned in the
+/// scale's type (the zero point is 0).
+Value dequantizeFloat8(NodeContext &n, Value x, Value scale) {
+  ArrayRef<int64_t> shape = NodeContext::getType(x).getShape();
+  Type f32 = n.b.getF32Type();
+  scale = scalarIfSingle(n, scale);
+  std::optional<int64_t> axis = readAxis(n, scale, shape.size());
+  if (!axis)
+    return {};
+  Value s = castTo(n, broadcastAlong(n, scale, *axis, shape.size()), f32);
+  Value xs = castTo(n, x, f32);
+  if (!s || !xs)
+    return {};
+  return castTo(n, n.create<MulOp>({xs, s}),
+                NodeContext::getType(scale).getElementType());
+}
+
 /// A blocked DequantizeLinear of constants (blocked weights) computed here:
 /// the same f32 arithmetic as dequantizeBlocks, once. Null when an operand
 /// is not constant or the scale is not f32.
@@ -202,8 +279,9 @@ Value quantizeBlocks(NodeContext &n, Value x, Value scale, Value zp,
                                     {n.i64("axis", 0)});
 }
 
-/// Whether `t` is a quantized type dlc computes with (int8 or uint8, and
-/// int32 for dequantized accumulators when `int32`); reports it otherwise.
+/// Whether `t` is an integer quantized type dlc computes with (int8 or
+/// uint8, and int32 for dequantized accumulators when `int32`); reports it
+/// otherwise (the float8 types take their own path before this check).
 bool checkQuantType(NodeContext &n, Type t, bool int32) {
   if (t.isInteger(8) || (int32 && t.isSignlessInteger(32)))
     return true;
@@ -211,17 +289,18 @@ bool checkQuantType(NodeContext &n, Type t, bool int32) {
                          ? (t.isUnsignedInteger() ? "uint" : "int") +
                                std::to_string(t.getIntOrFloatBitWidth())
                          : "a float";
-  n.emitError() << "unsupported quantized dtype '" << name << "' (int8"
-                << (int32 ? ", uint8 and int32" : " and uint8") << " are)";
+  n.emitError() << "unsupported quantized dtype '" << name << "' (int8, uint8"
+                << (int32 ? ", int32" : "") << " and the float8 types are)";
   return false;
 }
 
 /// Element type named by QuantizeLinear-21's `output_dtype`.
 Type quantElementType(NodeContext &n, int64_t dtype) {
-  if (dtype == onnx::TensorProto::INT8 || dtype == onnx::TensorProto::UINT8)
+  if (dtype == onnx::TensorProto::INT8 || dtype == onnx::TensorProto::UINT8 ||
+      (dtype >= kDtypeFloat8E4M3FN && dtype <= kDtypeFloat8E5M2FNUZ))
     return getElementType(n.b.getContext(), dtype);
   n.emitError() << "unsupported quantized dtype '" << getDtypeName(dtype)
-                << "' (int8 and uint8 are)";
+                << "' (int8, uint8 and the float8 types are)";
   return {};
 }
 
@@ -235,12 +314,30 @@ LogicalResult importQuantizeLinearImpl(NodeContext &n, Results &r) {
   if (Value zp = n.input(2))
     if (Operation *def = zp.getDefiningOp())
       if (auto dtype = def->getAttrOfType<StringAttr>(kFourBitDtypeAttr))
-        return n.emitError() << "unsupported quantized dtype '"
-                             << dtype.getValue() << "' (int8 and uint8 are)";
+        return n.emitError()
+               << "unsupported quantized dtype '" << dtype.getValue()
+               << "' (int8, uint8 and the float8 types are)";
   FailureOr<Blocks> blocks =
       readBlocks(n, n.input(0), n.input(1), n.input(2));
   if (failed(blocks))
     return failure();
+  if (Value zp = n.input(2);
+      zp && isFloat8(NodeContext::getType(zp).getElementType())) {
+    if (failed(checkFloat8ZeroPoint(n, zp)))
+      return failure();
+    r.push_back(quantizeFloat8(n, n.input(0), n.input(1),
+                               NodeContext::getType(zp).getElementType(),
+                               *blocks));
+    return success(r.back() != nullptr);
+  }
+  if (!n.input(2)) {
+    int64_t dtype = n.getInt("output_dtype", onnx::TensorProto::UINT8);
+    if (dtype >= kDtypeFloat8E4M3FN && dtype <= kDtypeFloat8E5M2FNUZ) {
+      r.push_back(quantizeFloat8(n, n.input(0), n.input(1),
+                                 quantElementType(n, dtype), *blocks));
+      return success(r.back() != nullptr);
+    }
+  }
   if (blocks->size) {
     Value zp = n.input(2);
     Type elt = zp ? NodeContext::getType(zp).getElementType()
@@ -285,11 +382,21 @@ LogicalResult importDequantizeLinearImpl(NodeContext &n, Results &r) {
       readBlocks(n, n.input(0), n.input(1), n.input(2));
   if (failed(blocks))
     return failure();
+  Value zeroPoint = n.input(2);
+  if (isFloat8(NodeContext::getType(n.input(0)).getElementType())) {
+    if (failed(checkFloat8ZeroPoint(n, zeroPoint)))
+      return failure();
+    zeroPoint = {};
+    if (!blocks->size) {
+      r.push_back(dequantizeFloat8(n, n.input(0), n.input(1)));
+      return success(r.back() != nullptr);
+    }
+  }
   if (blocks->size) {
-    Value y = foldDequantizeBlocks(n, n.input(0), n.input(1), n.input(2),
-                                   *blocks);
+    Value y =
+        foldDequantizeBlocks(n, n.input(0), n.input(1), zeroPoint, *blocks);
     if (!y)
-      y = dequantizeBlocks(n, n.input(0), n.input(1), n.input(2), *blocks);
+      y = dequantizeBlocks(n, n.input(0), n.input(1), zeroPoint, *blocks);
     if (!y)
       return failure();
     r.push_back(y);

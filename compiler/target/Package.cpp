@@ -92,6 +92,14 @@ int32_t onnxDtype(Type t) {
     return 16;
   if (t.isF64())
     return 11;
+  if (t.isFloat8E4M3FN())
+    return 17;
+  if (t.isFloat8E4M3FNUZ())
+    return 18;
+  if (t.isFloat8E5M2())
+    return 19;
+  if (t.isFloat8E5M2FNUZ())
+    return 20;
   if (t.isUnsignedInteger(64))
     return 13;
   if (t.isUnsignedInteger(32))
@@ -129,7 +137,7 @@ int64_t dtypeBytes(int32_t dtype) {
   case 10: // float16
   case 16: // bfloat16
     return 2;
-  default: // int8, uint8, bool
+  default: // int8, uint8, bool, the float8 types (17-20)
     return 1;
   }
 }

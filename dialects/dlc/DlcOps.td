@@ -40,6 +40,11 @@ class Dlc_Op<string mnemonic, list<Trait> traits = []>
 def Dlc_AnyTensor : RankedTensorOf<[F16, BF16, F32, F64, I1, I8, UI8, I16, UI16,
                                     I32, UI32, I64, UI64]>;
 def Dlc_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
+// The float8 formats ONNX defines. They only move (and convert: dlc.cast);
+// no op computes on them (see passes/lowering/Float8.h).
+def Dlc_DataTensor : RankedTensorOf<[F16, BF16, F32, F64, I1, I8, UI8, I16, UI16,
+                                     I32, UI32, I64, UI64, F8E4M3FN, F8E4M3FNUZ,
+                                     F8E5M2, F8E5M2FNUZ]>;
 def Dlc_IndexTensor : RankedTensorOf<[I32, I64]>;
 
 //===----------------------------------------------------------------------===//
@@ -187,8 +192,14 @@ def Dlc_ClipOp : Dlc_Op<"clip", [SameOperandsAndResultType]> {
 
 def Dlc_CastOp : Dlc_Op<"cast"> {
   let summary = "elementwise conversion to the result's element type";
-  let arguments = (ins Dlc_AnyTensor:$input);
-  let results = (outs Dlc_AnyTensor:$result);
+  let description = [{
+    ONNX Cast. `saturate` (default true) applies to float8 results only:
+    values beyond the format's finite range become its largest finite
+    value, not infinity or NaN.
+  }];
+  let arguments = (ins Dlc_DataTensor:$input,
+                   DefaultValuedOptionalAttr<BoolAttr, "true">:$saturate);
+  let results = (outs Dlc_DataTensor:$result);
   let hasVerifier = 1;
   let hasFolder = 1;
 }
@@ -199,8 +210,8 @@ def Dlc_BitcastOp : Dlc_Op<"bitcast"> {
     ONNX BitCast: the element types have one bit width, a bool counting as
     its byte (0 or 1; a byte to bool is `!= 0`). The shape is unchanged.
   }];
-  let arguments = (ins Dlc_AnyTensor:$input);
-  let results = (outs Dlc_AnyTensor:$result);
+  let arguments = (ins Dlc_DataTensor:$input);
+  let results = (outs Dlc_DataTensor:$result);
   let hasVerifier = 1;
 }
 
@@ -589,22 +600,22 @@ def Dlc_LayerNormOp : Dlc_Op<"layer_norm", [InferTypeOpAdaptor]> {
 
 def Dlc_ReshapeOp : Dlc_Op<"reshape"> {
   let summary = "reinterpret the shape (Reshape, Flatten, Squeeze, Unsqueeze)";
-  let arguments = (ins Dlc_AnyTensor:$input);
-  let results = (outs Dlc_AnyTensor:$result);
+  let arguments = (ins Dlc_DataTensor:$input);
+  let results = (outs Dlc_DataTensor:$result);
   let hasVerifier = 1;
   let hasFolder = 1;
 }
 
 def Dlc_TransposeOp : Dlc_Op<"transpose", [InferTypeOpAdaptor]> {
   let summary = "permute dims: result dim i is input dim perm[i]";
-  let arguments = (ins Dlc_AnyTensor:$input, DenseI64ArrayAttr:$perm);
-  let results = (outs Dlc_AnyTensor:$result);
+  let arguments = (ins Dlc_DataTensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs Dlc_DataTensor:$result);
 }
 
 def Dlc_ConcatOp : Dlc_Op<"concat", [InferTypeOpAdaptor]> {
   let summary = "concatenate along `axis`";
-  let arguments = (ins Variadic<Dlc_AnyTensor>:$inputs, I64Attr:$axis);
-  let results = (outs Dlc_AnyTensor:$result);
+  let arguments = (ins Variadic<Dlc_DataTensor>:$inputs, I64Attr:$axis);
+  let results = (outs Dlc_DataTensor:$result);
   let hasFolder = 1;
 }
 
@@ -614,9 +625,9 @@ def Dlc_GatherOp : Dlc_Op<"gather", [InferTypeOpAdaptor]> {
     Negative indices count from the end. Indices outside [-n, n) are clamped
     into range at run time (see docs/ops.md for the policy).
   }];
-  let arguments = (ins Dlc_AnyTensor:$data, Dlc_IndexTensor:$indices,
+  let arguments = (ins Dlc_DataTensor:$data, Dlc_IndexTensor:$indices,
                    I64Attr:$axis);
-  let results = (outs Dlc_AnyTensor:$result);
+  let results = (outs Dlc_DataTensor:$result);
   let hasFolder = 1;
   // Constant indices 0, 1, ..., n - 1 over the whole axis (torch's arange
   // indexing) take every slice in order: a reshape of `data`.
@@ -630,9 +641,9 @@ def Dlc_SliceOp : Dlc_Op<"slice", [InferTypeOpAdaptor]> {
     into range, ends are exclusive and clamped (-1 allowed for negative
     steps meaning "before index 0"), steps are non-zero.
   }];
-  let arguments = (ins Dlc_AnyTensor:$input, DenseI64ArrayAttr:$starts,
+  let arguments = (ins Dlc_DataTensor:$input, DenseI64ArrayAttr:$starts,
                    DenseI64ArrayAttr:$ends, DenseI64ArrayAttr:$steps);
-  let results = (outs Dlc_AnyTensor:$result);
+  let results = (outs Dlc_DataTensor:$result);
   let hasFolder = 1;
 }
 
@@ -642,8 +653,8 @@ def Dlc_ExpandOp : Dlc_Op<"expand", [InferTypeOpAdaptor]> {
     The result shape is the numpy broadcast of the input shape and `shape`,
     so a 1 in `shape` keeps the input dim and the rank may grow.
   }];
-  let arguments = (ins Dlc_AnyTensor:$input, DenseI64ArrayAttr:$shape);
-  let results = (outs Dlc_AnyTensor:$result);
+  let arguments = (ins Dlc_DataTensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs Dlc_DataTensor:$result);
   let hasFolder = 1;
 }
 
@@ -676,9 +687,9 @@ def Dlc_PadOp : Dlc_Op<"pad", [InferTypeOpAdaptor]> {
     `mode` is "constant" (fill with `value`), "reflect" (mirror without
     repeating the edge), "edge" (repeat the edge) or "wrap" (periodic).
   }];
-  let arguments = (ins Dlc_AnyTensor:$input, DenseI64ArrayAttr:$pads,
+  let arguments = (ins Dlc_DataTensor:$input, DenseI64ArrayAttr:$pads,
                    StrAttr:$mode, F64Attr:$value);
-  let results = (outs Dlc_AnyTensor:$result);
+  let results = (outs Dlc_DataTensor:$result);
 }
 
 def Dlc_TriluOp : Dlc_Op<"trilu", [SameOperandsAndResultType]> {
@@ -838,7 +849,7 @@ def Dlc_ConvTransposeOp : Dlc_Op<"conv_transpose", [InferTypeOpAdaptor]> {
 
 def Dlc_ShapeOp : Dlc_Op<"shape", [InferTypeOpAdaptor]> {
   let summary = "the shape of a tensor as a 1-D i64 tensor (dims [start, end))";
-  let arguments = (ins Dlc_AnyTensor:$input, I64Attr:$start, I64Attr:$end);
+  let arguments = (ins Dlc_DataTensor:$input, I64Attr:$start, I64Attr:$end);
   let results = (outs 1DTensorOf<[I64]>:$result);
   let hasFolder = 1;
 }

@@ -10,6 +10,7 @@
 
 #include "dialects/dlc/DlcDialect.h"
 #include "passes/Passes.h"
+#include "passes/lowering/Float8.h"
 #include "passes/lowering/KernelForm.h"
 #include "passes/lowering/LinalgBuilders.h"
 #include "passes/quantization/Quantization.h"
@@ -172,11 +173,19 @@ Value intBound(OpBuilder &b, Location loc, Type type, double value) {
   return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(type, v));
 }
 
-/// Converts a scalar between element types with ONNX Cast semantics.
-Value castScalar(OpBuilder &b, Location loc, Value v, Type to) {
+/// Converts a scalar between element types with ONNX Cast semantics;
+/// `saturate` is Cast's attribute (float8 results only).
+Value castScalar(OpBuilder &b, Location loc, Value v, Type to,
+                 bool saturate = true) {
   Type from = v.getType();
   if (from == to)
     return v;
+  // float8 goes through f32 (exact for f16/bf16 sources; f64 rounds twice).
+  if (isOnnxFloat8(from))
+    return castScalar(b, loc, extFloat8ToF32(b, loc, v), to);
+  if (isOnnxFloat8(to))
+    return truncF32ToFloat8(b, loc, castScalar(b, loc, v, b.getF32Type()), to,
+                            saturate);
   auto fromF = dyn_cast<FloatType>(from), toF = dyn_cast<FloatType>(to);
   if (to.isInteger(1)) {
     Value zero = scalarConstant(b, loc, from, 0);
@@ -882,10 +891,11 @@ struct CastLowering : OpRewritePattern<CastOp> {
   LogicalResult matchAndRewrite(CastOp op,
                                 PatternRewriter &rewriter) const override {
     Type to = op.getType().getElementType();
+    bool saturate = op.getSaturate();
     rewriter.replaceOp(
         op, elementwise(rewriter, op.getLoc(), op.getType(), {op.getInput()},
                         [&](OpBuilder &b, Location loc, ValueRange a) {
-                          return castScalar(b, loc, a[0], to);
+                          return castScalar(b, loc, a[0], to, saturate);
                         }));
     return success();
   }

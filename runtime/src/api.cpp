@@ -211,6 +211,14 @@ const char *dlc_dtype_name(int32_t dtype) {
     return "float64";
   case DLC_DTYPE_BFLOAT16:
     return "bfloat16";
+  case DLC_DTYPE_FLOAT8E4M3FN:
+    return "float8e4m3fn";
+  case DLC_DTYPE_FLOAT8E4M3FNUZ:
+    return "float8e4m3fnuz";
+  case DLC_DTYPE_FLOAT8E5M2:
+    return "float8e5m2";
+  case DLC_DTYPE_FLOAT8E5M2FNUZ:
+    return "float8e5m2fnuz";
   default:
     return "unknown";
   }
@@ -221,6 +229,10 @@ size_t dlc_dtype_size(int32_t dtype) {
   case DLC_DTYPE_UINT8:
   case DLC_DTYPE_INT8:
   case DLC_DTYPE_BOOL:
+  case DLC_DTYPE_FLOAT8E4M3FN:
+  case DLC_DTYPE_FLOAT8E4M3FNUZ:
+  case DLC_DTYPE_FLOAT8E5M2:
+  case DLC_DTYPE_FLOAT8E5M2FNUZ:
     return 1;
   case DLC_DTYPE_FLOAT16:
   case DLC_DTYPE_BFLOAT16:

@@ -35,6 +35,10 @@ int tensorMapDataType(int32_t dtype) {
   case DLC_DTYPE_UINT8:
   case DLC_DTYPE_INT8:
   case DLC_DTYPE_BOOL:
+  case DLC_DTYPE_FLOAT8E4M3FN:
+  case DLC_DTYPE_FLOAT8E4M3FNUZ:
+  case DLC_DTYPE_FLOAT8E5M2:
+  case DLC_DTYPE_FLOAT8E5M2FNUZ:
     return 0;
   case DLC_DTYPE_INT16:
   case DLC_DTYPE_UINT16:

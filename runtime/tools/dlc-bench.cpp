@@ -77,6 +77,14 @@ void fillRandom(const dlc::TensorInfo &info, uint64_t seed,
       std::memcpy(p, &h, 2);
       break;
     }
+    case DLC_DTYPE_FLOAT8E4M3FN:
+    case DLC_DTYPE_FLOAT8E4M3FNUZ:
+    case DLC_DTYPE_FLOAT8E5M2:
+    case DLC_DTYPE_FLOAT8E5M2FNUZ:
+      // Codes 0x08-0x3f either sign: normal finite values below 2 in every
+      // float8 format (none is a NaN or infinity).
+      p[0] = uint8_t((0x08 + rng() % 0x38) | (rng() & 1 ? 0x80 : 0));
+      break;
     default: // little-endian integers and bools: 0 or 1
       std::memset(p, 0, elem);
       p[0] = uint8_t(rng() & 1);

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -96,6 +97,32 @@ uint16_t floatToBfloat16(float f) {
   return uint16_t(u >> 16);
 }
 
+bool isFloat8(int32_t dtype) {
+  return dtype >= DLC_DTYPE_FLOAT8E4M3FN && dtype <= DLC_DTYPE_FLOAT8E5M2FNUZ;
+}
+
+float float8ToFloat(uint8_t bits, int32_t dtype) {
+  bool e5m2 =
+      dtype == DLC_DTYPE_FLOAT8E5M2 || dtype == DLC_DTYPE_FLOAT8E5M2FNUZ;
+  bool fnuz =
+      dtype == DLC_DTYPE_FLOAT8E4M3FNUZ || dtype == DLC_DTYPE_FLOAT8E5M2FNUZ;
+  int mantissaBits = e5m2 ? 2 : 3;
+  int bias = (e5m2 ? 15 : 7) + (fnuz ? 1 : 0);
+  uint32_t abs = bits & 0x7f, exp = abs >> mantissaBits,
+           mant = abs & ((1u << mantissaBits) - 1);
+  float sign = bits & 0x80 ? -1.0f : 1.0f;
+  if (fnuz && bits == 0x80)
+    return NAN;
+  if (!fnuz && !e5m2 && abs == 0x7f)
+    return NAN;
+  if (!fnuz && e5m2 && exp == 0x1f)
+    return mant ? NAN : sign * INFINITY;
+  if (exp == 0) // subnormal: mant units of 2^(1 - bias - mantissaBits)
+    return sign * std::ldexp(float(mant), 1 - bias - mantissaBits);
+  return sign * std::ldexp(float((1u << mantissaBits) | mant),
+                           int(exp) - bias - mantissaBits);
+}
+
 double elementAsDouble(const Tensor &t, int64_t i) {
   const uint8_t *p = t.data.data() + i * int64_t(dlc_dtype_size(t.dtype));
   auto load = [p](auto v) {
@@ -111,6 +138,11 @@ double elementAsDouble(const Tensor &t, int64_t i) {
     return halfToFloat(load(uint16_t()));
   case DLC_DTYPE_BFLOAT16:
     return bfloat16ToFloat(load(uint16_t()));
+  case DLC_DTYPE_FLOAT8E4M3FN:
+  case DLC_DTYPE_FLOAT8E4M3FNUZ:
+  case DLC_DTYPE_FLOAT8E5M2:
+  case DLC_DTYPE_FLOAT8E5M2FNUZ:
+    return float8ToFloat(load(uint8_t()), t.dtype);
   case DLC_DTYPE_INT64:
     return double(load(int64_t()));
   case DLC_DTYPE_UINT64:
@@ -138,7 +170,8 @@ std::string formatValues(const Tensor &t, int64_t maxValues) {
   std::string s = "[";
   char buf[64];
   bool isFloat = t.dtype == DLC_DTYPE_FLOAT32 || t.dtype == DLC_DTYPE_FLOAT64 ||
-                 t.dtype == DLC_DTYPE_FLOAT16 || t.dtype == DLC_DTYPE_BFLOAT16;
+                 t.dtype == DLC_DTYPE_FLOAT16 ||
+                 t.dtype == DLC_DTYPE_BFLOAT16 || isFloat8(t.dtype);
   for (int64_t i = 0; i < n && i < maxValues; ++i) {
     double v = elementAsDouble(t, i);
     if (isFloat)
@@ -348,6 +381,14 @@ std::vector<uint8_t> encodeNpy(const Tensor &t) {
     }
     dtype = DLC_DTYPE_FLOAT32;
     data = &widened;
+  } else if (isFloat8(dtype)) {
+    widened.resize(t.data.size() * 4);
+    for (size_t i = 0; i < t.data.size(); ++i) {
+      float f = float8ToFloat(t.data[i], dtype);
+      std::memcpy(&widened[4 * i], &f, 4);
+    }
+    dtype = DLC_DTYPE_FLOAT32;
+    data = &widened;
   }
   std::string header = "{'descr': '";
   header += npyDescr(dtype);
@@ -373,7 +414,8 @@ std::vector<uint8_t> encodeNpy(const Tensor &t) {
 
 bool writeNpy(const std::string &path, const Tensor &tensor,
               std::string *error) {
-  if (!*npyDescr(tensor.dtype) && tensor.dtype != DLC_DTYPE_BFLOAT16) {
+  if (!*npyDescr(tensor.dtype) && tensor.dtype != DLC_DTYPE_BFLOAT16 &&
+      !isFloat8(tensor.dtype)) {
     *error = std::string("cannot write dtype ") + dlc_dtype_name(tensor.dtype) +
              " to .npy";
     return false;
@@ -481,10 +523,13 @@ bool repeated(Wire &w, int wireType, int scalarType, std::vector<T> *out,
 
 const char *onnxTypeName(int32_t t) {
   static const char *names[] = {
-      "undefined", "float",  "uint8",     "int8",       "uint16",  "int16",
-      "int32",     "int64",  "string",    "bool",       "float16", "double",
-      "uint32",    "uint64", "complex64", "complex128", "bfloat16"};
-  return t >= 0 && t <= 16 ? names[t] : "unknown";
+      "undefined",     "float",        "uint8",          "int8",
+      "uint16",        "int16",        "int32",          "int64",
+      "string",        "bool",         "float16",        "double",
+      "uint32",        "uint64",       "complex64",      "complex128",
+      "bfloat16",      "float8e4m3fn", "float8e4m3fnuz", "float8e5m2",
+      "float8e5m2fnuz"};
+  return t >= 0 && t <= 20 ? names[t] : "unknown";
 }
 
 } // namespace

@@ -33,8 +33,8 @@ bool parseNpy(const uint8_t *bytes, size_t size, Tensor *out,
               std::string *error);
 bool readNpy(const std::string &path, Tensor *out, std::string *error);
 
-/// Serializes as a version 1.0 .npy file. bfloat16, which NumPy lacks, is
-/// widened to float32.
+/// Serializes as a version 1.0 .npy file. bfloat16 and the float8 types,
+/// which NumPy lacks, are widened to float32.
 std::vector<uint8_t> encodeNpy(const Tensor &tensor);
 bool writeNpy(const std::string &path, const Tensor &tensor,
               std::string *error);
@@ -54,6 +54,10 @@ float halfToFloat(uint16_t bits);
 float bfloat16ToFloat(uint16_t bits);
 uint16_t floatToHalf(float value);
 uint16_t floatToBfloat16(float value);
+/// Whether `dtype` is one of the float8 types (DLC_DTYPE_FLOAT8*).
+bool isFloat8(int32_t dtype);
+/// The value of the float8 `bits` of type `dtype` (exact; NaN, +-inf).
+float float8ToFloat(uint8_t bits, int32_t dtype);
 
 /// Element i of a tensor as a double, whatever its dtype.
 double elementAsDouble(const Tensor &tensor, int64_t i);

@@ -148,6 +148,15 @@ func.func @cast_shape(%x: tensor<2x3xf32>) -> tensor<6xi64> {
 
 // -----
 
+// float8 only moves and converts: arithmetic does not take it.
+func.func @add_float8(%a: tensor<4xf8E4M3FN>) -> tensor<4xf8E4M3FN> {
+  // expected-error @+1 {{operand #0 must be ranked tensor of}}
+  %0 = dlc.add %a, %a : (tensor<4xf8E4M3FN>, tensor<4xf8E4M3FN>) -> tensor<4xf8E4M3FN>
+  return %0 : tensor<4xf8E4M3FN>
+}
+
+// -----
+
 func.func @transpose_perm(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
   // expected-error @+2 {{perm is not a permutation}}
   // expected-error @+1 {{failed to infer returned types}}

@@ -252,3 +252,17 @@ func.func @conv_channels_last(%x: tensor<1x9x9x4xf32>, %w: tensor<8x3x3x2xf32>, 
   %1 = dlc.max_pool %0 {ceil_mode = false, channels_last, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x5x5x8xf32>) -> tensor<1x3x3x8xf32>
   return %1 : tensor<1x3x3x8xf32>
 }
+
+// -----
+
+// float8 moves and converts; Cast's saturate prints when it is false.
+// CHECK-LABEL: func @float8
+// CHECK: dlc.cast %{{.*}} {saturate = false} : (tensor<2x3xf32>) -> tensor<2x3xf8E5M2>
+// CHECK: dlc.transpose %{{.*}} {perm = array<i64: 1, 0>} : (tensor<2x3xf8E5M2>) -> tensor<3x2xf8E5M2>
+// CHECK: dlc.cast %{{.*}} : (tensor<3x2xf8E5M2>) -> tensor<3x2xf32>
+func.func @float8(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %0 = dlc.cast %x {saturate = false} : (tensor<2x3xf32>) -> tensor<2x3xf8E5M2>
+  %1 = dlc.transpose %0 {perm = array<i64: 1, 0>} : (tensor<2x3xf8E5M2>) -> tensor<3x2xf8E5M2>
+  %2 = dlc.cast %1 {saturate = true} : (tensor<3x2xf8E5M2>) -> tensor<3x2xf32>
+  return %2 : tensor<3x2xf32>
+}

@@ -299,6 +299,20 @@ def compare(name, got, ref, rtol=1e-3, atol=1e-5, scale_atol=True):
             raise Failure(f"output '{name}': float32 values that are not bfloat16 values"
                           " (bfloat16 expected, widened by dlc-run)")
         ref = ref.astype(np.float32)
+    if ref.dtype.name.startswith("float8") and got.dtype == np.float32:
+        # dlc-run widens float8 outputs to float32 too: they must be values of
+        # that float8 type, and then equal the reference exactly (NaN = NaN).
+        narrowed = got.astype(ref.dtype).astype(np.float32)
+        if not np.array_equal(narrowed, got, equal_nan=True):
+            raise Failure(f"output '{name}': float32 values that are not {ref.dtype.name}"
+                          f" values ({ref.dtype.name} expected, widened by dlc-run)")
+        want = ref.astype(np.float32)
+        bad = ~((got == want) | (np.isnan(got) & np.isnan(want)))
+        if bad.any():
+            idx = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise Failure(f"output '{name}' {ref.dtype}{list(ref.shape)}: {int(bad.sum())}/{ref.size}"
+                          f" elements differ, first at {idx}: got {got[idx]}, expected {want[idx]}")
+        return
     if got.dtype != ref.dtype:
         raise Failure(f"output '{name}': dtype {got.dtype}, expected {ref.dtype}")
     if ref.dtype.kind in "biuU":
@@ -313,10 +327,11 @@ def compare(name, got, ref, rtol=1e-3, atol=1e-5, scale_atol=True):
     finite = np.isfinite(ref64)
     maxabs = float(np.abs(ref64[finite]).max()) if finite.any() else 0.0
     tol_a = atol * max(1.0, maxabs) if scale_atol else atol
-    err = np.abs(got64 - ref64)
-    bad = ~((err <= tol_a + rtol * np.abs(ref64))
-            | (np.isnan(got64) & np.isnan(ref64))
-            | (np.isinf(ref64) & (got64 == ref64)))
+    with np.errstate(invalid="ignore"):  # inf - inf: NaN, decided below
+        err = np.abs(got64 - ref64)
+        bad = ~((err <= tol_a + rtol * np.abs(ref64))
+                | (np.isnan(got64) & np.isnan(ref64))
+                | (np.isinf(ref64) & (got64 == ref64)))
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
         worst = tuple(int(i) for i in np.unravel_index(np.nanargmax(np.where(bad, err, -1)), err.shape))

@@ -31,6 +31,9 @@ class Case:
     xfail: dict = field(default_factory=dict)  # {target: reason} for known compiler bugs
     extra: tuple = ()  # dlc options for --target cpu (e.g. --cuda-kernel-form)
     flags: tuple = ()  # dlc options for every target (e.g. --precision=fp16)
+    # "onnx": onnx's reference evaluator, for ops ONNX Runtime has no kernel
+    # for (float8 Pad, Squeeze, ...); else ONNX Runtime.
+    reference: str = "ort"
 
 
 @dataclass
@@ -42,9 +45,11 @@ class Table:
     def rand(self, *shape, lo=-1.0, hi=1.0):
         return self.rng.uniform(lo, hi, size=shape).astype(F32)
 
-    def add(self, name, nodes, feeds, outputs=("y",), consts=None, opset=17, **kw):
+    def add(self, name, nodes, feeds, outputs=("y",), consts=None, opset=17, ir_version=8,
+            **kw):
         assert name not in self.cases, name
-        model = harness.make_model(nodes, feeds, list(outputs), consts, opset=opset)
+        model = harness.make_model(nodes, feeds, list(outputs), consts, opset=opset,
+                                   ir_version=ir_version)
         self.cases[name] = Case(model, feeds, **kw)
 
     def op(self, name, op_type, feeds, consts=None, order=None, opset=17, attrs=None, **kw):
@@ -1812,11 +1817,100 @@ def composed_cases(t):
          {"axis": np.array(1, I64)}, opset=26, attrs=dict(exclusive=1, reverse=1))
 
 
+def float8_probe_values(dtype):
+    """Every finite value of the float8 `dtype`, the midpoints between
+    neighbours (ties, which round to the even code), one f32 ulp either side
+    of each, values past the largest finite one, infinities, NaN, -0 and
+    values below the smallest subnormal; both signs."""
+    import ml_dtypes  # noqa: PLC0415 (onnx's dependency, only needed here)
+    codes = np.arange(256, dtype=np.uint8).view(dtype).astype(F32)
+    finite = np.unique(codes[np.isfinite(codes)])
+    mids = ((finite[:-1].astype(np.float64) + finite[1:]) / 2).astype(F32)
+    top = float(ml_dtypes.finfo(dtype).max)
+    extra = np.array([top * 1.0625, top * 1.2, top * 4, 1e30, np.inf, np.nan, -0.0, 1e-30, 1e-45],
+                     F32)
+    v = np.concatenate([finite, mids, np.nextafter(mids, F32(np.inf)),
+                        np.nextafter(mids, F32(-np.inf)), extra, -extra])
+    return v.reshape(1, -1)
+
+
+def float8_cases(t):
+    """The four ONNX float8 formats: Cast to them and back (every value, the
+    ties, overflow with and without saturate), data movement on them, and
+    float8 QuantizeLinear/DequantizeLinear."""
+    import ml_dtypes  # noqa: PLC0415
+    formats = {"e4m3fn": (TensorProto.FLOAT8E4M3FN, ml_dtypes.float8_e4m3fn),
+               "e4m3fnuz": (TensorProto.FLOAT8E4M3FNUZ, ml_dtypes.float8_e4m3fnuz),
+               "e5m2": (TensorProto.FLOAT8E5M2, ml_dtypes.float8_e5m2),
+               "e5m2fnuz": (TensorProto.FLOAT8E5M2FNUZ, ml_dtypes.float8_e5m2fnuz)}
+    for name, (to, dtype) in formats.items():
+        x = float8_probe_values(dtype)
+        for saturate in (1, 0):
+            t.add(f"cast_float8{name}_roundtrip" + ("" if saturate else "_no_saturate"), [
+                helper.make_node("Cast", ["x"], ["h"], to=to, saturate=saturate),
+                helper.make_node("Cast", ["h"], ["y"], to=TensorProto.FLOAT)],
+                {"x": x}, opset=21, ir_version=9, rtol=0, atol=0)
+    # float16 in (one rounding, as from f32), int32 out (through f32).
+    x16 = float8_probe_values(ml_dtypes.float8_e5m2)
+    x16 = x16[np.abs(x16) < 65504].astype(np.float16)
+    t.add("cast_float16_float8e5m2_int32", [
+        helper.make_node("Cast", ["x"], ["h"], to=TensorProto.FLOAT8E5M2),
+        helper.make_node("Cast", ["h"], ["f"], to=TensorProto.FLOAT16),
+        helper.make_node("Cast", ["x"], ["k"], to=TensorProto.FLOAT8E4M3FN),
+        helper.make_node("Cast", ["k"], ["y"], to=TensorProto.INT32)],
+        {"x": x16.reshape(1, -1)}, outputs=("y", "f"), opset=21, ir_version=9,
+        rtol=0, atol=0)
+    # The ops ONNX defines on float8 besides the conversions: data movement
+    # keeps the bytes; Pad fills with a float8 constant; IsNaN and IsInf.
+    # ONNX Runtime has float8 kernels for few of them: onnx's reference.
+    t.add("float8_movement_pad", [
+        helper.make_node("Cast", ["a"], ["a8"], to=TensorProto.FLOAT8E4M3FN),
+        helper.make_node("Transpose", ["a8"], ["at"], perm=[1, 0, 2]),
+        helper.make_node("Flatten", ["at"], ["f"], axis=1),
+        helper.make_node("Unsqueeze", ["f", "axes"], ["u"]),
+        helper.make_node("Identity", ["u"], ["i"]),
+        helper.make_node("Squeeze", ["i", "axes"], ["s"]),
+        helper.make_node("Reshape", ["s", "shape"], ["r"]),
+        helper.make_node("Pad", ["r", "pads", "fill"], ["p"]),
+        helper.make_node("Cast", ["p"], ["y"], to=TensorProto.FLOAT)],
+        {"a": t.rand(5, 3, 2, lo=-500, hi=500)},
+        consts={"axes": np.array([0], I64), "shape": np.array([5, 6], I64),
+                "pads": np.array([1, 0, 0, 2], I64),
+                "fill": np.array(1.5, ml_dtypes.float8_e4m3fn)},
+        opset=21, ir_version=9, rtol=0, atol=0, reference="onnx")
+    special = np.array([[1.0, np.inf, -np.inf, np.nan, 1e9, -1e9, 0.0]], F32)
+    for fmt in ("e4m3fn", "e5m2", "e5m2fnuz"):
+        to = formats[fmt][0]
+        t.add(f"isnan_isinf_float8{fmt}", [
+            helper.make_node("Cast", ["x"], ["h"], to=to, saturate=0),
+            helper.make_node("IsNaN", ["h"], ["y"]),
+            helper.make_node("IsInf", ["h"], ["z"])],
+            {"x": special}, outputs=("y", "z"), opset=21, ir_version=9)
+    # QuantizeLinear to float8 (per-tensor scale, per-axis scale, no
+    # saturation) and DequantizeLinear back.
+    for name, scale in (("tensor", np.array(0.05, F32)),
+                        ("axis", np.array([0.01, 0.1, 1.0], F32))):
+        for fmt in ("e4m3fn", "e5m2"):
+            to, dtype = formats[fmt]
+            zp = np.zeros(scale.shape, dtype)
+            t.add(f"qdq_float8{fmt}_per_{name}", [
+                helper.make_node("QuantizeLinear", ["x", "s", "zp"], ["q"], axis=1),
+                helper.make_node("DequantizeLinear", ["q", "s", "zp"], ["y"], axis=1)],
+                {"x": t.rand(2, 3, 4, lo=-30, hi=30)}, consts={"s": scale, "zp": zp},
+                opset=21, ir_version=9, rtol=0, atol=0)
+    t.add("quantize_float8e4m3fn_no_saturate", [
+        helper.make_node("QuantizeLinear", ["x", "s", "zp"], ["q"], saturate=0),
+        helper.make_node("Cast", ["q"], ["y"], to=TensorProto.FLOAT)],
+        {"x": np.array([[1.0, -3.0, 30.0, 1e4, -1e4, np.inf]], F32)},
+        consts={"s": np.array(0.125, F32), "zp": np.zeros((), ml_dtypes.float8_e4m3fn)},
+        opset=21, ir_version=9, rtol=0, atol=0)
+
+
 def build_table():
     t = Table()
     for fn in (conv_cases, gemm_matmul_cases, elementwise_cases, normalization_cases, pool_cases,
                shape_cases, graph_cases, nhwc_cases, microsoft_cases, recurrent_cases,
-               composed_cases):
+               composed_cases, float8_cases):
         fn(t)
     return t.cases
 
@@ -1824,7 +1918,12 @@ def build_table():
 def check_case(case, d, dlc, target, device):
     model_path = d / "model.onnx"
     onnx.save(case.model, model_path)
-    ref = harness.run_ort(model_path, case.feeds)
+    if case.reference == "onnx":
+        from onnx.reference import ReferenceEvaluator  # noqa: PLC0415
+        session = ReferenceEvaluator(case.model)
+        ref = dict(zip(session.output_names, session.run(None, case.feeds)))
+    else:
+        ref = harness.run_ort(model_path, case.feeds)
     dlc.compile(model_path, d / "model.so", target=target,
                 extra=(*case.flags, *(case.extra if target == "cpu" else ())))
     got = dlc.run(d / "model.so", harness.save_inputs(case.feeds, d), d / "out", list(ref), device=device)

@@ -479,6 +479,8 @@ TEST(Runtime, Versions) {
   EXPECT_EQ(dlc_runtime_abi_version(), DLC_MODEL_ABI_VERSION);
   EXPECT_STRNE(dlc_runtime_version(), "");
   EXPECT_STREQ(dlc_dtype_name(DLC_DTYPE_BFLOAT16), "bfloat16");
+  EXPECT_STREQ(dlc_dtype_name(DLC_DTYPE_FLOAT8E5M2FNUZ), "float8e5m2fnuz");
+  EXPECT_EQ(dlc_dtype_size(DLC_DTYPE_FLOAT8E4M3FN), 1u);
   EXPECT_EQ(dlc_dtype_size(DLC_DTYPE_INT64), 8u);
   EXPECT_EQ(dlc_dtype_size(42), 0u);
   EXPECT_STREQ(dlc_status_name(DLC_ERROR_ABI_MISMATCH),

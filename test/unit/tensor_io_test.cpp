@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -281,6 +282,44 @@ TEST(Half, Conversions) {
   EXPECT_EQ(dlc::io::floatToHalf(1e6f), 0x7c00); // overflow to inf
   EXPECT_EQ(dlc::io::floatToBfloat16(1.0f), 0x3f80);
   EXPECT_EQ(dlc::io::bfloat16ToFloat(0xc000), -2.0f);
+}
+
+TEST(Float8, Values) {
+  using dlc::io::float8ToFloat;
+  // f8E4M3FN: bias 7, 0x7e the largest (448), 0x7f/0xff NaN, no infinity.
+  EXPECT_EQ(float8ToFloat(0x38, DLC_DTYPE_FLOAT8E4M3FN), 1.0f);
+  EXPECT_EQ(float8ToFloat(0x7e, DLC_DTYPE_FLOAT8E4M3FN), 448.0f);
+  EXPECT_EQ(float8ToFloat(0x81, DLC_DTYPE_FLOAT8E4M3FN), -0x1p-9f);
+  EXPECT_TRUE(std::isnan(float8ToFloat(0xff, DLC_DTYPE_FLOAT8E4M3FN)));
+  // FNUZ: bias one more, 0x80 is NaN (no -0).
+  EXPECT_EQ(float8ToFloat(0x7f, DLC_DTYPE_FLOAT8E4M3FNUZ), 240.0f);
+  EXPECT_EQ(float8ToFloat(0x40, DLC_DTYPE_FLOAT8E4M3FNUZ), 1.0f);
+  EXPECT_TRUE(std::isnan(float8ToFloat(0x80, DLC_DTYPE_FLOAT8E4M3FNUZ)));
+  EXPECT_EQ(float8ToFloat(0x7f, DLC_DTYPE_FLOAT8E5M2FNUZ), 57344.0f);
+  EXPECT_EQ(float8ToFloat(0x01, DLC_DTYPE_FLOAT8E5M2FNUZ), 0x1p-17f);
+  // f8E5M2: IEEE-like, 0x7c infinity, 0x7d-0x7f NaN.
+  EXPECT_EQ(float8ToFloat(0x7b, DLC_DTYPE_FLOAT8E5M2), 57344.0f);
+  EXPECT_EQ(float8ToFloat(0xfc, DLC_DTYPE_FLOAT8E5M2), -INFINITY);
+  EXPECT_TRUE(std::isnan(float8ToFloat(0x7d, DLC_DTYPE_FLOAT8E5M2)));
+  EXPECT_EQ(float8ToFloat(0x80, DLC_DTYPE_FLOAT8E5M2), 0.0f);
+}
+
+TEST(Float8, NpyWidensToFloat32) {
+  dlc::io::Tensor t;
+  t.dtype = DLC_DTYPE_FLOAT8E5M2;
+  t.shape = {2};
+  t.data = {0x3c, 0xc0}; // 1, -2
+  std::vector<uint8_t> npy = dlc::io::encodeNpy(t);
+  dlc::io::Tensor back;
+  std::string error;
+  ASSERT_TRUE(dlc::io::parseNpy(npy.data(), npy.size(), &back, &error))
+      << error;
+  EXPECT_EQ(back.dtype, DLC_DTYPE_FLOAT32);
+  ASSERT_EQ(back.data.size(), 8u);
+  float v[2];
+  std::memcpy(v, back.data.data(), 8);
+  EXPECT_EQ(v[0], 1.0f);
+  EXPECT_EQ(v[1], -2.0f);
 }
 
 } // namespace

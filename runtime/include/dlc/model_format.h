@@ -37,6 +37,10 @@ typedef enum dlc_dtype {
   DLC_DTYPE_UINT32 = 12,
   DLC_DTYPE_UINT64 = 13,
   DLC_DTYPE_BFLOAT16 = 16,
+  DLC_DTYPE_FLOAT8E4M3FN = 17,
+  DLC_DTYPE_FLOAT8E4M3FNUZ = 18,
+  DLC_DTYPE_FLOAT8E5M2 = 19,
+  DLC_DTYPE_FLOAT8E5M2FNUZ = 20,
 } dlc_dtype;
 
 typedef enum dlc_target {
