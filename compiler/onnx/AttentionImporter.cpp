@@ -510,3 +510,204 @@ LogicalResult onnx_import::importRotaryEmbedding(NodeContext &n,
   r.push_back(rotated);
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// LinearAttention (opset 27)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// `x` as f32 (itself when it is).
+Value toF32(NodeContext &n, Value x) {
+  RankedTensorType type = NodeContext::getType(x);
+  if (!x || type.getElementType().isF32())
+    return x;
+  return n.create<CastOp>(x, {}, type.clone(n.b.getF32Type()));
+}
+
+/// [B, T, H * D] -> [B, H, D, T]: one column a step, for the per-step
+/// slices of the keys (as columns), the decay and beta.
+Value stepsLast(NodeContext &n, Value x, int64_t heads) {
+  ArrayRef<int64_t> s = NodeContext::getType(x).getShape();
+  Value r = n.reshape(x, {s[0], s[1], heads, s[2] / heads});
+  return r ? n.create<TransposeOp>(r, {n.i64Array("perm", {0, 2, 3, 1})})
+           : Value();
+}
+
+} // namespace
+
+/// The recurrence of onnx's reference (op_linear_attention.py) unrolled over
+/// the static sequence, in f32, on [B, H_kv, ...] batches: per step the
+/// state decays (exp(g), per head or per key dim), reads the key's value
+/// back for the delta rule (k^T S), adds the outer product k (v - ...)
+/// (a [d_k, 1] x [1, d_v] matmul), and the query heads of each KV head read
+/// it as one [g, d_k] x [d_k, d_v] matmul (grouped query heads share their
+/// KV head's state without repeating it).
+LogicalResult onnx_import::importLinearAttention(NodeContext &n,
+                                                 SmallVectorImpl<Value> &r) {
+  if (failed(n.checkInputs(3, 6)) ||
+      failed(n.checkKnownAttrs({"chunk_size", "kv_num_heads", "q_num_heads",
+                                "scale", "update_rule"})))
+    return failure();
+  Value q = n.input(0), k = n.input(1), v = n.input(2), past = n.input(3),
+        decay = n.input(4), beta = n.input(5);
+  if (!n.hasAttr("q_num_heads") || !n.hasAttr("kv_num_heads"))
+    return n.emitError() << "q_num_heads and kv_num_heads are required";
+  int64_t hq = n.getInt("q_num_heads", 0), hkv = n.getInt("kv_num_heads", 0);
+  std::string rule = n.getString("update_rule", "gated_delta");
+  float scaleAttr = n.getFloat("scale", 0);
+  if (n.hasFailed())
+    return failure();
+  if (hq <= 0 || hkv <= 0 || hq % hkv != 0)
+    return n.emitError() << "q_num_heads (" << hq
+                         << ") must be a positive multiple of kv_num_heads ("
+                         << hkv << ")";
+  if (rule != "linear" && rule != "gated" && rule != "delta" &&
+      rule != "gated_delta")
+    return n.emitError() << "unsupported update_rule '" << rule
+                         << "' (linear, gated, delta and gated_delta are)";
+  bool gating = rule == "gated" || rule == "gated_delta";
+  bool delta = rule == "delta" || rule == "gated_delta";
+  if (gating != bool(decay))
+    return n.emitError() << "update_rule '" << rule << "' "
+                         << (gating ? "requires" : "forbids")
+                         << " the decay input";
+  if (delta != bool(beta))
+    return n.emitError() << "update_rule '" << rule << "' "
+                         << (delta ? "requires" : "forbids")
+                         << " the beta input";
+
+  auto qType = NodeContext::getType(q);
+  Type elt = qType.getElementType();
+  if (!isa<FloatType>(elt))
+    return n.emitError() << "query must be floating point, got " << qType;
+  for (Value x : {q, k, v})
+    if (NodeContext::getRank(x) != 3 ||
+        !NodeContext::getType(x).hasStaticShape())
+      return n.emitError() << "query, key and value must be static 3-D "
+                              "[B, T, H * D], got "
+                           << x.getType();
+  ArrayRef<int64_t> qs = qType.getShape();
+  int64_t batch = qs[0], steps = qs[1];
+  if (steps > kMaxUnrolledIterations)
+    return n.emitError() << "the sequence has " << steps
+                         << " steps, more than the " << kMaxUnrolledIterations
+                         << " dlc unrolls";
+  for (Value x : {k, v}) {
+    ArrayRef<int64_t> s = NodeContext::getType(x).getShape();
+    if (s[0] != batch || s[1] != steps)
+      return n.emitError() << "key and value must have query's batch and "
+                              "sequence ["
+                           << batch << ", " << steps << ", *], got "
+                           << x.getType();
+  }
+  int64_t dk = qs[2] / hq, dv = NodeContext::getType(v).getDimSize(2) / hkv;
+  if (qs[2] % hq != 0 || NodeContext::getType(k).getDimSize(2) != hkv * dk ||
+      NodeContext::getType(v).getDimSize(2) % hkv != 0 || dk == 0 || dv == 0)
+    return n.emitError() << "query's last dim must be q_num_heads * d_k, "
+                            "key's kv_num_heads * d_k and value's "
+                            "kv_num_heads * d_v; got "
+                         << q.getType() << ", " << k.getType() << ", "
+                         << v.getType() << " for " << hq << " and " << hkv
+                         << " heads";
+  int64_t group = hq / hkv;
+  auto check3d = [&](Value x, StringRef what,
+                     ArrayRef<int64_t> lasts) -> LogicalResult {
+    ArrayRef<int64_t> s = NodeContext::getType(x).getShape();
+    if (s.size() == 3 && s[0] == batch && s[1] == steps &&
+        llvm::is_contained(lasts, s[2]))
+      return success();
+    InFlightDiagnostic d = n.emitError();
+    d << what << " must be [" << batch << ", " << steps << ", X] with X in {";
+    llvm::interleaveComma(lasts, d);
+    return d << "}, got " << x.getType();
+  };
+  if (decay && failed(check3d(decay, "decay", {hkv, hkv * dk})))
+    return failure();
+  if (beta && failed(check3d(beta, "beta", {hkv, 1})))
+    return failure();
+  SmallVector<int64_t> stateShape = {batch, hkv, dk, dv};
+  if (past && NodeContext::getType(past).getShape() != ArrayRef(stateShape))
+    return n.emitError() << "past_state must be [" << batch << ", " << hkv
+                         << ", " << dk << ", " << dv << "], got "
+                         << past.getType();
+  Type f32 = n.b.getF32Type();
+
+  // Per-step operands, sliced from whole-sequence layouts.
+  Value qf = toF32(n, q), kf = toF32(n, k), vf = toF32(n, v);
+  // query: [B, T, Hq * dk] -> [B, Hkv, g, T, dk].
+  Value q5 = qf ? n.reshape(qf, {batch, steps, hkv, group, dk}) : Value();
+  if (q5)
+    q5 = n.create<TransposeOp>(q5, {n.i64Array("perm", {0, 2, 3, 1, 4})});
+  // key rows [B, Hkv, T, dk] and columns [B, Hkv, dk, T]; value rows.
+  Value kCols = kf ? stepsLast(n, kf, hkv) : Value();
+  Value kRows =
+      kCols ? n.create<TransposeOp>(kCols, {n.i64Array("perm", {0, 1, 3, 2})})
+            : Value();
+  Value vRows = vf ? stepsLast(n, vf, hkv) : Value();
+  if (vRows)
+    vRows = n.create<TransposeOp>(vRows, {n.i64Array("perm", {0, 1, 3, 2})});
+  // exp(decay): [B, Hkv, 1 or dk, T]; beta: [B, Hkv or 1, 1, T].
+  Value growth = decay ? toF32(n, decay) : Value();
+  if (growth)
+    growth = n.create<ExpOp>({growth});
+  if (growth)
+    growth = stepsLast(n, growth, hkv);
+  Value rate = beta ? toF32(n, beta) : Value();
+  if (rate)
+    rate = stepsLast(n, rate, NodeContext::getType(beta).getDimSize(2));
+  Value state = past ? toF32(n, past) : zeros(n, stateShape, f32);
+  if (n.hasFailed() || !q5 || !kRows || !kCols || !vRows || !state ||
+      (decay && !growth) || (beta && !rate))
+    return failure();
+
+  auto step = [&](Value x, int64_t axis, int64_t t) {
+    return sliceAxis(n, x, axis, t, t + 1);
+  };
+  SmallVector<Value> outputs;
+  for (int64_t t = 0; t < steps && !n.hasFailed(); ++t) {
+    if (growth)
+      state = n.create<MulOp>({state, step(growth, 3, t)});
+    Value kRow = step(kRows, 2, t); // [B, Hkv, 1, dk]
+    Value vRow = step(vRows, 2, t); // [B, Hkv, 1, dv]
+    if (delta) {
+      Value read = n.create<MatMulOp>({kRow, state});
+      Value diff = read ? n.create<SubOp>({vRow, read}) : Value();
+      vRow = diff ? n.create<MulOp>({step(rate, 3, t), diff}) : Value();
+    }
+    Value write =
+        vRow ? n.create<MatMulOp>({step(kCols, 3, t), vRow}) : Value();
+    state = write ? n.create<AddOp>({state, write}) : Value();
+    // [B, Hkv, g, 1, dk] -> [B, Hkv, g, dk] x [B, Hkv, dk, dv].
+    Value qRows = n.reshape(step(q5, 3, t), {batch, hkv, group, dk});
+    Value o = state && qRows ? n.create<MatMulOp>({qRows, state}) : Value();
+    outputs.push_back(o ? n.reshape(o, {batch, hkv, group, 1, dv}) : Value());
+    if (!state || !outputs.back())
+      return failure();
+  }
+  if (n.hasFailed())
+    return failure();
+  // [B, Hkv, g, T, dv] -> [B, T, Hq * dv], scaled once.
+  Value out = outputs.size() == 1
+                  ? outputs[0]
+                  : n.create<ConcatOp>(outputs, {n.i64("axis", 3)});
+  float scale = scaleAttr != 0 ? scaleAttr : float(1.0 / std::sqrt(double(dk)));
+  if (out)
+    out = n.create<MulOp>({out, f32Constant(n, {}, {scale})});
+  if (out)
+    out = n.create<TransposeOp>(out, {n.i64Array("perm", {0, 3, 1, 2, 4})});
+  if (out)
+    out = n.reshape(out, {batch, steps, hq * dv});
+  if (out && elt != f32)
+    out = n.create<CastOp>(out, {}, NodeContext::getType(out).clone(elt));
+  Type stateElt = past ? NodeContext::getType(past).getElementType() : elt;
+  Value present = state;
+  if (stateElt != f32)
+    present = n.create<CastOp>(state, {},
+                               NodeContext::getType(state).clone(stateElt));
+  if (!out || !present)
+    return failure();
+  r.push_back(out);
+  r.push_back(present);
+  return success();
+}

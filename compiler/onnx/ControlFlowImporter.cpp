@@ -21,10 +21,6 @@ using namespace mlir::dlc::onnx_import;
 
 namespace {
 
-/// Unrolling past this many iterations makes programs no one wants to
-/// compile; a loop that long needs a real loop op.
-constexpr int64_t kMaxUnrolledIterations = 4096;
-
 /// The value of a one-element constant, or nullopt.
 std::optional<int64_t> constantScalar(Value v) {
   DenseElementsAttr attr;

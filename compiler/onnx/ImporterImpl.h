@@ -209,6 +209,11 @@ LogicalResult importQLinearMatMul(NodeContext &, SmallVectorImpl<Value> &);
 LogicalResult importDynamicQuantizeLinear(NodeContext &,
                                           SmallVectorImpl<Value> &);
 
+/// Unrolling past this many iterations (Loop, Scan, LinearAttention's
+/// steps) makes programs no one wants to compile; a loop that long needs a
+/// real loop op.
+constexpr int64_t kMaxUnrolledIterations = 4096;
+
 /// The operator table, sorted by op type.
 ArrayRef<OpTableEntry> getOpTable();
 /// The importer for `opType` in the default domain, or null.
@@ -272,6 +277,7 @@ LogicalResult importQGemm(NodeContext &, SmallVectorImpl<Value> &);
 
 /// ONNX's Attention, opsets 23-25 (AttentionImporter.cpp).
 LogicalResult importAttention(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importLinearAttention(NodeContext &, SmallVectorImpl<Value> &);
 /// ONNX's RotaryEmbedding, opset 23 (AttentionImporter.cpp).
 LogicalResult importRotaryEmbedding(NodeContext &, SmallVectorImpl<Value> &);
 /// ONNX's RNN, GRU and LSTM, unrolled over the sequence

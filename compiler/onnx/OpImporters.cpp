@@ -3404,6 +3404,10 @@ const OpTableEntry kOpTable[] = {
     {"Less", importCompare<LessOp>, "dlc.less; broadcasting, bool result"},
     {"LessOrEqual", importCompare<LessOrEqualOp>,
      "dlc.less_or_equal; broadcasting, bool result"},
+    {"LinearAttention", importLinearAttention,
+     "the recurrence unrolled over the static sequence in f32 (batched "
+     "matmuls a step); linear/gated/delta/gated_delta, per-head or per-key "
+     "decay, GQA/MQA, past and present state, scale"},
     {"Log", importUnary<LogOp>, "dlc.log"},
     {"LogSoftmax", importSoftmaxLike<LogSoftmaxOp>,
      "dlc.log_softmax; opset < 13 semantics via 2-D reshape"},

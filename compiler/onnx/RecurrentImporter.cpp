@@ -367,6 +367,10 @@ LogicalResult RecurrentBuilder::import(SmallVectorImpl<Value> &results) {
   if (seqLength < 1 || hidden < 1)
     return n.emitError() << "X and W must be non-empty, got " << xType
                          << " and " << wType;
+  if (seqLength > kMaxUnrolledIterations)
+    return n.emitError() << "the sequence has " << seqLength
+                         << " steps, more than the " << kMaxUnrolledIterations
+                         << " dlc unrolls";
   auto stateShape = [&](int64_t d0) -> SmallVector<int64_t> {
     return layout == 1 ? SmallVector<int64_t>{batch, d0, hidden}
                        : SmallVector<int64_t>{d0, batch, hidden};

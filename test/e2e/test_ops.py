@@ -1906,11 +1906,49 @@ def float8_cases(t):
         opset=21, ir_version=9, rtol=0, atol=0)
 
 
+def linear_attention_cases(t):
+    """LinearAttention (opset 27), checked against onnx's reference (ONNX
+    Runtime has no kernel for it): each update rule, grouped query heads,
+    per-key and per-head decay, a past state, float16."""
+    b, steps, hq, hkv, dk, dv = 2, 12, 4, 2, 8, 6
+
+    def qkv(dtype=F32):
+        return {"q": t.rand(b, steps, hq * dk).astype(dtype),
+                "k": (t.rand(b, steps, hkv * dk) * 0.5).astype(dtype),
+                "v": t.rand(b, steps, hkv * dv).astype(dtype)}
+
+    def case(name, rule, decay_last=None, beta_last=None, past=False, dtype=F32, **kw):
+        feeds = qkv(dtype)
+        inputs = ["q", "k", "v", "past" if past else "", "", ""]
+        if past:
+            feeds["past"] = t.rand(b, hkv, dk, dv).astype(dtype)
+        if decay_last:
+            feeds["g"] = t.rand(b, steps, decay_last, lo=-0.5, hi=0.0).astype(dtype)
+            inputs[4] = "g"
+        if beta_last:
+            feeds["beta"] = t.rand(b, steps, beta_last, lo=0.1, hi=0.9).astype(dtype)
+            inputs[5] = "beta"
+        while inputs and not inputs[-1]:
+            inputs.pop()
+        t.add(name, [helper.make_node("LinearAttention", inputs, ["y", "state"],
+                                      q_num_heads=hq, kv_num_heads=hkv, update_rule=rule)],
+              feeds, outputs=("y", "state"), opset=27, ir_version=11, reference="onnx", **kw)
+
+    case("linear_attention_linear_gqa", "linear", rtol=1e-4, atol=1e-5)
+    case("linear_attention_gated_per_key_past", "gated", decay_last=hkv * dk, past=True,
+         rtol=1e-4, atol=1e-5)
+    case("linear_attention_delta_beta_scalar", "delta", beta_last=1, rtol=1e-4, atol=1e-5)
+    case("linear_attention_gated_delta_per_head", "gated_delta", decay_last=hkv,
+         beta_last=hkv, past=True, rtol=1e-4, atol=1e-5)
+    case("linear_attention_gated_delta_fp16", "gated_delta", decay_last=hkv * dk,
+         beta_last=hkv, dtype=np.float16, rtol=2e-3, atol=2e-3)
+
+
 def build_table():
     t = Table()
     for fn in (conv_cases, gemm_matmul_cases, elementwise_cases, normalization_cases, pool_cases,
                shape_cases, graph_cases, nhwc_cases, microsoft_cases, recurrent_cases,
-               composed_cases, float8_cases):
+               composed_cases, float8_cases, linear_attention_cases):
         fn(t)
     return t.cases
 
