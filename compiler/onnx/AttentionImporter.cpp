@@ -711,3 +711,107 @@ LogicalResult onnx_import::importLinearAttention(NodeContext &n,
   r.push_back(present);
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// FlexAttention (ai.onnx.preview 1)
+//===----------------------------------------------------------------------===//
+
+/// onnx's reference (aionnx_preview/op_flex_attention.py): 4-D Q, K, V with
+/// grouped KV heads repeated, Q and K each scaled by sqrt(scale) in their
+/// type, the scores in the softmax precision (f32 for f16/bf16) passed
+/// through the `score_mod` graph (imported inline on the whole [B, H, L, S]
+/// tensor: PyTorch's score_mod as ONNX ops), softmax over the keys, the
+/// probabilities through `prob_mod`, and a matmul with V in that precision,
+/// cast back to V's type.
+LogicalResult onnx_import::importFlexAttention(NodeContext &n,
+                                               SmallVectorImpl<Value> &r) {
+  if (failed(n.checkInputs(3, 3)) ||
+      failed(n.checkKnownAttrs(
+          {"prob_mod", "scale", "score_mod", "softmax_precision"})))
+    return failure();
+  Value q = n.input(0), k = n.input(1), v = n.input(2);
+  for (Value x : {q, k, v})
+    if (NodeContext::getRank(x) != 4)
+      return n.emitError() << "Q, K and V must be 4-D [B, H, L, E], got "
+                           << q.getType() << ", " << k.getType() << " and "
+                           << v.getType();
+  auto qType = NodeContext::getType(q);
+  Type elt = qType.getElementType();
+  if (!isa<FloatType>(elt) || NodeContext::getType(k).getElementType() != elt ||
+      NodeContext::getType(v).getElementType() != elt)
+    return n.emitError() << "Q, K and V must have one float element type, got "
+                         << q.getType() << ", " << k.getType() << " and "
+                         << v.getType();
+  ArrayRef<int64_t> qs = qType.getShape(),
+                    ks = NodeContext::getType(k).getShape(),
+                    vs = NodeContext::getType(v).getShape();
+  int64_t hq = qs[1], hkv = ks[1];
+  if (ks[0] != qs[0] || vs[0] != qs[0] || vs[1] != hkv || vs[2] != ks[2] ||
+      ks[3] != qs[3] || hkv <= 0 || hq % hkv != 0)
+    return n.emitError()
+           << "K must be [B, H_kv, S, E] and V [B, H_kv, S, Ev] for Q [B, H, "
+              "L, E] with H a multiple of H_kv; got "
+           << q.getType() << ", " << k.getType() << " and " << v.getType();
+  std::optional<double> scale;
+  if (n.hasAttr("scale"))
+    scale = n.getFloat("scale", 0);
+  Type compute = elt.isF16() || elt.isBF16() ? n.b.getF32Type() : elt;
+  if (n.hasAttr("softmax_precision")) {
+    compute =
+        getElementType(n.b.getContext(), n.getInt("softmax_precision", 0));
+    if (!compute || !isa<FloatType>(compute) || isFloat8(compute))
+      return n.emitError() << "softmax_precision must name float, float16, "
+                              "bfloat16 or double, got "
+                           << n.getInt("softmax_precision", 0);
+  }
+  if (n.hasFailed())
+    return failure();
+
+  AttentionBuilder a(n, elt);
+  auto castTo = [&](Value x, Type t) -> Value {
+    if (!x || NodeContext::getType(x).getElementType() == t)
+      return x;
+    return n.create<CastOp>(x, {}, NodeContext::getType(x).clone(t));
+  };
+  // The reference computes sqrt(scale) in f32 and rounds it to Q's type.
+  float root =
+      std::sqrt(float(scale ? *scale : 1.0 / std::sqrt(double(qs[3]))));
+  Value rootInElt = castTo(f32Constant(n, {}, {root}), elt);
+  Value qScaled = n.create<MulOp>({q, rootInElt});
+  Value kScaled = n.create<MulOp>({k, rootInElt});
+  kScaled = kScaled ? a.repeatHeads(kScaled, hq / hkv) : Value();
+  Value kT = kScaled ? n.create<TransposeOp>(kScaled,
+                                             {n.i64Array("perm", {0, 1, 3, 2})})
+                     : Value();
+  Value scores = qScaled && kT
+                     ? castTo(n.create<MatMulOp>({qScaled, kT}), compute)
+                     : Value();
+  if (!scores)
+    return failure();
+  auto applyMod = [&](StringRef attr, Value x) -> Value {
+    if (!n.hasAttr(attr))
+      return x;
+    FailureOr<SmallVector<Value>> outs = n.importGraph(attr, {x});
+    if (failed(outs))
+      return {};
+    if (outs->size() != 1 ||
+        NodeContext::getType((*outs)[0]) != NodeContext::getType(x)) {
+      n.emitError() << attr << " must map the " << x.getType()
+                    << " tensor to one tensor of its type";
+      return {};
+    }
+    return (*outs)[0];
+  };
+  scores = applyMod("score_mod", scores);
+  Value probs =
+      scores ? n.create<SoftmaxOp>(scores, {n.i64("axis", 3)}) : Value();
+  probs = probs ? applyMod("prob_mod", probs) : Value();
+  Value vAligned = castTo(a.repeatHeads(v, hq / hkv), compute);
+  Value out =
+      probs && vAligned ? n.create<MatMulOp>({probs, vAligned}) : Value();
+  out = castTo(out, elt);
+  if (!out)
+    return failure();
+  r.push_back(out);
+  return success();
+}

@@ -73,7 +73,8 @@ OwningOpRef<ModuleOp> importOnnxModel(MLIRContext &ctx, llvm::StringRef bytes,
 struct OnnxOpSupport {
   /// ONNX op type, e.g. "Conv".
   llvm::StringRef opType;
-  /// Its domain: empty for the default one, or "com.microsoft".
+  /// Its domain: empty for the default one, "com.microsoft" or
+  /// "ai.onnx.preview".
   llvm::StringRef domain;
   /// What the importer accepts and how it maps the op, for support tables.
   llvm::StringRef notes;

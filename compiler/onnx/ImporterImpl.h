@@ -278,6 +278,7 @@ LogicalResult importQGemm(NodeContext &, SmallVectorImpl<Value> &);
 /// ONNX's Attention, opsets 23-25 (AttentionImporter.cpp).
 LogicalResult importAttention(NodeContext &, SmallVectorImpl<Value> &);
 LogicalResult importLinearAttention(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importFlexAttention(NodeContext &, SmallVectorImpl<Value> &);
 /// ONNX's RotaryEmbedding, opset 23 (AttentionImporter.cpp).
 LogicalResult importRotaryEmbedding(NodeContext &, SmallVectorImpl<Value> &);
 /// ONNX's RNN, GRU and LSTM, unrolled over the sequence
@@ -325,8 +326,13 @@ constexpr StringLiteral kMicrosoftDomain = "com.microsoft";
 /// The com.microsoft operators the importer handles (MicrosoftImporters.cpp),
 /// sorted by op type.
 ArrayRef<OpTableEntry> getMicrosoftOpTable();
-/// The importer for `opType` in `domain` (default or com.microsoft), or
-/// null.
+/// ONNX's preview domain: operators on their way into the standard
+/// (FlexAttention), with onnx's reference implementations and node tests.
+constexpr StringLiteral kPreviewDomain = "ai.onnx.preview";
+/// The ai.onnx.preview operators the importer handles, sorted by op type.
+ArrayRef<OpTableEntry> getPreviewOpTable();
+/// The importer for `opType` in `domain` (default, com.microsoft or
+/// ai.onnx.preview), or null.
 OpImporter lookupOpImporter(StringRef domain, StringRef opType);
 
 /// Window attributes of Conv, ConvInteger/QLinearConv and pooling with ONNX

@@ -3601,12 +3601,24 @@ OpImporter onnx_import::lookupOpImporter(StringRef opType) {
   return nullptr;
 }
 
+ArrayRef<OpTableEntry> onnx_import::getPreviewOpTable() {
+  static const OpTableEntry table[] = {
+      {"FlexAttention", importFlexAttention,
+       "onnx's reference: 4-D Q, K, V, grouped KV heads repeated, Q and K "
+       "scaled by sqrt(scale), the score_mod and prob_mod graphs inline on "
+       "the [B, H, L, S] scores and probabilities, softmax_precision (f32 "
+       "for f16/bf16)"},
+  };
+  return table;
+}
+
 OpImporter onnx_import::lookupOpImporter(StringRef domain, StringRef opType) {
   if (domain.empty() || domain == "ai.onnx")
     return lookupOpImporter(opType);
-  if (domain != kMicrosoftDomain)
+  if (domain != kMicrosoftDomain && domain != kPreviewDomain)
     return nullptr;
-  ArrayRef<OpTableEntry> table = getMicrosoftOpTable();
+  ArrayRef<OpTableEntry> table =
+      domain == kPreviewDomain ? getPreviewOpTable() : getMicrosoftOpTable();
   const auto *it = llvm::find_if(
       table, [&](const OpTableEntry &e) { return e.opType == opType; });
   return it == table.end() ? nullptr : it->importer;
@@ -3618,5 +3630,7 @@ SmallVector<OnnxOpSupport> mlir::dlc::getSupportedOnnxOps() {
     out.push_back({e.opType, "", e.notes});
   for (const OpTableEntry &e : getMicrosoftOpTable())
     out.push_back({e.opType, kMicrosoftDomain, e.notes});
+  for (const OpTableEntry &e : getPreviewOpTable())
+    out.push_back({e.opType, kPreviewDomain, e.notes});
   return out;
 }

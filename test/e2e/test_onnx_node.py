@@ -24,17 +24,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402
 
 def supported_ops(dlc_path):
-    """The op types of the importer's own table (`dlc --print-op-table`), so
-    every op dlc gains joins this suite without editing it; the default
-    domain's table only (com.microsoft's follows under its own heading)."""
+    """(domain, op type) of the importer's own table (`dlc --print-op-table`),
+    so every op dlc gains joins this suite without editing it: the default
+    domain's table and ai.onnx.preview's (com.microsoft's has no node
+    tests)."""
     out = subprocess.run([dlc_path, "--print-op-table"], check=True, capture_output=True,
-                         text=True).stdout.split("\n## ")[0]
-    return frozenset(line.split("|")[1].strip() for line in out.splitlines()
-                     if line.startswith("| ") and not line.startswith("| ONNX op"))
+                         text=True).stdout.split("\n## ")
+    ops = set()
+    for section in out:
+        domain = ("" if section is out[0] else
+                  "ai.onnx.preview" if section.startswith("ONNX's preview") else None)
+        if domain is None:
+            continue
+        ops.update((domain, line.split("|")[1].strip()) for line in section.splitlines()
+                   if line.startswith("| ") and not line.startswith(("| ONNX op", "| op ")))
+    return frozenset(ops)
 
 
 def supported(model, ops):
-    return all(n.op_type in ops and n.domain in ("", "ai.onnx") for n in model.graph.node)
+    return all(("" if n.domain == "ai.onnx" else n.domain, n.op_type) in ops
+               for n in model.graph.node)
 
 
 def installed_node_dir():

@@ -1944,11 +1944,62 @@ def linear_attention_cases(t):
          beta_last=hkv, dtype=np.float16, rtol=2e-3, atol=2e-3)
 
 
+def flex_attention_cases(t):
+    """FlexAttention (ai.onnx.preview), against onnx's reference: grouped KV
+    heads with a causal score_mod (PyTorch's mask_mod as a Where on the
+    position ranges), a soft cap, a prob_mod, float16."""
+    b, hq, hkv, seq_q, seq_k, e, ev = 2, 4, 2, 6, 9, 8, 5
+    F = TensorProto.FLOAT
+    numpy_helper_from = onnx.numpy_helper.from_array
+
+    def mod_graph(name, nodes, consts=()):
+        return helper.make_graph(
+            nodes, name, [helper.make_tensor_value_info("s", F, ["B", "H", "L", "S"])],
+            [helper.make_tensor_value_info("out", F, ["B", "H", "L", "S"])], list(consts))
+
+    # The causal frontier with the queries aligned to the last keys.
+    causal = mod_graph("causal", [
+        helper.make_node("Range", ["zero", "lq", "one"], ["qi"]),
+        helper.make_node("Add", ["qi", "offset"], ["qa"]),
+        helper.make_node("Unsqueeze", ["qa", "ax"], ["qc"]),
+        helper.make_node("Range", ["zero", "lk", "one"], ["ki"]),
+        helper.make_node("GreaterOrEqual", ["qc", "ki"], ["ok"]),
+        helper.make_node("Where", ["ok", "s", "neg"], ["out"])], [
+        numpy_helper_from(np.array(0, I64), "zero"), numpy_helper_from(np.array(1, I64), "one"),
+        numpy_helper_from(np.array(seq_q, I64), "lq"), numpy_helper_from(np.array(seq_k, I64), "lk"),
+        numpy_helper_from(np.array(seq_k - seq_q, I64), "offset"),
+        numpy_helper_from(np.array([1], I64), "ax"), numpy_helper_from(np.array(-1e9, F32), "neg")])
+    softcap = mod_graph("softcap", [
+        helper.make_node("Div", ["s", "cap"], ["d"]), helper.make_node("Tanh", ["d"], ["th"]),
+        helper.make_node("Mul", ["th", "cap"], ["out"])], [numpy_helper_from(np.array(2.5, F32), "cap")])
+    halve = mod_graph("halve", [helper.make_node("Mul", ["s", "half"], ["out"])],
+                      [numpy_helper_from(np.array(0.5, F32), "half")])
+
+    def case(name, attrs, dtype=F32, **kw):
+        feeds = {"q": t.rand(b, hq, seq_q, e).astype(dtype), "k": t.rand(b, hkv, seq_k, e).astype(dtype),
+                 "v": t.rand(b, hkv, seq_k, ev).astype(dtype)}
+        node = helper.make_node("FlexAttention", ["q", "k", "v"], ["y"], domain="ai.onnx.preview",
+                                **attrs)
+        tp = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+        graph = helper.make_graph(
+            [node], "flex", [helper.make_tensor_value_info(n, tp, a.shape) for n, a in feeds.items()],
+            [helper.make_tensor_value_info("y", tp, [b, hq, seq_q, ev])])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 26),
+                                                        helper.make_opsetid("ai.onnx.preview", 1)],
+                                  ir_version=11, producer_name="dlc-e2e")
+        t.cases[name] = Case(model, feeds, reference="onnx", **kw)
+
+    case("flex_attention_gqa_causal", dict(score_mod=causal), rtol=1e-4, atol=1e-5)
+    case("flex_attention_softcap_scaled", dict(score_mod=softcap, scale=0.3), rtol=1e-4, atol=1e-5)
+    case("flex_attention_prob_mod", dict(prob_mod=halve), rtol=1e-4, atol=1e-5)
+    case("flex_attention_fp16", {}, dtype=np.float16, rtol=2e-3, atol=2e-3)
+
+
 def build_table():
     t = Table()
     for fn in (conv_cases, gemm_matmul_cases, elementwise_cases, normalization_cases, pool_cases,
                shape_cases, graph_cases, nhwc_cases, microsoft_cases, recurrent_cases,
-               composed_cases, float8_cases, linear_attention_cases):
+               composed_cases, float8_cases, linear_attention_cases, flex_attention_cases):
         fn(t)
     return t.cases
 
