@@ -279,6 +279,8 @@ LogicalResult importQGemm(NodeContext &, SmallVectorImpl<Value> &);
 LogicalResult importAttention(NodeContext &, SmallVectorImpl<Value> &);
 LogicalResult importLinearAttention(NodeContext &, SmallVectorImpl<Value> &);
 LogicalResult importFlexAttention(NodeContext &, SmallVectorImpl<Value> &);
+/// RoiAlign (RoiAlignImporter.cpp).
+LogicalResult importRoiAlign(NodeContext &, SmallVectorImpl<Value> &);
 /// ONNX's RotaryEmbedding, opset 23 (AttentionImporter.cpp).
 LogicalResult importRotaryEmbedding(NodeContext &, SmallVectorImpl<Value> &);
 /// ONNX's RNN, GRU and LSTM, unrolled over the sequence

@@ -3512,6 +3512,11 @@ const OpTableEntry kOpTable[] = {
     {"ReverseSequence", importReverseSequence,
      "dlc.gather_elements along time_axis at len - 1 - t where t < len; "
      "batch_axis, time_axis"},
+    {"RoiAlign", importRoiAlign,
+     "bilinear samples at coordinates computed from the run-time boxes, "
+     "their neighbours gathered (dlc.gather_elements), weighted and "
+     "reduced; avg/max, half_pixel/output_half_pixel, output_height/width, "
+     "sampling_ratio > 0, spatial_scale"},
     {"RotaryEmbedding", importRotaryEmbedding,
      "dlc.mul/sub/add of the halves or interleaved pairs with the caches "
      "(gathered at position_ids); 3-D (num_heads) or 4-D, "

@@ -1995,11 +1995,28 @@ def flex_attention_cases(t):
     case("flex_attention_fp16", {}, dtype=np.float16, rtol=2e-3, atol=2e-3)
 
 
+def roi_align_cases(t):
+    """RoiAlign against ONNX Runtime: boxes over two images, some past the
+    edges (samples outside [-1, extent] count as 0, those in [-1, 0) clamp),
+    degenerate ones; avg and max, both coordinate modes."""
+    x = t.rand(2, 3, 12, 15, lo=-2, hi=2)
+    rois = np.array([[0, 0, 14, 11], [2.5, 1.2, 9.7, 8.1], [-3, -2, 5, 4], [10, 8, 20, 16],
+                     [4, 4, 4, 4], [1, 6, 13.5, 7]], F32) * np.float32(2)
+    idx = np.array([0, 1, 1, 0, 1, 0], I64)
+    for mode in ("avg", "max"):
+        for ctm in ("half_pixel", "output_half_pixel"):
+            t.op(f"roi_align_{mode}_{ctm}", "RoiAlign", {"x": x, "rois": rois, "i": idx}, opset=16,
+                 attrs=dict(mode=mode, coordinate_transformation_mode=ctm, output_height=3,
+                            output_width=4, sampling_ratio=2, spatial_scale=0.5),
+                 rtol=1e-4, atol=1e-5)
+
+
 def build_table():
     t = Table()
     for fn in (conv_cases, gemm_matmul_cases, elementwise_cases, normalization_cases, pool_cases,
                shape_cases, graph_cases, nhwc_cases, microsoft_cases, recurrent_cases,
-               composed_cases, float8_cases, linear_attention_cases, flex_attention_cases):
+               composed_cases, float8_cases, linear_attention_cases, flex_attention_cases,
+               roi_align_cases):
         fn(t)
     return t.cases
 
