@@ -143,13 +143,11 @@ std::string onnx_import::getDtypeName(int32_t dtype) {
   }
 }
 
-namespace {
 /// No device holds a tensor this large; rejecting larger ones keeps the int64
 /// byte arithmetic of later stages (planning, codegen) from overflowing.
 constexpr int64_t kMaxTensorBytes = int64_t(1) << 48;
 
-/// True for a statically shaped ranked tensor of at most kMaxTensorBytes.
-bool isSaneTensorType(Type type) {
+bool onnx_import::isSaneTensorType(Type type) {
   auto t = dyn_cast<RankedTensorType>(type);
   if (!t || !t.hasStaticShape())
     return false;
@@ -163,7 +161,6 @@ bool isSaneTensorType(Type type) {
   }
   return true;
 }
-} // namespace
 
 bool onnx_import::isFourBitDtype(int32_t dtype) {
   return dtype == kDtypeInt4 || dtype == kDtypeUint4;

@@ -209,6 +209,11 @@ LogicalResult importQLinearMatMul(NodeContext &, SmallVectorImpl<Value> &);
 LogicalResult importDynamicQuantizeLinear(NodeContext &,
                                           SmallVectorImpl<Value> &);
 
+/// True for a statically shaped ranked tensor of at most 2^48 bytes: what
+/// the importer lets a value be (larger ones would overflow the byte
+/// arithmetic of memory planning and codegen).
+bool isSaneTensorType(Type type);
+
 /// Unrolling past this many iterations (Loop, Scan, LinearAttention's
 /// steps) makes programs no one wants to compile; a loop that long needs a
 /// real loop op.

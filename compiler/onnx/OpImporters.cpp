@@ -378,6 +378,16 @@ Value NodeContext::createOp(StringRef opName, ValueRange operands,
       if (failed(inferred) && messages.empty())
         messages.push_back(("cannot infer the result type of " + opName).str());
     }
+    // Composed importers build values the graph never names: bound them
+    // as the graph's own values are (a node's outputs are checked again).
+    for (Type t : types)
+      if (messages.empty() && !isSaneTensorType(t)) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        os << "a value of " << t << " (" << opName
+           << ") is too large (more than 2^48 bytes)";
+        messages.push_back(os.str());
+      }
     if (messages.empty()) {
       OperationState state(loc, name);
       state.addOperands(operands);

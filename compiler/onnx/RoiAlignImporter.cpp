@@ -151,7 +151,7 @@ LogicalResult onnx_import::importRoiAlign(NodeContext &n,
   ArrayRef<int64_t> xs = xType.getShape();
   int64_t channels = xs[1], height = xs[2], width = xs[3];
   int64_t taps = outH * samples * outW * samples;
-  if (boxes * channels > kMaxGathered / (4 * taps))
+  if (boxes && channels > kMaxGathered / (4 * taps) / boxes)
     return n.emitError() << "gathers " << boxes << " x " << channels << " x "
                          << 4 * taps << " samples, more than 2^31";
 

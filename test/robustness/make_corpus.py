@@ -315,6 +315,28 @@ def gen_opsets():
               [vi("theta", T.FLOAT, (1, 2, 3))], [vi("y", T.FLOAT, None)],
               inits=[i64("size", [1, 1, 2**40, 2**40])])
     add("affinegrid-huge-size", m, "more than 2^24 points")
+    # Attention-like and box operators: sequences too long to unroll,
+    # intermediates past 2^48 bytes, gathers past 2^31 elements.
+    m = model([h.make_node("LinearAttention", ["q", "q", "q"], ["y"], q_num_heads=1,
+                           kv_num_heads=1, update_rule="linear")],
+              [vi("q", T.FLOAT, (1, 2**40, 1))], [vi("y", T.FLOAT, None)], opset=27,
+              ir_version=11)
+    add("linear-attention-2p40-steps", m, "steps, more than the 4096 dlc unrolls")
+    q4 = vi("q", T.FLOAT, (1, 1, 2**24, 1))
+    m = model([h.make_node("FlexAttention", ["q", "q", "q"], ["y"], domain="ai.onnx.preview")],
+              [q4], [vi("y", T.FLOAT, None)], ir_version=11,
+              opsets=[h.make_opsetid("", 26), h.make_opsetid("ai.onnx.preview", 1)])
+    add("flex-attention-huge-scores", m, "is too large (more than 2^48 bytes)")
+    m = model([h.make_node("RoiAlign", ["x", "rois", "i"], ["y"], sampling_ratio=64,
+                           output_height=4096, output_width=4096)],
+              [vi("x", T.FLOAT, (1, 2**40, 1, 1)), vi("rois", T.FLOAT, (2**40, 4)),
+               vi("i", T.INT64, (2**40,))], [vi("y", T.FLOAT, None)], opset=16)
+    add("roialign-huge-gather", m, "more than 2^31")
+    f8zp = tensor("zp", 17, [1], raw=bytes([0x38]))
+    m = model([h.make_node("QuantizeLinear", ["x", "s", "zp"], ["y"])],
+              [vi("x")], [vi("y", 17, None)], [const("s", np.array(0.5, np.float32)), f8zp],
+              opset=21, ir_version=9)
+    add("float8-nonzero-zero-point", m, "a float8 zero point must be 0")
     # ONNX Runtime's contrib domain: its quantized operators import, the
     # rest are errors; hostile operands of the quantized ones too.
     ms = [h.make_opsetid("", 17), h.make_opsetid("com.microsoft", 1)]
@@ -483,7 +505,7 @@ def gen_ops():
     add("constantofshape-overflow", m, "the result is too large")
     m = op_model([h.make_node("Expand", ["x", "s"], ["y"])], [vi("x")],
                  [vi("y", shape=None)], [ints("s", [2**40, 2**40, 2, 3])])
-    add("expand-overflow", m, "the result is too large")
+    add("expand-overflow", m, "is too large (more than 2^48 bytes)")
     m = op_model([h.make_node("Tile", ["x", "s"], ["y"])], [vi("x")],
                  [vi("y", shape=None)], [ints("s", [-1, 2])])
     add("tile-negative-repeats", m, "repeats")
