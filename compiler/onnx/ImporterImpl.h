@@ -284,8 +284,9 @@ LogicalResult importQGemm(NodeContext &, SmallVectorImpl<Value> &);
 LogicalResult importAttention(NodeContext &, SmallVectorImpl<Value> &);
 LogicalResult importLinearAttention(NodeContext &, SmallVectorImpl<Value> &);
 LogicalResult importFlexAttention(NodeContext &, SmallVectorImpl<Value> &);
-/// RoiAlign (RoiAlignImporter.cpp).
+/// RoiAlign and DeformConv (SamplingImporter.cpp).
 LogicalResult importRoiAlign(NodeContext &, SmallVectorImpl<Value> &);
+LogicalResult importDeformConv(NodeContext &, SmallVectorImpl<Value> &);
 /// ONNX's RotaryEmbedding, opset 23 (AttentionImporter.cpp).
 LogicalResult importRotaryEmbedding(NodeContext &, SmallVectorImpl<Value> &);
 /// ONNX's RNN, GRU and LSTM, unrolled over the sequence

@@ -3335,6 +3335,11 @@ const OpTableEntry kOpTable[] = {
      "dlc.matmul with the constant DFT matrix (the axis transposed next to "
      "the complex dim); constant dft_length and axis, inverse, onesided "
      "(with inverse: irfft); at most 2^24 matrix coefficients"},
+    {"DeformConv", importDeformConv,
+     "2-D: each tap's bilinear sample at its position plus the run-time "
+     "offset (zeros outside) gathered (dlc.gather_elements), times the "
+     "mask, then one grouped dlc.matmul with W; group, offset_group, "
+     "strides, pads, dilations, B"},
     {"DepthToSpace", importDepthToSpace,
      "dlc.reshape + dlc.transpose + dlc.reshape; mode DCR/CRD"},
     {"DequantizeLinear", importDequantizeLinear,

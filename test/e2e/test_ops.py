@@ -2011,12 +2011,29 @@ def roi_align_cases(t):
                  rtol=1e-4, atol=1e-5)
 
 
+def deform_conv_cases(t):
+    """DeformConv against onnx's reference (slow: small shapes): groups and
+    offset groups, strides, dilations and pads, offsets that reach past the
+    edges (zeros), a mask and a bias."""
+    x = t.rand(1, 4, 7, 6)
+    w = t.rand(6, 2, 3, 3)
+    t.op("deform_conv_groups_pads", "DeformConv",
+         {"x": x, "w": w, "off": t.rand(1, 2 * 9 * 2, 7, 6, lo=-2.5, hi=2.5)}, opset=19,
+         attrs=dict(group=2, offset_group=2, pads=[1, 1, 1, 1]), reference="onnx",
+         rtol=1e-4, atol=1e-5)
+    t.op("deform_conv_stride_dilation_mask_bias", "DeformConv",
+         {"x": x, "w": t.rand(3, 4, 2, 3), "off": t.rand(1, 12, 3, 2, lo=-1.5, hi=1.5),
+          "b": t.rand(3), "m": t.rand(1, 6, 3, 2, lo=0, hi=1)}, opset=19,
+         attrs=dict(strides=[2, 2], dilations=[2, 1], pads=[1, 0, 0, 0]),
+         order=["x", "w", "off", "b", "m"], reference="onnx", rtol=1e-4, atol=1e-5)
+
+
 def build_table():
     t = Table()
     for fn in (conv_cases, gemm_matmul_cases, elementwise_cases, normalization_cases, pool_cases,
                shape_cases, graph_cases, nhwc_cases, microsoft_cases, recurrent_cases,
                composed_cases, float8_cases, linear_attention_cases, flex_attention_cases,
-               roi_align_cases):
+               roi_align_cases, deform_conv_cases):
         fn(t)
     return t.cases
 

@@ -332,6 +332,11 @@ def gen_opsets():
               [vi("x", T.FLOAT, (1, 2**40, 1, 1)), vi("rois", T.FLOAT, (2**40, 4)),
                vi("i", T.INT64, (2**40,))], [vi("y", T.FLOAT, None)], opset=16)
     add("roialign-huge-gather", m, "more than 2^31")
+    m = model([h.make_node("DeformConv", ["x", "w", "off"], ["y"],
+                           kernel_shape=[2**30, 2**30])],
+              [vi("x", T.FLOAT, (1, 1, 4, 4)), vi("w", T.FLOAT, (1, 1, 2, 2)),
+               vi("off", T.FLOAT, (1, 8, 3, 3))], [vi("y", T.FLOAT, None)], opset=19)
+    add("deformconv-huge-kernel", m, "must be 2 values in [1, 2^20]")
     f8zp = tensor("zp", 17, [1], raw=bytes([0x38]))
     m = model([h.make_node("QuantizeLinear", ["x", "s", "zp"], ["y"])],
               [vi("x")], [vi("y", 17, None)], [const("s", np.array(0.5, np.float32)), f8zp],

@@ -1,13 +1,21 @@
-//===- RoiAlignImporter.cpp - ONNX RoiAlign -------------------------------===//
+//===- SamplingImporter.cpp - ONNX RoiAlign and DeformConv ----------------===//
 //
-// RoiAlign (Mask R-CNN's and torchvision's box pooling) composed from dlc
-// ops, following onnx's reference (onnx/reference/ops/op_roi_align.py):
-// each output bin of each box averages (or takes the max of) a fixed
-// sampling_ratio x sampling_ratio grid of bilinear samples. The sample
-// coordinates come from the run-time boxes, so they are computed as tensors
-// ([R, bins, samples] per axis, in the reference's order of f32 operations);
-// the four neighbours of every sample are gathered from the box's image with
-// one dlc.gather_elements, weighted, and reduced.
+// Operators that read their input at positions computed at run time, as
+// bilinear samples, composed from dlc ops after onnx's reference
+// implementations: the sample coordinates are tensors, the four neighbours
+// of every sample are gathered with one dlc.gather_elements, weighted and
+// reduced.
+//
+// - RoiAlign (Mask R-CNN's and torchvision's box pooling,
+//   onnx/reference/ops/op_roi_align.py): each output bin of each box
+//   averages (or takes the max of) a fixed sampling_ratio x sampling_ratio
+//   grid of samples, their coordinates [R, bins, samples] per axis in the
+//   reference's order of f32 operations.
+// - DeformConv (deformable convolution v1/v2, op_deform_conv.py): each
+//   kernel tap samples the input at its position plus a learned offset
+//   (zeros outside, GridSample's bilinear with align_corners), scaled by
+//   the mask; the sampled columns then meet the weights in one grouped
+//   matmul.
 //
 //===----------------------------------------------------------------------===//
 
@@ -251,6 +259,202 @@ LogicalResult onnx_import::importRoiAlign(NodeContext &n,
   Value out = perSample ? reduce(perSample, {3, 5}) : Value();
   if (avg)
     out = a.div(out, a.scalar(double(samples * samples)));
+  if (out && elt != f32)
+    out = n.create<CastOp>(out, {}, NodeContext::getType(out).clone(elt));
+  if (!out)
+    return failure();
+  r.push_back(out);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DeformConv
+//===----------------------------------------------------------------------===//
+
+LogicalResult onnx_import::importDeformConv(NodeContext &n,
+                                            SmallVectorImpl<Value> &r) {
+  if (failed(n.checkInputs(3, 5)) ||
+      failed(n.checkKnownAttrs({"dilations", "group", "kernel_shape",
+                                "offset_group", "pads", "strides"})))
+    return failure();
+  Value x = n.input(0), w = n.input(1), offset = n.input(2), bias = n.input(3),
+        mask = n.input(4);
+  auto xType = NodeContext::getType(x);
+  Type elt = xType.getElementType();
+  if (xType.getRank() != 4 || !isa<FloatType>(elt))
+    return n.emitError() << "X must be a float [N, C, H, W] tensor (2-D "
+                            "deformable convolution), got "
+                         << x.getType();
+  for (Value v : {w, offset, bias, mask})
+    if (v && NodeContext::getType(v).getElementType() != elt)
+      return n.emitError() << "W, offset, B and mask must have X's type, got "
+                           << v.getType();
+  ArrayRef<int64_t> xs = xType.getShape(),
+                    ws = NodeContext::getType(w).getShape(),
+                    os = NodeContext::getType(offset).getShape();
+  int64_t batch = xs[0], channels = xs[1], height = xs[2], width = xs[3];
+  int64_t group = n.getInt("group", 1),
+          offsetGroup = n.getInt("offset_group", 1);
+  auto kernel = n.getInts("kernel_shape");
+  auto strides = n.getInts("strides"), dilations = n.getInts("dilations"),
+       pads = n.getInts("pads");
+  if (n.hasFailed())
+    return failure();
+  if (ws.size() != 4 || os.size() != 4)
+    return n.emitError() << "W must be [OC, C / group, kH, kW] and offset [N, "
+                            "offset_group * kH * kW * 2, oH, oW], got "
+                         << w.getType() << " and " << offset.getType();
+  SmallVector<int64_t> k =
+      kernel ? *kernel : SmallVector<int64_t>{ws[2], ws[3]};
+  SmallVector<int64_t> s = strides ? *strides : SmallVector<int64_t>{1, 1};
+  SmallVector<int64_t> d = dilations ? *dilations : SmallVector<int64_t>{1, 1};
+  SmallVector<int64_t> p = pads ? *pads : SmallVector<int64_t>{0, 0, 0, 0};
+  auto inRange = [](ArrayRef<int64_t> v, size_t size, int64_t lo) {
+    return v.size() == size && llvm::all_of(v, [&](int64_t e) {
+             return e >= lo && e <= (int64_t(1) << 20);
+           });
+  };
+  if (!inRange(k, 2, 1) || !inRange(s, 2, 1) || !inRange(d, 2, 1) ||
+      !inRange(p, 4, 0))
+    return n.emitError() << "kernel_shape, strides and dilations must be 2 "
+                            "values in [1, 2^20] and pads 4 in [0, 2^20]";
+  int64_t outChannels = ws[0];
+  if (group < 1 || offsetGroup < 1 || channels % group != 0 ||
+      channels % offsetGroup != 0 || outChannels % group != 0 ||
+      ws[1] * group != channels || ws[2] != k[0] || ws[3] != k[1])
+    return n.emitError() << "W " << w.getType() << " does not fit X "
+                         << x.getType() << " with group " << group
+                         << ", offset_group " << offsetGroup << " and kernel ["
+                         << k[0] << ", " << k[1] << "]";
+  int64_t taps = k[0] * k[1];
+  int64_t outH = (height + p[0] + p[2] - ((k[0] - 1) * d[0] + 1)) / s[0] + 1;
+  int64_t outW = (width + p[1] + p[3] - ((k[1] - 1) * d[1] + 1)) / s[1] + 1;
+  if (os[0] != batch || os[1] != offsetGroup * taps * 2 || os[2] != outH ||
+      os[3] != outW || outH < 1 || outW < 1)
+    return n.emitError() << "offset must be [" << batch << ", "
+                         << offsetGroup * taps * 2 << ", " << outH << ", "
+                         << outW << "], got " << offset.getType();
+  if (mask && NodeContext::getType(mask).getShape() !=
+                  ArrayRef<int64_t>{batch, offsetGroup * taps, outH, outW})
+    return n.emitError() << "mask must be [" << batch << ", "
+                         << offsetGroup * taps << ", " << outH << ", " << outW
+                         << "], got " << mask.getType();
+  if (bias &&
+      NodeContext::getType(bias).getShape() != ArrayRef<int64_t>{outChannels})
+    return n.emitError() << "B must be [" << outChannels << "], got "
+                         << bias.getType();
+  int64_t positions = outH * outW;
+  int64_t perGroup = channels / offsetGroup;
+  if (batch * channels > kMaxGathered / (4 * taps) / positions)
+    return n.emitError() << "gathers " << batch * channels << " x " << 4 * taps
+                         << " x " << positions << " samples, more than 2^31";
+
+  RoiAlignBuilder a(n);
+  Type f32 = n.b.getF32Type();
+  auto toF32 = [&](Value v) -> Value {
+    if (!v || NodeContext::getType(v).getElementType() == f32)
+      return v;
+    return n.create<CastOp>(v, {}, NodeContext::getType(v).clone(f32));
+  };
+  // Each tap's position without its offset: [1, 1, taps, positions] per axis.
+  SmallVector<float> baseH, baseW;
+  for (int64_t ki = 0; ki < k[0]; ++ki)
+    for (int64_t kj = 0; kj < k[1]; ++kj)
+      for (int64_t i = 0; i < outH; ++i)
+        for (int64_t j = 0; j < outW; ++j) {
+          baseH.push_back(float(i * s[0] - p[0] + ki * d[0]));
+          baseW.push_back(float(j * s[1] - p[1] + kj * d[1]));
+        }
+  // offset: [N, G * taps * 2, oH, oW] -> [N, G, taps, 2, positions].
+  Value off =
+      n.reshape(toF32(offset), {batch, offsetGroup, taps, 2, positions});
+  auto along = [&](int64_t i, ArrayRef<float> base) -> Value {
+    Value o = off ? sliceAxis(n, off, 3, i, i + 1) : Value();
+    o = o ? n.reshape(o, {batch, offsetGroup, taps, positions}) : Value();
+    return a.add(a.f32({1, 1, taps, positions}, base), o);
+  };
+  Value py = along(0, baseH), px = along(1, baseW);
+  if (!py || !px)
+    return failure();
+  // Bilinear with zeros outside (GridSample, align_corners): each neighbour
+  // inside the image weighs (1 - |t - neighbour|).
+  Value widthI = splat(n, {}, n.b.getI64Type(), double(width));
+  auto neighbours =
+      [&](Value t, int64_t extent) -> std::array<std::pair<Value, Value>, 2> {
+    Value lo = n.create<FloorOp>({t});
+    Value frac = lo ? n.create<SubOp>({t, lo}) : Value();
+    Value hi = lo ? n.create<AddOp>({lo, a.scalar(1.0)}) : Value();
+    Value loW = frac ? n.create<SubOp>({a.scalar(1.0), frac}) : Value();
+    std::array<std::pair<Value, Value>, 2> out;
+    for (auto [i, pos, weight] :
+         {std::tuple(0, lo, loW), std::tuple(1, hi, frac)}) {
+      if (!pos || !weight)
+        return {};
+      Value inside = n.create<AndOp>(
+          {n.create<GreaterOrEqualOp>({pos, a.scalar(0.0)}),
+           n.create<LessOrEqualOp>({pos, a.scalar(double(extent - 1))})});
+      Value clamped = n.create<MinOp>({n.create<MaxOp>({pos, a.scalar(0.0)}),
+                                       a.scalar(double(extent - 1))});
+      out[i] = {a.toI64(clamped),
+                n.create<WhereOp>({inside, weight, a.scalar(0.0)})};
+    }
+    return out;
+  };
+  auto ny = neighbours(py, height), nx = neighbours(px, width);
+  if (!ny[1].first || !nx[1].first)
+    return failure();
+  Value maskF =
+      mask ? n.reshape(toF32(mask), {batch, offsetGroup, taps, positions})
+           : Value();
+  SmallVector<Value> indices, weights;
+  for (auto [yPos, yWeight] : ny)
+    for (auto [xPos, xWeight] : nx) {
+      Value index = a.add(a.mul(yPos, widthI), xPos);
+      Value weight = a.mul(yWeight, xWeight);
+      if (maskF)
+        weight = a.mul(weight, maskF);
+      if (!index || !weight)
+        return failure();
+      indices.push_back(
+          n.reshape(index, {batch, offsetGroup, 1, 1, taps * positions}));
+      weights.push_back(
+          n.reshape(weight, {batch, offsetGroup, 1, 1, taps * positions}));
+    }
+  // [N, G, 1, 4, taps * positions], the index over each group's channels.
+  Value index = n.create<ConcatOp>(indices, {n.i64("axis", 3)});
+  Value weight = n.create<ConcatOp>(weights, {n.i64("axis", 3)});
+  if (!index || !weight)
+    return failure();
+  index = n.create<ExpandOp>(
+      index, {n.i64Array("shape",
+                         {batch, offsetGroup, perGroup, 4, taps * positions})});
+  index = index ? n.reshape(index, {batch, channels, 4 * taps * positions})
+                : Value();
+  Value image = n.reshape(toF32(x), {batch, channels, height * width});
+  Value samples =
+      image && index
+          ? n.create<GatherElementsOp>({image, index}, {n.i64("axis", 2)})
+          : Value();
+  samples = samples ? n.reshape(samples, {batch, offsetGroup, perGroup, 4,
+                                          taps * positions})
+                    : Value();
+  Value columns = a.mul(samples, weight);
+  columns = columns
+                ? n.create<ReduceSumOp>(columns, {n.i64Array("axes", {3}),
+                                                  n.boolean("keepdims", false)})
+                : Value();
+  // The grouped convolution as a matmul: [N, group, (C / group) * taps, P].
+  int64_t inPerGroup = channels / group, outPerGroup = outChannels / group;
+  columns =
+      columns ? n.reshape(columns, {batch, group, inPerGroup * taps, positions})
+              : Value();
+  Value weights2 =
+      n.reshape(toF32(w), {1, group, outPerGroup, inPerGroup * taps});
+  Value out =
+      columns && weights2 ? n.create<MatMulOp>({weights2, columns}) : Value();
+  out = out ? n.reshape(out, {batch, outChannels, outH, outW}) : Value();
+  if (out && bias)
+    out = a.add(out, n.reshape(toF32(bias), {1, outChannels, 1, 1}));
   if (out && elt != f32)
     out = n.create<CastOp>(out, {}, NodeContext::getType(out).clone(elt));
   if (!out)
