@@ -43,6 +43,11 @@ bool readNpyData(const std::string &path, std::vector<uint8_t> *data) {
 /// Sets every element of a buffer of `dtype` to one.
 void fillOnes(dlc_dtype dtype, std::vector<uint8_t> &buf) {
   size_t elem = dlc_dtype_size(dtype);
+  if (!elem) { // int4/uint4 (0x11: 1, 1) and int2/uint2 (0x55: 1, 1, 1, 1)
+    std::fill(buf.begin(), buf.end(),
+              uint8_t(dlc_dtype_bits(dtype) == 4 ? 0x11 : 0x55));
+    return;
+  }
   for (size_t i = 0; i + elem <= buf.size(); i += elem) {
     switch (dtype) {
     case DLC_DTYPE_FLOAT32: {
@@ -82,7 +87,9 @@ void printValues(const dlc::TensorInfo &info, const std::vector<uint8_t> &buf) {
   std::cout << "  " << info.name << " = [";
   for (int64_t i = 0; i < n; ++i) {
     std::cout << (i ? ", " : "");
-    const uint8_t *p = buf.data() + i * dlc_dtype_size(info.dtype);
+    // Sub-byte types print their packed bytes.
+    const uint8_t *p =
+        buf.data() + i * std::max<size_t>(1, dlc_dtype_size(info.dtype));
     switch (info.dtype) {
     case DLC_DTYPE_FLOAT32: {
       float v;

@@ -162,10 +162,6 @@ bool onnx_import::isSaneTensorType(Type type) {
   return true;
 }
 
-bool onnx_import::isFourBitDtype(int32_t dtype) {
-  return dtype == kDtypeInt4 || dtype == kDtypeUint4;
-}
-
 namespace {
 /// Storage bytes of one element as ONNX raw_data lays it out.
 int64_t getRawElementBytes(Type type) {
@@ -253,12 +249,10 @@ onnx_import::convertTensor(MLIRContext *ctx, const onnx::TensorProto &t,
     emitError() << "segmented tensors are not supported";
     return {};
   }
-  // int4/uint4 widen to int8/uint8 (the values are the same integers).
-  bool fourBit = isFourBitDtype(t.data_type());
-  Type elementType = getElementType(ctx, !fourBit ? t.data_type()
-                                         : t.data_type() == kDtypeInt4
-                                             ? onnx::TensorProto::INT8
-                                             : onnx::TensorProto::UINT8);
+  // int4/uint4/int2/uint2 widen to int8/uint8 (the same integers).
+  int bits = subByteBits(t.data_type());
+  Type elementType = bits ? widenedSubByteType(ctx, t.data_type())
+                          : getElementType(ctx, t.data_type());
   if (!elementType) {
     emitError() << "unsupported dtype '" << getDtypeName(t.data_type()) << "'";
     return {};
@@ -280,10 +274,12 @@ onnx_import::convertTensor(MLIRContext *ctx, const onnx::TensorProto &t,
 
   std::vector<char> typed;
   ArrayRef<char> raw;
-  if (fourBit) {
-    // Two values a byte, the first in the low nibble (raw_data, or one byte
-    // per int32_data entry), widened to a byte each: int4 sign-extended.
-    int64_t packed = (numElements + 1) / 2;
+  if (bits) {
+    // 8 / bits values a byte, the first in the low bits (raw_data, or one
+    // byte per int32_data entry), widened to a byte each: the signed types
+    // sign-extended.
+    int perByte = 8 / bits;
+    int64_t packed = (numElements + perByte - 1) / perByte;
     std::vector<uint8_t> bytes;
     if (t.has_raw_data()) {
       bytes.assign(t.raw_data().begin(), t.raw_data().end());
@@ -292,15 +288,17 @@ onnx_import::convertTensor(MLIRContext *ctx, const onnx::TensorProto &t,
         bytes.push_back(uint8_t(v));
     }
     if ((int64_t)bytes.size() != packed) {
-      emitError() << "has " << bytes.size() << " bytes of packed 4-bit values, "
-                  << "expected " << packed << " for " << numElements
-                  << " elements";
+      emitError() << "has " << bytes.size() << " bytes of packed " << bits
+                  << "-bit values, expected " << packed << " for "
+                  << numElements << " elements";
       return {};
     }
-    bool isSigned = t.data_type() == kDtypeInt4;
+    bool isSigned = isSignedSubByte(t.data_type());
+    int half = 1 << (bits - 1);
     for (int64_t i = 0; i < numElements; ++i) {
-      int v = (bytes[i / 2] >> (4 * (i % 2))) & 0xF;
-      typed.push_back(char(isSigned && v >= 8 ? v - 16 : v));
+      int v =
+          (bytes[i / perByte] >> (bits * (i % perByte))) & ((1 << bits) - 1);
+      typed.push_back(char(isSigned && v >= half ? v - 2 * half : v));
     }
     raw = ArrayRef<char>(typed.data(), typed.size());
   } else if (t.has_raw_data()) {
@@ -396,6 +394,14 @@ private:
   llvm::DenseMap<const onnx::TensorProto *, TypedAttr> subgraphInitializers;
   /// Initializers stored as int4/uint4 (widened to 8 bits), by ONNX dtype.
   llvm::StringMap<int32_t> fourBitInitializers;
+  /// Graph inputs of a sub-byte dtype: the dtype and the widened type of
+  /// their values (the argument holds the packed bytes).
+  llvm::StringMap<std::pair<int32_t, RankedTensorType>> subByteInputs;
+
+  /// Packs or unpacks a sub-byte graph input or output `name` with the
+  /// importers' ops, under a node named after it.
+  Value convertSubByte(StringRef name, Value v, int32_t dtype,
+                       std::optional<RankedTensorType> unpackedType);
   /// Names produced by failed nodes or inputs; users are skipped silently.
   llvm::StringSet<> poisoned;
   /// Node index producing each name, to diagnose out-of-order graphs.
@@ -448,6 +454,8 @@ GraphImporter::getInputType(const onnx::ValueInfoProto &in) {
     return std::nullopt;
   };
   Type elementType = getElementType(&ctx, tt.elem_type());
+  if (!elementType && subByteBits(tt.elem_type()))
+    elementType = widenedSubByteType(&ctx, tt.elem_type());
   if (!elementType) {
     error(loc) << "input '" << name << "' has unsupported dtype '"
                << getDtypeName(tt.elem_type()) << "'";
@@ -602,6 +610,14 @@ void GraphImporter::importInputs(const onnx::GraphProto &graph,
       poisoned.insert(in.name());
       continue;
     }
+    // Sub-byte inputs arrive as ONNX's packed bytes, unpacked in @main.
+    int32_t dtype = in.type().tensor_type().elem_type();
+    if (int bits = subByteBits(dtype)) {
+      subByteInputs[in.name()] = {dtype, *type};
+      int64_t packed = (type->getNumElements() * bits + 7) / 8;
+      type = RankedTensorType::get(
+          {packed}, IntegerType::get(&ctx, 8, IntegerType::Unsigned));
+    }
     argTypes.push_back(*type);
     argNames.push_back(in.name());
   }
@@ -613,6 +629,21 @@ void GraphImporter::importInputs(const onnx::GraphProto &graph,
     if (!inputNames.contains(binding.getKey()))
       error(fileLoc) << "--const-input names '" << binding.getKey()
                      << "', which is not an input of the graph";
+}
+
+Value GraphImporter::convertSubByte(
+    StringRef name, Value v, int32_t dtype,
+    std::optional<RankedTensorType> unpackedType) {
+  onnx::NodeProto node;
+  node.set_op_type(unpackedType ? "graph input" : "graph output");
+  NodeContext n(b, node, name.str(), opset, nameLoc(name), {});
+  Value r = unpackedType ? unpackSubByte(n, v, unpackedType->getShape(), dtype)
+                         : packSubByte(n, v, dtype);
+  if (!r || n.hasFailed()) {
+    hadError = true;
+    return {};
+  }
+  return r;
 }
 
 Value GraphImporter::lookup(StringRef name) {
@@ -886,7 +917,7 @@ OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model,
       continue;
     }
     initializers[t.name()] = value;
-    if (isFourBitDtype(t.data_type()))
+    if (subByteBits(t.data_type()))
       fourBitInitializers[t.name()] = t.data_type();
   }
   if (graph.sparse_initializer_size() > 0)
@@ -910,18 +941,28 @@ OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model,
   auto func = b.create<func::FuncOp>(fileLoc, "main",
                                      b.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
+  b.setInsertionPointToEnd(entry);
   for (auto [i, name] : llvm::enumerate(argNames)) {
     func.setArgAttr(i, "dlc.name", b.getStringAttr(name));
     entry->getArgument(i).setLoc(nameLoc(name));
     values[name] = entry->getArgument(i);
+    auto sub = subByteInputs.find(name);
+    if (sub == subByteInputs.end())
+      continue;
+    auto [dtype, type] = sub->second;
+    func.setArgAttr(i, "dlc.dtype", b.getI32IntegerAttr(dtype));
+    func.setArgAttr(i, "dlc.shape", b.getDenseI64ArrayAttr(type.getShape()));
+    values[name] = convertSubByte(name, entry->getArgument(i), dtype, type);
+    if (!values[name])
+      poisoned.insert(name);
   }
-  b.setInsertionPointToEnd(entry);
 
   for (int i = 0, e = graph.node_size(); i < e; ++i)
     importNode(graph.node(i), i);
 
   SmallVector<Value> results;
   SmallVector<std::string> resultNames;
+  llvm::DenseMap<size_t, std::pair<int32_t, RankedTensorType>> resultSubBytes;
   for (const onnx::ValueInfoProto &out : graph.output()) {
     if (poisoned.contains(out.name()))
       continue;
@@ -930,6 +971,17 @@ OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model,
       error(nameLoc(out.name()))
           << "graph output '" << out.name() << "' is not defined";
       continue;
+    }
+    // Sub-byte outputs leave as ONNX's packed bytes.
+    int32_t dtype = out.type().tensor_type().elem_type();
+    if (!subByteBits(dtype))
+      dtype = subByteDtypeOf(v);
+    if (subByteBits(dtype)) {
+      resultSubBytes[results.size()] = {dtype,
+                                        cast<RankedTensorType>(v.getType())};
+      v = convertSubByte(out.name(), v, dtype, std::nullopt);
+      if (!v)
+        continue;
     }
     results.push_back(v);
     resultNames.push_back(out.name());
@@ -961,6 +1013,11 @@ OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model,
   func.setType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
   for (auto [i, name] : llvm::enumerate(resultNames))
     func.setResultAttr(i, "dlc.name", b.getStringAttr(name));
+  for (auto &[i, sub] : resultSubBytes) {
+    func.setResultAttr(i, "dlc.dtype", b.getI32IntegerAttr(sub.first));
+    func.setResultAttr(i, "dlc.shape",
+                       b.getDenseI64ArrayAttr(sub.second.getShape()));
+  }
   if (failed(mlir::verify(*module)))
     return {};
   return module;

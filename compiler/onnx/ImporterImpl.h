@@ -29,13 +29,13 @@ Type getElementType(MLIRContext *ctx, int32_t dtype);
 /// The ONNX name of a dtype ("float", "uint8", ...), for diagnostics.
 std::string getDtypeName(int32_t dtype);
 
-/// Whether `dtype` is int4 or uint4: initializers of these import widened to
-/// int8/uint8, their constants marked with kFourBitDtypeAttr (the dtype's
-/// name) for the importers that must tell them apart.
-bool isFourBitDtype(int32_t dtype);
 /// ONNX's UINT4 and INT4 (IR version 10), newer than the schema dlc builds
-/// against.
+/// against. Values of these and of UINT2/INT2 import widened to int8/uint8,
+/// marked with kFourBitDtypeAttr (the dtype's name) for the importers that
+/// must tell them apart; see subByteBits.
 constexpr int32_t kDtypeUint4 = 21, kDtypeInt4 = 22;
+/// ONNX's UINT2 and INT2 (IR version 11).
+constexpr int32_t kDtypeUint2 = 25, kDtypeInt2 = 26;
 /// ONNX's float8 dtypes (IR version 9), as MLIR's f8E4M3FN, f8E4M3FNUZ,
 /// f8E5M2 and f8E5M2FNUZ.
 constexpr int32_t kDtypeFloat8E4M3FN = 17, kDtypeFloat8E4M3FNUZ = 18,
@@ -213,6 +213,33 @@ LogicalResult importDynamicQuantizeLinear(NodeContext &,
 /// the importer lets a value be (larger ones would overflow the byte
 /// arithmetic of memory planning and codegen).
 bool isSaneTensorType(Type type);
+
+//===--- Sub-byte integers (SubByteImporter.cpp)
+//---------------------------===//
+
+/// Bits of an element of int4/uint4 (4) and int2/uint2 (2); 0 for others.
+int subByteBits(int32_t dtype);
+/// Whether a sub-byte dtype is signed (int4, int2).
+bool isSignedSubByte(int32_t dtype);
+/// The byte type a sub-byte dtype is widened to: i8 for the signed ones,
+/// ui8 for the unsigned ones.
+Type widenedSubByteType(MLIRContext *ctx, int32_t dtype);
+/// The sub-byte dtype `v` holds widened (its defining op carries
+/// kFourBitDtypeAttr: an initializer, an unpacked input, a Cast or
+/// QuantizeLinear to one), or 0.
+int32_t subByteDtypeOf(Value v);
+/// Marks `v` as holding `dtype` widened; returns `v`.
+Value markSubByte(Value v, int32_t dtype);
+/// Integers or floats (truncated toward zero) converted to `dtype` as ONNX's
+/// reference does (ml_dtypes): the low bits kept, sign-extended for the
+/// signed types; widened and marked.
+Value wrapToSubByte(NodeContext &n, Value x, int32_t dtype);
+/// A graph input's packed bytes ([ceil(count * bits / 8)] ui8, the first
+/// element in the low bits) as the widened values of `shape`.
+Value unpackSubByte(NodeContext &n, Value bytes, ArrayRef<int64_t> shape,
+                    int32_t dtype);
+/// Widened values packed as ONNX lays `dtype` out, for a graph output.
+Value packSubByte(NodeContext &n, Value v, int32_t dtype);
 
 /// Unrolling past this many iterations (Loop, Scan, LinearAttention's
 /// steps) makes programs no one wants to compile; a loop that long needs a

@@ -780,6 +780,10 @@ LogicalResult importCastTo(NodeContext &n, Results &r) {
   if (!n.hasAttr("to"))
     return n.fail("attribute 'to' is required");
   int64_t to = n.getInt("to", 0);
+  if (!bitcast && subByteBits(to)) {
+    r.push_back(wrapToSubByte(n, n.input(0), to));
+    return success(r.back() != nullptr);
+  }
   Type elementType = getElementType(n.b.getContext(), to);
   if (!elementType)
     return n.emitError() << "unsupported target dtype '" << getDtypeName(to)
@@ -798,6 +802,10 @@ LogicalResult importCastLike(NodeContext &n, Results &r) {
   if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({"saturate"})))
     return failure();
   Value x = n.input(0);
+  if (int32_t dtype = subByteDtypeOf(n.input(1))) {
+    r.push_back(wrapToSubByte(n, x, dtype));
+    return success(r.back() != nullptr);
+  }
   Type elementType = n.getType(n.input(1)).getElementType();
   r.push_back(
       n.create<CastOp>(x, saturateAttr(n), n.getType(x).clone(elementType)));
@@ -3295,7 +3303,8 @@ const OpTableEntry kOpTable[] = {
      "constant; constant size, output_datatype, periodic"},
     {"Cast", importCastTo<CastOp>,
      "dlc.cast; to f16/bf16/f32/f64/bool/int8/uint8/int16/uint16/int32/"
-     "uint32/int64/uint64 and the float8 types (saturate)"},
+     "uint32/int64/uint64, the float8 types (saturate), int4/uint4/int2/"
+     "uint2 (widened to a byte, the low bits kept)"},
     {"CastLike", importCastLike, "dlc.cast to the element type of target_type"},
     {"Ceil", importUnary<CeilOp>, "dlc.ceil"},
     {"Celu", importCelu, "dlc.celu; alpha"},

@@ -162,31 +162,54 @@ Value broadcastAlong(NodeContext &n, Value scale, int64_t axis, int64_t rank) {
   return n.reshape(scale, shape);
 }
 
-/// QuantizeLinear to a float8 type: x / scale rounded to it (dlc.cast,
-/// nearest-even, with `saturate`); the zero point is 0.
-Value quantizeFloat8(NodeContext &n, Value x, Value scale, Type quantType,
-                     std::optional<Blocks> blocks) {
+/// `v` (a scale or zero point: a scalar, per axis or blocked) shaped to
+/// broadcast against x of `shape`.
+Value broadcastQuantParam(NodeContext &n, Value v, ArrayRef<int64_t> shape,
+                          std::optional<Blocks> blocks) {
+  if (blocks && blocks->size)
+    return expandBlocks(n, v, *blocks, shape);
+  v = scalarIfSingle(n, v);
+  std::optional<int64_t> axis = readAxis(n, v, shape.size());
+  return axis ? broadcastAlong(n, v, *axis, shape.size()) : Value();
+}
+
+/// QuantizeLinear computed in f32 to a type dlc.quantize_linear does not
+/// saturate to: a float8 type, x / scale rounded to it by dlc.cast (nearest
+/// even, `saturate`; the zero point is 0), or a sub-byte integer
+/// (`subByte`), round(x / scale) + zp clipped to its range, widened and
+/// marked.
+Value quantizeInF32(NodeContext &n, Value x, Value scale, Value zp,
+                    Type quantType, int32_t subByte,
+                    std::optional<Blocks> blocks) {
   ArrayRef<int64_t> shape = NodeContext::getType(x).getShape();
   Type f32 = n.b.getF32Type();
-  Value s;
-  if (blocks && blocks->size) {
-    s = expandBlocks(n, scale, *blocks, shape);
-  } else {
-    scale = scalarIfSingle(n, scale);
-    std::optional<int64_t> axis = readAxis(n, scale, shape.size());
-    if (!axis)
-      return {};
-    s = broadcastAlong(n, scale, *axis, shape.size());
-  }
-  s = castTo(n, s, f32);
+  Value s = castTo(n, broadcastQuantParam(n, scale, shape, blocks), f32);
   Value xs = castTo(n, x, f32);
   Value t = s && xs ? n.create<DivOp>({xs, s}) : Value();
   if (!t)
     return {};
-  SmallVector<NamedAttribute> attrs;
-  if (!n.getInt("saturate", 1))
-    attrs.push_back(n.b.getNamedAttr("saturate", n.b.getBoolAttr(false)));
-  return n.create<CastOp>(t, attrs, NodeContext::getType(t).clone(quantType));
+  if (!subByte) {
+    SmallVector<NamedAttribute> attrs;
+    if (!n.getInt("saturate", 1))
+      attrs.push_back(n.b.getNamedAttr("saturate", n.b.getBoolAttr(false)));
+    return n.create<CastOp>(t, attrs, NodeContext::getType(t).clone(quantType));
+  }
+  t = n.create<RoundOp>({t});
+  if (t && zp) {
+    Value z = castTo(n, broadcastQuantParam(n, zp, shape, blocks), f32);
+    t = z ? n.create<AddOp>({t, z}) : Value();
+  }
+  int bits = subByteBits(subByte);
+  double lo = isSignedSubByte(subByte) ? -double(1 << (bits - 1)) : 0.0;
+  double hi = isSignedSubByte(subByte) ? double((1 << (bits - 1)) - 1)
+                                       : double((1 << bits) - 1);
+  if (t)
+    t = n.create<ClipOp>({t}, {n.f64("min", lo), n.f64("max", hi)});
+  Type wide = widenedSubByteType(n.b.getContext(), subByte);
+  return t ? markSubByte(
+                 n.create<CastOp>(t, {}, NodeContext::getType(t).clone(wide)),
+                 subByte)
+           : Value();
 }
 
 /// DequantizeLinear of a float8 tensor: x * scale in f32, returned in the
@@ -290,7 +313,8 @@ bool checkQuantType(NodeContext &n, Type t, bool int32) {
                                std::to_string(t.getIntOrFloatBitWidth())
                          : "a float";
   n.emitError() << "unsupported quantized dtype '" << name << "' (int8, uint8"
-                << (int32 ? ", int32" : "") << " and the float8 types are)";
+                << (int32 ? ", int32" : "")
+                << ", int4, uint4, int2, uint2 and the float8 types are)";
   return false;
 }
 
@@ -300,7 +324,8 @@ Type quantElementType(NodeContext &n, int64_t dtype) {
       (dtype >= kDtypeFloat8E4M3FN && dtype <= kDtypeFloat8E5M2FNUZ))
     return getElementType(n.b.getContext(), dtype);
   n.emitError() << "unsupported quantized dtype '" << getDtypeName(dtype)
-                << "' (int8, uint8 and the float8 types are)";
+                << "' (int8, uint8, int4, uint4, int2, uint2 and the float8 "
+                   "types are)";
   return {};
 }
 
@@ -309,37 +334,31 @@ LogicalResult importQuantizeLinearImpl(NodeContext &n, Results &r) {
       failed(n.checkKnownAttrs(
           {"axis", "saturate", "block_size", "output_dtype"})))
     return failure();
-  // A 4-bit zero point (an int4/uint4 initializer, imported as 8 bits) asks
-  // for a 4-bit result, which would saturate at 8 bits here.
-  if (Value zp = n.input(2))
-    if (Operation *def = zp.getDefiningOp())
-      if (auto dtype = def->getAttrOfType<StringAttr>(kFourBitDtypeAttr))
-        return n.emitError()
-               << "unsupported quantized dtype '" << dtype.getValue()
-               << "' (int8, uint8 and the float8 types are)";
   FailureOr<Blocks> blocks =
       readBlocks(n, n.input(0), n.input(1), n.input(2));
   if (failed(blocks))
     return failure();
-  if (Value zp = n.input(2);
-      zp && isFloat8(NodeContext::getType(zp).getElementType())) {
-    if (failed(checkFloat8ZeroPoint(n, zp)))
-      return failure();
-    r.push_back(quantizeFloat8(n, n.input(0), n.input(1),
-                               NodeContext::getType(zp).getElementType(),
-                               *blocks));
+  // The zero point's type, or output_dtype's: float8 and the sub-byte
+  // integers (a 4- or 2-bit zero point is imported widened and marked)
+  // quantize in f32, the others with dlc.quantize_linear.
+  Value zp = n.input(2);
+  int32_t subByte = subByteDtypeOf(zp);
+  Type quantType = zp ? NodeContext::getType(zp).getElementType() : Type();
+  if (!zp) {
+    int64_t dtype = n.getInt("output_dtype", onnx::TensorProto::UINT8);
+    if (subByteBits(dtype))
+      subByte = dtype;
+    else if (dtype >= kDtypeFloat8E4M3FN && dtype <= kDtypeFloat8E5M2FNUZ)
+      quantType = quantElementType(n, dtype);
+  }
+  if (quantType && isFloat8(quantType) && failed(checkFloat8ZeroPoint(n, zp)))
+    return failure();
+  if (subByte || (quantType && isFloat8(quantType))) {
+    r.push_back(quantizeInF32(n, n.input(0), n.input(1), subByte ? zp : Value(),
+                              quantType, subByte, *blocks));
     return success(r.back() != nullptr);
   }
-  if (!n.input(2)) {
-    int64_t dtype = n.getInt("output_dtype", onnx::TensorProto::UINT8);
-    if (dtype >= kDtypeFloat8E4M3FN && dtype <= kDtypeFloat8E5M2FNUZ) {
-      r.push_back(quantizeFloat8(n, n.input(0), n.input(1),
-                                 quantElementType(n, dtype), *blocks));
-      return success(r.back() != nullptr);
-    }
-  }
   if (blocks->size) {
-    Value zp = n.input(2);
     Type elt = zp ? NodeContext::getType(zp).getElementType()
                   : quantElementType(
                         n, n.getInt("output_dtype", onnx::TensorProto::UINT8));
@@ -355,7 +374,6 @@ LogicalResult importQuantizeLinearImpl(NodeContext &n, Results &r) {
   std::optional<int64_t> axis = readAxis(n, scale, n.getRank(x));
   if (!axis || n.hasFailed())
     return failure();
-  Value zp = n.input(2);
   if (zp) {
     if (!checkQuantType(n, NodeContext::getType(zp).getElementType(), false))
       return failure();

@@ -39,9 +39,9 @@ struct AxisSamples {
   Value low, high, lowWeight, highWeight, valid;
 };
 
-class RoiAlignBuilder {
+class SamplingBuilder {
 public:
-  explicit RoiAlignBuilder(NodeContext &n) : n(n) {}
+  explicit SamplingBuilder(NodeContext &n) : n(n) {}
 
   Value f32(ArrayRef<int64_t> shape, ArrayRef<float> values) {
     return f32Constant(n, shape, values);
@@ -93,10 +93,22 @@ public:
   Value div(Value a, Value b) {
     return a && b ? n.create<DivOp>({a, b}) : Value();
   }
-  Value toI64(Value v) {
-    return v ? n.create<CastOp>(v, {},
-                                NodeContext::getType(v).clone(n.b.getI64Type()))
-             : Value();
+  /// `v` as element type `t` (itself when it is; null stays null).
+  Value cast(Value v, Type t) {
+    if (!v || NodeContext::getType(v).getElementType() == t)
+      return v;
+    return n.create<CastOp>(v, {}, NodeContext::getType(v).clone(t));
+  }
+  Value toI64(Value v) { return cast(v, n.b.getI64Type()); }
+  Value toF32(Value v) { return cast(v, n.b.getF32Type()); }
+
+  /// The op's result: `out` back in the input's element type `elt`.
+  LogicalResult finish(Value out, Type elt, SmallVectorImpl<Value> &r) {
+    out = cast(out, elt);
+    if (!out)
+      return failure();
+    r.push_back(out);
+    return success();
   }
 
   NodeContext &n;
@@ -163,13 +175,8 @@ LogicalResult onnx_import::importRoiAlign(NodeContext &n,
     return n.emitError() << "gathers " << boxes << " x " << channels << " x "
                          << 4 * taps << " samples, more than 2^31";
 
-  RoiAlignBuilder a(n);
-  Type f32 = n.b.getF32Type();
-  auto toF32 = [&](Value v) -> Value {
-    return NodeContext::getType(v).getElementType() == f32
-               ? v
-               : n.create<CastOp>(v, {}, NodeContext::getType(v).clone(f32));
-  };
+  SamplingBuilder a(n);
+  auto toF32 = [&](Value v) { return a.toF32(v); };
   // The box in input coordinates, [R] per corner.
   Value box = toF32(rois);
   bool halfPixel = ctm == "half_pixel";
@@ -259,12 +266,7 @@ LogicalResult onnx_import::importRoiAlign(NodeContext &n,
   Value out = perSample ? reduce(perSample, {3, 5}) : Value();
   if (avg)
     out = a.div(out, a.scalar(double(samples * samples)));
-  if (out && elt != f32)
-    out = n.create<CastOp>(out, {}, NodeContext::getType(out).clone(elt));
-  if (!out)
-    return failure();
-  r.push_back(out);
-  return success();
+  return a.finish(out, elt, r);
 }
 
 //===----------------------------------------------------------------------===//
@@ -349,13 +351,8 @@ LogicalResult onnx_import::importDeformConv(NodeContext &n,
     return n.emitError() << "gathers " << batch * channels << " x " << 4 * taps
                          << " x " << positions << " samples, more than 2^31";
 
-  RoiAlignBuilder a(n);
-  Type f32 = n.b.getF32Type();
-  auto toF32 = [&](Value v) -> Value {
-    if (!v || NodeContext::getType(v).getElementType() == f32)
-      return v;
-    return n.create<CastOp>(v, {}, NodeContext::getType(v).clone(f32));
-  };
+  SamplingBuilder a(n);
+  auto toF32 = [&](Value v) { return a.toF32(v); };
   // Each tap's position without its offset: [1, 1, taps, positions] per axis.
   SmallVector<float> baseH, baseW;
   for (int64_t ki = 0; ki < k[0]; ++ki)
@@ -455,10 +452,5 @@ LogicalResult onnx_import::importDeformConv(NodeContext &n,
   out = out ? n.reshape(out, {batch, outChannels, outH, outW}) : Value();
   if (out && bias)
     out = a.add(out, n.reshape(toF32(bias), {1, outChannels, 1, 1}));
-  if (out && elt != f32)
-    out = n.create<CastOp>(out, {}, NodeContext::getType(out).clone(elt));
-  if (!out)
-    return failure();
-  r.push_back(out);
-  return success();
+  return a.finish(out, elt, r);
 }

@@ -142,6 +142,21 @@ int64_t dtypeBytes(int32_t dtype) {
   }
 }
 
+/// Bits of an element of ONNX dtype `dtype` (one of onnxDtype's, or a
+/// sub-byte one named by dlc.dtype).
+int64_t dtypeBits(int32_t dtype) {
+  switch (dtype) {
+  case 21: // uint4
+  case 22: // int4
+    return 4;
+  case 25: // uint2
+  case 26: // int2
+    return 2;
+  default:
+    return 8 * dtypeBytes(dtype);
+  }
+}
+
 int64_t byteSize(MemRefType type) {
   int64_t bits = type.getElementTypeBitWidth();
   return type.getNumElements() * ((bits + 7) / 8);
@@ -486,10 +501,11 @@ void writeTensorTable(llvm::raw_ostream &os, StringRef name,
     int64_t elements = 1;
     for (int64_t d : tensors[i].shape)
       elements *= d;
-    int64_t width = dtypeBytes(tensors[i].dtype);
+    // Sub-byte elements are packed (ONNX's layout, the last byte padded).
+    int64_t bytes = (elements * dtypeBits(tensors[i].dtype) + 7) / 8;
     os << "  {" << cString(tensors[i].name) << ", " << tensors[i].dtype << ", "
        << tensors[i].shape.size() << ", " << name << "_shape" << i << ", "
-       << elements * width << "u},\n";
+       << bytes << "u},\n";
   }
   os << "  {0, 0, 0, 0, 0}\n};\n";
 }
@@ -563,11 +579,22 @@ FailureOr<ModelSignature> dlc::readSignature(ModuleOp module) {
              << kind << " " << i << " is not a static tensor";
     TensorSignature t;
     t.dtype = onnxDtype(tensor.getElementType());
+    t.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    // Sub-byte tensors travel as their packed bytes: the importer names
+    // their ONNX dtype and shape.
+    if (auto dtype =
+            attrs ? attrs.getAs<IntegerAttr>("dlc.dtype") : IntegerAttr()) {
+      auto shape = attrs.getAs<DenseI64ArrayAttr>("dlc.shape");
+      if (!shape)
+        return main.emitOpError()
+               << kind << " " << i << " has dlc.dtype but no dlc.shape";
+      t.dtype = int32_t(dtype.getInt());
+      t.shape.assign(shape.asArrayRef().begin(), shape.asArrayRef().end());
+    }
     if (!t.dtype)
       return main.emitOpError()
              << kind << " " << i << " has element type "
              << tensor.getElementType() << ", which models cannot exchange";
-    t.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
     auto name = attrs ? attrs.getAs<StringAttr>("dlc.name") : StringAttr();
     t.name = name ? name.str() : (kind + std::to_string(i)).str();
     return t;

@@ -110,8 +110,14 @@ DLC_API uint32_t dlc_runtime_abi_version(void);
 /// Name of an element type ("float32", "int64", ...) or "unknown".
 DLC_API const char *dlc_dtype_name(int32_t dtype);
 
-/// Bytes per element of an element type, 0 if unknown.
+/// Bytes per element of an element type, 0 if unknown or less than a byte
+/// (int4, uint4, int2, uint2: see dlc_dtype_bits).
 DLC_API size_t dlc_dtype_size(int32_t dtype);
+
+/// Bits per element of an element type (4 for int4/uint4, 2 for int2/uint2,
+/// 8 * dlc_dtype_size otherwise), 0 if unknown. A tensor of n elements takes
+/// (n * bits + 7) / 8 bytes.
+DLC_API size_t dlc_dtype_bits(int32_t dtype);
 
 /// Loads a model.so. `device` must match the model's target (or be
 /// DLC_DEVICE_AUTO); `device_ordinal` selects the GPU for CUDA models and is

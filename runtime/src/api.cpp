@@ -219,6 +219,14 @@ const char *dlc_dtype_name(int32_t dtype) {
     return "float8e5m2";
   case DLC_DTYPE_FLOAT8E5M2FNUZ:
     return "float8e5m2fnuz";
+  case DLC_DTYPE_UINT4:
+    return "uint4";
+  case DLC_DTYPE_INT4:
+    return "int4";
+  case DLC_DTYPE_UINT2:
+    return "uint2";
+  case DLC_DTYPE_INT2:
+    return "int2";
   default:
     return "unknown";
   }
@@ -249,6 +257,19 @@ size_t dlc_dtype_size(int32_t dtype) {
     return 8;
   default:
     return 0;
+  }
+}
+
+size_t dlc_dtype_bits(int32_t dtype) {
+  switch (dtype) {
+  case DLC_DTYPE_UINT4:
+  case DLC_DTYPE_INT4:
+    return 4;
+  case DLC_DTYPE_UINT2:
+  case DLC_DTYPE_INT2:
+    return 2;
+  default:
+    return 8 * dlc_dtype_size(dtype);
   }
 }
 

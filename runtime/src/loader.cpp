@@ -86,23 +86,25 @@ Error checkTensors(const char *what, int32_t count,
     const dlc_tensor_desc &t = tensors[i];
     if (!t.name)
       return makeError(DLC_ERROR_INVALID_MODEL, what, " #", i, " has no name");
-    size_t elemSize = dlc_dtype_size(t.dtype);
-    if (!elemSize)
+    size_t bits = dlc_dtype_bits(t.dtype);
+    if (!bits)
       return makeError(DLC_ERROR_INVALID_MODEL, what, " '", t.name,
                        "' has unknown dtype ", t.dtype);
     if (t.rank < 0 || t.rank > 64 || (t.rank > 0 && !t.shape))
       return makeError(DLC_ERROR_INVALID_MODEL, what, " '", t.name,
                        "' has an invalid rank ", t.rank);
-    uint64_t bytes = elemSize;
+    // In bits, so that sub-byte tensors round up to their packed bytes.
+    uint64_t totalBits = bits;
     for (int32_t d = 0; d < t.rank; ++d) {
       if (t.shape[d] < 0)
         return makeError(DLC_ERROR_INVALID_MODEL, what, " '", t.name,
                          "' has a dynamic or negative dim ", d);
-      if (t.shape[d] && bytes > UINT64_MAX / uint64_t(t.shape[d]))
+      if (t.shape[d] && totalBits > (UINT64_MAX / 8) / uint64_t(t.shape[d]))
         return makeError(DLC_ERROR_INVALID_MODEL, what, " '", t.name,
                          "' is too large");
-      bytes *= uint64_t(t.shape[d]);
+      totalBits *= uint64_t(t.shape[d]);
     }
+    uint64_t bytes = (totalBits + 7) / 8;
     if (bytes != t.size_bytes)
       return makeError(DLC_ERROR_INVALID_MODEL, what, " '", t.name,
                        "': size_bytes ", t.size_bytes, " does not match ",

@@ -55,6 +55,11 @@ void fillRandom(const dlc::TensorInfo &info, uint64_t seed,
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> real(-1.0f, 1.0f);
   size_t elem = dlc_dtype_size(info.dtype);
+  if (!elem) { // sub-byte integers: every bit pattern is a value
+    for (uint8_t &byte : buf)
+      byte = uint8_t(rng());
+    return;
+  }
   for (size_t i = 0; i + elem <= buf.size(); i += elem) {
     uint8_t *p = &buf[i];
     switch (info.dtype) {

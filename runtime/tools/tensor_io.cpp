@@ -97,6 +97,16 @@ uint16_t floatToBfloat16(float f) {
   return uint16_t(u >> 16);
 }
 
+/// Element `i` of a packed sub-byte tensor, sign-extended for the signed
+/// types.
+int subByteElement(const Tensor &t, int64_t i) {
+  int bits = int(dlc_dtype_bits(t.dtype)), perByte = 8 / bits;
+  int v = (t.data[size_t(i / perByte)] >> (bits * (i % perByte))) &
+          ((1 << bits) - 1);
+  bool isSigned = t.dtype == DLC_DTYPE_INT4 || t.dtype == DLC_DTYPE_INT2;
+  return isSigned && v >= (1 << (bits - 1)) ? v - (1 << bits) : v;
+}
+
 bool isFloat8(int32_t dtype) {
   return dtype >= DLC_DTYPE_FLOAT8E4M3FN && dtype <= DLC_DTYPE_FLOAT8E5M2FNUZ;
 }
@@ -124,6 +134,8 @@ float float8ToFloat(uint8_t bits, int32_t dtype) {
 }
 
 double elementAsDouble(const Tensor &t, int64_t i) {
+  if (dlc_dtype_bits(t.dtype) < 8)
+    return subByteElement(t, i);
   const uint8_t *p = t.data.data() + i * int64_t(dlc_dtype_size(t.dtype));
   auto load = [p](auto v) {
     std::memcpy(&v, p, sizeof(v));
@@ -381,6 +393,16 @@ std::vector<uint8_t> encodeNpy(const Tensor &t) {
     }
     dtype = DLC_DTYPE_FLOAT32;
     data = &widened;
+  } else if (dlc_dtype_bits(dtype) && dlc_dtype_bits(dtype) < 8) {
+    // int4/uint4/int2/uint2: a byte each, as int8/uint8.
+    int64_t n = t.numElements();
+    widened.resize(size_t(n));
+    for (int64_t i = 0; i < n; ++i)
+      widened[size_t(i)] = uint8_t(subByteElement(t, i));
+    dtype = dtype == DLC_DTYPE_INT4 || dtype == DLC_DTYPE_INT2
+                ? DLC_DTYPE_INT8
+                : DLC_DTYPE_UINT8;
+    data = &widened;
   } else if (isFloat8(dtype)) {
     widened.resize(t.data.size() * 4);
     for (size_t i = 0; i < t.data.size(); ++i) {
@@ -414,8 +436,10 @@ std::vector<uint8_t> encodeNpy(const Tensor &t) {
 
 bool writeNpy(const std::string &path, const Tensor &tensor,
               std::string *error) {
+  bool subByte =
+      dlc_dtype_bits(tensor.dtype) && dlc_dtype_bits(tensor.dtype) < 8;
   if (!*npyDescr(tensor.dtype) && tensor.dtype != DLC_DTYPE_BFLOAT16 &&
-      !isFloat8(tensor.dtype)) {
+      !isFloat8(tensor.dtype) && !subByte) {
     *error = std::string("cannot write dtype ") + dlc_dtype_name(tensor.dtype) +
              " to .npy";
     return false;
@@ -523,13 +547,16 @@ bool repeated(Wire &w, int wireType, int scalarType, std::vector<T> *out,
 
 const char *onnxTypeName(int32_t t) {
   static const char *names[] = {
-      "undefined",     "float",        "uint8",          "int8",
-      "uint16",        "int16",        "int32",          "int64",
-      "string",        "bool",         "float16",        "double",
-      "uint32",        "uint64",       "complex64",      "complex128",
-      "bfloat16",      "float8e4m3fn", "float8e4m3fnuz", "float8e5m2",
-      "float8e5m2fnuz"};
-  return t >= 0 && t <= 20 ? names[t] : "unknown";
+      "undefined",      "float",      "uint8",
+      "int8",           "uint16",     "int16",
+      "int32",          "int64",      "string",
+      "bool",           "float16",    "double",
+      "uint32",         "uint64",     "complex64",
+      "complex128",     "bfloat16",   "float8e4m3fn",
+      "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz",
+      "uint4",          "int4",       "float4e2m1",
+      "float8e8m0",     "uint2",      "int2"};
+  return t >= 0 && t <= 26 ? names[t] : "unknown";
 }
 
 } // namespace
@@ -613,10 +640,13 @@ bool parseTensorProto(const uint8_t *bytes, size_t size, Tensor *out,
   }
 
   int32_t dtype = int32_t(dataType);
-  size_t elemSize = dlc_dtype_size(dtype);
-  if (!elemSize)
+  size_t bits = dlc_dtype_bits(dtype);
+  if (!bits)
     return fail(std::string("unsupported TensorProto data_type ") +
                 std::to_string(dataType) + " (" + onnxTypeName(dtype) + ")");
+  // Sub-byte values are packed, 8 / bits a byte: raw_data and int32_data
+  // (one packed byte an entry) hold the bytes.
+  size_t elemSize = std::max<size_t>(1, bits / 8);
   uint64_t n = 1;
   for (int64_t d : dims) {
     if (d < 0)
@@ -625,24 +655,32 @@ bool parseTensorProto(const uint8_t *bytes, size_t size, Tensor *out,
       return fail("TensorProto too large");
     n *= uint64_t(d);
   }
+  uint64_t packedBytes = bits < 8 ? (n * bits + 7) / 8 : n * elemSize;
   Tensor t;
   t.name = name;
   t.dtype = dtype;
   t.shape = dims;
   auto count = [&](size_t have, const char *field) {
-    if (have == n)
+    uint64_t want = bits < 8 ? packedBytes : n;
+    if (have == want)
       return true;
     *error = std::string(field) + " holds " + std::to_string(have) +
              " values but " + describe(dtype, dims) + " needs " +
-             std::to_string(n);
+             std::to_string(want);
     return false;
   };
   if (hasRaw) {
-    if (rawSize != n * elemSize)
+    if (rawSize != packedBytes)
       return fail("raw_data is " + std::to_string(rawSize) + " bytes but " +
                   describe(dtype, dims) + " needs " +
-                  std::to_string(n * elemSize));
+                  std::to_string(packedBytes));
     t.data.assign(raw, raw + rawSize);
+  } else if (bits < 8) {
+    if (!count(ints32.size(), "int32_data"))
+      return false;
+    t.data.resize(packedBytes);
+    for (size_t i = 0; i < packedBytes; ++i)
+      t.data[i] = uint8_t(ints32[i]);
   } else {
     t.data.resize(n * elemSize);
     uint8_t *dst = t.data.data();

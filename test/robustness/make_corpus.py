@@ -337,6 +337,13 @@ def gen_opsets():
               [vi("x", T.FLOAT, (1, 1, 4, 4)), vi("w", T.FLOAT, (1, 1, 2, 2)),
                vi("off", T.FLOAT, (1, 8, 3, 3))], [vi("y", T.FLOAT, None)], opset=19)
     add("deformconv-huge-kernel", m, "must be 2 values in [1, 2^20]")
+    m = model([h.make_node("Cast", ["w2"], ["y"], to=T.FLOAT)], [], [vi("y", T.FLOAT, None)],
+              [tensor("w2", 26, [5], raw=bytes([0x1b]))], opset=21, ir_version=11)
+    add("int2-initializer-short", m, "has 1 bytes of packed 2-bit values, expected 2")
+    m = model([h.make_node("Cast", ["i4"], ["y"], to=T.FLOAT)],
+              [vi("i4", 22, (2**40, 2**10))], [vi("y", T.FLOAT, None)], opset=21,
+              ir_version=11)
+    add("int4-input-huge", m, "is too large (more than 2^48 bytes)")
     f8zp = tensor("zp", 17, [1], raw=bytes([0x38]))
     m = model([h.make_node("QuantizeLinear", ["x", "s", "zp"], ["y"])],
               [vi("x")], [vi("y", 17, None)], [const("s", np.array(0.5, np.float32)), f8zp],

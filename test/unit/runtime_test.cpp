@@ -481,6 +481,11 @@ TEST(Runtime, Versions) {
   EXPECT_STREQ(dlc_dtype_name(DLC_DTYPE_BFLOAT16), "bfloat16");
   EXPECT_STREQ(dlc_dtype_name(DLC_DTYPE_FLOAT8E5M2FNUZ), "float8e5m2fnuz");
   EXPECT_EQ(dlc_dtype_size(DLC_DTYPE_FLOAT8E4M3FN), 1u);
+  EXPECT_EQ(dlc_dtype_size(DLC_DTYPE_INT4), 0u);
+  EXPECT_EQ(dlc_dtype_bits(DLC_DTYPE_INT4), 4u);
+  EXPECT_EQ(dlc_dtype_bits(DLC_DTYPE_UINT2), 2u);
+  EXPECT_EQ(dlc_dtype_bits(DLC_DTYPE_INT64), 64u);
+  EXPECT_STREQ(dlc_dtype_name(DLC_DTYPE_INT2), "int2");
   EXPECT_EQ(dlc_dtype_size(DLC_DTYPE_INT64), 8u);
   EXPECT_EQ(dlc_dtype_size(42), 0u);
   EXPECT_STREQ(dlc_status_name(DLC_ERROR_ABI_MISMATCH),

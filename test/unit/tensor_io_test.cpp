@@ -304,6 +304,28 @@ TEST(Float8, Values) {
   EXPECT_EQ(float8ToFloat(0x80, DLC_DTYPE_FLOAT8E5M2), 0.0f);
 }
 
+TEST(SubByte, PackedProtoToNpy) {
+  // int4 [3] = {-1, 7, -8}: raw_data 0x7f, 0x08 (low nibble first).
+  std::vector<uint8_t> pb = {0x08, 0x03, 0x10, 22, 0x4a, 0x02, 0x7f, 0x08};
+  dlc::io::Tensor t;
+  std::string error;
+  ASSERT_TRUE(dlc::io::parseTensorProto(pb.data(), pb.size(), &t, &error))
+      << error;
+  EXPECT_EQ(t.dtype, DLC_DTYPE_INT4);
+  EXPECT_EQ(t.data.size(), 2u);
+  EXPECT_EQ(dlc::io::elementAsDouble(t, 2), -8.0);
+  std::vector<uint8_t> npy = dlc::io::encodeNpy(t);
+  dlc::io::Tensor back;
+  ASSERT_TRUE(dlc::io::parseNpy(npy.data(), npy.size(), &back, &error))
+      << error;
+  EXPECT_EQ(back.dtype, DLC_DTYPE_INT8);
+  EXPECT_EQ(back.data, (std::vector<uint8_t>{0xff, 0x07, 0xf8}));
+  // 3 int4 values need 2 bytes of raw_data.
+  pb = {0x08, 0x03, 0x10, 22, 0x4a, 0x01, 0x7f};
+  EXPECT_FALSE(dlc::io::parseTensorProto(pb.data(), pb.size(), &t, &error));
+  EXPECT_CONTAINS(error, "raw_data is 1 bytes but");
+}
+
 TEST(Float8, NpyWidensToFloat32) {
   dlc::io::Tensor t;
   t.dtype = DLC_DTYPE_FLOAT8E5M2;

@@ -41,6 +41,12 @@ typedef enum dlc_dtype {
   DLC_DTYPE_FLOAT8E4M3FNUZ = 18,
   DLC_DTYPE_FLOAT8E5M2 = 19,
   DLC_DTYPE_FLOAT8E5M2FNUZ = 20,
+  /* Sub-byte integers, packed as ONNX packs them: the first element in the
+   * low bits of each byte, the last byte padded; see dlc_dtype_bits. */
+  DLC_DTYPE_UINT4 = 21,
+  DLC_DTYPE_INT4 = 22,
+  DLC_DTYPE_UINT2 = 25,
+  DLC_DTYPE_INT2 = 26,
 } dlc_dtype;
 
 typedef enum dlc_target {
