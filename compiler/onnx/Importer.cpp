@@ -392,8 +392,9 @@ private:
   llvm::StringMap<TypedAttr> initializers;
   /// Subgraphs' initializers, converted on their first import.
   llvm::DenseMap<const onnx::TensorProto *, TypedAttr> subgraphInitializers;
-  /// Initializers stored as int4/uint4 (widened to 8 bits), by ONNX dtype.
-  llvm::StringMap<int32_t> fourBitInitializers;
+  /// Initializers stored as int4/uint4/int2/uint2 (widened to 8 bits), by
+  /// ONNX dtype.
+  llvm::StringMap<int32_t> subByteInitializers;
   /// Graph inputs of a sub-byte dtype: the dtype and the widened type of
   /// their values (the argument holds the packed bytes).
   llvm::StringMap<std::pair<int32_t, RankedTensorType>> subByteInputs;
@@ -656,9 +657,9 @@ Value GraphImporter::lookup(StringRef name) {
   // Constants are materialized where first used, keeping weights next to
   // their users in the output.
   Value v = b.create<arith::ConstantOp>(nameLoc(name), init->second);
-  // Importers that cannot take 4-bit values (QuantizeLinear's saturation)
-  // recognize them by this mark.
-  if (auto it = fourBitInitializers.find(name); it != fourBitInitializers.end())
+  // Importers that must tell sub-byte values apart (Cast, QuantizeLinear,
+  // graph outputs) recognize them by this mark.
+  if (auto it = subByteInitializers.find(name); it != subByteInitializers.end())
     v.getDefiningOp()->setAttr(kFourBitDtypeAttr,
                                b.getStringAttr(getDtypeName(it->second)));
   values[name] = v;
@@ -918,7 +919,7 @@ OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model,
     }
     initializers[t.name()] = value;
     if (subByteBits(t.data_type()))
-      fourBitInitializers[t.name()] = t.data_type();
+      subByteInitializers[t.name()] = t.data_type();
   }
   if (graph.sparse_initializer_size() > 0)
     error(fileLoc) << "sparse initializers are not supported";
