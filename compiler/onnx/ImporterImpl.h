@@ -36,6 +36,9 @@ std::string getDtypeName(int32_t dtype);
 constexpr int32_t kDtypeUint4 = 21, kDtypeInt4 = 22;
 /// ONNX's UINT2 and INT2 (IR version 11).
 constexpr int32_t kDtypeUint2 = 25, kDtypeInt2 = 26;
+/// ONNX's FLOAT4E2M1 (IR version 11): 4-bit codes, packed as uint4, of the
+/// values +-{0, 0.5, 1, 1.5, 2, 3, 4, 6}; a byte (the code) in the IR.
+constexpr int32_t kDtypeFloat4E2M1 = 23;
 /// ONNX's float8 dtypes (IR version 9), as MLIR's f8E4M3FN, f8E4M3FNUZ,
 /// f8E5M2 and f8E5M2FNUZ.
 constexpr int32_t kDtypeFloat8E4M3FN = 17, kDtypeFloat8E4M3FNUZ = 18,
@@ -232,8 +235,11 @@ int32_t subByteDtypeOf(Value v);
 Value markSubByte(Value v, int32_t dtype);
 /// Integers or floats (truncated toward zero) converted to `dtype` as ONNX's
 /// reference does (ml_dtypes): the low bits kept, sign-extended for the
-/// signed types; widened and marked.
-Value wrapToSubByte(NodeContext &n, Value x, int32_t dtype);
+/// signed types; widened and marked. float4e2m1: rounded to the nearest
+/// value (ties to even), saturating at +-6, NaN to -0; its code, marked.
+Value convertToSubByte(NodeContext &n, Value x, int32_t dtype);
+/// `x` as values: float4e2m1 codes decoded to f32; anything else as it is.
+Value decodeFloat4(NodeContext &n, Value x);
 /// A graph input's packed bytes ([ceil(count * bits / 8)] ui8, the first
 /// element in the low bits) as the widened values of `shape`.
 Value unpackSubByte(NodeContext &n, Value bytes, ArrayRef<int64_t> shape,

@@ -781,14 +781,17 @@ LogicalResult importCastTo(NodeContext &n, Results &r) {
     return n.fail("attribute 'to' is required");
   int64_t to = n.getInt("to", 0);
   if (!bitcast && subByteBits(to)) {
-    r.push_back(wrapToSubByte(n, n.input(0), to));
+    r.push_back(convertToSubByte(n, n.input(0), to));
     return success(r.back() != nullptr);
   }
   Type elementType = getElementType(n.b.getContext(), to);
   if (!elementType)
     return n.emitError() << "unsupported target dtype '" << getDtypeName(to)
                          << "'";
-  Value x = n.input(0);
+  // float4e2m1 codes are read as their values.
+  Value x = bitcast ? n.input(0) : decodeFloat4(n, n.input(0));
+  if (!x)
+    return failure();
   if constexpr (std::is_same_v<OpTy, CastOp>)
     r.push_back(
         n.create<OpTy>(x, saturateAttr(n), n.getType(x).clone(elementType)));
@@ -803,9 +806,12 @@ LogicalResult importCastLike(NodeContext &n, Results &r) {
     return failure();
   Value x = n.input(0);
   if (int32_t dtype = subByteDtypeOf(n.input(1))) {
-    r.push_back(wrapToSubByte(n, x, dtype));
+    r.push_back(convertToSubByte(n, x, dtype));
     return success(r.back() != nullptr);
   }
+  x = decodeFloat4(n, x);
+  if (!x)
+    return failure();
   Type elementType = n.getType(n.input(1)).getElementType();
   r.push_back(
       n.create<CastOp>(x, saturateAttr(n), n.getType(x).clone(elementType)));
@@ -3304,7 +3310,8 @@ const OpTableEntry kOpTable[] = {
     {"Cast", importCastTo<CastOp>,
      "dlc.cast; to f16/bf16/f32/f64/bool/int8/uint8/int16/uint16/int32/"
      "uint32/int64/uint64, the float8 types (saturate), int4/uint4/int2/"
-     "uint2 (widened to a byte, the low bits kept)"},
+     "uint2 (widened to a byte, the low bits kept), float4e2m1 (its code, "
+     "nearest even, saturating)"},
     {"CastLike", importCastLike, "dlc.cast to the element type of target_type"},
     {"Ceil", importUnary<CeilOp>, "dlc.ceil"},
     {"Celu", importCelu, "dlc.celu; alpha"},

@@ -194,6 +194,15 @@ Value quantizeInF32(NodeContext &n, Value x, Value scale, Value zp,
       attrs.push_back(n.b.getNamedAttr("saturate", n.b.getBoolAttr(false)));
     return n.create<CastOp>(t, attrs, NodeContext::getType(t).clone(quantType));
   }
+  if (subByte == kDtypeFloat4E2M1) {
+    // onnx's reference adds the zero point's value, then rounds to float4.
+    if (zp) {
+      Value z = castTo(
+          n, broadcastQuantParam(n, decodeFloat4(n, zp), shape, blocks), f32);
+      t = z ? n.create<AddOp>({t, z}) : Value();
+    }
+    return t ? convertToSubByte(n, t, subByte) : Value();
+  }
   t = n.create<RoundOp>({t});
   if (t && zp) {
     Value z = castTo(n, broadcastQuantParam(n, zp, shape, blocks), f32);
@@ -212,8 +221,9 @@ Value quantizeInF32(NodeContext &n, Value x, Value scale, Value zp,
            : Value();
 }
 
-/// DequantizeLinear of a float8 tensor: x * scale in f32, returned in the
-/// scale's type (the zero point is 0).
+/// DequantizeLinear of a float8 tensor (or of float4e2m1 codes decoded to
+/// f32): x * scale in f32, returned in the scale's type (the zero point is
+/// 0).
 Value dequantizeFloat8(NodeContext &n, Value x, Value scale) {
   ArrayRef<int64_t> shape = NodeContext::getType(x).getShape();
   Type f32 = n.b.getF32Type();
@@ -401,6 +411,14 @@ LogicalResult importDequantizeLinearImpl(NodeContext &n, Results &r) {
   if (failed(blocks))
     return failure();
   Value zeroPoint = n.input(2);
+  // float4e2m1 codes dequantize as their values times the scale (onnx's
+  // reference reads no zero point for them).
+  if (subByteDtypeOf(n.input(0)) == kDtypeFloat4E2M1) {
+    Value x = decodeFloat4(n, n.input(0));
+    r.push_back(blocks->size ? dequantizeBlocks(n, x, n.input(1), {}, *blocks)
+                             : dequantizeFloat8(n, x, n.input(1)));
+    return success(r.back() != nullptr);
+  }
   if (isFloat8(NodeContext::getType(n.input(0)).getElementType())) {
     if (failed(checkFloat8ZeroPoint(n, zeroPoint)))
       return failure();

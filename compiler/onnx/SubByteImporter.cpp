@@ -24,6 +24,7 @@ int onnx_import::subByteBits(int32_t dtype) {
   switch (dtype) {
   case kDtypeInt4:
   case kDtypeUint4:
+  case kDtypeFloat4E2M1:
     return 4;
   case kDtypeInt2:
   case kDtypeUint2:
@@ -49,7 +50,8 @@ int32_t onnx_import::subByteDtypeOf(Value v) {
       def ? def->getAttrOfType<StringAttr>(kFourBitDtypeAttr) : StringAttr();
   if (!name)
     return 0;
-  for (int32_t dtype : {kDtypeInt4, kDtypeUint4, kDtypeInt2, kDtypeUint2})
+  for (int32_t dtype :
+       {kDtypeInt4, kDtypeUint4, kDtypeInt2, kDtypeUint2, kDtypeFloat4E2M1})
     if (name.getValue() == getDtypeName(dtype))
       return dtype;
   return 0;
@@ -73,7 +75,53 @@ Value byteConstant(NodeContext &n, ArrayRef<int64_t> shape, Type type,
 
 } // namespace
 
-Value onnx_import::wrapToSubByte(NodeContext &n, Value x, int32_t dtype) {
+namespace {
+
+/// float4e2m1's magnitudes by code (0-7); codes 8-15 are their negations.
+constexpr float kFloat4Values[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+
+/// `x` rounded to float4e2m1's code: the magnitude's code counts the
+/// midpoints it passes (at a tie, the even code: a strict compare where the
+/// lower neighbour is even), so values past 6 saturate at 7; the sign bit
+/// adds 8, and NaN becomes 8 (-0), as ml_dtypes converts.
+Value encodeFloat4(NodeContext &n, Value x) {
+  RankedTensorType type = NodeContext::getType(x);
+  Type f32 = n.b.getF32Type(),
+       u8 = widenedSubByteType(n.b.getContext(), kDtypeFloat4E2M1);
+  if (type.getElementType() != f32)
+    x = n.create<CastOp>(x, {}, type.clone(f32));
+  Value m = x ? n.create<AbsOp>({x}) : Value();
+  Value code;
+  for (int k = 0; k < 7 && m; ++k) {
+    Value mid =
+        splat(n, {}, f32, (kFloat4Values[k] + kFloat4Values[k + 1]) / 2);
+    Value past = k % 2 == 0 ? n.create<GreaterOp>({m, mid})
+                            : n.create<GreaterOrEqualOp>({m, mid});
+    Value step =
+        past ? n.create<CastOp>(past, {}, NodeContext::getType(past).clone(u8))
+             : Value();
+    code = code && step ? n.create<AddOp>({code, step}) : step;
+    if (!code)
+      return {};
+  }
+  Value bits = x ? n.create<BitcastOp>(
+                       x, {}, NodeContext::getType(x).clone(n.b.getI32Type()))
+                 : Value();
+  Value negative =
+      bits ? n.create<LessOp>({bits, splat(n, {}, n.b.getI32Type(), 0)})
+           : Value();
+  Value eight = splat(n, {}, u8, 8);
+  if (!code || !negative)
+    return {};
+  code = n.create<WhereOp>({negative, n.create<AddOp>({code, eight}), code});
+  Value nan = n.create<IsNaNOp>({x});
+  return code && nan ? n.create<WhereOp>({nan, eight, code}) : Value();
+}
+
+/// Integers or floats (truncated toward zero) converted to the integer
+/// `dtype` as ml_dtypes does: the low bits kept, sign-extended for the
+/// signed types; widened and marked.
+Value wrapToSubByte(NodeContext &n, Value x, int32_t dtype) {
   int bits = subByteBits(dtype);
   RankedTensorType type = NodeContext::getType(x);
   Type wide = widenedSubByteType(n.b.getContext(), dtype);
@@ -94,6 +142,27 @@ Value onnx_import::wrapToSubByte(NodeContext &n, Value x, int32_t dtype) {
     low = low ? n.create<SubOp>({low, sign}) : Value();
   }
   return markSubByte(low, dtype);
+}
+
+} // namespace
+
+Value onnx_import::decodeFloat4(NodeContext &n, Value x) {
+  if (subByteDtypeOf(x) != kDtypeFloat4E2M1)
+    return x;
+  SmallVector<float> table(kFloat4Values, kFloat4Values + 8);
+  for (float v : kFloat4Values)
+    table.push_back(-v);
+  Value index =
+      n.create<CastOp>(x, {}, NodeContext::getType(x).clone(n.b.getI64Type()));
+  return index ? n.create<GatherOp>({f32Constant(n, {16}, table), index},
+                                    {n.i64("axis", 0)})
+               : Value();
+}
+
+Value onnx_import::convertToSubByte(NodeContext &n, Value x, int32_t dtype) {
+  if (dtype == kDtypeFloat4E2M1)
+    return markSubByte(encodeFloat4(n, decodeFloat4(n, x)), dtype);
+  return wrapToSubByte(n, decodeFloat4(n, x), dtype);
 }
 
 Value onnx_import::unpackSubByte(NodeContext &n, Value bytes,

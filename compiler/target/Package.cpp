@@ -148,6 +148,7 @@ int64_t dtypeBits(int32_t dtype) {
   switch (dtype) {
   case 21: // uint4
   case 22: // int4
+  case 23: // float4e2m1
     return 4;
   case 25: // uint2
   case 26: // int2

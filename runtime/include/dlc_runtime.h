@@ -111,10 +111,11 @@ DLC_API uint32_t dlc_runtime_abi_version(void);
 DLC_API const char *dlc_dtype_name(int32_t dtype);
 
 /// Bytes per element of an element type, 0 if unknown or less than a byte
-/// (int4, uint4, int2, uint2: see dlc_dtype_bits).
+/// (int4, uint4, float4e2m1, int2, uint2: see dlc_dtype_bits).
 DLC_API size_t dlc_dtype_size(int32_t dtype);
 
-/// Bits per element of an element type (4 for int4/uint4, 2 for int2/uint2,
+/// Bits per element of an element type (4 for int4/uint4/float4e2m1, 2 for
+/// int2/uint2,
 /// 8 * dlc_dtype_size otherwise), 0 if unknown. A tensor of n elements takes
 /// (n * bits + 7) / 8 bytes.
 DLC_API size_t dlc_dtype_bits(int32_t dtype);

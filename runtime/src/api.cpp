@@ -223,6 +223,8 @@ const char *dlc_dtype_name(int32_t dtype) {
     return "uint4";
   case DLC_DTYPE_INT4:
     return "int4";
+  case DLC_DTYPE_FLOAT4E2M1:
+    return "float4e2m1";
   case DLC_DTYPE_UINT2:
     return "uint2";
   case DLC_DTYPE_INT2:
@@ -264,6 +266,7 @@ size_t dlc_dtype_bits(int32_t dtype) {
   switch (dtype) {
   case DLC_DTYPE_UINT4:
   case DLC_DTYPE_INT4:
+  case DLC_DTYPE_FLOAT4E2M1:
     return 4;
   case DLC_DTYPE_UINT2:
   case DLC_DTYPE_INT2:

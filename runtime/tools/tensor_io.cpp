@@ -97,12 +97,16 @@ uint16_t floatToBfloat16(float f) {
   return uint16_t(u >> 16);
 }
 
-/// Element `i` of a packed sub-byte tensor, sign-extended for the signed
-/// types.
-int subByteElement(const Tensor &t, int64_t i) {
+/// Element `i` of a packed sub-byte tensor: an integer (sign-extended for
+/// the signed types), or float4e2m1's value.
+double subByteElement(const Tensor &t, int64_t i) {
   int bits = int(dlc_dtype_bits(t.dtype)), perByte = 8 / bits;
   int v = (t.data[size_t(i / perByte)] >> (bits * (i % perByte))) &
           ((1 << bits) - 1);
+  if (t.dtype == DLC_DTYPE_FLOAT4E2M1) {
+    static const double magnitudes[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+    return v & 8 ? -magnitudes[v & 7] : magnitudes[v & 7];
+  }
   bool isSigned = t.dtype == DLC_DTYPE_INT4 || t.dtype == DLC_DTYPE_INT2;
   return isSigned && v >= (1 << (bits - 1)) ? v - (1 << bits) : v;
 }
@@ -390,6 +394,15 @@ std::vector<uint8_t> encodeNpy(const Tensor &t) {
       float f =
           bfloat16ToFloat(uint16_t(t.data[2 * i] | t.data[2 * i + 1] << 8));
       std::memcpy(&widened[4 * i], &f, 4);
+    }
+    dtype = DLC_DTYPE_FLOAT32;
+    data = &widened;
+  } else if (dtype == DLC_DTYPE_FLOAT4E2M1) {
+    int64_t n = t.numElements();
+    widened.resize(size_t(n) * 4);
+    for (int64_t i = 0; i < n; ++i) {
+      float f = float(subByteElement(t, i));
+      std::memcpy(&widened[size_t(i) * 4], &f, 4);
     }
     dtype = DLC_DTYPE_FLOAT32;
     data = &widened;

@@ -33,8 +33,9 @@ bool parseNpy(const uint8_t *bytes, size_t size, Tensor *out,
               std::string *error);
 bool readNpy(const std::string &path, Tensor *out, std::string *error);
 
-/// Serializes as a version 1.0 .npy file. bfloat16 and the float8 types,
-/// which NumPy lacks, are widened to float32.
+/// Serializes as a version 1.0 .npy file. bfloat16, the float8 types and
+/// float4e2m1, which NumPy lacks, are widened to float32; the sub-byte
+/// integers to int8/uint8.
 std::vector<uint8_t> encodeNpy(const Tensor &tensor);
 bool writeNpy(const std::string &path, const Tensor &tensor,
               std::string *error);

@@ -302,9 +302,9 @@ def compare(name, got, ref, rtol=1e-3, atol=1e-5, scale_atol=True):
     if ref.dtype.name in ("int4", "uint4", "int2", "uint2"):
         # dlc-run writes the sub-byte integers a byte each (NumPy has none).
         ref = ref.astype(np.int8 if ref.dtype.name.startswith("int") else np.uint8)
-    if ref.dtype.name.startswith("float8") and got.dtype == np.float32:
-        # dlc-run widens float8 outputs to float32 too: they must be values of
-        # that float8 type, and then equal the reference exactly (NaN = NaN).
+    if ref.dtype.name.startswith(("float8", "float4")) and got.dtype == np.float32:
+        # dlc-run widens float8 and float4 outputs to float32 too: they must
+        # be values of that type, and then equal the reference exactly.
         narrowed = got.astype(ref.dtype).astype(np.float32)
         if not np.array_equal(narrowed, got, equal_nan=True):
             raise Failure(f"output '{name}': float32 values that are not {ref.dtype.name}"

@@ -1860,6 +1860,18 @@ def float8_cases(t):
         helper.make_node("Cast", ["k"], ["y"], to=TensorProto.INT32)],
         {"x": x16.reshape(1, -1)}, outputs=("y", "f"), opset=21, ir_version=9,
         rtol=0, atol=0)
+    # float4e2m1 (a 4-bit code a value, packed at the model's edges): every
+    # value, tie and overflow through a Cast and back, against onnx's
+    # reference (ml_dtypes).
+    f4 = np.arange(16, dtype=np.uint8).view(ml_dtypes.float4_e2m1fn).astype(F32)
+    fin = np.unique(f4)
+    mids = ((fin[:-1].astype(np.float64) + fin[1:]) / 2).astype(F32)
+    x4 = np.concatenate([fin, mids, np.nextafter(mids, F32(np.inf)), np.nextafter(mids, F32(-np.inf)),
+                         np.array([7, 100, np.inf, -np.inf, np.nan, -0.0, 1e-30], F32)])
+    t.add("cast_float4e2m1_roundtrip", [
+        helper.make_node("Cast", ["x"], ["h"], to=TensorProto.FLOAT4E2M1),
+        helper.make_node("Cast", ["h"], ["y"], to=TensorProto.FLOAT)],
+        {"x": x4.reshape(1, -1)}, opset=23, ir_version=11, rtol=0, atol=0, reference="onnx")
     # The ops ONNX defines on float8 besides the conversions: data movement
     # keeps the bytes; Pad fills with a float8 constant; IsNaN and IsInf.
     # ONNX Runtime has float8 kernels for few of them: onnx's reference.

@@ -320,6 +320,12 @@ TEST(SubByte, PackedProtoToNpy) {
       << error;
   EXPECT_EQ(back.dtype, DLC_DTYPE_INT8);
   EXPECT_EQ(back.data, (std::vector<uint8_t>{0xff, 0x07, 0xf8}));
+  // float4e2m1 codes 0x7 (6) and 0x9 (-0.5) read as their values.
+  t.dtype = DLC_DTYPE_FLOAT4E2M1;
+  t.data = {0x97};
+  t.shape = {2};
+  EXPECT_EQ(dlc::io::elementAsDouble(t, 0), 6.0);
+  EXPECT_EQ(dlc::io::elementAsDouble(t, 1), -0.5);
   // 3 int4 values need 2 bytes of raw_data.
   pb = {0x08, 0x03, 0x10, 22, 0x4a, 0x01, 0x7f};
   EXPECT_FALSE(dlc::io::parseTensorProto(pb.data(), pb.size(), &t, &error));
