@@ -39,6 +39,9 @@ constexpr int32_t kDtypeUint2 = 25, kDtypeInt2 = 26;
 /// ONNX's FLOAT4E2M1 (IR version 11): 4-bit codes, packed as uint4, of the
 /// values +-{0, 0.5, 1, 1.5, 2, 3, 4, 6}; a byte (the code) in the IR.
 constexpr int32_t kDtypeFloat4E2M1 = 23;
+/// ONNX's FLOAT8E8M0 (the MX formats' scale: 2^(code - 127), 255 NaN): a
+/// byte (the code) like float4e2m1's, as MLIR 19 has no such type either.
+constexpr int32_t kDtypeFloat8E8M0 = 24;
 /// ONNX's float8 dtypes (IR version 9), as MLIR's f8E4M3FN, f8E4M3FNUZ,
 /// f8E5M2 and f8E5M2FNUZ.
 constexpr int32_t kDtypeFloat8E4M3FN = 17, kDtypeFloat8E4M3FNUZ = 18,
@@ -220,7 +223,8 @@ bool isSaneTensorType(Type type);
 //===--- Sub-byte integers (SubByteImporter.cpp)
 //---------------------------===//
 
-/// Bits of an element of int4/uint4 (4) and int2/uint2 (2); 0 for others.
+/// Bits of an element of int4/uint4/float4e2m1 (4), int2/uint2 (2) and
+/// float8e8m0 (8: a byte already, but coded the same way); 0 for others.
 int subByteBits(int32_t dtype);
 /// Whether a sub-byte dtype is signed (int4, int2).
 bool isSignedSubByte(int32_t dtype);
@@ -238,8 +242,14 @@ Value markSubByte(Value v, int32_t dtype);
 /// signed types; widened and marked. float4e2m1: rounded to the nearest
 /// value (ties to even), saturating at +-6, NaN to -0; its code, marked.
 Value convertToSubByte(NodeContext &n, Value x, int32_t dtype);
-/// `x` as values: float4e2m1 codes decoded to f32; anything else as it is.
+/// `x` as values: float4e2m1 and float8e8m0 codes decoded to f32 (a table
+/// lookup); anything else as it is.
 Value decodeFloat4(NodeContext &n, Value x);
+/// `x` (float) as float8e8m0 codes, onnx's reference conversion: the
+/// exponent, rounded "up", "down" or "nearest" by the mantissa, saturating
+/// at 254 or overflowing to NaN (255); the sign is ignored.
+Value encodeFloat8E8M0(NodeContext &n, Value x, StringRef roundMode,
+                       bool saturate);
 /// A graph input's packed bytes ([ceil(count * bits / 8)] ui8, the first
 /// element in the low bits) as the widened values of `shape`.
 Value unpackSubByte(NodeContext &n, Value bytes, ArrayRef<int64_t> shape,

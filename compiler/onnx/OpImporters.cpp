@@ -774,8 +774,9 @@ template <typename OpTy>
 LogicalResult importCastTo(NodeContext &n, Results &r) {
   bool bitcast = std::is_same_v<OpTy, BitcastOp>;
   if (failed(n.checkInputs(1, 1)) ||
-      failed(n.checkKnownAttrs(bitcast ? ArrayRef<StringRef>{"to"}
-                                       : ArrayRef<StringRef>{"to", "saturate"})))
+      failed(n.checkKnownAttrs(
+          bitcast ? ArrayRef<StringRef>{"to"}
+                  : ArrayRef<StringRef>{"to", "saturate", "round_mode"})))
     return failure();
   if (!n.hasAttr("to"))
     return n.fail("attribute 'to' is required");
@@ -802,7 +803,8 @@ LogicalResult importCastTo(NodeContext &n, Results &r) {
 
 /// CastLike(input, target_type): Cast to target_type's element type.
 LogicalResult importCastLike(NodeContext &n, Results &r) {
-  if (failed(n.checkInputs(2, 2)) || failed(n.checkKnownAttrs({"saturate"})))
+  if (failed(n.checkInputs(2, 2)) ||
+      failed(n.checkKnownAttrs({"saturate", "round_mode"})))
     return failure();
   Value x = n.input(0);
   if (int32_t dtype = subByteDtypeOf(n.input(1))) {
@@ -3311,7 +3313,7 @@ const OpTableEntry kOpTable[] = {
      "dlc.cast; to f16/bf16/f32/f64/bool/int8/uint8/int16/uint16/int32/"
      "uint32/int64/uint64, the float8 types (saturate), int4/uint4/int2/"
      "uint2 (widened to a byte, the low bits kept), float4e2m1 (its code, "
-     "nearest even, saturating)"},
+     "nearest even, saturating), float8e8m0 (its code; round_mode)"},
     {"CastLike", importCastLike, "dlc.cast to the element type of target_type"},
     {"Ceil", importUnary<CeilOp>, "dlc.ceil"},
     {"Celu", importCelu, "dlc.celu; alpha"},

@@ -16,6 +16,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include <cmath>
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::dlc;
 using namespace mlir::dlc::onnx_import;
@@ -29,6 +32,8 @@ int onnx_import::subByteBits(int32_t dtype) {
   case kDtypeInt2:
   case kDtypeUint2:
     return 2;
+  case kDtypeFloat8E8M0:
+    return 8;
   default:
     return 0;
   }
@@ -50,8 +55,8 @@ int32_t onnx_import::subByteDtypeOf(Value v) {
       def ? def->getAttrOfType<StringAttr>(kFourBitDtypeAttr) : StringAttr();
   if (!name)
     return 0;
-  for (int32_t dtype :
-       {kDtypeInt4, kDtypeUint4, kDtypeInt2, kDtypeUint2, kDtypeFloat4E2M1})
+  for (int32_t dtype : {kDtypeInt4, kDtypeUint4, kDtypeInt2, kDtypeUint2,
+                        kDtypeFloat4E2M1, kDtypeFloat8E8M0})
     if (name.getValue() == getDtypeName(dtype))
       return dtype;
   return 0;
@@ -147,21 +152,87 @@ Value wrapToSubByte(NodeContext &n, Value x, int32_t dtype) {
 } // namespace
 
 Value onnx_import::decodeFloat4(NodeContext &n, Value x) {
-  if (subByteDtypeOf(x) != kDtypeFloat4E2M1)
+  int32_t dtype = subByteDtypeOf(x);
+  if (dtype != kDtypeFloat4E2M1 && dtype != kDtypeFloat8E8M0)
     return x;
-  SmallVector<float> table(kFloat4Values, kFloat4Values + 8);
-  for (float v : kFloat4Values)
-    table.push_back(-v);
+  SmallVector<float> table;
+  if (dtype == kDtypeFloat4E2M1) {
+    table.assign(kFloat4Values, kFloat4Values + 8);
+    for (float v : kFloat4Values)
+      table.push_back(-v);
+  } else {
+    for (int code = 0; code < 255; ++code)
+      table.push_back(std::ldexp(1.0f, code - 127));
+    table.push_back(std::numeric_limits<float>::quiet_NaN());
+  }
   Value index =
       n.create<CastOp>(x, {}, NodeContext::getType(x).clone(n.b.getI64Type()));
-  return index ? n.create<GatherOp>({f32Constant(n, {16}, table), index},
-                                    {n.i64("axis", 0)})
+  return index ? n.create<GatherOp>(
+                     {f32Constant(n, {int64_t(table.size())}, table), index},
+                     {n.i64("axis", 0)})
                : Value();
+}
+
+Value onnx_import::encodeFloat8E8M0(NodeContext &n, Value x,
+                                    StringRef roundMode, bool saturate) {
+  RankedTensorType type = NodeContext::getType(x);
+  Type i32 = n.b.getI32Type();
+  auto c = [&](int64_t v) { return splat(n, {}, i32, double(v)); };
+  auto nonzero = [&](Value v, int64_t mask) -> Value {
+    Value m = v ? n.create<AndOp>({v, c(mask)}) : Value();
+    Value zero = m ? n.create<EqualOp>({m, c(0)}) : Value();
+    return zero ? n.create<NotOp>({zero}) : Value();
+  };
+  if (type.getElementType() != n.b.getF32Type())
+    x = n.create<CastOp>(x, {}, type.clone(n.b.getF32Type()));
+  Value bits =
+      x ? n.create<BitcastOp>(x, {}, NodeContext::getType(x).clone(i32))
+        : Value();
+  Value exponent =
+      bits ? n.create<BitShiftOp>({bits, c(23)}, {n.boolean("left", false)})
+           : Value();
+  exponent = exponent ? n.create<AndOp>({exponent, c(0xFF)}) : Value();
+  if (!exponent)
+    return {};
+  Value up; // where the exponent goes one up
+  if (roundMode == "up") {
+    up = nonzero(bits, 0x7FFFFF);
+  } else if (roundMode == "nearest") {
+    // onnx's reference: guard and (round or sticky or a nonzero exponent).
+    Value guard = nonzero(bits, 0x400000);
+    Value rest = nonzero(bits, 0x3FFFFF);
+    Value normal = n.create<GreaterOp>({exponent, c(0)});
+    Value either = rest && normal ? n.create<OrOp>({rest, normal}) : Value();
+    up = guard && either ? n.create<AndOp>({guard, either}) : Value();
+  }
+  Value special = n.create<EqualOp>({exponent, c(0xFF)});
+  if (up) {
+    Value atMax = n.create<EqualOp>({exponent, c(0xFE)});
+    Value stays =
+        saturate && atMax ? n.create<OrOp>({special, atMax}) : special;
+    up = stays ? n.create<AndOp>({up, n.create<NotOp>({stays})}) : Value();
+    exponent = up ? n.create<WhereOp>(
+                        {up, n.create<AddOp>({exponent, c(1)}), exponent})
+                  : Value();
+  } else if (roundMode != "down") {
+    n.emitError() << "unsupported round_mode '" << roundMode
+                  << "' (up, down and nearest are)";
+    return {};
+  }
+  Type u8 = widenedSubByteType(n.b.getContext(), kDtypeFloat8E8M0);
+  return exponent ? n.create<CastOp>(exponent, {},
+                                     NodeContext::getType(exponent).clone(u8))
+                  : Value();
 }
 
 Value onnx_import::convertToSubByte(NodeContext &n, Value x, int32_t dtype) {
   if (dtype == kDtypeFloat4E2M1)
     return markSubByte(encodeFloat4(n, decodeFloat4(n, x)), dtype);
+  if (dtype == kDtypeFloat8E8M0)
+    return markSubByte(encodeFloat8E8M0(n, decodeFloat4(n, x),
+                                        n.getString("round_mode", "up"),
+                                        n.getInt("saturate", 1) != 0),
+                       dtype);
   return wrapToSubByte(n, decodeFloat4(n, x), dtype);
 }
 

@@ -601,7 +601,8 @@ void writeOpTable(llvm::raw_ostream &os) {
         "float8e5m2, float8e5m2fnuz)\nwhere ONNX allows them: conversions "
         "and data movement; int4, uint4, int2 and uint2\nas int8/uint8 "
         "inside the model and float4e2m1 as its 4-bit codes, all packed "
-        "at\nthe model's inputs and outputs.\n\n"
+        "at\nthe model's inputs and outputs; float8e8m0 as its byte "
+        "code.\n\n"
      << "| ONNX op | dlc form and accepted attributes |\n| --- | --- |\n";
   auto ops = dlc::getSupportedOnnxOps();
   for (const dlc::OnnxOpSupport &op : ops)

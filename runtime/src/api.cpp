@@ -225,6 +225,8 @@ const char *dlc_dtype_name(int32_t dtype) {
     return "int4";
   case DLC_DTYPE_FLOAT4E2M1:
     return "float4e2m1";
+  case DLC_DTYPE_FLOAT8E8M0:
+    return "float8e8m0";
   case DLC_DTYPE_UINT2:
     return "uint2";
   case DLC_DTYPE_INT2:
@@ -243,6 +245,7 @@ size_t dlc_dtype_size(int32_t dtype) {
   case DLC_DTYPE_FLOAT8E4M3FNUZ:
   case DLC_DTYPE_FLOAT8E5M2:
   case DLC_DTYPE_FLOAT8E5M2FNUZ:
+  case DLC_DTYPE_FLOAT8E8M0:
     return 1;
   case DLC_DTYPE_FLOAT16:
   case DLC_DTYPE_BFLOAT16:

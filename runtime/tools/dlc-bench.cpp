@@ -90,6 +90,9 @@ void fillRandom(const dlc::TensorInfo &info, uint64_t seed,
       // float8 format (none is a NaN or infinity).
       p[0] = uint8_t((0x08 + rng() % 0x38) | (rng() & 1 ? 0x80 : 0));
       break;
+    case DLC_DTYPE_FLOAT8E8M0: // 2^-8 .. 2^7
+      p[0] = uint8_t(119 + rng() % 16);
+      break;
     default: // little-endian integers and bools: 0 or 1
       std::memset(p, 0, elem);
       p[0] = uint8_t(rng() & 1);

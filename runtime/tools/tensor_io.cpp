@@ -112,10 +112,14 @@ double subByteElement(const Tensor &t, int64_t i) {
 }
 
 bool isFloat8(int32_t dtype) {
-  return dtype >= DLC_DTYPE_FLOAT8E4M3FN && dtype <= DLC_DTYPE_FLOAT8E5M2FNUZ;
+  return (dtype >= DLC_DTYPE_FLOAT8E4M3FN &&
+          dtype <= DLC_DTYPE_FLOAT8E5M2FNUZ) ||
+         dtype == DLC_DTYPE_FLOAT8E8M0;
 }
 
 float float8ToFloat(uint8_t bits, int32_t dtype) {
+  if (dtype == DLC_DTYPE_FLOAT8E8M0) // 2^(bits - 127), 255 NaN
+    return bits == 0xff ? NAN : std::ldexp(1.0f, int(bits) - 127);
   bool e5m2 =
       dtype == DLC_DTYPE_FLOAT8E5M2 || dtype == DLC_DTYPE_FLOAT8E5M2FNUZ;
   bool fnuz =
@@ -158,6 +162,7 @@ double elementAsDouble(const Tensor &t, int64_t i) {
   case DLC_DTYPE_FLOAT8E4M3FNUZ:
   case DLC_DTYPE_FLOAT8E5M2:
   case DLC_DTYPE_FLOAT8E5M2FNUZ:
+  case DLC_DTYPE_FLOAT8E8M0:
     return float8ToFloat(load(uint8_t()), t.dtype);
   case DLC_DTYPE_INT64:
     return double(load(int64_t()));

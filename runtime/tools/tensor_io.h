@@ -55,7 +55,8 @@ float halfToFloat(uint16_t bits);
 float bfloat16ToFloat(uint16_t bits);
 uint16_t floatToHalf(float value);
 uint16_t floatToBfloat16(float value);
-/// Whether `dtype` is one of the float8 types (DLC_DTYPE_FLOAT8*).
+/// Whether `dtype` is one of the float8 types (DLC_DTYPE_FLOAT8*, e8m0
+/// included).
 bool isFloat8(int32_t dtype);
 /// The value of the float8 `bits` of type `dtype` (exact; NaN, +-inf).
 float float8ToFloat(uint8_t bits, int32_t dtype);

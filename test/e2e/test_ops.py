@@ -1872,6 +1872,22 @@ def float8_cases(t):
         helper.make_node("Cast", ["x"], ["h"], to=TensorProto.FLOAT4E2M1),
         helper.make_node("Cast", ["h"], ["y"], to=TensorProto.FLOAT)],
         {"x": x4.reshape(1, -1)}, opset=23, ir_version=11, rtol=0, atol=0, reference="onnx")
+    # float8e8m0 (the MX scales, 2^(code - 127)): each round_mode, with and
+    # without saturation, on mantissas that exercise guard, round and sticky
+    # bits, zeros, negatives, subnormals, the top exponents and specials.
+    mant = np.array([0, 1, 0x1FFFFF, 0x200000, 0x3FFFFF, 0x400000, 0x400001, 0x600000,
+                     0x7FFFFF], np.uint32)
+    exps = np.array([0, 1, 2, 100, 126, 127, 128, 200, 253, 254], np.uint32)
+    e8 = ((exps[:, None] << 23) | mant[None, :]).ravel().view(F32)
+    e8 = np.concatenate([e8, -e8[:20], np.array([np.inf, -np.inf, np.nan], F32)])
+    for mode in ("up", "down", "nearest"):
+        for saturate in (1, 0):
+            t.add(f"cast_float8e8m0_{mode}" + ("" if saturate else "_no_saturate"), [
+                helper.make_node("Cast", ["x"], ["h"], to=TensorProto.FLOAT8E8M0,
+                                 round_mode=mode, saturate=saturate),
+                helper.make_node("Cast", ["h"], ["y"], to=TensorProto.FLOAT)],
+                {"x": e8.reshape(1, -1)}, opset=24, ir_version=11, rtol=0, atol=0,
+                reference="onnx")
     # The ops ONNX defines on float8 besides the conversions: data movement
     # keeps the bytes; Pad fills with a float8 constant; IsNaN and IsInf.
     # ONNX Runtime has float8 kernels for few of them: onnx's reference.

@@ -487,6 +487,7 @@ TEST(Runtime, Versions) {
   EXPECT_EQ(dlc_dtype_bits(DLC_DTYPE_INT64), 64u);
   EXPECT_STREQ(dlc_dtype_name(DLC_DTYPE_INT2), "int2");
   EXPECT_EQ(dlc_dtype_bits(DLC_DTYPE_FLOAT4E2M1), 4u);
+  EXPECT_EQ(dlc_dtype_size(DLC_DTYPE_FLOAT8E8M0), 1u);
   EXPECT_EQ(dlc_dtype_size(DLC_DTYPE_INT64), 8u);
   EXPECT_EQ(dlc_dtype_size(42), 0u);
   EXPECT_STREQ(dlc_status_name(DLC_ERROR_ABI_MISMATCH),

@@ -302,6 +302,10 @@ TEST(Float8, Values) {
   EXPECT_EQ(float8ToFloat(0xfc, DLC_DTYPE_FLOAT8E5M2), -INFINITY);
   EXPECT_TRUE(std::isnan(float8ToFloat(0x7d, DLC_DTYPE_FLOAT8E5M2)));
   EXPECT_EQ(float8ToFloat(0x80, DLC_DTYPE_FLOAT8E5M2), 0.0f);
+  // f8E8M0: 2^(code - 127), 0xff NaN.
+  EXPECT_EQ(float8ToFloat(0x7f, DLC_DTYPE_FLOAT8E8M0), 1.0f);
+  EXPECT_EQ(float8ToFloat(0x00, DLC_DTYPE_FLOAT8E8M0), 0x1p-127f);
+  EXPECT_TRUE(std::isnan(float8ToFloat(0xff, DLC_DTYPE_FLOAT8E8M0)));
 }
 
 TEST(SubByte, PackedProtoToNpy) {

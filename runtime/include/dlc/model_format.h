@@ -46,6 +46,7 @@ typedef enum dlc_dtype {
   DLC_DTYPE_UINT4 = 21,
   DLC_DTYPE_INT4 = 22,
   DLC_DTYPE_FLOAT4E2M1 = 23, /* +-{0, 0.5, 1, 1.5, 2, 3, 4, 6}, 4-bit codes */
+  DLC_DTYPE_FLOAT8E8M0 = 24, /* 2^(code - 127), 255 NaN: the MX scales */
   DLC_DTYPE_UINT2 = 25,
   DLC_DTYPE_INT2 = 26,
 } dlc_dtype;
