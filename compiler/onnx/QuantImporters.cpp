@@ -227,11 +227,7 @@ Value quantizeInF32(NodeContext &n, Value x, Value scale, Value zp,
 Value dequantizeFloat8(NodeContext &n, Value x, Value scale) {
   ArrayRef<int64_t> shape = NodeContext::getType(x).getShape();
   Type f32 = n.b.getF32Type();
-  scale = scalarIfSingle(n, scale);
-  std::optional<int64_t> axis = readAxis(n, scale, shape.size());
-  if (!axis)
-    return {};
-  Value s = castTo(n, broadcastAlong(n, scale, *axis, shape.size()), f32);
+  Value s = castTo(n, broadcastQuantParam(n, scale, shape, std::nullopt), f32);
   Value xs = castTo(n, x, f32);
   if (!s || !xs)
     return {};

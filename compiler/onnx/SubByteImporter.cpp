@@ -1,13 +1,16 @@
-//===- SubByteImporter.cpp - ONNX int4, uint4, int2 and uint2 -------------===//
+//===- SubByteImporter.cpp - ONNX's coded narrow types --------------------===//
 //
-// The sub-byte integer types live in the IR widened to a byte each (i8 for
-// int4/int2, ui8 for uint4/uint2), the value marked with its ONNX dtype
-// (kFourBitDtypeAttr on the defining op) for the importers that must tell
-// it apart: Cast and QuantizeLinear wrap or saturate to the narrow range.
-// At the model's edges the values are packed as ONNX lays them out (the
-// first element in the low bits of each byte): a graph input arrives as
-// its bytes and is unpacked with shifts and masks, a graph output is packed
-// the same way, so model.so exchanges exactly ONNX's bytes.
+// int4, uint4, int2, uint2, float4e2m1 and float8e8m0 live in the IR as a
+// byte each: the integers widened (i8 for the signed ones, ui8 for the
+// others), float4e2m1 and float8e8m0 as their codes (MLIR 19 has neither
+// type). The value is marked with its ONNX dtype (kFourBitDtypeAttr on the
+// defining op) for the importers that must tell it apart: Cast and
+// QuantizeLinear wrap, saturate or encode; Cast and DequantizeLinear decode
+// the float codes. At the model's edges the values are packed as ONNX lays
+// them out (the first element in the low bits of each byte): a graph input
+// arrives as its bytes and is unpacked with shifts and masks, a graph
+// output is packed the same way, so model.so exchanges exactly ONNX's
+// bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,10 +80,6 @@ Value byteConstant(NodeContext &n, ArrayRef<int64_t> shape, Type type,
                    int64_t value) {
   return splat(n, shape, type, double(value));
 }
-
-} // namespace
-
-namespace {
 
 /// float4e2m1's magnitudes by code (0-7); codes 8-15 are their negations.
 constexpr float kFloat4Values[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
