@@ -1160,6 +1160,20 @@ def VectorizeHostRowsPass : Pass<"dlc-vectorize-host-rows", "ModuleOp"> {
     }
     ```
 
+    A row's rest (its length modulo `lanes`) is one tile of any length
+    with `any-length-tiles` (AVX-512 masks the odd lanes); otherwise
+    halving power-of-two pieces, each a pass of the reduction loops with
+    the same broadcasts and one FMA a copy: a row of 63 ran 16, 16, 16, 8,
+    4, 2, 1. With `masked-rest` (AVX2) a rest whose accesses along the row
+    are all of 32- or 64-bit elements is one tile of the next power of two
+    lanes, its accumulator, reads and epilogue under a constant mask of
+    its lanes (`vector.maskedload`/`maskedstore`: vmaskmovps, which loads
+    nothing past the row):
+    ```mlir
+    %m = arith.constant dense<[true, true, true, true, true, true, true, false]> : vector<8xi1>
+    %x = vector.maskedload %in[%c, %i], %m, %zeros : memref<4x25xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+    ```
+
     Where the work item fills an accumulator row just before the nest (a
     conv's bias: for each copy and column, one store of a value the column
     does not change), the tiles start from that value broadcast, and the
@@ -1196,6 +1210,11 @@ def VectorizeHostRowsPass : Pass<"dlc-vectorize-host-rows", "ModuleOp"> {
            "The rest of a row is one tile of its length, however long "
            "(AVX-512 masks the odd lanes); otherwise tiles are powers of "
            "two, which x86 without AVX-512 legalizes whole">,
+    Option<"maskedRest", "masked-rest", "bool", /*default=*/"false",
+           "Without any-length-tiles, the rest of a row whose accesses are "
+           "all of 32- or 64-bit elements is one tile of the next power of "
+           "two lanes, its accesses under a mask (AVX2's vmaskmov), instead "
+           "of halving pieces that each run the reduction loops">,
     Option<"vnni", "vnni", "bool", /*default=*/"false",
            "Rows that sum products of a u8 and an s8 byte take four "
            "reduction steps an instruction (AVX512-VNNI vpdpbusd)">,

@@ -205,8 +205,10 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     int64_t accumulators = options.hostRowAccumulators > 0
                                ? options.hostRowAccumulators
                                : (avx512 ? 24 : 1);
+    // AVX2 loads and stores 32- and 64-bit lanes under a mask.
+    bool maskedRest = options.hostMaskedRest && options.hostVectorBits == 256;
     pm.addPass(dlc::createVectorizeHostRowsPass(
-        {options.hostRowLanes, avx512, options.hostVnni,
+        {options.hostRowLanes, avx512, maskedRest, options.hostVnni,
          options.hostPmaddwdBits, accumulators, options.hostRowEpilogues}));
   }
   // With their accumulators private, a work item's elements reduce side by

@@ -163,6 +163,9 @@ struct CompileOptions {
   /// accumulators runs on the row tiles' registers, and accumulator
   /// buffers nothing else reads go (dlc-vectorize-host-rows `epilogues`).
   bool hostRowEpilogues = true;
+  /// Host, AVX2: a row's rest of 32- or 64-bit elements is one tile under a
+  /// mask, not halving pieces (dlc-vectorize-host-rows `masked-rest`).
+  bool hostMaskedRest = true;
   /// CUDA form: a work item's lanes' identical scalar ops become vector ops
   /// (dlc-vectorize-lane-chains; off until measured on a GPU).
   bool vectorizeLaneChains = false;

@@ -251,6 +251,13 @@ cl::opt<int64_t> hostRowAccumulators(
              "(dlc-vectorize-host-rows accumulators; 1: a tile a pass; 0: 24 "
              "with AVX-512, else 1)"),
     cl::init(0), cl::cat(category));
+cl::opt<bool> hostMaskedRest(
+    "host-masked-rest",
+    cl::desc("Host, AVX2: the rest of a row of 32- or 64-bit elements is "
+             "one tile of the next power of two lanes under a mask "
+             "(vmaskmov), not halving pieces (dlc-vectorize-host-rows "
+             "masked-rest; default on)"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool> hostRowEpilogues(
     "host-row-epilogues",
     cl::desc("Host: a row's elementwise epilogue (a bias, a residual, an "
@@ -845,6 +852,7 @@ int run(MLIRContext &context) {
   options.hostRowPlane = hostRowPlane;
   options.hostRowAccumulators = hostRowAccumulators;
   options.hostRowEpilogues = hostRowEpilogues;
+  options.hostMaskedRest = hostMaskedRest;
   options.foldConvPadding = foldConvPadding;
   options.mergeLaunches = mergeLaunches;
   if (overlapLaunches && options.target != dlc::Target::Cuda) {

@@ -756,6 +756,41 @@ std::optional<DotForm> matchDot(RowNest &nest, const RowAnalysis &analysis,
   return form;
 }
 
+/// Whether every memory access along the row (its lane-varying reads, its
+/// accumulators, the epilogue's reads and writes) is of 32- or 64-bit
+/// elements, which AVX2 loads and stores under a mask (vmaskmovps/pd,
+/// vpmaskmovd/q). x86 has no narrower masked accesses before AVX-512: LLVM
+/// would split a masked byte load lane by lane, with a branch each.
+bool hasMaskableAccesses(RowNest &nest, const RowAnalysis &analysis,
+                         RowEpilogue *epilogue) {
+  auto maskable = [](Value memref) {
+    Type elt = cast<MemRefType>(memref.getType()).getElementType();
+    return elt.isIntOrFloat() && (elt.getIntOrFloatBitWidth() == 32 ||
+                                  elt.getIntOrFloatBitWidth() == 64);
+  };
+  for (Accumulator &acc : nest.accumulators)
+    if (!maskable(acc.load.getMemRef()))
+      return false;
+  for (Operation &op : nest.row.getBody()->without_terminator())
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      if (llvm::any_of(load.getIndices(),
+                       [&](Value v) { return analysis.isVarying(v); }) &&
+          !maskable(load.getMemRef()))
+        return false;
+  if (!epilogue)
+    return true;
+  for (Operation &op : epilogue->columns.getBody()->without_terminator()) {
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      if (epilogue->varying.contains(load.getResult()) &&
+          !maskable(load.getMemRef()))
+        return false;
+    if (auto store = dyn_cast<memref::StoreOp>(op))
+      if (!maskable(store.getMemRef()))
+        return false;
+  }
+  return true;
+}
+
 /// Emits tiles of `lanes` lanes starting at `starts`, which share their
 /// reduction loops (a register tile: each step's reads that do not vary
 /// along the row, a MatMul's A, serve them all).
@@ -763,12 +798,14 @@ class TileEmitter {
 public:
   /// With `dot`, the accumulators sum byte quadruples (vpdpbusd) or
   /// pairs (pmaddwd on `pmaddwdBits`-bit vectors). With `maskedSpans`
-  /// (AVX-512), strided reads load whole registers under a mask.
+  /// (AVX-512), strided reads load whole registers under a mask. Only the
+  /// first `valid` lanes of a tile exist (a row's masked rest): its memory
+  /// accesses go under a mask, which suppresses faults past the row.
   TileEmitter(OpBuilder &b, RowNest &nest, const RowAnalysis &analysis,
               int64_t lanes, ValueRange starts, DotForm *dot,
               int64_t pmaddwdBits, bool maskedSpans, RowFill *fill,
-              RowEpilogue *epilogue)
-      : b(b), nest(nest), analysis(analysis), lanes(lanes),
+              RowEpilogue *epilogue, int64_t valid)
+      : b(b), nest(nest), analysis(analysis), lanes(lanes), valid(valid),
         starts(starts.begin(), starts.end()), dot(dot),
         pmaddwdBits(pmaddwdBits), maskedSpans(maskedSpans), fill(fill),
         epilogue(epilogue) {
@@ -786,6 +823,9 @@ private:
   RowNest &nest;
   const RowAnalysis &analysis;
   int64_t lanes;
+  /// The lanes the row has (the rest are masked off): `lanes` but in a
+  /// masked rest.
+  int64_t valid;
   SmallVector<Value> starts;
   DotForm *dot;
   int64_t pmaddwdBits;
@@ -807,6 +847,12 @@ private:
   VectorType vectorOf(Type t) const { return VectorType::get({lanes}, t); }
   Value scalar(Value v) const { return scalars.lookupOrDefault(v); }
   Value vectorFor(Location loc, Value v);
+  /// A `type` load of `memref` at `idx` whose first `count` lanes exist:
+  /// a plain load when they all do, else a masked one (zeros elsewhere).
+  Value loadLanes(Location loc, VectorType type, Value memref, ValueRange idx,
+                  int64_t count);
+  /// `value`'s first `valid` lanes stored at `idx`.
+  void storeLanes(Location loc, Value value, Value memref, ValueRange idx);
   void emitLevel(size_t level, ValueRange accs, SmallVectorImpl<Value> &out);
   void emitBody(ValueRange accs, SmallVectorImpl<Value> &out);
   void emitDotBody(Value iv, ValueRange accs, SmallVectorImpl<Value> &out);
@@ -878,6 +924,33 @@ Value TileEmitter::vectorFor(Location loc, Value v) {
     return vec;
   }
   return b.create<vector::BroadcastOp>(loc, vectorOf(v.getType()), scalar(v));
+}
+
+Value TileEmitter::loadLanes(Location loc, VectorType type, Value memref,
+                             ValueRange idx, int64_t count) {
+  if (count >= type.getNumElements())
+    return b.create<vector::LoadOp>(loc, type, memref, idx);
+  auto maskType = VectorType::get(type.getShape(), b.getI1Type());
+  SmallVector<bool> bits(type.getNumElements(), false);
+  std::fill_n(bits.begin(), count, true);
+  Value mask = b.create<arith::ConstantOp>(
+      loc, DenseElementsAttr::get(maskType, ArrayRef<bool>(bits)));
+  Value zeros = b.create<arith::ConstantOp>(loc, b.getZeroAttr(type));
+  return b.create<vector::MaskedLoadOp>(loc, type, memref, idx, mask, zeros);
+}
+
+void TileEmitter::storeLanes(Location loc, Value value, Value memref,
+                             ValueRange idx) {
+  if (valid >= lanes) {
+    b.create<vector::StoreOp>(loc, value, memref, idx);
+    return;
+  }
+  auto maskType = VectorType::get({lanes}, b.getI1Type());
+  SmallVector<bool> bits(lanes, false);
+  std::fill_n(bits.begin(), valid, true);
+  Value mask = b.create<arith::ConstantOp>(
+      loc, DenseElementsAttr::get(maskType, ArrayRef<bool>(bits)));
+  b.create<vector::MaskedStoreOp>(loc, memref, idx, mask, value);
 }
 
 void TileEmitter::beginSlot(int64_t slot, ValueRange accs) {
@@ -1079,7 +1152,7 @@ void TileEmitter::emitCopy(SmallVectorImpl<Value> &out, size_t first) {
       Type elt = load.getMemRefType().getElementType();
       if (stride == 1) {
         vectors[result] =
-            b.create<vector::LoadOp>(loc, vectorOf(elt), load.getMemRef(), idx);
+            loadLanes(loc, vectorOf(elt), load.getMemRef(), idx, valid);
         continue;
       }
       // Lanes `stride` apart: the span they cover, then every stride-th.
@@ -1087,18 +1160,13 @@ void TileEmitter::emitCopy(SmallVectorImpl<Value> &out, size_t first) {
       // a mask (which suppresses faults past the buffer): whole registers
       // that one permute per register pair picks from, where a span of 31
       // took ~15 inserts and shuffles a tile (resnet50's strided 1x1 convs).
+      // A masked rest's span covers its valid lanes only.
       int64_t spanLength = (lanes - 1) * stride + 1;
       Value span;
-      if (maskedSpans) {
+      if (maskedSpans || valid < lanes) {
         auto spanType = VectorType::get({lanes * stride}, elt);
-        auto maskType = VectorType::get({lanes * stride}, b.getI1Type());
-        SmallVector<bool> bits(lanes * stride, false);
-        std::fill_n(bits.begin(), spanLength, true);
-        Value mask = b.create<arith::ConstantOp>(
-            loc, DenseElementsAttr::get(maskType, ArrayRef<bool>(bits)));
-        Value zeros = b.create<arith::ConstantOp>(loc, b.getZeroAttr(spanType));
-        span = b.create<vector::MaskedLoadOp>(loc, spanType, load.getMemRef(),
-                                              idx, mask, zeros);
+        span = loadLanes(loc, spanType, load.getMemRef(), idx,
+                         (valid - 1) * stride + 1);
       } else {
         auto spanType = VectorType::get({spanLength}, elt);
         span = b.create<vector::LoadOp>(loc, spanType, load.getMemRef(), idx);
@@ -1199,8 +1267,8 @@ void TileEmitter::emit() {
             [&](Operation *def) { return fill->root->isAncestor(def); });
         init.push_back(b.create<vector::BroadcastOp>(loc, vectorOf(elt), v));
       } else {
-        init.push_back(b.create<vector::LoadOp>(loc, vectorOf(elt),
-                                                acc.load.getMemRef(), idx));
+        init.push_back(
+            loadLanes(loc, vectorOf(elt), acc.load.getMemRef(), idx, valid));
       }
       indices.push_back(idx);
       accs.push_back(&acc);
@@ -1211,8 +1279,7 @@ void TileEmitter::emit() {
   size_t numAccs = nest.accumulators.size();
   for (auto [i, acc] : llvm::enumerate(accs))
     if (!epilogue || epilogue->keepStore[i % numAccs])
-      b.create<vector::StoreOp>(loc, results[i], acc->store.getMemRef(),
-                                indices[i]);
+      storeLanes(loc, results[i], acc->store.getMemRef(), indices[i]);
   if (epilogue)
     for (int64_t slot = 0; slot < slots(); ++slot)
       emitEpilogue(slot, results, slot * numAccs);
@@ -1250,8 +1317,8 @@ void TileEmitter::emitEpilogue(int64_t slot, ValueRange results, size_t first) {
       continue;
     }
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      b.create<vector::StoreOp>(loc, vectorOfValue(store.getValueToStore()),
-                                store.getMemRef(), mapped(store.getIndices()));
+      storeLanes(loc, vectorOfValue(store.getValueToStore()),
+                 store.getMemRef(), mapped(store.getIndices()));
       continue;
     }
     bool varies = llvm::any_of(op.getResults(), [&](Value v) {
@@ -1264,9 +1331,9 @@ void TileEmitter::emitEpilogue(int64_t slot, ValueRange results, size_t first) {
     }
     Value result = op.getResult(0);
     if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      vecs[result] =
-          b.create<vector::LoadOp>(loc, vectorOf(result.getType()),
-                                   load.getMemRef(), mapped(load.getIndices()));
+      vecs[result] = loadLanes(loc, vectorOf(result.getType()),
+                               load.getMemRef(), mapped(load.getIndices()),
+                               valid);
       continue;
     }
     OperationState state(op.getLoc(), op.getName());
@@ -1323,11 +1390,6 @@ struct VectorizeHostRowsPass
     scf::ForOp outer = nest->loops.front();
     OpBuilder b(outer);
     Location loc = outer.getLoc();
-    // Tiles of a power of two lanes (x86 legalizes other vector lengths
-    // lane by lane): full tiles, then the rest in halving pieces.
-    int64_t tile = std::min<int64_t>(nest->length, lanes);
-    if (!anyLengthTiles)
-      tile = (int64_t)llvm::bit_floor((uint64_t)tile);
     std::optional<DotForm> dot;
     if (vnni || pmaddwdBits > 0)
       dot = matchDot(*nest, analysis, vnni);
@@ -1347,11 +1409,23 @@ struct VectorizeHostRowsPass
         constant->moveBefore(outer);
       }
     }
-    auto emitTiles = [&](int64_t width, ValueRange starts) {
+    // Tiles of a power of two lanes (x86 legalizes other vector lengths
+    // lane by lane): full tiles, then the rest in halving pieces, or as one
+    // tile under a mask.
+    bool maskRest =
+        maskedRest && !anyLengthTiles && !dot &&
+        hasMaskableAccesses(*nest, analysis, epilogue ? &*epilogue : nullptr);
+    int64_t tile = std::min<int64_t>(nest->length, lanes);
+    if (maskRest)
+      tile = std::min<int64_t>(llvm::bit_ceil((uint64_t)tile), lanes);
+    else if (!anyLengthTiles)
+      tile = (int64_t)llvm::bit_floor((uint64_t)tile);
+    auto emitTiles = [&](int64_t width, ValueRange starts,
+                         int64_t valid = 0) {
       bool useDot = dot && (dot->steps == 2 || width <= 16);
       TileEmitter(b, *nest, analysis, width, starts, useDot ? &*dot : nullptr,
                   pmaddwdBits, anyLengthTiles, fill ? &*fill : nullptr,
-                  epilogue ? &*epilogue : nullptr)
+                  epilogue ? &*epilogue : nullptr, valid ? valid : width)
           .emit();
     };
     auto at = [&](int64_t offset) -> Value {
@@ -1393,14 +1467,20 @@ struct VectorizeHostRowsPass
     };
     emitPasses(0, larger, smaller + 1);
     emitPasses(larger * (smaller + 1), passes - larger, smaller);
-    // The rest: one tile, or halving pieces.
+    // The rest: one tile, one masked tile of the next power of two lanes,
+    // or halving pieces (each a pass of the reduction loops: a row of 63
+    // took 16, 16, 16, 8, 4, 2, 1, where the masked rest is 16, 16, 16, 15).
+    int64_t offset = full * tile;
+    if (maskRest && rest > 0) {
+      emitTiles((int64_t)llvm::bit_ceil((uint64_t)rest), at(offset), rest);
+      rest = 0;
+    }
     SmallVector<int64_t> pieces;
     if (anyLengthTiles && rest > 0)
       pieces.push_back(rest);
     for (int64_t piece = tile / 2; !anyLengthTiles && piece >= 1; piece /= 2)
       if (rest & piece)
         pieces.push_back(piece);
-    int64_t offset = full * tile;
     for (int64_t piece : pieces) {
       emitTiles(piece, at(offset));
       offset += piece;
