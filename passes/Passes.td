@@ -1168,7 +1168,9 @@ def VectorizeHostRowsPass : Pass<"dlc-vectorize-host-rows", "ModuleOp"> {
     are all of 32- or 64-bit elements is one tile of the next power of two
     lanes, its accumulator, reads and epilogue under a constant mask of
     its lanes (`vector.maskedload`/`maskedstore`: vmaskmovps, which loads
-    nothing past the row):
+    nothing past the row). Where passes hold one tile, a rest of at most
+    half a tile shares the last full tile's pass (a plane of 49: 16, 16,
+    16 + 1 in three passes, not four):
     ```mlir
     %m = arith.constant dense<[true, true, true, true, true, true, true, false]> : vector<8xi1>
     %x = vector.maskedload %in[%c, %i], %m, %zeros : memref<4x25xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>

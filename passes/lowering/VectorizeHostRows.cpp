@@ -798,14 +798,16 @@ class TileEmitter {
 public:
   /// With `dot`, the accumulators sum byte quadruples (vpdpbusd) or
   /// pairs (pmaddwd on `pmaddwdBits`-bit vectors). With `maskedSpans`
-  /// (AVX-512), strided reads load whole registers under a mask. Only the
-  /// first `valid` lanes of a tile exist (a row's masked rest): its memory
-  /// accesses go under a mask, which suppresses faults past the row.
+  /// (AVX-512), strided reads load whole registers under a mask. Tile `t`
+  /// has `widths[t]` lanes of which the first `valids[t]` exist (fewer in a
+  /// row's masked rest: its memory accesses go under a mask, which
+  /// suppresses faults past the row).
   TileEmitter(OpBuilder &b, RowNest &nest, const RowAnalysis &analysis,
-              int64_t lanes, ValueRange starts, DotForm *dot,
-              int64_t pmaddwdBits, bool maskedSpans, RowFill *fill,
-              RowEpilogue *epilogue, int64_t valid)
-      : b(b), nest(nest), analysis(analysis), lanes(lanes), valid(valid),
+              ArrayRef<int64_t> widths, ArrayRef<int64_t> valids,
+              ValueRange starts, DotForm *dot, int64_t pmaddwdBits,
+              bool maskedSpans, RowFill *fill, RowEpilogue *epilogue)
+      : b(b), nest(nest), analysis(analysis), widths(widths),
+        valids(valids), lanes(widths.front()), valid(valids.front()),
         starts(starts.begin(), starts.end()), dot(dot),
         pmaddwdBits(pmaddwdBits), maskedSpans(maskedSpans), fill(fill),
         epilogue(epilogue) {
@@ -822,10 +824,16 @@ private:
   OpBuilder &b;
   RowNest &nest;
   const RowAnalysis &analysis;
+  SmallVector<int64_t> widths, valids;
+  /// The current tile's lanes (`selectTile`).
   int64_t lanes;
-  /// The lanes the row has (the rest are masked off): `lanes` but in a
-  /// masked rest.
+  /// Those of them the row has (the others are masked off): `lanes` but in
+  /// a masked rest.
   int64_t valid;
+  void selectTile(int64_t tile) {
+    lanes = widths[tile];
+    valid = valids[tile];
+  }
   SmallVector<Value> starts;
   DotForm *dot;
   int64_t pmaddwdBits;
@@ -957,6 +965,7 @@ void TileEmitter::beginSlot(int64_t slot, ValueRange accs) {
   size_t numAccs = nest.accumulators.size();
   vectors.clear();
   bases.clear();
+  selectTile(slot / nest.copies);
   bases[nest.lane()] = starts[slot / nest.copies];
   if (nest.copy)
     scalars.map(nest.copy, b.create<arith::ConstantIndexOp>(
@@ -1247,6 +1256,7 @@ void TileEmitter::emit() {
   SmallVector<SmallVector<Value>> indices;
   SmallVector<Accumulator *> accs;
   for (int64_t slot = 0; slot < slots(); ++slot) {
+    selectTile(slot / nest.copies);
     IRMapping mapping;
     if (nest.copy)
       mapping.map(nest.copy,
@@ -1278,8 +1288,10 @@ void TileEmitter::emit() {
   emitLevel(0, init, results);
   size_t numAccs = nest.accumulators.size();
   for (auto [i, acc] : llvm::enumerate(accs))
-    if (!epilogue || epilogue->keepStore[i % numAccs])
+    if (!epilogue || epilogue->keepStore[i % numAccs]) {
+      selectTile(i / numAccs / nest.copies);
       storeLanes(loc, results[i], acc->store.getMemRef(), indices[i]);
+    }
   if (epilogue)
     for (int64_t slot = 0; slot < slots(); ++slot)
       emitEpilogue(slot, results, slot * numAccs);
@@ -1287,6 +1299,7 @@ void TileEmitter::emit() {
 
 void TileEmitter::emitEpilogue(int64_t slot, ValueRange results, size_t first) {
   Location loc = epilogue->root.getLoc();
+  selectTile(slot / nest.copies);
   // Scalars, and the bases (lane 0's values) of the column indices.
   IRMapping m;
   DenseMap<Value, Value> vecs;
@@ -1420,12 +1433,18 @@ struct VectorizeHostRowsPass
       tile = std::min<int64_t>(llvm::bit_ceil((uint64_t)tile), lanes);
     else if (!anyLengthTiles)
       tile = (int64_t)llvm::bit_floor((uint64_t)tile);
-    auto emitTiles = [&](int64_t width, ValueRange starts,
-                         int64_t valid = 0) {
-      bool useDot = dot && (dot->steps == 2 || width <= 16);
-      TileEmitter(b, *nest, analysis, width, starts, useDot ? &*dot : nullptr,
+    // Tiles of widths[t] lanes, valids[t] of them the row's (0: all).
+    auto emitTiles = [&](ValueRange starts, ArrayRef<int64_t> widths,
+                         ArrayRef<int64_t> valids = {}) {
+      bool useDot = dot && (dot->steps == 2 || widths.front() <= 16);
+      SmallVector<int64_t> w, v;
+      for (size_t t = 0; t < starts.size(); ++t) {
+        w.push_back(widths[std::min(t, widths.size() - 1)]);
+        v.push_back(valids.empty() ? w.back() : valids[t]);
+      }
+      TileEmitter(b, *nest, analysis, w, v, starts, useDot ? &*dot : nullptr,
                   pmaddwdBits, anyLengthTiles, fill ? &*fill : nullptr,
-                  epilogue ? &*epilogue : nullptr, valid ? valid : width)
+                  epilogue ? &*epilogue : nullptr)
           .emit();
     };
     auto at = [&](int64_t offset) -> Value {
@@ -1440,6 +1459,13 @@ struct VectorizeHostRowsPass
     int64_t most = dot ? 1
                        : std::clamp<int64_t>(accumulators / perTile, 1,
                                              std::max<int64_t>(full, 1));
+    // A masked rest of at most half a tile shares the last full tile's pass
+    // where passes hold one tile (AVX2: 4 copies x 3 registers of 16): a
+    // plane of 49 ran 16, 16, 16, 1 in four passes, now three.
+    bool restWithLast = maskRest && rest > 0 && full > 0 && most == 1 &&
+                        2 * (int64_t)llvm::bit_ceil((uint64_t)rest) <= tile;
+    if (restWithLast)
+      --full;
     int64_t passes = llvm::divideCeil(full, most);
     int64_t smaller = passes ? full / passes : 0;
     int64_t larger = passes ? full % passes : 0;
@@ -1451,7 +1477,7 @@ struct VectorizeHostRowsPass
         SmallVector<Value> starts;
         for (int64_t t = 0; t < size; ++t)
           starts.push_back(at((first + t) * tile));
-        emitTiles(tile, starts);
+        emitTiles(starts, tile);
         return;
       }
       auto loop = b.create<scf::ForOp>(loc, at(first * tile),
@@ -1463,7 +1489,7 @@ struct VectorizeHostRowsPass
       for (int64_t t = 1; t < size; ++t)
         starts.push_back(
             b.create<arith::AddIOp>(loc, loop.getInductionVar(), at(t * tile)));
-      emitTiles(tile, starts);
+      emitTiles(starts, tile);
     };
     emitPasses(0, larger, smaller + 1);
     emitPasses(larger * (smaller + 1), passes - larger, smaller);
@@ -1471,8 +1497,12 @@ struct VectorizeHostRowsPass
     // or halving pieces (each a pass of the reduction loops: a row of 63
     // took 16, 16, 16, 8, 4, 2, 1, where the masked rest is 16, 16, 16, 15).
     int64_t offset = full * tile;
-    if (maskRest && rest > 0) {
-      emitTiles((int64_t)llvm::bit_ceil((uint64_t)rest), at(offset), rest);
+    if (restWithLast) {
+      int64_t width = (int64_t)llvm::bit_ceil((uint64_t)rest);
+      emitTiles({at(offset), at(offset + tile)}, {tile, width}, {tile, rest});
+      rest = 0;
+    } else if (maskRest && rest > 0) {
+      emitTiles(at(offset), (int64_t)llvm::bit_ceil((uint64_t)rest), rest);
       rest = 0;
     }
     SmallVector<int64_t> pieces;
@@ -1482,7 +1512,7 @@ struct VectorizeHostRowsPass
       if (rest & piece)
         pieces.push_back(piece);
     for (int64_t piece : pieces) {
-      emitTiles(piece, at(offset));
+      emitTiles(at(offset), piece);
       offset += piece;
     }
     outer.erase();

@@ -3,20 +3,21 @@
 
 // A conv row of 23 outputs: a full tile of 16 lanes, then the rest of 7 as
 // one 8-lane tile whose accumulator, window row and result go under a mask
-// of its 7 lanes (AVX2's vmaskmovps), one pass of the reduction loops
-// instead of the three of the halving pieces 4, 2, 1.
+// of its 7 lanes (AVX2's vmaskmovps). A rest of at most half a tile shares
+// the last full tile's pass of the reduction loops: one pass, where the
+// halving pieces took four (16, 4, 2, 1).
 // CHECK-LABEL: func.func private @rest_of_seven(
-// CHECK: vector.load %arg0{{.*}} vector<16xf32>
-// CHECK: vector.load %arg1{{.*}} vector<16xf32>
-// CHECK: vector.store {{.*}} vector<16xf32>
+// CHECK: %[[A0:.*]] = vector.load %arg0{{.*}} vector<16xf32>
 // CHECK: %[[M:.*]] = arith.constant dense<[true, true, true, true, true, true, true, false]> : vector<8xi1>
-// CHECK: %[[A0:.*]] = vector.maskedload %arg0[%{{.*}}, %c16{{.*}}], %[[M]], %{{.*}} : memref<4x23xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
-// CHECK: %[[R:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[A0]]) -> (vector<8xf32>)
+// CHECK: %[[A1:.*]] = vector.maskedload %arg0[%{{.*}}, %c16{{.*}}], %[[M]], %{{.*}} : memref<4x23xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+// CHECK: %[[R:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %[[A0]], %{{.*}} = %[[A1]]) -> (vector<16xf32>, vector<8xf32>)
+// CHECK: vector.load %arg1{{.*}} vector<16xf32>
 // CHECK: vector.maskedload %arg1[{{.*}}], %{{.*}}, %{{.*}} : memref<4x25xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
 // CHECK: arith.mulf {{.*}} fastmath<contract> : vector<8xf32>
-// CHECK: vector.maskedstore %arg0[%{{.*}}, %c16{{.*}}], %{{.*}}, %[[R]] : memref<4x23xf32>, vector<8xi1>, vector<8xf32>
+// CHECK: vector.store %[[R]]#0, %arg0{{.*}} vector<16xf32>
+// CHECK: vector.maskedstore %arg0[%{{.*}}, %c16{{.*}}], %{{.*}}, %[[R]]#1 : memref<4x23xf32>, vector<8xi1>, vector<8xf32>
+// CHECK-NOT: scf.for
 // CHECK-NOT: vector<4xf32>
-// CHECK-NOT: vector<2xf32>
 // CHECK-NOT: vector<1xf32>
 // CHECK-NOT: memref.store
 // PIECES-LABEL: func.func private @rest_of_seven(
@@ -44,6 +45,40 @@ func.func private @rest_of_seven(%acc: memref<4x23xf32>, %in: memref<4x25xf32>, 
           memref.store %s, %acc[%o, %j] : memref<4x23xf32>
           scf.reduce
         }
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A rest of 13 (a row of 29) is more than half a tile: its own pass, one
+// 16-lane tile under a mask of 13 lanes, after the full tile's.
+// CHECK-LABEL: func.func private @rest_of_thirteen(
+// CHECK: scf.for {{.*}} -> (vector<16xf32>)
+// CHECK: vector.store {{.*}} vector<16xf32>
+// CHECK: arith.constant dense<[true, true, true, true, true, true, true, true, true, true, true, true, true, false, false, false]> : vector<16xi1>
+// CHECK: vector.maskedload %arg0[%{{.*}}, %c16{{.*}}]
+// CHECK: scf.for {{.*}} -> (vector<16xf32>)
+// CHECK: vector.maskedload %arg1
+// CHECK: vector.maskedstore %arg0[%{{.*}}, %c16{{.*}}]
+func.func private @rest_of_thirteen(%acc: memref<4x29xf32>, %in: memref<4x29xf32>, %w: memref<4x4xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c29 = arith.constant 29 : index
+  scf.parallel (%o) = (%c0) to (%c4) step (%c1) {
+    scf.for %c = %c0 to %c4 step %c1 {
+      scf.parallel (%j) = (%c0) to (%c29) step (%c1) {
+        %x = memref.load %in[%c, %j] : memref<4x29xf32>
+        %wt = memref.load %w[%o, %c] : memref<4x4xf32>
+        %a = memref.load %acc[%o, %j] : memref<4x29xf32>
+        %p = arith.mulf %x, %wt : f32
+        %s = arith.addf %a, %p : f32
+        memref.store %s, %acc[%o, %j] : memref<4x29xf32>
+        scf.reduce
       }
     }
     scf.reduce
