@@ -518,12 +518,7 @@ LogicalResult onnx_import::importRotaryEmbedding(NodeContext &n,
 namespace {
 
 /// `x` as f32 (itself when it is).
-Value toF32(NodeContext &n, Value x) {
-  RankedTensorType type = NodeContext::getType(x);
-  if (!x || type.getElementType().isF32())
-    return x;
-  return n.create<CastOp>(x, {}, type.clone(n.b.getF32Type()));
-}
+Value toF32(NodeContext &n, Value x) { return castTo(n, x, n.b.getF32Type()); }
 
 /// [B, T, H * D] -> [B, H, D, T]: one column a step, for the per-step
 /// slices of the keys (as columns), the decay and beta.
@@ -768,15 +763,10 @@ LogicalResult onnx_import::importFlexAttention(NodeContext &n,
     return failure();
 
   AttentionBuilder a(n, elt);
-  auto castTo = [&](Value x, Type t) -> Value {
-    if (!x || NodeContext::getType(x).getElementType() == t)
-      return x;
-    return n.create<CastOp>(x, {}, NodeContext::getType(x).clone(t));
-  };
   // The reference computes sqrt(scale) in f32 and rounds it to Q's type.
   float root =
       std::sqrt(float(scale ? *scale : 1.0 / std::sqrt(double(qs[3]))));
-  Value rootInElt = castTo(f32Constant(n, {}, {root}), elt);
+  Value rootInElt = castTo(n, f32Constant(n, {}, {root}), elt);
   Value qScaled = n.create<MulOp>({q, rootInElt});
   Value kScaled = n.create<MulOp>({k, rootInElt});
   kScaled = kScaled ? a.repeatHeads(kScaled, hq / hkv) : Value();
@@ -784,7 +774,7 @@ LogicalResult onnx_import::importFlexAttention(NodeContext &n,
                                              {n.i64Array("perm", {0, 1, 3, 2})})
                      : Value();
   Value scores = qScaled && kT
-                     ? castTo(n.create<MatMulOp>({qScaled, kT}), compute)
+                     ? castTo(n, n.create<MatMulOp>({qScaled, kT}), compute)
                      : Value();
   if (!scores)
     return failure();
@@ -806,10 +796,10 @@ LogicalResult onnx_import::importFlexAttention(NodeContext &n,
   Value probs =
       scores ? n.create<SoftmaxOp>(scores, {n.i64("axis", 3)}) : Value();
   probs = probs ? applyMod("prob_mod", probs) : Value();
-  Value vAligned = castTo(a.repeatHeads(v, hq / hkv), compute);
+  Value vAligned = castTo(n, a.repeatHeads(v, hq / hkv), compute);
   Value out =
       probs && vAligned ? n.create<MatMulOp>({probs, vAligned}) : Value();
-  out = castTo(out, elt);
+  out = castTo(n, out, elt);
   if (!out)
     return failure();
   r.push_back(out);

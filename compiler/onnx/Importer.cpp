@@ -660,7 +660,7 @@ Value GraphImporter::lookup(StringRef name) {
   // Importers that must tell sub-byte values apart (Cast, QuantizeLinear,
   // graph outputs) recognize them by this mark.
   if (auto it = subByteInitializers.find(name); it != subByteInitializers.end())
-    v.getDefiningOp()->setAttr(kFourBitDtypeAttr,
+    v.getDefiningOp()->setAttr(kOnnxDtypeAttr,
                                b.getStringAttr(getDtypeName(it->second)));
   values[name] = v;
   initializers.erase(init);

@@ -31,7 +31,7 @@ std::string getDtypeName(int32_t dtype);
 
 /// ONNX's UINT4 and INT4 (IR version 10), newer than the schema dlc builds
 /// against. Values of these and of UINT2/INT2 import widened to int8/uint8,
-/// marked with kFourBitDtypeAttr (the dtype's name) for the importers that
+/// marked with kOnnxDtypeAttr (the dtype's name) for the importers that
 /// must tell them apart; see subByteBits.
 constexpr int32_t kDtypeUint4 = 21, kDtypeInt4 = 22;
 /// ONNX's UINT2 and INT2 (IR version 11).
@@ -52,7 +52,9 @@ inline bool isFloat8(Type type) {
   return isa<Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type,
              Float8E5M2FNUZType>(type);
 }
-constexpr char kFourBitDtypeAttr[] = "dlc.onnx_dtype";
+/// Marks the op defining a byte value with the ONNX dtype it stands for
+/// (uint4/int4, uint2/int2, float4e2m1, float8e8m0), read during import.
+constexpr char kOnnxDtypeAttr[] = "dlc.onnx_dtype";
 
 /// Converts an ONNX tensor to a constant attribute: DenseElementsAttr for
 /// small tensors (so folders can evaluate them), DenseResourceElementsAttr
@@ -232,7 +234,7 @@ bool isSignedSubByte(int32_t dtype);
 /// ui8 for the unsigned ones.
 Type widenedSubByteType(MLIRContext *ctx, int32_t dtype);
 /// The sub-byte dtype `v` holds widened (its defining op carries
-/// kFourBitDtypeAttr: an initializer, an unpacked input, a Cast or
+/// kOnnxDtypeAttr: an initializer, an unpacked input, a Cast or
 /// QuantizeLinear to one), or 0.
 int32_t subByteDtypeOf(Value v);
 /// Marks `v` as holding `dtype` widened; returns `v`.
@@ -276,6 +278,9 @@ Value splat(NodeContext &n, ArrayRef<int64_t> shape, Type elementType,
 /// dim whole. Null when `v` is.
 Value sliceAxis(NodeContext &n, Value v, int64_t axis, int64_t begin,
                 int64_t end, int64_t step = 1);
+/// `v` cast to `elementType` (dlc.cast), or `v` itself when it already has
+/// it or is null.
+Value castTo(NodeContext &n, Value v, Type elementType);
 /// A constant zero tensor of `shape` and `elementType`.
 Value zeros(NodeContext &n, ArrayRef<int64_t> shape, Type elementType);
 /// A constant tensor of `shape` and float or integer `elementType` holding

@@ -75,6 +75,12 @@ Value onnx_import::splat(NodeContext &n, ArrayRef<int64_t> shape,
                                     scalarAttr(n.b, elementType, value)));
 }
 
+Value onnx_import::castTo(NodeContext &n, Value v, Type elementType) {
+  if (!v || NodeContext::getType(v).getElementType() == elementType)
+    return v;
+  return n.create<CastOp>(v, {}, NodeContext::getType(v).clone(elementType));
+}
+
 Value onnx_import::sliceAxis(NodeContext &n, Value v, int64_t axis,
                              int64_t begin, int64_t end, int64_t step) {
   if (!v)

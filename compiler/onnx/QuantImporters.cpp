@@ -122,13 +122,6 @@ Value expandBlocks(NodeContext &n, Value v, Blocks blocks,
                                n.i64Array("steps", steps)});
 }
 
-/// `v` as `elementType` (itself when it is already).
-Value castTo(NodeContext &n, Value v, Type elementType) {
-  if (!v || NodeContext::getType(v).getElementType() == elementType)
-    return v;
-  return n.create<CastOp>(v, {}, NodeContext::getType(v).clone(elementType));
-}
-
 /// Checks a float8 zero point, which ONNX requires to be zero and which the
 /// float8 formulas then leave out: a constant one must have all its bits
 /// clear; a run-time one is not read (as onnx's reference and ONNX Runtime

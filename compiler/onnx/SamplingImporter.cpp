@@ -94,11 +94,7 @@ public:
     return a && b ? n.create<DivOp>({a, b}) : Value();
   }
   /// `v` as element type `t` (itself when it is; null stays null).
-  Value cast(Value v, Type t) {
-    if (!v || NodeContext::getType(v).getElementType() == t)
-      return v;
-    return n.create<CastOp>(v, {}, NodeContext::getType(v).clone(t));
-  }
+  Value cast(Value v, Type t) { return castTo(n, v, t); }
   Value toI64(Value v) { return cast(v, n.b.getI64Type()); }
   Value toF32(Value v) { return cast(v, n.b.getF32Type()); }
 

@@ -3,7 +3,7 @@
 // int4, uint4, int2, uint2, float4e2m1 and float8e8m0 live in the IR as a
 // byte each: the integers widened (i8 for the signed ones, ui8 for the
 // others), float4e2m1 and float8e8m0 as their codes (MLIR 19 has neither
-// type). The value is marked with its ONNX dtype (kFourBitDtypeAttr on the
+// type). The value is marked with its ONNX dtype (kOnnxDtypeAttr on the
 // defining op) for the importers that must tell it apart: Cast and
 // QuantizeLinear wrap, saturate or encode; Cast and DequantizeLinear decode
 // the float codes. At the model's edges the values are packed as ONNX lays
@@ -55,7 +55,7 @@ Type onnx_import::widenedSubByteType(MLIRContext *ctx, int32_t dtype) {
 int32_t onnx_import::subByteDtypeOf(Value v) {
   Operation *def = v ? v.getDefiningOp() : nullptr;
   auto name =
-      def ? def->getAttrOfType<StringAttr>(kFourBitDtypeAttr) : StringAttr();
+      def ? def->getAttrOfType<StringAttr>(kOnnxDtypeAttr) : StringAttr();
   if (!name)
     return 0;
   for (int32_t dtype : {kDtypeInt4, kDtypeUint4, kDtypeInt2, kDtypeUint2,
@@ -68,7 +68,7 @@ int32_t onnx_import::subByteDtypeOf(Value v) {
 Value onnx_import::markSubByte(Value v, int32_t dtype) {
   if (v && v.getDefiningOp())
     v.getDefiningOp()->setAttr(
-        kFourBitDtypeAttr,
+        kOnnxDtypeAttr,
         StringAttr::get(v.getContext(), getDtypeName(dtype)));
   return v;
 }
