@@ -861,6 +861,8 @@ private:
                   int64_t count);
   /// `value`'s first `valid` lanes stored at `idx`.
   void storeLanes(Location loc, Value value, Value memref, ValueRange idx);
+  /// The constant mask of `lanes` lanes whose first `count` are set.
+  Value prefixMask(Location loc, int64_t lanes, int64_t count);
   void emitLevel(size_t level, ValueRange accs, SmallVectorImpl<Value> &out);
   void emitBody(ValueRange accs, SmallVectorImpl<Value> &out);
   void emitDotBody(Value iv, ValueRange accs, SmallVectorImpl<Value> &out);
@@ -938,11 +940,7 @@ Value TileEmitter::loadLanes(Location loc, VectorType type, Value memref,
                              ValueRange idx, int64_t count) {
   if (count >= type.getNumElements())
     return b.create<vector::LoadOp>(loc, type, memref, idx);
-  auto maskType = VectorType::get(type.getShape(), b.getI1Type());
-  SmallVector<bool> bits(type.getNumElements(), false);
-  std::fill_n(bits.begin(), count, true);
-  Value mask = b.create<arith::ConstantOp>(
-      loc, DenseElementsAttr::get(maskType, ArrayRef<bool>(bits)));
+  Value mask = prefixMask(loc, type.getNumElements(), count);
   Value zeros = b.create<arith::ConstantOp>(loc, b.getZeroAttr(type));
   return b.create<vector::MaskedLoadOp>(loc, type, memref, idx, mask, zeros);
 }
@@ -953,12 +951,16 @@ void TileEmitter::storeLanes(Location loc, Value value, Value memref,
     b.create<vector::StoreOp>(loc, value, memref, idx);
     return;
   }
-  auto maskType = VectorType::get({lanes}, b.getI1Type());
+  b.create<vector::MaskedStoreOp>(loc, memref, idx,
+                                  prefixMask(loc, lanes, valid), value);
+}
+
+Value TileEmitter::prefixMask(Location loc, int64_t lanes, int64_t count) {
   SmallVector<bool> bits(lanes, false);
-  std::fill_n(bits.begin(), valid, true);
-  Value mask = b.create<arith::ConstantOp>(
-      loc, DenseElementsAttr::get(maskType, ArrayRef<bool>(bits)));
-  b.create<vector::MaskedStoreOp>(loc, memref, idx, mask, value);
+  std::fill_n(bits.begin(), count, true);
+  auto type = VectorType::get({lanes}, b.getI1Type());
+  return b.create<arith::ConstantOp>(
+      loc, DenseElementsAttr::get(type, ArrayRef<bool>(bits)));
 }
 
 void TileEmitter::beginSlot(int64_t slot, ValueRange accs) {
@@ -1433,15 +1435,18 @@ struct VectorizeHostRowsPass
       tile = std::min<int64_t>(llvm::bit_ceil((uint64_t)tile), lanes);
     else if (!anyLengthTiles)
       tile = (int64_t)llvm::bit_floor((uint64_t)tile);
-    // Tiles of widths[t] lanes, valids[t] of them the row's (0: all).
+    // Tiles from `starts` of `widths` lanes, `valids` of them the row's
+    // (all when empty); one entry serves every tile.
     auto emitTiles = [&](ValueRange starts, ArrayRef<int64_t> widths,
                          ArrayRef<int64_t> valids = {}) {
       bool useDot = dot && (dot->steps == 2 || widths.front() <= 16);
-      SmallVector<int64_t> w, v;
-      for (size_t t = 0; t < starts.size(); ++t) {
-        w.push_back(widths[std::min(t, widths.size() - 1)]);
-        v.push_back(valids.empty() ? w.back() : valids[t]);
-      }
+      auto perTile = [&](ArrayRef<int64_t> values) {
+        return values.size() == 1
+                   ? SmallVector<int64_t>(starts.size(), values.front())
+                   : SmallVector<int64_t>(values);
+      };
+      SmallVector<int64_t> w = perTile(widths);
+      SmallVector<int64_t> v = valids.empty() ? w : perTile(valids);
       TileEmitter(b, *nest, analysis, w, v, starts, useDot ? &*dot : nullptr,
                   pmaddwdBits, anyLengthTiles, fill ? &*fill : nullptr,
                   epilogue ? &*epilogue : nullptr)
@@ -1502,7 +1507,8 @@ struct VectorizeHostRowsPass
       emitTiles({at(offset), at(offset + tile)}, {tile, width}, {tile, rest});
       rest = 0;
     } else if (maskRest && rest > 0) {
-      emitTiles(at(offset), (int64_t)llvm::bit_ceil((uint64_t)rest), rest);
+      int64_t width = (int64_t)llvm::bit_ceil((uint64_t)rest);
+      emitTiles(at(offset), width, rest);
       rest = 0;
     }
     SmallVector<int64_t> pieces;
