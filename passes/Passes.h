@@ -46,7 +46,8 @@ void populateDlcQuantToLinalgPatterns(RewritePatternSet &patterns,
                                       bool padConvChannels = false,
                                       bool reciprocalQuantize = false,
                                       bool padConvInput = false,
-                                      bool vnniConvs = false);
+                                      bool vnniConvs = false,
+                                      int64_t convPlaneRows = 0);
 
 /// Makes every unsigned integer type under `root` signless (values, block
 /// arguments, function types, constants) and drops the tensor.bitcasts

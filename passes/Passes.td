@@ -80,7 +80,7 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
            "(zero, or the input zero point) through a pure affine map, "
            "instead of a bounds-checked element under each window: the "
            "host's row vectorizer then loads the window rows as vectors; "
-           "strided float 1x1 convs read a copy of the positions they read, "
+           "strided 1x1 convs read a copy of the positions they read, "
            "at stride 1">,
     Option<"vnniConvs", "vnni-convs", "bool", /*default=*/"false",
            "NC[D]HW integer convs of one group are laid out for AVX512-VNNI "
@@ -90,14 +90,16 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
            "point split out reads x + 128 as u8 (x xor 0x80), the init "
            "subtracting 128 * sum(w) more: u8 x s8 products">,
     Option<"convPlaneRows", "conv-plane-rows", "int64_t", /*default=*/"0",
-           "Host: a stride-1 2-D float conv of one group whose output rows "
-           "are shorter than a 16-lane tile is computed on its (padded) "
-           "input's width, the plane one row of at most this many "
-           "positions whose window reads are contiguous; a second op keeps "
-           "the valid columns. With pad-conv-input, a strided one (window "
-           "larger than 1x1, equal strides, no dilation) reads its input's "
-           "s x s phases, its pads in them, at stride 1: on their width the "
-           "same way, or in rows of its output's width (0: off)">,
+           "Host, with pad-conv-input: a stride-1 2-D conv (float or "
+           "integer) of one group whose output rows are shorter than a "
+           "16-lane tile is computed on its padded input's width, the plane "
+           "one row of at most this many positions whose window reads are "
+           "contiguous; a second op keeps the valid columns. A strided one "
+           "(window larger than 1x1, equal strides, no dilation) reads its "
+           "input's s x s phases, its pads in them, at stride 1: on their "
+           "width the same way, or in rows of its output's width. An "
+           "integer conv's plane rounds up to a multiple of 16 positions "
+           "(AVX2 has no masked byte loads) (0: off)">,
     Option<"padGroupedConvInput", "pad-grouped-conv-input", "bool",
            /*default=*/"false",
            "With pad-conv-input, grouped convs (depthwise) read a padded "

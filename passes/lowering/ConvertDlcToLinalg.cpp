@@ -1059,165 +1059,29 @@ void multiplyAccumulate(OpBuilder &b, Location l, ValueRange a, Type elt) {
   b.create<linalg::YieldOp>(l, sum);
 }
 
-/// The outputs [N, K, OH, OW] of `acc` [N, K, positions] computed on an
-/// input's width: output (y, x) is position y * `width` + x.
-Value validColumns(PatternRewriter &rewriter, Location loc, Value acc,
-                   RankedTensorType outType, int64_t width) {
-  MLIRContext *ctx = rewriter.getContext();
-  AffineExpr y = getAffineDimExpr(2, ctx), x = getAffineDimExpr(3, ctx);
+/// Host: the conv on its input's plane or phases (RowConv), its body
+/// multiplyAccumulate. Nothing when it does not qualify.
+Value rowConvolution(PatternRewriter &rewriter, Location loc, Value input,
+                     Value weight, Value bias, const Window &win,
+                     RankedTensorType outType, int64_t maxRow) {
+  std::optional<RowConv> conv = rowConv(rewriter, loc, input, win, maxRow);
+  if (!conv)
+    return {};
   Type elt = outType.getElementType();
-  return rewriter
-      .create<linalg::GenericOp>(
-          loc, TypeRange{outType}, ValueRange{acc},
-          ValueRange{
-              rewriter.create<tensor::EmptyOp>(loc, outType.getShape(), elt)},
-          ArrayRef<AffineMap>{
-              AffineMap::get(4, 0,
-                             {getAffineDimExpr(0, ctx),
-                              getAffineDimExpr(1, ctx), y * width + x},
-                             ctx),
-              AffineMap::getMultiDimIdentityMap(4, ctx)},
-          SmallVector<IteratorType>(4, IteratorType::parallel),
-          [&](OpBuilder &b, Location l, ValueRange a) {
-            b.create<linalg::YieldOp>(l, a[0]);
-          })
-      .getResult(0);
-}
-
-/// Whether a conv whose output is `outType` [N, K, OH, OW] runs on its
-/// input's plane as one row of `plane` positions (convOnInputWidth,
-/// convOnPhases): its output rows shorter than a 16-lane tile, the plane
-/// within `maxRow`, and kMinPlaneRows rows (output channels) of it. (A 1x1
-/// window's plane is its input's: dlc-collapse-row-planes. Fewer rows, and
-/// the plane's rows were the work items' parallelism.)
-bool planeQualifies(RankedTensorType outType, int64_t plane, int64_t maxRow) {
-  return outType.getDimSize(3) < 16 && outType.getDimSize(2) >= 2 &&
-         plane <= maxRow &&
-         outType.getDimSize(0) * outType.getDimSize(1) >= kMinPlaneRows;
-}
-
-/// Host: a stride-1 2-D conv of one group over `input` (padded already, or
-/// with every window inside it) whose output rows are shorter than a
-/// 16-lane tile, computed at every position q = y * Wp + x of the input's
-/// width Wp up to the last output: its window reads input[c, q + i * Wp +
-/// j] of the input's collapsed plane, contiguous along q, so the plane is
-/// one row (7x7 outputs: 61 positions, 49 of them kept, where rows of 7
-/// left 9 of a tile's 16 lanes idle). A second op keeps the valid
-/// columns. Null when the conv does not qualify or the row would be longer
-/// than `maxRow`.
-Value convOnInputWidth(PatternRewriter &rewriter, Location loc, Value input,
-                       Value weight, Value bias, const Window &win,
-                       RankedTensorType outType, int64_t maxRow) {
-  auto inType = tensorType(input);
-  auto wType = tensorType(weight);
-  if (maxRow <= 0 || win.spatial() != 2 || !inType.hasStaticShape() ||
-      !wType.hasStaticShape() || !outType.hasStaticShape() ||
-      llvm::any_of(win.strides, [](int64_t s) { return s != 1; }) ||
-      llvm::any_of(win.dilations, [](int64_t d) { return d != 1; }))
-    return {};
-  int64_t n = outType.getDimSize(0), k = outType.getDimSize(1);
-  int64_t oh = outType.getDimSize(2), ow = outType.getDimSize(3);
-  int64_t c = inType.getDimSize(1), wp = inType.getDimSize(3);
-  int64_t plane = (oh - 1) * wp + ow;
-  if (!planeQualifies(outType, plane, maxRow) || wType.getDimSize(1) != c ||
-      wType.getDimSize(2) * wType.getDimSize(3) == 1)
-    return {};
-  MLIRContext *ctx = rewriter.getContext();
-  Type elt = outType.getElementType();
-  Value flat = rewriter.create<tensor::CollapseShapeOp>(
-      loc, input, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
-  auto accType = RankedTensorType::get({n, k, plane}, elt);
-  Value init = convAccumulatorInit(rewriter, loc, bias, accType);
-  AffineExpr dn = getAffineDimExpr(0, ctx), dk = getAffineDimExpr(1, ctx),
-             dq = getAffineDimExpr(2, ctx), dc = getAffineDimExpr(3, ctx),
-             di = getAffineDimExpr(4, ctx), dj = getAffineDimExpr(5, ctx);
-  SmallVector<AffineMap> maps{
-      AffineMap::get(6, 0, {dn, dc, dq + di * wp + dj}, ctx),
-      AffineMap::get(6, 0, {dk, dc, di, dj}, ctx),
-      AffineMap::get(6, 0, {dn, dk, dq}, ctx)};
-  SmallVector<IteratorType> iterators(3, IteratorType::parallel);
-  iterators.append(3, IteratorType::reduction);
-  Value acc = rewriter
-                  .create<linalg::GenericOp>(
-                      loc, TypeRange{accType}, ValueRange{flat, weight},
-                      ValueRange{init}, maps, iterators,
-                      [&](OpBuilder &b, Location l, ValueRange a) {
-                        multiplyAccumulate(b, l, a, elt);
-                      })
-                  .getResult(0);
-  return validColumns(rewriter, loc, acc, outType, wp);
-}
-
-/// Host: a strided 2-D conv of one group (a window larger than 1x1,
-/// dilation 1; `win` with its pads) on its input's s x s phases
-/// (phaseSplitSpatial), at stride 1: window tap (i, j) reads phase
-/// (i mod s, j mod s) at (y + i floordiv s, x + j floordiv s), contiguous
-/// along x, where stride-s reads took a span and a shuffle. Where
-/// convOnInputWidth's plane form qualifies it runs at every position
-/// q = y * Wq + x of the phases' width Wq, as one row (resnet50's 14x14 ->
-/// 7x7 3x3 conv: 55 positions, 49 kept); otherwise in rows of the output's
-/// width. Null when the conv does not qualify.
-Value convOnPhases(PatternRewriter &rewriter, Location loc, Value input,
-                   Value weight, Value bias, const Window &win,
-                   RankedTensorType outType, int64_t maxRow) {
-  auto wType = tensorType(weight);
-  if (maxRow <= 0 || !wType.hasStaticShape() || !outType.hasStaticShape() ||
-      wType.getDimSize(1) != tensorType(input).getDimSize(1))
-    return {};
-  Value phases = phaseSplitSpatial(rewriter, loc, input, win);
-  if (!phases)
-    return {};
-  auto pType = tensorType(phases);
-  int64_t s = pType.getDimSize(2), hq = pType.getDimSize(4),
-          wq = pType.getDimSize(5);
-  int64_t n = outType.getDimSize(0), k = outType.getDimSize(1);
-  int64_t oh = outType.getDimSize(2), ow = outType.getDimSize(3);
-  int64_t kh = wType.getDimSize(2), kw = wType.getDimSize(3);
-  // Every window inside the phases.
-  if (oh - 1 + (kh - 1) / s >= hq || ow - 1 + (kw - 1) / s >= wq) {
-    rewriter.eraseOp(phases.getDefiningOp());
-    return {};
-  }
-  MLIRContext *ctx = rewriter.getContext();
-  Type elt = outType.getElementType();
-  int64_t plane = (oh - 1) * wq + ow;
-  bool onPlane = planeQualifies(outType, plane, maxRow);
-  // Dims: n, k, the output position(s), then c, i, j.
-  unsigned rank = onPlane ? 6 : 7;
-  auto dim = [&](unsigned d) { return getAffineDimExpr(d, ctx); };
-  AffineExpr dc = dim(rank - 3), di = dim(rank - 2), dj = dim(rank - 1);
-  SmallVector<AffineExpr> read{dim(0), dc, di % s, dj % s};
-  SmallVector<AffineExpr> out{dim(0), dim(1)};
-  Value source = phases;
-  RankedTensorType accType = outType;
-  if (onPlane) {
-    source = rewriter.create<tensor::CollapseShapeOp>(
-        loc, phases,
-        ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3}, {4, 5}});
-    read.push_back(dim(2) + di.floorDiv(s) * wq + dj.floorDiv(s));
-    out.push_back(dim(2));
-    accType = RankedTensorType::get({n, k, plane}, elt);
-  } else {
-    read.append({dim(2) + di.floorDiv(s), dim(3) + dj.floorDiv(s)});
-    out.append({dim(2), dim(3)});
-  }
-  SmallVector<AffineMap> maps{
-      AffineMap::get(rank, 0, read, ctx),
-      AffineMap::get(rank, 0, {dim(1), dc, di, dj}, ctx),
-      AffineMap::get(rank, 0, out, ctx)};
-  SmallVector<IteratorType> iterators(rank - 3, IteratorType::parallel);
-  iterators.append(3, IteratorType::reduction);
+  auto accType = RankedTensorType::get(conv->accShape, elt);
   Value acc =
       rewriter
           .create<linalg::GenericOp>(
-              loc, TypeRange{accType}, ValueRange{source, weight},
+              loc, TypeRange{accType}, ValueRange{conv->source, weight},
               ValueRange{convAccumulatorInit(rewriter, loc, bias, accType)},
-              maps, iterators,
+              ArrayRef<AffineMap>{conv->inputMap(), conv->weightMap(false),
+                                  conv->outputMap()},
+              conv->iterators(),
               [&](OpBuilder &b, Location l, ValueRange a) {
                 multiplyAccumulate(b, l, a, elt);
               })
           .getResult(0);
-  return onPlane ? validColumns(rewriter, loc, acc, outType, wq) : acc;
+  return conv->outputs(rewriter, loc, acc, outType);
 }
 
 struct ConvLowering : OpRewritePattern<ConvOp> {
@@ -1232,7 +1096,7 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
   bool padInput;
   /// So do grouped ones (depthwise).
   bool padGroupedInput;
-  /// Host: convOnInputWidth's longest row (0: off).
+  /// Host: rowConv's longest row (0: off).
   int64_t planeRows;
   LogicalResult matchAndRewrite(ConvOp op,
                                 PatternRewriter &rewriter) const override {
@@ -1258,10 +1122,11 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
 
     bool padded = win.padded();
     Value input = op.getInput();
-    // A strided conv reads its input's phases, which its pads go into.
+    // Output rows shorter than a tile run on the input's plane; a strided
+    // conv reads its input's phases. Their copies take the pads.
     if (padInput && groups == 1)
-      if (Value out = convOnPhases(rewriter, loc, input, op.getWeight(),
-                                   op.getBias(), win, outType, planeRows)) {
+      if (Value out = rowConvolution(rewriter, loc, input, op.getWeight(),
+                                     op.getBias(), win, outType, planeRows)) {
         rewriter.replaceOp(op,
                            roundAccumulator(rewriter, loc, out, resultType));
         return success();
@@ -1289,13 +1154,6 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
                                         subsampledWin, subsampledShape)) {
         input = copy;
         win = subsampledWin;
-      }
-    if (!padded && groups == 1)
-      if (Value out = convOnInputWidth(rewriter, loc, input, op.getWeight(),
-                                       op.getBias(), win, outType, planeRows)) {
-        rewriter.replaceOp(op,
-                           roundAccumulator(rewriter, loc, out, resultType));
-        return success();
       }
     ConvIndexing conv{win, outPerGroup, inPerGroup, ctx};
     SmallVector<Value> inputs{op.getWeight()};
@@ -3465,7 +3323,7 @@ struct ConvertDlcToLinalgPass
                                 padGroupedConvInput);
     populateDlcQuantToLinalgPatterns(patterns, int8WeightsNK, padConvChannels,
                                      reciprocalQuantize, padConvInput,
-                                     vnniConvs);
+                                     vnniConvs, convPlaneRows);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();

@@ -661,9 +661,9 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
 
 struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
   ConvIntegerLowering(MLIRContext *ctx, bool padChannels, bool padInput,
-                      bool vnni)
+                      bool vnni, int64_t planeRows)
       : OpRewritePattern(ctx), padChannels(padChannels), padInput(padInput),
-        vnni(vnni) {}
+        vnni(vnni), planeRows(planeRows) {}
   /// Channels-last: input channels padded to a multiple of 16.
   bool padChannels;
   /// NC[D]HW convs whose windows leave the input read a copy padded with
@@ -673,6 +673,8 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
   /// weights [O, KH, KW, C] (a tap's input channels consecutive), and an s8
   /// input times s8 weights read as u8 (x + 128).
   bool vnni;
+  /// Host: rowConv's longest row (0: off).
+  int64_t planeRows;
   LogicalResult matchAndRewrite(ConvIntegerOp op,
                                 PatternRewriter &rewriter) const override {
     if (op.getChannelsLast())
@@ -688,20 +690,43 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
         inShape,         outType.getShape(), wType.getShape().drop_front(2),
         op.getStrides(), op.getPads(),       op.getDilations()};
     bool padded = win.padded();
+    bool oneGroup = op.getGroup() == 1;
     Value input = toSignless(rewriter, loc, op.getInput());
-    Window paddedWin;
-    SmallVector<int64_t> paddedShape;
-    if (padded && padInput && op.getGroup() == 1 && win.insideWhenPadded()) {
-      input = padSpatial(rewriter, loc, input, win,
-                         toSignless(rewriter, loc, op.getInputZeroPoint()),
-                         paddedWin, paddedShape);
+    Value inputZeroPoint = toSignless(rewriter, loc, op.getInputZeroPoint());
+    // Output rows shorter than a tile run on the input's plane, a strided
+    // conv on its input's phases (RowConv), their copies padded with the
+    // zero point. A byte row's positions round up to whole tiles: AVX2 has
+    // no masked byte loads, and a rest ran as pieces of 8, 4, 2 and 1
+    // lanes, each a pass of the reductions (7x7 outputs on the padded
+    // width: 61 = 3 x 16 + 8 + 4 + 1, 64 is 4 tiles); with AVX-512 a byte
+    // dot product takes a pass a tile either way.
+    std::optional<RowConv> rows;
+    if (padInput && oneGroup)
+      rows = rowConv(rewriter, loc, input, win, planeRows,
+                     /*rowMultiple=*/16, inputZeroPoint);
+    Window paddedWin, subsampledWin;
+    SmallVector<int64_t> paddedShape, subsampledShape;
+    if (rows) {
+      input = rows->source;
+      padded = false;
+    } else if (padded && padInput && oneGroup && win.insideWhenPadded()) {
+      input = padSpatial(rewriter, loc, input, win, inputZeroPoint, paddedWin,
+                         paddedShape);
       win = paddedWin;
       padded = false;
     }
+    // A strided 1x1 conv reads a copy of the positions it reads: stride 1,
+    // its plane contiguous (dlc-collapse-row-planes).
+    if (!rows && padInput && !padded && oneGroup)
+      if (Value copy = subsampleSpatial(rewriter, loc, input, win,
+                                        subsampledWin, subsampledShape)) {
+        input = copy;
+        win = subsampledWin;
+      }
     ConvIndexing conv{win, outType.getDimSize(1) / (int64_t)op.getGroup(),
                       wType.getDimSize(1), ctx};
     Value weight = op.getWeight();
-    if (vnni && op.getGroup() == 1 &&
+    if (vnni && oneGroup &&
         wType.getNumElements() > wType.getDimSize(0) * wType.getDimSize(1)) {
       SmallVector<int64_t> perm{0};
       for (int64_t i = 2; i < wType.getRank(); ++i)
@@ -719,13 +744,13 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
     std::optional<ZeroPointSplit> split =
         ZeroPointSplit::get(op.getWeight(), wzp, outChannels,
                             [&](int64_t i) { return i / perChannel; });
-    int64_t numDims = conv.numDims();
+    int64_t numDims = rows ? rows->numDims() : conv.numDims();
     // Operands: w, x_zp, [w_zp when not split], [x when unpadded].
-    SmallVector<Value> inputs{
-        toSignless(rewriter, loc, weight),
-        toSignless(rewriter, loc, op.getInputZeroPoint())};
-    SmallVector<AffineMap> maps{conv.weightMap(),
-                                AffineMap::get(numDims, 0, ctx)};
+    SmallVector<Value> inputs{toSignless(rewriter, loc, weight),
+                              inputZeroPoint};
+    SmallVector<AffineMap> maps{
+        rows ? rows->weightMap(conv.weightChannelsLast) : conv.weightMap(),
+        AffineMap::get(numDims, 0, ctx)};
     if (!split) {
       inputs.push_back(toSignless(rewriter, loc, wzp));
       maps.push_back(tensorType(wzp).getRank() == 0
@@ -734,24 +759,28 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
     }
     if (!padded) {
       inputs.push_back(input);
-      maps.push_back(conv.inputMap());
+      maps.push_back(rows ? rows->inputMap() : conv.inputMap());
       if (split) {
         // Only x and w: the x_zp operand is not read.
         inputs.erase(inputs.begin() + 1);
         maps.erase(maps.begin() + 1);
       }
     }
-    maps.push_back(conv.outputMap());
+    maps.push_back(rows ? rows->outputMap() : conv.outputMap());
+    auto accType = rows ? RankedTensorType::get(rows->accShape,
+                                                outType.getElementType())
+                        : cast<RankedTensorType>(outType);
     // vpdpbusd multiplies u8 by s8: with s8 x s8 and the zero point split
     // out, the body reads x + 128 as u8 and the init subtracts
     // (x_zp + 128) * wsum.
     bool flipX = vnni && split && !xUnsigned && !wUnsigned;
-    Value init = split ? split->init(rewriter, loc, outType, 1,
+    Value init = split ? split->init(rewriter, loc, accType, 1,
                                      op.getInputZeroPoint(), flipX ? 128 : 0)
-                       : zeroFilled(rewriter, loc, outType);
+                       : zeroFilled(rewriter, loc, accType);
     auto generic = rewriter.create<linalg::GenericOp>(
-        loc, TypeRange{outType}, inputs, ValueRange{init}, maps,
-        conv.iterators(), [&](OpBuilder &b, Location l, ValueRange a) {
+        loc, TypeRange{accType}, inputs, ValueRange{init}, maps,
+        rows ? rows->iterators() : conv.iterators(),
+        [&](OpBuilder &b, Location l, ValueRange a) {
           Value w = a[0];
           if (split) {
             // Padding reads the zero point, which the init subtracts again.
@@ -771,7 +800,10 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
                                                      xUnsigned, w, wUnsigned,
                                                      xzp, a[2]));
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    Value acc = generic.getResult(0);
+    rewriter.replaceOp(op, rows ? rows->outputs(rewriter, loc, acc,
+                                                cast<RankedTensorType>(outType))
+                                : acc);
     return success();
   }
 };
@@ -1005,13 +1037,14 @@ Value mlir::dlc::quantizeToI8(OpBuilder &b, Location loc, Value x, double scale,
 
 void mlir::dlc::populateDlcQuantToLinalgPatterns(
     RewritePatternSet &patterns, bool int8WeightsNK, bool padConvChannels,
-    bool reciprocalQuantize, bool padConvInput, bool vnniConvs) {
+    bool reciprocalQuantize, bool padConvInput, bool vnniConvs,
+    int64_t convPlaneRows) {
   patterns.add<QuantizeLinearLowering>(patterns.getContext(),
                                        reciprocalQuantize);
   patterns.add<DequantizeLinearLowering, RequantizeLowering>(
       patterns.getContext());
   patterns.add<ConvIntegerLowering>(patterns.getContext(), padConvChannels,
-                                    padConvInput, vnniConvs);
+                                    padConvInput, vnniConvs, convPlaneRows);
   patterns.add<MatMulIntegerLowering>(patterns.getContext(), int8WeightsNK);
 }
 

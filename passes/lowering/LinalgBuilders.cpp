@@ -280,12 +280,13 @@ Value mlir::dlc::padSpatial(OpBuilder &b, Location loc, Value input,
   return generic.getResult(0);
 }
 
-Value mlir::dlc::phaseSplitSpatial(OpBuilder &b, Location loc, Value input,
-                                   const Window &win) {
-  auto type = cast<RankedTensorType>(input.getType());
+/// The phases [N, C, s, s, Hq, Wq] phaseSplitSpatial makes of an input of
+/// `type` under `win`, or nothing when it does not apply.
+static std::optional<SmallVector<int64_t>> phaseShape(RankedTensorType type,
+                                                      const Window &win) {
   if (!type.hasStaticShape() || type.getRank() != 4 || win.spatial() != 2 ||
       win.firstSpatial != 2)
-    return {};
+    return std::nullopt;
   // (At most 4 and the window's size: more phases than taps hold inputs
   // no tap reads.)
   int64_t s = win.strides[0];
@@ -293,20 +294,37 @@ Value mlir::dlc::phaseSplitSpatial(OpBuilder &b, Location loc, Value input,
       win.strides[1] != s ||
       llvm::any_of(win.dilations, [](int64_t d) { return d != 1; }) ||
       (win.kernel[0] == 1 && win.kernel[1] == 1))
-    return {};
+    return std::nullopt;
   int64_t hp = type.getDimSize(2) + win.pads[0] + win.pads[2];
   int64_t wp = type.getDimSize(3) + win.pads[1] + win.pads[3];
-  SmallVector<int64_t> shape{type.getDimSize(0), type.getDimSize(1), s, s,
-                             (hp + s - 1) / s,   (wp + s - 1) / s};
+  return SmallVector<int64_t>{type.getDimSize(0), type.getDimSize(1), s, s,
+                              (hp + s - 1) / s,   (wp + s - 1) / s};
+}
+
+Value mlir::dlc::phaseSplitSpatial(OpBuilder &b, Location loc, Value input,
+                                   const Window &win, Value padValue,
+                                   int64_t extraRows) {
+  auto type = cast<RankedTensorType>(input.getType());
+  std::optional<SmallVector<int64_t>> shape = phaseShape(type, win);
+  if (!shape)
+    return {};
+  (*shape)[4] += extraRows;
+  int64_t s = win.strides[0];
   Type elt = type.getElementType();
   MLIRContext *ctx = b.getContext();
-  Value init = b.create<tensor::EmptyOp>(loc, shape, elt);
+  Value init = b.create<tensor::EmptyOp>(loc, *shape, elt);
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  if (padValue) {
+    inputs.push_back(padValue);
+    maps.push_back(AffineMap::get(6, 0, ctx));
+  }
+  maps.push_back(AffineMap::getMultiDimIdentityMap(6, ctx));
   return b
       .create<linalg::GenericOp>(
-          loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
-          ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(6, ctx)},
+          loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
           SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
-          [&](OpBuilder &nb, Location l, ValueRange) {
+          [&](OpBuilder &nb, Location l, ValueRange a) {
             auto index = [&](int64_t d) -> Value {
               return nb.create<linalg::IndexOp>(l, d);
             };
@@ -320,16 +338,173 @@ Value mlir::dlc::phaseSplitSpatial(OpBuilder &b, Location loc, Value input,
               return nb.create<arith::SubIOp>(l, p, indexConstant(nb, l, pad))
                   .getResult();
             };
-            Value zero = nb.create<arith::ConstantOp>(
-                l, cast<TypedAttr>(nb.getZeroAttr(elt)));
+            Value pad = padValue ? a[0]
+                                 : nb.create<arith::ConstantOp>(
+                                         l, cast<TypedAttr>(nb.getZeroAttr(elt)))
+                                       .getResult();
             SmallVector<Value> idx{index(0), index(1),
                                    position(2, 4, win.pads[0]),
                                    position(3, 5, win.pads[1])};
             nb.create<linalg::YieldOp>(
                 l, readWithPadding(nb, l, input, idx,
-                                   {false, false, true, true}, zero));
+                                   {false, false, true, true}, pad));
           })
       .getResult(0);
+}
+
+SmallVector<utils::IteratorType> RowConv::iterators() const {
+  SmallVector<utils::IteratorType> iters(numDims() - 3,
+                                         utils::IteratorType::parallel);
+  iters.append(3, utils::IteratorType::reduction);
+  return iters;
+}
+
+AffineMap RowConv::inputMap() const {
+  unsigned rank = numDims();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  AffineExpr c = d(rank - 3), i = d(rank - 2), j = d(rank - 1);
+  SmallVector<AffineExpr> read{d(0), c};
+  if (stride > 1)
+    read.append({i % stride, j % stride});
+  AffineExpr di = stride > 1 ? i.floorDiv(stride) : i;
+  AffineExpr dj = stride > 1 ? j.floorDiv(stride) : j;
+  if (onPlane)
+    read.push_back(d(2) + di * width + dj);
+  else
+    read.append({d(2) + di, d(3) + dj});
+  return AffineMap::get(rank, 0, read, ctx);
+}
+
+AffineMap RowConv::weightMap(bool channelsLast) const {
+  unsigned rank = numDims();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  if (channelsLast)
+    return AffineMap::get(rank, 0, {d(1), d(rank - 2), d(rank - 1), d(rank - 3)},
+                          ctx);
+  return AffineMap::get(rank, 0, {d(1), d(rank - 3), d(rank - 2), d(rank - 1)},
+                        ctx);
+}
+
+AffineMap RowConv::outputMap() const {
+  SmallVector<AffineExpr> out;
+  for (unsigned i = 0; i < numDims() - 3; ++i)
+    out.push_back(getAffineDimExpr(i, ctx));
+  return AffineMap::get(numDims(), 0, out, ctx);
+}
+
+Value RowConv::outputs(OpBuilder &b, Location loc, Value acc,
+                       RankedTensorType outType) const {
+  if (!onPlane)
+    return acc;
+  AffineExpr y = getAffineDimExpr(2, ctx), x = getAffineDimExpr(3, ctx);
+  Type elt = outType.getElementType();
+  return b
+      .create<linalg::GenericOp>(
+          loc, TypeRange{outType}, ValueRange{acc},
+          ValueRange{b.create<tensor::EmptyOp>(loc, outType.getShape(), elt)},
+          ArrayRef<AffineMap>{
+              AffineMap::get(4, 0,
+                             {getAffineDimExpr(0, ctx),
+                              getAffineDimExpr(1, ctx), y * width + x},
+                             ctx),
+              AffineMap::getMultiDimIdentityMap(4, ctx)},
+          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+          [&](OpBuilder &nb, Location l, ValueRange a) {
+            nb.create<linalg::YieldOp>(l, a[0]);
+          })
+      .getResult(0);
+}
+
+/// The positions of a plane of `width` whose outputs end at `plane`, rounded
+/// up to `multiple` within `maxRow`, and the rows of `width` the window's
+/// reads (`reach` past a position) then need: at least `rows`.
+static std::pair<int64_t, int64_t> roundedPlane(int64_t plane, int64_t width,
+                                                int64_t rows, int64_t reach,
+                                                int64_t multiple,
+                                                int64_t maxRow) {
+  int64_t positions = llvm::alignTo(plane, std::max<int64_t>(multiple, 1));
+  if (positions > maxRow)
+    positions = plane;
+  int64_t needed = (positions + reach + width - 1) / width;
+  return {positions, std::max(rows, needed)};
+}
+
+std::optional<RowConv> mlir::dlc::rowConv(OpBuilder &b, Location loc,
+                                          Value input, const Window &win,
+                                          int64_t maxRow, int64_t rowMultiple,
+                                          Value padValue) {
+  auto inType = cast<RankedTensorType>(input.getType());
+  if (maxRow <= 0 || win.spatial() != 2 || win.firstSpatial != 2 ||
+      !inType.hasStaticShape() || inType.getRank() != 4 ||
+      llvm::any_of(win.outShape, ShapedType::isDynamic) ||
+      llvm::any_of(win.dilations, [](int64_t d) { return d != 1; }) ||
+      win.kernel[0] * win.kernel[1] == 1)
+    return std::nullopt;
+  int64_t n = win.outShape[0], k = win.outShape[1];
+  int64_t oh = win.outShape[2], ow = win.outShape[3];
+  int64_t kh = win.kernel[0], kw = win.kernel[1];
+  // Output rows shorter than a tile, a register row, and enough rows (a 1x1
+  // window's plane is its input's: dlc-collapse-row-planes; fewer rows, and
+  // the plane's rows were the work items' parallelism).
+  auto qualifies = [&](int64_t plane) {
+    return ow < 16 && oh >= 2 && plane <= maxRow && n * k >= kMinPlaneRows;
+  };
+  MLIRContext *ctx = b.getContext();
+  RowConv conv;
+  conv.ctx = ctx;
+  conv.stride = win.strides[0];
+  if (llvm::all_of(win.strides, [](int64_t s) { return s == 1; })) {
+    bool padded = win.padded();
+    if (padded && !win.insideWhenPadded())
+      return std::nullopt;
+    int64_t hp = inType.getDimSize(2) + win.pads[0] + win.pads[2];
+    int64_t wp = inType.getDimSize(3) + win.pads[1] + win.pads[3];
+    int64_t plane = (oh - 1) * wp + ow;
+    if (!qualifies(plane))
+      return std::nullopt;
+    int64_t reach = (kh - 1) * wp + kw - 1;
+    auto [positions, rows] =
+        roundedPlane(plane, wp, hp, reach, padded ? rowMultiple : 1, maxRow);
+    Value source = input;
+    if (padded) {
+      // The rounded positions' windows read rows past the bottom pad.
+      SmallVector<int64_t> pads(win.pads);
+      pads[2] += rows - hp;
+      Window extended = win;
+      extended.pads = pads;
+      Window paddedWin;
+      SmallVector<int64_t> storage;
+      source = padSpatial(b, loc, input, extended, padValue, paddedWin,
+                          storage);
+    }
+    conv.width = wp;
+    conv.accShape = {n, k, positions};
+    conv.source = b.create<tensor::CollapseShapeOp>(
+        loc, source, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+    return conv;
+  }
+  std::optional<SmallVector<int64_t>> shape = phaseShape(inType, win);
+  if (!shape)
+    return std::nullopt;
+  int64_t s = conv.stride, hq = (*shape)[4], wq = (*shape)[5];
+  // Every window inside the phases.
+  if (oh - 1 + (kh - 1) / s >= hq || ow - 1 + (kw - 1) / s >= wq)
+    return std::nullopt;
+  int64_t plane = (oh - 1) * wq + ow;
+  conv.onPlane = qualifies(plane);
+  conv.width = wq;
+  if (!conv.onPlane) {
+    conv.accShape = {n, k, oh, ow};
+    conv.source = phaseSplitSpatial(b, loc, input, win, padValue);
+    return conv;
+  }
+  auto [positions, rows] = roundedPlane(
+      plane, wq, hq, ((kh - 1) / s) * wq + (kw - 1) / s, rowMultiple, maxRow);
+  conv.accShape = {n, k, positions};
+  Value phases = phaseSplitSpatial(b, loc, input, win, padValue, rows - hq);
+  conv.source = b.create<tensor::CollapseShapeOp>(
+      loc, phases, ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3}, {4, 5}});
+  return conv;
 }
 
 Value mlir::dlc::subsampleSpatial(OpBuilder &b, Location loc, Value input,

@@ -181,11 +181,64 @@ Value subsampleSpatial(OpBuilder &b, Location loc, Value input,
 /// dims, no larger than its window, and a window larger than 1x1 (`win`; its
 /// pads applied here) as its s x s phases [N, C, s, s, Hq, Wq], one
 /// linalg.generic: phase (a, b) at (y, x) is the padded input at (y * s + a, x
-/// * s + b), zero past its end. The conv then reads phase (i mod s, j mod s) at
-/// (o_y + i floordiv s, o_x + j floordiv s): at stride 1, its rows contiguous.
-/// Null when `win` is not such a conv's.
+/// * s + b), `padValue` (a rank-0 tensor, read as an input; zero when null)
+/// outside the input and past its end, and `extraRows` more rows of it. The
+/// conv then reads phase (i mod s, j mod s) at (o_y + i floordiv s, o_x + j
+/// floordiv s): at stride 1, its rows contiguous. Null when `win` is not such
+/// a conv's.
 Value phaseSplitSpatial(OpBuilder &b, Location loc, Value input,
-                        const Window &win);
+                        const Window &win, Value padValue = {},
+                        int64_t extraRows = 0);
+
+/// Host: a 2-D conv of one group whose rows are a work item's vector rows
+/// (dlc-convert-to-linalg `conv-plane-rows`), one generic over n, k, the
+/// position q (or y, x), then the reductions c, i, j:
+/// - at stride 1, every position q = y * Wp + x of its padded input's width
+///   Wp up to the last output, its window reading input[n, c, q + i * Wp +
+///   j] of the collapsed plane, contiguous along q: the plane is one row
+///   (7x7 outputs: 61 positions, 49 of them kept, where rows of 7 left 9 of
+///   a 16-lane tile idle);
+/// - at stride s > 1, on its input's s x s phases (phaseSplitSpatial), tap
+///   (i, j) reading phase (i mod s, j mod s) at (y + i floordiv s, x + j
+///   floordiv s), at stride 1: on the phases' width Wq the same way, or in
+///   rows of the output's width where the plane does not qualify.
+/// A second op (outputs) keeps the valid columns of a plane.
+struct RowConv {
+  /// What the generic reads: the padded input's plane [N, C, Hp * Wp], the
+  /// phases' [N, C, s, s, Hq * Wq], or the phases [N, C, s, s, Hq, Wq].
+  Value source;
+  /// The accumulator: [N, K, positions] on a plane, else [N, K, OH, OW].
+  SmallVector<int64_t> accShape;
+  int64_t stride = 1;
+  /// The plane's width (Wp or Wq): output (y, x) is position y * width + x.
+  int64_t width = 0;
+  bool onPlane = true;
+  MLIRContext *ctx = nullptr;
+
+  unsigned numDims() const { return onPlane ? 6 : 7; }
+  SmallVector<utils::IteratorType> iterators() const;
+  AffineMap inputMap() const;
+  /// weight[k, c, i, j], or weight[k, i, j, c] with `channelsLast`.
+  AffineMap weightMap(bool channelsLast) const;
+  AffineMap outputMap() const;
+  /// The conv's outputs `outType` [N, K, OH, OW] of the accumulator `acc`.
+  Value outputs(OpBuilder &b, Location loc, Value acc,
+                RankedTensorType outType) const;
+};
+
+/// The RowConv of a conv of one group over `input` [N, C, H, W] (`win`, its
+/// pads not yet applied: its padded copy or phases hold them, filled with
+/// `padValue`, a rank-0 tensor, or zero when null), created here. A stride-1
+/// conv qualifies when its output rows are shorter than a 16-lane tile and
+/// its plane has at most `maxRow` positions and kMinPlaneRows rows (output
+/// channels) besides; a strided one as phaseSplitSpatial says. The plane's
+/// positions round up to a multiple of `rowMultiple` (within `maxRow`),
+/// where the copy takes the rows they read. Nothing (and nothing created)
+/// when the conv does not qualify: dilations, a 1x1 window (its plane is
+/// dlc-collapse-row-planes'), windows that leave a padded copy.
+std::optional<RowConv> rowConv(OpBuilder &b, Location loc, Value input,
+                               const Window &win, int64_t maxRow,
+                               int64_t rowMultiple = 1, Value padValue = {});
 
 /// A stride-2 channels-last conv of few input channels (a stem: 3 RGB
 /// channels padded to 8 would make K = KH * KW * 8) rewritten as the same

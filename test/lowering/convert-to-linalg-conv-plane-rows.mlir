@@ -135,3 +135,86 @@ func.func @stride_over_window(%x: tensor<1x4x16x16xf32>, %w: tensor<64x4x3x3xf32
   %0 = dlc.conv %x, %w {strides = array<i64: 4, 4>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x16x16xf32>, tensor<64x4x3x3xf32>) -> tensor<1x64x4x4xf32>
   return %0 : tensor<1x64x4x4xf32>
 }
+
+// -----
+
+// An integer 3x3 conv over a 7x7 plane runs on the padded width as the
+// float one does, its copy padded with the input's zero point. Its 61
+// positions round up to 64, 4 whole 16-lane tiles (AVX2 has no masked
+// byte loads: a rest of 13 ran as pieces of 8, 4 and 1 lanes); their
+// windows read up to position 63 + 2 * 9 + 2 = 83, so the copy takes a
+// 10th row of 9.
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d2 + d4 * 9 + d5)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d3, d4, d5)>
+// CHECK-DAG: #[[ACC:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2)>
+// CHECK-DAG: #[[KEEP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 9 + d3)>
+// CHECK-LABEL: func @integer_plane
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%arg2 : tensor<i8>) outs(%{{.*}} : tensor<1x4x10x9xi8>)
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[P]] {{\[\[}}0], [1], [2, 3]] : tensor<1x4x10x9xi8> into tensor<1x4x90xi8>
+// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[W]], {{.*}}, {{.*}}, #[[IN]], #[[ACC]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%arg1, %arg2, %arg3, %[[FLAT]] : tensor<64x4x3x3xi8>, tensor<i8>, tensor<i8>, tensor<1x4x90xi8>) outs(%{{.*}} : tensor<1x64x64xi32>)
+// CHECK: arith.subi
+// CHECK: arith.muli
+// CHECK: linalg.generic {indexing_maps = [#[[KEEP]], {{.*}}]{{.*}} ins(%[[SUM]] : tensor<1x64x64xi32>) outs(%{{.*}} : tensor<1x64x7x7xi32>)
+func.func @integer_plane(%x: tensor<1x4x7x7xi8>, %w: tensor<64x4x3x3xi8>, %xzp: tensor<i8>, %wzp: tensor<i8>) -> tensor<1x64x7x7xi32> {
+  %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x7x7xi8>, tensor<64x4x3x3xi8>, tensor<i8>, tensor<i8>) -> tensor<1x64x7x7xi32>
+  return %0 : tensor<1x64x7x7xi32>
+}
+
+// -----
+
+// Without a padded copy to extend, the positions stay 61 (a 64th would read
+// past the input); 14x14 outputs on the width 16 round 222 up to 224, the
+// copy 17 rows of 16.
+// CHECK-LABEL: func @integer_plane_unpadded
+// CHECK: tensor.collapse_shape %arg0 {{\[\[}}0], [1], [2, 3]] : tensor<1x4x9x9xi8> into tensor<1x4x81xi8>
+// CHECK: outs(%{{.*}} : tensor<1x64x61xi32>)
+// CHECK-LABEL: func @integer_plane_wide
+// CHECK: tensor.collapse_shape %{{.*}} : tensor<1x4x17x16xi8> into tensor<1x4x272xi8>
+// CHECK: outs(%{{.*}} : tensor<1x64x224xi32>)
+// CHECK: outs(%{{.*}} : tensor<1x64x14x14xi32>)
+func.func @integer_plane_unpadded(%x: tensor<1x4x9x9xi8>, %w: tensor<64x4x3x3xi8>, %xzp: tensor<i8>, %wzp: tensor<i8>) -> tensor<1x64x7x7xi32> {
+  %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x9x9xi8>, tensor<64x4x3x3xi8>, tensor<i8>, tensor<i8>) -> tensor<1x64x7x7xi32>
+  return %0 : tensor<1x64x7x7xi32>
+}
+func.func @integer_plane_wide(%x: tensor<1x4x14x14xi8>, %w: tensor<64x4x3x3xi8>, %xzp: tensor<i8>, %wzp: tensor<i8>) -> tensor<1x64x14x14xi32> {
+  %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x14x14xi8>, tensor<64x4x3x3xi8>, tensor<i8>, tensor<i8>) -> tensor<1x64x14x14xi32>
+  return %0 : tensor<1x64x14x14xi32>
+}
+
+// -----
+
+// A strided integer 3x3 conv reads its input's phases, padded with the zero
+// point; its 55 positions on the phases' width 8 round up to 64, which
+// read up to 63 + 8 + 1 = 72: 10 rows of 8 a phase. With a constant weight
+// and weight zero point 0 the zero point is split out: the body reads x
+// and w only, the init subtracts x_zp * sum(w).
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d4 mod 2, d5 mod 2, d2 + (d4 floordiv 2) * 8 + d5 floordiv 2)>
+// CHECK-DAG: #[[KEEP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 8 + d3)>
+// CHECK-LABEL: func @integer_phases
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<i8>) outs(%{{.*}} : tensor<1x4x2x2x10x8xi8>)
+// CHECK: arith.select
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[P]] {{\[\[}}0], [1], [2], [3], [4, 5]] : tensor<1x4x2x2x10x8xi8> into tensor<1x4x2x2x80xi8>
+// CHECK: %[[INIT:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x64x64xi32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [{{.*}}, #[[IN]], {{.*}}]{{.*}} ins(%{{.*}}, %[[FLAT]] : tensor<64x4x3x3xi8>, tensor<1x4x2x2x80xi8>) outs(%[[INIT]] : tensor<1x64x64xi32>)
+// CHECK: linalg.generic {indexing_maps = [#[[KEEP]], {{.*}}]{{.*}} ins(%[[SUM]] : tensor<1x64x64xi32>) outs(%{{.*}} : tensor<1x64x7x7xi32>)
+func.func @integer_phases(%x: tensor<1x4x14x14xi8>) -> tensor<1x64x7x7xi32> {
+  %w = arith.constant dense<1> : tensor<64x4x3x3xi8>
+  %xzp = arith.constant dense<-3> : tensor<i8>
+  %wzp = arith.constant dense<0> : tensor<i8>
+  %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x14x14xi8>, tensor<64x4x3x3xi8>, tensor<i8>, tensor<i8>) -> tensor<1x64x7x7xi32>
+  return %0 : tensor<1x64x7x7xi32>
+}
+
+// -----
+
+// A strided integer 1x1 conv reads a subsampled copy of its input, at
+// stride 1 then (its plane collapses later: dlc-collapse-row-planes).
+// CHECK-DAG: #[[SUB:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 2, d3 * 2)>
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
+// CHECK-LABEL: func @integer_strided_pointwise
+// CHECK: %[[C:.*]] = linalg.generic {indexing_maps = [#[[SUB]], {{.*}}]{{.*}} ins(%arg0 : tensor<1x4x14x14xi8>) outs(%{{.*}} : tensor<1x4x7x7xi8>)
+// CHECK: linalg.generic {indexing_maps = [{{.*}}, {{.*}}, {{.*}}, #[[IN]], {{.*}}]{{.*}} ins(%arg1, %arg2, %arg3, %[[C]] :
+func.func @integer_strided_pointwise(%x: tensor<1x4x14x14xi8>, %w: tensor<64x4x1x1xi8>, %xzp: tensor<i8>, %wzp: tensor<i8>) -> tensor<1x64x7x7xi32> {
+  %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x14x14xi8>, tensor<64x4x1x1xi8>, tensor<i8>, tensor<i8>) -> tensor<1x64x7x7xi32>
+  return %0 : tensor<1x64x7x7xi32>
+}
