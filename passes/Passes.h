@@ -47,6 +47,7 @@ void populateDlcQuantToLinalgPatterns(RewritePatternSet &patterns,
                                       bool reciprocalQuantize = false,
                                       bool padConvInput = false,
                                       bool vnniConvs = false,
+                                      bool pairConvWeights = false,
                                       int64_t convPlaneRows = 0);
 
 /// Makes every unsigned integer type under `root` signless (values, block

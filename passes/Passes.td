@@ -89,6 +89,13 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
            "consecutive bytes; an s8 input times s8 weights with the zero "
            "point split out reads x + 128 as u8 (x xor 0x80), the init "
            "subtracting 128 * sum(w) more: u8 x s8 products">,
+    Option<"pairConvWeights", "pair-conv-weights", "bool",
+           /*default=*/"false",
+           "NC[D]HW integer convs of one group lay constant weights of a "
+           "window larger than 1 out as [O, KH, KW, C] (as vnni-convs does, "
+           "without the u8 input): the host's pmaddwd dot products "
+           "(dlc-vectorize-host-rows `pmaddwd-bits`) then read a step "
+           "pair's two weights as one 16-bit word">,
     Option<"convPlaneRows", "conv-plane-rows", "int64_t", /*default=*/"0",
            "Host, with pad-conv-input: a stride-1 2-D conv (float or "
            "integer) of one group whose output rows are shorter than a "

@@ -103,6 +103,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
        tensorCores && hasWgmma(options.arch), tensorCores, cudaForm,
        /*padConvInput=*/!cudaForm,
        /*vnniConvs=*/!cudaForm && options.hostVnni,
+       /*pairConvWeights=*/!cudaForm && options.hostPmaddwdBits > 0,
        /*convPlaneRows=*/!cudaForm && options.hostRowLanes > 0
            ? options.hostRowPlane
            : 0,

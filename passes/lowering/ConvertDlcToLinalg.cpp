@@ -3323,7 +3323,8 @@ struct ConvertDlcToLinalgPass
                                 padGroupedConvInput);
     populateDlcQuantToLinalgPatterns(patterns, int8WeightsNK, padConvChannels,
                                      reciprocalQuantize, padConvInput,
-                                     vnniConvs, convPlaneRows);
+                                     vnniConvs, pairConvWeights,
+                                     convPlaneRows);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();

@@ -661,9 +661,9 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
 
 struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
   ConvIntegerLowering(MLIRContext *ctx, bool padChannels, bool padInput,
-                      bool vnni, int64_t planeRows)
+                      bool vnni, bool pairWeights, int64_t planeRows)
       : OpRewritePattern(ctx), padChannels(padChannels), padInput(padInput),
-        vnni(vnni), planeRows(planeRows) {}
+        vnni(vnni), pairWeights(pairWeights), planeRows(planeRows) {}
   /// Channels-last: input channels padded to a multiple of 16.
   bool padChannels;
   /// NC[D]HW convs whose windows leave the input read a copy padded with
@@ -673,6 +673,9 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
   /// weights [O, KH, KW, C] (a tap's input channels consecutive), and an s8
   /// input times s8 weights read as u8 (x + 128).
   bool vnni;
+  /// The same weight layout alone, for pmaddwd: a step pair's weights in
+  /// one 16-bit word.
+  bool pairWeights;
   /// Host: rowConv's longest row (0: off).
   int64_t planeRows;
   LogicalResult matchAndRewrite(ConvIntegerOp op,
@@ -726,7 +729,7 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
     ConvIndexing conv{win, outType.getDimSize(1) / (int64_t)op.getGroup(),
                       wType.getDimSize(1), ctx};
     Value weight = op.getWeight();
-    if (vnni && oneGroup &&
+    if ((vnni || pairWeights) && oneGroup &&
         wType.getNumElements() > wType.getDimSize(0) * wType.getDimSize(1)) {
       SmallVector<int64_t> perm{0};
       for (int64_t i = 2; i < wType.getRank(); ++i)
@@ -1038,13 +1041,14 @@ Value mlir::dlc::quantizeToI8(OpBuilder &b, Location loc, Value x, double scale,
 void mlir::dlc::populateDlcQuantToLinalgPatterns(
     RewritePatternSet &patterns, bool int8WeightsNK, bool padConvChannels,
     bool reciprocalQuantize, bool padConvInput, bool vnniConvs,
-    int64_t convPlaneRows) {
+    bool pairConvWeights, int64_t convPlaneRows) {
   patterns.add<QuantizeLinearLowering>(patterns.getContext(),
                                        reciprocalQuantize);
   patterns.add<DequantizeLinearLowering, RequantizeLowering>(
       patterns.getContext());
   patterns.add<ConvIntegerLowering>(patterns.getContext(), padConvChannels,
-                                    padConvInput, vnniConvs, convPlaneRows);
+                                    padConvInput, vnniConvs, pairConvWeights,
+                                    convPlaneRows);
   patterns.add<MatMulIntegerLowering>(patterns.getContext(), int8WeightsNK);
 }
 

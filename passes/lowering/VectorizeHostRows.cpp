@@ -1104,14 +1104,22 @@ Value TileEmitter::emitPairDot(Location loc, Value acc, ArrayRef<Value> x,
       b.create<vector::ShuffleOp>(loc, resize(loc, x[0], lanes, width),
                                   resize(loc, x[1], lanes, width), pairs);
   xPairs = ext(xPairs, VectorType::get({2 * width}, i16), term.xUnsigned);
-  // w's pair as one word, in every lane.
+  // w's byte pair in every lane's 16 bits, then widened: a 2-byte
+  // broadcast and one extension (vpbroadcastw, vpmovsxbw), where widening
+  // each byte and packing the words took 5 instructions a copy and step.
   auto words = VectorType::get({chunk}, i32);
-  Value wHalves = b.create<vector::BitCastOp>(
-      loc, VectorType::get({2 * chunk}, i16),
-      broadcastWord(loc,
-                    ValueRange{ext(w[0], i16, term.wUnsigned),
-                               ext(w[1], i16, term.wUnsigned)},
-                    words));
+  Value pair = b.create<vector::ExtractOp>(
+      loc,
+      b.create<vector::BitCastOp>(
+          loc, VectorType::get({1}, i16),
+          b.create<vector::FromElementsOp>(
+              loc, VectorType::get({2}, w[0].getType()), ValueRange{w[0], w[1]})),
+      ArrayRef<int64_t>{0});
+  Value wBytes = b.create<vector::BitCastOp>(
+      loc, VectorType::get({2 * chunk}, w[0].getType()),
+      b.create<vector::BroadcastOp>(loc, VectorType::get({chunk}, i16), pair));
+  Value wHalves =
+      ext(wBytes, VectorType::get({2 * chunk}, i16), term.wUnsigned);
   std::string name = chunk == 4   ? "llvm.x86.sse2.pmadd.wd"
                      : chunk == 8 ? "llvm.x86.avx2.pmadd.wd"
                                   : "llvm.x86.avx512.pmaddw.d.512";

@@ -1,5 +1,6 @@
 // RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="vnni-convs=true" | FileCheck %s
 // RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg | FileCheck %s --check-prefix=OFF
+// RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="pair-conv-weights=true" | FileCheck %s --check-prefix=PAIR
 
 // An s8 x s8 ConvInteger with a constant weight and weight zero point 0
 // (split out): the weight is laid out [O, KH, KW, C] (a tap's input
@@ -21,6 +22,16 @@
 // OFF-NOT: arith.xori
 // OFF: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x2x3x3xi8>, tensor<1x2x4x4xi8>)
 // OFF-NOT: arith.xori
+// pair-conv-weights (pmaddwd) takes the layout alone: the input stays s8,
+// the init subtracts x_zp * sum(w) only.
+// PAIR-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d5, d6, d4)>
+// PAIR-LABEL: func @s8s8
+// PAIR-NOT: arith.xori
+// PAIR-NOT: arith.constant 128 : i32
+// PAIR: linalg.generic {indexing_maps = [#[[W]], {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x3x3x2xi8>, tensor<1x2x4x4xi8>)
+// PAIR-NOT: arith.xori
+// PAIR: arith.extsi
+// PAIR: arith.extsi
 func.func @s8s8(%x: tensor<1x2x4x4xi8>) -> tensor<1x2x2x2xi32> {
   %w = arith.constant dense<[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]], [[1, 1, 1], [1, 1, 1], [1, 1, 1]]], [[[10, 20, 30], [40, 50, 60], [70, 80, 90]], [[-1, -1, -1], [-1, -1, -1], [-1, -1, -1]]]]> : tensor<2x2x3x3xi8>
   %xzp = arith.constant dense<-3> : tensor<i8>
@@ -37,6 +48,8 @@ func.func @s8s8(%x: tensor<1x2x4x4xi8>) -> tensor<1x2x2x2xi32> {
 // CHECK-NOT: arith.xori
 // CHECK: ins(%{{.*}}, %{{.*}} : tensor<2x2x1x1xi8>, tensor<1x2x4x4xi8>)
 // CHECK-NOT: arith.xori
+// PAIR-LABEL: func @u8_1x1
+// PAIR: ins(%{{.*}}, %{{.*}} : tensor<2x2x1x1xi8>, tensor<1x2x4x4xi8>)
 func.func @u8_1x1(%x: tensor<1x2x4x4xui8>) -> tensor<1x2x4x4xi32> {
   %w = arith.constant dense<[[[[1]], [[2]]], [[[3]], [[-4]]]]> : tensor<2x2x1x1xi8>
   %xzp = arith.constant dense<7> : tensor<ui8>

@@ -30,13 +30,21 @@
 // CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.128"({{.*}}) : (vector<4xi32>, vector<4xi32>, vector<4xi32>) -> vector<4xi32>
 // CHECK-NOT: arith.muli {{.*}} vector
 // Without VNNI, pmaddwd (SSE2) takes 2 steps of the channel loop: each
-// lane's pair of bytes widened to 16 bits, 4 lanes an instruction.
+// lane's pair of bytes widened to 16 bits, 4 lanes an instruction; w's two
+// bytes (consecutive: one 16-bit load) are broadcast as one word and
+// widened once.
 // PM-LABEL: func.func private @conv3x3_u8s8(
 // PM: scf.for %{{.*}} = %c0{{.*}} to %c8{{.*}} step %c2{{.*}} iter_args({{.*}}) -> (vector<16xi32>, vector<16xi32>)
 // PM: %[[PAIRS:.*]] = vector.shuffle {{.*}} [0, 16, 1, 17, {{.*}}] : vector<16xi8>, vector<16xi8>
 // PM: arith.extui %[[PAIRS]] : vector<32xi8> to vector<32xi16>
-// PM: vector.from_elements {{.*}} : vector<2xi16>
-// PM-COUNT-4: llvm.call_intrinsic "llvm.x86.sse2.pmadd.wd"({{.*}}) : (vector<8xi16>, vector<8xi16>) -> vector<4xi32>
+// PM: %[[WB:.*]] = vector.from_elements {{.*}} : vector<2xi8>
+// PM: %[[WW:.*]] = vector.bitcast %[[WB]] : vector<2xi8> to vector<1xi16>
+// PM: %[[W:.*]] = vector.extract %[[WW]][0] : i16 from vector<1xi16>
+// PM: %[[WS:.*]] = vector.broadcast %[[W]] : i16 to vector<4xi16>
+// PM: %[[WBYTES:.*]] = vector.bitcast %[[WS]] : vector<4xi16> to vector<8xi8>
+// PM: %[[WH:.*]] = arith.extsi %[[WBYTES]] : vector<8xi8> to vector<8xi16>
+// PM: llvm.call_intrinsic "llvm.x86.sse2.pmadd.wd"(%{{.*}}, %[[WH]]) : (vector<8xi16>, vector<8xi16>) -> vector<4xi32>
+// PM-COUNT-3: llvm.call_intrinsic "llvm.x86.sse2.pmadd.wd"({{.*}}) : (vector<8xi16>, vector<8xi16>) -> vector<4xi32>
 // OFF-LABEL: func.func private @conv3x3_u8s8(
 // OFF-NOT: llvm.call_intrinsic
 // OFF: arith.muli {{.*}} : vector<16xi32>
