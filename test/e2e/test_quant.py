@@ -253,6 +253,21 @@ def conv_integer():
     return Case(harness.make_model(nodes, {"x": x}, ["y"], inits), {"x": x})
 
 
+def conv_integer_rows(strides, hw):
+    """A ConvInteger of 64 output channels whose output rows are shorter
+    than a 16-lane tile: on the host it runs on its padded input's plane
+    (stride 1) or its phases' (stride 2), the copies padded with the input
+    zero point, the positions rounded up to whole tiles. u8 weights with a
+    zero point of 100: no split, both zero points subtracted per product."""
+    r = rng(8)
+    x = r.integers(0, 255, size=(1, 6, *hw), endpoint=True).astype(U8)
+    w = r.integers(0, 255, size=(64, 6, 3, 3), endpoint=True).astype(U8)
+    nodes = [helper.make_node("ConvInteger", ["x", "w", "xz", "wz"], ["y"], pads=[1, 1, 1, 1],
+                              strides=list(strides))]
+    inits = {"w": w, "xz": np.array(131, U8), "wz": np.array(100, U8)}
+    return Case(harness.make_model(nodes, {"x": x}, ["y"], inits), {"x": x})
+
+
 def conv_integer_depthwise(weight_input):
     """A padded depthwise ConvInteger: its window reads the input with bounds
     checks, the input zero point (128) outside; weight_input: the weight is
@@ -859,6 +874,19 @@ def build_table():
         "qlinearconv-vnni-3x3-i8-padded": vnni_conv(I8, 8, 8, (9, 13), 3, [1, 1, 1, 1]),
         "qlinearconv-vnni-3x3-u8-stride2": vnni_conv(U8, 16, 8, (12, 12), 3, [1, 1, 1, 1], (2, 2)),
         "qlinearconv-vnni-1x1-i8-stride2": vnni_conv(I8, 64, 16, (14, 14), 1, [0, 0, 0, 0], (2, 2)),
+        # Rows shorter than a tile (dlc-convert-to-linalg conv-plane-rows):
+        # the padded input's plane (61 -> 64 positions, the copy a row
+        # longer; 14x14: 222 -> 224), the phases' plane (55 -> 64), phases
+        # in rows of the output's width (a stem), a subsampled 1x1 copy.
+        "qlinearconv-plane-3x3-i8": vnni_conv(I8, 8, 64, (7, 7), 3, [1, 1, 1, 1]),
+        "qlinearconv-plane-3x3-u8-14x14": vnni_conv(U8, 4, 64, (14, 14), 3, [1, 1, 1, 1]),
+        "qlinearconv-phases-3x3-i8-stride2": vnni_conv(I8, 8, 64, (14, 14), 3, [1, 1, 1, 1], (2, 2)),
+        "qlinearconv-phase-rows-7x7-u8-stride2": vnni_conv(U8, 3, 64, (40, 40), 7, [3, 3, 3, 3],
+                                                           (2, 2)),
+        "qlinearconv-subsampled-1x1-u8-stride2": vnni_conv(U8, 16, 64, (14, 14), 1, [0, 0, 0, 0],
+                                                           (2, 2)),
+        "convinteger-u8-plane": conv_integer_rows((1, 1), (7, 7)),
+        "convinteger-u8-phases": conv_integer_rows((2, 2), (14, 14)),
         "convinteger-u8": conv_integer(),
         "convinteger-u8-depthwise-padded": conv_integer_depthwise(False),
         "convinteger-u8-depthwise-weight-input": conv_integer_depthwise(True),
