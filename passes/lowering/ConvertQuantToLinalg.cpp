@@ -703,32 +703,14 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
     // lanes, each a pass of the reductions (7x7 outputs on the padded
     // width: 61 = 3 x 16 + 8 + 4 + 1, 64 is 4 tiles); with AVX-512 a byte
     // dot product takes a pass a tile either way.
-    std::optional<RowConv> rows;
-    if (padInput && oneGroup)
-      rows = rowConv(rewriter, loc, input, win, planeRows,
-                     /*rowMultiple=*/16, inputZeroPoint);
-    Window paddedWin, subsampledWin;
-    SmallVector<int64_t> paddedShape, subsampledShape;
-    if (rows) {
-      input = rows->source;
-      padded = false;
-    } else if (padded && padInput && oneGroup && win.insideWhenPadded()) {
-      input = padSpatial(rewriter, loc, input, win, inputZeroPoint, paddedWin,
-                         paddedShape);
-      win = paddedWin;
-      padded = false;
-    }
-    // A strided 1x1 conv reads a copy of the positions it reads: stride 1,
-    // its plane contiguous (dlc-collapse-row-planes).
-    if (!rows && padInput && !padded && oneGroup)
-      if (Value copy = subsampleSpatial(rewriter, loc, input, win,
-                                        subsampledWin, subsampledShape)) {
-        input = copy;
-        win = subsampledWin;
-      }
-    ConvIndexing conv{win, outType.getDimSize(1) / (int64_t)op.getGroup(),
-                      wType.getDimSize(1), ctx};
+    // Constant weights of a window larger than 1 as [O, KH, KW, C]: a
+    // tap's input channels consecutive for the byte dot products, which take
+    // them 4 (vpdpbusd) or 2 (pmaddwd) at a time. Where C is no multiple (a
+    // stem's 3 RGB channels ran without a dot form), the weights get zeros
+    // up to one and the input's copy (if it gets one) the zero point, which
+    // contributes 0 either way.
     Value weight = op.getWeight();
+    bool channelsLast = false;
     if ((vnni || pairWeights) && oneGroup &&
         wType.getNumElements() > wType.getDimSize(0) * wType.getDimSize(1)) {
       SmallVector<int64_t> perm{0};
@@ -738,9 +720,50 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
       if (Value permuted =
               permutedConstant(rewriter, loc, weight, perm, "_khwc")) {
         weight = permuted;
-        conv.weightChannelsLast = true;
+        channelsLast = true;
       }
     }
+    int64_t inChannels = wType.getDimSize(1);
+    int64_t dotChannels =
+        channelsLast ? llvm::alignTo(inChannels, vnni ? 4 : 2) : inChannels;
+    Value paddedWeight;
+    if (dotChannels != inChannels) {
+      paddedWeight = paddedLastDimConstant(rewriter, loc, weight, dotChannels,
+                                           ("_c" + Twine(dotChannels)).str());
+      if (!paddedWeight)
+        dotChannels = inChannels;
+    }
+    int64_t channels = inChannels;
+    std::optional<RowConv> rows;
+    if (padInput && oneGroup)
+      rows = rowConv(rewriter, loc, input, win, planeRows,
+                     /*rowMultiple=*/16, inputZeroPoint, dotChannels);
+    Window paddedWin, subsampledWin;
+    SmallVector<int64_t> paddedShape, subsampledShape;
+    if (rows) {
+      input = rows->source;
+      padded = false;
+      channels = rows->channels;
+    } else if (padded && padInput && oneGroup && win.insideWhenPadded()) {
+      input = padSpatial(rewriter, loc, input, win, inputZeroPoint, paddedWin,
+                         paddedShape, dotChannels);
+      win = paddedWin;
+      padded = false;
+      channels = dotChannels;
+    }
+    if (channels != inChannels)
+      weight = paddedWeight;
+    // A strided 1x1 conv reads a copy of the positions it reads: stride 1,
+    // its plane contiguous (dlc-collapse-row-planes).
+    if (!rows && padInput && !padded && oneGroup)
+      if (Value copy = subsampleSpatial(rewriter, loc, input, win,
+                                        subsampledWin, subsampledShape)) {
+        input = copy;
+        win = subsampledWin;
+      }
+    ConvIndexing conv{win, outType.getDimSize(1) / (int64_t)op.getGroup(),
+                      channels, ctx};
+    conv.weightChannelsLast = channelsLast;
     Value wzp = op.getWeightZeroPoint();
     int64_t outChannels = outType.getDimSize(1);
     int64_t perChannel = wType.getNumElements() / outChannels;

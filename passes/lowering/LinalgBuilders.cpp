@@ -261,11 +261,14 @@ Value mlir::dlc::padChannelsLast(OpBuilder &b, Location loc, Value input,
 Value mlir::dlc::padSpatial(OpBuilder &b, Location loc, Value input,
                             const Window &win, Value padValue,
                             Window &paddedWin,
-                            SmallVectorImpl<int64_t> &storage) {
+                            SmallVectorImpl<int64_t> &storage,
+                            int64_t channels) {
   auto type = cast<RankedTensorType>(input.getType());
   int64_t rank = type.getRank(), k = win.spatial();
   // storage: the padded shape, then k zero pads (begin and end).
   storage.assign(type.getShape().begin(), type.getShape().end());
+  if (win.firstSpatial == 2)
+    storage[1] = std::max(storage[1], channels);
   SmallVector<int64_t> begin(rank, 0);
   for (int64_t i = 0; i < k; ++i) {
     storage[win.firstSpatial + i] += win.pads[i] + win.pads[k + i];
@@ -303,12 +306,15 @@ static std::optional<SmallVector<int64_t>> phaseShape(RankedTensorType type,
 
 Value mlir::dlc::phaseSplitSpatial(OpBuilder &b, Location loc, Value input,
                                    const Window &win, Value padValue,
-                                   int64_t extraRows) {
+                                   int64_t extraRows, int64_t channels) {
   auto type = cast<RankedTensorType>(input.getType());
   std::optional<SmallVector<int64_t>> shape = phaseShape(type, win);
   if (!shape)
     return {};
   (*shape)[4] += extraRows;
+  bool moreChannels = channels > (*shape)[1];
+  if (moreChannels)
+    (*shape)[1] = channels;
   int64_t s = win.strides[0];
   Type elt = type.getElementType();
   MLIRContext *ctx = b.getContext();
@@ -347,7 +353,7 @@ Value mlir::dlc::phaseSplitSpatial(OpBuilder &b, Location loc, Value input,
                                    position(3, 5, win.pads[1])};
             nb.create<linalg::YieldOp>(
                 l, readWithPadding(nb, l, input, idx,
-                                   {false, false, true, true}, pad));
+                                   {false, moreChannels, true, true}, pad));
           })
       .getResult(0);
 }
@@ -432,7 +438,7 @@ static std::pair<int64_t, int64_t> roundedPlane(int64_t plane, int64_t width,
 std::optional<RowConv> mlir::dlc::rowConv(OpBuilder &b, Location loc,
                                           Value input, const Window &win,
                                           int64_t maxRow, int64_t rowMultiple,
-                                          Value padValue) {
+                                          Value padValue, int64_t channels) {
   auto inType = cast<RankedTensorType>(input.getType());
   if (maxRow <= 0 || win.spatial() != 2 || win.firstSpatial != 2 ||
       !inType.hasStaticShape() || inType.getRank() != 4 ||
@@ -453,6 +459,8 @@ std::optional<RowConv> mlir::dlc::rowConv(OpBuilder &b, Location loc,
   RowConv conv;
   conv.ctx = ctx;
   conv.stride = win.strides[0];
+  conv.channels = inType.getDimSize(1);
+  channels = std::max(channels, conv.channels);
   if (llvm::all_of(win.strides, [](int64_t s) { return s == 1; })) {
     bool padded = win.padded();
     if (padded && !win.insideWhenPadded())
@@ -475,7 +483,8 @@ std::optional<RowConv> mlir::dlc::rowConv(OpBuilder &b, Location loc,
       Window paddedWin;
       SmallVector<int64_t> storage;
       source = padSpatial(b, loc, input, extended, padValue, paddedWin,
-                          storage);
+                          storage, channels);
+      conv.channels = channels;
     }
     conv.width = wp;
     conv.accShape = {n, k, positions};
@@ -495,13 +504,16 @@ std::optional<RowConv> mlir::dlc::rowConv(OpBuilder &b, Location loc,
   conv.width = wq;
   if (!conv.onPlane) {
     conv.accShape = {n, k, oh, ow};
-    conv.source = phaseSplitSpatial(b, loc, input, win, padValue);
+    conv.source = phaseSplitSpatial(b, loc, input, win, padValue, 0, channels);
+    conv.channels = channels;
     return conv;
   }
   auto [positions, rows] = roundedPlane(
       plane, wq, hq, ((kh - 1) / s) * wq + (kw - 1) / s, rowMultiple, maxRow);
   conv.accShape = {n, k, positions};
-  Value phases = phaseSplitSpatial(b, loc, input, win, padValue, rows - hq);
+  Value phases =
+      phaseSplitSpatial(b, loc, input, win, padValue, rows - hq, channels);
+  conv.channels = channels;
   conv.source = b.create<tensor::CollapseShapeOp>(
       loc, phases, ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3}, {4, 5}});
   return conv;

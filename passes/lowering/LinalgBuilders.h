@@ -163,9 +163,12 @@ Value padChannelsLast(OpBuilder &b, Location loc, Value input,
 /// padding is `padValue` (a rank-0 tensor, read as an input) or, when null,
 /// zero. `paddedWin` gets the window on the padded tensor (no pads; its
 /// shapes point into `storage`).
+/// `channels` larger than the input's extends its channel dim (1) the
+/// same way (integer convs whose byte dot products take channels 2 or 4 at
+/// a time, their weights zero there).
 Value padSpatial(OpBuilder &b, Location loc, Value input, const Window &win,
                  Value padValue, Window &paddedWin,
-                 SmallVectorImpl<int64_t> &storage);
+                 SmallVectorImpl<int64_t> &storage, int64_t channels = 0);
 
 /// Host: `input` [N, C, S_1..S_k] of a 1x1 conv with strides (`win`, no
 /// pads) as the positions its windows read, `[.., o * s, ..]`, one
@@ -184,11 +187,12 @@ Value subsampleSpatial(OpBuilder &b, Location loc, Value input,
 /// * s + b), `padValue` (a rank-0 tensor, read as an input; zero when null)
 /// outside the input and past its end, and `extraRows` more rows of it. The
 /// conv then reads phase (i mod s, j mod s) at (o_y + i floordiv s, o_x + j
-/// floordiv s): at stride 1, its rows contiguous. Null when `win` is not such
-/// a conv's.
+/// floordiv s): at stride 1, its rows contiguous. `channels` larger than the
+/// input's extends the channel dim with `padValue` too. Null when `win` is
+/// not such a conv's.
 Value phaseSplitSpatial(OpBuilder &b, Location loc, Value input,
                         const Window &win, Value padValue = {},
-                        int64_t extraRows = 0);
+                        int64_t extraRows = 0, int64_t channels = 0);
 
 /// Host: a 2-D conv of one group whose rows are a work item's vector rows
 /// (dlc-convert-to-linalg `conv-plane-rows`), one generic over n, k, the
@@ -213,6 +217,9 @@ struct RowConv {
   /// The plane's width (Wp or Wq): output (y, x) is position y * width + x.
   int64_t width = 0;
   bool onPlane = true;
+  /// The source's channels: the input's, or more of `padValue` (rowConv's
+  /// `channels`) where a copy holds them.
+  int64_t channels = 0;
   MLIRContext *ctx = nullptr;
 
   unsigned numDims() const { return onPlane ? 6 : 7; }
@@ -235,10 +242,13 @@ struct RowConv {
 /// positions round up to a multiple of `rowMultiple` (within `maxRow`),
 /// where the copy takes the rows they read. Nothing (and nothing created)
 /// when the conv does not qualify: dilations, a 1x1 window (its plane is
-/// dlc-collapse-row-planes'), windows that leave a padded copy.
+/// dlc-collapse-row-planes'), windows that leave a padded copy. A copy
+/// extends the channels to `channels` where that is more (RowConv::channels
+/// says whether it did).
 std::optional<RowConv> rowConv(OpBuilder &b, Location loc, Value input,
                                const Window &win, int64_t maxRow,
-                               int64_t rowMultiple = 1, Value padValue = {});
+                               int64_t rowMultiple = 1, Value padValue = {},
+                               int64_t channels = 0);
 
 /// A stride-2 channels-last conv of few input channels (a stem: 3 RGB
 /// channels padded to 8 would make K = KH * KW * 8) rewritten as the same

@@ -1,4 +1,5 @@
 // RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="pad-conv-input=true conv-plane-rows=256" | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="pad-conv-input=true conv-plane-rows=256 pair-conv-weights=true" | FileCheck %s --check-prefix=PAIR
 
 // A 3x3 stride-1 conv over a 7x7 plane (rows of 7, shorter than a 16-lane
 // tile): after the padded copy (9x9), the conv runs at every position
@@ -217,4 +218,43 @@ func.func @integer_phases(%x: tensor<1x4x14x14xi8>) -> tensor<1x64x7x7xi32> {
 func.func @integer_strided_pointwise(%x: tensor<1x4x14x14xi8>, %w: tensor<64x4x1x1xi8>, %xzp: tensor<i8>, %wzp: tensor<i8>) -> tensor<1x64x7x7xi32> {
   %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x14x14xi8>, tensor<64x4x1x1xi8>, tensor<i8>, tensor<i8>) -> tensor<1x64x7x7xi32>
   return %0 : tensor<1x64x7x7xi32>
+}
+
+// -----
+
+// With pair-conv-weights (pmaddwd takes a tap's channels 2 at a time), a
+// constant weight of 3 input channels (a stem) is laid out [O, KH, KW, C]
+// and padded with zero weights to 4 channels; the input's copy (phases in
+// rows of the output's width here, a padded copy where no row form
+// applies) gets a 4th channel of the zero point. Without a copy the
+// channels stay 3.
+// PAIR-LABEL: func @stem_channels
+// PAIR: %[[P:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<i8>) outs(%{{.*}} : tensor<1x4x2x2x23x23xi8>)
+// PAIR: arith.select
+// PAIR: linalg.generic {{.*}} ins(%{{.*}}, %[[P]] : tensor<64x7x7x4xi8>, tensor<1x4x2x2x23x23xi8>) outs(%{{.*}} : tensor<1x64x20x20xi32>)
+// PAIR-LABEL: func @padded_channels
+// PAIR: %[[P:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<i8>) outs(%{{.*}} : tensor<1x4x18x18xi8>)
+// PAIR: linalg.generic {{.*}} ins(%{{.*}}, %[[P]] : tensor<64x3x3x4xi8>, tensor<1x4x18x18xi8>) outs(%{{.*}} : tensor<1x64x16x16xi32>)
+// PAIR-LABEL: func @unpadded_channels
+// PAIR: linalg.generic {{.*}} ins(%{{.*}}, %arg0 : tensor<64x3x3x3xi8>, tensor<1x3x18x18xi8>) outs(%{{.*}} : tensor<1x64x16x16xi32>)
+func.func @stem_channels(%x: tensor<1x3x40x40xi8>) -> tensor<1x64x20x20xi32> {
+  %w = arith.constant dense<1> : tensor<64x3x7x7xi8>
+  %xzp = arith.constant dense<-3> : tensor<i8>
+  %wzp = arith.constant dense<0> : tensor<i8>
+  %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x40x40xi8>, tensor<64x3x7x7xi8>, tensor<i8>, tensor<i8>) -> tensor<1x64x20x20xi32>
+  return %0 : tensor<1x64x20x20xi32>
+}
+func.func @padded_channels(%x: tensor<1x3x16x16xi8>) -> tensor<1x64x16x16xi32> {
+  %w = arith.constant dense<1> : tensor<64x3x3x3xi8>
+  %xzp = arith.constant dense<-3> : tensor<i8>
+  %wzp = arith.constant dense<0> : tensor<i8>
+  %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x16x16xi8>, tensor<64x3x3x3xi8>, tensor<i8>, tensor<i8>) -> tensor<1x64x16x16xi32>
+  return %0 : tensor<1x64x16x16xi32>
+}
+func.func @unpadded_channels(%x: tensor<1x3x18x18xi8>) -> tensor<1x64x16x16xi32> {
+  %w = arith.constant dense<1> : tensor<64x3x3x3xi8>
+  %xzp = arith.constant dense<-3> : tensor<i8>
+  %wzp = arith.constant dense<0> : tensor<i8>
+  %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x18x18xi8>, tensor<64x3x3x3xi8>, tensor<i8>, tensor<i8>) -> tensor<1x64x16x16xi32>
+  return %0 : tensor<1x64x16x16xi32>
 }
