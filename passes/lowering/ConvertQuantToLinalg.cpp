@@ -696,13 +696,6 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
     bool oneGroup = op.getGroup() == 1;
     Value input = toSignless(rewriter, loc, op.getInput());
     Value inputZeroPoint = toSignless(rewriter, loc, op.getInputZeroPoint());
-    // Output rows shorter than a tile run on the input's plane, a strided
-    // conv on its input's phases (RowConv), their copies padded with the
-    // zero point. A byte row's positions round up to whole tiles: AVX2 has
-    // no masked byte loads, and a rest ran as pieces of 8, 4, 2 and 1
-    // lanes, each a pass of the reductions (7x7 outputs on the padded
-    // width: 61 = 3 x 16 + 8 + 4 + 1, 64 is 4 tiles); with AVX-512 a byte
-    // dot product takes a pass a tile either way.
     // Constant weights of a window larger than 1 as [O, KH, KW, C]: a
     // tap's input channels consecutive for the byte dot products, which take
     // them 4 (vpdpbusd) or 2 (pmaddwd) at a time. Where C is no multiple (a
@@ -734,6 +727,13 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
         dotChannels = inChannels;
     }
     int64_t channels = inChannels;
+    // Output rows shorter than a tile run on the input's plane, a strided
+    // conv on its input's phases (RowConv), their copies padded with the
+    // zero point. A byte row's positions round up to whole tiles: AVX2 has
+    // no masked byte loads, and a rest ran as pieces of 8, 4, 2 and 1
+    // lanes, each a pass of the reductions (7x7 outputs on the padded
+    // width: 61 = 3 x 16 + 8 + 4 + 1, 64 is 4 tiles); with AVX-512 a byte
+    // dot product takes a pass a tile either way.
     std::optional<RowConv> rows;
     if (padInput && oneGroup)
       rows = rowConv(rewriter, loc, input, win, planeRows,
