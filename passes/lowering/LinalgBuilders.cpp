@@ -443,6 +443,7 @@ std::optional<RowConv> mlir::dlc::rowConv(OpBuilder &b, Location loc,
   if (maxRow <= 0 || win.spatial() != 2 || win.firstSpatial != 2 ||
       !inType.hasStaticShape() || inType.getRank() != 4 ||
       llvm::any_of(win.outShape, ShapedType::isDynamic) ||
+      llvm::any_of(win.kernel, ShapedType::isDynamic) ||
       llvm::any_of(win.dilations, [](int64_t d) { return d != 1; }) ||
       win.kernel[0] * win.kernel[1] == 1)
     return std::nullopt;
