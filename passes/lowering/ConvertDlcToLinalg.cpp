@@ -1117,9 +1117,6 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
     int64_t outPerGroup = outType.getDimSize(1) / groups;
     int64_t inPerGroup = wType.getDimSize(1);
 
-    // Output initialized with the bias (or zero); the generic accumulates.
-    Value init = convAccumulatorInit(rewriter, loc, op.getBias(), outType);
-
     bool padded = win.padded();
     Value input = op.getInput();
     // Output rows shorter than a tile run on the input's plane; a strided
@@ -1155,6 +1152,8 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
         input = copy;
         win = subsampledWin;
       }
+    // Output initialized with the bias (or zero); the generic accumulates.
+    Value init = convAccumulatorInit(rewriter, loc, op.getBias(), outType);
     ConvIndexing conv{win, outPerGroup, inPerGroup, ctx};
     SmallVector<Value> inputs{op.getWeight()};
     SmallVector<AffineMap> maps{conv.weightMap()};

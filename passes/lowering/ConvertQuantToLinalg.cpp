@@ -795,7 +795,7 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
     maps.push_back(rows ? rows->outputMap() : conv.outputMap());
     auto accType = rows ? RankedTensorType::get(rows->accShape,
                                                 outType.getElementType())
-                        : cast<RankedTensorType>(outType);
+                        : outType;
     // vpdpbusd multiplies u8 by s8: with s8 x s8 and the zero point split
     // out, the body reads x + 128 as u8 and the init subtracts
     // (x_zp + 128) * wsum.
@@ -828,7 +828,7 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
         });
     Value acc = generic.getResult(0);
     rewriter.replaceOp(op, rows ? rows->outputs(rewriter, loc, acc,
-                                                cast<RankedTensorType>(outType))
+                                                outType)
                                 : acc);
     return success();
   }
