@@ -41,14 +41,11 @@ void populateDlcToLinalgPatterns(RewritePatternSet &patterns,
 /// Patterns lowering the quantization ops (quantize_linear,
 /// dequantize_linear, conv_integer, matmul_integer, requantize) to linalg on
 /// signless tensors, with tensor.bitcast where dlc types are unsigned.
-void populateDlcQuantToLinalgPatterns(RewritePatternSet &patterns,
-                                      bool int8WeightsNK = false,
-                                      bool padConvChannels = false,
-                                      bool reciprocalQuantize = false,
-                                      bool padConvInput = false,
-                                      bool vnniConvs = false,
-                                      bool pairConvWeights = false,
-                                      int64_t convPlaneRows = 0);
+void populateDlcQuantToLinalgPatterns(
+    RewritePatternSet &patterns, bool int8WeightsNK = false,
+    bool padConvChannels = false, bool reciprocalQuantize = false,
+    bool padConvInput = false, bool vnniConvs = false,
+    bool pairConvWeights = false, int64_t convPlaneRows = 0);
 
 /// Makes every unsigned integer type under `root` signless (values, block
 /// arguments, function types, constants) and drops the tensor.bitcasts

@@ -68,8 +68,7 @@ int32_t onnx_import::subByteDtypeOf(Value v) {
 Value onnx_import::markSubByte(Value v, int32_t dtype) {
   if (v && v.getDefiningOp())
     v.getDefiningOp()->setAttr(
-        kOnnxDtypeAttr,
-        StringAttr::get(v.getContext(), getDtypeName(dtype)));
+        kOnnxDtypeAttr, StringAttr::get(v.getContext(), getDtypeName(dtype)));
   return v;
 }
 

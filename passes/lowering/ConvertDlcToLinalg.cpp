@@ -3322,8 +3322,7 @@ struct ConvertDlcToLinalgPass
                                 padGroupedConvInput);
     populateDlcQuantToLinalgPatterns(patterns, int8WeightsNK, padConvChannels,
                                      reciprocalQuantize, padConvInput,
-                                     vnniConvs, pairConvWeights,
-                                     convPlaneRows);
+                                     vnniConvs, pairConvWeights, convPlaneRows);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();

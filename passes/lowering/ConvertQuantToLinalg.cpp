@@ -774,9 +774,9 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
     // Operands: w, x_zp, [w_zp when not split], [x when unpadded].
     SmallVector<Value> inputs{toSignless(rewriter, loc, weight),
                               inputZeroPoint};
-    SmallVector<AffineMap> maps{
-        rows ? rows->weightMap(conv.weightChannelsLast) : conv.weightMap(),
-        AffineMap::get(numDims, 0, ctx)};
+    SmallVector<AffineMap> maps{rows ? rows->weightMap(conv.weightChannelsLast)
+                                     : conv.weightMap(),
+                                AffineMap::get(numDims, 0, ctx)};
     if (!split) {
       inputs.push_back(toSignless(rewriter, loc, wzp));
       maps.push_back(tensorType(wzp).getRank() == 0
@@ -793,9 +793,9 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
       }
     }
     maps.push_back(rows ? rows->outputMap() : conv.outputMap());
-    auto accType = rows ? RankedTensorType::get(rows->accShape,
-                                                outType.getElementType())
-                        : outType;
+    auto accType =
+        rows ? RankedTensorType::get(rows->accShape, outType.getElementType())
+             : outType;
     // vpdpbusd multiplies u8 by s8: with s8 x s8 and the zero point split
     // out, the body reads x + 128 as u8 and the init subtracts
     // (x_zp + 128) * wsum.
@@ -827,9 +827,8 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
                                                      xzp, a[2]));
         });
     Value acc = generic.getResult(0);
-    rewriter.replaceOp(op, rows ? rows->outputs(rewriter, loc, acc,
-                                                outType)
-                                : acc);
+    rewriter.replaceOp(op,
+                       rows ? rows->outputs(rewriter, loc, acc, outType) : acc);
     return success();
   }
 };

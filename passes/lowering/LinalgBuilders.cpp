@@ -344,10 +344,11 @@ Value mlir::dlc::phaseSplitSpatial(OpBuilder &b, Location loc, Value input,
               return nb.create<arith::SubIOp>(l, p, indexConstant(nb, l, pad))
                   .getResult();
             };
-            Value pad = padValue ? a[0]
-                                 : nb.create<arith::ConstantOp>(
-                                         l, cast<TypedAttr>(nb.getZeroAttr(elt)))
-                                       .getResult();
+            Value pad = padValue
+                            ? a[0]
+                            : nb.create<arith::ConstantOp>(
+                                    l, cast<TypedAttr>(nb.getZeroAttr(elt)))
+                                  .getResult();
             SmallVector<Value> idx{index(0), index(1),
                                    position(2, 4, win.pads[0]),
                                    position(3, 5, win.pads[1])};
@@ -385,8 +386,8 @@ AffineMap RowConv::weightMap(bool channelsLast) const {
   unsigned rank = numDims();
   auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
   if (channelsLast)
-    return AffineMap::get(rank, 0, {d(1), d(rank - 2), d(rank - 1), d(rank - 3)},
-                          ctx);
+    return AffineMap::get(rank, 0,
+                          {d(1), d(rank - 2), d(rank - 1), d(rank - 3)}, ctx);
   return AffineMap::get(rank, 0, {d(1), d(rank - 3), d(rank - 2), d(rank - 1)},
                         ctx);
 }
@@ -483,8 +484,8 @@ std::optional<RowConv> mlir::dlc::rowConv(OpBuilder &b, Location loc,
       extended.pads = pads;
       Window paddedWin;
       SmallVector<int64_t> storage;
-      source = padSpatial(b, loc, input, extended, padValue, paddedWin,
-                          storage, channels);
+      source = padSpatial(b, loc, input, extended, padValue, paddedWin, storage,
+                          channels);
       conv.channels = channels;
     }
     conv.width = wp;

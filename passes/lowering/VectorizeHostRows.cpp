@@ -806,8 +806,8 @@ public:
               ArrayRef<int64_t> widths, ArrayRef<int64_t> valids,
               ValueRange starts, DotForm *dot, int64_t pmaddwdBits,
               bool maskedSpans, RowFill *fill, RowEpilogue *epilogue)
-      : b(b), nest(nest), analysis(analysis), widths(widths),
-        valids(valids), lanes(widths.front()), valid(valids.front()),
+      : b(b), nest(nest), analysis(analysis), widths(widths), valids(valids),
+        lanes(widths.front()), valid(valids.front()),
         starts(starts.begin(), starts.end()), dot(dot),
         pmaddwdBits(pmaddwdBits), maskedSpans(maskedSpans), fill(fill),
         epilogue(epilogue) {
@@ -1110,10 +1110,10 @@ Value TileEmitter::emitPairDot(Location loc, Value acc, ArrayRef<Value> x,
   auto words = VectorType::get({chunk}, i32);
   Value pair = b.create<vector::ExtractOp>(
       loc,
-      b.create<vector::BitCastOp>(
-          loc, VectorType::get({1}, i16),
-          b.create<vector::FromElementsOp>(
-              loc, VectorType::get({2}, w[0].getType()), ValueRange{w[0], w[1]})),
+      b.create<vector::BitCastOp>(loc, VectorType::get({1}, i16),
+                                  b.create<vector::FromElementsOp>(
+                                      loc, VectorType::get({2}, w[0].getType()),
+                                      ValueRange{w[0], w[1]})),
       ArrayRef<int64_t>{0});
   Value wBytes = b.create<vector::BitCastOp>(
       loc, VectorType::get({2 * chunk}, w[0].getType()),
@@ -1340,8 +1340,8 @@ void TileEmitter::emitEpilogue(int64_t slot, ValueRange results, size_t first) {
       continue;
     }
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      storeLanes(loc, vectorOfValue(store.getValueToStore()),
-                 store.getMemRef(), mapped(store.getIndices()));
+      storeLanes(loc, vectorOfValue(store.getValueToStore()), store.getMemRef(),
+                 mapped(store.getIndices()));
       continue;
     }
     bool varies = llvm::any_of(op.getResults(), [&](Value v) {
@@ -1354,9 +1354,9 @@ void TileEmitter::emitEpilogue(int64_t slot, ValueRange results, size_t first) {
     }
     Value result = op.getResult(0);
     if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      vecs[result] = loadLanes(loc, vectorOf(result.getType()),
-                               load.getMemRef(), mapped(load.getIndices()),
-                               valid);
+      vecs[result] =
+          loadLanes(loc, vectorOf(result.getType()), load.getMemRef(),
+                    mapped(load.getIndices()), valid);
       continue;
     }
     OperationState state(op.getLoc(), op.getName());
