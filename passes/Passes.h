@@ -45,7 +45,8 @@ void populateDlcQuantToLinalgPatterns(
     RewritePatternSet &patterns, bool int8WeightsNK = false,
     bool padConvChannels = false, bool reciprocalQuantize = false,
     bool padConvInput = false, bool vnniConvs = false,
-    bool pairConvWeights = false, int64_t convPlaneRows = 0);
+    bool pairConvWeights = false, bool wideConvWeights = false,
+    int64_t convPlaneRows = 0);
 
 /// Makes every unsigned integer type under `root` signless (values, block
 /// arguments, function types, constants) and drops the tensor.bitcasts

@@ -96,6 +96,13 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
            "without the u8 input): the host's pmaddwd dot products "
            "(dlc-vectorize-host-rows `pmaddwd-bits`) then read a step "
            "pair's two weights as one 16-bit word">,
+    Option<"wideConvWeights", "wide-conv-weights", "bool",
+           /*default=*/"false",
+           "NC[D]HW integer convs of one group whose weight zero point is "
+           "split out hold their constant weights as i16 (the same values): "
+           "a pmaddwd step pair's weights are then one 32-bit broadcast from "
+           "memory, where bytes took a 16-bit broadcast and a widening on "
+           "the shuffle ports (twice the weights' bytes)">,
     Option<"convPlaneRows", "conv-plane-rows", "int64_t", /*default=*/"0",
            "Host, with pad-conv-input: a stride-1 2-D conv (float or "
            "integer) of one group whose output rows are shorter than a "
@@ -1159,7 +1166,9 @@ def VectorizeHostRowsPass : Pass<"dlc-vectorize-host-rows", "ModuleOp"> {
     replaced. Without `vnni`, `pmaddwd-bits` takes 2 steps an instruction
     the same way (any signedness, `w`'s bytes read one by one): each
     lane's byte pair widened to 16 bits, `llvm.x86.sse2.pmadd.wd` (or
-    AVX2's) a register at a time, its sums added to the accumulator.
+    AVX2's) a register at a time, its sums added to the accumulator; `w`
+    may be 16-bit already (dlc-convert-to-linalg `wide-conv-weights`), its
+    pair then one 32-bit word broadcast as it is.
     ```mlir
     %r = scf.for %c = %c0 to %c256 step %c4 iter_args(%a = %a0) -> (vector<16xi32>) {
       %x = vector.shuffle ... : vector<32xi8>, vector<32xi8>   // x[c..c+3] interleaved

@@ -104,6 +104,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
        /*padConvInput=*/!cudaForm,
        /*vnniConvs=*/!cudaForm && options.hostVnni,
        /*pairConvWeights=*/!cudaForm && options.hostPmaddwdBits > 0,
+       /*wideConvWeights=*/!cudaForm && options.hostPmaddwdBits > 0,
        /*convPlaneRows=*/!cudaForm && options.hostRowLanes > 0
            ? options.hostRowPlane
            : 0,

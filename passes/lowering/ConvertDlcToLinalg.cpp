@@ -3322,7 +3322,8 @@ struct ConvertDlcToLinalgPass
                                 padGroupedConvInput);
     populateDlcQuantToLinalgPatterns(patterns, int8WeightsNK, padConvChannels,
                                      reciprocalQuantize, padConvInput,
-                                     vnniConvs, pairConvWeights, convPlaneRows);
+                                     vnniConvs, pairConvWeights,
+                                     wideConvWeights, convPlaneRows);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();

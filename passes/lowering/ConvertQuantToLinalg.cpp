@@ -661,9 +661,11 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
 
 struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
   ConvIntegerLowering(MLIRContext *ctx, bool padChannels, bool padInput,
-                      bool vnni, bool pairWeights, int64_t planeRows)
+                      bool vnni, bool pairWeights, bool wideWeights,
+                      int64_t planeRows)
       : OpRewritePattern(ctx), padChannels(padChannels), padInput(padInput),
-        vnni(vnni), pairWeights(pairWeights), planeRows(planeRows) {}
+        vnni(vnni), pairWeights(pairWeights), wideWeights(wideWeights),
+        planeRows(planeRows) {}
   /// Channels-last: input channels padded to a multiple of 16.
   bool padChannels;
   /// NC[D]HW convs whose windows leave the input read a copy padded with
@@ -676,6 +678,9 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
   /// The same weight layout alone, for pmaddwd: a step pair's weights in
   /// one 16-bit word.
   bool pairWeights;
+  /// Constant weights as i16 where the zero point is split out, for
+  /// pmaddwd (not with `vnni`: vpdpbusd multiplies bytes).
+  bool wideWeights;
   /// Host: rowConv's longest row (0: off).
   int64_t planeRows;
   LogicalResult matchAndRewrite(ConvIntegerOp op,
@@ -771,6 +776,16 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
         ZeroPointSplit::get(op.getWeight(), wzp, outChannels,
                             [&](int64_t i) { return i / perChannel; });
     int64_t numDims = rows ? rows->numDims() : conv.numDims();
+    // pmaddwd multiplies 16-bit lanes: i16 weights make a step pair one
+    // 32-bit broadcast from memory (a load), where a byte pair took a
+    // 16-bit broadcast and a widening, two of the shuffle ports' uops that
+    // pmaddwd's inputs compete for.
+    bool weightUnsigned = wUnsigned;
+    if (wideWeights && !vnni && split && oneGroup)
+      if (Value wide = widenedConstant(rewriter, loc, weight, "_i16")) {
+        weight = wide;
+        weightUnsigned = false;
+      }
     // Operands: w, x_zp, [w_zp when not split], [x when unpadded].
     SmallVector<Value> inputs{toSignless(rewriter, loc, weight),
                               inputZeroPoint};
@@ -816,7 +831,7 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
                   l, x, b.create<arith::ConstantIntOp>(l, 0x80, 8));
             b.create<linalg::YieldOp>(l, mulAccumulate(b, l, a.back(), x,
                                                        xUnsigned || flipX, w,
-                                                       wUnsigned));
+                                                       weightUnsigned));
             return;
           }
           Value xzp = a[1];
@@ -1063,14 +1078,14 @@ Value mlir::dlc::quantizeToI8(OpBuilder &b, Location loc, Value x, double scale,
 void mlir::dlc::populateDlcQuantToLinalgPatterns(
     RewritePatternSet &patterns, bool int8WeightsNK, bool padConvChannels,
     bool reciprocalQuantize, bool padConvInput, bool vnniConvs,
-    bool pairConvWeights, int64_t convPlaneRows) {
+    bool pairConvWeights, bool wideConvWeights, int64_t convPlaneRows) {
   patterns.add<QuantizeLinearLowering>(patterns.getContext(),
                                        reciprocalQuantize);
   patterns.add<DequantizeLinearLowering, RequantizeLowering>(
       patterns.getContext());
   patterns.add<ConvIntegerLowering>(patterns.getContext(), padConvChannels,
                                     padConvInput, vnniConvs, pairConvWeights,
-                                    convPlaneRows);
+                                    wideConvWeights, convPlaneRows);
   patterns.add<MatMulIntegerLowering>(patterns.getContext(), int8WeightsNK);
 }
 

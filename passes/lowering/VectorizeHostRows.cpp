@@ -668,7 +668,13 @@ std::optional<DotForm> matchDot(RowNest &nest, const RowAnalysis &analysis,
     for (Value operand : mul->getOperands()) {
       Operation *ext = operand.getDefiningOp();
       if (!ext || !isa<arith::ExtUIOp, arith::ExtSIOp>(ext) ||
-          !singleUse(operand) || !ext->getOperand(0).getType().isInteger(8))
+          !singleUse(operand))
+        return std::nullopt;
+      // pmaddwd's weights may be 16-bit already (dlc-convert-to-linalg
+      // wide-conv-weights); inputs are bytes.
+      Type from = ext->getOperand(0).getType();
+      bool half = !vnni && from.isInteger(16);
+      if (!from.isInteger(8) && !half)
         return std::nullopt;
       Value byte = ext->getOperand(0);
       // x xor 0x80 (dlc-convert-to-linalg vnni-convs).
@@ -687,7 +693,7 @@ std::optional<DotForm> matchDot(RowNest &nest, const RowAnalysis &analysis,
       if (!load || load->getBlock() != nest.row.getBody())
         return std::nullopt;
       bool isUnsigned = isa<arith::ExtUIOp>(ext);
-      if (analysis.isVarying(load.getResult()) && !term.x) {
+      if (analysis.isVarying(load.getResult()) && !term.x && !half) {
         term.x = load;
         term.flipX = flip;
         xUnsigned = isUnsigned;
@@ -1104,22 +1110,31 @@ Value TileEmitter::emitPairDot(Location loc, Value acc, ArrayRef<Value> x,
       b.create<vector::ShuffleOp>(loc, resize(loc, x[0], lanes, width),
                                   resize(loc, x[1], lanes, width), pairs);
   xPairs = ext(xPairs, VectorType::get({2 * width}, i16), term.xUnsigned);
-  // w's byte pair in every lane's 16 bits, then widened: a 2-byte
-  // broadcast and one extension (vpbroadcastw, vpmovsxbw), where widening
-  // each byte and packing the words took 5 instructions a copy and step.
+  // w's pair in every lane: 16-bit weights as one 32-bit broadcast
+  // (vpbroadcastd from memory, a load); a byte pair in 16 bits, then
+  // widened (vpbroadcastw, vpmovsxbw), where widening each byte and
+  // packing the words took 5 instructions a copy and step.
   auto words = VectorType::get({chunk}, i32);
-  Value pair = b.create<vector::ExtractOp>(
-      loc,
-      b.create<vector::BitCastOp>(loc, VectorType::get({1}, i16),
-                                  b.create<vector::FromElementsOp>(
-                                      loc, VectorType::get({2}, w[0].getType()),
-                                      ValueRange{w[0], w[1]})),
-      ArrayRef<int64_t>{0});
-  Value wBytes = b.create<vector::BitCastOp>(
-      loc, VectorType::get({2 * chunk}, w[0].getType()),
-      b.create<vector::BroadcastOp>(loc, VectorType::get({chunk}, i16), pair));
-  Value wHalves =
-      ext(wBytes, VectorType::get({2 * chunk}, i16), term.wUnsigned);
+  auto halves = VectorType::get({2 * chunk}, i16);
+  Value wHalves;
+  if (w[0].getType().isInteger(16)) {
+    wHalves = b.create<vector::BitCastOp>(
+        loc, halves, broadcastWord(loc, ValueRange{w[0], w[1]}, words));
+  } else {
+    Value pair = b.create<vector::ExtractOp>(
+        loc,
+        b.create<vector::BitCastOp>(
+            loc, VectorType::get({1}, i16),
+            b.create<vector::FromElementsOp>(
+                loc, VectorType::get({2}, w[0].getType()),
+                ValueRange{w[0], w[1]})),
+        ArrayRef<int64_t>{0});
+    Value wBytes = b.create<vector::BitCastOp>(
+        loc, VectorType::get({2 * chunk}, w[0].getType()),
+        b.create<vector::BroadcastOp>(loc, VectorType::get({chunk}, i16),
+                                      pair));
+    wHalves = ext(wBytes, halves, term.wUnsigned);
+  }
   std::string name = chunk == 4   ? "llvm.x86.sse2.pmadd.wd"
                      : chunk == 8 ? "llvm.x86.avx2.pmadd.wd"
                                   : "llvm.x86.avx512.pmaddw.d.512";

@@ -208,6 +208,29 @@ Value mlir::dlc::permutedConstant(OpBuilder &b, Location loc, Value v,
   return b.create<arith::ConstantOp>(loc, cast<TypedAttr>(permuted));
 }
 
+Value mlir::dlc::widenedConstant(OpBuilder &b, Location loc, Value v,
+                                 StringRef blobSuffix) {
+  auto constant = constantTensor(v);
+  if (!constant || !constant->second.getElementType().isInteger(8))
+    return {};
+  std::optional<SmallVector<int64_t>> values = constInts(v);
+  auto [a, type] = *constant;
+  if (!values || (int64_t)values->size() != type.getNumElements())
+    return {};
+  auto to = RankedTensorType::get(type.getShape(), b.getI16Type());
+  SmallVector<int16_t> wide(values->begin(), values->end());
+  Attribute attr;
+  if (auto blob = dyn_cast<DenseResourceElementsAttr>(a))
+    attr = makeWeightAttr(
+        to,
+        ArrayRef<char>(reinterpret_cast<const char *>(wide.data()),
+                       wide.size() * sizeof(int16_t)),
+        (blob.getRawHandle().getKey() + blobSuffix).str());
+  else
+    attr = DenseElementsAttr::get(to, ArrayRef<int16_t>(wide));
+  return b.create<arith::ConstantOp>(loc, cast<TypedAttr>(attr));
+}
+
 Value mlir::dlc::transposedConstant2D(OpBuilder &b, Location loc, Value v) {
   return permutedConstant(b, loc, v, {1, 0}, "_nk");
 }

@@ -90,6 +90,12 @@ Value gatheredConstant(OpBuilder &b, Location loc, Value v,
 Value paddedLastDimConstant(OpBuilder &b, Location loc, Value v, int64_t size,
                             llvm::StringRef blobSuffix);
 
+/// The constant 8-bit tensor `v` (i8 or ui8) as a new i16 constant of the
+/// same values, sign- or zero-extended by its element type (a blob named
+/// after the source plus `blobSuffix`); null if `v` is not one.
+Value widenedConstant(OpBuilder &b, Location loc, Value v,
+                      llvm::StringRef blobSuffix);
+
 /// The constant 2-D tensor `v` ([K, N]) as a new constant [N, K]; null if
 /// `v` is not one.
 Value transposedConstant2D(OpBuilder &b, Location loc, Value v);

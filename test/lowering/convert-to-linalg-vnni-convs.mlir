@@ -1,6 +1,8 @@
 // RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="vnni-convs=true" | FileCheck %s
 // RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg | FileCheck %s --check-prefix=OFF
 // RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="pair-conv-weights=true" | FileCheck %s --check-prefix=PAIR
+// RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="pair-conv-weights=true wide-conv-weights=true" | FileCheck %s --check-prefix=WIDE
+// RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="vnni-convs=true wide-conv-weights=true" | FileCheck %s --check-prefix=VNNI-WIDE
 
 // An s8 x s8 ConvInteger with a constant weight and weight zero point 0
 // (split out): the weight is laid out [O, KH, KW, C] (a tap's input
@@ -32,6 +34,19 @@
 // PAIR-NOT: arith.xori
 // PAIR: arith.extsi
 // PAIR: arith.extsi
+// wide-conv-weights holds the permuted weights as i16 of the same values
+// (pmaddwd's pair one 32-bit word), sign-extended in the body; the sums in
+// the init are those of the bytes.
+// WIDE-LABEL: func @s8s8
+// WIDE: %[[WT:.*]] = arith.constant dense<{{\[}}{{\[}}{{\[}}[1, 1], [2, 1], [3, 1]]{{.*}}[70, -1], [80, -1], [90, -1]]]]> : tensor<2x3x3x2xi16>
+// WIDE: arith.constant dense<[54, 441]> : tensor<2xi32>
+// WIDE: linalg.generic {{.*}} ins(%[[WT]], %{{.*}} : tensor<2x3x3x2xi16>, tensor<1x2x4x4xi8>)
+// WIDE: arith.extsi %{{.*}} : i8 to i32
+// WIDE: arith.extsi %{{.*}} : i16 to i32
+// vpdpbusd multiplies bytes: vnni-convs keeps them.
+// VNNI-WIDE-LABEL: func @s8s8
+// VNNI-WIDE-NOT: xi16>
+// VNNI-WIDE: ins(%{{.*}}, %{{.*}} : tensor<2x3x3x2xi8>, tensor<1x2x4x4xi8>)
 func.func @s8s8(%x: tensor<1x2x4x4xi8>) -> tensor<1x2x2x2xi32> {
   %w = arith.constant dense<[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]], [[1, 1, 1], [1, 1, 1], [1, 1, 1]]], [[[10, 20, 30], [40, 50, 60], [70, 80, 90]], [[-1, -1, -1], [-1, -1, -1], [-1, -1, -1]]]]> : tensor<2x2x3x3xi8>
   %xzp = arith.constant dense<-3> : tensor<i8>
@@ -50,10 +65,45 @@ func.func @s8s8(%x: tensor<1x2x4x4xi8>) -> tensor<1x2x2x2xi32> {
 // CHECK-NOT: arith.xori
 // PAIR-LABEL: func @u8_1x1
 // PAIR: ins(%{{.*}}, %{{.*}} : tensor<2x2x1x1xi8>, tensor<1x2x4x4xi8>)
+// The widening takes 1x1 weights too.
+// WIDE-LABEL: func @u8_1x1
+// WIDE: ins(%{{.*}}, %{{.*}} : tensor<2x2x1x1xi16>, tensor<1x2x4x4xi8>)
+// WIDE: arith.extui %{{.*}} : i8 to i32
+// WIDE: arith.extsi %{{.*}} : i16 to i32
 func.func @u8_1x1(%x: tensor<1x2x4x4xui8>) -> tensor<1x2x4x4xi32> {
   %w = arith.constant dense<[[[[1]], [[2]]], [[[3]], [[-4]]]]> : tensor<2x2x1x1xi8>
   %xzp = arith.constant dense<7> : tensor<ui8>
   %wzp = arith.constant dense<0> : tensor<i8>
   %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x2x4x4xui8>, tensor<2x2x1x1xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x2x4x4xi32>
+  return %0 : tensor<1x2x4x4xi32>
+}
+
+// -----
+
+// u8 weights widen by zero extension: 200 stays 200 (sign-extended from
+// i16 in the body).
+// WIDE-LABEL: func @u8_weights
+// WIDE: arith.constant dense<{{\[}}{{\[}}{{\[}}[200]], {{\[}}[255]]], {{\[}}{{\[}}[3]], {{\[}}[128]]]]> : tensor<2x2x1x1xi16>
+// WIDE: arith.extsi %{{.*}} : i16 to i32
+// WIDE-NOT: arith.extui %{{.*}} : i16
+func.func @u8_weights(%x: tensor<1x2x4x4xi8>) -> tensor<1x2x4x4xi32> {
+  %w = arith.constant dense<[[[[200]], [[255]]], [[[3]], [[128]]]]> : tensor<2x2x1x1xui8>
+  %xzp = arith.constant dense<1> : tensor<i8>
+  %wzp = arith.constant dense<0> : tensor<ui8>
+  %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x2x4x4xi8>, tensor<2x2x1x1xui8>, tensor<i8>, tensor<ui8>) -> tensor<1x2x4x4xi32>
+  return %0 : tensor<1x2x4x4xi32>
+}
+
+// -----
+
+// A weight zero point that is not split out (an activation's weight here)
+// keeps the bytes: nothing to widen.
+// WIDE-LABEL: func @activation_weights
+// WIDE-NOT: xi16>
+// WIDE: return
+func.func @activation_weights(%x: tensor<1x2x4x4xi8>, %w: tensor<2x2x1x1xi8>) -> tensor<1x2x4x4xi32> {
+  %xzp = arith.constant dense<1> : tensor<i8>
+  %wzp = arith.constant dense<0> : tensor<i8>
+  %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x2x4x4xi8>, tensor<2x2x1x1xi8>, tensor<i8>, tensor<i8>) -> tensor<1x2x4x4xi32>
   return %0 : tensor<1x2x4x4xi32>
 }

@@ -228,3 +228,84 @@ func.func private @strided_weights(%acc: memref<1x4x16x16xi32>, %in: memref<1x8x
   }
   return
 }
+
+// -----
+
+// i16 weights (dlc-convert-to-linalg wide-conv-weights): pmaddwd's pair is
+// the two halves as one 32-bit word, broadcast as it is (no widening);
+// vpdpbusd multiplies bytes, so vnni leaves the row to the 32-bit products,
+// and a varying 16-bit read is no dot form's input either.
+// PM-LABEL: func.func private @wide_weights(
+// PM: step %c2
+// PM: %[[PAIRS:.*]] = vector.shuffle {{.*}} [0, 16, 1, 17, {{.*}}] : vector<16xi8>, vector<16xi8>
+// PM: arith.extui %[[PAIRS]] : vector<32xi8> to vector<32xi16>
+// PM: %[[WP:.*]] = vector.from_elements {{.*}} : vector<2xi16>
+// PM: %[[WW:.*]] = vector.bitcast %[[WP]] : vector<2xi16> to vector<1xi32>
+// PM: %[[W:.*]] = vector.extract %[[WW]][0] : i32 from vector<1xi32>
+// PM: %[[WS:.*]] = vector.broadcast %[[W]] : i32 to vector<4xi32>
+// PM: %[[WH:.*]] = vector.bitcast %[[WS]] : vector<4xi32> to vector<8xi16>
+// PM-NOT: arith.extsi {{.*}} to vector<8xi16>
+// PM: llvm.call_intrinsic "llvm.x86.sse2.pmadd.wd"(%{{.*}}, %[[WH]]) : (vector<8xi16>, vector<8xi16>) -> vector<4xi32>
+// PM-LABEL: func.func private @wide_inputs(
+// PM-NOT: llvm.call_intrinsic
+// PM: arith.muli {{.*}} : vector<16xi32>
+// CHECK-LABEL: func.func private @wide_weights(
+// CHECK-NOT: llvm.call_intrinsic
+// CHECK: arith.muli {{.*}} : vector<16xi32>
+func.func private @wide_weights(%acc: memref<1x4x16x16xi32>, %in: memref<1x8x18x18xi8>, %w: memref<4x3x3x8xi16>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %o = arith.divsi %i, %c16 : index
+    %h = arith.remsi %i, %c16 : index
+    scf.for %c = %c0 to %c8 step %c1 {
+      scf.for %kh = %c0 to %c3 step %c1 {
+        scf.for %kw = %c0 to %c3 step %c1 {
+          scf.parallel (%j) = (%c0) to (%c16) step (%c1) {
+            %ih = arith.addi %h, %kh : index
+            %jw = arith.addi %j, %kw : index
+            %x = memref.load %in[%c0, %c, %ih, %jw] : memref<1x8x18x18xi8>
+            %wt = memref.load %w[%o, %kh, %kw, %c] : memref<4x3x3x8xi16>
+            %a = memref.load %acc[%c0, %o, %h, %j] : memref<1x4x16x16xi32>
+            %xe = arith.extui %x : i8 to i32
+            %we = arith.extsi %wt : i16 to i32
+            %p = arith.muli %xe, %we : i32
+            %s = arith.addi %a, %p : i32
+            memref.store %s, %acc[%c0, %o, %h, %j] : memref<1x4x16x16xi32>
+            scf.reduce
+          }
+        }
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+func.func private @wide_inputs(%acc: memref<4x16xi32>, %a: memref<4x8xi8>, %b: memref<8x16xi16>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%m) = (%c0) to (%c4) step (%c1) {
+    scf.for %k = %c0 to %c8 step %c1 {
+      scf.parallel (%n) = (%c0) to (%c16) step (%c1) {
+        %x = memref.load %b[%k, %n] : memref<8x16xi16>
+        %w = memref.load %a[%m, %k] : memref<4x8xi8>
+        %acc0 = memref.load %acc[%m, %n] : memref<4x16xi32>
+        %we = arith.extsi %w : i8 to i32
+        %xe = arith.extsi %x : i16 to i32
+        %p = arith.muli %we, %xe : i32
+        %s = arith.addi %acc0, %p : i32
+        memref.store %s, %acc[%m, %n] : memref<4x16xi32>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}
