@@ -1102,13 +1102,24 @@ Value TileEmitter::emitPairDot(Location loc, Value acc, ArrayRef<Value> x,
       return b.create<arith::ExtUIOp>(loc, to, v);
     return b.create<arith::ExtSIOp>(loc, to, v);
   };
-  // Lane j's pair: x[0][j], x[1][j], as 16-bit values.
+  // Lane j's pair: x[0][j], x[1][j], as 16-bit values. A tile shorter
+  // than a register fills it with zeros, not copies of lane 0: LLVM built
+  // a 1-lane tile's broadcast pair byte by byte (15 vpinsrb a step, more
+  // than a full tile's step), where zeros leave it two bytes to insert.
+  auto zeroPadded = [&](Value v) -> Value {
+    if (lanes == width)
+      return v;
+    Value zeros = b.create<arith::ConstantOp>(loc, b.getZeroAttr(v.getType()));
+    SmallVector<int64_t> mask;
+    for (int64_t j = 0; j < width; ++j)
+      mask.push_back(j < lanes ? j : lanes);
+    return b.create<vector::ShuffleOp>(loc, v, zeros, mask);
+  };
   SmallVector<int64_t> pairs;
   for (int64_t j = 0; j < width; ++j)
     pairs.append({j, width + j});
-  Value xPairs =
-      b.create<vector::ShuffleOp>(loc, resize(loc, x[0], lanes, width),
-                                  resize(loc, x[1], lanes, width), pairs);
+  Value xPairs = b.create<vector::ShuffleOp>(loc, zeroPadded(x[0]),
+                                             zeroPadded(x[1]), pairs);
   xPairs = ext(xPairs, VectorType::get({2 * width}, i16), term.xUnsigned);
   // w's pair in every lane: 16-bit weights as one 32-bit broadcast
   // (vpbroadcastd from memory, a load); a byte pair in 16 bits, then
@@ -1138,7 +1149,9 @@ Value TileEmitter::emitPairDot(Location loc, Value acc, ArrayRef<Value> x,
   std::string name = chunk == 4   ? "llvm.x86.sse2.pmadd.wd"
                      : chunk == 8 ? "llvm.x86.avx2.pmadd.wd"
                                   : "llvm.x86.avx512.pmaddw.d.512";
-  Value sum = resize(loc, acc, lanes, width);
+  // The grouped loop may carry the accumulator a register wide already.
+  int64_t accLanes = cast<VectorType>(acc.getType()).getNumElements();
+  Value sum = resize(loc, acc, accLanes, width);
   for (int64_t q = 0; q < width / chunk; ++q) {
     Value xq = b.create<vector::ExtractStridedSliceOp>(
         loc, xPairs, ArrayRef<int64_t>{2 * chunk * q},
@@ -1153,7 +1166,7 @@ Value TileEmitter::emitPairDot(Location loc, Value acc, ArrayRef<Value> x,
         loc, b.create<arith::AddIOp>(loc, accq, products), sum,
         ArrayRef<int64_t>{chunk * q}, ArrayRef<int64_t>{1});
   }
-  return resize(loc, sum, width, lanes);
+  return resize(loc, sum, width, accLanes);
 }
 
 void TileEmitter::emitCopy(SmallVectorImpl<Value> &out, size_t first) {
@@ -1253,8 +1266,20 @@ void TileEmitter::emitLevel(size_t level, ValueRange accs,
   Value step = grouped
                    ? b.create<arith::ConstantIndexOp>(loop.getLoc(), dot->steps)
                    : scalar(loop.getStep());
+  // pmaddwd's loop carries a tile shorter than a register a register wide:
+  // a vector<1xi32> lives in a general register, and each step moved it
+  // to a vector register and back (8 vmovd a step for 4 copies).
+  auto lanesOf = [](Value v) {
+    return cast<VectorType>(v.getType()).getNumElements();
+  };
+  SmallVector<Value> inits;
+  for (Value acc : accs)
+    inits.push_back(grouped && dot->steps == 2
+                        ? resize(loop.getLoc(), acc, lanesOf(acc),
+                                 llvm::alignTo(lanesOf(acc), pmaddwdBits / 32))
+                        : acc);
   auto clone = b.create<scf::ForOp>(loop.getLoc(), scalar(loop.getLowerBound()),
-                                    scalar(loop.getUpperBound()), step, accs);
+                                    scalar(loop.getUpperBound()), step, inits);
   scalars.map(loop.getInductionVar(), clone.getInductionVar());
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(clone.getBody());
@@ -1262,7 +1287,10 @@ void TileEmitter::emitLevel(size_t level, ValueRange accs,
   if (grouped) {
     emitDotBody(clone.getInductionVar(), clone.getRegionIterArgs(), results);
     b.create<scf::YieldOp>(loop.getLoc(), results);
-    out.assign(clone.getResults().begin(), clone.getResults().end());
+    b.setInsertionPointAfter(clone);
+    out.clear();
+    for (auto [r, acc] : llvm::zip(clone.getResults(), accs))
+      out.push_back(resize(loop.getLoc(), r, lanesOf(r), lanesOf(acc)));
     return;
   }
   // A dot form's loop bodies are cloned innermost, with each step's value

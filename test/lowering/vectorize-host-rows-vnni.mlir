@@ -1,6 +1,7 @@
 // RUN: dlc-opt %s --split-input-file --dlc-vectorize-host-rows="lanes=16 any-length-tiles=true vnni=true" | FileCheck %s
 // RUN: dlc-opt %s --split-input-file --dlc-vectorize-host-rows="lanes=16 any-length-tiles=true" | FileCheck %s --check-prefix=OFF
 // RUN: dlc-opt %s --split-input-file --dlc-vectorize-host-rows="lanes=16 pmaddwd-bits=128" | FileCheck %s --check-prefix=PM
+// RUN: dlc-opt %s --split-input-file --dlc-vectorize-host-rows="lanes=16 pmaddwd-bits=256" | FileCheck %s --check-prefix=PM256
 
 // A 3x3 integer conv row of 20 outputs, 2 output channels a work item,
 // weights [O, KH, KW, C] (dlc-convert-to-linalg channels-last-int8-weights):
@@ -302,6 +303,49 @@ func.func private @wide_inputs(%acc: memref<4x16xi32>, %a: memref<4x8xi8>, %b: m
         %p = arith.muli %we, %xe : i32
         %s = arith.addi %acc0, %p : i32
         memref.store %s, %acc[%m, %n] : memref<4x16xi32>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A row of 17 under AVX2's pmaddwd: a tile of 16, then one of 1 lane. The
+// short tile's grouped loop carries its accumulator a register wide (a
+// vector<1xi32> lives in a general register, moved to a vector register
+// and back each step), and its input pair fills the register with zeros,
+// not copies of lane 0 (which LLVM built byte by byte).
+// PM256-LABEL: func.func private @short_tile(
+// PM256: scf.for {{.*}} step %c2{{.*}} iter_args({{.*}}) -> (vector<16xi32>)
+// PM256: %[[A:.*]] = vector.load %arg0{{.*}} : memref<4x17xi32>, vector<1xi32>
+// PM256: %[[WIDE:.*]] = vector.shuffle %[[A]], %[[A]] [0, 0, 0, 0, 0, 0, 0, 0] : vector<1xi32>, vector<1xi32>
+// PM256: %[[R:.*]] = scf.for {{.*}} step %c2{{.*}} iter_args(%{{.*}} = %[[WIDE]]) -> (vector<8xi32>)
+// PM256: vector.shuffle %{{.*}}, %[[Z:.*]] [0, 1, 1, 1, 1, 1, 1, 1] : vector<1xi8>, vector<1xi8>
+// PM256: llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"({{.*}}) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
+// PM256-NOT: vector<1xi32>
+// PM256: scf.yield %{{.*}} : vector<8xi32>
+// PM256: %[[N:.*]] = vector.shuffle %[[R]], %[[R]] [0] : vector<8xi32>, vector<8xi32>
+// PM256: vector.store %[[N]], %arg0{{.*}} : memref<4x17xi32>, vector<1xi32>
+func.func private @short_tile(%acc: memref<4x17xi32>, %a: memref<4x8xi16>, %b: memref<8x17xi8>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c17 = arith.constant 17 : index
+  scf.parallel (%m) = (%c0) to (%c4) step (%c1) {
+    scf.for %k = %c0 to %c8 step %c1 {
+      scf.parallel (%n) = (%c0) to (%c17) step (%c1) {
+        %x = memref.load %b[%k, %n] : memref<8x17xi8>
+        %w = memref.load %a[%m, %k] : memref<4x8xi16>
+        %acc0 = memref.load %acc[%m, %n] : memref<4x17xi32>
+        %we = arith.extsi %w : i16 to i32
+        %xe = arith.extsi %x : i8 to i32
+        %p = arith.muli %we, %xe : i32
+        %s = arith.addi %acc0, %p : i32
+        memref.store %s, %acc[%m, %n] : memref<4x17xi32>
         scf.reduce
       }
     }
