@@ -745,6 +745,13 @@ def CollapseRowPlanesPass : Pass<"dlc-collapse-row-planes", "ModuleOp"> {
   let options = [
     Option<"maxRow", "max-row", "int64_t", /*default=*/"256",
            "Longest merged row (elements); 0 leaves every kernel alone">,
+    Option<"byteMaxRow", "byte-max-row", "int64_t", /*default=*/"0",
+           "Longest merged row of a kernel that reduces an 8-bit operand "
+           "(an integer conv) whose width 16 does not divide and whose "
+           "plane it does: without AVX-512 a byte row has no masked rest, "
+           "and such a width ran as pieces of 8, 4, 2 and 1 lanes, each a "
+           "pass of the reductions (resnet50's 28: 16 + 8 + 4; its plane "
+           "784 is 49 tiles). 0: max-row alone">,
     Option<"minRows", "min-rows", "int64_t",
            /*default=*/"::mlir::dlc::kMinPlaneRows",
            "Fewest rows the other parallel dims must span (8 work items "

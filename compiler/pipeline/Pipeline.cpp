@@ -181,7 +181,9 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
         {/*sinkBarrier=*/options.target == Target::Cuda}));
   // Host rows over whole planes where a kernel reads them contiguously.
   if (!cudaForm && options.hostRowLanes > 0)
-    pm.addPass(dlc::createCollapseRowPlanesPass({options.hostRowPlane}));
+    pm.addPass(dlc::createCollapseRowPlanesPass(
+        {options.hostRowPlane,
+         options.hostVectorBits < 512 ? options.hostByteRowPlane : 0}));
   pm.addPass(dlc::createLinearizeKernelsPass(
       {!cudaForm,
        cudaForm || options.hostRowLanes == 0 ? 0 : hostRowBlock(options),

@@ -154,6 +154,11 @@ struct CompileOptions {
   /// plane as one row when it has at most this many elements
   /// (dlc-collapse-row-planes `max-row`). 0: off.
   int64_t hostRowPlane = 256;
+  /// Host without AVX-512: the same for a kernel that reduces bytes (an
+  /// integer conv) whose plane is whole 16-lane tiles and whose width is
+  /// not, up to this many elements (dlc-collapse-row-planes
+  /// `byte-max-row`): such a width's rest ran as byte pieces. 0: off.
+  int64_t hostByteRowPlane = 1024;
   /// Host: a row's full tiles share their reduction loops while their
   /// vector accumulators number at most this many (dlc-vectorize-host-rows
   /// `accumulators`). 0: 24 with AVX-512 (of its 32 registers), else 1 (a

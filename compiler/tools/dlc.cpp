@@ -244,6 +244,15 @@ cl::opt<int64_t> hostRowPlane(
              "take planes of at most this many elements as one row "
              "(dlc-collapse-row-planes max-row; 0: off)"),
     cl::init(256), cl::cat(category));
+cl::opt<int64_t> hostByteRowPlane(
+    "host-byte-row-plane",
+    cl::desc("Host without AVX-512: a kernel that reduces bytes (an integer "
+             "convolution) and reads its plane contiguously takes planes of "
+             "at most this many elements as one row where the plane is "
+             "whole 16-lane tiles and its width is not (AVX2 has no masked "
+             "byte loads: such a width's rest ran as pieces of 8, 4, 2 and "
+             "1 lanes; 0: --host-row-plane's limit alone)"),
+    cl::init(1024), cl::cat(category));
 cl::opt<int64_t> hostRowAccumulators(
     "host-row-accumulators",
     cl::desc("Host: a row's 16-lane tiles share their reduction loops while "
@@ -838,6 +847,8 @@ int run(MLIRContext &context) {
         std::make_tuple("--host-row-panel", hostRowPanel.getValue(), 8, 256),
         std::make_tuple("--host-row-plane", hostRowPlane.getValue(), 2,
                         1 << 20),
+        std::make_tuple("--host-byte-row-plane", hostByteRowPlane.getValue(),
+                        2, 1 << 20),
         std::make_tuple("--host-row-accumulators",
                         hostRowAccumulators.getValue(), 1, 32)}) {
     if (value != 0 && (value < lo || value > hi)) {
@@ -850,6 +861,7 @@ int run(MLIRContext &context) {
   options.hostRowBlock = hostRowBlock;
   options.hostRowPanel = hostRowPanel;
   options.hostRowPlane = hostRowPlane;
+  options.hostByteRowPlane = hostByteRowPlane;
   options.hostRowAccumulators = hostRowAccumulators;
   options.hostRowEpilogues = hostRowEpilogues;
   options.hostMaskedRest = hostMaskedRest;

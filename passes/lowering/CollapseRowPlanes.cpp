@@ -176,6 +176,10 @@ void collapse(RewriterBase &rewriter, func::FuncOp kernel, const OpPlane &plane,
   rewriter.eraseOp(op);
 }
 
+/// A byte row's tile: 16 lanes, loaded whole (no masked byte loads
+/// before AVX-512).
+constexpr int64_t kByteTile = 16;
+
 struct CollapseRowPlanesPass
     : dlc::impl::CollapseRowPlanesPassBase<CollapseRowPlanesPass> {
   using CollapseRowPlanesPassBase::CollapseRowPlanesPassBase;
@@ -211,8 +215,20 @@ struct CollapseRowPlanesPass
         return;
       planes.push_back(*plane);
     }
-    // Rows of a register row, and enough of them for the threads.
-    if (planes.front().height * planes.front().width > maxRow ||
+    // Rows of a register row (or of whole byte tiles where a row's
+    // width would end in pieces), and enough of them for the threads.
+    int64_t height = planes.front().height, width = planes.front().width;
+    bool bytePieces =
+        width % kByteTile != 0 && (height * width) % kByteTile == 0 &&
+        llvm::any_of(ops, [](linalg::LinalgOp op) {
+          return op.getNumReductionLoops() > 0 &&
+                 llvm::any_of(op.getDpsInputs(), [](Value v) {
+                   Type elt = getElementTypeOrSelf(v.getType());
+                   return elt.isInteger(8);
+                 });
+        });
+    int64_t limit = bytePieces ? std::max(maxRow, byteMaxRow) : maxRow;
+    if (height * width > limit ||
         llvm::any_of(planes, [&](const OpPlane &plane) {
           return plane.rows < std::max<int64_t>(minRows, kMinHostRows);
         }))

@@ -1,4 +1,5 @@
 // RUN: dlc-opt %s --split-input-file --dlc-collapse-row-planes | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlc-collapse-row-planes="byte-max-row=1024" | FileCheck %s --check-prefix=BYTES
 // RUN: dlc-opt %s --split-input-file --dlc-collapse-row-planes --dlc-linearize-kernels="row-work-items=1 row-block=8" --canonicalize | FileCheck %s --check-prefix=ROWS
 
 // A 1x1 conv over a 7x7 plane with its bias and ReLU: every op reads and
@@ -150,6 +151,66 @@ func.func private @elementwise(%x: memref<1x64x7x7xf32>, %y: memref<1x64x7x7xf32
   ^bb0(%v: f32, %o: f32):
     %r = arith.negf %v : f32
     linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// An integer 1x1 conv over a 28x28 plane: longer than max-row, but its
+// rows of 28 would end in byte pieces (16 + 8 + 4) and its 784 positions
+// are 49 whole tiles, so byte-max-row merges it.
+// CHECK-LABEL: func.func private @int8_conv1x1_28(
+// CHECK-NOT: memref.collapse_shape
+// BYTES-LABEL: func.func private @int8_conv1x1_28(
+// BYTES-DAG: memref.collapse_shape %arg1 {{\[\[}}0], [1], [2, 3]] : memref<1x32x28x28xi8> into memref<1x32x784xi8>
+// BYTES-DAG: memref.collapse_shape %arg2 {{\[\[}}0], [1], [2, 3]] : memref<1x64x28x28xi32> into memref<1x64x784xi32>
+#in = affine_map<(n, k, y, x, c, i, j) -> (n, c, y + i, x + j)>
+#w = affine_map<(n, k, y, x, c, i, j) -> (k, c, i, j)>
+#out = affine_map<(n, k, y, x, c, i, j) -> (n, k, y, x)>
+func.func private @int8_conv1x1_28(%w: memref<64x32x1x1xi16>, %x: memref<1x32x28x28xi8>, %acc: memref<1x64x28x28xi32>) attributes {dlc.kernel, dlc.distinct_args} {
+  linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x32x28x28xi8>, memref<64x32x1x1xi16>) outs(%acc : memref<1x64x28x28xi32>) {
+  ^bb0(%a: i8, %c: i16, %o: i32):
+    %ae = arith.extui %a : i8 to i32
+    %ce = arith.extsi %c : i16 to i32
+    %p = arith.muli %ae, %ce : i32
+    %s = arith.addi %o, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+
+// -----
+
+// The same over 30x30: 900 positions are no whole tiles either, so the
+// rows stay (and a float conv's 28x28 plane is max-row's alone).
+// BYTES-LABEL: func.func private @int8_conv1x1_30(
+// BYTES-NOT: memref.collapse_shape
+// BYTES-LABEL: func.func private @f32_conv1x1_28(
+// BYTES-NOT: memref.collapse_shape
+#in = affine_map<(n, k, y, x, c, i, j) -> (n, c, y + i, x + j)>
+#w = affine_map<(n, k, y, x, c, i, j) -> (k, c, i, j)>
+#out = affine_map<(n, k, y, x, c, i, j) -> (n, k, y, x)>
+func.func private @int8_conv1x1_30(%w: memref<64x32x1x1xi8>, %x: memref<1x32x30x30xi8>, %acc: memref<1x64x30x30xi32>) attributes {dlc.kernel, dlc.distinct_args} {
+  linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x32x30x30xi8>, memref<64x32x1x1xi8>) outs(%acc : memref<1x64x30x30xi32>) {
+  ^bb0(%a: i8, %c: i8, %o: i32):
+    %ae = arith.extui %a : i8 to i32
+    %ce = arith.extsi %c : i8 to i32
+    %p = arith.muli %ae, %ce : i32
+    %s = arith.addi %o, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+func.func private @f32_conv1x1_28(%w: memref<64x32x1x1xf32>, %x: memref<1x32x28x28xf32>, %acc: memref<1x64x28x28xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x32x28x28xf32>, memref<64x32x1x1xf32>) outs(%acc : memref<1x64x28x28xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %p = arith.mulf %a, %c : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
   }
   return
 }
