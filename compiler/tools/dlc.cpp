@@ -847,8 +847,8 @@ int run(MLIRContext &context) {
         std::make_tuple("--host-row-panel", hostRowPanel.getValue(), 8, 256),
         std::make_tuple("--host-row-plane", hostRowPlane.getValue(), 2,
                         1 << 20),
-        std::make_tuple("--host-byte-row-plane", hostByteRowPlane.getValue(),
-                        2, 1 << 20),
+        std::make_tuple("--host-byte-row-plane", hostByteRowPlane.getValue(), 2,
+                        1 << 20),
         std::make_tuple("--host-row-accumulators",
                         hostRowAccumulators.getValue(), 1, 32)}) {
     if (value != 0 && (value < lo || value > hi)) {

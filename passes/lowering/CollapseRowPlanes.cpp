@@ -218,15 +218,15 @@ struct CollapseRowPlanesPass
     // Rows of a register row (or of whole byte tiles where a row's
     // width would end in pieces), and enough of them for the threads.
     int64_t height = planes.front().height, width = planes.front().width;
-    bool bytePieces =
-        width % kByteTile != 0 && (height * width) % kByteTile == 0 &&
-        llvm::any_of(ops, [](linalg::LinalgOp op) {
-          return op.getNumReductionLoops() > 0 &&
-                 llvm::any_of(op.getDpsInputs(), [](Value v) {
-                   Type elt = getElementTypeOrSelf(v.getType());
-                   return elt.isInteger(8);
-                 });
-        });
+    bool bytePieces = width % kByteTile != 0 &&
+                      (height * width) % kByteTile == 0 &&
+                      llvm::any_of(ops, [](linalg::LinalgOp op) {
+                        return op.getNumReductionLoops() > 0 &&
+                               llvm::any_of(op.getDpsInputs(), [](Value v) {
+                                 Type elt = getElementTypeOrSelf(v.getType());
+                                 return elt.isInteger(8);
+                               });
+                      });
     int64_t limit = bytePieces ? std::max(maxRow, byteMaxRow) : maxRow;
     if (height * width > limit ||
         llvm::any_of(planes, [&](const OpPlane &plane) {

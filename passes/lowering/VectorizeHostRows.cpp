@@ -890,8 +890,8 @@ private:
   /// `v` (of `from` lanes) padded to `to` lanes, the extra ones copies of
   /// lane 0; or its first `to` lanes when shorter.
   Value resize(Location loc, Value v, int64_t from, int64_t to);
-  /// The scalars `parts` packed into one i32 word, in every lane of
-  /// `words`.
+  /// The scalars `parts` packed into one word of `words`' element type, in
+  /// every lane of `words`.
   Value broadcastWord(Location loc, ValueRange parts, VectorType words);
   /// The op of loop `level`'s body that holds the next level (a loop, or
   /// the row).
@@ -1074,9 +1074,10 @@ Value TileEmitter::broadcastWord(Location loc, ValueRange parts,
                                  VectorType words) {
   Value packed = b.create<vector::FromElementsOp>(
       loc, VectorType::get({(int64_t)parts.size()}, parts[0].getType()), parts);
-  Type i32 = b.getI32Type();
+  Type wordType = words.getElementType();
   Value word = b.create<vector::ExtractOp>(
-      loc, b.create<vector::BitCastOp>(loc, VectorType::get({1}, i32), packed),
+      loc,
+      b.create<vector::BitCastOp>(loc, VectorType::get({1}, wordType), packed),
       ArrayRef<int64_t>{0});
   return b.create<vector::BroadcastOp>(loc, words, word);
 }
@@ -1132,18 +1133,10 @@ Value TileEmitter::emitPairDot(Location loc, Value acc, ArrayRef<Value> x,
     wHalves = b.create<vector::BitCastOp>(
         loc, halves, broadcastWord(loc, ValueRange{w[0], w[1]}, words));
   } else {
-    Value pair = b.create<vector::ExtractOp>(
-        loc,
-        b.create<vector::BitCastOp>(
-            loc, VectorType::get({1}, i16),
-            b.create<vector::FromElementsOp>(
-                loc, VectorType::get({2}, w[0].getType()),
-                ValueRange{w[0], w[1]})),
-        ArrayRef<int64_t>{0});
     Value wBytes = b.create<vector::BitCastOp>(
         loc, VectorType::get({2 * chunk}, w[0].getType()),
-        b.create<vector::BroadcastOp>(loc, VectorType::get({chunk}, i16),
-                                      pair));
+        broadcastWord(loc, ValueRange{w[0], w[1]},
+                      VectorType::get({chunk}, i16)));
     wHalves = ext(wBytes, halves, term.wUnsigned);
   }
   std::string name = chunk == 4   ? "llvm.x86.sse2.pmadd.wd"
