@@ -26,6 +26,12 @@ namespace dlc {
 /// phases).
 constexpr int64_t kMinPlaneRows = 64;
 
+/// Host: a byte row's tile, 16 lanes loaded whole (no masked byte loads
+/// before AVX-512): integer convs' planes round to it (dlc-convert-to-linalg
+/// `conv-plane-rows`) and take it whole (dlc-collapse-row-planes
+/// `byte-max-row`).
+constexpr int64_t kHostByteTile = 16;
+
 #define GEN_PASS_DECL
 #include "passes/Passes.h.inc"
 

@@ -176,10 +176,6 @@ void collapse(RewriterBase &rewriter, func::FuncOp kernel, const OpPlane &plane,
   rewriter.eraseOp(op);
 }
 
-/// A byte row's tile: 16 lanes, loaded whole (no masked byte loads
-/// before AVX-512).
-constexpr int64_t kByteTile = 16;
-
 struct CollapseRowPlanesPass
     : dlc::impl::CollapseRowPlanesPassBase<CollapseRowPlanesPass> {
   using CollapseRowPlanesPassBase::CollapseRowPlanesPassBase;
@@ -218,8 +214,8 @@ struct CollapseRowPlanesPass
     // Rows of a register row (or of whole byte tiles where a row's
     // width would end in pieces), and enough of them for the threads.
     int64_t height = planes.front().height, width = planes.front().width;
-    bool bytePieces = width % kByteTile != 0 &&
-                      (height * width) % kByteTile == 0 &&
+    bool bytePieces = width % kHostByteTile != 0 &&
+                      (height * width) % kHostByteTile == 0 &&
                       llvm::any_of(ops, [](linalg::LinalgOp op) {
                         return op.getNumReductionLoops() > 0 &&
                                llvm::any_of(op.getDpsInputs(), [](Value v) {

@@ -742,7 +742,8 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
     std::optional<RowConv> rows;
     if (padInput && oneGroup)
       rows = rowConv(rewriter, loc, input, win, planeRows,
-                     /*rowMultiple=*/16, inputZeroPoint, dotChannels);
+                     /*rowMultiple=*/kHostByteTile, inputZeroPoint,
+                     dotChannels);
     Window paddedWin, subsampledWin;
     SmallVector<int64_t> paddedShape, subsampledShape;
     if (rows) {
