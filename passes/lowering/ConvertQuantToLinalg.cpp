@@ -741,9 +741,9 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
     // dot product takes a pass a tile either way.
     std::optional<RowConv> rows;
     if (padInput && oneGroup)
-      rows = rowConv(rewriter, loc, input, win, planeRows,
-                     /*rowMultiple=*/kHostByteTile, inputZeroPoint,
-                     dotChannels);
+      rows =
+          rowConv(rewriter, loc, input, win, planeRows,
+                  /*rowMultiple=*/kHostByteTile, inputZeroPoint, dotChannels);
     Window paddedWin, subsampledWin;
     SmallVector<int64_t> paddedShape, subsampledShape;
     if (rows) {
