@@ -52,7 +52,7 @@ void populateDlcQuantToLinalgPatterns(
     bool padConvChannels = false, bool reciprocalQuantize = false,
     bool padConvInput = false, bool vnniConvs = false,
     bool pairConvWeights = false, bool wideConvWeights = false,
-    int64_t convPlaneRows = 0);
+    int64_t convPlaneRows = 0, bool pairMatMulWeights = false);
 
 /// Makes every unsigned integer type under `root` signless (values, block
 /// arguments, function types, constants) and drops the tensor.bitcasts

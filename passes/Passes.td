@@ -119,7 +119,20 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
            "With pad-conv-input, grouped convs (depthwise) read a padded "
            "copy too: where the host vectorizes rows, whose affine window "
            "reads it loads as vectors (their bounds-checked reads ran "
-           "scalar)">
+           "scalar)">,
+    Option<"pairMatMulWeights", "pair-matmul-weights", "bool",
+           /*default=*/"false",
+           "Integer MatMuls of a constant 2-D rhs whose zero point is split "
+           "out and whose K is even hold it as i16 pairs [K / 2, L], "
+           "w[2 k2 + p][n] at [k2, 2 n + p], the reduction split in k2 and "
+           "p, and read their lhs widened to i16 by a parallel generic: the "
+           "host's pmaddwd dot products (dlc-vectorize-host-rows "
+           "`pmaddwd-bits`) then load a row's lane pairs as they are and "
+           "broadcast the lhs pair as one 32-bit word, where two byte rows "
+           "took an interleave and two widenings on the shuffle ports a "
+           "step, and the lhs pair a broadcast and a widening. A weight "
+           "larger than L1 has rows (L >= 2 N) of an odd number of 64-byte "
+           "lines, which the reduction's reads spread over every L1 set">
   ];
 }
 
@@ -1174,8 +1187,12 @@ def VectorizeHostRowsPass : Pass<"dlc-vectorize-host-rows", "ModuleOp"> {
     the same way (any signedness, `w`'s bytes read one by one): each
     lane's byte pair widened to 16 bits, `llvm.x86.sse2.pmadd.wd` (or
     AVX2's) a register at a time, its sums added to the accumulator; `w`
-    may be 16-bit already (dlc-convert-to-linalg `wide-conv-weights`), its
-    pair then one 32-bit word broadcast as it is.
+    may be 16-bit already (dlc-convert-to-linalg `wide-conv-weights`,
+    `pair-matmul-weights`' widened lhs), its pair then one 32-bit word
+    broadcast as it is. A 16-bit `x` is a MatMul's weight laid out in pairs
+    (`pair-matmul-weights`: lanes 2 apart, the grouped loop's two steps 1
+    apart): the first step's read of 2 x lanes elements is the lanes' pairs
+    as they are, with no interleave and no widening.
     ```mlir
     %r = scf.for %c = %c0 to %c256 step %c4 iter_args(%a = %a0) -> (vector<16xi32>) {
       %x = vector.shuffle ... : vector<32xi8>, vector<32xi8>   // x[c..c+3] interleaved

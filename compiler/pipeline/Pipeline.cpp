@@ -108,7 +108,8 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
        /*convPlaneRows=*/!cudaForm && options.hostRowLanes > 0
            ? options.hostRowPlane
            : 0,
-       /*padGroupedConvInput=*/!cudaForm && options.hostRowLanes > 0}));
+       /*padGroupedConvInput=*/!cudaForm && options.hostRowLanes > 0,
+       /*pairMatMulWeights=*/!cudaForm && options.hostPmaddwdBits > 0}));
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)
     pm.addPass(dlc::createFuseElementwisePass());

@@ -3320,10 +3320,10 @@ struct ConvertDlcToLinalgPass
     populateDlcToLinalgPatterns(patterns, f32WeightsNK, halfWeightsNK,
                                 padConvChannels, padConvInput, convPlaneRows,
                                 padGroupedConvInput);
-    populateDlcQuantToLinalgPatterns(patterns, int8WeightsNK, padConvChannels,
-                                     reciprocalQuantize, padConvInput,
-                                     vnniConvs, pairConvWeights,
-                                     wideConvWeights, convPlaneRows);
+    populateDlcQuantToLinalgPatterns(
+        patterns, int8WeightsNK, padConvChannels, reciprocalQuantize,
+        padConvInput, vnniConvs, pairConvWeights, wideConvWeights,
+        convPlaneRows, pairMatMulWeights);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();

@@ -850,10 +850,100 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
 };
 
 struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
-  MatMulIntegerLowering(MLIRContext *ctx, bool weightsNK)
-      : OpRewritePattern(ctx), weightsNK(weightsNK) {}
+  MatMulIntegerLowering(MLIRContext *ctx, bool weightsNK, bool pairWeights)
+      : OpRewritePattern(ctx), weightsNK(weightsNK), pairWeights(pairWeights) {}
   /// Constant 2-D rhs laid out [N, K] (int8 mma.sync reads B that way).
   bool weightsNK;
+  /// Constant 2-D rhs of an even K with its zero point split out laid out
+  /// as 16-bit pairs [K / 2, 2 N] (pmaddwd's lane pairs, see the pass's
+  /// `pair-matmul-weights`).
+  bool pairWeights;
+
+  /// The constant 8-bit `rhs` ([K, N], or [N, K] when `transposed`) as i16
+  /// [K / 2, L] holding w[2 k2 + p][n] at [k2, 2 n + p]; null if it is not
+  /// one. Where it outgrows L1, a row's L >= 2 N elements are an odd
+  /// number of 64-byte lines: a tile's lanes are then one line, and the
+  /// lines a reduction walks down fall in every L1 set (rows of 3 x 4 KB,
+  /// bert's FFN-up, all fell in one, each step missing L1); else L = 2 N.
+  static Value pairedConstant(OpBuilder &b, Location loc, Value rhs,
+                              bool transposed) {
+    auto type = tensorType(rhs);
+    int64_t k = type.getDimSize(transposed ? 1 : 0),
+            n = type.getDimSize(transposed ? 0 : 1);
+    if (k % 2 != 0)
+      return {};
+    constexpr int64_t lineHalves = 32, l1Bytes = 32 * 1024;
+    int64_t row = 2 * n;
+    if (k * row > l1Bytes) // (k / 2) rows of 2 n halves, 2 bytes each
+      row = (llvm::divideCeil(row, lineHalves) | 1) * lineHalves;
+    Value pairs = gatheredConstant(
+        b, loc, rhs, {k / 2, row},
+        [&](ArrayRef<int64_t> idx, ArrayRef<int64_t>) -> int64_t {
+          if (idx[1] >= 2 * n)
+            return -1;
+          int64_t r = 2 * idx[0] + idx[1] % 2, c = idx[1] / 2;
+          return transposed ? c * k + r : r * n + c;
+        },
+        "_pairs");
+    return pairs ? widenedConstant(b, loc, pairs, "_i16") : Value();
+  }
+
+  /// The product of `op` on weights paired by `pairedConstant`: the
+  /// reduction as k2 (K / 2) and p (2), so that a step pair of the inner
+  /// one reads each lane's two weights from consecutive 16-bit elements,
+  /// and the lhs widened to i16 by a kernel of its own, so that a row's
+  /// pair of it is one 32-bit broadcast from memory (a load), where two
+  /// bytes took a broadcast and a widening on the shuffle ports.
+  LogicalResult rewritePaired(MatMulIntegerOp op, PatternRewriter &rewriter,
+                              Value pairs, Value init) const {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    int64_t rank = type.getRank(), batch = rank - 2;
+    AffineExpr m = getAffineDimExpr(batch, ctx),
+               n = getAffineDimExpr(batch + 1, ctx),
+               k2 = getAffineDimExpr(batch + 2, ctx),
+               p = getAffineDimExpr(batch + 3, ctx);
+    int64_t numDims = rank + 2;
+    // batchedOperandMap's maps have rank + 1 dims: its batch and row
+    // results, the column 2 k2 + p over one more.
+    SmallVector<AffineExpr> lhsExprs(
+        batchedOperandMap(type, op.getLhs(), m, k2).getResults());
+    lhsExprs.back() = k2 * 2 + p;
+    // k2 and p only size the loops through the reads: a tensor.empty of
+    // [K / 2, 2] gives them their extents (as a pooling window does).
+    int64_t halfK = tensorType(pairs).getDimSize(0);
+    Value window = rewriter.create<tensor::EmptyOp>(
+        loc, ArrayRef<int64_t>{halfK, 2}, rewriter.getI8Type());
+    SmallVector<AffineMap> maps{
+        AffineMap::get(numDims, 0, lhsExprs, ctx),
+        AffineMap::get(numDims, 0, {k2, n * 2 + p}, ctx),
+        AffineMap::get(numDims, 0, {k2, p}, ctx),
+        AffineMap::getMultiDimIdentityMap(numDims, ctx).getMajorSubMap(rank)};
+    SmallVector<IteratorType> iters(rank, IteratorType::parallel);
+    iters.append(2, IteratorType::reduction);
+    bool lhsUnsigned = isUnsigned(op.getLhs());
+    auto lhsType = tensorType(op.getLhs());
+    Value lhs = parallelGeneric(
+        rewriter, loc,
+        RankedTensorType::get(lhsType.getShape(), rewriter.getI16Type()),
+        {toSignless(rewriter, loc, op.getLhs())},
+        {AffineMap::getMultiDimIdentityMap(lhsType.getRank(), ctx)},
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          if (lhsUnsigned)
+            return b.create<arith::ExtUIOp>(l, b.getI16Type(), a[0]);
+          return b.create<arith::ExtSIOp>(l, b.getI16Type(), a[0]);
+        });
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{type}, ValueRange{lhs, pairs, window}, ValueRange{init},
+        maps, iters, [&](OpBuilder &b, Location l, ValueRange a) {
+          b.create<linalg::YieldOp>(l, mulAccumulate(b, l, a[3], a[0],
+                                                     /*xUnsigned=*/false, a[1],
+                                                     /*wUnsigned=*/false));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
 
   /// The signless `y` [.., K, N] as a new tensor [.., N, K].
   static Value transposeLastTwo(OpBuilder &b, Location loc, Value y) {
@@ -1011,6 +1101,9 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
     Value init;
     if (split) {
       init = split->init(rewriter, loc, type, rank - 1, op.getLhsZeroPoint());
+      if (pairWeights)
+        if (Value pairs = pairedConstant(rewriter, loc, rhs, rhsTransposed))
+          return rewritePaired(op, rewriter, pairs, init);
     } else if (weightsNK && tensorType(bzp).getRank() == 0 &&
                !matchPattern(rhs, m_Constant())) {
       // An activation rhs in the CUDA form (attention's Q.K^T and P.V): a
@@ -1079,7 +1172,8 @@ Value mlir::dlc::quantizeToI8(OpBuilder &b, Location loc, Value x, double scale,
 void mlir::dlc::populateDlcQuantToLinalgPatterns(
     RewritePatternSet &patterns, bool int8WeightsNK, bool padConvChannels,
     bool reciprocalQuantize, bool padConvInput, bool vnniConvs,
-    bool pairConvWeights, bool wideConvWeights, int64_t convPlaneRows) {
+    bool pairConvWeights, bool wideConvWeights, int64_t convPlaneRows,
+    bool pairMatMulWeights) {
   patterns.add<QuantizeLinearLowering>(patterns.getContext(),
                                        reciprocalQuantize);
   patterns.add<DequantizeLinearLowering, RequantizeLowering>(
@@ -1087,7 +1181,8 @@ void mlir::dlc::populateDlcQuantToLinalgPatterns(
   patterns.add<ConvIntegerLowering>(patterns.getContext(), padConvChannels,
                                     padConvInput, vnniConvs, pairConvWeights,
                                     wideConvWeights, convPlaneRows);
-  patterns.add<MatMulIntegerLowering>(patterns.getContext(), int8WeightsNK);
+  patterns.add<MatMulIntegerLowering>(patterns.getContext(), int8WeightsNK,
+                                      pairMatMulWeights);
 }
 
 void mlir::dlc::eraseUnsignedIntegerTypes(Operation *root) {

@@ -596,6 +596,10 @@ struct DotTerm {
   /// x is read as `x xor 0x80` (an s8 input as u8: x + 128).
   bool flipX = false;
   bool wUnsigned = false;
+  /// x is 16-bit and a step pair's two reads interleave: lane j's pair is
+  /// the two consecutive elements at 2 j (dlc-convert-to-linalg
+  /// pair-matmul-weights), one load of the row's pairs as they are.
+  bool pairedX = false;
 };
 
 /// A row whose every accumulator is a byte dot product, and the reduction
@@ -671,7 +675,8 @@ std::optional<DotForm> matchDot(RowNest &nest, const RowAnalysis &analysis,
           !singleUse(operand))
         return std::nullopt;
       // pmaddwd's weights may be 16-bit already (dlc-convert-to-linalg
-      // wide-conv-weights); inputs are bytes.
+      // wide-conv-weights), and a varying read of 16-bit pairs
+      // (pair-matmul-weights, checked once the grouped loop is known).
       Type from = ext->getOperand(0).getType();
       bool half = !vnni && from.isInteger(16);
       if (!from.isInteger(8) && !half)
@@ -693,9 +698,10 @@ std::optional<DotForm> matchDot(RowNest &nest, const RowAnalysis &analysis,
       if (!load || load->getBlock() != nest.row.getBody())
         return std::nullopt;
       bool isUnsigned = isa<arith::ExtUIOp>(ext);
-      if (analysis.isVarying(load.getResult()) && !term.x && !half) {
+      if (analysis.isVarying(load.getResult()) && !term.x && !(half && flip)) {
         term.x = load;
         term.flipX = flip;
+        term.pairedX = half;
         xUnsigned = isUnsigned;
       } else if (!flip && !analysis.isVarying(load.getResult()) && !term.w) {
         term.w = load;
@@ -736,6 +742,18 @@ std::optional<DotForm> matchDot(RowNest &nest, const RowAnalysis &analysis,
          {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
       if (!definedOutside(bound, outer))
         return std::nullopt;
+  // A varying 16-bit read holds lane j's pair at 2 j and 2 j + 1: lanes
+  // 2 apart, and the grouped loop's steps 1 apart.
+  auto pairsRead = [&](scf::ForOp loop) {
+    return llvm::all_of(form.terms, [&](DotTerm &t) {
+      if (!t.pairedX)
+        return true;
+      std::optional<int64_t> stride =
+          analysis.strideOf(t.x.getIndices().back());
+      return stride && *stride == 2 &&
+             readsConsecutively(t.x, loop.getInductionVar());
+    });
+  };
   // The grouped loop: `steps` steps at a time, reading w's bytes
   // consecutively (vpdpbusd broadcasts them as one word); pmaddwd packs two
   // bytes itself, and takes the innermost loop of an even length otherwise.
@@ -746,6 +764,8 @@ std::optional<DotForm> matchDot(RowNest &nest, const RowAnalysis &analysis,
                            step = getConstantIntValue(loop.getStep());
     if (!lb || !ub || !step || *lb != 0 || *step != 1 ||
         *ub % form.steps != 0 || *ub == 0)
+      continue;
+    if (!pairsRead(loop))
       continue;
     if (llvm::all_of(form.terms, [&](DotTerm &t) {
           return readsConsecutively(t.w, loop.getInductionVar());
@@ -820,8 +840,12 @@ public:
     for (scf::ForOp loop : nest.loops)
       if (!dot || loop != dot->loop)
         order.push_back(loop);
-    if (dot)
+    if (dot) {
       order.push_back(dot->loop);
+      for (DotTerm &term : dot->terms)
+        if (term.pairedX)
+          pairedReads.insert(term.x);
+    }
   }
 
   void emit();
@@ -831,6 +855,10 @@ private:
   RowNest &nest;
   const RowAnalysis &analysis;
   SmallVector<int64_t> widths, valids;
+  /// The dot form's step being emitted (emitDotBody), else -1.
+  int64_t dotStep = -1;
+  /// The dot form's paired reads (DotTerm::pairedX).
+  DenseSet<Operation *> pairedReads;
   /// The current tile's lanes (`selectTile`).
   int64_t lanes;
   /// Those of them the row has (the others are masked off): `lanes` but in
@@ -1005,6 +1033,7 @@ void TileEmitter::emitDotBody(Value iv, ValueRange accs,
   // x and w of each accumulator of each copy, for the 4 steps.
   SmallVector<SmallVector<Value, 4>> xs(accs.size()), ws(accs.size());
   for (int64_t g = 0; g < dot->steps; ++g) {
+    dotStep = g;
     Value step = b.create<arith::AddIOp>(
         loc, iv, b.create<arith::ConstantIndexOp>(loc, g));
     scalars.map(dot->loop.getInductionVar(), step);
@@ -1023,6 +1052,7 @@ void TileEmitter::emitDotBody(Value iv, ValueRange accs,
       }
     }
   }
+  dotStep = -1;
   out.clear();
   for (int64_t slot = 0; slot < slots(); ++slot)
     for (auto [i, term] : llvm::enumerate(dot->terms)) {
@@ -1119,9 +1149,23 @@ Value TileEmitter::emitPairDot(Location loc, Value acc, ArrayRef<Value> x,
   SmallVector<int64_t> pairs;
   for (int64_t j = 0; j < width; ++j)
     pairs.append({j, width + j});
-  Value xPairs = b.create<vector::ShuffleOp>(loc, zeroPadded(x[0]),
-                                             zeroPadded(x[1]), pairs);
-  xPairs = ext(xPairs, VectorType::get({2 * width}, i16), term.xUnsigned);
+  Value xPairs;
+  if (term.pairedX) {
+    // Read as pairs already (x[1] is in x[0]).
+    xPairs = x[0];
+    if (lanes != width) {
+      SmallVector<int64_t> mask;
+      for (int64_t j = 0; j < 2 * width; ++j)
+        mask.push_back(j < 2 * lanes ? j : 2 * lanes);
+      Value zeros =
+          b.create<arith::ConstantOp>(loc, b.getZeroAttr(xPairs.getType()));
+      xPairs = b.create<vector::ShuffleOp>(loc, xPairs, zeros, mask);
+    }
+  } else {
+    xPairs = b.create<vector::ShuffleOp>(loc, zeroPadded(x[0]),
+                                         zeroPadded(x[1]), pairs);
+    xPairs = ext(xPairs, VectorType::get({2 * width}, i16), term.xUnsigned);
+  }
   // w's pair in every lane: 16-bit weights as one 32-bit broadcast
   // (vpbroadcastd from memory, a load); a byte pair in 16 bits, then
   // widened (vpbroadcastw, vpmovsxbw), where widening each byte and
@@ -1190,6 +1234,13 @@ void TileEmitter::emitCopy(SmallVectorImpl<Value> &out, size_t first) {
       idx.push_back(bases.lookup(load.getIndices().back()));
       int64_t stride = *analysis.strideOf(load.getIndices().back());
       Type elt = load.getMemRefType().getElementType();
+      if (pairedReads.contains(load)) {
+        // The first step's read covers both steps' lanes, in pairs.
+        if (dotStep == 0)
+          vectors[result] = loadLanes(loc, VectorType::get({2 * lanes}, elt),
+                                      load.getMemRef(), idx, 2 * valid);
+        continue;
+      }
       if (stride == 1) {
         vectors[result] =
             loadLanes(loc, vectorOf(elt), load.getMemRef(), idx, valid);

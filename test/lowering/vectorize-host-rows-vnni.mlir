@@ -313,6 +313,89 @@ func.func private @wide_inputs(%acc: memref<4x16xi32>, %a: memref<4x8xi8>, %b: m
 
 // -----
 
+// A MatMul row over i16 weight pairs (dlc-convert-to-linalg
+// pair-matmul-weights: w[2 k2 + p][n] at [k2, 2 n + p]): the pair loop p
+// steps by 2, and its first step's read of 32 halves is the 16 lanes'
+// pairs as they are, with no interleave and no widening; the lhs's two
+// bytes are broadcast as one word. A read whose step pair does not
+// interleave (2 n + 2 p) is no dot form's.
+// PM-LABEL: func.func private @paired_weights(
+// PM: scf.for {{.*}} = %c0{{.*}} to %c2{{.*}} step %c2{{.*}} iter_args(
+// PM: %[[PAIRS:.*]] = vector.load %arg2{{.*}} : memref<4x32xi16>, vector<32xi16>
+// PM-NOT: vector.load %arg2
+// PM-NOT: vector.shuffle {{.*}} [0, 16, 1, 17
+// PM: vector.from_elements {{.*}} : vector<2xi8>
+// PM: %[[X0:.*]] = vector.extract_strided_slice %[[PAIRS]] {offsets = [0], sizes = [8], strides = [1]} : vector<32xi16> to vector<8xi16>
+// PM: llvm.call_intrinsic "llvm.x86.sse2.pmadd.wd"(%[[X0]], %{{.*}}) : (vector<8xi16>, vector<8xi16>) -> vector<4xi32>
+// PM: %[[X3:.*]] = vector.extract_strided_slice %[[PAIRS]] {offsets = [24], sizes = [8], strides = [1]} : vector<32xi16> to vector<8xi16>
+// PM: llvm.call_intrinsic "llvm.x86.sse2.pmadd.wd"(%[[X3]], %{{.*}})
+// PM-LABEL: func.func private @paired_weights_apart(
+// PM-NOT: llvm.call_intrinsic
+// PM: arith.muli {{.*}} : vector<16xi32>
+func.func private @paired_weights(%acc: memref<4x16xi32>, %a: memref<4x8xi8>, %b: memref<4x32xi16>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%m) = (%c0) to (%c4) step (%c1) {
+    scf.for %k2 = %c0 to %c4 step %c1 {
+      scf.for %p = %c0 to %c2 step %c1 {
+        scf.parallel (%n) = (%c0) to (%c16) step (%c1) {
+          %n2 = arith.muli %n, %c2 : index
+          %col = arith.addi %n2, %p : index
+          %k2x = arith.muli %k2, %c2 : index
+          %k = arith.addi %k2x, %p : index
+          %x = memref.load %b[%k2, %col] : memref<4x32xi16>
+          %w = memref.load %a[%m, %k] : memref<4x8xi8>
+          %acc0 = memref.load %acc[%m, %n] : memref<4x16xi32>
+          %we = arith.extsi %w : i8 to i32
+          %xe = arith.extsi %x : i16 to i32
+          %pr = arith.muli %we, %xe : i32
+          %s = arith.addi %acc0, %pr : i32
+          memref.store %s, %acc[%m, %n] : memref<4x16xi32>
+          scf.reduce
+        }
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+func.func private @paired_weights_apart(%acc: memref<4x16xi32>, %a: memref<4x8xi8>, %b: memref<4x34xi16>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%m) = (%c0) to (%c4) step (%c1) {
+    scf.for %k2 = %c0 to %c4 step %c1 {
+      scf.for %p = %c0 to %c2 step %c1 {
+        scf.parallel (%n) = (%c0) to (%c16) step (%c1) {
+          %n2 = arith.muli %n, %c2 : index
+          %p2 = arith.muli %p, %c2 : index
+          %col = arith.addi %n2, %p2 : index
+          %k2x = arith.muli %k2, %c2 : index
+          %k = arith.addi %k2x, %p : index
+          %x = memref.load %b[%k2, %col] : memref<4x34xi16>
+          %w = memref.load %a[%m, %k] : memref<4x8xi8>
+          %acc0 = memref.load %acc[%m, %n] : memref<4x16xi32>
+          %we = arith.extsi %w : i8 to i32
+          %xe = arith.extsi %x : i16 to i32
+          %pr = arith.muli %we, %xe : i32
+          %s = arith.addi %acc0, %pr : i32
+          memref.store %s, %acc[%m, %n] : memref<4x16xi32>
+          scf.reduce
+        }
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // A row of 17 under AVX2's pmaddwd: a tile of 16, then one of 1 lane. The
 // short tile's grouped loop carries its accumulator a register wide (a
 // vector<1xi32> lives in a general register, moved to a vector register
