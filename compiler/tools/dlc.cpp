@@ -433,9 +433,9 @@ cl::opt<std::string> fallbackPrecision(
 cl::opt<bool> quantizeAttention(
     "quantize-attention",
     cl::desc("With --precision=int8: also quantize the MatMuls of two "
-             "activations (attention's Q.K^T and P.V). Default: false in the "
-             "CUDA kernel form, where attention in float is one "
-             "flash-attention kernel; true for the host's own kernels"),
+             "activations (attention's Q.K^T and P.V). Default: false: in "
+             "float they stay one flash-attention kernel (bert_base on the "
+             "host: 3.0 ms a layer, quantized 4.9 in ten kernels)"),
     cl::init(false), cl::cat(category));
 cl::opt<bool> quantizeResiduals(
     "quantize-residuals",
@@ -689,9 +689,7 @@ LogicalResult parsePtqOptions(std::optional<dlc::PtqOptions> &ptq) {
   o.method = calibration;
   o.percentile = percentile;
   o.quantizeFirstLast = quantizeFirstLast;
-  o.quantizeAttention = quantizeAttention.getNumOccurrences()
-                            ? bool(quantizeAttention)
-                            : !cudaKernelsForm();
+  o.quantizeAttention = quantizeAttention;
   o.keepFp32.assign(keepFp32.begin(), keepFp32.end());
   o.extraOutputs.assign(keepOutputs.begin(), keepOutputs.end());
   if (!maxErrorDb.empty()) {

@@ -195,37 +195,39 @@ def run_small(dlc, work, min_sqnr):
     for method in ("minmax", "percentile", "entropy"):
         so = work / f"small.{method}.so"
         report, dt = quantize(dlc, model, so, calib, work,
-                              extra=[f"--calibration={method}", "--quantize-first-last"])
-        print(f"small, {method}, first and last layers quantized ({dt:.1f} s):")
+                              extra=[f"--calibration={method}", "--quantize-first-last",
+                                     "--quantize-attention"])
+        print(f"small, {method}, first, last and attention layers quantized ({dt:.1f} s):")
         print_table(report)
         # Entropy clips the Gaussian input near 3 sigma: the divergence is
         # not the squared error, and the calibration samples hold the
         # clipped values (measured 25.3 dB on them, 37.4 held out).
         check_report(report, min_sqnr - 5 if method == "entropy" else min_sqnr)
         if report["quantization"]["layers_quantized"] != report["quantization"]["layers_total"]:
-            raise harness.Failure("--quantize-first-last left layers in fp32")
+            raise harness.Failure("--quantize-first-last --quantize-attention left layers in fp32")
         check_heldout(dlc, so, held, ref, work, min_sqnr)
 
-    # Default: the first and last layers stay fp32.
+    # Default: the first and last layers stay fp32, and so do the MatMuls
+    # of two activations (Q.K^T and P.V: one flash-attention kernel).
     so = work / "small.default.so"
     report, _ = quantize(dlc, model, so, calib, work)
     q = report["quantization"]
     kept = {l["name"]: l["kept_fp32"] for l in q["layers"] if not l["quantized"]}
-    if kept != {"conv1": "first layer", "fc2": "last layer"}:
-        raise harness.Failure(f"default kept {kept}, want conv1 and fc2 (first and last)")
-    check_report(report, min_sqnr)
-    print(f"small, default: first and last in fp32, e2e SQNR {q['e2e_sqnr_db']:.2f} dB")
-
-    # --quantize-attention=false (the CUDA kernel form's default): the
-    # MatMuls of two activations (Q.K^T and P.V) stay float as well.
-    report, _ = quantize(dlc, model, work / "small.noatt.so", calib, work,
-                         extra=["--quantize-attention=false"])
-    kept = {l["name"]: l["kept_fp32"] for l in report["quantization"]["layers"]
-            if not l["quantized"]}
     want = {"conv1": "first layer", "scores": "attention", "attend": "attention",
             "fc2": "last layer"}
     if kept != want:
-        raise harness.Failure(f"--quantize-attention=false kept {kept}, want {want}")
+        raise harness.Failure(f"default kept {kept}, want {want}")
+    check_report(report, min_sqnr)
+    print(f"small, default: first, last and attention in fp32, "
+          f"e2e SQNR {q['e2e_sqnr_db']:.2f} dB")
+
+    # --quantize-attention: only the first and last layers stay fp32.
+    report, _ = quantize(dlc, model, work / "small.att.so", calib, work,
+                         extra=["--quantize-attention"])
+    kept = {l["name"]: l["kept_fp32"] for l in report["quantization"]["layers"]
+            if not l["quantized"]}
+    if kept != {"conv1": "first layer", "fc2": "last layer"}:
+        raise harness.Failure(f"--quantize-attention kept {kept}, want conv1 and fc2")
     check_report(report, min_sqnr)
 
     # --keep-outputs tensors get an SQNR but are not the end-to-end figure.
