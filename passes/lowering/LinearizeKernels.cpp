@@ -334,18 +334,34 @@ std::optional<Attribute> packableInit(memref::GlobalOp global) {
   return init;
 }
 
+/// A read's column within its panel: the load's last index is `p * panel
+/// + c` (`stride` 1), or a lane pair's `(p * panel + c) * stride + q`, an
+/// affine.apply (dlc-convert-to-linalg pair-matmul-weights: stride 2, q
+/// the pair's step).
+struct PanelColumn {
+  Value column;
+  int64_t stride = 1;
+  Value step;
+};
+
 /// After splitRowsIntoPanels: kernel arguments that only the rows read, at
-/// a panel's column (`p * panel + c`), and that every call passes as a
-/// constant global (a MatMul's weights B[.., k, n]), are read from a copy
-/// of the global laid out panel by panel, [n / panel, .., k, n % panel]:
-/// a panel's reduction then walks consecutive memory (B's rows were 3 or
-/// 12 KB apart, a page a step) instead of a column strip.
+/// a panel's column (`p * panel + c`, or its lane pair), and that every
+/// call passes as a constant global (a MatMul's weights B[.., k, n]), are
+/// read from a copy of the global laid out panel by panel, [n / panel, ..,
+/// k, n % panel] (pairs: [.., k2, 2 (n % panel) + q]): a panel's reduction
+/// then walks consecutive memory (B's rows were 3 or 12 KB apart, a page a
+/// step) instead of a column strip. Columns past the panels' (a pair row's
+/// padding) are dropped.
 void packPanelOperands(func::FuncOp func, scf::ParallelOp nest, int64_t panel,
                        SmallVector<func::CallOp> calls, SymbolTable &symbols,
                        DenseMap<StringAttr, int64_t> &globalReads) {
   if (calls.empty())
     return;
   Value panelIv = nest.getInductionVars().front();
+  std::optional<int64_t> panels =
+      getConstantIntValue(nest.getUpperBound().front());
+  if (!panels)
+    return;
   // `p * panel + c`: the local column c.
   auto localColumn = [&](Value index) -> Value {
     auto add = stripIdentityApply(index).getDefiningOp<arith::AddIOp>();
@@ -356,16 +372,62 @@ void packPanelOperands(func::FuncOp func, scf::ParallelOp nest, int64_t panel,
       return nullptr;
     return add.getRhs();
   };
+  auto panelColumn = [&](Value index) -> std::optional<PanelColumn> {
+    if (Value c = localColumn(index))
+      return PanelColumn{c, 1, Value()};
+    auto apply = index.getDefiningOp<affine::AffineApplyOp>();
+    if (!apply || apply.getAffineMap().getNumResults() != 1 ||
+        apply.getAffineMap().getNumSymbols() != 0 ||
+        apply.getNumOperands() != 2)
+      return std::nullopt;
+    auto sum = dyn_cast<AffineBinaryOpExpr>(apply.getAffineMap().getResult(0));
+    if (!sum || sum.getKind() != AffineExprKind::Add)
+      return std::nullopt;
+    for (auto [scaled, plain] : {std::pair(sum.getLHS(), sum.getRHS()),
+                                 std::pair(sum.getRHS(), sum.getLHS())}) {
+      auto mul = dyn_cast<AffineBinaryOpExpr>(scaled);
+      auto step = dyn_cast<AffineDimExpr>(plain);
+      if (!mul || mul.getKind() != AffineExprKind::Mul || !step)
+        continue;
+      auto dim = dyn_cast<AffineDimExpr>(mul.getLHS());
+      auto stride = dyn_cast<AffineConstantExpr>(mul.getRHS());
+      if (!dim || !stride || stride.getValue() < 2 ||
+          dim.getPosition() == step.getPosition())
+        continue;
+      Value c = localColumn(apply.getOperand(dim.getPosition()));
+      if (!c)
+        continue;
+      return PanelColumn{c, stride.getValue(),
+                         apply.getOperand(step.getPosition())};
+    }
+    return std::nullopt;
+  };
   for (BlockArgument arg : func.getArguments()) {
     auto type = dyn_cast<MemRefType>(arg.getType());
     if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
-        type.getRank() < 1 || type.getShape().back() % panel != 0 ||
-        arg.use_empty())
+        type.getRank() < 1 || arg.use_empty())
       continue;
+    // Every read at a panel column, all with one stride (a pair's q is
+    // below it: the loop over q runs 0..stride-1, which the pairs' maps
+    // imply).
+    std::optional<int64_t> stride;
     bool rowsOnly = llvm::all_of(arg.getUsers(), [&](Operation *user) {
       auto load = dyn_cast<memref::LoadOp>(user);
-      return load && localColumn(load.getIndices().back());
+      std::optional<PanelColumn> col =
+          load ? panelColumn(load.getIndices().back()) : std::nullopt;
+      if (!col || (stride && *stride != col->stride))
+        return false;
+      stride = col->stride;
+      return true;
     });
+    if (!rowsOnly || !stride)
+      continue;
+    int64_t width = panel * *stride;
+    ArrayRef<int64_t> shape = type.getShape();
+    int64_t columns = shape.back(), outer = type.getNumElements() / columns;
+    if (*panels * width > columns ||
+        (*stride == 1 && *panels * width != columns))
+      continue;
     // Every call passes a constant global with bytes to permute.
     SmallVector<memref::GlobalOp> globals;
     for (func::CallOp call : calls) {
@@ -377,14 +439,12 @@ void packPanelOperands(func::FuncOp func, scf::ParallelOp nest, int64_t panel,
         break;
       globals.push_back(global);
     }
-    if (!rowsOnly || globals.size() != calls.size())
+    if (globals.size() != calls.size())
       continue;
     // [outer.., n] -> [n / panel, outer.., n % panel].
-    ArrayRef<int64_t> shape = type.getShape();
-    int64_t columns = shape.back(), outer = type.getNumElements() / columns;
-    SmallVector<int64_t> packedShape{columns / panel};
+    SmallVector<int64_t> packedShape{*panels};
     llvm::append_range(packedShape, shape.drop_back());
-    packedShape.push_back(panel);
+    packedShape.push_back(width);
     auto packedType = MemRefType::get(packedShape, type.getElementType());
     int64_t bytes = type.getElementTypeBitWidth() / 8;
     for (auto [call, global] : llvm::zip(calls, globals)) {
@@ -396,17 +456,18 @@ void packPanelOperands(func::FuncOp func, scf::ParallelOp nest, int64_t panel,
         Attribute init = *packableInit(global);
         auto dense = dyn_cast<DenseElementsAttr>(init);
         if (dense && dense.isSplat()) {
-          init = dense.reshape(tensorType);
+          init = DenseElementsAttr::get(tensorType,
+                                        dense.getSplatValue<Attribute>());
         } else {
           ArrayRef<char> src = dense ? dense.getRawData() : *resourceData(init);
-          AsmResourceBlob blob =
-              HeapAsmResourceBlob::allocate(src.size(), /*align=*/64);
+          AsmResourceBlob blob = HeapAsmResourceBlob::allocate(
+              *panels * outer * width * bytes, /*align=*/64);
           MutableArrayRef<char> dst = blob.getMutableData();
           for (int64_t o = 0; o < outer; ++o)
-            for (int64_t p = 0; p < columns / panel; ++p)
-              std::memcpy(&dst[(p * outer + o) * panel * bytes],
-                          &src[(o * columns + p * panel) * bytes],
-                          panel * bytes);
+            for (int64_t p = 0; p < *panels; ++p)
+              std::memcpy(&dst[(p * outer + o) * width * bytes],
+                          &src[(o * columns + p * width) * bytes],
+                          width * bytes);
           init =
               DenseResourceElementsAttr::get(tensorType, name, std::move(blob));
         }
@@ -435,8 +496,16 @@ void packPanelOperands(func::FuncOp func, scf::ParallelOp nest, int64_t panel,
       ValueRange idx = load.getIndices();
       SmallVector<Value> packedIdx{panelIv};
       llvm::append_range(packedIdx, idx.drop_back());
-      packedIdx.push_back(localColumn(idx.back()));
+      PanelColumn col = *panelColumn(idx.back());
       OpBuilder b(load);
+      Value local = col.column;
+      if (col.stride != 1) {
+        AffineExpr c = b.getAffineDimExpr(0), q = b.getAffineDimExpr(1);
+        local = b.create<affine::AffineApplyOp>(
+            load.getLoc(), AffineMap::get(2, 0, c * col.stride + q),
+            ValueRange{col.column, col.step});
+      }
+      packedIdx.push_back(local);
       load.getResult().replaceAllUsesWith(
           b.create<memref::LoadOp>(load.getLoc(), arg, packedIdx));
       load.erase();

@@ -135,3 +135,49 @@ func.func private @matmul_short(%A: memref<8x4xf32>, %B: memref<4x128xf32>, %C: 
   }
   return
 }
+
+// -----
+
+// An integer MatMul on 16-bit weight pairs (dlc-convert-to-linalg
+// pair-matmul-weights: w[2 k2 + q][n] at [k2, 2 n + q], rows padded to 544
+// halves): the pairs are packed panel by panel too, B[k2, 2 n + q] ->
+// B'[n / 64, k2, 2 (n % 64) + q], 128 halves a panel row; the padding past
+// the 8 panels' 1024 columns is dropped.
+// CHECK-LABEL: func.func private @matmul_pairs(
+// CHECK-SAME: %[[B:[a-z0-9]+]]: memref<8x2x128xi16>
+// CHECK: scf.parallel (%[[I:.*]]) =
+// CHECK: %[[P:.*]] = arith.divsi %[[I]], %c4
+// CHECK: scf.for %[[K:[a-z0-9_]+]] =
+// CHECK: scf.for %[[Q:[a-z0-9_]+]] =
+// CHECK: scf.parallel (%{{.*}}, %[[C:[a-z0-9_]+]]) = (%{{.*}}, %{{.*}}) to (%c2{{.*}}, %c64{{.*}})
+// CHECK: %[[L:.*]] = affine.apply #{{.*}}(%[[C]], %[[Q]])
+// CHECK: memref.load %[[B]][%[[P]], %[[K]], %[[L]]] : memref<8x2x128xi16>
+// CHECK-LABEL: func.func @main(
+// CHECK: %[[W:.*]] = memref.get_global @pairs_panels64 : memref<8x2x128xi16>
+// CHECK: call @matmul_pairs(%{{.*}}, %[[W]],
+#a = affine_map<(m, n, k2, q) -> (m, k2 * 2 + q)>
+#b = affine_map<(m, n, k2, q) -> (k2, n * 2 + q)>
+#w = affine_map<(m, n, k2, q) -> (k2, q)>
+#c = affine_map<(m, n, k2, q) -> (m, n)>
+memref.global "private" constant @pairs : memref<2x1056xi16> = dense<3> {alignment = 64 : i64}
+func.func private @matmul_pairs(%A: memref<8x4xi16>, %B: memref<2x1056xi16>, %W: memref<2x2xi8>, %C: memref<8x512xi32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%C : memref<8x512xi32>)
+  linalg.generic {indexing_maps = [#a, #b, #w, #c],
+                  iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%A, %B, %W : memref<8x4xi16>, memref<2x1056xi16>, memref<2x2xi8>) outs(%C : memref<8x512xi32>) {
+  ^bb0(%x: i16, %y: i16, %e: i8, %acc: i32):
+    %xe = arith.extsi %x : i16 to i32
+    %ye = arith.extsi %y : i16 to i32
+    %p = arith.muli %xe, %ye : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+func.func @main(%A: memref<8x4xi16>, %C: memref<8x512xi32>) {
+  %B = memref.get_global @pairs : memref<2x1056xi16>
+  %W = memref.alloc() : memref<2x2xi8>
+  call @matmul_pairs(%A, %B, %W, %C) : (memref<8x4xi16>, memref<2x1056xi16>, memref<2x2xi8>, memref<8x512xi32>) -> ()
+  return
+}
