@@ -52,7 +52,8 @@ void populateDlcQuantToLinalgPatterns(
     bool padConvChannels = false, bool reciprocalQuantize = false,
     bool padConvInput = false, bool vnniConvs = false,
     bool pairConvWeights = false, bool wideConvWeights = false,
-    int64_t convPlaneRows = 0, bool pairMatMulWeights = false);
+    int64_t convPlaneRows = 0, bool pairMatMulWeights = false,
+    bool quadMatMulWeights = false);
 
 /// Makes every unsigned integer type under `root` signless (values, block
 /// arguments, function types, constants) and drops the tensor.bitcasts

@@ -132,7 +132,20 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
            "took an interleave and two widenings on the shuffle ports a "
            "step, and the lhs pair a broadcast and a widening. A weight "
            "larger than L1 has rows (L >= 2 N) of an odd number of 64-byte "
-           "lines, which the reduction's reads spread over every L1 set">
+           "lines, which the reduction's reads spread over every L1 set">,
+    Option<"quadMatMulWeights", "quad-matmul-weights", "bool",
+           /*default=*/"false",
+           "Integer MatMuls of a constant 2-D rhs whose zero point is split "
+           "out and whose K is a multiple of 4 hold it as byte quadruples "
+           "[K / 4, L], w[4 k2 + p][n] at [k2, 4 n + p], the reduction split "
+           "in k2 and p: the host's vpdpbusd dot products "
+           "(dlc-vectorize-host-rows `vnni`) then load a row's lane words "
+           "as they are and broadcast the lhs's 4 bytes as one word, where "
+           "four byte rows took two rounds of interleaves a step. vpdpbusd "
+           "multiplies u8 by s8: an s8 lhs of s8 weights is read as u8 "
+           "(x xor 0x80, by a parallel generic of its own), the init "
+           "subtracting 128 * sum(w) more; u8 x u8 keeps the plain form. "
+           "Rows larger than L1 are padded as pair-matmul-weights' are">
   ];
 }
 
@@ -1192,7 +1205,12 @@ def VectorizeHostRowsPass : Pass<"dlc-vectorize-host-rows", "ModuleOp"> {
     broadcast as it is. A 16-bit `x` is a MatMul's weight laid out in pairs
     (`pair-matmul-weights`: lanes 2 apart, the grouped loop's two steps 1
     apart): the first step's read of 2 x lanes elements is the lanes' pairs
-    as they are, with no interleave and no widening.
+    as they are, with no interleave and no widening. With `vnni` a byte
+    `x` whose lanes are 4 apart and whose steps are 1 apart is a MatMul's
+    weight in quadruples (`quad-matmul-weights`): one load of 4 x lanes
+    bytes is the lanes' words, and such rows share a pass among tiles as
+    FMAs do (8 rows x 3 tiles: 24 vpdpbusd for 3 loads and 8 broadcasts
+    every 4 steps), where an interleaving dot form runs a tile a pass.
     ```mlir
     %r = scf.for %c = %c0 to %c256 step %c4 iter_args(%a = %a0) -> (vector<16xi32>) {
       %x = vector.shuffle ... : vector<32xi8>, vector<32xi8>   // x[c..c+3] interleaved

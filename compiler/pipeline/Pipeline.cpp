@@ -109,7 +109,8 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
            ? options.hostRowPlane
            : 0,
        /*padGroupedConvInput=*/!cudaForm && options.hostRowLanes > 0,
-       /*pairMatMulWeights=*/!cudaForm && options.hostPmaddwdBits > 0}));
+       /*pairMatMulWeights=*/!cudaForm && options.hostPmaddwdBits > 0,
+       /*quadMatMulWeights=*/!cudaForm && options.hostVnni}));
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)
     pm.addPass(dlc::createFuseElementwisePass());

@@ -3323,7 +3323,7 @@ struct ConvertDlcToLinalgPass
     populateDlcQuantToLinalgPatterns(
         patterns, int8WeightsNK, padConvChannels, reciprocalQuantize,
         padConvInput, vnniConvs, pairConvWeights, wideConvWeights,
-        convPlaneRows, pairMatMulWeights);
+        convPlaneRows, pairMatMulWeights, quadMatMulWeights);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();

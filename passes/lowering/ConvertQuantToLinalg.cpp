@@ -227,7 +227,8 @@ Value mulAccumulate(OpBuilder &b, Location loc, Value acc, Value x,
   Value wi = toI32(b, loc, w, wUnsigned);
   if (wzp)
     wi = b.create<arith::SubIOp>(loc, wi, toI32(b, loc, wzp, wUnsigned));
-  return b.create<arith::AddIOp>(loc, acc, b.create<arith::MulIOp>(loc, xi, wi));
+  return b.create<arith::AddIOp>(loc, acc,
+                                 b.create<arith::MulIOp>(loc, xi, wi));
 }
 
 /// saturate(round(v) + zp) as the signless i8 of a `dlcType` element, with
@@ -364,8 +365,8 @@ struct ZeroPointSplit {
     bool xUnsigned = isUnsigned(inputZeroPoint);
     MLIRContext *ctx = b.getContext();
     SmallVector<int32_t> sums(weightSums.begin(), weightSums.end());
-    auto sumsType = RankedTensorType::get({(int64_t)sums.size()},
-                                          b.getI32Type());
+    auto sumsType =
+        RankedTensorType::get({(int64_t)sums.size()}, b.getI32Type());
     Value sumsConst = b.create<arith::ConstantOp>(
         loc, DenseElementsAttr::get(sumsType, ArrayRef<int32_t>(sums)));
     int64_t rank = type.getRank();
@@ -377,8 +378,9 @@ struct ZeroPointSplit {
           Value z = toI32(nb, l, a[0], xUnsigned);
           if (zpOffset)
             z = nb.create<arith::AddIOp>(l, z, i32(nb, l, zpOffset));
-          return nb.create<arith::MulIOp>(
-                       l, nb.create<arith::SubIOp>(l, i32(nb, l, 0), z), a[1])
+          return nb
+              .create<arith::MulIOp>(
+                  l, nb.create<arith::SubIOp>(l, i32(nb, l, 0), z), a[1])
               .getResult();
         });
   }
@@ -541,9 +543,9 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
   int64_t groups = op.getGroup();
   int64_t outChannels = outType.getDimSize(3);
   int64_t perChannel = wType.getNumElements() / outChannels;
-  std::optional<ZeroPointSplit> split = ZeroPointSplit::get(
-      op.getWeight(), op.getWeightZeroPoint(), outChannels,
-      [&](int64_t i) { return i / perChannel; });
+  std::optional<ZeroPointSplit> split =
+      ZeroPointSplit::get(op.getWeight(), op.getWeightZeroPoint(), outChannels,
+                          [&](int64_t i) { return i / perChannel; });
   // As for float convs: input channels that do not fill 16 bytes (an int8
   // stem) padded to 16, the weight with zeros -- only with the split, where
   // a zero weight contributes nothing whatever the input's zero point.
@@ -627,9 +629,9 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
         loc, TypeRange{outType}, inputs, ValueRange{init}, maps,
         conv.iterators(), [&](OpBuilder &b, Location l, ValueRange a) {
           Value w = boundedReads ? a[0] : a[1];
-          b.create<linalg::YieldOp>(
-              l, mulAccumulate(b, l, a.back(), inputElement(b, l, a),
-                               xUnsigned, w, wUnsigned));
+          b.create<linalg::YieldOp>(l, mulAccumulate(b, l, a.back(),
+                                                     inputElement(b, l, a),
+                                                     xUnsigned, w, wUnsigned));
         });
     rewriter.replaceOp(op, generic.getResult(0));
     return success();
@@ -648,8 +650,8 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
   }
   Value init = zeroFilled(rewriter, loc, outType);
   auto generic = rewriter.create<linalg::GenericOp>(
-      loc, TypeRange{outType}, inputs, ValueRange{init}, maps,
-      conv.iterators(), [&](OpBuilder &b, Location l, ValueRange a) {
+      loc, TypeRange{outType}, inputs, ValueRange{init}, maps, conv.iterators(),
+      [&](OpBuilder &b, Location l, ValueRange a) {
         size_t w = boundedReads ? 0 : 1;
         b.create<linalg::YieldOp>(
             l, mulAccumulate(b, l, a.back(), inputElement(b, l, a), xUnsigned,
@@ -795,9 +797,10 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
                                 AffineMap::get(numDims, 0, ctx)};
     if (!split) {
       inputs.push_back(toSignless(rewriter, loc, wzp));
-      maps.push_back(tensorType(wzp).getRank() == 0
-                         ? AffineMap::get(numDims, 0, ctx)
-                         : AffineMap::get(numDims, 0, getAffineDimExpr(1, ctx)));
+      maps.push_back(
+          tensorType(wzp).getRank() == 0
+              ? AffineMap::get(numDims, 0, ctx)
+              : AffineMap::get(numDims, 0, getAffineDimExpr(1, ctx)));
     }
     if (!padded) {
       inputs.push_back(input);
@@ -838,9 +841,9 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
           Value xzp = a[1];
           // Padding reads the zero point: it contributes 0.
           Value x = padded ? conv.readInput(b, l, input, xzp) : a[3];
-          b.create<linalg::YieldOp>(l, mulAccumulate(b, l, a.back(), x,
-                                                     xUnsigned, w, wUnsigned,
-                                                     xzp, a[2]));
+          b.create<linalg::YieldOp>(l,
+                                    mulAccumulate(b, l, a.back(), x, xUnsigned,
+                                                  w, wUnsigned, xzp, a[2]));
         });
     Value acc = generic.getResult(0);
     rewriter.replaceOp(op,
@@ -850,52 +853,68 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
 };
 
 struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
-  MatMulIntegerLowering(MLIRContext *ctx, bool weightsNK, bool pairWeights)
-      : OpRewritePattern(ctx), weightsNK(weightsNK), pairWeights(pairWeights) {}
+  MatMulIntegerLowering(MLIRContext *ctx, bool weightsNK, bool pairWeights,
+                        bool quadWeights)
+      : OpRewritePattern(ctx), weightsNK(weightsNK), pairWeights(pairWeights),
+        quadWeights(quadWeights) {}
   /// Constant 2-D rhs laid out [N, K] (int8 mma.sync reads B that way).
   bool weightsNK;
   /// Constant 2-D rhs of an even K with its zero point split out laid out
   /// as 16-bit pairs [K / 2, 2 N] (pmaddwd's lane pairs, see the pass's
   /// `pair-matmul-weights`).
   bool pairWeights;
+  /// The same as byte quadruples [K / 4, 4 N] (vpdpbusd's lane words, see
+  /// `quad-matmul-weights`).
+  bool quadWeights;
 
-  /// The constant 8-bit `rhs` ([K, N], or [N, K] when `transposed`) as i16
-  /// [K / 2, L] holding w[2 k2 + p][n] at [k2, 2 n + p]; null if it is not
-  /// one. Where it outgrows L1, a row's L >= 2 N elements are an odd
-  /// number of 64-byte lines: a tile's lanes are then one line, and the
-  /// lines a reduction walks down fall in every L1 set (rows of 3 x 4 KB,
-  /// bert's FFN-up, all fell in one, each step missing L1); else L = 2 N.
-  static Value pairedConstant(OpBuilder &b, Location loc, Value rhs,
-                              bool transposed) {
+  /// The constant 8-bit `rhs` ([K, N], or [N, K] when `transposed`) as
+  /// groups of `group` [K / group, L] holding w[group k2 + p][n] at [k2,
+  /// group n + p], pairs widened to i16, quadruples bytes; null if it is
+  /// not one. Where it outgrows L1, a row's L >= group N elements are an
+  /// odd number of 64-byte lines: a tile's lanes are then one line, and
+  /// the lines a reduction walks down fall in every L1 set (rows of 3 x 4
+  /// KB, bert's FFN-up, all fell in one, each step missing L1); else L =
+  /// group N.
+  static Value groupedConstant(OpBuilder &b, Location loc, Value rhs,
+                               bool transposed, int64_t group) {
     auto type = tensorType(rhs);
     int64_t k = type.getDimSize(transposed ? 1 : 0),
             n = type.getDimSize(transposed ? 0 : 1);
-    if (k % 2 != 0)
+    if (k % group != 0)
       return {};
-    constexpr int64_t lineHalves = 32, l1Bytes = 32 * 1024;
-    int64_t row = 2 * n;
-    if (k * row > l1Bytes) // (k / 2) rows of 2 n halves, 2 bytes each
-      row = (llvm::divideCeil(row, lineHalves) | 1) * lineHalves;
-    Value pairs = gatheredConstant(
-        b, loc, rhs, {k / 2, row},
+    bool widen = group == 2;
+    int64_t elementBytes = widen ? 2 : 1;
+    constexpr int64_t lineBytes = 64, l1Bytes = 32 * 1024;
+    int64_t lineElements = lineBytes / elementBytes;
+    int64_t row = group * n;
+    if ((k / group) * row * elementBytes > l1Bytes)
+      row = (llvm::divideCeil(row, lineElements) | 1) * lineElements;
+    Value groups = gatheredConstant(
+        b, loc, rhs, {k / group, row},
         [&](ArrayRef<int64_t> idx, ArrayRef<int64_t>) -> int64_t {
-          if (idx[1] >= 2 * n)
+          if (idx[1] >= group * n)
             return -1;
-          int64_t r = 2 * idx[0] + idx[1] % 2, c = idx[1] / 2;
+          int64_t r = group * idx[0] + idx[1] % group, c = idx[1] / group;
           return transposed ? c * k + r : r * n + c;
         },
-        "_pairs");
-    return pairs ? widenedConstant(b, loc, pairs, "_i16") : Value();
+        widen ? "_pairs" : "_quads");
+    if (!groups || !widen)
+      return groups;
+    return widenedConstant(b, loc, groups, "_i16");
   }
 
-  /// The product of `op` on weights paired by `pairedConstant`: the
-  /// reduction as k2 (K / 2) and p (2), so that a step pair of the inner
-  /// one reads each lane's two weights from consecutive 16-bit elements,
-  /// and the lhs widened to i16 by a kernel of its own, so that a row's
-  /// pair of it is one 32-bit broadcast from memory (a load), where two
-  /// bytes took a broadcast and a widening on the shuffle ports.
-  LogicalResult rewritePaired(MatMulIntegerOp op, PatternRewriter &rewriter,
-                              Value pairs, Value init) const {
+  /// The product of `op` on weights grouped by `groupedConstant`: the
+  /// reduction as k2 (K / group) and p (group), so that a dot product's
+  /// steps of the inner one read each lane's weights from consecutive
+  /// elements. Pairs: the lhs widened to i16 by a kernel of its own, so
+  /// that a row's pair of it is one 32-bit broadcast from memory (a load),
+  /// where two bytes took a broadcast and a widening on the shuffle ports.
+  /// Quadruples: with `flipLhs` an s8 lhs is read as u8 (x xor 0x80, by a
+  /// kernel of its own), which vpdpbusd multiplies by the s8 weights; the
+  /// init has subtracted 128 * wsum for it.
+  LogicalResult rewriteGrouped(MatMulIntegerOp op, PatternRewriter &rewriter,
+                               Value groups, Value init, int64_t group,
+                               bool flipLhs) const {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto type = op.getType();
@@ -906,40 +925,56 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
                p = getAffineDimExpr(batch + 3, ctx);
     int64_t numDims = rank + 2;
     // batchedOperandMap's maps have rank + 1 dims: its batch and row
-    // results, the column 2 k2 + p over one more.
+    // results, the column group k2 + p over one more.
     SmallVector<AffineExpr> lhsExprs(
         batchedOperandMap(type, op.getLhs(), m, k2).getResults());
-    lhsExprs.back() = k2 * 2 + p;
+    lhsExprs.back() = k2 * group + p;
     // k2 and p only size the loops through the reads: a tensor.empty of
-    // [K / 2, 2] gives them their extents (as a pooling window does).
-    int64_t halfK = tensorType(pairs).getDimSize(0);
+    // [K / group, group] gives them their extents (as a pooling window
+    // does).
+    int64_t groupedK = tensorType(groups).getDimSize(0);
     Value window = rewriter.create<tensor::EmptyOp>(
-        loc, ArrayRef<int64_t>{halfK, 2}, rewriter.getI8Type());
+        loc, ArrayRef<int64_t>{groupedK, group}, rewriter.getI8Type());
     SmallVector<AffineMap> maps{
         AffineMap::get(numDims, 0, lhsExprs, ctx),
-        AffineMap::get(numDims, 0, {k2, n * 2 + p}, ctx),
+        AffineMap::get(numDims, 0, {k2, n * group + p}, ctx),
         AffineMap::get(numDims, 0, {k2, p}, ctx),
         AffineMap::getMultiDimIdentityMap(numDims, ctx).getMajorSubMap(rank)};
     SmallVector<IteratorType> iters(rank, IteratorType::parallel);
     iters.append(2, IteratorType::reduction);
     bool lhsUnsigned = isUnsigned(op.getLhs());
+    bool wUnsigned = group == 4 && isUnsigned(op.getRhs());
     auto lhsType = tensorType(op.getLhs());
-    Value lhs = parallelGeneric(
-        rewriter, loc,
-        RankedTensorType::get(lhsType.getShape(), rewriter.getI16Type()),
-        {toSignless(rewriter, loc, op.getLhs())},
-        {AffineMap::getMultiDimIdentityMap(lhsType.getRank(), ctx)},
-        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          if (lhsUnsigned)
-            return b.create<arith::ExtUIOp>(l, b.getI16Type(), a[0]);
-          return b.create<arith::ExtSIOp>(l, b.getI16Type(), a[0]);
-        });
+    Value lhs = toSignless(rewriter, loc, op.getLhs());
+    auto identity = AffineMap::getMultiDimIdentityMap(lhsType.getRank(), ctx);
+    if (group == 2) {
+      lhs = parallelGeneric(
+          rewriter, loc,
+          RankedTensorType::get(lhsType.getShape(), rewriter.getI16Type()),
+          {lhs}, {identity}, [&](OpBuilder &b, Location l, ValueRange a) {
+            if (lhsUnsigned)
+              return b.create<arith::ExtUIOp>(l, b.getI16Type(), a[0])
+                  .getResult();
+            return b.create<arith::ExtSIOp>(l, b.getI16Type(), a[0])
+                .getResult();
+          });
+      lhsUnsigned = false;
+    } else if (flipLhs) {
+      lhs = parallelGeneric(
+          rewriter, loc, cast<RankedTensorType>(lhs.getType()), {lhs},
+          {identity}, [&](OpBuilder &b, Location l, ValueRange a) {
+            return b
+                .create<arith::XOrIOp>(
+                    l, a[0], b.create<arith::ConstantIntOp>(l, 0x80, 8))
+                .getResult();
+          });
+      lhsUnsigned = true;
+    }
     auto generic = rewriter.create<linalg::GenericOp>(
-        loc, TypeRange{type}, ValueRange{lhs, pairs, window}, ValueRange{init},
+        loc, TypeRange{type}, ValueRange{lhs, groups, window}, ValueRange{init},
         maps, iters, [&](OpBuilder &b, Location l, ValueRange a) {
-          b.create<linalg::YieldOp>(l, mulAccumulate(b, l, a[3], a[0],
-                                                     /*xUnsigned=*/false, a[1],
-                                                     /*wUnsigned=*/false));
+          b.create<linalg::YieldOp>(
+              l, mulAccumulate(b, l, a[3], a[0], lhsUnsigned, a[1], wUnsigned));
         });
     rewriter.replaceOp(op, generic.getResult(0));
     return success();
@@ -953,8 +988,8 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
     std::swap(shape[r - 2], shape[r - 1]);
     SmallVector<AffineExpr> in;
     for (int64_t i = 0; i < r; ++i)
-      in.push_back(b.getAffineDimExpr(i < r - 2 ? i : (i == r - 2 ? r - 1
-                                                                   : r - 2)));
+      in.push_back(
+          b.getAffineDimExpr(i < r - 2 ? i : (i == r - 2 ? r - 1 : r - 2)));
     return parallelGeneric(
         b, loc, type.clone(shape), {y},
         {AffineMap::get(r, 0, in, b.getContext())},
@@ -966,8 +1001,8 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
     MLIRContext *ctx = b.getContext();
     auto vType = tensorType(v);
     int64_t r = vType.getRank();
-    auto sumsType = RankedTensorType::get(vType.getShape().drop_back(),
-                                          b.getI32Type());
+    auto sumsType =
+        RankedTensorType::get(vType.getShape().drop_back(), b.getI32Type());
     SmallVector<IteratorType> iters(r - 1, IteratorType::parallel);
     iters.push_back(IteratorType::reduction);
     return b
@@ -1051,8 +1086,8 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
           if (useX && useY)
             v = nb.create<arith::AddIOp>(
                 l, v,
-                nb.create<arith::MulIOp>(
-                    l, i32(nb, l, k), nb.create<arith::MulIOp>(l, zx, zy)));
+                nb.create<arith::MulIOp>(l, i32(nb, l, k),
+                                         nb.create<arith::MulIOp>(l, zx, zy)));
           return v;
         });
   }
@@ -1100,10 +1135,23 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
       });
     Value init;
     if (split) {
+      // vpdpbusd multiplies u8 by s8: an s8 x s8 product reads the lhs as
+      // u8 (x + 128), and u8 x u8 has no such form.
+      bool flipLhs = !aUnsigned && !bUnsigned;
+      if (quadWeights && (aUnsigned != bUnsigned || flipLhs))
+        if (Value quads = groupedConstant(rewriter, loc, rhs, rhsTransposed,
+                                          /*group=*/4))
+          return rewriteGrouped(op, rewriter, quads,
+                                split->init(rewriter, loc, type, rank - 1,
+                                            op.getLhsZeroPoint(),
+                                            flipLhs ? 128 : 0),
+                                /*group=*/4, flipLhs);
       init = split->init(rewriter, loc, type, rank - 1, op.getLhsZeroPoint());
       if (pairWeights)
-        if (Value pairs = pairedConstant(rewriter, loc, rhs, rhsTransposed))
-          return rewritePaired(op, rewriter, pairs, init);
+        if (Value pairs = groupedConstant(rewriter, loc, rhs, rhsTransposed,
+                                          /*group=*/2))
+          return rewriteGrouped(op, rewriter, pairs, init, /*group=*/2,
+                                /*flipLhs=*/false);
     } else if (weightsNK && tensorType(bzp).getRank() == 0 &&
                !matchPattern(rhs, m_Constant())) {
       // An activation rhs in the CUDA form (attention's Q.K^T and P.V): a
@@ -1126,11 +1174,9 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
           ValueRange{toSignless(rewriter, loc, op.getLhs()),
                      toSignless(rewriter, loc, rhs)},
           ValueRange{init}, ArrayRef<AffineMap>{maps[0], maps[1], maps[4]},
-          iters,
-          [&](OpBuilder &b, Location l, ValueRange a) {
-            b.create<linalg::YieldOp>(l, mulAccumulate(b, l, a[2], a[0],
-                                                       aUnsigned, a[1],
-                                                       bUnsigned));
+          iters, [&](OpBuilder &b, Location l, ValueRange a) {
+            b.create<linalg::YieldOp>(
+                l, mulAccumulate(b, l, a[2], a[0], aUnsigned, a[1], bUnsigned));
           });
       rewriter.replaceOp(op, generic.getResult(0));
       return success();
@@ -1143,9 +1189,9 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
                    toSignless(rewriter, loc, bzp)},
         ValueRange{zeroFilled(rewriter, loc, type)}, maps, iters,
         [&](OpBuilder &b, Location l, ValueRange a) {
-          b.create<linalg::YieldOp>(l, mulAccumulate(b, l, a[4], a[0],
-                                                     aUnsigned, a[1], bUnsigned,
-                                                     a[2], a[3]));
+          b.create<linalg::YieldOp>(l,
+                                    mulAccumulate(b, l, a[4], a[0], aUnsigned,
+                                                  a[1], bUnsigned, a[2], a[3]));
         });
     rewriter.replaceOp(op, generic.getResult(0));
     return success();
@@ -1173,7 +1219,7 @@ void mlir::dlc::populateDlcQuantToLinalgPatterns(
     RewritePatternSet &patterns, bool int8WeightsNK, bool padConvChannels,
     bool reciprocalQuantize, bool padConvInput, bool vnniConvs,
     bool pairConvWeights, bool wideConvWeights, int64_t convPlaneRows,
-    bool pairMatMulWeights) {
+    bool pairMatMulWeights, bool quadMatMulWeights) {
   patterns.add<QuantizeLinearLowering>(patterns.getContext(),
                                        reciprocalQuantize);
   patterns.add<DequantizeLinearLowering, RequantizeLowering>(
@@ -1182,7 +1228,7 @@ void mlir::dlc::populateDlcQuantToLinalgPatterns(
                                     padConvInput, vnniConvs, pairConvWeights,
                                     wideConvWeights, convPlaneRows);
   patterns.add<MatMulIntegerLowering>(patterns.getContext(), int8WeightsNK,
-                                      pairMatMulWeights);
+                                      pairMatMulWeights, quadMatMulWeights);
 }
 
 void mlir::dlc::eraseUnsignedIntegerTypes(Operation *root) {

@@ -596,10 +596,12 @@ struct DotTerm {
   /// x is read as `x xor 0x80` (an s8 input as u8: x + 128).
   bool flipX = false;
   bool wUnsigned = false;
-  /// x is 16-bit and a step pair's two reads interleave: lane j's pair is
-  /// the two consecutive elements at 2 j (dlc-convert-to-linalg
-  /// pair-matmul-weights), one load of the row's pairs as they are.
-  bool pairedX = false;
+  /// The grouped loop's steps' reads of x interleave: lane j's group is
+  /// the `steps` consecutive elements at `steps` j, one load of the row's
+  /// groups as they are (dlc-convert-to-linalg pair-matmul-weights: 16-bit
+  /// pairs for pmaddwd; quad-matmul-weights: byte quadruples for
+  /// vpdpbusd).
+  bool groupedX = false;
 };
 
 /// A row whose every accumulator is a byte dot product, and the reduction
@@ -701,7 +703,7 @@ std::optional<DotForm> matchDot(RowNest &nest, const RowAnalysis &analysis,
       if (analysis.isVarying(load.getResult()) && !term.x && !(half && flip)) {
         term.x = load;
         term.flipX = flip;
-        term.pairedX = half;
+        term.groupedX = half;
         xUnsigned = isUnsigned;
       } else if (!flip && !analysis.isVarying(load.getResult()) && !term.w) {
         term.w = load;
@@ -742,16 +744,19 @@ std::optional<DotForm> matchDot(RowNest &nest, const RowAnalysis &analysis,
          {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
       if (!definedOutside(bound, outer))
         return std::nullopt;
-  // A varying 16-bit read holds lane j's pair at 2 j and 2 j + 1: lanes
-  // 2 apart, and the grouped loop's steps 1 apart.
-  auto pairsRead = [&](scf::ForOp loop) {
+  // A grouped read holds lane j's group at `steps` j and on: lanes `steps`
+  // apart, and the grouped loop's steps 1 apart. A varying 16-bit read
+  // must be one; for vpdpbusd a byte read with lanes 4 apart is one where
+  // the loop walks its groups.
+  auto groupsRead = [&](scf::ForOp loop) {
     return llvm::all_of(form.terms, [&](DotTerm &t) {
-      if (!t.pairedX)
-        return true;
       std::optional<int64_t> stride =
           analysis.strideOf(t.x.getIndices().back());
-      return stride && *stride == 2 &&
-             readsConsecutively(t.x, loop.getInductionVar());
+      bool grouped = stride && *stride == form.steps &&
+                     readsConsecutively(t.x, loop.getInductionVar());
+      if (vnni)
+        t.groupedX = grouped;
+      return !t.groupedX || grouped;
     });
   };
   // The grouped loop: `steps` steps at a time, reading w's bytes
@@ -765,7 +770,7 @@ std::optional<DotForm> matchDot(RowNest &nest, const RowAnalysis &analysis,
     if (!lb || !ub || !step || *lb != 0 || *step != 1 ||
         *ub % form.steps != 0 || *ub == 0)
       continue;
-    if (!pairsRead(loop))
+    if (!groupsRead(loop))
       continue;
     if (llvm::all_of(form.terms, [&](DotTerm &t) {
           return readsConsecutively(t.w, loop.getInductionVar());
@@ -843,8 +848,8 @@ public:
     if (dot) {
       order.push_back(dot->loop);
       for (DotTerm &term : dot->terms)
-        if (term.pairedX)
-          pairedReads.insert(term.x);
+        if (term.groupedX)
+          groupedReads.insert(term.x);
     }
   }
 
@@ -857,8 +862,8 @@ private:
   SmallVector<int64_t> widths, valids;
   /// The dot form's step being emitted (emitDotBody), else -1.
   int64_t dotStep = -1;
-  /// The dot form's paired reads (DotTerm::pairedX).
-  DenseSet<Operation *> pairedReads;
+  /// The dot form's grouped reads (DotTerm::groupedX).
+  DenseSet<Operation *> groupedReads;
   /// The current tile's lanes (`selectTile`).
   int64_t lanes;
   /// Those of them the row has (the others are masked off): `lanes` but in
@@ -1072,18 +1077,34 @@ Value TileEmitter::emitDot(Location loc, Value acc, ArrayRef<Value> x,
     return b.create<vector::ShuffleOp>(loc, a, c, mask);
   };
   auto widen = [&](Value v) { return resize(loc, v, lanes, width); };
-  // Lane j's 4 bytes: x[0][j], x[1][j], x[2][j], x[3][j].
-  SmallVector<int64_t> pairs, quads;
-  for (int64_t j = 0; j < width; ++j) {
-    pairs.append({j, width + j});
-    quads.append({2 * j, 2 * j + 1, 2 * width + 2 * j, 2 * width + 2 * j + 1});
-  }
-  Value x01 = shuffle(widen(x[0]), widen(x[1]), pairs);
-  Value x23 = shuffle(widen(x[2]), widen(x[3]), pairs);
   Type i32 = b.getI32Type();
   auto words = VectorType::get({width}, i32);
-  Value xWords =
-      b.create<vector::BitCastOp>(loc, words, shuffle(x01, x23, quads));
+  Value xWords;
+  if (term.groupedX) {
+    // Read as quadruples already (x[1..3] are in x[0]); a short tile's
+    // extra lanes are zeros.
+    Value quads = x[0];
+    if (lanes != width) {
+      SmallVector<int64_t> mask;
+      for (int64_t j = 0; j < 4 * width; ++j)
+        mask.push_back(j < 4 * lanes ? j : 4 * lanes);
+      Value zeros =
+          b.create<arith::ConstantOp>(loc, b.getZeroAttr(quads.getType()));
+      quads = shuffle(quads, zeros, mask);
+    }
+    xWords = b.create<vector::BitCastOp>(loc, words, quads);
+  } else {
+    // Lane j's 4 bytes: x[0][j], x[1][j], x[2][j], x[3][j].
+    SmallVector<int64_t> pairs, quads;
+    for (int64_t j = 0; j < width; ++j) {
+      pairs.append({j, width + j});
+      quads.append(
+          {2 * j, 2 * j + 1, 2 * width + 2 * j, 2 * width + 2 * j + 1});
+    }
+    Value x01 = shuffle(widen(x[0]), widen(x[1]), pairs);
+    Value x23 = shuffle(widen(x[2]), widen(x[3]), pairs);
+    xWords = b.create<vector::BitCastOp>(loc, words, shuffle(x01, x23, quads));
+  }
   if (term.flipX) {
     Value signs = b.create<arith::ConstantOp>(
         loc, DenseElementsAttr::get(words,
@@ -1150,7 +1171,7 @@ Value TileEmitter::emitPairDot(Location loc, Value acc, ArrayRef<Value> x,
   for (int64_t j = 0; j < width; ++j)
     pairs.append({j, width + j});
   Value xPairs;
-  if (term.pairedX) {
+  if (term.groupedX) {
     // Read as pairs already (x[1] is in x[0]).
     xPairs = x[0];
     if (lanes != width) {
@@ -1234,11 +1255,13 @@ void TileEmitter::emitCopy(SmallVectorImpl<Value> &out, size_t first) {
       idx.push_back(bases.lookup(load.getIndices().back()));
       int64_t stride = *analysis.strideOf(load.getIndices().back());
       Type elt = load.getMemRefType().getElementType();
-      if (pairedReads.contains(load)) {
-        // The first step's read covers both steps' lanes, in pairs.
+      if (groupedReads.contains(load)) {
+        // The first step's read covers every step's lanes, in groups.
+        int64_t group = dot->steps;
         if (dotStep == 0)
-          vectors[result] = loadLanes(loc, VectorType::get({2 * lanes}, elt),
-                                      load.getMemRef(), idx, 2 * valid);
+          vectors[result] =
+              loadLanes(loc, VectorType::get({group * lanes}, elt),
+                        load.getMemRef(), idx, group * valid);
         continue;
       }
       if (stride == 1) {
@@ -1555,8 +1578,16 @@ struct VectorizeHostRowsPass
     // allow, in passes as even as possible: 13 tiles (resnet50's 14x14 3x3
     // convs on the padded width) run 3, 3, 3, 2, 2, where passes of a
     // divisor ran 13 of 1 tile, a load or broadcast for each FMA.
+    // A dot form whose x is interleaved takes its registers for that: one
+    // tile a pass. vpdpbusd on grouped reads (a MatMul's quadruples) loads
+    // a tile's words as they are and shares each copy's broadcast among
+    // the tiles, as FMAs do.
     int64_t perTile = nest->copies * (int64_t)nest->accumulators.size();
-    int64_t most = dot ? 1
+    bool groupedDot =
+        dot && dot->steps == 4 &&
+        llvm::all_of(dot->terms, [](DotTerm &t) { return t.groupedX; });
+    int64_t most = dot && !groupedDot
+                       ? 1
                        : std::clamp<int64_t>(accumulators / perTile, 1,
                                              std::max<int64_t>(full, 1));
     // A masked rest of at most half a tile shares the last full tile's pass

@@ -234,12 +234,17 @@ def qlinear_matmul():
     return Case(harness.make_model(nodes, {"a": a}, ["y"], inits), {"a": a})
 
 
-def matmul_integer(bdtype, m=4, k=9, n=6, bz=3):
+def matmul_integer(bdtype, m=4, k=9, n=6, bz=3, adtype=U8, az=7, batch=()):
     r = rng(4)
-    a = r.integers(0, 255, size=(m, k)).astype(U8)
-    b = (r.integers(0, 255, size=(k, n)) if bdtype == U8 else r.integers(-128, 127, size=(k, n))).astype(bdtype)
+
+    def ints(dtype, shape):
+        lo, hi = (0, 255) if dtype == U8 else (-128, 127)
+        return r.integers(lo, hi, size=shape, endpoint=True).astype(dtype)
+
+    a = ints(adtype, (*batch, m, k))
+    b = ints(bdtype, (k, n))
     nodes = [helper.make_node("MatMulInteger", ["a", "b", "az", "bz"], ["y"])]
-    inits = {"b": b, "az": np.array(7, U8), "bz": np.array(bz, bdtype)}
+    inits = {"b": b, "az": np.array(az, adtype), "bz": np.array(bz, bdtype)}
     return Case(harness.make_model(nodes, {"a": a}, ["y"], inits), {"a": a})
 
 
@@ -870,6 +875,20 @@ def build_table():
         # K = 64: with --cpu=native on AVX512-VNNI the row (lanes along N,
         # B the signed side) takes vpdpbusd.
         "matmulinteger-u8i8-k64": matmul_integer(I8, m=8, k=64, n=44, bz=0),
+        # A weight whose K is a multiple of 4, its zero point 0: held as
+        # byte quadruples [K / 4, 4 N] on AVX512-VNNI
+        # (dlc-convert-to-linalg quad-matmul-weights), a tile's words one
+        # load. s8 x s8 reads the lhs as u8 (x xor 0x80); u8 x u8 keeps the
+        # plain form. 44 columns: tiles of 16, 16, 8 and 4 lanes; 20 rows:
+        # a row block of 8 and a rest. Past L1 (256 x 160 bytes) a row of
+        # quadruples is padded to an odd number of 64-byte lines.
+        "matmulinteger-i8i8-quads": matmul_integer(I8, m=20, k=96, n=44, bz=0, adtype=I8,
+                                                   az=-5),
+        "matmulinteger-u8i8-quads-padded": matmul_integer(I8, m=9, k=256, n=160, bz=0,
+                                                          batch=(2,)),
+        "matmulinteger-i8u8-quads": matmul_integer(U8, m=8, k=32, n=48, bz=0, adtype=I8, az=3),
+        "matmulinteger-u8u8-k32": matmul_integer(U8, m=8, k=32, n=48, bz=0),
+        "matmulinteger-i8i8-k6": matmul_integer(I8, m=8, k=6, n=48, bz=0, adtype=I8, az=-2),
         "qlinearconv-vnni-1x1-u8": vnni_conv(U8, 32, 12, (5, 20), 1, [0, 0, 0, 0]),
         "qlinearconv-vnni-3x3-i8-padded": vnni_conv(I8, 8, 8, (9, 13), 3, [1, 1, 1, 1]),
         "qlinearconv-vnni-3x3-u8-stride2": vnni_conv(U8, 16, 8, (12, 12), 3, [1, 1, 1, 1], (2, 2)),

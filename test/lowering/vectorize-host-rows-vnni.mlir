@@ -2,6 +2,7 @@
 // RUN: dlc-opt %s --split-input-file --dlc-vectorize-host-rows="lanes=16 any-length-tiles=true" | FileCheck %s --check-prefix=OFF
 // RUN: dlc-opt %s --split-input-file --dlc-vectorize-host-rows="lanes=16 pmaddwd-bits=128" | FileCheck %s --check-prefix=PM
 // RUN: dlc-opt %s --split-input-file --dlc-vectorize-host-rows="lanes=16 pmaddwd-bits=256" | FileCheck %s --check-prefix=PM256
+// RUN: dlc-opt %s --split-input-file --dlc-vectorize-host-rows="lanes=16 any-length-tiles=true vnni=true accumulators=24" | FileCheck %s --check-prefix=TILES
 
 // A 3x3 integer conv row of 20 outputs, 2 output channels a work item,
 // weights [O, KH, KW, C] (dlc-convert-to-linalg channels-last-int8-weights):
@@ -430,6 +431,64 @@ func.func private @short_tile(%acc: memref<4x17xi32>, %a: memref<4x8xi16>, %b: m
         %s = arith.addi %acc0, %p : i32
         memref.store %s, %acc[%m, %n] : memref<4x17xi32>
         scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A MatMul row over byte quadruples (dlc-convert-to-linalg
+// quad-matmul-weights: w[4 k2 + p][n] at [k2, 4 n + p]) of a u8 lhs: the
+// quadruple loop p steps by 4, and its first step's read of 64 bytes is
+// the 16 lanes' words as they are, with no interleave; the lhs's 4 bytes
+// are broadcast as one word (a tile a pass by default). With room for 24
+// accumulators the row's 3 tiles of 16 share one pass (the interleaving
+// dot forms keep one a pass).
+// CHECK-LABEL: func.func private @quad_weights(
+// CHECK: scf.for {{.*}} = %c0{{.*}} to %c4{{.*}} step %c4{{.*}} iter_args(
+// CHECK: %[[Q:.*]] = vector.load %arg2{{.*}} : memref<2x192xi8>, vector<64xi8>
+// CHECK-NOT: vector.shuffle
+// CHECK: vector.bitcast %[[Q]] : vector<64xi8> to vector<16xi32>
+// CHECK: vector.from_elements {{.*}} : vector<4xi8>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<16xi32>, vector<16xi32>, vector<16xi32>) -> vector<16xi32>
+// CHECK-NOT: llvm.call_intrinsic
+// CHECK: scf.yield
+// TILES-LABEL: func.func private @quad_weights(
+// TILES: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xi32>, vector<16xi32>, vector<16xi32>)
+// TILES: scf.for {{.*}} step %c4{{.*}} iter_args({{.*}}) -> (vector<16xi32>, vector<16xi32>, vector<16xi32>)
+// TILES-COUNT-3: vector.load %arg2{{.*}} : memref<2x192xi8>, vector<64xi8>
+// TILES-COUNT-3: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// TILES-NOT: llvm.call_intrinsic
+// TILES: scf.yield
+// OFF-LABEL: func.func private @quad_weights(
+// OFF-NOT: llvm.call_intrinsic
+func.func private @quad_weights(%acc: memref<4x48xi32>, %a: memref<4x8xi8>, %b: memref<2x192xi8>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c48 = arith.constant 48 : index
+  scf.parallel (%m) = (%c0) to (%c4) step (%c1) {
+    scf.for %k2 = %c0 to %c2 step %c1 {
+      scf.for %p = %c0 to %c4 step %c1 {
+        scf.parallel (%n) = (%c0) to (%c48) step (%c1) {
+          %n4 = arith.muli %n, %c4 : index
+          %col = arith.addi %n4, %p : index
+          %k2x = arith.muli %k2, %c4 : index
+          %k = arith.addi %k2x, %p : index
+          %x = memref.load %b[%k2, %col] : memref<2x192xi8>
+          %w = memref.load %a[%m, %k] : memref<4x8xi8>
+          %acc0 = memref.load %acc[%m, %n] : memref<4x48xi32>
+          %we = arith.extui %w : i8 to i32
+          %xe = arith.extsi %x : i8 to i32
+          %pr = arith.muli %we, %xe : i32
+          %s = arith.addi %acc0, %pr : i32
+          memref.store %s, %acc[%m, %n] : memref<4x48xi32>
+          scf.reduce
+        }
       }
     }
     scf.reduce
