@@ -187,7 +187,14 @@ def ExpandMathPass : Pass<"dlc-expand-math", "ModuleOp"> {
     for each element: BERT's GELU epilogues ran scalar. `math.fma` (which
     the approximation uses) becomes a product and a sum LLVM may contract:
     one FMA where the CPU has it, not a call of `fmaf` an element where it
-    does not.
+    does not. It also runs `arith-expand`'s patterns for ceil/floor
+    divisions and bf16 conversions, but leaves `arith.minimumf` and
+    `arith.maximumf` to `llvm.minimum`/`llvm.maximum`: expanded to cmpf +
+    select, a reduction of them to one value (DynamicQuantizeLinear's
+    range over a whole tensor) did not vectorize. `math.exp` on f32 becomes
+    MLIR's Cephes approximation (range reduction and a polynomial, ~1 ulp):
+    `llvm.exp` was a call of libm's `expf` an element, vectors included, in
+    every softmax and attention kernel.
 
     Before: `%r = math.rsqrt %x : f32`
     After:  `%s = math.sqrt %x : f32` and `%r = arith.divf %one, %s : f32`

@@ -324,16 +324,19 @@ void dlc::buildHostKernelPipeline(OpPassManager &pm, const CompileOptions &) {
   bf16.targetTypeStr = "f32";
   pm.addPass(arith::createArithEmulateUnsupportedFloats(bf16));
   // ceildivsi/floordivsi, and bf16 conversions (those above included) become
-  // plain integer arithmetic.
-  pm.addPass(arith::createArithExpandOpsPass({/*includeBf16=*/true}));
+  // plain integer arithmetic (dlc-expand-math, which keeps minimumf and
+  // maximumf for LLVM's intrinsics).
   pm.addPass(dlc::createExpandMathPass());
   // Integer powers become a generated loop.
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(createCanonicalizerPass());
-  // Functions without an LLVM intrinsic (erf, tanh) call libm.
-  pm.addPass(createConvertMathToLibmPass());
+  // Math with an LLVM intrinsic first (fma, floor, sqrt: instructions where
+  // the CPU has them; before, MathToLibm made QuantizeLinear's exact fma a
+  // call of fmaf an element even with FMA); functions without one (erf,
+  // tanh) call libm.
   pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   // The emulated tensor-core epilogues store adjacent columns as 2-element

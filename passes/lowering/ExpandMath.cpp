@@ -4,10 +4,12 @@
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::dlc {
@@ -38,6 +40,14 @@ struct ContractFma : OpRewritePattern<math::FmaOp> {
 struct ExpandMathPass : dlc::impl::ExpandMathPassBase<ExpandMathPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
+    // arith-expand's ceil/floor divisions and bf16 conversions as integer
+    // arithmetic, but not its minimumf/maximumf: as cmpf + select (an
+    // unordered compare, a NaN select) LLVM's loop vectorizer takes them
+    // for an fmin pattern that needs nnan and nsz, and a reduction to one
+    // value (DynamicQuantizeLinear's range) ran scalar; llvm.minimum and
+    // llvm.maximum it vectorizes.
+    arith::populateCeilFloorDivExpandOpsPatterns(patterns);
+    arith::populateExpandBFloat16Patterns(patterns);
     populateExpandRsqrtPattern(patterns);
     // libm's erff is a call per element: a GELU epilogue (BERT's FFN, 393K
     // elements a layer) ran scalar, 2.4 ms of a 4.5 ms kernel. MLIR's
@@ -55,6 +65,24 @@ struct ExpandMathPass : dlc::impl::ExpandMathPassBase<ExpandMathPass> {
     if (failed(
             applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
+    // llvm.exp is a call of libm's expf an element, of a vector too (x86 has
+    // no vector exp): softmax and attention kernels ran their exponentials
+    // one call at a time. MLIR's Cephes approximation (range reduction and
+    // a polynomial, ~1 ulp) is plain arithmetic that LLVM vectorizes. Only
+    // math.exp takes it: the pattern set approximates other functions too.
+    SmallVector<Operation *> exps;
+    getOperation()->walk([&](math::ExpOp op) {
+      if (mlir::getElementTypeOrSelf(op.getType()).isF32())
+        exps.push_back(op);
+    });
+    if (!exps.empty()) {
+      RewritePatternSet approximate(&getContext());
+      populateMathPolynomialApproximationPatterns(approximate);
+      GreedyRewriteConfig config;
+      config.strictMode = GreedyRewriteStrictness::ExistingOps;
+      if (failed(applyOpPatternsAndFold(exps, std::move(approximate), config)))
+        return signalPassFailure();
+    }
     SmallVector<Operation *> approximations;
     getOperation()->walk([&](math::FmaOp op) {
       if (!op->removeAttr(kExact))

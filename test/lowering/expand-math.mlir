@@ -36,3 +36,39 @@ func.func @exact_fma(%a: f32, %b: f32, %c: f32) -> f32 {
   %r = math.fma %a, %b, %c : f32
   return %r : f32
 }
+
+// -----
+
+// exp on f32 becomes MLIR's Cephes approximation (range reduction, a
+// polynomial, the exponent's bits), which LLVM vectorizes: llvm.exp was a
+// call of expf an element, vectors too. Its fmas may contract.
+// CHECK-LABEL: func.func @exp(
+// CHECK-NOT: math.exp
+// CHECK-NOT: math.fma
+// CHECK: math.floor {{.*}} : vector<16xf32>
+// CHECK: arith.shli {{.*}} : vector<16xi32>
+// CHECK: return
+func.func @exp(%x: vector<16xf32>) -> vector<16xf32> {
+  %r = math.exp %x : vector<16xf32>
+  return %r : vector<16xf32>
+}
+
+// -----
+
+// arith-expand's ceil/floor divisions become plain integer arithmetic, but
+// minimumf and maximumf stay (llvm.minimum/maximum, whose reductions LLVM
+// vectorizes; as cmpf + select they ran scalar).
+// CHECK-LABEL: func.func @arith(
+// CHECK-NOT: arith.ceildivsi
+// CHECK-NOT: arith.floordivsi
+// CHECK: %[[MIN:.*]] = arith.minimumf %arg2, %arg3 : f32
+// CHECK: %[[MAX:.*]] = arith.maximumf %arg2, %arg3 : f32
+// CHECK-NOT: arith.cmpf
+// CHECK: return {{.*}}, {{.*}}, %[[MIN]], %[[MAX]]
+func.func @arith(%a: i32, %b: i32, %x: f32, %y: f32) -> (i32, i32, f32, f32) {
+  %c = arith.ceildivsi %a, %b : i32
+  %f = arith.floordivsi %a, %b : i32
+  %mn = arith.minimumf %x, %y : f32
+  %mx = arith.maximumf %x, %y : f32
+  return %c, %f, %mn, %mx : i32, i32, f32, f32
+}
