@@ -140,6 +140,13 @@ FailureOr<KernelCode> dlc::emitHostKernels(ModuleOp model,
     f.addFnAttr("target-cpu", options.hostCpu);
     if (!features.empty())
       f.addFnAttr("target-features", features);
+    // LLVM's own vectorizers pick 256-bit vectors on Intel's AVX-512 CPUs
+    // (against frequency drops on older cores); dlc's row kernels use 512
+    // bits already, and the loops LLVM vectorizes (attention's dot
+    // products and value rows, softmax, normalization) ran in half-width
+    // registers beside them.
+    if (options.hostVectorBits >= 512)
+      f.addFnAttr("prefer-vector-width", "512");
   }
   optimize(*module, *tm);
   if (usesBf16)

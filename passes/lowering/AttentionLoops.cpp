@@ -139,6 +139,10 @@ struct AttentionBuilder {
     forEach(valueSize,
             [&](Value d) { b.create<memref::StoreOp>(loc, zero, acc, d); });
 
+    // Products and their sums may fuse into FMAs (one rounding less, as
+    // the GEMM rows' do; on the GPU the same mul/add pairs already fuse).
+    auto contract = arith::FastMathFlagsAttr::get(
+        b.getContext(), arith::FastMathFlags::contract);
     // Over blocks of keys, carrying the running max m and sum l.
     ValueRange stats = fold(
         keys, block, {negInf, zero},
@@ -176,9 +180,10 @@ struct AttentionBuilder {
                 Value j = b.create<arith::AddIOp>(loc, j0, jj);
                 Value kc = load(k, keyIndices(c, j));
                 Value s = b.create<memref::LoadOp>(loc, scores, jj);
-                Value prod = b.create<arith::MulFOp>(loc, qc, kc);
+                Value prod = b.create<arith::MulFOp>(loc, qc, kc, contract);
                 b.create<memref::StoreOp>(
-                    loc, b.create<arith::AddFOp>(loc, s, prod), scores, jj);
+                    loc, b.create<arith::AddFOp>(loc, s, prod, contract),
+                    scores, jj);
               });
             });
           }
@@ -229,8 +234,9 @@ struct AttentionBuilder {
                   load(v, indices(v, layout.value, layout.valueSelect, j, d));
               b.create<memref::StoreOp>(
                   loc,
-                  b.create<arith::AddFOp>(loc, a,
-                                          b.create<arith::MulFOp>(loc, p, vd)),
+                  b.create<arith::AddFOp>(
+                      loc, a, b.create<arith::MulFOp>(loc, p, vd, contract),
+                      contract),
                   acc, d);
             });
           });

@@ -16,6 +16,9 @@
 // CHECK: arith.addf %[[S]], %[[P]] fastmath<reassoc,contract> : f32
 // CHECK: memref.store %[[DOT]], %{{.*}}[%[[J]]] : memref<4xf32>
 // CHECK: math.exp
+// The value rows' products and sums may fuse into FMAs.
+// CHECK: %[[PV:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK: arith.addf %{{.*}}, %[[PV]] fastmath<contract> : f32
 func.func private @k0(%q: memref<1x2x8x5xf32>, %k: memref<1x2x12x5xf32>, %v: memref<1x2x12x3xf32>, %o: memref<1x2x8x3xf32>) attributes {dlc.kernel} {
   dlc.attention_kernel %q, %k, %v outs(%o : memref<1x2x8x3xf32>) {k_transposed = false, scale = 0.5 : f32} : memref<1x2x8x5xf32>, memref<1x2x12x5xf32>, memref<1x2x12x3xf32>
   return
@@ -30,6 +33,7 @@ func.func private @k0(%q: memref<1x2x8x5xf32>, %k: memref<1x2x12x5xf32>, %v: mem
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step
 // CHECK: memref.load %{{.*}} : memref<1x2x5x12xf32>
 // CHECK-NOT: reassoc
+// CHECK: arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
 func.func private @k1(%q: memref<1x2x8x5xf32>, %k: memref<1x2x5x12xf32>, %v: memref<1x2x12x3xf32>, %o: memref<1x2x8x3xf32>) attributes {dlc.kernel} {
   dlc.attention_kernel %q, %k, %v outs(%o : memref<1x2x8x3xf32>) {k_transposed = true, scale = 0.5 : f32} : memref<1x2x8x5xf32>, memref<1x2x5x12xf32>, memref<1x2x12x3xf32>
   return
