@@ -47,6 +47,9 @@ struct AttentionBuilder {
   SmallVector<int64_t> outShape;
   /// Scores as dot products where K's head dim is innermost (the host).
   bool dotProducts = false;
+  /// Query rows a work item takes (the parallel row dim counts groups):
+  /// each key block is read for all of them while it is in L1.
+  int64_t rowGroup = 1;
 
   Value index(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
   Value f32Const(double v) {
@@ -113,7 +116,10 @@ struct AttentionBuilder {
         break;
       }
     bool kTransposed = op.getKTransposed();
-    Value row = ivs[rank - 2];
+    // The work item's rows: row group * rowGroup + r.
+    Value firstRow = ivs[rank - 2];
+    if (rowGroup > 1)
+      firstRow = b.create<arith::MulIOp>(loc, firstRow, index(rowGroup));
     // k's stored indices of head element c of key j.
     auto keyIndices = [&](Value c, Value j) {
       return kTransposed ? indices(k, layout.key, layout.keySelect, c, j)
@@ -129,158 +135,216 @@ struct AttentionBuilder {
       j.getDefiningOp()->erase();
     }
 
-    Value acc =
-        b.create<memref::AllocaOp>(loc, MemRefType::get({valueSize}, f32));
+    // The rows' output accumulators, [rowGroup, valueSize] ([valueSize] for
+    // one row), and with several rows their running max and sum.
+    bool grouped = rowGroup > 1;
+    Value acc = b.create<memref::AllocaOp>(
+        loc, grouped ? MemRefType::get({rowGroup, valueSize}, f32)
+                     : MemRefType::get({valueSize}, f32));
+    auto accAt = [&](Value r, Value d) -> SmallVector<Value> {
+      if (grouped)
+        return {r, d};
+      return {d};
+    };
     Value scores =
         b.create<memref::AllocaOp>(loc, MemRefType::get({block}, f32));
     Value zero = f32Const(0.0);
     Value negInf = f32Const(-std::numeric_limits<double>::infinity());
     Value scale = f32Const(op.getScale().convertToFloat());
-    forEach(valueSize,
-            [&](Value d) { b.create<memref::StoreOp>(loc, zero, acc, d); });
+    Value maxima, sums;
+    if (grouped) {
+      maxima =
+          b.create<memref::AllocaOp>(loc, MemRefType::get({rowGroup}, f32));
+      sums = b.create<memref::AllocaOp>(loc, MemRefType::get({rowGroup}, f32));
+      forEach(rowGroup, [&](Value r) {
+        b.create<memref::StoreOp>(loc, negInf, maxima, r);
+        b.create<memref::StoreOp>(loc, zero, sums, r);
+        forEach(valueSize, [&](Value d) {
+          b.create<memref::StoreOp>(loc, zero, acc, accAt(r, d));
+        });
+      });
+    } else {
+      forEach(valueSize,
+              [&](Value d) { b.create<memref::StoreOp>(loc, zero, acc, d); });
+    }
+    Value r0 = c0;
 
     // Products and their sums may fuse into FMAs (one rounding less, as
     // the GEMM rows' do; on the GPU the same mul/add pairs already fuse).
     auto contract = arith::FastMathFlagsAttr::get(
         b.getContext(), arith::FastMathFlags::contract);
-    // Over blocks of keys, carrying the running max m and sum l.
-    ValueRange stats = fold(
-        keys, block, {negInf, zero},
-        [&](Value j0, ValueRange carried) -> SmallVector<Value> {
-          Value m = carried[0], l = carried[1];
-          // s[jj] = q[row, :] . k[j0 + jj, :]
-          if (headInnermost) {
-            // One dot product a key, over contiguous rows of q and k; its
-            // sum may reassociate, so LLVM vectorizes it (BERT's K is
-            // [batch, key, head, 64]: the other order read k 3 KB apart).
-            auto fastmath = arith::FastMathFlagsAttr::get(
-                b.getContext(),
-                arith::FastMathFlags::reassoc | arith::FastMathFlags::contract);
-            forEach(block, [&](Value jj) {
-              Value j = b.create<arith::AddIOp>(loc, j0, jj);
-              Value dot =
-                  fold(headSize, 1, {zero}, [&](Value c, ValueRange sum) {
-                    Value qc = load(q, indices(q, layout.query,
-                                               layout.querySelect, row, c));
-                    Value kc = load(k, keyIndices(c, j));
-                    Value prod = b.create<arith::MulFOp>(loc, qc, kc, fastmath);
-                    return SmallVector<Value>{
-                        b.create<arith::AddFOp>(loc, sum[0], prod, fastmath)};
-                  })[0];
-              b.create<memref::StoreOp>(loc, dot, scores, jj);
-            });
-          } else {
-            forEach(block, [&](Value jj) {
-              b.create<memref::StoreOp>(loc, zero, scores, jj);
-            });
-            forEach(headSize, [&](Value c) {
-              Value qc =
-                  load(q, indices(q, layout.query, layout.querySelect, row, c));
-              forEach(block, [&](Value jj) {
-                Value j = b.create<arith::AddIOp>(loc, j0, jj);
-                Value kc = load(k, keyIndices(c, j));
-                Value s = b.create<memref::LoadOp>(loc, scores, jj);
-                Value prod = b.create<arith::MulFOp>(loc, qc, kc, contract);
-                b.create<memref::StoreOp>(
-                    loc, b.create<arith::AddFOp>(loc, s, prod, contract),
-                    scores, jj);
-              });
-            });
-          }
-          // s = s * scale + mask; the block's max.
-          Value mNew = fold(block, 1, {m}, [&](Value jj, ValueRange mx) {
-            Value j = b.create<arith::AddIOp>(loc, j0, jj);
-            Value s = b.create<arith::MulFOp>(
-                loc, b.create<memref::LoadOp>(loc, scores, jj), scale);
-            if (mask)
-              s = b.create<arith::AddFOp>(
-                  loc, s, load(mask, indices(mask, {}, {}, row, j)));
-            b.create<memref::StoreOp>(loc, s, scores, jj);
+    // One key block for row `r` of the work item: the running max m and
+    // sum l in, their new values out.
+    auto keyBlock = [&](Value r, Value j0, Value m,
+                        Value l) -> SmallVector<Value> {
+      // One row reads at the work item's own variable (kernel fusion
+      // checks for that).
+      Value row = grouped
+                      ? b.create<arith::AddIOp>(loc, firstRow, r).getResult()
+                      : firstRow;
+      // s[jj] = q[row, :] . k[j0 + jj, :]
+      if (headInnermost) {
+        // One dot product a key, over contiguous rows of q and k; its
+        // sum may reassociate, so LLVM vectorizes it (BERT's K is
+        // [batch, key, head, 64]: the other order read k 3 KB apart).
+        auto fastmath = arith::FastMathFlagsAttr::get(
+            b.getContext(),
+            arith::FastMathFlags::reassoc | arith::FastMathFlags::contract);
+        forEach(block, [&](Value jj) {
+          Value j = b.create<arith::AddIOp>(loc, j0, jj);
+          Value dot = fold(headSize, 1, {zero}, [&](Value c, ValueRange sum) {
+            Value qc =
+                load(q, indices(q, layout.query, layout.querySelect, row, c));
+            Value kc = load(k, keyIndices(c, j));
+            Value prod = b.create<arith::MulFOp>(loc, qc, kc, fastmath);
             return SmallVector<Value>{
-                b.create<arith::MaximumFOp>(loc, mx[0], s)};
+                b.create<arith::AddFOp>(loc, sum[0], prod, fastmath)};
           })[0];
-          // Rows masked with -inf so far: exponents relative to 0, so that
-          // exp(-inf - -inf) never produces a NaN.
-          Value allMasked = b.create<arith::CmpFOp>(
-              loc, arith::CmpFPredicate::OEQ, mNew, negInf);
-          Value base = b.create<arith::SelectOp>(loc, allMasked, zero, mNew);
-          Value alpha =
-              b.create<math::ExpOp>(loc, b.create<arith::SubFOp>(loc, m, base));
-          // p[jj] = exp(s[jj] - m), over the scores; l = l * alpha + sum(p).
-          Value lNew = fold(
-              block, 1, {b.create<arith::MulFOp>(loc, l, alpha)},
-              [&](Value jj, ValueRange sum) {
-                Value p = b.create<math::ExpOp>(
-                    loc,
-                    b.create<arith::SubFOp>(
-                        loc, b.create<memref::LoadOp>(loc, scores, jj), base));
-                b.create<memref::StoreOp>(loc, p, scores, jj);
-                return SmallVector<Value>{
-                    b.create<arith::AddFOp>(loc, sum[0], p)};
-              })[0];
-          // acc = acc * alpha + sum_jj p[jj] * v[j0 + jj, :], a row at a
-          // time (the d loop vectorizes).
-          forEach(valueSize, [&](Value d) {
-            Value a = b.create<memref::LoadOp>(loc, acc, d);
-            b.create<memref::StoreOp>(
-                loc, b.create<arith::MulFOp>(loc, a, alpha), acc, d);
-          });
+          b.create<memref::StoreOp>(loc, dot, scores, jj);
+        });
+      } else {
+        forEach(block, [&](Value jj) {
+          b.create<memref::StoreOp>(loc, zero, scores, jj);
+        });
+        forEach(headSize, [&](Value c) {
+          Value qc =
+              load(q, indices(q, layout.query, layout.querySelect, row, c));
           forEach(block, [&](Value jj) {
             Value j = b.create<arith::AddIOp>(loc, j0, jj);
-            Value p = b.create<memref::LoadOp>(loc, scores, jj);
-            forEach(valueSize, [&](Value d) {
-              Value a = b.create<memref::LoadOp>(loc, acc, d);
-              Value vd =
-                  load(v, indices(v, layout.value, layout.valueSelect, j, d));
-              b.create<memref::StoreOp>(
-                  loc,
-                  b.create<arith::AddFOp>(
-                      loc, a, b.create<arith::MulFOp>(loc, p, vd, contract),
-                      contract),
-                  acc, d);
-            });
+            Value kc = load(k, keyIndices(c, j));
+            Value s = b.create<memref::LoadOp>(loc, scores, jj);
+            Value prod = b.create<arith::MulFOp>(loc, qc, kc, contract);
+            b.create<memref::StoreOp>(
+                loc, b.create<arith::AddFOp>(loc, s, prod, contract), scores,
+                jj);
           });
-          return {mNew, lNew};
         });
+      }
+      // s = s * scale + mask; the block's max.
+      Value mNew = fold(block, 1, {m}, [&](Value jj, ValueRange mx) {
+        Value j = b.create<arith::AddIOp>(loc, j0, jj);
+        Value s = b.create<arith::MulFOp>(
+            loc, b.create<memref::LoadOp>(loc, scores, jj), scale);
+        if (mask)
+          s = b.create<arith::AddFOp>(
+              loc, s, load(mask, indices(mask, {}, {}, row, j)));
+        b.create<memref::StoreOp>(loc, s, scores, jj);
+        return SmallVector<Value>{b.create<arith::MaximumFOp>(loc, mx[0], s)};
+      })[0];
+      // Rows masked with -inf so far: exponents relative to 0, so that
+      // exp(-inf - -inf) never produces a NaN.
+      Value allMasked =
+          b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, mNew, negInf);
+      Value base = b.create<arith::SelectOp>(loc, allMasked, zero, mNew);
+      Value alpha =
+          b.create<math::ExpOp>(loc, b.create<arith::SubFOp>(loc, m, base));
+      // p[jj] = exp(s[jj] - m), over the scores; l = l * alpha + sum(p).
+      Value lNew = fold(
+          block, 1, {b.create<arith::MulFOp>(loc, l, alpha)},
+          [&](Value jj, ValueRange sum) {
+            Value p = b.create<math::ExpOp>(
+                loc, b.create<arith::SubFOp>(
+                         loc, b.create<memref::LoadOp>(loc, scores, jj), base));
+            b.create<memref::StoreOp>(loc, p, scores, jj);
+            return SmallVector<Value>{b.create<arith::AddFOp>(loc, sum[0], p)};
+          })[0];
+      // acc = acc * alpha + sum_jj p[jj] * v[j0 + jj, :], a row at a
+      // time (the d loop vectorizes).
+      forEach(valueSize, [&](Value d) {
+        Value a = b.create<memref::LoadOp>(loc, acc, accAt(r, d));
+        b.create<memref::StoreOp>(loc, b.create<arith::MulFOp>(loc, a, alpha),
+                                  acc, accAt(r, d));
+      });
+      forEach(block, [&](Value jj) {
+        Value j = b.create<arith::AddIOp>(loc, j0, jj);
+        Value p = b.create<memref::LoadOp>(loc, scores, jj);
+        forEach(valueSize, [&](Value d) {
+          Value a = b.create<memref::LoadOp>(loc, acc, accAt(r, d));
+          Value vd =
+              load(v, indices(v, layout.value, layout.valueSelect, j, d));
+          b.create<memref::StoreOp>(
+              loc,
+              b.create<arith::AddFOp>(
+                  loc, a, b.create<arith::MulFOp>(loc, p, vd, contract),
+                  contract),
+              acc, accAt(r, d));
+        });
+      });
+      return {mNew, lNew};
+    };
+    // Over blocks of keys, carrying the running max m and sum l; several
+    // rows keep theirs in private memory, and take each block in turn.
+    SmallVector<Value> stats;
+    if (grouped) {
+      fold(keys, block, {}, [&](Value j0, ValueRange) -> SmallVector<Value> {
+        forEach(rowGroup, [&](Value r) {
+          SmallVector<Value> next =
+              keyBlock(r, j0, b.create<memref::LoadOp>(loc, maxima, r),
+                       b.create<memref::LoadOp>(loc, sums, r));
+          b.create<memref::StoreOp>(loc, next[0], maxima, r);
+          b.create<memref::StoreOp>(loc, next[1], sums, r);
+        });
+        return {};
+      });
+    } else {
+      stats = llvm::to_vector(
+          fold(keys, block, {negInf, zero},
+               [&](Value j0, ValueRange carried) -> SmallVector<Value> {
+                 return keyBlock(r0, j0, carried[0], carried[1]);
+               }));
+    }
 
     // out[row, :] = acc * (1 / l): one division a row, not one an output
     // (on the GPU each div.rn.f32 is a branch to a slow path), as the
     // tensor-core attention kernel does. With nan_to_zero, a row whose
     // softmax is NaN (l is 0: every key masked with -inf; or NaN) is 0.
-    Value l = stats[1];
-    Value invL = b.create<arith::DivFOp>(
-        loc, b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(1.0f)), l);
-    Value validRow;
-    if (op.getNanToZero())
-      validRow =
-          b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, l, zero);
     Type outElt = cast<MemRefType>(out.getType()).getElementType();
-    forEach(valueSize, [&](Value d) {
-      Value r = b.create<arith::MulFOp>(
-          loc, b.create<memref::LoadOp>(loc, acc, d), invL);
-      if (validRow)
-        r = b.create<arith::SelectOp>(loc, validRow, r, zero);
-      // The quantize multiplies by the scale's reciprocal and corrects the
-      // product: the quotient, without a division.
-      if (auto scale = op.getResultScaleAttr())
-        r = quantizeToI8(b, loc, r, scale.getValueAsDouble(),
-                         op.getResultZeroPoint().value_or(0),
-                         /*reciprocal=*/true);
-      else if (outElt != f32)
-        r = b.create<arith::TruncFOp>(loc, outElt, r);
-      SmallVector<Value> idx(ivs.begin(), ivs.end());
-      idx.push_back(d);
-      b.create<memref::StoreOp>(
-          loc, r, out,
-          AttentionLayout::gather(ArrayRef<Value>(idx), layout.result));
-    });
+    auto finish = [&](Value rowInGroup, Value l) {
+      Value invL = b.create<arith::DivFOp>(
+          loc, b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(1.0f)), l);
+      Value validRow;
+      if (op.getNanToZero())
+        validRow =
+            b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, l, zero);
+      SmallVector<Value> rowIvs(ivs.begin(), ivs.end());
+      rowIvs[rank - 2] =
+          grouped
+              ? b.create<arith::AddIOp>(loc, firstRow, rowInGroup).getResult()
+              : firstRow;
+      forEach(valueSize, [&](Value d) {
+        Value r = b.create<arith::MulFOp>(
+            loc, b.create<memref::LoadOp>(loc, acc, accAt(rowInGroup, d)),
+            invL);
+        if (validRow)
+          r = b.create<arith::SelectOp>(loc, validRow, r, zero);
+        // The quantize multiplies by the scale's reciprocal and corrects the
+        // product: the quotient, without a division.
+        if (auto scale = op.getResultScaleAttr())
+          r = quantizeToI8(b, loc, r, scale.getValueAsDouble(),
+                           op.getResultZeroPoint().value_or(0),
+                           /*reciprocal=*/true);
+        else if (outElt != f32)
+          r = b.create<arith::TruncFOp>(loc, outElt, r);
+        SmallVector<Value> idx(rowIvs);
+        idx.push_back(d);
+        b.create<memref::StoreOp>(
+            loc, r, out,
+            AttentionLayout::gather(ArrayRef<Value>(idx), layout.result));
+      });
+    };
+    if (grouped)
+      forEach(rowGroup, [&](Value r) {
+        finish(r, b.create<memref::LoadOp>(loc, sums, r));
+      });
+    else
+      finish(r0, stats[1]);
   }
 };
 } // namespace
 
 FailureOr<scf::ParallelOp>
 mlir::dlc::lowerAttentionToLoops(RewriterBase &rewriter, AttentionKernelOp op,
-                                 bool dotProducts) {
+                                 bool dotProducts, int64_t maxRowGroup) {
   if (!op.hasPureBufferSemantics())
     return failure();
   Location loc = op.getLoc();
@@ -289,12 +353,21 @@ mlir::dlc::lowerAttentionToLoops(RewriterBase &rewriter, AttentionKernelOp op,
   AttentionLayout layout = op.getLayout();
   SmallVector<int64_t> outShape =
       AttentionLayout::scatter(outType.getShape(), layout.result);
+  // Query rows a work item takes: the largest power of two up to
+  // `maxRowGroup` that divides the rows.
+  int64_t rowGroup = 1;
+  for (int64_t g = maxRowGroup; g > 1; g /= 2)
+    if (rank >= 2 && outShape[rank - 2] % g == 0) {
+      rowGroup = g;
+      break;
+    }
   rewriter.setInsertionPoint(op);
   Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
   Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
   SmallVector<Value> lbs(rank - 1, zero), steps(rank - 1, one), ubs;
   for (int64_t d = 0; d < rank - 1; ++d)
-    ubs.push_back(rewriter.create<arith::ConstantIndexOp>(loc, outShape[d]));
+    ubs.push_back(rewriter.create<arith::ConstantIndexOp>(
+        loc, d == rank - 2 ? outShape[d] / rowGroup : outShape[d]));
   auto loop = rewriter.create<scf::ParallelOp>(loc, lbs, ubs, steps);
   rewriter.setInsertionPointToStart(loop.getBody());
   Value c0 = rewriter.create<arith::ConstantIndexOp>(loc, 0);
@@ -302,7 +375,8 @@ mlir::dlc::lowerAttentionToLoops(RewriterBase &rewriter, AttentionKernelOp op,
                            op,       loop.getInductionVars(),
                            rank,     rewriter.getF32Type(),
                            c0,       layout,
-                           outShape, dotProducts};
+                           outShape, dotProducts,
+                           rowGroup};
   builder.build();
   rewriter.eraseOp(op);
   return loop;

@@ -29,6 +29,8 @@ namespace {
 /// item when fusing a row reduction with its neighbours: the work items
 /// would become too coarse.
 constexpr int64_t kMaxSerializedExtent = 4096;
+/// Query rows a host attention work item takes (lowerAttentionToLoops).
+constexpr int64_t kHostAttentionRowGroup = 16;
 
 /// Which induction variable of `loop` each index is (-1: anything else, a
 /// constant, an inner loop's variable or a computed position).
@@ -601,8 +603,15 @@ mlir::dlc::lowerKernelToLoopNest(RewriterBase &rewriter, func::FuncOp func,
   if (ops.empty() && attentions.empty())
     return failure();
   // Attention lowers to its own work item loop nest (one query row each).
+  // On the host, alone in its kernel (nothing to fuse a row at a time), a
+  // work item takes 16 rows: a row streamed its head's whole K and V (64
+  // KB for bert's 128 x 64, past L1) from L2, 16 rows take each 32 KB
+  // block of them from L1.
+  int64_t rowGroup = rowWorkItems && ops.empty() && attentions.size() == 1
+                         ? kHostAttentionRowGroup
+                         : 1;
   for (AttentionKernelOp op : attentions)
-    if (failed(lowerAttentionToLoops(rewriter, op, rowWorkItems)))
+    if (failed(lowerAttentionToLoops(rewriter, op, rowWorkItems, rowGroup)))
       return failure();
   for (linalg::LinalgOp op : ops) {
     bool rows = false;

@@ -59,9 +59,15 @@ FailureOr<scf::ParallelOp> lowerKernelToLoopNest(RewriterBase &rewriter,
 /// the head dim when K is stored with the head dim innermost (q . k reads
 /// both rows contiguously; the sum may reassociate, so LLVM vectorizes
 /// it); otherwise the score row is updated one head element at a time.
+///
+/// A work item takes up to `maxRowGroup` query rows (a power of two that
+/// divides them; 1: one): each key block is read for all its rows in turn,
+/// while it is in L1, and their running max, sum and output row stay in
+/// private memory.
 FailureOr<scf::ParallelOp> lowerAttentionToLoops(RewriterBase &rewriter,
                                                  AttentionKernelOp op,
-                                                 bool dotProducts = false);
+                                                 bool dotProducts = false,
+                                                 int64_t maxRowGroup = 1);
 
 /// Moves the statically shaped memref.alloca ops of a mapped kernel (a work
 /// item's private scratch) to the entry block, so that they are allocated

@@ -4,10 +4,15 @@
 // ([batch, head, key, 5], k not transposed): each score is one dot product
 // over the head dim, its sum carried through the loop with `reassoc` so
 // that LLVM vectorizes it (the per-head-element order read k a key row
-// apart for each element).
+// apart for each element). Alone in its kernel, a work item takes the 8
+// query rows of a head (up to 16): each key block is read for all of them
+// in turn, their running max, sum and output rows in private memory.
 // CHECK-LABEL: func.func private @k0
-// CHECK-SAME: dlc.work_items = 16 : i64
-// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, f32)
+// CHECK-SAME: dlc.work_items = 2 : i64
+// CHECK: memref.alloca() : memref<8x3xf32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c12 step %c4
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %c8{{.*}} step
+// CHECK: memref.load %{{.*}}[%[[R]]] : memref<8xf32>
 // CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: %[[DOT:.*]] = scf.for %{{.*}} iter_args(%[[S:.*]] = %{{.*}}) -> (f32)
 // CHECK: memref.load %{{.*}} : memref<1x2x8x5xf32>
