@@ -173,6 +173,12 @@ struct AttentionBuilder {
     // the GEMM rows' do; on the GPU the same mul/add pairs already fuse).
     auto contract = arith::FastMathFlagsAttr::get(
         b.getContext(), arith::FastMathFlags::contract);
+    // On the host the block's exponentials and their sum vectorize only if
+    // the sum may reassociate: it was a scalar loop, its polynomial exp
+    // included, half the kernel's time.
+    auto sumFlags = arith::FastMathFlagsAttr::get(
+        b.getContext(), dotProducts ? arith::FastMathFlags::reassoc
+                                    : arith::FastMathFlags::none);
     // One key block for row `r` of the work item: the running max m and
     // sum l in, their new values out.
     auto keyBlock = [&](Value r, Value j0, Value m,
@@ -246,7 +252,8 @@ struct AttentionBuilder {
                 loc, b.create<arith::SubFOp>(
                          loc, b.create<memref::LoadOp>(loc, scores, jj), base));
             b.create<memref::StoreOp>(loc, p, scores, jj);
-            return SmallVector<Value>{b.create<arith::AddFOp>(loc, sum[0], p)};
+            return SmallVector<Value>{
+                b.create<arith::AddFOp>(loc, sum[0], p, sumFlags)};
           })[0];
       // acc = acc * alpha + sum_jj p[jj] * v[j0 + jj, :], a row at a
       // time (the d loop vectorizes).

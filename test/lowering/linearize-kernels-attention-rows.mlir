@@ -21,6 +21,10 @@
 // CHECK: arith.addf %[[S]], %[[P]] fastmath<reassoc,contract> : f32
 // CHECK: memref.store %[[DOT]], %{{.*}}[%[[J]]] : memref<4xf32>
 // CHECK: math.exp
+// The block's exponentials are summed with `reassoc`, so that LLVM
+// vectorizes that loop (its exp polynomial ran scalar).
+// CHECK: math.exp
+// CHECK: arith.addf %{{.*}}, %{{.*}} fastmath<reassoc> : f32
 // The value rows' products and sums may fuse into FMAs.
 // CHECK: %[[PV:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
 // CHECK: arith.addf %{{.*}}, %[[PV]] fastmath<contract> : f32
