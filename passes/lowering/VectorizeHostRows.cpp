@@ -920,6 +920,10 @@ private:
   /// `acc + x[0] * w[0] + x[1] * w[1]` on pmaddwd, a register at a time.
   Value emitPairDot(Location loc, Value acc, ArrayRef<Value> x,
                     ArrayRef<Value> w, const DotTerm &term);
+  /// A grouped read's `group` x `lanes` elements padded with zeros to
+  /// `group` x `width` (a tile shorter than its instruction's register).
+  Value zeroPaddedGroups(Location loc, Value groups, int64_t group,
+                         int64_t width);
   /// `v` (of `from` lanes) padded to `to` lanes, the extra ones copies of
   /// lane 0; or its first `to` lanes when shorter.
   Value resize(Location loc, Value v, int64_t from, int64_t to);
@@ -1083,16 +1087,8 @@ Value TileEmitter::emitDot(Location loc, Value acc, ArrayRef<Value> x,
   if (term.groupedX) {
     // Read as quadruples already (x[1..3] are in x[0]); a short tile's
     // extra lanes are zeros.
-    Value quads = x[0];
-    if (lanes != width) {
-      SmallVector<int64_t> mask;
-      for (int64_t j = 0; j < 4 * width; ++j)
-        mask.push_back(j < 4 * lanes ? j : 4 * lanes);
-      Value zeros =
-          b.create<arith::ConstantOp>(loc, b.getZeroAttr(quads.getType()));
-      quads = shuffle(quads, zeros, mask);
-    }
-    xWords = b.create<vector::BitCastOp>(loc, words, quads);
+    xWords = b.create<vector::BitCastOp>(
+        loc, words, zeroPaddedGroups(loc, x[0], /*group=*/4, width));
   } else {
     // Lane j's 4 bytes: x[0][j], x[1][j], x[2][j], x[3][j].
     SmallVector<int64_t> pairs, quads;
@@ -1131,6 +1127,18 @@ Value TileEmitter::broadcastWord(Location loc, ValueRange parts,
       b.create<vector::BitCastOp>(loc, VectorType::get({1}, wordType), packed),
       ArrayRef<int64_t>{0});
   return b.create<vector::BroadcastOp>(loc, words, word);
+}
+
+Value TileEmitter::zeroPaddedGroups(Location loc, Value groups, int64_t group,
+                                    int64_t width) {
+  if (lanes == width)
+    return groups;
+  SmallVector<int64_t> mask;
+  for (int64_t j = 0; j < group * width; ++j)
+    mask.push_back(j < group * lanes ? j : group * lanes);
+  Value zeros =
+      b.create<arith::ConstantOp>(loc, b.getZeroAttr(groups.getType()));
+  return b.create<vector::ShuffleOp>(loc, groups, zeros, mask);
 }
 
 Value TileEmitter::resize(Location loc, Value v, int64_t from, int64_t to) {
@@ -1173,15 +1181,7 @@ Value TileEmitter::emitPairDot(Location loc, Value acc, ArrayRef<Value> x,
   Value xPairs;
   if (term.groupedX) {
     // Read as pairs already (x[1] is in x[0]).
-    xPairs = x[0];
-    if (lanes != width) {
-      SmallVector<int64_t> mask;
-      for (int64_t j = 0; j < 2 * width; ++j)
-        mask.push_back(j < 2 * lanes ? j : 2 * lanes);
-      Value zeros =
-          b.create<arith::ConstantOp>(loc, b.getZeroAttr(xPairs.getType()));
-      xPairs = b.create<vector::ShuffleOp>(loc, xPairs, zeros, mask);
-    }
+    xPairs = zeroPaddedGroups(loc, x[0], /*group=*/2, width);
   } else {
     xPairs = b.create<vector::ShuffleOp>(loc, zeroPadded(x[0]),
                                          zeroPadded(x[1]), pairs);
