@@ -168,6 +168,13 @@ struct AttentionBuilder {
               [&](Value d) { b.create<memref::StoreOp>(loc, zero, acc, d); });
     }
     Value r0 = c0;
+    // Row `r` of the work item; one row is the work item's own variable
+    // (kernel fusion checks reads of it).
+    auto rowOf = [&](Value r) -> Value {
+      if (!grouped)
+        return firstRow;
+      return b.create<arith::AddIOp>(loc, firstRow, r);
+    };
 
     // Products and their sums may fuse into FMAs (one rounding less, as
     // the GEMM rows' do; on the GPU the same mul/add pairs already fuse).
@@ -183,11 +190,7 @@ struct AttentionBuilder {
     // sum l in, their new values out.
     auto keyBlock = [&](Value r, Value j0, Value m,
                         Value l) -> SmallVector<Value> {
-      // One row reads at the work item's own variable (kernel fusion
-      // checks for that).
-      Value row = grouped
-                      ? b.create<arith::AddIOp>(loc, firstRow, r).getResult()
-                      : firstRow;
+      Value row = rowOf(r);
       // s[jj] = q[row, :] . k[j0 + jj, :]
       if (headInnermost) {
         // One dot product a key, over contiguous rows of q and k; its
@@ -314,10 +317,7 @@ struct AttentionBuilder {
         validRow =
             b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, l, zero);
       SmallVector<Value> rowIvs(ivs.begin(), ivs.end());
-      rowIvs[rank - 2] =
-          grouped
-              ? b.create<arith::AddIOp>(loc, firstRow, rowInGroup).getResult()
-              : firstRow;
+      rowIvs[rank - 2] = rowOf(rowInGroup);
       forEach(valueSize, [&](Value d) {
         Value r = b.create<arith::MulFOp>(
             loc, b.create<memref::LoadOp>(loc, acc, accAt(rowInGroup, d)),

@@ -1138,7 +1138,7 @@ struct MatMulIntegerLowering : OpRewritePattern<MatMulIntegerOp> {
       // vpdpbusd multiplies u8 by s8: an s8 x s8 product reads the lhs as
       // u8 (x + 128), and u8 x u8 has no such form.
       bool flipLhs = !aUnsigned && !bUnsigned;
-      if (quadWeights && (aUnsigned != bUnsigned || flipLhs))
+      if (quadWeights && !(aUnsigned && bUnsigned))
         if (Value quads = groupedConstant(rewriter, loc, rhs, rhsTransposed,
                                           /*group=*/4))
           return rewriteGrouped(op, rewriter, quads,

@@ -748,16 +748,19 @@ std::optional<DotForm> matchDot(RowNest &nest, const RowAnalysis &analysis,
   // apart, and the grouped loop's steps 1 apart. A varying 16-bit read
   // must be one; for vpdpbusd a byte read with lanes 4 apart is one where
   // the loop walks its groups.
+  // With vnni each term's groupedX is decided for the loop being tried.
   auto groupsRead = [&](scf::ForOp loop) {
-    return llvm::all_of(form.terms, [&](DotTerm &t) {
+    bool ok = true;
+    for (DotTerm &t : form.terms) {
       std::optional<int64_t> stride =
           analysis.strideOf(t.x.getIndices().back());
       bool grouped = stride && *stride == form.steps &&
                      readsConsecutively(t.x, loop.getInductionVar());
       if (vnni)
         t.groupedX = grouped;
-      return !t.groupedX || grouped;
-    });
+      ok &= !t.groupedX || grouped;
+    }
+    return ok;
   };
   // The grouped loop: `steps` steps at a time, reading w's bytes
   // consecutively (vpdpbusd broadcasts them as one word); pmaddwd packs two
