@@ -42,7 +42,8 @@ void populateDlcToLinalgPatterns(RewritePatternSet &patterns,
                                  bool padConvChannels = false,
                                  bool padConvInput = false,
                                  int64_t convPlaneRows = 0,
-                                 bool padGroupedConvInput = false);
+                                 bool padGroupedConvInput = false,
+                                 bool twoPassSoftmax = false);
 
 /// Patterns lowering the quantization ops (quantize_linear,
 /// dequantize_linear, conv_integer, matmul_integer, requantize) to linalg on

@@ -145,7 +145,13 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
            "multiplies u8 by s8: an s8 lhs of s8 weights is read as u8 "
            "(x xor 0x80, by a parallel generic of its own), the init "
            "subtracting 128 * sum(w) more; u8 x u8 keeps the plain form. "
-           "Rows larger than L1 are padded as pair-matmul-weights' are">
+           "Rows larger than L1 are padded as pair-matmul-weights' are">,
+    Option<"twoPassSoftmax", "two-pass-softmax", "bool", /*default=*/"false",
+           "Softmax as m = max(x), e = exp(x - m), s = sum(e), e / s (the "
+           "host's: each reduction a plain max or sum that vectorizes along "
+           "the row, one exp an element) instead of one online pass "
+           "carrying s * exp(m - m') + exp(x - m') (two exps in a serial "
+           "chain an element) and a normalizing pass">
   ];
 }
 

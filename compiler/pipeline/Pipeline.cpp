@@ -110,7 +110,8 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
            : 0,
        /*padGroupedConvInput=*/!cudaForm && options.hostRowLanes > 0,
        /*pairMatMulWeights=*/!cudaForm && options.hostPmaddwdBits > 0,
-       /*quadMatMulWeights=*/!cudaForm && options.hostVnni}));
+       /*quadMatMulWeights=*/!cudaForm && options.hostVnni,
+       /*twoPassSoftmax=*/!cudaForm}));
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)
     pm.addPass(dlc::createFuseElementwisePass());

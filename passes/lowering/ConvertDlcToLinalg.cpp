@@ -1588,12 +1588,11 @@ struct LogSoftmaxLowering : OpRewritePattern<LogSoftmaxOp> {
 };
 
 struct SoftmaxLowering : OpRewritePattern<SoftmaxOp> {
-  using OpRewritePattern::OpRewritePattern;
+  SoftmaxLowering(MLIRContext *ctx, bool twoPass)
+      : OpRewritePattern(ctx), twoPass(twoPass) {}
+
   LogicalResult matchAndRewrite(SoftmaxOp op,
                                 PatternRewriter &rewriter) const override {
-    // One pass for max and sum with the online rescaling
-    //   m' = max(m, x), s' = s * exp(m - m') + exp(x - m'),
-    // then one pass to normalize.
     Location loc = op.getLoc();
     auto type = op.getType();
     Type elt = type.getElementType();
@@ -1602,6 +1601,34 @@ struct SoftmaxLowering : OpRewritePattern<SoftmaxOp> {
     Value m0 = filled(rewriter, loc, keptType, lowestValue(rewriter, loc, elt));
     Value s0 =
         filled(rewriter, loc, keptType, scalarConstant(rewriter, loc, elt, 0));
+    if (twoPass) {
+      // m = max(x), e = exp(x - m), s = sum(e), e / s: each reduction a
+      // plain max or sum that vectorizes along the row, one exp an element.
+      Value m = reduce(rewriter, loc, op.getInput(), {axis}, {m0},
+                       [](OpBuilder &b, Location l, ValueRange a) {
+                         return SmallVector<Value>{
+                             b.create<arith::MaximumFOp>(l, a[1], a[0])};
+                       })[0];
+      Value e = elementwise(rewriter, loc, type, {op.getInput(), m},
+                            [](OpBuilder &b, Location l, ValueRange a) {
+                              return b.create<math::ExpOp>(
+                                  l, b.create<arith::SubFOp>(l, a[0], a[1]));
+                            });
+      Value s = reduce(rewriter, loc, e, {axis}, {s0},
+                       [](OpBuilder &b, Location l, ValueRange a) {
+                         return SmallVector<Value>{
+                             b.create<arith::AddFOp>(l, a[1], a[0])};
+                       })[0];
+      rewriter.replaceOp(
+          op, elementwise(rewriter, loc, type, {e, s},
+                          [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                            return b.create<arith::DivFOp>(l, a[0], a[1]);
+                          }));
+      return success();
+    }
+    // One pass for max and sum with the online rescaling
+    //   m' = max(m, x), s' = s * exp(m - m') + exp(x - m'),
+    // then one pass to normalize.
     auto stats = reduce(
         rewriter, loc, op.getInput(), {axis}, {m0, s0},
         [&](OpBuilder &b, Location l, ValueRange a) {
@@ -1628,6 +1655,9 @@ struct SoftmaxLowering : OpRewritePattern<SoftmaxOp> {
     rewriter.replaceOp(op, r);
     return success();
   }
+
+private:
+  bool twoPass;
 };
 
 struct LayerNormLowering : OpRewritePattern<LayerNormOp> {
@@ -3319,7 +3349,7 @@ struct ConvertDlcToLinalgPass
     RewritePatternSet patterns(&getContext());
     populateDlcToLinalgPatterns(patterns, f32WeightsNK, halfWeightsNK,
                                 padConvChannels, padConvInput, convPlaneRows,
-                                padGroupedConvInput);
+                                padGroupedConvInput, twoPassSoftmax);
     populateDlcQuantToLinalgPatterns(
         patterns, int8WeightsNK, padConvChannels, reciprocalQuantize,
         padConvInput, vnniConvs, pairConvWeights, wideConvWeights,
@@ -3335,7 +3365,7 @@ struct ConvertDlcToLinalgPass
 void mlir::dlc::populateDlcToLinalgPatterns(
     RewritePatternSet &patterns, bool f32WeightsNK, bool halfWeightsNK,
     bool padConvChannels, bool padConvInput, int64_t convPlaneRows,
-    bool padGroupedConvInput) {
+    bool padGroupedConvInput, bool twoPassSoftmax) {
   MLIRContext *ctx = patterns.getContext();
   patterns
       .add<BinaryLowering<AddOp>, BinaryLowering<SubOp>, BinaryLowering<MulOp>,
@@ -3343,7 +3373,7 @@ void mlir::dlc::populateDlcToLinalgPatterns(
            UnaryLowering<SigmoidOp>, UnaryLowering<TanhOp>,
            UnaryLowering<ErfOp>, UnaryLowering<SqrtOp>, UnaryLowering<ExpOp>,
            UnaryLowering<ClipOp>, CastLowering, BitcastLowering,
-           BatchNormLowering, GemmLowering, ReduceMeanLowering, SoftmaxLowering,
+           BatchNormLowering, GemmLowering, ReduceMeanLowering,
            LayerNormLowering, PoolLowering<MaxPoolOp>,
            PoolLowering<AveragePoolOp>, ReshapeLowering, TransposeLowering,
            SliceLowering, ConcatLowering, GatherLowering, ShapeLowering>(ctx);
@@ -3383,6 +3413,7 @@ void mlir::dlc::populateDlcToLinalgPatterns(
                ResizeLowering, GridSampleLowering, ConvTransposeLowering,
                AttentionLowering>(ctx);
   patterns.add<MatMulLowering>(ctx, f32WeightsNK, halfWeightsNK);
+  patterns.add<SoftmaxLowering>(ctx, twoPassSoftmax);
   patterns.add<ConvLowering>(ctx, padConvChannels, padConvInput, convPlaneRows,
                              padConvInput && padGroupedConvInput);
 }
