@@ -147,9 +147,9 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
            "subtracting 128 * sum(w) more; u8 x u8 keeps the plain form. "
            "Rows larger than L1 are padded as pair-matmul-weights' are">,
     Option<"twoPassSoftmax", "two-pass-softmax", "bool", /*default=*/"false",
-           "Softmax as m = max(x), e = exp(x - m), s = sum(e), e / s (the "
-           "host's: each reduction a plain max or sum that vectorizes along "
-           "the row, one exp an element) instead of one online pass "
+           "Softmax as m = max(x), e = exp(x - m), s = sum(e), e * (1 / s) "
+           "(the host's: each reduction a plain max or sum that vectorizes "
+           "along the row, one exp an element) instead of one online pass "
            "carrying s * exp(m - m') + exp(x - m') (two exps in a serial "
            "chain an element) and a normalizing pass">
   ];
@@ -815,7 +815,26 @@ def LinearizeKernelsPass : Pass<"dlc-linearize-kernels", "ModuleOp"> {
     `min-threads` work items: parallelism matters more there than wide
     accesses.
 
-    On the host (`row-work-items`), a row that reduces and is longer than
+    On the host (`row-work-items`) a work item is a row of the innermost
+    parallel dim, run innermost. Which ops take rows: a reduction whose
+    innermost parallel dim is long enough (4) over enough rows (8), except
+    one along its inputs' contiguous dim (a softmax's max, a LayerNorm's
+    mean: as rows each step would gather elements a row apart), which
+    keeps one output a work item reading along the reduction; and, of ops
+    of parallel dims only, those that compute from their indices, read
+    their innermost dim strided, or read an input at their own index
+    beside one broadcast along the rows (`x / s[row]`, `x + bias[c]`):
+    as single elements the linearized index's divisions keep LLVM from
+    vectorizing them.
+
+    ```mlir
+    // A [16, 32] row softmax's normalize, as rows: s[%r] is invariant.
+    scf.parallel (%r) = (%c0) to (%c16) step (%c1) {
+      scf.for %j = %c0 to %c32 step %c1 {
+        ... memref.load %e[%r, %j] ... memref.load %s[%r, %c0] ... } }
+    ```
+
+    On the host, a row that reduces and is longer than
     a vector-register row (a MatMul's 768 columns inside its K loop) is
     split in panels of at most `row-panel` columns when its columns are
     independent (no LayerNormalization over the row in the same kernel):

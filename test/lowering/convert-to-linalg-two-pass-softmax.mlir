@@ -1,7 +1,7 @@
 // RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="two-pass-softmax=true" | FileCheck %s
 
 // The host's Softmax: a plain max, e = exp(x - m) (one exp an element), a
-// plain sum of e, then e / s. Each reduction's body is one max or add, which
+// plain sum of e, then e * (1 / s) (the reciprocal invariant along the row). Each reduction's body is one max or add, which
 // vectorizes along a row (the online form's sum carries two exps in a
 // serial chain an element).
 // CHECK-LABEL: func @softmax
@@ -18,7 +18,9 @@ func.func @softmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   // CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[SACC]], %[[EV]]
   // CHECK-NEXT: linalg.yield %[[SUM]]
   // CHECK: linalg.generic {{.*}} ins(%[[E]], %[[S]] : tensor<2x8xf32>, tensor<2x1xf32>)
-  // CHECK: arith.divf
+  // CHECK-NEXT: ^bb0(%[[EE:.*]]: f32, %[[SS:.*]]: f32, %{{.*}}: f32):
+  // CHECK: %[[INV:.*]] = arith.divf %{{.*}}, %[[SS]]
+  // CHECK-NEXT: arith.mulf %[[EE]], %[[INV]]
   // CHECK-NOT: math.exp
   // CHECK: return
   %0 = dlc.softmax %x {axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
@@ -35,6 +37,7 @@ func.func @softmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
 // CHECK: arith.addf
 // CHECK: arith.divf
+// CHECK-NEXT: arith.mulf
 func.func @softmax_axis1(%x: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
   %0 = dlc.softmax %x {axis = 1 : i64} : (tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return %0 : tensor<2x8x4xf32>
