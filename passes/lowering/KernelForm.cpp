@@ -661,6 +661,41 @@ void sequentialize(RewriterBase &rewriter, scf::ParallelOp loop) {
 }
 } // namespace
 
+namespace {
+/// Host: whether the lowered ops of `body` are one work item in all, some
+/// op having no parallel dims (a whole-tensor reduction, arithmetic on
+/// scalars) and the others parallel loops of unit extents (a fill of one
+/// element); if so, inlines those loops' bodies in place so that the whole
+/// body runs as one work item, its ops one after the other. A
+/// DynamicQuantizeLinear's whole-tensor min and max, its scale and zero
+/// point were 8 kernels of one work item, each dispatched on its own.
+bool inlineSingleWorkItems(RewriterBase &rewriter, Block &body) {
+  SmallVector<scf::ParallelOp> unitLoops;
+  bool withoutParallelDims = false;
+  for (Operation &op : body.without_terminator()) {
+    if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
+      std::optional<SmallVector<int64_t>> sizes = dlc::normalizedExtents(loop);
+      if (!sizes || llvm::any_of(*sizes, [](int64_t n) { return n != 1; }))
+        return false;
+      unitLoops.push_back(loop);
+      continue;
+    }
+    withoutParallelDims |= !op.hasTrait<OpTrait::ConstantLike>() &&
+                           !isa<memref::CollapseShapeOp>(op);
+  }
+  if (!withoutParallelDims)
+    return false;
+  for (scf::ParallelOp loop : unitLoops) {
+    Block *inner = loop.getBody();
+    rewriter.eraseOp(inner->getTerminator());
+    SmallVector<Value> ivs(loop.getLowerBound());
+    rewriter.inlineBlockBefore(inner, loop, ivs);
+    rewriter.eraseOp(loop);
+  }
+  return true;
+}
+} // namespace
+
 FailureOr<scf::ParallelOp>
 mlir::dlc::lowerKernelToLoopNest(RewriterBase &rewriter, func::FuncOp func,
                                  bool rowWorkItems) {
@@ -719,6 +754,9 @@ mlir::dlc::lowerKernelToLoopNest(RewriterBase &rewriter, func::FuncOp func,
     }
   }
   Block &body = func.getBody().front();
+  if (rowWorkItems && attentions.empty() &&
+      inlineSingleWorkItems(rewriter, body))
+    return wrapInSingleWorkItem(rewriter, func);
   // A kernel whose ops have no parallel dims is one work item.
   if (body.getOps<scf::ParallelOp>().empty()) {
     if (ops.size() + attentions.size() != 1)

@@ -247,3 +247,41 @@ func.func private @max_along_short_row(%in: memref<8x16x8xf32>, %out: memref<8x1
   }
   return
 }
+
+// -----
+
+// A whole-tensor min after its one-element fill, then arithmetic on the
+// scalar (a DynamicQuantizeLinear's range): on the host one work item runs
+// them one after the other (the fill's unit loop inlined), where each was
+// a kernel of one work item of its own.
+// CHECK-LABEL: func.func private @single_work_items(
+// CHECK-SAME: dlc.work_items = 1 : i64
+// CHECK: scf.parallel
+// CHECK-NOT: scf.parallel
+// CHECK: memref.store %{{.*}}, %arg1[
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: arith.minimumf
+// CHECK: arith.divf
+// CHECK: memref.store %{{.*}}, %arg2[]
+#x = affine_map<(i, j) -> (i, j)>
+#r = affine_map<(i, j) -> (0, 0)>
+func.func private @single_work_items(%in: memref<16x32xf32>, %lo: memref<1x1xf32>, %scale: memref<f32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %inf = arith.constant 0x7F800000 : f32
+  linalg.fill ins(%inf : f32) outs(%lo : memref<1x1xf32>)
+  linalg.generic {indexing_maps = [#x, #r], iterator_types = ["reduction", "reduction"]}
+      ins(%in : memref<16x32xf32>) outs(%lo : memref<1x1xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %m = arith.minimumf %acc, %v : f32
+    linalg.yield %m : f32
+  }
+  %lo0 = memref.collapse_shape %lo [] : memref<1x1xf32> into memref<f32>
+  linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []}
+      ins(%lo0 : memref<f32>) outs(%scale : memref<f32>) {
+  ^bb0(%v: f32, %o: f32):
+    %c = arith.constant 255.0 : f32
+    %d = arith.divf %v, %c : f32
+    linalg.yield %d : f32
+  }
+  return
+}
