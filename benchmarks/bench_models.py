@@ -52,17 +52,23 @@ def time_ort(model, feeds, threads, min_time=1.0, warmup=5):
     return float(np.median(times)), out
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__,
+def arg_parser(doc, min_time):
+    """The options bench_models.py and bench_ops.py share."""
+    ap = argparse.ArgumentParser(description=doc,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=str(ROOT / "build"))
-    ap.add_argument("--target", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--threads", type=int, default=os.cpu_count())
-    ap.add_argument("--models", default="squeezenet1_1,mobilenet_v2,resnet50")
-    ap.add_argument("--min-time", type=float, default=2.0)
+    ap.add_argument("--min-time", type=float, default=min_time)
     ap.add_argument("--dlc-flag", action="append", default=[],
                     help="extra dlc option (repeatable), e.g. --dlc-flag=--cpu=native")
     ap.add_argument("--json")
+    return ap
+
+
+def main():
+    ap = arg_parser(__doc__, min_time=2.0)
+    ap.add_argument("--target", default="cpu", choices=["cpu", "cuda"])
+    ap.add_argument("--models", default="squeezenet1_1,mobilenet_v2,resnet50")
     args = ap.parse_args()
     bin_dir = Path(args.build) / "bin"
     cache = Path(args.build) / "bench"

@@ -12,9 +12,7 @@ and writes it as JSON (`--json`).
 usage: bench_ops.py [--build build] [--threads N] [--cases softmax,...]
                     [--dlc-flag=--cpu=native]... [--json out.json]
 """
-import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -25,7 +23,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_models import ROOT, time_ort  # noqa: E402
+from bench_models import arg_parser, time_ort  # noqa: E402
 
 
 def case(op, shape, attrs=None, consts=(), opset=18):
@@ -63,15 +61,8 @@ def cases():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--build", default=str(ROOT / "build"))
-    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap = arg_parser(__doc__, min_time=1.0)
     ap.add_argument("--cases", help="comma-separated subset (default: all)")
-    ap.add_argument("--min-time", type=float, default=1.0)
-    ap.add_argument("--dlc-flag", action="append", default=[],
-                    help="extra dlc option (repeatable), e.g. --dlc-flag=--cpu=native")
-    ap.add_argument("--json")
     args = ap.parse_args()
     bin_dir = Path(args.build) / "bin"
     all_cases = cases()
