@@ -405,6 +405,27 @@ def normalization_cases(t):
          attrs=dict(axis=1, epsilon=1e-3))
     t.op("layernorm_axis_neg2", "LayerNormalization", {"x": t.rand(2, 5, 3, 4)},
          {"g": t.rand(3, 4), "b": t.rand(3, 4)}, attrs=dict(axis=-2))
+    # Shapes that take the host's row forms (KernelForm.cpp): at least 8
+    # rows and a reduction of at least 16 along the contiguous dim keep one
+    # output a work item (reducesContiguously); a broadcast operand beside
+    # one read at the output's index runs as rows (readsBroadcast); the
+    # host's Softmax is max, exp, sum, times the reciprocal.
+    rows = t.rand(2, 6, 12, 40, lo=-6, hi=6)
+    rows[0, 1, :, :5] = -np.inf
+    rows[1, 2, 3, :39] = -np.inf
+    t.op("softmax_rows_last", "Softmax", {"x": rows}, attrs=dict(axis=-1))
+    t.op("log_softmax_rows_last", "LogSoftmax", {"x": t.rand(2, 6, 12, 40, lo=-6, hi=6)},
+         attrs=dict(axis=-1))
+    t.op("softmax_rows_axis1", "Softmax", {"x": t.rand(4, 20, 24, lo=-6, hi=6)},
+         attrs=dict(axis=1))
+    t.op("layernorm_rows", "LayerNormalization", {"x": t.rand(8, 4, 48, lo=-2, hi=3)},
+         {"g": t.rand(48), "b": t.rand(48)}, attrs=dict(axis=-1))
+    t.op("reducesum_rows_last", "ReduceSum", {"x": t.rand(8, 6, 32)},
+         {"axes": np.array([-1], I64)}, opset=18, attrs=dict(keepdims=1))
+    t.op("reducemax_rows_last", "ReduceMax", {"x": t.rand(8, 6, 32, lo=-5, hi=5)},
+         {"axes": np.array([-1], I64)}, opset=18, attrs=dict(keepdims=0))
+    t.op("div_row_broadcast", "Div", {"x": t.rand(24, 40)}, {"s": t.rand(24, 1, lo=0.5, hi=2)})
+    t.op("add_channel_broadcast", "Add", {"x": t.rand(2, 8, 5, 20)}, {"b": t.rand(1, 8, 1, 1)})
     xr = t.rand(2, 3, 4, 5)
     t.op("reducemean_keepdims", "ReduceMean", {"x": xr}, opset=13, attrs=dict(axes=[1]))
     t.op("reducemean_no_keepdims", "ReduceMean", {"x": xr}, opset=13, attrs=dict(axes=[1, -1], keepdims=0))
