@@ -1550,6 +1550,18 @@ template <typename OpTy> struct ArgReduceLowering : OpRewritePattern<OpTy> {
   }
 };
 
+/// The max of float `input` along `axis`, that dim kept as 1.
+Value maxAlong(OpBuilder &b, Location loc, Value input, int64_t axis) {
+  auto keptType = keptDimsType(tensorType(input), {axis});
+  Value init =
+      filled(b, loc, keptType, lowestValue(b, loc, keptType.getElementType()));
+  return reduce(b, loc, input, {axis}, {init},
+                [](OpBuilder &nb, Location l, ValueRange a) {
+                  return SmallVector<Value>{
+                      nb.create<arith::MaximumFOp>(l, a[1], a[0])};
+                })[0];
+}
+
 struct LogSoftmaxLowering : OpRewritePattern<LogSoftmaxOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(LogSoftmaxOp op,
@@ -1560,12 +1572,7 @@ struct LogSoftmaxLowering : OpRewritePattern<LogSoftmaxOp> {
     Type elt = type.getElementType();
     int64_t axis = op.getAxis();
     auto keptType = keptDimsType(type, {axis});
-    Value m = reduce(
-        rewriter, loc, op.getInput(), {axis},
-        {filled(rewriter, loc, keptType, lowestValue(rewriter, loc, elt))},
-        [](OpBuilder &b, Location l, ValueRange a) {
-          return SmallVector<Value>{b.create<arith::MaximumFOp>(l, a[1], a[0])};
-        })[0];
+    Value m = maxAlong(rewriter, loc, op.getInput(), axis);
     Value shifted = elementwise(rewriter, loc, type, {op.getInput(), m},
                                 [](OpBuilder &b, Location l, ValueRange a) {
                                   return sub(b, l, a[0], a[1]);
@@ -1598,7 +1605,6 @@ struct SoftmaxLowering : OpRewritePattern<SoftmaxOp> {
     Type elt = type.getElementType();
     int64_t axis = op.getAxis();
     auto keptType = keptDimsType(type, {axis});
-    Value m0 = filled(rewriter, loc, keptType, lowestValue(rewriter, loc, elt));
     Value s0 =
         filled(rewriter, loc, keptType, scalarConstant(rewriter, loc, elt, 0));
     if (twoPass) {
@@ -1607,11 +1613,7 @@ struct SoftmaxLowering : OpRewritePattern<SoftmaxOp> {
       // element. The reciprocal is invariant along the row (LLVM hoists
       // it): a division an element took 40% of a 128-long row softmax, as
       // in ONNX Runtime's kernel, which also multiplies by 1 / s.
-      Value m = reduce(rewriter, loc, op.getInput(), {axis}, {m0},
-                       [](OpBuilder &b, Location l, ValueRange a) {
-                         return SmallVector<Value>{
-                             b.create<arith::MaximumFOp>(l, a[1], a[0])};
-                       })[0];
+      Value m = maxAlong(rewriter, loc, op.getInput(), axis);
       Value e = elementwise(rewriter, loc, type, {op.getInput(), m},
                             [](OpBuilder &b, Location l, ValueRange a) {
                               return b.create<math::ExpOp>(
@@ -1635,6 +1637,7 @@ struct SoftmaxLowering : OpRewritePattern<SoftmaxOp> {
     // One pass for max and sum with the online rescaling
     //   m' = max(m, x), s' = s * exp(m - m') + exp(x - m'),
     // then one pass to normalize.
+    Value m0 = filled(rewriter, loc, keptType, lowestValue(rewriter, loc, elt));
     auto stats = reduce(
         rewriter, loc, op.getInput(), {axis}, {m0, s0},
         [&](OpBuilder &b, Location l, ValueRange a) {

@@ -659,9 +659,14 @@ void sequentialize(RewriterBase &rewriter, scf::ParallelOp loop) {
     rewriter.clone(op, mapping);
   rewriter.eraseOp(loop);
 }
-} // namespace
+/// Whether `op` may sit between a kernel's loop nests: a constant or a view
+/// of an argument (dlc-collapse-row-planes).
+bool isConstantOrArgumentView(Operation &op) {
+  return op.hasTrait<OpTrait::ConstantLike>() ||
+         (isa<memref::CollapseShapeOp>(op) &&
+          isa<BlockArgument>(op.getOperand(0)));
+}
 
-namespace {
 /// Host: whether the lowered ops of `body` are one work item in all, some
 /// op having no parallel dims (a whole-tensor reduction, arithmetic on
 /// scalars) and the others parallel loops of unit extents (a fill of one
@@ -680,8 +685,7 @@ bool inlineSingleWorkItems(RewriterBase &rewriter, Block &body) {
       unitLoops.push_back(loop);
       continue;
     }
-    withoutParallelDims |= !op.hasTrait<OpTrait::ConstantLike>() &&
-                           !isa<memref::CollapseShapeOp>(op);
+    withoutParallelDims |= !isConstantOrArgumentView(op);
   }
   if (!withoutParallelDims)
     return false;
@@ -771,9 +775,7 @@ mlir::dlc::lowerKernelToLoopNest(RewriterBase &rewriter, func::FuncOp func,
       loops.push_back(loop);
       continue;
     }
-    if (!op.hasTrait<OpTrait::ConstantLike>() &&
-        !(isa<memref::CollapseShapeOp>(op) &&
-          isa<BlockArgument>(op.getOperand(0))))
+    if (!isConstantOrArgumentView(op))
       return failure();
   }
   if (loops.size() == 1)
