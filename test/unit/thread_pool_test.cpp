@@ -32,14 +32,15 @@ void expectCoversOnce(dlc::ThreadPool &pool, int64_t n) {
 }
 
 TEST(ThreadPool, CoversEveryBlockOnce) {
-  for (int threads : {1, 2, 3, 8}) {
-    dlc::ThreadPool pool(threads);
-    EXPECT_EQ(pool.numThreads(), threads);
-    for (int64_t n = 0; n <= 130; ++n)
-      expectCoversOnce(pool, n);
-    for (int64_t n : {1000, 4097, 100003})
-      expectCoversOnce(pool, n);
-  }
+  for (int64_t spin : {0, 1000})
+    for (int threads : {1, 2, 3, 8}) {
+      dlc::ThreadPool pool(threads, spin);
+      EXPECT_EQ(pool.numThreads(), threads);
+      for (int64_t n = 0; n <= 130; ++n)
+        expectCoversOnce(pool, n);
+      for (int64_t n : {1000, 4097, 100003})
+        expectCoversOnce(pool, n);
+    }
 }
 
 TEST(ThreadPool, ZeroBlocksCallsNothing) {
@@ -50,11 +51,11 @@ TEST(ThreadPool, ZeroBlocksCallsNothing) {
   EXPECT_EQ(calls, 0);
 }
 
-TEST(ThreadPool, UsesSeveralThreads) {
-  dlc::ThreadPool pool(4);
+/// How many threads ran the blocks of one parallelFor whose blocks wait for
+/// each other (they can only finish together if they run in parallel).
+size_t threadsUsed(dlc::ThreadPool &pool) {
   std::mutex m;
   std::set<std::thread::id> ids;
-  // Blocks that wait for each other can only finish if they run in parallel.
   std::atomic<int> arrived{0};
   pool.parallelFor(4 * 4, [&](int64_t, int64_t) {
     {
@@ -67,7 +68,25 @@ TEST(ThreadPool, UsesSeveralThreads) {
     while (arrived < 2 && std::chrono::steady_clock::now() < deadline)
       std::this_thread::yield();
   });
-  EXPECT_GE(ids.size(), 2u);
+  return ids.size();
+}
+
+TEST(ThreadPool, UsesSeveralThreads) {
+  dlc::ThreadPool pool(4);
+  EXPECT_GE(threadsUsed(pool), 2u);
+}
+
+// Workers idle past their spin block on the condition variable; the next
+// job must still wake them (and the spinning ones must see it too).
+TEST(ThreadPool, WakesWorkersAfterTheirSpin) {
+  for (int64_t spin : {0, 50, 1000}) {
+    dlc::ThreadPool pool(2, spin);
+    EXPECT_EQ(pool.spinMicros(), spin);
+    for (int round = 0; round < 10; ++round) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(round % 2 ? 3 : 0));
+      EXPECT_GE(threadsUsed(pool), 2u) << "spin " << spin << ", round " << round;
+    }
+  }
 }
 
 TEST(ThreadPool, ConcurrentCallers) {
@@ -100,6 +119,19 @@ TEST(ThreadPool, DefaultThreadsFromEnvironment) {
   EXPECT_GE(dlc::ThreadPool::defaultNumThreads(), 1);
   unsetenv("DLC_NUM_THREADS");
   EXPECT_GE(dlc::ThreadPool::defaultNumThreads(), 1);
+}
+
+TEST(ThreadPool, DefaultSpinFromEnvironment) {
+  setenv("DLC_THREAD_SPIN_US", "0", 1);
+  EXPECT_EQ(dlc::ThreadPool::defaultSpinMicros(), 0);
+  setenv("DLC_THREAD_SPIN_US", "250", 1);
+  EXPECT_EQ(dlc::ThreadPool::defaultSpinMicros(), 250);
+  setenv("DLC_THREAD_SPIN_US", "-5", 1);
+  EXPECT_EQ(dlc::ThreadPool::defaultSpinMicros(), 1000);
+  setenv("DLC_THREAD_SPIN_US", "1ms", 1);
+  EXPECT_EQ(dlc::ThreadPool::defaultSpinMicros(), 1000);
+  unsetenv("DLC_THREAD_SPIN_US");
+  EXPECT_EQ(dlc::ThreadPool::defaultSpinMicros(), 1000);
 }
 
 } // namespace
