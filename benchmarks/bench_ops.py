@@ -57,6 +57,14 @@ def cases():
         # A per-row and a per-channel broadcast operand.
         "div_row": case("Div", [1536, 128], consts=[f32(1536, 1)]),
         "add_channel": case("Add", [8, 64, 56, 56], consts=[f32(1, 64, 1, 1)]),
+        # resnet50's convolutions (weights and bias): 1x1 at each stage's
+        # plane size, 3x3 on rows of 56 and 28.
+        **{f"conv{k}x{k}_{c}to{o}_{hw}": case(
+            "Conv", [1, c, hw, hw], {"pads": [k // 2] * 4},
+            [f32(o, c, k, k) * np.float32((c * k * k) ** -0.5), f32(o)])
+           for k, c, o, hw in [(1, 64, 256, 56), (1, 512, 128, 28),
+                               (1, 1024, 256, 14), (1, 512, 2048, 7),
+                               (3, 64, 64, 56), (3, 128, 128, 28)]},
     }
 
 

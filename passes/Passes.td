@@ -1253,7 +1253,10 @@ def VectorizeHostRowsPass : Pass<"dlc-vectorize-host-rows", "ModuleOp"> {
     ```
 
     A row's rest (its length modulo `lanes`) is one tile of any length
-    with `any-length-tiles` (AVX-512 masks the odd lanes); otherwise
+    with `any-length-tiles` (AVX-512 masks the odd lanes), and one more
+    tile of the row's last pass: a row of 28 is one pass of 16 + 12
+    lanes (16 FMAs a step for 8 broadcasts and 2 loads), where a pass of
+    each ran 8 FMAs for 9 loads, 8 accumulators in a chain; otherwise
     halving power-of-two pieces, each a pass of the reduction loops with
     the same broadcasts and one FMA a copy: a row of 63 ran 16, 16, 16, 8,
     4, 2, 1. With `masked-rest` (AVX2) a rest whose accesses along the row
