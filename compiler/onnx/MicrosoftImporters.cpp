@@ -780,7 +780,7 @@ const OpTableEntry kMicrosoftOpTable[] = {
     {"BiasGelu", importBiasGelu<false>, "dlc.add + dlc.gelu (erf)"},
     {"DequantizeLinear", onnx_import::importDequantizeLinear,
      "as the default domain's (ONNX Runtime's quantizer writes these with "
-     "UseQDQContribOps); int8 and uint8"},
+     "UseQDQContribOps); int8, uint8, int16 and uint16"},
     {"DynamicQuantizeMatMul", importDynamicQuantizeMatMul,
      "DynamicQuantizeLinear of A, dlc.matmul_integer scaled by the two "
      "scales, + bias"},
@@ -835,7 +835,8 @@ const OpTableEntry kMicrosoftOpTable[] = {
     {"QLinearWhere", onnx_import::importQLinearWhere,
      "dlc.where of dequantized X and Y, quantized; broadcasting"},
     {"QuantizeLinear", onnx_import::importQuantizeLinear,
-     "as the default domain's (UseQDQContribOps); int8 and uint8"},
+     "as the default domain's (UseQDQContribOps); int8, uint8, int16 and "
+     "uint16"},
     {"QuickGelu", importQuickGelu, "X * sigmoid(alpha * X); alpha"},
     {"SkipLayerNormalization", importSkipLayerNorm,
      "dlc.layer_norm of input + skip + bias over the last dim; epsilon; "

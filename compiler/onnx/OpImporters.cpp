@@ -3367,9 +3367,9 @@ const OpTableEntry kOpTable[] = {
     {"DepthToSpace", importDepthToSpace,
      "dlc.reshape + dlc.transpose + dlc.reshape; mode DCR/CRD"},
     {"DequantizeLinear", importDequantizeLinear,
-     "dlc.dequantize_linear; int8/uint8/int32 (int4/uint4 initializers, "
-     "widened), per tensor or per axis; blocked (block_size): f32 "
-     "arithmetic on the expanded scales, folded for constants"},
+     "dlc.dequantize_linear; int8/uint8/int16/uint16/int32 (int4/uint4 "
+     "initializers, widened), per tensor or per axis; blocked (block_size): "
+     "f32 arithmetic on the expanded scales, folded for constants"},
     {"Div", importBinary<DivOp>, "dlc.div; numpy broadcasting, same dtypes"},
     {"Dropout", importDropout, "forwarded (inference); mask output all true"},
     {"DynamicQuantizeLinear", importDynamicQuantizeLinear,
@@ -3497,9 +3497,9 @@ const OpTableEntry kOpTable[] = {
     {"QLinearMatMul", importQLinearMatMul,
      "dlc.matmul_integer + dlc.requantize; constant scales, rank >= 2"},
     {"QuantizeLinear", importQuantizeLinear,
-     "dlc.quantize_linear; int8/uint8 (output_dtype), per tensor or per "
-     "axis, half to even, saturating; blocked (block_size): x / scale "
-     "rounded in f32, then a unit-scale dlc.quantize_linear"},
+     "dlc.quantize_linear; int8/uint8/int16/uint16 (output_dtype), per "
+     "tensor or per axis, half to even, saturating; blocked (block_size): "
+     "x / scale rounded in f32, then a unit-scale dlc.quantize_linear"},
     {"RMSNormalization", importRMSNormalization,
      "reduce_mean of squares in f32 over the dims from axis; epsilon; "
      "stash_type 1"},

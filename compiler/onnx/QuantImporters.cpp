@@ -301,18 +301,19 @@ Value quantizeBlocks(NodeContext &n, Value x, Value scale, Value zp,
                                     {n.i64("axis", 0)});
 }
 
-/// Whether `t` is an integer quantized type dlc computes with (int8 or
-/// uint8, and int32 for dequantized accumulators when `int32`); reports it
-/// otherwise (the float8 types take their own path before this check).
+/// Whether `t` is an integer quantized type dlc computes with (int8, uint8,
+/// int16 and uint16, and int32 for dequantized accumulators when `int32`);
+/// reports it otherwise (the float8 types take their own path before this
+/// check).
 bool checkQuantType(NodeContext &n, Type t, bool int32) {
-  if (t.isInteger(8) || (int32 && t.isSignlessInteger(32)))
+  if (t.isInteger(8) || t.isInteger(16) || (int32 && t.isSignlessInteger(32)))
     return true;
   std::string name = isa<IntegerType>(t)
                          ? (t.isUnsignedInteger() ? "uint" : "int") +
                                std::to_string(t.getIntOrFloatBitWidth())
                          : "a float";
-  n.emitError() << "unsupported quantized dtype '" << name << "' (int8, uint8"
-                << (int32 ? ", int32" : "")
+  n.emitError() << "unsupported quantized dtype '" << name
+                << "' (int8, uint8, int16, uint16" << (int32 ? ", int32" : "")
                 << ", int4, uint4, int2, uint2 and the float8 types are)";
   return false;
 }
@@ -320,11 +321,12 @@ bool checkQuantType(NodeContext &n, Type t, bool int32) {
 /// Element type named by QuantizeLinear-21's `output_dtype`.
 Type quantElementType(NodeContext &n, int64_t dtype) {
   if (dtype == onnx::TensorProto::INT8 || dtype == onnx::TensorProto::UINT8 ||
+      dtype == onnx::TensorProto::INT16 || dtype == onnx::TensorProto::UINT16 ||
       (dtype >= kDtypeFloat8E4M3FN && dtype <= kDtypeFloat8E5M2FNUZ))
     return getElementType(n.b.getContext(), dtype);
   n.emitError() << "unsupported quantized dtype '" << getDtypeName(dtype)
-                << "' (int8, uint8, int4, uint4, int2, uint2 and the float8 "
-                   "types are)";
+                << "' (int8, uint8, int16, uint16, int4, uint4, int2, uint2 "
+                   "and the float8 types are)";
   return {};
 }
 
@@ -361,7 +363,7 @@ LogicalResult importQuantizeLinearImpl(NodeContext &n, Results &r) {
     Type elt = zp ? NodeContext::getType(zp).getElementType()
                   : quantElementType(
                         n, n.getInt("output_dtype", onnx::TensorProto::UINT8));
-    if (!elt)
+    if (!elt || (zp && !checkQuantType(n, elt, false)))
       return failure();
     Value y = quantizeBlocks(n, n.input(0), n.input(1), zp, elt, *blocks);
     if (!y)

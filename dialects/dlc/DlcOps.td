@@ -860,18 +860,21 @@ def Dlc_ShapeOp : Dlc_Op<"shape", [InferTypeOpAdaptor]> {
 // ONNX's linear quantization: q = saturate(round_half_even(x / scale) + zp),
 // x = (q - zp) * scale. `ui8` is ONNX uint8 and `i8` int8; signedness lives
 // only in the dlc types (dlc-convert-to-linalg erases it: the lowered IR is
-// signless i8 with extui/extsi chosen from the dlc type).
+// signless i8 with extui/extsi chosen from the dlc type). quantize_linear
+// and dequantize_linear also take ONNX's int16/uint16 (opset 21, ONNX
+// Runtime's 16-bit activations); the integer kernels are 8-bit only.
 //
 // A scale (and its zero point) is either per tensor (rank 0) or per axis
 // (1-D, one entry per element of dim `axis` of the quantized tensor).
 //===----------------------------------------------------------------------===//
 
 def Dlc_QuantTensor : RankedTensorOf<[I8, UI8]>;
-def Dlc_QuantOrI32Tensor : RankedTensorOf<[I8, UI8, I32]>;
+def Dlc_LinearQuantTensor : RankedTensorOf<[I8, UI8, I16, UI16]>;
+def Dlc_LinearQuantOrI32Tensor : RankedTensorOf<[I8, UI8, I16, UI16, I32]>;
 def Dlc_I32Tensor : RankedTensorOf<[I32]>;
 
 def Dlc_QuantizeLinearOp : Dlc_Op<"quantize_linear", [InferTypeOpAdaptor]> {
-  let summary = "float to int8/uint8: saturate(round(x / scale) + zero_point)";
+  let summary = "float to (u)int8/(u)int16: saturate(round(x / scale) + zero_point)";
   let description = [{
     ONNX QuantizeLinear (opset 10-21, no blocks). Rounds half to even and
     saturates to the range of the zero point's element type, which is the
@@ -884,19 +887,20 @@ def Dlc_QuantizeLinearOp : Dlc_Op<"quantize_linear", [InferTypeOpAdaptor]> {
     ```
   }];
   let arguments = (ins Dlc_FloatTensor:$input, Dlc_FloatTensor:$scale,
-                   Dlc_QuantTensor:$zero_point, I64Attr:$axis);
-  let results = (outs Dlc_QuantTensor:$result);
+                   Dlc_LinearQuantTensor:$zero_point, I64Attr:$axis);
+  let results = (outs Dlc_LinearQuantTensor:$result);
 }
 
 def Dlc_DequantizeLinearOp : Dlc_Op<"dequantize_linear", [InferTypeOpAdaptor]> {
-  let summary = "int8/uint8/int32 to float: (x - zero_point) * scale";
+  let summary = "(u)int8/(u)int16/int32 to float: (x - zero_point) * scale";
   let description = [{
     ONNX DequantizeLinear (opset 10-21, no blocks); the result has the
     scale's element type. `zero_point` has the input's element type and the
     scale's shape (rank 0 or `[dim(input, axis)]`).
   }];
-  let arguments = (ins Dlc_QuantOrI32Tensor:$input, Dlc_FloatTensor:$scale,
-                   Dlc_QuantOrI32Tensor:$zero_point, I64Attr:$axis);
+  let arguments = (ins Dlc_LinearQuantOrI32Tensor:$input,
+                   Dlc_FloatTensor:$scale,
+                   Dlc_LinearQuantOrI32Tensor:$zero_point, I64Attr:$axis);
   let results = (outs Dlc_FloatTensor:$result);
 }
 

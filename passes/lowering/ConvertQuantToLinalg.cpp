@@ -93,11 +93,12 @@ Value toI32(OpBuilder &b, Location loc, Value x, bool isUnsigned) {
   return b.create<arith::ExtSIOp>(loc, i32Type, x);
 }
 
-/// The range of a quantized element type.
+/// The range of a quantized element type (8 or 16 bits).
 std::pair<int64_t, int64_t> quantRange(Type dlcElementType) {
-  if (dlcElementType.isUnsignedInteger(8))
-    return {0, 255};
-  return {-128, 127};
+  unsigned bits = dlcElementType.getIntOrFloatBitWidth();
+  if (dlcElementType.isUnsignedInteger())
+    return {0, (int64_t(1) << bits) - 1};
+  return {-(int64_t(1) << (bits - 1)), (int64_t(1) << (bits - 1)) - 1};
 }
 
 /// 1.5 * 2^23: the f32 values magic + n, |n| < 2^22, are encoded as
@@ -108,7 +109,7 @@ std::pair<int64_t, int64_t> quantRange(Type dlcElementType) {
 constexpr double kMagic = 12582912.0;
 constexpr int32_t kMagicBits = 0x4B400000;
 
-/// f32(n) for an i32 `n` with |n| < 2^22 (an 8-bit value minus an 8-bit
+/// f32(n) for an i32 `n` with |n| < 2^22 (an 8- or 16-bit value minus its
 /// zero point), exactly, without a conversion: (kMagicBits + n) as f32 is
 /// magic + n, minus magic.
 Value smallIntToF32(OpBuilder &b, Location loc, Value n) {
@@ -231,13 +232,14 @@ Value mulAccumulate(OpBuilder &b, Location loc, Value acc, Value x,
                                  b.create<arith::MulIOp>(loc, xi, wi));
 }
 
-/// saturate(round(v) + zp) as the signless i8 of a `dlcType` element, with
-/// `zp` the zero point as i32: clamps to the range shifted by zp first, so
-/// the rounding is in range. An f32 `v`, then within 255 of 0, rounds half
-/// to even by adding 1.5 * 2^23 and converts by reading the sum's encoding
-/// (kMagicBits + round(v)) as an integer: no conversion instruction.
-Value saturateToInt8(OpBuilder &b, Location loc, Value v, Value zp,
-                     Type dlcType) {
+/// saturate(round(v) + zp) as the signless integer of a `dlcType` element
+/// (8 or 16 bits), with `zp` the zero point as i32: clamps to the range
+/// shifted by zp first, so the rounding is in range. An f32 `v`, then within
+/// 65535 of 0, rounds half to even by adding 1.5 * 2^23 and converts by
+/// reading the sum's encoding (kMagicBits + round(v)) as an integer: no
+/// conversion instruction.
+Value saturateToQuant(OpBuilder &b, Location loc, Value v, Value zp,
+                      Type dlcType) {
   auto [lo, hi] = quantRange(dlcType);
   Type t = v.getType();
   // Folded where the zero point is a constant (attention's result).
@@ -257,7 +259,8 @@ Value saturateToInt8(OpBuilder &b, Location loc, Value v, Value zp,
     v = b.create<arith::AddFOp>(loc, roundHalfEven(b, loc, v), zpF);
     i = b.create<arith::FPToSIOp>(loc, b.getI32Type(), v);
   }
-  return b.create<arith::TruncIOp>(loc, b.getI8Type(), i);
+  return b.create<arith::TruncIOp>(
+      loc, b.getIntegerType(dlcType.getIntOrFloatBitWidth()), i);
 }
 
 /// Indexing map of a per-tensor (rank 0) or per-axis (1-D along `axis`)
@@ -433,7 +436,7 @@ struct QuantizeLinearLowering : OpRewritePattern<QuantizeLinearOp> {
           Value q = unit ? x
                          : quotient(b, l, x, s, r ? a[rIndex] : Value(), exact,
                                     reciprocal);
-          return saturateToInt8(
+          return saturateToQuant(
               b, l, q, zeroPointI32(b, l, zpConst, a[2], zpUnsigned), dlcElt);
         });
     rewriter.replaceOp(op, fromSignless(rewriter, loc, out, type));
@@ -454,7 +457,8 @@ struct DequantizeLinearLowering : OpRewritePattern<DequantizeLinearOp> {
     auto type = op.getType();
     int64_t rank = type.getRank();
     bool unsignedIn = isUnsigned(op.getInput());
-    bool eightBit = tensorType(op.getInput()).getElementType().isInteger(8);
+    // 8 or 16 bits: |x - zp| <= 65535 < 2^22.
+    bool narrow = !tensorType(op.getInput()).getElementType().isInteger(32);
     AffineMap pm = paramMap(op.getScale(), rank, op.getAxis(), ctx);
     SmallVector<Value> inputs{toSignless(rewriter, loc, op.getInput()),
                               op.getScale()};
@@ -472,9 +476,9 @@ struct DequantizeLinearLowering : OpRewritePattern<DequantizeLinearOp> {
                                                 toI32(b, l, a[2], unsignedIn));
                   else if (*zpConst != 0)
                     d = b.create<arith::SubIOp>(l, d, i32(b, l, *zpConst));
-                  // An 8-bit input: |d| <= 255, converted by its encoding.
+                  // A narrow input, converted by its encoding.
                   Value f =
-                      a[1].getType().isF32() && eightBit
+                      a[1].getType().isF32() && narrow
                           ? smallIntToF32(b, l, d)
                           : b.create<arith::SIToFPOp>(l, a[1].getType(), d)
                                 .getResult();
@@ -515,7 +519,7 @@ struct RequantizeLowering : OpRewritePattern<RequantizeOp> {
           Type f32Type = b.getF32Type();
           Value v = b.create<arith::MulFOp>(
               l, b.create<arith::SIToFPOp>(l, f32Type, acc), a[1]);
-          return saturateToInt8(
+          return saturateToQuant(
               b, l, v, zeroPointI32(b, l, zpConst, a[2], zpUnsigned), dlcElt);
         });
     rewriter.replaceOp(op, fromSignless(rewriter, loc, out, type));
@@ -1212,7 +1216,7 @@ Value mlir::dlc::quantizeToI8(OpBuilder &b, Location loc, Value x, double scale,
                        .getResult()
                  : Value();
   Value q = quotient(b, loc, x, s, rv, exact, reciprocal);
-  return saturateToInt8(b, loc, q, i32(b, loc, zeroPoint), b.getI8Type());
+  return saturateToQuant(b, loc, q, i32(b, loc, zeroPoint), b.getI8Type());
 }
 
 void mlir::dlc::populateDlcQuantToLinalgPatterns(

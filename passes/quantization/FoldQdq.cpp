@@ -214,8 +214,10 @@ LogicalResult foldQdq(PatternRewriter &rw, const FoldSpec &spec) {
   int64_t channels = plan.channels;
   const std::optional<SmallVector<int32_t>> &bias = plan.bias;
 
-  // Each quantize_linear user must be per tensor with constant parameters;
-  // otherwise it reads the float epilogue.
+  // Each quantize_linear user must be per tensor with constant parameters,
+  // to an 8-bit type; otherwise it reads the float epilogue (a 16-bit
+  // activation after an int8 layer, as ONNX Runtime's mixed-precision
+  // overrides write, is quantized from the dequantized accumulator).
   struct Requant {
     QuantizeLinearOp op;
     float scale;
@@ -227,6 +229,7 @@ LogicalResult foldQdq(PatternRewriter &rw, const FoldSpec &spec) {
     std::optional<SmallVector<float>> ys =
         q ? constFloats(q.getScale()) : std::nullopt;
     if (q && ys && ys->size() == 1 &&
+        isQuantType(q.getType().getElementType()) &&
         cast<RankedTensorType>(q.getScale().getType()).getRank() == 0 &&
         constInts(q.getZeroPoint()) && (*ys)[0] != 0.0f) {
       if (!llvm::any_of(requants, [&](const Requant &r) { return r.op == q; }))
@@ -385,6 +388,10 @@ std::optional<QuantParams> perTensorParams(Value scale, Value zeroPoint,
 }
 
 std::optional<QuantParams> paramsOf(QuantizeLinearOp q) {
+  // 16-bit grids stay with their float ops: the integer kernels, and the
+  // commuting ops' integer forms, are 8-bit.
+  if (!isQuantType(q.getType().getElementType()))
+    return std::nullopt;
   return perTensorParams(q.getScale(), q.getZeroPoint(),
                          q.getType().getElementType());
 }

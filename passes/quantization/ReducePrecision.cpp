@@ -323,15 +323,18 @@ struct ReducePrecisionPass
   /// dlc-fuse-attention could not fold (per-channel, uint8, several) is
   /// stored in f16 and widened for them: the attention kernel writes and
   /// the quantizing kernel reads half the bytes. The f16 rounding (2^-11
-  /// relative) is far below the int8 step. Only for f16: bf16's 8-bit
-  /// mantissa is as coarse as the int8 grid.
+  /// relative) is far below the int8 step (not below int16's: those keep
+  /// f32). Only for f16: bf16's 8-bit mantissa is as coarse as the int8
+  /// grid.
   void narrowQuantizedAttentionResults(FloatType half) {
     getOperation().walk([&](AttentionOp op) {
       Value result = op.getResult();
       auto type = cast<RankedTensorType>(result.getType());
       if (!type.getElementType().isF32() || result.use_empty() ||
           !llvm::all_of(result.getUsers(), [](Operation *u) {
-            return isa<QuantizeLinearOp>(u);
+            // 8-bit grids only: a 16-bit step is finer than f16's rounding.
+            auto q = dyn_cast<QuantizeLinearOp>(u);
+            return q && q.getType().getElementType().isInteger(8);
           }))
         return;
       result.setType(type.clone(half));

@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402
 
 F32, U8, I8, I32 = np.float32, np.uint8, np.int8, np.int32
+I16, U16 = np.int16, np.uint16
 
 
 @dataclass
@@ -43,11 +44,14 @@ def rng(seed=0):
     return np.random.default_rng(seed)
 
 
-def q_dq(opset, dtype, zp, axis=None, shape=(2, 3, 4), per_channel=False):
-    """x -> QuantizeLinear -> (q, DequantizeLinear -> y); x hits exact ties."""
+def q_dq(opset, dtype, zp, axis=None, shape=(2, 3, 4), per_channel=False, step=1.0):
+    """x -> QuantizeLinear -> (q, DequantizeLinear -> y); x hits exact ties.
+    `step` scales the scales (16-bit grids: x spans the whole type and
+    saturates at both ends)."""
     r = rng(opset)
     c = shape[1] if per_channel else 1
-    scale = (r.uniform(0.02, 0.1, size=c) if per_channel else np.array(0.05)).astype(F32)
+    scale = (r.uniform(0.02, 0.1, size=c) if per_channel else np.array(0.05)) * step
+    scale = scale.astype(F32)
     zps = np.full(scale.shape, zp, dtype=dtype)
     x = r.uniform(-8, 8, size=shape).astype(F32)
     s = scale.reshape((1, c, 1)) if per_channel else scale
@@ -57,7 +61,8 @@ def q_dq(opset, dtype, zp, axis=None, shape=(2, 3, 4), per_channel=False):
     nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], **attrs),
              helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], **attrs)]
     return Case(harness.make_model(nodes, {"x": x}, ["q", "y"], {"s": scale, "z": zps},
-                                   opset=opset), {"x": x})
+                                   opset=opset, ir_version=10 if opset >= 21 else 8),
+                {"x": x})
 
 
 def q_dq_f16(per_channel=False):
@@ -96,13 +101,17 @@ def quantize_near_ties():
 
 
 def dq_input(dtype, zp):
-    """A uint8/int8/int32 graph input dequantized (uint8 model inputs)."""
+    """A uint8/int8/int32 graph input dequantized (uint8 model inputs);
+    16-bit ones (opset 21) over their whole range."""
     info = np.iinfo(dtype)
-    lo, hi = max(info.min, -1000), min(info.max, 1000)
+    wide = info.bits == 16
+    lo, hi = (info.min, info.max) if wide else (max(info.min, -1000), min(info.max, 1000))
     x = rng(1).integers(lo, hi, size=(3, 5), endpoint=True).astype(dtype)
+    x.flat[:2] = [info.min, info.max]
     nodes = [helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"])]
     return Case(harness.make_model(nodes, {"x": x}, ["y"],
-                                   {"s": np.array(0.25, F32), "z": np.array(zp, dtype)}),
+                                   {"s": np.array(0.25, F32), "z": np.array(zp, dtype)},
+                                   opset=21 if wide else 17, ir_version=10 if wide else 8),
                 {"x": x})
 
 
@@ -632,6 +641,25 @@ def ort_cases():
                 cases[f"ort-dynamic-s8-{name}"])
         cases[f"ort-dynamic-u8-per-channel-{name}"] = ort_dynamic(
             make, 36, weight_type=QuantType.QUInt8, per_channel=True)
+    # 16-bit activations (the quantizer moves the model to opset 21): with
+    # int8 weights per channel (A16W8) and with int16 weights (A16W16). The
+    # integer kernels are 8-bit, so dlc runs these layers in float between
+    # the 16-bit conversions, as ONNX Runtime's CPU provider does; a float
+    # sum in another order may round an activation one 16-bit step the
+    # other way: up to 3 steps of the output's 16-bit grid (~2e-5 for the
+    # CNN's logits, ~1e-4 for the MLP's; measured: 0 and 1 step).
+    a16 = {"cnn": (float_cnn, 6e-5), "mlp": (float_mlp, 3e-4)}
+    for name, (make, atol) in a16.items():
+        cases[f"ort-static-qdq-a16w8-u16-per-channel-{name}"] = ort_static(
+            make, 38, atol, quant_format=qdq, per_channel=True,
+            activation_type=QuantType.QUInt16, weight_type=QuantType.QInt8)
+        cases[f"ort-static-qdq-a16w16-s16-{name}"] = ort_static(
+            make, 39, atol, quant_format=qdq, activation_type=QuantType.QInt16,
+            weight_type=QuantType.QInt16)
+    # The same Q/DQ in ONNX Runtime's contrib domain.
+    cases["ort-static-qdq-contrib-ops-a16w8-cnn"] = ort_static(
+        float_cnn, 40, a16["cnn"][1], quant_format=qdq, activation_type=QuantType.QInt16,
+        weight_type=QuantType.QInt8, extra_options={"UseQDQContribOps": True})
     return cases
 
 
@@ -854,6 +882,15 @@ def build_table():
         "dq-u8-input": dq_input(U8, 200),
         "dq-i8-input": dq_input(I8, -7),
         "dq-i32-input": dq_input(I32, 13),
+        # Opset 21's 16-bit grids (ONNX Runtime's QInt16/QUInt16).
+        "qdq-i16-per-tensor-opset21": q_dq(21, I16, -300, step=1 / 250),
+        "qdq-u16-per-channel-opset21": q_dq(21, U16, 32768, axis=1, per_channel=True,
+                                            step=1 / 250),
+        "dq-i16-input": dq_input(I16, -1234),
+        "dq-u16-input": dq_input(U16, 40000),
+        "q-i16-blocked-axis1": blocked("QuantizeLinear", I16, 1, 3),
+        "q-u16-blocked-no-zp": blocked("QuantizeLinear", U16, 0, 4, zp=False),
+        "dq-u16-blocked-axis0": blocked("DequantizeLinear", U16, 0, 2),
         "dq-i8-blocked-axis1": blocked("DequantizeLinear", I8, 1, 4),
         "dq-u8-blocked-axis0-no-zp": blocked("DequantizeLinear", U8, 0, 2, zp=False),
         "q-i8-blocked-axis1": blocked("QuantizeLinear", I8, 1, 3),

@@ -51,6 +51,57 @@ func.func @dequantize_per_axis(%x: tensor<2x3xi8>, %s: tensor<3xf32>, %z: tensor
 
 // -----
 
+// uint16 (opset 21) saturates to [0, 65535] shifted by the zero point and
+// truncates to signless i16; the encoding trick holds (|v| <= 65535 < 2^22).
+// CHECK-LABEL: func @quantize_u16
+// CHECK-SAME: (%{{.*}}: tensor<2x3xf32>, %{{.*}}: tensor<f32>, %{{.*}}: tensor<i16>) -> tensor<2x3xi16>
+// CHECK: arith.divf
+// CHECK: %[[ZP:.*]] = arith.extui %{{.*}} : i16 to i32
+// CHECK: %[[ZF:.*]] = arith.sitofp %[[ZP]]
+// CHECK: %[[LO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: arith.subf %[[LO]], %[[ZF]]
+// CHECK: %[[HI:.*]] = arith.constant 6.553500e+04 : f32
+// CHECK: arith.subf %[[HI]], %[[ZF]]
+// CHECK: %[[B:.*]] = arith.bitcast %{{.*}} : f32 to i32
+// CHECK: %[[I:.*]] = arith.addi %[[B]], %{{.*}} : i32
+// CHECK: arith.trunci %[[I]] : i32 to i16
+func.func @quantize_u16(%x: tensor<2x3xf32>, %s: tensor<f32>, %z: tensor<ui16>) -> tensor<2x3xui16> {
+  %0 = dlc.quantize_linear %x, %s, %z {axis = 0 : i64} : (tensor<2x3xf32>, tensor<f32>, tensor<ui16>) -> tensor<2x3xui16>
+  return %0 : tensor<2x3xui16>
+}
+
+// -----
+
+// int16: [-32768, 32767], the constant zero point folded into the bounds.
+// CHECK-LABEL: func @quantize_i16
+// CHECK-DAG: arith.constant -3.276800e+04 : f32
+// CHECK-DAG: arith.constant 3.276700e+04 : f32
+// CHECK: arith.trunci %{{.*}} : i32 to i16
+func.func @quantize_i16(%x: tensor<2x3xf32>) -> tensor<2x3xi16> {
+  %s = arith.constant dense<0.25> : tensor<f32>
+  %z = arith.constant dense<0> : tensor<i16>
+  %0 = dlc.quantize_linear %x, %s, %z {axis = 0 : i64} : (tensor<2x3xf32>, tensor<f32>, tensor<i16>) -> tensor<2x3xi16>
+  return %0 : tensor<2x3xi16>
+}
+
+// -----
+
+// A 16-bit input minus its zero point (|d| <= 65535) converts through its
+// encoding too.
+// CHECK-LABEL: func @dequantize_u16
+// CHECK: arith.extui %{{.*}} : i16 to i32
+// CHECK: %[[D:.*]] = arith.subi
+// CHECK: %[[K:.*]] = arith.constant 1262485504 : i32
+// CHECK: arith.addi %[[D]], %[[K]] : i32
+// CHECK-NOT: arith.sitofp
+// CHECK: arith.mulf
+func.func @dequantize_u16(%x: tensor<2x3xui16>, %s: tensor<3xf32>, %z: tensor<3xui16>) -> tensor<2x3xf32> {
+  %0 = dlc.dequantize_linear %x, %s, %z {axis = 1 : i64} : (tensor<2x3xui16>, tensor<3xf32>, tensor<3xui16>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
 // An i32 input (an accumulator: beyond 2^22) keeps the conversion.
 // CHECK-LABEL: func @dequantize_i32
 // CHECK: arith.subi

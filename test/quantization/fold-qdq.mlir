@@ -464,3 +464,57 @@ func.func @no_rescale_float_addend(%a: tensor<8xi8>, %b: tensor<8xf32>) -> tenso
   %q = dlc.quantize_linear %s, %ys, %z {axis = 0 : i64} : (tensor<8xf32>, tensor<f32>, tensor<i8>) -> tensor<8xi8>
   return %q : tensor<8xi8>
 }
+
+// -----
+
+// A16W8 (ONNX Runtime's QInt16 activations): the int16 activation keeps the
+// conv in float (the integer kernels are 8-bit), marked with the reason.
+// CHECK-LABEL: func @conv_int16_activation
+// CHECK-NOT: dlc.conv_integer
+// CHECK: dlc.conv %{{.*}}dlc.not_folded = "operands are not constant-parameter dequantize_linear of i8/ui8"
+// CHECK: dlc.quantize_linear %{{.*}} -> tensor<1x2x4x4xi16>
+func.func @conv_int16_activation(%xq: tensor<1x3x4x4xi16>) -> tensor<1x2x4x4xi16> {
+  %xs = arith.constant dense<0.001> : tensor<f32>
+  %xz = arith.constant dense<0> : tensor<i16>
+  %wq = arith.constant dense<1> : tensor<2x3x3x3xi8>
+  %ws = arith.constant dense<[0.25, 0.125]> : tensor<2xf32>
+  %wz = arith.constant dense<0> : tensor<2xi8>
+  %ys = arith.constant dense<0.002> : tensor<f32>
+  %yz = arith.constant dense<0> : tensor<i16>
+  %x = dlc.dequantize_linear %xq, %xs, %xz {axis = 0 : i64} : (tensor<1x3x4x4xi16>, tensor<f32>, tensor<i16>) -> tensor<1x3x4x4xf32>
+  %w = dlc.dequantize_linear %wq, %ws, %wz {axis = 0 : i64} : (tensor<2x3x3x3xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<2x3x3x3xf32>
+  %y = dlc.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x4x4xf32>, tensor<2x3x3x3xf32>) -> tensor<1x2x4x4xf32>
+  %q = dlc.quantize_linear %y, %ys, %yz {axis = 0 : i64} : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<i16>) -> tensor<1x2x4x4xi16>
+  return %q : tensor<1x2x4x4xi16>
+}
+
+// -----
+
+// An int8 conv whose result is quantized to int16 (a mixed-precision
+// override): the conv folds, and the 16-bit quantize reads the dequantized
+// accumulator (no 16-bit requantize), as does the float Relu: a 16-bit
+// quantize does not move up through it.
+// CHECK-LABEL: func @conv_int16_output
+// CHECK: %[[ACC:.*]] = dlc.conv_integer
+// CHECK-NOT: dlc.requantize
+// CHECK: %[[F:.*]] = dlc.dequantize_linear %[[ACC]]
+// CHECK: %[[R:.*]] = dlc.relu %[[F]]
+// CHECK: dlc.quantize_linear %[[R]], %{{.*}}, %{{.*}} {axis = 0 : i64} : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<ui16>) -> tensor<1x2x4x4xui16>
+// CHECK: %[[Q:.*]] = dlc.quantize_linear %[[F]], %{{.*}}, %{{.*}} {axis = 0 : i64} : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<i16>) -> tensor<1x2x4x4xi16>
+func.func @conv_int16_output(%xq: tensor<1x3x4x4xi8>) -> (tensor<1x2x4x4xui16>, tensor<1x2x4x4xi16>) {
+  %xs = arith.constant dense<0.5> : tensor<f32>
+  %xz = arith.constant dense<0> : tensor<i8>
+  %wq = arith.constant dense<1> : tensor<2x3x3x3xi8>
+  %ws = arith.constant dense<[0.25, 0.125]> : tensor<2xf32>
+  %wz = arith.constant dense<0> : tensor<2xi8>
+  %ys = arith.constant dense<0.002> : tensor<f32>
+  %yz = arith.constant dense<0> : tensor<ui16>
+  %yz2 = arith.constant dense<0> : tensor<i16>
+  %x = dlc.dequantize_linear %xq, %xs, %xz {axis = 0 : i64} : (tensor<1x3x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x3x4x4xf32>
+  %w = dlc.dequantize_linear %wq, %ws, %wz {axis = 0 : i64} : (tensor<2x3x3x3xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<2x3x3x3xf32>
+  %y = dlc.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x4x4xf32>, tensor<2x3x3x3xf32>) -> tensor<1x2x4x4xf32>
+  %r = dlc.relu %y : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %q = dlc.quantize_linear %r, %ys, %yz {axis = 0 : i64} : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<ui16>) -> tensor<1x2x4x4xui16>
+  %q2 = dlc.quantize_linear %y, %ys, %yz2 {axis = 0 : i64} : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<i16>) -> tensor<1x2x4x4xi16>
+  return %q, %q2 : tensor<1x2x4x4xui16>, tensor<1x2x4x4xi16>
+}

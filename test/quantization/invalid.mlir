@@ -56,7 +56,25 @@ func.func @requant_bias(%a: tensor<2x6xi32>, %b: tensor<2xi32>, %m: tensor<f32>,
 // -----
 
 func.func @float_input(%x: tensor<3xf32>, %s: tensor<f32>, %z: tensor<f32>) -> tensor<3xf32> {
-  // expected-error @+1 {{operand #0 must be ranked tensor of 8-bit signless integer or 8-bit unsigned integer or 32-bit signless integer values}}
+  // expected-error @+1 {{operand #0 must be ranked tensor of 8-bit signless integer or 8-bit unsigned integer or 16-bit signless integer or 16-bit unsigned integer or 32-bit signless integer values}}
   %0 = dlc.dequantize_linear %x, %s, %z {axis = 0 : i64} : (tensor<3xf32>, tensor<f32>, tensor<f32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
+}
+
+// -----
+
+// 16-bit grids are quantize_linear's and dequantize_linear's only: the
+// integer kernels' epilogue stays 8-bit.
+func.func @requantize_i16(%a: tensor<2x6xi32>, %m: tensor<f32>, %z: tensor<i16>) -> tensor<2x6xi16> {
+  // expected-error @+1 {{operand #2 must be ranked tensor of 8-bit signless integer or 8-bit unsigned integer values}}
+  %0 = dlc.requantize %a, %m, %z {axis = 1 : i64} : (tensor<2x6xi32>, tensor<f32>, tensor<i16>) -> tensor<2x6xi16>
+  return %0 : tensor<2x6xi16>
+}
+
+// -----
+
+func.func @quantize_i32(%x: tensor<3xf32>, %s: tensor<f32>, %z: tensor<i32>) -> tensor<3xi32> {
+  // expected-error @+1 {{operand #2 must be ranked tensor of 8-bit signless integer or 8-bit unsigned integer or 16-bit signless integer or 16-bit unsigned integer values}}
+  %0 = dlc.quantize_linear %x, %s, %z {axis = 0 : i64} : (tensor<3xf32>, tensor<f32>, tensor<i32>) -> tensor<3xi32>
+  return %0 : tensor<3xi32>
 }

@@ -164,6 +164,21 @@ func.func @attention_quantized(%q: tensor<1x8x2x4xf32>, %z: tensor<1x8x2x4xf32>)
 
 // -----
 
+// A 16-bit grid is finer than f16's rounding: an attention result read
+// only by an int16 quantize_linear stays f32.
+// CHECK-LABEL: func @attention_quantized_i16
+// CHECK: %[[A:.*]] = dlc.attention {{.*}} -> tensor<1x8x2x4xf32>
+// CHECK-NEXT: dlc.quantize_linear %[[A]]
+func.func @attention_quantized_i16(%q: tensor<1x8x2x4xf32>) -> tensor<1x8x2x4xi16> {
+  %s = arith.constant dense<0.001> : tensor<f32>
+  %zp = arith.constant dense<0> : tensor<i16>
+  %a = dlc.attention %q, %q, %q {k_transposed = false, scale = 0.5 : f32} : (tensor<1x8x2x4xf32>, tensor<1x8x2x4xf32>, tensor<1x8x2x4xf32>) -> tensor<1x8x2x4xf32>
+  %aq = dlc.quantize_linear %a, %s, %zp {axis = 0 : i64} : (tensor<1x8x2x4xf32>, tensor<f32>, tensor<i16>) -> tensor<1x8x2x4xi16>
+  return %aq : tensor<1x8x2x4xi16>
+}
+
+// -----
+
 // Attention reads q, k and v in half precision (its tensor-core lowering
 // rounds them when staging anyway): the cast goes before the reshape, onto
 // the projection's own shape, where the projection kernel's epilogue does
