@@ -77,6 +77,10 @@ void populateFoldQdqPatterns(RewritePatternSet &patterns);
 /// layers. dlc-fold-qdq applies them before populateFoldQdqPatterns.
 void populateQuantizeChainPatterns(RewritePatternSet &patterns);
 
+/// dequantize_linear of constants -> their f32 value as a constant
+/// (dlc-fold-constant-dequantize).
+void populateFoldConstantDequantizePatterns(RewritePatternSet &patterns);
+
 /// Patterns quantizing the dlc.conv / dlc.gemm / dlc.matmul ops (and global
 /// average pools) that carry `dlc.input_ranges` into quantize/dequantize pairs
 /// for dlc-fold-qdq; with `residuals`, the dlc.add ops reading a quantized

@@ -2063,6 +2063,43 @@ def FoldQdqPass : Pass<"dlc-fold-qdq", "ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def FoldConstantDequantizePass
+    : Pass<"dlc-fold-constant-dequantize", "ModuleOp"> {
+  let summary = "Compute the dequantize_linear of constants (weights) once";
+  let description = [{
+    Runs on the dlc dialect, after dlc-fold-qdq. A `dequantize_linear`
+    whose input, scale and zero point are all constants (a quantized weight
+    that did not fold into an integer kernel) becomes the f32 constant
+    (q - zp) * scale, computed as the lowering computes it (the difference
+    exactly in f32, one rounding of the product), so the model.so carries
+    the float weight and no kernel dequantizes it at every run. It exists
+    for the layers dlc-fold-qdq leaves in float: those with 16-bit
+    activations (ONNX Runtime's A16W8 and A16W16 models, where every
+    weight is such a constant; resnet50 dequantized 100 MB of weights into
+    the arena in 54 kernels a run), per-axis activations, biases it cannot
+    fold, `--fold-qdq=false`. It runs after dlc-fold-qdq, which needs the
+    dequantize_linear of a weight to see that it is quantized. The weight
+    grows to 4 bytes an element in the model.so, as a float layer's weight
+    is anyway. Scales of another float type (f16, bf16) keep the op (the
+    lowering multiplies in that type).
+
+    Before:
+    ```mlir
+    %wq = arith.constant dense_resource<w> : tensor<64x3x7x7xi8>
+    %ws = arith.constant dense<[...]> : tensor<64xf32>
+    %wz = arith.constant dense<0> : tensor<64xi8>
+    %w = dlc.dequantize_linear %wq, %ws, %wz {axis = 0 : i64}
+    %y = dlc.conv %x, %w {...}
+    ```
+    After:
+    ```mlir
+    %w = arith.constant dense_resource<w_dequantized> : tensor<64x3x7x7xf32>
+    %y = dlc.conv %x, %w {...}
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def QuantizeModelPass : Pass<"dlc-quantize", "ModuleOp"> {
   let summary = "Quantize calibrated fp32 Conv/Gemm/MatMul/GlobalAveragePool to QDQ int8";
   let description = [{

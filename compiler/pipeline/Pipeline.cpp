@@ -52,6 +52,9 @@ void dlc::buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
   // QDQ Conv/Gemm/MatMul -> integer ops with a requantize epilogue.
   if (options.foldQdq)
     pm.addPass(dlc::createFoldQdqPass());
+  // Quantized weights left to float layers (16-bit activations, folds that
+  // did not apply) -> float constants, dequantized once here.
+  pm.addPass(dlc::createFoldConstantDequantizePass());
   // Float Gemms between Reshapes (GPT-2's Conv1D) -> batched MatMuls, which
   // fuse with their neighbours as nn.Linear does.
   pm.addPass(dlc::createUnflattenGemmsPass());

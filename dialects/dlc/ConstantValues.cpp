@@ -58,7 +58,8 @@ std::optional<SmallVector<int64_t>> mlir::dlc::constInts(Value v) {
     return std::nullopt;
   auto [a, type] = *constant;
   auto elt = dyn_cast<IntegerType>(type.getElementType());
-  if (!elt || (elt.getWidth() != 8 && elt.getWidth() != 32))
+  if (!elt ||
+      (elt.getWidth() != 8 && elt.getWidth() != 16 && elt.getWidth() != 32))
     return std::nullopt;
   bool isUnsigned = elt.isUnsigned();
   SmallVector<int64_t> out;
@@ -77,6 +78,10 @@ std::optional<SmallVector<int64_t>> mlir::dlc::constInts(Value v) {
         int32_t x;
         std::memcpy(&x, p, 4);
         out.push_back(x);
+      } else if (bytes == 2) {
+        uint16_t x;
+        std::memcpy(&x, p, 2);
+        out.push_back(isUnsigned ? (int64_t)x : (int64_t)(int16_t)x);
       } else {
         out.push_back(isUnsigned ? (int64_t)(uint8_t)*p : (int64_t)(int8_t)*p);
       }

@@ -30,8 +30,8 @@ std::optional<llvm::ArrayRef<char>> resourceData(Attribute a);
 /// The values of a constant f32 tensor (inline or a resource blob).
 std::optional<llvm::SmallVector<float>> constFloats(Value v);
 
-/// The values of a constant i8/ui8/i32 tensor (inline or a resource blob),
-/// sign- or zero-extended by its element type.
+/// The values of a constant i8/ui8/i16/ui16/i32 tensor (inline or a
+/// resource blob), sign- or zero-extended by its element type.
 std::optional<llvm::SmallVector<int64_t>> constInts(Value v);
 
 } // namespace mlir::dlc
