@@ -67,7 +67,8 @@ def load_reference(path):
 def ort_quantize(model, feeds, fmt, work):
     """`model` through ONNX Runtime's quantize_static in format `fmt`
     (qoperator or qdq): per-channel int8 weights, uint8 activations
-    calibrated by min-max on 4 seeded random inputs shaped as `feeds`."""
+    calibrated by min-max on 4 seeded random inputs shaped as `feeds`;
+    qdq-a16w8: QDQ with uint16 activations (the model moves to opset 21)."""
     harness.require("onnxruntime")
     import logging
 
@@ -85,9 +86,12 @@ def ort_quantize(model, feeds, fmt, work):
 
     pre, out = work / "ort-pre.onnx", work / f"ort-{fmt}.onnx"
     quant_pre_process(str(model), str(pre), skip_symbolic_shape=True)
+    extra = ({"activation_type": ortq.QuantType.QUInt16, "weight_type": ortq.QuantType.QInt8}
+             if fmt == "qdq-a16w8" else {})
     ortq.quantize_static(str(pre), str(out), Reader(), per_channel=True,
                          quant_format={"qoperator": ortq.QuantFormat.QOperator,
-                                       "qdq": ortq.QuantFormat.QDQ}[fmt])
+                                       "qdq": ortq.QuantFormat.QDQ,
+                                       "qdq-a16w8": ortq.QuantFormat.QDQ}[fmt], **extra)
     return out
 
 
@@ -234,7 +238,7 @@ def main():
     p.add_argument("--max-transposes", type=int,
                    help="list the dlc.transpose ops left after the graph passes and fail if "
                         "there are more")
-    p.add_argument("--ort-quantize", choices=["qoperator", "qdq"],
+    p.add_argument("--ort-quantize", choices=["qoperator", "qdq", "qdq-a16w8"],
                    help="quantize the model with ONNX Runtime's quantize_static in this format "
                         "first; the reference is ONNX Runtime on the quantized model")
     p.add_argument("--ort-optimize", metavar="MODEL_TYPE",
