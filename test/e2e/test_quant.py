@@ -660,6 +660,15 @@ def ort_cases():
     cases["ort-static-qdq-contrib-ops-a16w8-cnn"] = ort_static(
         float_cnn, 40, a16["cnn"][1], quant_format=qdq, activation_type=QuantType.QInt16,
         weight_type=QuantType.QInt8, extra_options={"UseQDQContribOps": True})
+    # 4-bit weights (ONNX Runtime writes their Q/DQ in its contrib domain
+    # below opset 21): imported widened to int8, they fold into the int8
+    # kernels beside 8-bit activations, and stay float beside 16-bit ones.
+    cases["ort-static-qdq-a8w4-per-channel-cnn"] = ort_static(
+        float_cnn, 41, 0.01 + 1e-6, quant_format=qdq, per_channel=True,
+        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt4)
+    cases["ort-static-qdq-a16w4-per-channel-mlp"] = ort_static(
+        float_mlp, 42, a16["mlp"][1], quant_format=qdq, per_channel=True,
+        activation_type=QuantType.QUInt16, weight_type=QuantType.QInt4)
     return cases
 
 
