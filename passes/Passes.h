@@ -54,7 +54,7 @@ void populateDlcQuantToLinalgPatterns(
     bool padConvInput = false, bool vnniConvs = false,
     bool pairConvWeights = false, bool wideConvWeights = false,
     int64_t convPlaneRows = 0, bool pairMatMulWeights = false,
-    bool quadMatMulWeights = false);
+    bool quadMatMulWeights = false, bool padGroupedConvInput = false);
 
 /// Makes every unsigned integer type under `root` signless (values, block
 /// arguments, function types, constants) and drops the tensor.bitcasts

@@ -3362,7 +3362,8 @@ struct ConvertDlcToLinalgPass
     populateDlcQuantToLinalgPatterns(
         patterns, int8WeightsNK, padConvChannels, reciprocalQuantize,
         padConvInput, vnniConvs, pairConvWeights, wideConvWeights,
-        convPlaneRows, pairMatMulWeights, quadMatMulWeights);
+        convPlaneRows, pairMatMulWeights, quadMatMulWeights,
+        padConvInput && padGroupedConvInput);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();

@@ -53,6 +53,29 @@ func.func @integer(%x: tensor<1x2x4x4xui8>, %w: tensor<3x2x3x3xi8>, %xzp: tensor
 
 // -----
 
+// A depthwise ConvInteger the same: with pad-grouped-conv-input it reads a
+// copy padded with the input's zero point through an affine map (before,
+// its bounds-checked byte reads kept mobilenet_v2's int8 depthwise rows
+// scalar); the weight zero point (0) is split out.
+// CHECK-LABEL: func @integer_depthwise
+// CHECK-NOT: tensor<1x2x6x6xi8>
+// CHECK: return
+// GROUPED-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d3 + d6)>
+// GROUPED-LABEL: func @integer_depthwise
+// GROUPED: %[[P:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<i8>) outs(%{{.*}} : tensor<1x2x6x6xi8>)
+// GROUPED: arith.select
+// GROUPED: linalg.generic {indexing_maps = [{{.*}}, #[[IN]], {{.*}} ins(%{{.*}}, %[[P]] : tensor<2x1x3x3xi8>, tensor<1x2x6x6xi8>)
+// GROUPED-NOT: arith.select
+// GROUPED: return
+func.func @integer_depthwise(%x: tensor<1x2x4x4xui8>, %xzp: tensor<ui8>) -> tensor<1x2x4x4xi32> {
+  %w = arith.constant dense<[[[[1, -2, 3], [4, 5, -6], [7, 8, 9]]], [[[-1, 2, -3], [4, -5, 6], [7, -8, 9]]]]> : tensor<2x1x3x3xi8>
+  %wzp = arith.constant dense<0> : tensor<i8>
+  %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 2 : i64} : (tensor<1x2x4x4xui8>, tensor<2x1x3x3xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x2x4x4xi32>
+  return %0 : tensor<1x2x4x4xi32>
+}
+
+// -----
+
 // A strided 1x1 conv reads a copy of the positions its windows read
 // (every second row and column), then runs at stride 1 over it.
 // CHECK-DAG: #[[EVERY2:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 2, d3 * 2)>
