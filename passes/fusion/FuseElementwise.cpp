@@ -131,6 +131,15 @@ bool shouldFuse(OpOperand *operand) {
     return false;
   if (!consumer.getMatchingIndexingMap(operand).isPermutation())
     return false;
+  // A copy into a larger tensor (a host conv's padded input, written
+  // through a shifted map) stays a copy: the producer's epilogue (a conv's
+  // requantize) belongs to the producer's kernel, which would otherwise
+  // store its i32 accumulators for the copy to requantize.
+  if (llvm::any_of(consumer.getDpsInitsMutable(), [&](OpOperand &init) {
+        return !consumer.getMatchingIndexingMap(&init).isProjectedPermutation(
+            /*allowZeroInResults=*/true);
+      }))
+    return false;
   return !narrowsAnotherKernelsReduction(producer, consumer) &&
          !widensForAReduction(operand, consumer);
 }

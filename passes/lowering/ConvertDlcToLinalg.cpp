@@ -1137,7 +1137,8 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
     if (padded && (groups == 1 ? padInput : padGroupedInput) &&
         win.insideWhenPadded()) {
       input = padSpatial(rewriter, loc, input, win, Value(), paddedWin,
-                         paddedShape);
+                         paddedShape, /*channels=*/0,
+                         /*fillThenCopy=*/groups != 1);
       win = paddedWin;
       padded = false;
     }

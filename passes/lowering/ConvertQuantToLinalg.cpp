@@ -764,7 +764,8 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
       // A grouped conv's bounds-checked byte reads kept its rows scalar:
       // mobilenet_v2's int8 depthwise convs took 5x the float ones' time.
       input = padSpatial(rewriter, loc, input, win, inputZeroPoint, paddedWin,
-                         paddedShape, dotChannels);
+                         paddedShape, dotChannels,
+                         /*fillThenCopy=*/!oneGroup);
       win = paddedWin;
       padded = false;
       channels = dotChannels;

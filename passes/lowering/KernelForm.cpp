@@ -632,7 +632,16 @@ bool isIndexedCopy(linalg::LinalgOp op) {
   if (op.getNumReductionLoops() != 0 || op.getNumLoops() < 2)
     return false;
   unsigned innermost = op.getNumLoops() - 1;
-  if (!op.hasIndexSemantics() &&
+  // A copy into a larger tensor (a padded copy's interior) writes through
+  // a shifted map; the fill before it reads scalars alone.
+  bool writesShifted = llvm::any_of(op.getDpsInitsMutable(), [&](OpOperand &o) {
+    return !op.getMatchingIndexingMap(&o).isProjectedPermutation(
+        /*allowZeroInResults=*/true);
+  });
+  bool fills = llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *o) {
+    return op.getMatchingIndexingMap(o).getNumResults() == 0;
+  });
+  if (!op.hasIndexSemantics() && !writesShifted && !fills &&
       llvm::none_of(
           op.getIndexingMapsArray(),
           [&](AffineMap map) { return readsStrided(map, innermost); }) &&

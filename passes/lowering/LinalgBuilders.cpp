@@ -261,8 +261,8 @@ Value mlir::dlc::padChannelsLast(OpBuilder &b, Location loc, Value input,
 Value mlir::dlc::padSpatial(OpBuilder &b, Location loc, Value input,
                             const Window &win, Value padValue,
                             Window &paddedWin,
-                            SmallVectorImpl<int64_t> &storage,
-                            int64_t channels) {
+                            SmallVectorImpl<int64_t> &storage, int64_t channels,
+                            bool fillThenCopy) {
   auto type = cast<RankedTensorType>(input.getType());
   int64_t rank = type.getRank(), k = win.spatial();
   // storage: the padded shape, then k zero pads (begin and end).
@@ -276,11 +276,51 @@ Value mlir::dlc::padSpatial(OpBuilder &b, Location loc, Value input,
   }
   storage.append(2 * k, 0);
   ArrayRef<int64_t> shape = ArrayRef<int64_t>(storage).take_front(rank);
-  linalg::GenericOp generic = paddedCopy(b, loc, input, shape, begin, padValue);
   paddedWin = win;
   paddedWin.inShape = shape;
   paddedWin.pads = ArrayRef<int64_t>(storage).drop_front(rank);
-  return generic.getResult(0);
+  if (!fillThenCopy || shape[1] != type.getDimSize(1))
+    return paddedCopy(b, loc, input, shape, begin, padValue).getResult(0);
+  // The padding value everywhere, then the input copied over it through a
+  // shifted output map: both run as rows of consecutive elements on the
+  // host (the one generic over the padded tensor read the input at clamped
+  // indices, which kept it scalar: ~1 byte a cycle).
+  MLIRContext *ctx = b.getContext();
+  Type elt = type.getElementType();
+  Value init = b.create<tensor::EmptyOp>(loc, shape, elt);
+  SmallVector<Value> fillInputs;
+  SmallVector<AffineMap> fillMaps;
+  if (padValue) {
+    fillInputs.push_back(padValue);
+    fillMaps.push_back(AffineMap::get(rank, 0, ctx));
+  }
+  fillMaps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
+  SmallVector<utils::IteratorType> parallel(rank,
+                                            utils::IteratorType::parallel);
+  Value filled =
+      b.create<linalg::GenericOp>(
+           loc, TypeRange{init.getType()}, fillInputs, ValueRange{init},
+           fillMaps, parallel,
+           [&](OpBuilder &nb, Location l, ValueRange a) {
+             nb.create<linalg::YieldOp>(
+                 l, padValue ? a[0]
+                             : nb.create<arith::ConstantOp>(
+                                   l, cast<TypedAttr>(nb.getZeroAttr(elt))));
+           })
+          .getResult(0);
+  SmallVector<AffineExpr> shifted;
+  for (int64_t i = 0; i < rank; ++i)
+    shifted.push_back(getAffineDimExpr(i, ctx) + begin[i]);
+  return b
+      .create<linalg::GenericOp>(
+          loc, TypeRange{init.getType()}, ValueRange{input}, ValueRange{filled},
+          ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx),
+                              AffineMap::get(rank, 0, shifted, ctx)},
+          parallel,
+          [&](OpBuilder &nb, Location l, ValueRange a) {
+            nb.create<linalg::YieldOp>(l, a[0]);
+          })
+      .getResult(0);
 }
 
 /// The phases [N, C, s, s, Hq, Wq] phaseSplitSpatial makes of an input of

@@ -166,9 +166,14 @@ Value padChannelsLast(OpBuilder &b, Location loc, Value input,
 /// `channels` larger than the input's extends its channel dim (1) the
 /// same way (integer convs whose byte dot products take channels 2 or 4 at
 /// a time, their weights zero there).
+/// `fillThenCopy` (the host's depthwise convs) builds it as two generics
+/// instead, the padding value everywhere and the input copied over it
+/// through a shifted map, which the host runs as rows of consecutive
+/// elements (not with extended channels).
 Value padSpatial(OpBuilder &b, Location loc, Value input, const Window &win,
                  Value padValue, Window &paddedWin,
-                 SmallVectorImpl<int64_t> &storage, int64_t channels = 0);
+                 SmallVectorImpl<int64_t> &storage, int64_t channels = 0,
+                 bool fillThenCopy = false);
 
 /// Host: `input` [N, C, S_1..S_k] of a 1x1 conv with strides (`win`, no
 /// pads) as the positions its windows read, `[.., o * s, ..]`, one

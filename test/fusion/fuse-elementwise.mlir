@@ -1,4 +1,5 @@
 // RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg --dlc-fuse-elementwise | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="pad-conv-input=true pad-grouped-conv-input=true" --dlc-fuse-elementwise | FileCheck %s --check-prefix=PAD
 
 // A bias add (broadcast folded into the indexing) and a Relu become one op.
 // CHECK-LABEL: func @chain
@@ -416,4 +417,26 @@ func.func @pool_merge_round(%x: tensor<2x3x4x4xf32>) -> tensor<6xf16> {
     linalg.yield %t : f16
   } -> tensor<6xf16>
   return %h : tensor<6xf16>
+}
+
+// -----
+
+// The host's depthwise conv reads a padded copy, the input written over the
+// zero point through a shifted map. The requantize before it does not fuse
+// into that copy: it stays for its conv's kernel, which stores int8 rather
+// than its i32 accumulator for the copy to requantize.
+// PAD-LABEL: func @requantize_stays_out_of_a_padded_copy
+func.func @requantize_stays_out_of_a_padded_copy(%x: tensor<1x2x4x4xi8>, %w: tensor<2x2x1x1xi8>) -> tensor<1x2x4x4xi32> {
+  // PAD: %[[A:.*]] = linalg.generic {{.*}} "reduction"
+  // PAD: %[[R:.*]] = linalg.generic {{.*}} ins(%[[A]], {{.*}} outs(%{{.*}} : tensor<1x2x4x4xi8>)
+  // PAD: %[[F:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x6x6xi8>)
+  // PAD: %[[P:.*]] = linalg.generic {{.*}} ins(%[[R]] : tensor<1x2x4x4xi8>) outs(%[[F]] : tensor<1x2x6x6xi8>)
+  // PAD: linalg.generic {{.*}} "reduction"{{.*}} ins(%{{.*}}, %[[P]] :
+  %z = arith.constant dense<0> : tensor<i8>
+  %m = arith.constant dense<0.5> : tensor<f32>
+  %dw = arith.constant dense<1> : tensor<2x1x3x3xi8>
+  %a = dlc.conv_integer %x, %w, %z, %z {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xi8>, tensor<2x2x1x1xi8>, tensor<i8>, tensor<i8>) -> tensor<1x2x4x4xi32>
+  %r = dlc.requantize %a, %m, %z {axis = 1 : i64} : (tensor<1x2x4x4xi32>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xi8>
+  %d = dlc.conv_integer %r, %dw, %z, %z {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xi8>, tensor<2x1x3x3xi8>, tensor<i8>, tensor<i8>) -> tensor<1x2x4x4xi32>
+  return %d : tensor<1x2x4x4xi32>
 }

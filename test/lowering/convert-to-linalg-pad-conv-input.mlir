@@ -25,13 +25,20 @@ func.func @padded(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x
 
 // A depthwise conv keeps its bounds-checked reads, unless
 // pad-grouped-conv-input (where the host vectorizes rows: the copy's
-// affine reads load as vectors).
+// affine reads load as vectors). Its copy is the padding value everywhere,
+// then the input over it through a shifted map: rows of consecutive
+// elements both (one generic over the padded tensor read the input at
+// clamped indices, which kept it scalar).
 // CHECK-LABEL: func @depthwise
 // CHECK-NOT: tensor<1x2x6x6xf32>
 // CHECK: return
+// GROUPED-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// GROUPED-DAG: #[[SHIFT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + 1, d3 + 1)>
 // GROUPED-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d3 + d6)>
 // GROUPED-LABEL: func @depthwise
-// GROUPED: %[[P:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x6x6xf32>)
+// GROUPED: %[[F:.*]] = linalg.generic {indexing_maps = [#[[ID]]]{{.*}} outs(%{{.*}} : tensor<1x2x6x6xf32>)
+// GROUPED: %[[P:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[SHIFT]]]{{.*}} ins(%arg0 : tensor<1x2x4x4xf32>) outs(%[[F]] : tensor<1x2x6x6xf32>)
+// GROUPED-NOT: arith.select
 // GROUPED: linalg.generic {indexing_maps = [#[[IN]], {{.*}} ins(%[[P]], %{{.*}} : tensor<1x2x6x6xf32>, tensor<2x1x3x3xf32>)
 func.func @depthwise(%x: tensor<1x2x4x4xf32>, %w: tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32> {
   %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 2 : i64} : (tensor<1x2x4x4xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
@@ -62,8 +69,8 @@ func.func @integer(%x: tensor<1x2x4x4xui8>, %w: tensor<3x2x3x3xi8>, %xzp: tensor
 // CHECK: return
 // GROUPED-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d3 + d6)>
 // GROUPED-LABEL: func @integer_depthwise
-// GROUPED: %[[P:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<i8>) outs(%{{.*}} : tensor<1x2x6x6xi8>)
-// GROUPED: arith.select
+// GROUPED: %[[F:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<i8>) outs(%{{.*}} : tensor<1x2x6x6xi8>)
+// GROUPED: %[[P:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<1x2x4x4xi8>) outs(%[[F]] : tensor<1x2x6x6xi8>)
 // GROUPED: linalg.generic {indexing_maps = [{{.*}}, #[[IN]], {{.*}} ins(%{{.*}}, %[[P]] : tensor<2x1x3x3xi8>, tensor<1x2x6x6xi8>)
 // GROUPED-NOT: arith.select
 // GROUPED: return
