@@ -279,7 +279,12 @@ Value mlir::dlc::padSpatial(OpBuilder &b, Location loc, Value input,
   paddedWin = win;
   paddedWin.inShape = shape;
   paddedWin.pads = ArrayRef<int64_t>(storage).drop_front(rank);
-  if (!fillThenCopy || shape[1] != type.getDimSize(1))
+  // The shifted map's result along a dim padded at its end only is that
+  // dim itself, whose extent linalg then requires to be the input's.
+  bool endOnly = false;
+  for (int64_t i = 0; i < k; ++i)
+    endOnly |= win.pads[i] == 0 && win.pads[k + i] != 0;
+  if (!fillThenCopy || endOnly || shape[1] != type.getDimSize(1))
     return paddedCopy(b, loc, input, shape, begin, padValue).getResult(0);
   // The padding value everywhere, then the input copied over it through a
   // shifted output map: both run as rows of consecutive elements on the

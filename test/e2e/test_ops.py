@@ -259,6 +259,15 @@ def conv_cases(t):
          {"w": t.rand(8, 1, 3, 3), "b": t.rand(8)}, attrs=dict(group=8, pads=[1, 1, 1, 1]))
     t.op("conv2d_depthwise_stride2_mult2", "Conv", {"x": t.rand(1, 4, 8, 8)},
          {"w": t.rand(8, 1, 3, 3)}, attrs=dict(group=4, pads=[1, 1, 1, 1], strides=[2, 2]))
+    # Host: a depthwise conv's padded copy is the pad value, then the input
+    # over it through a shifted map, except along a dim padded at its end
+    # only (SAME_UPPER at stride 2, TensorFlow's depthwise convs).
+    t.op("conv2d_depthwise_asym_pads", "Conv", {"x": t.rand(1, 4, 9, 8)},
+         {"w": t.rand(4, 1, 3, 3), "b": t.rand(4)}, attrs=dict(group=4, pads=[0, 1, 1, 0]))
+    t.op("conv2d_depthwise_same_upper_stride2", "Conv", {"x": t.rand(1, 4, 8, 8)},
+         {"w": t.rand(4, 1, 3, 3)}, attrs=dict(group=4, auto_pad="SAME_UPPER", strides=[2, 2]))
+    t.op("conv2d_depthwise_pads_2_1", "Conv", {"x": t.rand(1, 4, 7, 9)},
+         {"w": t.rand(4, 1, 3, 3)}, attrs=dict(group=4, pads=[2, 1, 1, 2]))
     t.op("conv2d_1x1", "Conv", {"x": t.rand(1, 16, 5, 5)}, {"w": t.rand(8, 16, 1, 1), "b": t.rand(8)})
     # Host: a 1x1 conv and its epilogue over a 7x7 (14x14) plane take the
     # plane as one row of 49 (196) outputs (dlc-collapse-row-planes).
