@@ -2,6 +2,7 @@
 //-*-===//
 
 #include "passes/Passes.h"
+#include "passes/lowering/LinalgBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -135,10 +136,7 @@ bool shouldFuse(OpOperand *operand) {
   // through a shifted map) stays a copy: the producer's epilogue (a conv's
   // requantize) belongs to the producer's kernel, which would otherwise
   // store its i32 accumulators for the copy to requantize.
-  if (llvm::any_of(consumer.getDpsInitsMutable(), [&](OpOperand &init) {
-        return !consumer.getMatchingIndexingMap(&init).isProjectedPermutation(
-            /*allowZeroInResults=*/true);
-      }))
+  if (writesShifted(consumer))
     return false;
   return !narrowsAnotherKernelsReduction(producer, consumer) &&
          !widensForAReduction(operand, consumer);

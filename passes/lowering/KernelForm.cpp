@@ -2,6 +2,7 @@
 //-*-===//
 
 #include "passes/lowering/KernelForm.h"
+#include "passes/lowering/LinalgBuilders.h"
 
 #include "llvm/ADT/SetVector.h"
 
@@ -622,8 +623,10 @@ bool readsBroadcast(linalg::LinalgOp op) {
 
 /// Host: an op of parallel dims only that computes from its indices (a
 /// padded copy: the read clamped to the input, the pad selected outside),
-/// reads along its innermost dim strided (a subsampled copy) or reads an
-/// input broadcast along its rows (readsBroadcast), whose innermost dim is
+/// reads along its innermost dim strided (a subsampled copy), reads an
+/// input broadcast along its rows (readsBroadcast), writes through a
+/// shifted map or reads scalars alone (a depthwise conv's padded copy and
+/// the fill before it, padSpatial's fillThenCopy), whose innermost dim is
 /// long enough and whose other dims span enough rows. As one element a
 /// work item, LLVM could not vectorize it (the linearized index's
 /// divisions by the padded width, or by the row length for a broadcast
@@ -632,16 +635,10 @@ bool isIndexedCopy(linalg::LinalgOp op) {
   if (op.getNumReductionLoops() != 0 || op.getNumLoops() < 2)
     return false;
   unsigned innermost = op.getNumLoops() - 1;
-  // A copy into a larger tensor (a padded copy's interior) writes through
-  // a shifted map; the fill before it reads scalars alone.
-  bool writesShifted = llvm::any_of(op.getDpsInitsMutable(), [&](OpOperand &o) {
-    return !op.getMatchingIndexingMap(&o).isProjectedPermutation(
-        /*allowZeroInResults=*/true);
-  });
   bool fills = llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *o) {
     return op.getMatchingIndexingMap(o).getNumResults() == 0;
   });
-  if (!op.hasIndexSemantics() && !writesShifted && !fills &&
+  if (!op.hasIndexSemantics() && !dlc::writesShifted(op) && !fills &&
       llvm::none_of(
           op.getIndexingMapsArray(),
           [&](AffineMap map) { return readsStrided(map, innermost); }) &&

@@ -201,16 +201,15 @@ Value mlir::dlc::paddedConvWeight(OpBuilder &b, Location loc, Value weight,
   return w;
 }
 
-/// `input` copied into a tensor of `shape`, element i at i + `begin`, the
-/// rest `padValue` (a rank-0 tensor, read as an input) or zero when null:
-/// one linalg.generic over the padded tensor.
-static linalg::GenericOp paddedCopy(OpBuilder &b, Location loc, Value input,
-                                    ArrayRef<int64_t> shape,
-                                    ArrayRef<int64_t> begin, Value padValue) {
+/// A parallel linalg.generic over a new tensor of `shape` whose only input
+/// is `padValue` (a rank-0 tensor) when given; `body` gets the pad value
+/// (`padValue`'s element, or zero when null) and yields the element.
+static linalg::GenericOp
+padValueGeneric(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type elt,
+                Value padValue,
+                function_ref<Value(OpBuilder &, Location, Value)> body) {
   MLIRContext *ctx = b.getContext();
-  auto type = cast<RankedTensorType>(input.getType());
-  Type elt = type.getElementType();
-  int64_t rank = type.getRank();
+  int64_t rank = shape.size();
   Value init = b.create<tensor::EmptyOp>(loc, shape, elt);
   SmallVector<Value> inputs;
   SmallVector<AffineMap> maps;
@@ -220,13 +219,27 @@ static linalg::GenericOp paddedCopy(OpBuilder &b, Location loc, Value input,
   }
   maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
   return b.create<linalg::GenericOp>(
-      loc, TypeRange{RankedTensorType::get(shape, elt)}, inputs,
-      ValueRange{init}, maps,
+      loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
       SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location l, ValueRange a) {
         Value pad = padValue ? a[0]
                              : nb.create<arith::ConstantOp>(
                                    l, cast<TypedAttr>(nb.getZeroAttr(elt)));
+        nb.create<linalg::YieldOp>(l, body(nb, l, pad));
+      });
+}
+
+/// `input` copied into a tensor of `shape`, element i at i + `begin`, the
+/// rest `padValue` (a rank-0 tensor, read as an input) or zero when null:
+/// one linalg.generic over the padded tensor.
+static linalg::GenericOp paddedCopy(OpBuilder &b, Location loc, Value input,
+                                    ArrayRef<int64_t> shape,
+                                    ArrayRef<int64_t> begin, Value padValue) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  return padValueGeneric(
+      b, loc, shape, type.getElementType(), padValue,
+      [&](OpBuilder &nb, Location l, Value pad) {
         SmallVector<Value> idx;
         SmallVector<bool> outside;
         for (int64_t i = 0; i < rank; ++i) {
@@ -236,9 +249,15 @@ static linalg::GenericOp paddedCopy(OpBuilder &b, Location loc, Value input,
                                               indexConstant(nb, l, begin[i]));
           outside.push_back(shape[i] != type.getDimSize(i));
         }
-        nb.create<linalg::YieldOp>(
-            l, readWithPadding(nb, l, input, idx, outside, pad));
+        return readWithPadding(nb, l, input, idx, outside, pad);
       });
+}
+
+bool mlir::dlc::writesShifted(linalg::LinalgOp op) {
+  return llvm::any_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+    return !op.getMatchingIndexingMap(&init).isProjectedPermutation(
+        /*allowZeroInResults=*/true);
+  });
 }
 
 Value mlir::dlc::padChannelsLast(OpBuilder &b, Location loc, Value input,
@@ -291,37 +310,20 @@ Value mlir::dlc::padSpatial(OpBuilder &b, Location loc, Value input,
   // host (the one generic over the padded tensor read the input at clamped
   // indices, which kept it scalar: ~1 byte a cycle).
   MLIRContext *ctx = b.getContext();
-  Type elt = type.getElementType();
-  Value init = b.create<tensor::EmptyOp>(loc, shape, elt);
-  SmallVector<Value> fillInputs;
-  SmallVector<AffineMap> fillMaps;
-  if (padValue) {
-    fillInputs.push_back(padValue);
-    fillMaps.push_back(AffineMap::get(rank, 0, ctx));
-  }
-  fillMaps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
-  SmallVector<utils::IteratorType> parallel(rank,
-                                            utils::IteratorType::parallel);
   Value filled =
-      b.create<linalg::GenericOp>(
-           loc, TypeRange{init.getType()}, fillInputs, ValueRange{init},
-           fillMaps, parallel,
-           [&](OpBuilder &nb, Location l, ValueRange a) {
-             nb.create<linalg::YieldOp>(
-                 l, padValue ? a[0]
-                             : nb.create<arith::ConstantOp>(
-                                   l, cast<TypedAttr>(nb.getZeroAttr(elt))));
-           })
+      padValueGeneric(b, loc, shape, type.getElementType(), padValue,
+                      [](OpBuilder &, Location, Value pad) { return pad; })
           .getResult(0);
   SmallVector<AffineExpr> shifted;
   for (int64_t i = 0; i < rank; ++i)
     shifted.push_back(getAffineDimExpr(i, ctx) + begin[i]);
   return b
       .create<linalg::GenericOp>(
-          loc, TypeRange{init.getType()}, ValueRange{input}, ValueRange{filled},
+          loc, TypeRange{filled.getType()}, ValueRange{input},
+          ValueRange{filled},
           ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx),
                               AffineMap::get(rank, 0, shifted, ctx)},
-          parallel,
+          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
           [&](OpBuilder &nb, Location l, ValueRange a) {
             nb.create<linalg::YieldOp>(l, a[0]);
           })

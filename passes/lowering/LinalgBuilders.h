@@ -175,6 +175,11 @@ Value padSpatial(OpBuilder &b, Location loc, Value input, const Window &win,
                  SmallVectorImpl<int64_t> &storage, int64_t channels = 0,
                  bool fillThenCopy = false);
 
+/// Whether `op` writes through a map that is not a projected permutation:
+/// padSpatial's `fillThenCopy` copy, the input written into the padded
+/// tensor's interior through a shifted map.
+bool writesShifted(linalg::LinalgOp op);
+
 /// Host: `input` [N, C, S_1..S_k] of a 1x1 conv with strides (`win`, no
 /// pads) as the positions its windows read, `[.., o * s, ..]`, one
 /// linalg.generic: the conv then reads it at stride 1, its plane
