@@ -496,15 +496,39 @@ void mlir::dlc::markAlignedArguments(FunctionOpInterface kernel) {
 
 namespace {
 /// Whether rows fit `op`'s `parallel` dims: the innermost is long enough
-/// for a row (4) and the others span enough rows for the work items.
-bool rowsFit(linalg::LinalgOp op, ArrayRef<unsigned> parallel) {
+/// for a row (4) and the others span enough rows for the work items. With
+/// `panels` (an op that reduces), fewer rows do when the row is long enough
+/// for splitRowsIntoPanels to make work items of its columns (longer than
+/// kMaxRegisterRow, a multiple of 8): a matrix-vector product (a
+/// classifier's Gemm at batch 1) ran one output a work item, its integer
+/// form scalar (int8 resnet50's 2048 -> 1000 Gemm: 0.71 ms, a fifth of a
+/// core's byte-product rate).
+bool rowsFit(linalg::LinalgOp op, ArrayRef<unsigned> parallel,
+             bool panels = false) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (parallel.size() < 2 || ranges[parallel.back()] < 4)
     return false;
   int64_t rows = 1;
   for (unsigned d : parallel.drop_back())
     rows *= ranges[d];
-  return rows >= dlc::kMinHostRows;
+  if (rows >= dlc::kMinHostRows)
+    return true;
+  int64_t length = ranges[parallel.back()];
+  if (!panels || rows <= 0 || length <= dlc::kMaxRegisterRow || length % 8)
+    return false;
+  // The row's reads run along it: a transposed B (a Gemm's [N, K] weights)
+  // would be read a lane a row apart, where one output a work item reads
+  // it contiguously along K (resnet50's fp32 Gemm: 0.25 -> 4.6 ms as rows).
+  unsigned row = parallel.back();
+  return llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    ArrayRef<AffineExpr> results = map.getResults();
+    return !map.isFunctionOfDim(row) ||
+           (results.back().isFunctionOfDim(row) &&
+            llvm::none_of(results.drop_back(), [&](AffineExpr e) {
+              return e.isFunctionOfDim(row);
+            }));
+  });
 }
 
 /// Whether `op` reduces along its inputs' contiguous dim, each of its
@@ -539,15 +563,15 @@ bool reducesContiguously(linalg::LinalgOp op, unsigned row,
 
 /// Host loop order: the innermost parallel dim moves inside the reductions
 /// and leaves the work item (which becomes a row), when rows are long enough
-/// to vectorize and there are enough of them to keep the threads busy, and
-/// the reduction does not run along the inputs' contiguous dim.
-/// Returns the number of parallel dims the work items span.
-FailureOr<linalg::LinalgOp> rowMajorLoopOrder(RewriterBase &rewriter,
-                                              linalg::LinalgOp op) {
+/// to vectorize and there are enough of them to keep the threads busy (or,
+/// with `panels`, the row will split into panels: rowsFit), and the
+/// reduction does not run along the inputs' contiguous dim.
+FailureOr<linalg::LinalgOp>
+rowMajorLoopOrder(RewriterBase &rewriter, linalg::LinalgOp op, bool panels) {
   SmallVector<unsigned> parallel, reduction;
   for (auto [d, it] : llvm::enumerate(op.getIteratorTypesArray()))
     (linalg::isParallelIterator(it) ? parallel : reduction).push_back(d);
-  if (!rowsFit(op, parallel) ||
+  if (!rowsFit(op, parallel, panels && !reduction.empty()) ||
       (!reduction.empty() &&
        reducesContiguously(op, parallel.back(), reduction)))
     return op;
@@ -704,17 +728,31 @@ bool inlineSingleWorkItems(RewriterBase &rewriter, Block &body) {
   }
   return true;
 }
-} // namespace
 
-FailureOr<scf::ParallelOp>
-mlir::dlc::lowerKernelToLoopNest(RewriterBase &rewriter, func::FuncOp func,
-                                 bool rowWorkItems) {
+/// Whether some op of `func` takes the row form only as panels (rowsFit's
+/// `panels`): fewer rows than kMinHostRows, a long reduced row.
+bool takesPanelRows(func::FuncOp func) {
+  bool panels = false;
+  func.walk([&](linalg::LinalgOp op) {
+    SmallVector<unsigned> parallel;
+    for (auto [d, it] : llvm::enumerate(op.getIteratorTypesArray()))
+      if (linalg::isParallelIterator(it))
+        parallel.push_back(d);
+    panels |= op.getNumReductionLoops() != 0 && !rowsFit(op, parallel) &&
+              rowsFit(op, parallel, /*panels=*/true);
+  });
+  return panels;
+}
+
+FailureOr<scf::ParallelOp> lowerToLoopNest(RewriterBase &rewriter,
+                                           func::FuncOp func, bool rowWorkItems,
+                                           bool panels) {
   SmallVector<linalg::LinalgOp> ops;
-  SmallVector<AttentionKernelOp> attentions;
+  SmallVector<dlc::AttentionKernelOp> attentions;
   func.walk([&](Operation *op) {
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
       ops.push_back(linalgOp);
-    else if (auto attention = dyn_cast<AttentionKernelOp>(op))
+    else if (auto attention = dyn_cast<dlc::AttentionKernelOp>(op))
       attentions.push_back(attention);
   });
   if (ops.empty() && attentions.empty())
@@ -727,14 +765,16 @@ mlir::dlc::lowerKernelToLoopNest(RewriterBase &rewriter, func::FuncOp func,
   int64_t rowGroup = rowWorkItems && ops.empty() && attentions.size() == 1
                          ? kHostAttentionRowGroup
                          : 1;
-  for (AttentionKernelOp op : attentions)
-    if (failed(lowerAttentionToLoops(rewriter, op, rowWorkItems, rowGroup)))
+  for (dlc::AttentionKernelOp op : attentions)
+    if (failed(
+            dlc::lowerAttentionToLoops(rewriter, op, rowWorkItems, rowGroup)))
       return failure();
   for (linalg::LinalgOp op : ops) {
     bool rows = false;
     if (rowWorkItems) {
       rewriter.setInsertionPoint(op);
-      FailureOr<linalg::LinalgOp> reordered = rowMajorLoopOrder(rewriter, op);
+      FailureOr<linalg::LinalgOp> reordered =
+          rowMajorLoopOrder(rewriter, op, panels);
       if (failed(reordered))
         return failure();
       rows = *reordered != op || isIndexedCopy(*reordered);
@@ -766,12 +806,12 @@ mlir::dlc::lowerKernelToLoopNest(RewriterBase &rewriter, func::FuncOp func,
   Block &body = func.getBody().front();
   if (rowWorkItems && attentions.empty() &&
       inlineSingleWorkItems(rewriter, body))
-    return wrapInSingleWorkItem(rewriter, func);
+    return dlc::wrapInSingleWorkItem(rewriter, func);
   // A kernel whose ops have no parallel dims is one work item.
   if (body.getOps<scf::ParallelOp>().empty()) {
     if (ops.size() + attentions.size() != 1)
       return failure();
-    return wrapInSingleWorkItem(rewriter, func);
+    return dlc::wrapInSingleWorkItem(rewriter, func);
   }
   // Only constants and views of the arguments (dlc-collapse-row-planes)
   // may sit between the loop nests.
@@ -793,6 +833,29 @@ mlir::dlc::lowerKernelToLoopNest(RewriterBase &rewriter, func::FuncOp func,
     fused = loop;
   }
   return fused;
+}
+} // namespace
+
+FailureOr<scf::ParallelOp>
+mlir::dlc::lowerKernelToLoopNest(RewriterBase &rewriter, func::FuncOp func,
+                                 bool rowWorkItems) {
+  // Rows that take work items only as panels are a trial: the kernel's
+  // other ops may keep its rows from splitting (a global average pool's
+  // channel row, written at a constant index), and an unsplit row is one
+  // work item for all the threads.
+  if (rowWorkItems && takesPanelRows(func)) {
+    OpBuilder b(func);
+    auto trial = cast<func::FuncOp>(b.clone(*func));
+    FailureOr<scf::ParallelOp> nest =
+        lowerToLoopNest(rewriter, trial, rowWorkItems, /*panels=*/true);
+    if (succeeded(nest) && splittableRowLength(*nest)) {
+      func.getBody().takeBody(trial.getBody());
+      trial.erase();
+      return nest;
+    }
+    trial.erase();
+  }
+  return lowerToLoopNest(rewriter, func, rowWorkItems, /*panels=*/false);
 }
 
 void mlir::dlc::hoistPrivateAllocas(FunctionOpInterface kernel) {

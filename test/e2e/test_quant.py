@@ -307,22 +307,25 @@ def dynamic_quantize():
     return Case(harness.make_model(nodes, {"x": x}, ["y", "ys", "yz"]), {"x": x})
 
 
-def qdq_conv(op="Conv", relu=False):
+def qdq_conv(op="Conv", relu=False, matvec=None):
     """DQ(x u8) -> Conv/Gemm/MatMul(DQ(w i8 per channel), DQ(bias i32)) -> Q -> DQ: the
-    pattern dlc-fold-qdq turns into integer ops."""
+    pattern dlc-fold-qdq turns into integer ops. `matvec` (K, N): a Gemm or
+    MatMul of one row (a classifier at batch 1), whose long row the host
+    splits into panels of columns."""
     r = rng(7)
+    m, k, n = (3, 16, 10) if matvec is None else (1, *matvec)
     if op == "Conv":
         x = r.uniform(-1, 1, size=(1, 4, 8, 8)).astype(F32)
         w = r.integers(-127, 127, size=(6, 4, 3, 3)).astype(I8)
         axis, cout = 0, 6
     elif op == "Gemm":
-        x = r.uniform(-1, 1, size=(3, 16)).astype(F32)
-        w = r.integers(-127, 127, size=(10, 16)).astype(I8)
-        axis, cout = 0, 10
+        x = r.uniform(-1, 1, size=(m, k)).astype(F32)
+        w = r.integers(-127, 127, size=(n, k)).astype(I8)
+        axis, cout = 0, n
     else:
-        x = r.uniform(-1, 1, size=(2, 3, 16)).astype(F32)
-        w = r.integers(-127, 127, size=(16, 10)).astype(I8)
-        axis, cout = 1, 10
+        x = r.uniform(-1, 1, size=(2 if matvec is None else 1, m, k)).astype(F32)
+        w = r.integers(-127, 127, size=(k, n)).astype(I8)
+        axis, cout = 1, n
     ws = r.uniform(0.002, 0.01, size=cout).astype(F32)
     xs = np.array(2 / 255, F32)
     inits = {"xs": xs, "xz": np.array(128, U8), "w": w, "ws": ws, "wz": np.zeros(cout, I8),
@@ -960,6 +963,9 @@ def build_table():
         "qdq-conv-relu-zp0": qdq_conv("Conv", relu=True),
         "qdq-gemm": qdq_conv("Gemm"),
         "qdq-matmul": qdq_conv("MatMul"),
+        "qdq-gemm-matvec": qdq_conv("Gemm", matvec=(256, 1000)),
+        "qdq-matmul-matvec": qdq_conv("MatMul", matvec=(128, 600)),
+        "qdq-matmul-matvec-odd-k": qdq_conv("MatMul", matvec=(130, 520)),
         "qdq-chain-u8": qdq_chain(U8),
         "qdq-chain-i8": qdq_chain(I8),
         "qdq-chain-fp32-tap": qdq_chain(U8, fp32_tap=True),

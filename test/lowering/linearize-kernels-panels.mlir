@@ -181,3 +181,87 @@ func.func @main(%A: memref<8x4xi16>, %C: memref<8x512xi32>) {
   call @matmul_pairs(%A, %B, %W, %C) : (memref<8x4xi16>, memref<2x1056xi16>, memref<2x2xi8>, memref<8x512xi32>) -> ()
   return
 }
+
+// -----
+
+// A matrix-vector product (one row: a classifier's Gemm at batch 1): too
+// few rows for the threads, but its 512 columns split in 8 panels of 64
+// that are the work items (before: one output a work item, its K loop
+// reading B a row apart).
+// CHECK-LABEL: func.func private @matvec(
+// CHECK-SAME: %{{.*}}: memref<1x4xf32>, %[[B:.*]]: memref<8x4x64xf32>,
+// CHECK-SAME: dlc.work_items = 8 : i64
+// CHECK: scf.parallel (%[[P:.*]]) =
+// CHECK: scf.for %[[K:[a-z0-9_]+]] =
+// CHECK: scf.parallel (%[[C:[a-z0-9_]+]]) = (%{{.*}}) to (%c64{{.*}})
+// CHECK: memref.load %[[B]][%[[P]], %[[K]], %[[C]]] : memref<8x4x64xf32>
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+memref.global "private" constant @wv : memref<4x512xf32> = dense<1.0> {alignment = 64 : i64}
+func.func private @matvec(%A: memref<1x4xf32>, %B: memref<4x512xf32>, %C: memref<1x512xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%C : memref<1x512xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%A, %B : memref<1x4xf32>, memref<4x512xf32>) outs(%C : memref<1x512xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+func.func @main(%A: memref<1x4xf32>, %C: memref<1x512xf32>) {
+  %B = memref.get_global @wv : memref<4x512xf32>
+  call @matvec(%A, %B, %C) : (memref<1x4xf32>, memref<4x512xf32>, memref<1x512xf32>) -> ()
+  return
+}
+
+// -----
+
+// A matrix-vector product with a transposed B ([N, K]): as rows its lanes
+// would read B a row apart; one output a work item reads it along K.
+// CHECK-LABEL: func.func private @matvec_transposed(
+// CHECK-SAME: dlc.work_items = 512 : i64
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func private @matvec_transposed(%A: memref<1x64xf32>, %B: memref<512x64xf32>, %C: memref<1x512xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%C : memref<1x512xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%A, %B : memref<1x64xf32>, memref<512x64xf32>) outs(%C : memref<1x512xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A matrix-vector product whose output's last index is not its column (a
+// [1, 512, 1] result): the row would not split into panels, and one row a
+// work item would be one work item for all threads; it keeps one output a
+// work item.
+// CHECK-LABEL: func.func private @matvec_unsplittable(
+// CHECK-SAME: dlc.work_items = 512 : i64
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n, 0)>
+func.func private @matvec_unsplittable(%A: memref<1x4xf32>, %B: memref<4x512xf32>, %C: memref<1x512x1xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%C : memref<1x512x1xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%A, %B : memref<1x4xf32>, memref<4x512xf32>) outs(%C : memref<1x512x1xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
