@@ -54,7 +54,8 @@ void populateDlcQuantToLinalgPatterns(
     bool padConvInput = false, bool vnniConvs = false,
     bool pairConvWeights = false, bool wideConvWeights = false,
     int64_t convPlaneRows = 0, bool pairMatMulWeights = false,
-    bool quadMatMulWeights = false, bool padGroupedConvInput = false);
+    bool quadMatMulWeights = false, bool padGroupedConvInput = false,
+    bool quadConvInputs = false);
 
 /// Makes every unsigned integer type under `root` signless (values, block
 /// arguments, function types, constants) and drops the tensor.bitcasts

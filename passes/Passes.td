@@ -146,6 +146,18 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
            "(x xor 0x80, by a parallel generic of its own), the init "
            "subtracting 128 * sum(w) more; u8 x u8 keeps the plain form. "
            "Rows larger than L1 are padded as pair-matmul-weights' are">,
+    Option<"quadConvInputs", "quad-conv-inputs", "bool", /*default=*/"false",
+           "With pad-conv-input and vnni-convs: NCHW integer 1x1 convs of "
+           "one group (strided ones on their subsampled copy) whose zero "
+           "point is split out and whose input channels are a multiple of 4 "
+           "read their input as byte quadruples [N, C / 4, H, 4 W], "
+           "x[4 c2 + q][h][w] at [c2, h, 4 w + q] (x xor 0x80 for an s8 "
+           "input), written by a parallel generic of their own, the "
+           "reduction split in c2 and q: the host's vpdpbusd dot products "
+           "then load a tile's lane words as they are, one 64-byte line, "
+           "and share the load among output channels and tiles, where four "
+           "channel rows took 4 loads and an interleave of 10 shuffles for "
+           "each tile and pass">,
     Option<"twoPassSoftmax", "two-pass-softmax", "bool", /*default=*/"false",
            "Softmax as m = max(x), e = exp(x - m), s = sum(e), e * (1 / s) "
            "(the host's: each reduction a plain max or sum that vectorizes "

@@ -114,6 +114,8 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
        /*padGroupedConvInput=*/!cudaForm && options.hostRowLanes > 0,
        /*pairMatMulWeights=*/!cudaForm && options.hostPmaddwdBits > 0,
        /*quadMatMulWeights=*/!cudaForm && options.hostVnni,
+       /*quadConvInputs=*/!cudaForm && options.hostVnni &&
+           options.hostQuadConvInputs,
        /*twoPassSoftmax=*/!cudaForm}));
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)

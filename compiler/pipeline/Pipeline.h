@@ -168,6 +168,9 @@ struct CompileOptions {
   /// accumulators runs on the row tiles' registers, and accumulator
   /// buffers nothing else reads go (dlc-vectorize-host-rows `epilogues`).
   bool hostRowEpilogues = true;
+  /// Host, VNNI: integer 1x1 convs read their input as byte quadruples
+  /// (dlc-convert-to-linalg `quad-conv-inputs`).
+  bool hostQuadConvInputs = true;
   /// Host, AVX2: a row's rest of 32- or 64-bit elements is one tile under a
   /// mask, not halving pieces (dlc-vectorize-host-rows `masked-rest`).
   bool hostMaskedRest = true;

@@ -280,6 +280,13 @@ cl::opt<bool> hostVnni(
              "time with AVX512-VNNI where --cpu has it "
              "(dlc-vectorize-host-rows vnni)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> hostQuadConvInputs(
+    "host-quad-conv-inputs",
+    cl::desc("Host, with AVX512-VNNI: integer 1x1 convolutions read their "
+             "input as byte quadruples of channels, laid out by a kernel of "
+             "their own, instead of interleaving 4 channel rows for each "
+             "tile (dlc-convert-to-linalg quad-conv-inputs; default on)"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool> hostPmaddwd(
     "host-pmaddwd",
     cl::desc("Host: otherwise integer convolutions and MatMuls multiply "
@@ -862,6 +869,7 @@ int run(MLIRContext &context) {
   options.hostByteRowPlane = hostByteRowPlane;
   options.hostRowAccumulators = hostRowAccumulators;
   options.hostRowEpilogues = hostRowEpilogues;
+  options.hostQuadConvInputs = hostQuadConvInputs;
   options.hostMaskedRest = hostMaskedRest;
   options.foldConvPadding = foldConvPadding;
   options.mergeLaunches = mergeLaunches;

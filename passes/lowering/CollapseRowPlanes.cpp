@@ -43,10 +43,34 @@ struct OpPlane {
   SmallVector<int> planeResult;
 };
 
+/// The group g of a plane operand's second result `e`: `second * g + r`,
+/// r not reading the plane's dims (a row of byte quadruples, `4 w + q`:
+/// dlc-convert-to-linalg quad-conv-inputs), g = 1 for `second` itself.
+/// Merged with the first result `first` over a memref dim of width * g
+/// elements, it reads `first * g + r`.
+std::optional<int64_t> groupOf(AffineExpr e, AffineExpr first,
+                               AffineExpr second, unsigned numDims) {
+  if (e == second)
+    return 1;
+  if (e.isFunctionOfDim(cast<AffineDimExpr>(first).getPosition()))
+    return std::nullopt;
+  AffineExpr zero = getAffineConstantExpr(0, e.getContext());
+  AffineExpr rest = simplifyAffineExpr(e.replace(second, zero), numDims, 0);
+  AffineExpr scaled = simplifyAffineExpr(e - rest, numDims, 0);
+  auto mul = dyn_cast<AffineBinaryOpExpr>(scaled);
+  if (!mul || mul.getKind() != AffineExprKind::Mul || mul.getLHS() != second)
+    return std::nullopt;
+  auto g = dyn_cast<AffineConstantExpr>(mul.getRHS());
+  if (!g || g.getValue() < 1)
+    return std::nullopt;
+  return g.getValue();
+}
+
 /// The plane of `op`: its last two parallel dims, consecutive in its
 /// iteration domain, which every operand indexes either not at all or as
-/// two consecutive results that are exactly those dims over two memref
-/// dims of the same extents. Nothing when the op does not qualify.
+/// two consecutive results that are those dims over two memref dims of the
+/// same extents, or the first and a group of the second (groupOf) over
+/// the height and g times the width. Nothing when the op does not qualify.
 std::optional<OpPlane> planeOf(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op.hasIndexSemantics() ||
       op->getNumRegions() != 1)
@@ -85,18 +109,22 @@ std::optional<OpPlane> planeOf(linalg::LinalgOp op) {
         op.getMatchingIndexingMap(&operand).replaceDimsAndSymbols(
             substitution, {}, op.getNumLoops(), 0));
     int position = -1;
+    int64_t group = 1;
     for (auto [i, result] : llvm::enumerate(map.getResults())) {
       bool usesPlane = result.isFunctionOfDim(plane.a) ||
                        result.isFunctionOfDim(plane.a + 1);
       if (!usesPlane)
         continue;
-      if (result == first && position < 0 && i + 1 < map.getNumResults() &&
-          map.getResult(i + 1) == second) {
+      if (result == first && position < 0 && i + 1 < map.getNumResults()) {
+        std::optional<int64_t> g =
+            groupOf(map.getResult(i + 1), first, second, map.getNumDims());
+        if (!g)
+          return std::nullopt;
         position = i;
+        group = *g;
         continue;
       }
-      if (result == second && position >= 0 &&
-          static_cast<int>(i) == position + 1)
+      if (position >= 0 && static_cast<int>(i) == position + 1)
         continue;
       return std::nullopt;
     }
@@ -104,7 +132,7 @@ std::optional<OpPlane> planeOf(linalg::LinalgOp op) {
       auto type = dyn_cast<MemRefType>(operand.get().getType());
       if (!type || !type.getLayout().isIdentity() ||
           type.getDimSize(position) != plane.height ||
-          type.getDimSize(position + 1) != plane.width)
+          type.getDimSize(position + 1) != plane.width * group)
         return std::nullopt;
     }
     plane.maps.push_back(map);
@@ -158,6 +186,10 @@ void collapse(RewriterBase &rewriter, func::FuncOp kernel, const OpPlane &plane,
     SmallVector<AffineExpr> results(map.getResults());
     Value value = operand.get();
     if (position >= 0) {
+      // (h, w) -> hw; a group (h, g w + r) -> g hw + r.
+      AffineExpr first = getAffineDimExpr(plane.a, ctx),
+                 second = getAffineDimExpr(plane.a + 1, ctx);
+      results[position] = results[position + 1].replace(second, first);
       results.erase(results.begin() + position + 1);
       value = collapsedView(rewriter, kernel, value, position, views);
     }

@@ -3364,7 +3364,7 @@ struct ConvertDlcToLinalgPass
         patterns, int8WeightsNK, padConvChannels, reciprocalQuantize,
         padConvInput, vnniConvs, pairConvWeights, wideConvWeights,
         convPlaneRows, pairMatMulWeights, quadMatMulWeights,
-        padConvInput && padGroupedConvInput);
+        padConvInput && padGroupedConvInput, padConvInput && quadConvInputs);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();

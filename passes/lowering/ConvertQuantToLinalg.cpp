@@ -665,13 +665,92 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
   return success();
 }
 
+/// quad-conv-inputs applies to planes of at most this many positions (one
+/// host row, dlc-collapse-row-planes): the quadruples' layout is a kernel
+/// of its own that runs near a byte a cycle, which larger planes' convs
+/// did not gain back (mobilenet_v2's 112x112 to 28x28 layers).
+constexpr int64_t kQuadMaxPlane = 256;
+
+/// quad-conv-inputs: the 1x1 stride-1 conv of the signless `input` [N, C,
+/// H, W] and `weight` [O, C, 1, 1] (bytes, its zero point split out) into
+/// `init` [N, O, H, W], reading the input as byte quadruples [N, C / 4, H,
+/// 4 W] (x[4 c2 + q][h][w] at [c2, h, 4 w + q], x xor 0x80 with `flipX`)
+/// that a parallel generic of its own writes, the reduction split in c2 and
+/// q (a tensor.empty of [C / 4, 4] sizes them). A 16-lane tile's 4 steps of
+/// q are then one 64-byte load, where dlc-vectorize-host-rows loaded 16
+/// bytes of 4 channel rows and interleaved them for each tile and pass.
+/// Null when the conv is no such one.
+static Value quadConv(OpBuilder &b, Location loc, Value input, Value weight,
+                      Value init, bool flipX, bool xUnsigned, bool wUnsigned,
+                      int64_t maxPlane) {
+  auto inType = tensorType(input);
+  auto wType = tensorType(weight);
+  auto accType = tensorType(init);
+  if (inType.getRank() != 4 || wType.getRank() != 4 ||
+      !inType.hasStaticShape() || !wType.getElementType().isInteger(8) ||
+      wType.getDimSize(2) != 1 || wType.getDimSize(3) != 1 ||
+      inType.getDimSize(2) != accType.getDimSize(2) ||
+      inType.getDimSize(3) != accType.getDimSize(3) ||
+      inType.getDimSize(1) % 4 != 0 ||
+      inType.getDimSize(2) * inType.getDimSize(3) > maxPlane)
+    return {};
+  MLIRContext *ctx = b.getContext();
+  int64_t n = inType.getDimSize(0), c = inType.getDimSize(1),
+          h = inType.getDimSize(2), w = inType.getDimSize(3);
+  AffineExpr d0, d1, d2, d3, d4, d5;
+  bindDims(ctx, d0, d1, d2, d3, d4, d5);
+  // (n, c2, q, h, w): x[n, 4 c2 + q, h, w] -> [n, c2, h, w, q]. The input's
+  // rows are the innermost dim: a work item loads consecutive bytes.
+  auto packType = RankedTensorType::get({n, c / 4, h, w, 4}, b.getI8Type());
+  Value packInit = b.create<tensor::EmptyOp>(loc, packType.getShape(),
+                                             packType.getElementType());
+  Value packed =
+      b.create<linalg::GenericOp>(
+           loc, TypeRange{packType}, ValueRange{input}, ValueRange{packInit},
+           ArrayRef<AffineMap>{
+               AffineMap::get(5, 0, {d0, d1 * 4 + d2, d3, d4}, ctx),
+               AffineMap::get(5, 0, {d0, d1, d3, d4, d2}, ctx)},
+           SmallVector<IteratorType>(5, IteratorType::parallel),
+           [&](OpBuilder &nb, Location l, ValueRange a) {
+             Value x = a[0];
+             if (flipX)
+               x = nb.create<arith::XOrIOp>(
+                   l, x, nb.create<arith::ConstantIntOp>(l, 0x80, 8));
+             nb.create<linalg::YieldOp>(l, x);
+           })
+          .getResult(0);
+  Value quads = b.create<tensor::CollapseShapeOp>(
+      loc, packed, ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+  Value window = b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{c / 4, 4},
+                                           b.getI8Type());
+  AffineExpr zero = getAffineConstantExpr(0, ctx);
+  // (n, o, h, w, c2, q).
+  SmallVector<AffineMap> maps{
+      AffineMap::get(6, 0, {d1, d4 * 4 + d5, zero, zero}, ctx),
+      AffineMap::get(6, 0, {d0, d4, d2, d3 * 4 + d5}, ctx),
+      AffineMap::get(6, 0, {d4, d5}, ctx),
+      AffineMap::get(6, 0, {d0, d1, d2, d3}, ctx)};
+  SmallVector<IteratorType> iters(4, IteratorType::parallel);
+  iters.append(2, IteratorType::reduction);
+  auto generic = b.create<linalg::GenericOp>(
+      loc, TypeRange{accType}, ValueRange{weight, quads, window},
+      ValueRange{init}, maps, iters,
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        nb.create<linalg::YieldOp>(l, mulAccumulate(nb, l, a[3], a[1],
+                                                    xUnsigned || flipX, a[0],
+                                                    wUnsigned));
+      });
+  return generic.getResult(0);
+}
+
 struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
   ConvIntegerLowering(MLIRContext *ctx, bool padChannels, bool padInput,
                       bool vnni, bool pairWeights, bool wideWeights,
-                      int64_t planeRows, bool padGroupedInput)
+                      int64_t planeRows, bool padGroupedInput, bool quadInputs)
       : OpRewritePattern(ctx), padChannels(padChannels), padInput(padInput),
         vnni(vnni), pairWeights(pairWeights), wideWeights(wideWeights),
-        planeRows(planeRows), padGroupedInput(padGroupedInput) {}
+        planeRows(planeRows), padGroupedInput(padGroupedInput),
+        quadInputs(quadInputs) {}
   /// Channels-last: input channels padded to a multiple of 16.
   bool padChannels;
   /// NC[D]HW convs whose windows leave the input read a copy padded with
@@ -692,6 +771,9 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
   /// Grouped (depthwise) convs whose windows leave the input read a padded
   /// copy too, as the float ones do.
   bool padGroupedInput;
+  /// With `vnni`: 1x1 convs read their input as byte quadruples
+  /// (`quad-conv-inputs`, quadConv).
+  bool quadInputs;
   LogicalResult matchAndRewrite(ConvIntegerOp op,
                                 PatternRewriter &rewriter) const override {
     if (op.getChannelsLast())
@@ -789,6 +871,19 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
     std::optional<ZeroPointSplit> split =
         ZeroPointSplit::get(op.getWeight(), wzp, outChannels,
                             [&](int64_t i) { return i / perChannel; });
+    bool flipX = vnni && split && !xUnsigned && !wUnsigned;
+    if (quadInputs && vnni && split && oneGroup && !rows && !padded &&
+        channels == inChannels) {
+      RankedTensorType accType = outType;
+      Value init = split->init(rewriter, loc, accType, 1,
+                               op.getInputZeroPoint(), flipX ? 128 : 0);
+      if (Value acc =
+              quadConv(rewriter, loc, input, toSignless(rewriter, loc, weight),
+                       init, flipX, xUnsigned, wUnsigned, kQuadMaxPlane)) {
+        rewriter.replaceOp(op, acc);
+        return success();
+      }
+    }
     int64_t numDims = rows ? rows->numDims() : conv.numDims();
     // pmaddwd multiplies 16-bit lanes: i16 weights make a step pair one
     // 32-bit broadcast from memory (a load), where a byte pair took a
@@ -829,7 +924,6 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
     // vpdpbusd multiplies u8 by s8: with s8 x s8 and the zero point split
     // out, the body reads x + 128 as u8 and the init subtracts
     // (x_zp + 128) * wsum.
-    bool flipX = vnni && split && !xUnsigned && !wUnsigned;
     Value init = split ? split->init(rewriter, loc, accType, 1,
                                      op.getInputZeroPoint(), flipX ? 128 : 0)
                        : zeroFilled(rewriter, loc, accType);
@@ -1230,14 +1324,16 @@ void mlir::dlc::populateDlcQuantToLinalgPatterns(
     RewritePatternSet &patterns, bool int8WeightsNK, bool padConvChannels,
     bool reciprocalQuantize, bool padConvInput, bool vnniConvs,
     bool pairConvWeights, bool wideConvWeights, int64_t convPlaneRows,
-    bool pairMatMulWeights, bool quadMatMulWeights, bool padGroupedConvInput) {
+    bool pairMatMulWeights, bool quadMatMulWeights, bool padGroupedConvInput,
+    bool quadConvInputs) {
   patterns.add<QuantizeLinearLowering>(patterns.getContext(),
                                        reciprocalQuantize);
   patterns.add<DequantizeLinearLowering, RequantizeLowering>(
       patterns.getContext());
-  patterns.add<ConvIntegerLowering>(
-      patterns.getContext(), padConvChannels, padConvInput, vnniConvs,
-      pairConvWeights, wideConvWeights, convPlaneRows, padGroupedConvInput);
+  patterns.add<ConvIntegerLowering>(patterns.getContext(), padConvChannels,
+                                    padConvInput, vnniConvs, pairConvWeights,
+                                    wideConvWeights, convPlaneRows,
+                                    padGroupedConvInput, quadConvInputs);
   patterns.add<MatMulIntegerLowering>(patterns.getContext(), int8WeightsNK,
                                       pairMatMulWeights, quadMatMulWeights);
 }

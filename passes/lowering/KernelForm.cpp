@@ -662,7 +662,13 @@ bool isIndexedCopy(linalg::LinalgOp op) {
   bool fills = llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *o) {
     return op.getMatchingIndexingMap(o).getNumResults() == 0;
   });
+  bool transposes = llvm::any_of(op.getDpsInitsMutable(), [&](OpOperand &o) {
+    AffineMap map = op.getMatchingIndexingMap(&o);
+    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    return map.isPermutation() && last && last.getPosition() != innermost;
+  });
   if (!op.hasIndexSemantics() && !dlc::writesShifted(op) && !fills &&
+      !transposes &&
       llvm::none_of(
           op.getIndexingMapsArray(),
           [&](AffineMap map) { return readsStrided(map, innermost); }) &&

@@ -214,3 +214,36 @@ func.func private @f32_conv1x1_28(%w: memref<64x32x1x1xf32>, %x: memref<1x32x28x
   }
   return
 }
+
+// -----
+
+// A 1x1 integer conv on byte quadruples (dlc-convert-to-linalg
+// quad-conv-inputs): the input is read at (h, 4 w + q) over [7, 28], a
+// group of 4 of the plane's width; the plane merges into 49 positions
+// read at 4 p + q over the [196] view.
+// CHECK-DAG: #[[$QX:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d2 * 4 + d4)>
+// CHECK-LABEL: func.func private @quad_conv1x1(
+// CHECK-DAG: %[[ACC:.*]] = memref.collapse_shape %arg3 {{\[\[}}0], [1], [2, 3]] : memref<1x64x7x7xi32> into memref<1x64x49xi32>
+// CHECK-DAG: %[[X:.*]] = memref.collapse_shape %arg1 {{\[\[}}0], [1], [2, 3]] : memref<1x2x7x28xi8> into memref<1x2x196xi8>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[$QX]], #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%arg0, %[[X]], %arg2 : memref<64x8x1x1xi8>, memref<1x2x196xi8>, memref<2x4xi8>) outs(%[[ACC]] : memref<1x64x49xi32>)
+// BYTES-LABEL: func.func private @quad_conv1x1(
+// ROWS-LABEL: func.func private @quad_conv1x1(
+// ROWS-SAME: dlc.work_items = 8 : i64
+// ROWS: scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%c8, %c49)
+// ROWS: memref.load %{{.*}} : memref<1x2x196xi8>
+#w = affine_map<(n, o, h, w, c, q) -> (o, c * 4 + q, 0, 0)>
+#x = affine_map<(n, o, h, w, c, q) -> (n, c, h, w * 4 + q)>
+#g = affine_map<(n, o, h, w, c, q) -> (c, q)>
+#out = affine_map<(n, o, h, w, c, q) -> (n, o, h, w)>
+func.func private @quad_conv1x1(%w: memref<64x8x1x1xi8>, %x: memref<1x2x7x28xi8>, %g: memref<2x4xi8>, %acc: memref<1x64x7x7xi32>) attributes {dlc.kernel, dlc.distinct_args} {
+  linalg.generic {indexing_maps = [#w, #x, #g, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%w, %x, %g : memref<64x8x1x1xi8>, memref<1x2x7x28xi8>, memref<2x4xi8>) outs(%acc : memref<1x64x7x7xi32>) {
+  ^bb0(%a: i8, %b: i8, %e: i8, %s: i32):
+    %ae = arith.extsi %a : i8 to i32
+    %be = arith.extui %b : i8 to i32
+    %p = arith.muli %ae, %be : i32
+    %r = arith.addi %s, %p : i32
+    linalg.yield %r : i32
+  }
+  return
+}
