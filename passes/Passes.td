@@ -769,7 +769,10 @@ def CollapseRowPlanesPass : Pass<"dlc-collapse-row-planes", "ModuleOp"> {
     full tiles that share each pass over the input channels. Planes longer
     than `max-row` are left alone (0: off), and so are kernels whose other
     parallel dims span fewer than `min-rows` rows (output channels): the
-    plane's rows were the work items' parallelism.
+    plane's rows were the work items' parallelism. A buffer may hold the
+    width in groups (`dlc-convert-to-linalg` `quad-conv-inputs`' byte
+    quadruples, read at (y, 4 x + q) over [H, 4 W]): the merged read is
+    4 p + q over [4 H W].
 
     Before (a 1x1 conv over a 7x7 plane):
     ```mlir

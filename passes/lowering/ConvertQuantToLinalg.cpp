@@ -665,12 +665,6 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
   return success();
 }
 
-/// quad-conv-inputs applies to planes of at most this many positions (one
-/// host row, dlc-collapse-row-planes): the quadruples' layout is a kernel
-/// of its own that runs near a byte a cycle, which larger planes' convs
-/// did not gain back (mobilenet_v2's 112x112 to 28x28 layers).
-constexpr int64_t kQuadMaxPlane = 256;
-
 /// quad-conv-inputs: the 1x1 stride-1 conv of the signless `input` [N, C,
 /// H, W] and `weight` [O, C, 1, 1] (bytes, its zero point split out) into
 /// `init` [N, O, H, W], reading the input as byte quadruples [N, C / 4, H,
@@ -681,8 +675,7 @@ constexpr int64_t kQuadMaxPlane = 256;
 /// bytes of 4 channel rows and interleaved them for each tile and pass.
 /// Null when the conv is no such one.
 static Value quadConv(OpBuilder &b, Location loc, Value input, Value weight,
-                      Value init, bool flipX, bool xUnsigned, bool wUnsigned,
-                      int64_t maxPlane) {
+                      Value init, bool flipX, bool xUnsigned, bool wUnsigned) {
   auto inType = tensorType(input);
   auto wType = tensorType(weight);
   auto accType = tensorType(init);
@@ -691,36 +684,32 @@ static Value quadConv(OpBuilder &b, Location loc, Value input, Value weight,
       wType.getDimSize(2) != 1 || wType.getDimSize(3) != 1 ||
       inType.getDimSize(2) != accType.getDimSize(2) ||
       inType.getDimSize(3) != accType.getDimSize(3) ||
-      inType.getDimSize(1) % 4 != 0 ||
-      inType.getDimSize(2) * inType.getDimSize(3) > maxPlane)
+      inType.getDimSize(1) % 4 != 0)
     return {};
   MLIRContext *ctx = b.getContext();
   int64_t n = inType.getDimSize(0), c = inType.getDimSize(1),
           h = inType.getDimSize(2), w = inType.getDimSize(3);
   AffineExpr d0, d1, d2, d3, d4, d5;
   bindDims(ctx, d0, d1, d2, d3, d4, d5);
-  // (n, c2, q, h, w): x[n, 4 c2 + q, h, w] -> [n, c2, h, w, q]. The input's
-  // rows are the innermost dim: a work item loads consecutive bytes.
-  auto packType = RankedTensorType::get({n, c / 4, h, w, 4}, b.getI8Type());
-  Value packInit = b.create<tensor::EmptyOp>(loc, packType.getShape(),
-                                             packType.getElementType());
-  Value packed =
-      b.create<linalg::GenericOp>(
-           loc, TypeRange{packType}, ValueRange{input}, ValueRange{packInit},
-           ArrayRef<AffineMap>{
-               AffineMap::get(5, 0, {d0, d1 * 4 + d2, d3, d4}, ctx),
-               AffineMap::get(5, 0, {d0, d1, d3, d4, d2}, ctx)},
-           SmallVector<IteratorType>(5, IteratorType::parallel),
-           [&](OpBuilder &nb, Location l, ValueRange a) {
-             Value x = a[0];
-             if (flipX)
-               x = nb.create<arith::XOrIOp>(
-                   l, x, nb.create<arith::ConstantIntOp>(l, 0x80, 8));
-             nb.create<linalg::YieldOp>(l, x);
-           })
-          .getResult(0);
-  Value quads = b.create<tensor::CollapseShapeOp>(
-      loc, packed, ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+  // (n, c2, p, q): x[n, 4 c2 + q, p] -> [n, c2, p, q] over the plane p. A
+  // work item runs (p, q) as loops (KernelForm's interleaving copy), which
+  // LLVM vectorizes as 4 row loads and an interleaved store.
+  Value plane = b.create<tensor::CollapseShapeOp>(
+      loc, input, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  Value packed = parallelGeneric(
+      b, loc, RankedTensorType::get({n, c / 4, h * w, 4}, b.getI8Type()),
+      {plane}, {AffineMap::get(4, 0, {d0, d1 * 4 + d3, d2}, ctx)},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        if (!flipX)
+          return a[0];
+        return nb.create<arith::XOrIOp>(
+            l, a[0], nb.create<arith::ConstantIntOp>(l, 0x80, 8));
+      });
+  Value flat = b.create<tensor::CollapseShapeOp>(
+      loc, packed, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  Value quads = b.create<tensor::ExpandShapeOp>(
+      loc, RankedTensorType::get({n, c / 4, h, 4 * w}, b.getI8Type()), flat,
+      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
   Value window = b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{c / 4, 4},
                                            b.getI8Type());
   AffineExpr zero = getAffineConstantExpr(0, ctx);
@@ -879,7 +868,7 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
                                op.getInputZeroPoint(), flipX ? 128 : 0);
       if (Value acc =
               quadConv(rewriter, loc, input, toSignless(rewriter, loc, weight),
-                       init, flipX, xUnsigned, wUnsigned, kQuadMaxPlane)) {
+                       init, flipX, xUnsigned, wUnsigned)) {
         rewriter.replaceOp(op, acc);
         return success();
       }

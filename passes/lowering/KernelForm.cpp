@@ -662,13 +662,7 @@ bool isIndexedCopy(linalg::LinalgOp op) {
   bool fills = llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *o) {
     return op.getMatchingIndexingMap(o).getNumResults() == 0;
   });
-  bool transposes = llvm::any_of(op.getDpsInitsMutable(), [&](OpOperand &o) {
-    AffineMap map = op.getMatchingIndexingMap(&o);
-    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
-    return map.isPermutation() && last && last.getPosition() != innermost;
-  });
   if (!op.hasIndexSemantics() && !dlc::writesShifted(op) && !fills &&
-      !transposes &&
       llvm::none_of(
           op.getIndexingMapsArray(),
           [&](AffineMap map) { return readsStrided(map, innermost); }) &&
@@ -678,6 +672,36 @@ bool isIndexedCopy(linalg::LinalgOp op) {
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return false;
   return rowsFit(op, llvm::to_vector(llvm::seq<unsigned>(0, op.getNumLoops())));
+}
+
+/// Host: a copy that interleaves rows (dlc-convert-to-linalg
+/// quad-conv-inputs' byte quadruples, x[4 c + q][p] to [c, p, q]): parallel
+/// dims only, identity outputs, a short innermost dim (at most 4) that an
+/// input reads in a result before its last, whose last is the dim before
+/// it. A work item runs the last two dims as loops, (p, q) with q innermost,
+/// which LLVM vectorizes as `q` row loads and one interleaved store; as
+/// rows of q a work item was 4 bytes, as rows of p (the innermost dim moved
+/// out) a loop of scalar stores 4 bytes apart (about a byte a cycle).
+bool interleavesRows(linalg::LinalgOp op) {
+  unsigned loops = op.getNumLoops();
+  if (op.getNumReductionLoops() != 0 || loops < 3)
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned q = loops - 1, p = loops - 2;
+  if (ranges[q] > 4 || ranges[q] < 2 || ShapedType::isDynamic(ranges[p]))
+    return false;
+  if (llvm::any_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+        return !op.getMatchingIndexingMap(&init).isIdentity();
+      }))
+    return false;
+  return llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    ArrayRef<AffineExpr> results = map.getResults();
+    auto last = dyn_cast<AffineDimExpr>(results.back());
+    return last && last.getPosition() == p &&
+           llvm::any_of(results.drop_back(),
+                        [&](AffineExpr e) { return e.isFunctionOfDim(q); });
+  });
 }
 
 /// Turns `loop` (a parallel loop nested in a work item) into scf.for loops.
@@ -777,6 +801,23 @@ FailureOr<scf::ParallelOp> lowerToLoopNest(RewriterBase &rewriter,
       return failure();
   for (linalg::LinalgOp op : ops) {
     bool rows = false;
+    if (rowWorkItems && interleavesRows(op)) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::LinalgLoops> loops =
+          linalg::linalgOpToParallelLoops(rewriter, op);
+      if (failed(loops))
+        return failure();
+      rewriter.eraseOp(op);
+      auto outer = dyn_cast<scf::ParallelOp>(loops->front());
+      if (!outer)
+        return failure();
+      unsigned n = outer.getNumLoops();
+      SmallVector<unsigned> kept;
+      for (unsigned d = 0; d + 2 < n; ++d)
+        kept.push_back(d);
+      restructure(rewriter, outer, kept, {n - 2, n - 1});
+      continue;
+    }
     if (rowWorkItems) {
       rewriter.setInsertionPoint(op);
       FailureOr<linalg::LinalgOp> reordered =

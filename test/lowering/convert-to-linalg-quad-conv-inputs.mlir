@@ -2,20 +2,20 @@
 // RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="pad-conv-input=true vnni-convs=true" | FileCheck %s --check-prefix=OFF
 
 // A u8 x s8 1x1 conv of 8 input channels (weight zero point 0, split out):
-// a parallel generic writes the input as byte quadruples [1, 2, 4, 4, 4],
-// x[4 c2 + q][h][w] at [c2, h, w, q], iterating (n, c2, q, h, w) so that a
-// work item reads an input row; its [1, 2, 4, 16] view is what the conv
-// reads, at [c2, h, 4 w + q], the reduction split in c2 and q, whose
+// a parallel generic writes the input's plane as byte quadruples [1, 2,
+// 16, 4], x[4 c2 + q][p] at [c2, p, q]; its [1, 2, 4, 16] view is what the
+// conv reads, at [c2, h, 4 w + q], the reduction split in c2 and q, whose
 // extents a tensor.empty of [2, 4] gives. A u8 input is copied as it is.
-// CHECK-DAG: #[[$PIN:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 * 4 + d2, d3, d4)>
-// CHECK-DAG: #[[$POUT:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4, d2)>
+// CHECK-DAG: #[[$PIN:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1 * 4 + d3, d2)>
 // CHECK-DAG: #[[$W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d4 * 4 + d5, 0, 0)>
 // CHECK-DAG: #[[$X:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d4, d2, d3 * 4 + d5)>
 // CHECK-DAG: #[[$G:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
 // CHECK-LABEL: func @u8_1x1
-// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[$PIN]], #[[$POUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%{{.*}} : tensor<1x8x4x4xi8>) outs(%{{.*}} : tensor<1x2x4x4x4xi8>)
+// CHECK: %[[PL:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] : tensor<1x8x4x4xi8> into tensor<1x8x16xi8>
+// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[$PIN]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[PL]] : tensor<1x8x16xi8>) outs(%{{.*}} : tensor<1x2x16x4xi8>)
 // CHECK-NOT: arith.xori
-// CHECK: %[[Q:.*]] = tensor.collapse_shape %[[P]] {{\[\[}}0], [1], [2], [3, 4]] : tensor<1x2x4x4x4xi8> into tensor<1x2x4x16xi8>
+// CHECK: %[[F:.*]] = tensor.collapse_shape %[[P]] {{\[\[}}0], [1], [2, 3]] : tensor<1x2x16x4xi8> into tensor<1x2x64xi8>
+// CHECK: %[[Q:.*]] = tensor.expand_shape %[[F]] {{\[\[}}0], [1], [2, 3]] {{.*}} : tensor<1x2x64xi8> into tensor<1x2x4x16xi8>
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<2x4xi8>
 // CHECK: linalg.generic {indexing_maps = [#[[$W]], #[[$X]], #[[$G]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%{{.*}}, %[[Q]], %[[E]] : tensor<3x8x1x1xi8>, tensor<1x2x4x16xi8>, tensor<2x4xi8>)
 // CHECK: arith.extui %{{.*}} : i8 to i32
@@ -36,7 +36,7 @@ func.func @u8_1x1(%x: tensor<1x8x4x4xui8>) -> tensor<1x3x4x4xi32> {
 // s8 x s8: the quadruples hold x xor 0x80 (vpdpbusd's u8 operand, x + 128),
 // which the conv reads zero-extended.
 // CHECK-LABEL: func @s8_1x1
-// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x4x4x4xi8>)
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x16x4xi8>)
 // CHECK: arith.xori
 // CHECK: tensor.collapse_shape
 // CHECK: linalg.generic
@@ -66,11 +66,11 @@ func.func @channels_6(%x: tensor<1x6x4x4xui8>) -> tensor<1x3x4x4xi32> {
 
 // -----
 
-// A plane of 17 x 16 = 272 positions, more than one host row: the
-// quadruples' copy would cost more than the conv gains.
+// A plane of 17 x 16 = 272 positions (more than one host row) takes the
+// quadruples too: its rows are 16 quadruples, 4 lines.
 // CHECK-LABEL: func @large_plane
-// CHECK-NOT: tensor.collapse_shape
-// CHECK: ins(%{{.*}}, %{{.*}} : tensor<3x8x1x1xi8>, tensor<1x8x17x16xi8>)
+// CHECK: tensor.expand_shape %{{.*}} : tensor<1x2x1088xi8> into tensor<1x2x17x64xi8>
+// CHECK: ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<3x8x1x1xi8>, tensor<1x2x17x64xi8>, tensor<2x4xi8>)
 func.func @large_plane(%x: tensor<1x8x17x16xui8>) -> tensor<1x3x17x16xi32> {
   %w = arith.constant dense<3> : tensor<3x8x1x1xi8>
   %xzp = arith.constant dense<7> : tensor<ui8>

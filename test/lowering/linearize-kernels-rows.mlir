@@ -325,18 +325,20 @@ func.func private @single_work_items(%in: memref<16x32xf32>, %lo: memref<1x1xf32
 
 // -----
 
-// A transposing copy (dlc-convert-to-linalg quad-conv-inputs' byte
-// quadruples: x[4 c + q][h][w] to [c, h, w, q]) writes its innermost dim
-// at a stride: as one element a work item it ran near 10 cycles a byte,
-// as rows a work item runs an input row (14 bytes here).
+// A copy that interleaves rows (dlc-convert-to-linalg quad-conv-inputs'
+// byte quadruples: x[4 c + q][p] to [c, p, q]): as rows of its innermost
+// dim a work item would be 4 bytes; a work item runs (p, q) as loops
+// instead, q innermost, which LLVM vectorizes as 4 row loads and an
+// interleaved store.
 // CHECK-LABEL: func.func private @quad_pack(
-// CHECK-SAME: dlc.work_items = 896 : i64
-// CHECK: scf.for %[[W:.*]] = %{{.*}} to %c14
-#in = affine_map<(n, c, q, h, w) -> (n, c * 4 + q, h, w)>
-#out = affine_map<(n, c, q, h, w) -> (n, c, h, w, q)>
-func.func private @quad_pack(%x: memref<1x64x14x14xi8>, %y: memref<1x16x14x14x4xi8>) attributes {dlc.kernel, dlc.distinct_args} {
-  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
-      ins(%x : memref<1x64x14x14xi8>) outs(%y : memref<1x16x14x14x4xi8>) {
+// CHECK-SAME: dlc.work_items = 16 : i64
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c196
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c4
+#in = affine_map<(n, c, p, q) -> (n, c * 4 + q, p)>
+#out = affine_map<(n, c, p, q) -> (n, c, p, q)>
+func.func private @quad_pack(%x: memref<1x64x196xi8>, %y: memref<1x16x196x4xi8>) attributes {dlc.kernel, dlc.distinct_args} {
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : memref<1x64x196xi8>) outs(%y : memref<1x16x196x4xi8>) {
   ^bb0(%a: i8, %b: i8):
     linalg.yield %a : i8
   }
