@@ -665,6 +665,31 @@ LogicalResult lowerChannelsLastConvInteger(ConvIntegerOp op,
   return success();
 }
 
+/// quad-conv-inputs: the signless plane `plane` [N, C, L] (C a multiple of
+/// 4) as byte quadruples [N, C / 4, 4 L], x[4 c2 + q][p] at [c2, 4 p + q]
+/// (x xor 0x80 with `flipX`), written by a parallel generic over (n, c2, p,
+/// q): a work item runs (p, q) as loops (KernelForm's interleaving copy),
+/// which LLVM vectorizes as 4 row loads and an interleaved store.
+static Value quadPlane(OpBuilder &b, Location loc, Value plane, bool flipX) {
+  auto type = tensorType(plane);
+  MLIRContext *ctx = b.getContext();
+  int64_t n = type.getDimSize(0), c = type.getDimSize(1),
+          l = type.getDimSize(2);
+  AffineExpr d0, d1, d2, d3;
+  bindDims(ctx, d0, d1, d2, d3);
+  Value packed = parallelGeneric(
+      b, loc, RankedTensorType::get({n, c / 4, l, 4}, b.getI8Type()), {plane},
+      {AffineMap::get(4, 0, {d0, d1 * 4 + d3, d2}, ctx)},
+      [&](OpBuilder &nb, Location loc, ValueRange a) -> Value {
+        if (!flipX)
+          return a[0];
+        return nb.create<arith::XOrIOp>(
+            loc, a[0], nb.create<arith::ConstantIntOp>(loc, 0x80, 8));
+      });
+  return b.create<tensor::CollapseShapeOp>(
+      loc, packed, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+}
+
 /// quad-conv-inputs: the 1x1 stride-1 conv of the signless `input` [N, C,
 /// H, W] and `weight` [O, C, 1, 1] (bytes, its zero point split out) into
 /// `init` [N, O, H, W], reading the input as byte quadruples [N, C / 4, H,
@@ -689,29 +714,18 @@ static Value quadConv(OpBuilder &b, Location loc, Value input, Value weight,
   MLIRContext *ctx = b.getContext();
   int64_t n = inType.getDimSize(0), c = inType.getDimSize(1),
           h = inType.getDimSize(2), w = inType.getDimSize(3);
-  AffineExpr d0, d1, d2, d3, d4, d5;
-  bindDims(ctx, d0, d1, d2, d3, d4, d5);
-  // (n, c2, p, q): x[n, 4 c2 + q, p] -> [n, c2, p, q] over the plane p. A
-  // work item runs (p, q) as loops (KernelForm's interleaving copy), which
-  // LLVM vectorizes as 4 row loads and an interleaved store.
-  Value plane = b.create<tensor::CollapseShapeOp>(
-      loc, input, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
-  Value packed = parallelGeneric(
-      b, loc, RankedTensorType::get({n, c / 4, h * w, 4}, b.getI8Type()),
-      {plane}, {AffineMap::get(4, 0, {d0, d1 * 4 + d3, d2}, ctx)},
-      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        if (!flipX)
-          return a[0];
-        return nb.create<arith::XOrIOp>(
-            l, a[0], nb.create<arith::ConstantIntOp>(l, 0x80, 8));
-      });
-  Value flat = b.create<tensor::CollapseShapeOp>(
-      loc, packed, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  Value flat = quadPlane(
+      b, loc,
+      b.create<tensor::CollapseShapeOp>(
+          loc, input, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}}),
+      flipX);
   Value quads = b.create<tensor::ExpandShapeOp>(
       loc, RankedTensorType::get({n, c / 4, h, 4 * w}, b.getI8Type()), flat,
       ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
   Value window = b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{c / 4, 4},
                                            b.getI8Type());
+  AffineExpr d0, d1, d2, d3, d4, d5;
+  bindDims(ctx, d0, d1, d2, d3, d4, d5);
   AffineExpr zero = getAffineConstantExpr(0, ctx);
   // (n, o, h, w, c2, q).
   SmallVector<AffineMap> maps{
