@@ -43,7 +43,11 @@ inline scf::ParallelOp wrapInSingleWorkItem(RewriterBase &rewriter,
 ///
 /// With `rowWorkItems` (the host target), a work item covers a whole row of
 /// the innermost parallel dim, which becomes the innermost loop (inside the
-/// reductions) so that LLVM vectorizes it.
+/// reductions) so that LLVM vectorizes it. An op of too few rows for the
+/// threads takes them where its long row splits into panels
+/// (splitRowsIntoPanels: a matrix-vector product), which a trial lowering
+/// checks; a copy that interleaves rows (byte quadruples) runs its last two
+/// dims as loops in a work item.
 FailureOr<scf::ParallelOp> lowerKernelToLoopNest(RewriterBase &rewriter,
                                                  func::FuncOp func,
                                                  bool rowWorkItems = false);
