@@ -698,19 +698,26 @@ static Value quadPlane(OpBuilder &b, Location loc, Value plane, bool flipX) {
 /// q (a tensor.empty of [C / 4, 4] sizes them). A 16-lane tile's 4 steps of
 /// q are then one 64-byte load, where dlc-vectorize-host-rows loaded 16
 /// bytes of 4 channel rows and interleaved them for each tile and pass.
-/// Null when the conv is no such one.
+static Value quadConv(OpBuilder &b, Location loc, Value input, Value weight,
+                      Value init, bool flipX, bool xUnsigned, bool wUnsigned);
+
+/// Whether quadConv applies to a conv of input `inType`, weight `wType`
+/// and output `outType`: a 1x1 window over a static 2-D plane at stride 1,
+/// byte weights, whole channel quadruples.
+static bool isQuadConv(RankedTensorType inType, RankedTensorType wType,
+                       RankedTensorType outType) {
+  return inType.getRank() == 4 && wType.getRank() == 4 &&
+         inType.hasStaticShape() && wType.getElementType().isInteger(8) &&
+         wType.getDimSize(2) == 1 && wType.getDimSize(3) == 1 &&
+         inType.getDimSize(2) == outType.getDimSize(2) &&
+         inType.getDimSize(3) == outType.getDimSize(3) &&
+         inType.getDimSize(1) % 4 == 0;
+}
+
 static Value quadConv(OpBuilder &b, Location loc, Value input, Value weight,
                       Value init, bool flipX, bool xUnsigned, bool wUnsigned) {
   auto inType = tensorType(input);
-  auto wType = tensorType(weight);
   auto accType = tensorType(init);
-  if (inType.getRank() != 4 || wType.getRank() != 4 ||
-      !inType.hasStaticShape() || !wType.getElementType().isInteger(8) ||
-      wType.getDimSize(2) != 1 || wType.getDimSize(3) != 1 ||
-      inType.getDimSize(2) != accType.getDimSize(2) ||
-      inType.getDimSize(3) != accType.getDimSize(3) ||
-      inType.getDimSize(1) % 4 != 0)
-    return {};
   MLIRContext *ctx = b.getContext();
   int64_t n = inType.getDimSize(0), c = inType.getDimSize(1),
           h = inType.getDimSize(2), w = inType.getDimSize(3);
@@ -876,16 +883,14 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
                             [&](int64_t i) { return i / perChannel; });
     bool flipX = vnni && split && !xUnsigned && !wUnsigned;
     if (quadInputs && vnni && split && oneGroup && !rows && !padded &&
-        channels == inChannels) {
-      RankedTensorType accType = outType;
-      Value init = split->init(rewriter, loc, accType, 1,
+        channels == inChannels &&
+        isQuadConv(tensorType(input), tensorType(weight), outType)) {
+      Value init = split->init(rewriter, loc, outType, 1,
                                op.getInputZeroPoint(), flipX ? 128 : 0);
-      if (Value acc =
-              quadConv(rewriter, loc, input, toSignless(rewriter, loc, weight),
-                       init, flipX, xUnsigned, wUnsigned)) {
-        rewriter.replaceOp(op, acc);
-        return success();
-      }
+      rewriter.replaceOp(op, quadConv(rewriter, loc, input,
+                                      toSignless(rewriter, loc, weight), init,
+                                      flipX, xUnsigned, wUnsigned));
+      return success();
     }
     int64_t numDims = rows ? rows->numDims() : conv.numDims();
     // pmaddwd multiplies 16-bit lanes: i16 weights make a step pair one

@@ -765,9 +765,7 @@ bool takesPanelRows(func::FuncOp func) {
   bool panels = false;
   func.walk([&](linalg::LinalgOp op) {
     SmallVector<unsigned> parallel;
-    for (auto [d, it] : llvm::enumerate(op.getIteratorTypesArray()))
-      if (linalg::isParallelIterator(it))
-        parallel.push_back(d);
+    op.getParallelDims(parallel);
     panels |= op.getNumReductionLoops() != 0 && !rowsFit(op, parallel) &&
               rowsFit(op, parallel, /*panels=*/true);
   });
@@ -800,31 +798,18 @@ FailureOr<scf::ParallelOp> lowerToLoopNest(RewriterBase &rewriter,
             dlc::lowerAttentionToLoops(rewriter, op, rowWorkItems, rowGroup)))
       return failure();
   for (linalg::LinalgOp op : ops) {
-    bool rows = false;
+    // The innermost dims a work item runs as loops: a row's (1), an
+    // interleaving copy's (p, q) (2), or none.
+    unsigned inner = 0;
     if (rowWorkItems && interleavesRows(op)) {
-      rewriter.setInsertionPoint(op);
-      FailureOr<linalg::LinalgLoops> loops =
-          linalg::linalgOpToParallelLoops(rewriter, op);
-      if (failed(loops))
-        return failure();
-      rewriter.eraseOp(op);
-      auto outer = dyn_cast<scf::ParallelOp>(loops->front());
-      if (!outer)
-        return failure();
-      unsigned n = outer.getNumLoops();
-      SmallVector<unsigned> kept;
-      for (unsigned d = 0; d + 2 < n; ++d)
-        kept.push_back(d);
-      restructure(rewriter, outer, kept, {n - 2, n - 1});
-      continue;
-    }
-    if (rowWorkItems) {
+      inner = 2;
+    } else if (rowWorkItems) {
       rewriter.setInsertionPoint(op);
       FailureOr<linalg::LinalgOp> reordered =
           rowMajorLoopOrder(rewriter, op, panels);
       if (failed(reordered))
         return failure();
-      rows = *reordered != op || isIndexedCopy(*reordered);
+      inner = *reordered != op || isIndexedCopy(*reordered) ? 1 : 0;
       op = *reordered;
     }
     rewriter.setInsertionPoint(op);
@@ -833,9 +818,10 @@ FailureOr<scf::ParallelOp> lowerToLoopNest(RewriterBase &rewriter,
     if (failed(loops))
       return failure();
     rewriter.eraseOp(op);
-    if (!rows || loops->empty())
+    if (inner == 0 || loops->empty())
       continue;
-    // The row: the innermost loop, sequential inside the work item.
+    // The row (or the copy's dims): the innermost loops, sequential inside
+    // the work item.
     auto outer = dyn_cast<scf::ParallelOp>(loops->front());
     if (!outer)
       continue;
@@ -843,11 +829,11 @@ FailureOr<scf::ParallelOp> lowerToLoopNest(RewriterBase &rewriter,
     outer.getBody()->walk([&](scf::ParallelOp p) { nested.push_back(p); });
     for (scf::ParallelOp p : nested)
       sequentialize(rewriter, p);
-    if (nested.empty() && outer.getNumLoops() > 1) {
-      SmallVector<unsigned> kept;
-      for (unsigned d = 0; d + 1 < outer.getNumLoops(); ++d)
-        kept.push_back(d);
-      restructure(rewriter, outer, kept, {outer.getNumLoops() - 1});
+    unsigned n = outer.getNumLoops();
+    if (nested.empty() && n > inner) {
+      auto dims = llvm::to_vector(llvm::seq<unsigned>(0, n));
+      restructure(rewriter, outer, ArrayRef<unsigned>(dims).drop_back(inner),
+                  ArrayRef<unsigned>(dims).take_back(inner));
     }
   }
   Block &body = func.getBody().front();
