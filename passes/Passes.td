@@ -895,7 +895,13 @@ def LinearizeKernelsPass : Pass<"dlc-linearize-kernels", "ModuleOp"> {
            "consecutive values of the innermost outer dim that the row's "
            "varying reads do not depend on (a convolution's output "
            "channels, a MatMul's rows), as a 2-D row whose reads "
-           "dlc-vectorize-host-rows shares (0: off)">,
+           "dlc-vectorize-host-rows shares (0: off; at most 16, the "
+           "vectorizer's limit)">,
+    Option<"byteRowBlock", "byte-row-block", "int64_t", /*default=*/"0",
+           "The row-block of rows whose varying reads are bytes (int8 "
+           "convolutions and MatMuls): each tile of byte quadruples "
+           "dlc-vectorize-host-rows loads, or interleaves with shuffles, "
+           "serves every row of the block (0: row-block)">,
     Option<"rowPanel", "row-panel", "int64_t", /*default=*/"0",
            "Host rows longer than dlc-vectorize-host-rows takes (a MatMul "
            "of 768 or 3072 columns) whose columns are independent: split "

@@ -93,6 +93,14 @@ static int64_t hostRowBlock(const dlc::CompileOptions &options) {
   return options.hostVectorBits >= 512 ? 8 : 4;
 }
 
+/// The host's byte rows a work item (CompileOptions::hostByteRowBlock).
+static int64_t hostByteRowBlock(const dlc::CompileOptions &options) {
+  if (options.hostByteRowBlock > 0)
+    return options.hostByteRowBlock;
+  return options.hostVectorBits >= 512 ? mlir::dlc::kMaxRowCopies
+                                       : hostRowBlock(options);
+}
+
 void dlc::buildLoweringPipeline(OpPassManager &pm,
                                 const CompileOptions &options) {
   bool cudaForm =
@@ -195,6 +203,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   pm.addPass(dlc::createLinearizeKernelsPass(
       {!cudaForm,
        cudaForm || options.hostRowLanes == 0 ? 0 : hostRowBlock(options),
+       cudaForm || options.hostRowLanes == 0 ? 0 : hostByteRowBlock(options),
        cudaForm || options.hostRowLanes == 0 ? 0 : options.hostRowPanel,
        cudaForm ? options.cudaVectorWidth : 1,
        cudaForm ? plannedSmCount(options) * options.cudaBlockSize : 0}));

@@ -143,6 +143,12 @@ struct CompileOptions {
   /// SSE's and AVX2's 16 registers (resnet50 at x86-64-v2 364-420 ms
   /// against 426-480).
   int64_t hostRowBlock = 0;
+  /// Host: the same for rows whose varying reads are bytes (int8
+  /// convolutions and MatMuls: `byte-row-block`), whose quadruple tiles
+  /// then serve more rows. 0: 16 with AVX-512 (resnet50_int8
+  /// 32.8 -> 29.5 ms, sum of kernel minimums at one thread), else
+  /// hostRowBlock's; 1: off.
+  int64_t hostByteRowBlock = 0;
   /// Host: rows longer than a register row that reduce with independent
   /// columns (MatMuls of 768 or 3072 columns) are split in panels of at
   /// most this many columns, each a work item (dlc-linearize-kernels

@@ -227,7 +227,14 @@ cl::opt<int64_t> hostRowBlock(
     "host-row-block",
     cl::desc("Host: rows that reduce come this many to a work item, sharing "
              "their reads (dlc-linearize-kernels row-block; 1: off; 0: 8 "
-             "with AVX-512, else 4)"),
+             "with AVX-512, else 4; at most 16)"),
+    cl::init(0), cl::cat(category));
+cl::opt<int64_t> hostByteRowBlock(
+    "host-byte-row-block",
+    cl::desc("Host: the same for rows whose varying reads are bytes (int8 "
+             "convolutions and MatMuls; dlc-linearize-kernels "
+             "byte-row-block; 1: off; 0: 16 with AVX-512, else "
+             "--host-row-block's)"),
     cl::init(0), cl::cat(category));
 cl::opt<int64_t> hostRowPanel(
     "host-row-panel",
@@ -846,9 +853,13 @@ int run(MLIRContext &context) {
   options.tmaIm2col = tmaIm2col;
   options.vectorizeLaneChains = vectorizeLaneChains;
   // The host rows' sizes: 0 picks (or turns off), the rest in range.
+  constexpr int maxBlock = dlc::kMaxRowCopies;
   for (auto [flag, value, lo, hi] :
        {std::make_tuple("--host-row-lanes", hostRowLanes.getValue(), 1, 256),
-        std::make_tuple("--host-row-block", hostRowBlock.getValue(), 1, 64),
+        std::make_tuple("--host-row-block", hostRowBlock.getValue(), 1,
+                        maxBlock),
+        std::make_tuple("--host-byte-row-block", hostByteRowBlock.getValue(), 1,
+                        maxBlock),
         std::make_tuple("--host-row-panel", hostRowPanel.getValue(), 8, 256),
         std::make_tuple("--host-row-plane", hostRowPlane.getValue(), 2,
                         1 << 20),
@@ -864,6 +875,7 @@ int run(MLIRContext &context) {
   }
   options.hostRowLanes = hostRowLanes;
   options.hostRowBlock = hostRowBlock;
+  options.hostByteRowBlock = hostByteRowBlock;
   options.hostRowPanel = hostRowPanel;
   options.hostRowPlane = hostRowPlane;
   options.hostByteRowPlane = hostByteRowPlane;

@@ -238,7 +238,7 @@ std::optional<RowNest> matchRow(scf::ParallelOp row) {
   unsigned dims = row.getNumLoops();
   std::optional<SmallVector<int64_t>> ubs = normalizedExtents(row);
   if (dims > 2 || !ubs || ubs->back() < 2 || ubs->back() > kMaxRegisterRow ||
-      (dims == 2 && ((*ubs)[0] < 1 || (*ubs)[0] > 8)))
+      (dims == 2 && ((*ubs)[0] < 1 || (*ubs)[0] > kMaxRowCopies)))
     return std::nullopt;
   RowNest nest;
   nest.row = row;

@@ -1,4 +1,5 @@
 // RUN: dlc-opt %s --split-input-file --dlc-linearize-kernels="row-work-items=1 row-block=2" | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlc-linearize-kernels="row-work-items=1 row-block=2 byte-row-block=4" | FileCheck %s --check-prefix=BYTE
 
 // Host rows of a MatMul (C = A x B, zero-filled first): a work item is a
 // row of C, and with `row-block` two consecutive rows, whose reduction runs
@@ -6,6 +7,9 @@
 // B; the fill runs once for each of the two rows.
 // CHECK-LABEL: func.func private @matmul(
 // CHECK: scf.parallel (%[[I:[a-z0-9_]+]]) = (%{{.*}}) to (%c4{{.*}}) step
+// With `byte-row-block`, rows of floats keep `row-block`.
+// BYTE-LABEL: func.func private @matmul(
+// BYTE: scf.parallel ({{.*}}, %{{.*}}) = (%{{.*}}, %{{.*}}) to (%c2{{.*}}, %c16{{.*}})
 // CHECK: scf.for %[[U:[a-z0-9_]+]] = %{{.*}} to %c2
 // CHECK: scf.for
 // CHECK: memref.store %{{.*}}, %arg2
@@ -341,6 +345,56 @@ func.func private @quad_pack(%x: memref<1x64x196xi8>, %y: memref<1x16x196x4xi8>)
       ins(%x : memref<1x64x196xi8>) outs(%y : memref<1x16x196x4xi8>) {
   ^bb0(%a: i8, %b: i8):
     linalg.yield %a : i8
+  }
+  return
+}
+
+// -----
+
+// A byte dot product (an int8 convolution's reduction): its rows take
+// `byte-row-block` (4: 64 rows, 16 work items), so each tile of bytes the
+// vectorizer builds serves 4 rows of accumulators.
+// CHECK-LABEL: func.func private @byte_rows(
+// CHECK-SAME: dlc.work_items = 32 : i64
+// BYTE-LABEL: func.func private @byte_rows(
+// BYTE-SAME: dlc.work_items = 16 : i64
+// BYTE: scf.parallel ({{.*}}, %{{.*}}) = (%{{.*}}, %{{.*}}) to (%c4{{.*}}, %c16{{.*}})
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func private @byte_rows(%W: memref<64x8xi8>, %X: memref<8x16xi8>, %C: memref<64x16xi32>) attributes {dlc.kernel, dlc.distinct_args} {
+  linalg.generic {indexing_maps = [#a, #b, #c],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%W, %X : memref<64x8xi8>, memref<8x16xi8>) outs(%C : memref<64x16xi32>) {
+  ^bb0(%w: i8, %x: i8, %acc: i32):
+    %we = arith.extsi %w : i8 to i32
+    %xe = arith.extui %x : i8 to i32
+    %p = arith.muli %we, %xe : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+
+// -----
+
+// A byte block that would leave fewer than 16 work items (32 rows: 8)
+// halves until it does not or reaches `row-block`: 2 here, 16 work items.
+// BYTE-LABEL: func.func private @few_byte_rows(
+// BYTE-SAME: dlc.work_items = 16 : i64
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func private @few_byte_rows(%W: memref<32x8xi8>, %X: memref<8x16xi8>, %C: memref<32x16xi32>) attributes {dlc.kernel, dlc.distinct_args} {
+  linalg.generic {indexing_maps = [#a, #b, #c],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%W, %X : memref<32x8xi8>, memref<8x16xi8>) outs(%C : memref<32x16xi32>) {
+  ^bb0(%w: i8, %x: i8, %acc: i32):
+    %we = arith.extsi %w : i8 to i32
+    %xe = arith.extui %x : i8 to i32
+    %p = arith.muli %we, %xe : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
   }
   return
 }
