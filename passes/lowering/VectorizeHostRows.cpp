@@ -1568,6 +1568,14 @@ struct VectorizeHostRowsPass
       };
       SmallVector<int64_t> w = perTile(widths);
       SmallVector<int64_t> v = valids.empty() ? w : perTile(valids);
+      // vpdpbusd's tiles are 4, 8 or 16 lanes: a tile between (a 28-wide
+      // row's 12-lane rest) runs as the next width under masks (AVX-512
+      // masks any access), where its accumulators of 12 lanes were
+      // widened and narrowed around each step, a vpermd each (resnet50's
+      // layer2 3x3 convs spent as long on their rest as on a full tile).
+      if (useDot && dot->steps == 4 && anyLengthTiles)
+        for (int64_t &width : w)
+          width = width <= 4 ? 4 : width <= 8 ? 8 : 16;
       TileEmitter(b, *nest, analysis, w, v, starts, useDot ? &*dot : nullptr,
                   pmaddwdBits, anyLengthTiles, fill ? &*fill : nullptr,
                   epilogue ? &*epilogue : nullptr)

@@ -90,14 +90,17 @@ func.func private @conv3x3_u8s8(%acc: memref<1x4x20x20xi32>, %in: memref<1x8x22x
 // -----
 
 // A MatMul row (lanes along N): the varying read is B, signed; A is the
-// uniform u8 side, consecutive in k. A row of 7 fills 8 lanes of vpdpbusd,
-// the extra lane computed and dropped.
+// uniform u8 side, consecutive in k. A row of 7 is a tile of 8 lanes
+// under masks, its accumulators 8 lanes through the loop (as 7 they were
+// widened and narrowed around every vpdpbusd: a vpermd each).
 // CHECK-LABEL: func.func private @matmul_s8_row(
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c12{{.*}} step %c4{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<7xi32>)
-// CHECK-COUNT-4: vector.load %arg2{{.*}} : memref<12x7xi8>, vector<7xi8>
-// CHECK: %[[WIDE:.*]] = vector.shuffle %[[ACC]], %[[ACC]] [0, 1, 2, 3, 4, 5, 6, 0] : vector<7xi32>, vector<7xi32>
-// CHECK: %[[S:.*]] = llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.256"(%[[WIDE]], %{{.*}}, %{{.*}}) : (vector<8xi32>, vector<8xi32>, vector<8xi32>) -> vector<8xi32>
-// CHECK: vector.shuffle %[[S]], %[[S]] [0, 1, 2, 3, 4, 5, 6] : vector<8xi32>, vector<8xi32>
+// CHECK: vector.maskedload %arg0{{.*}} : memref<5x7xi32>, vector<8xi1>, vector<8xi32> into vector<8xi32>
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c12{{.*}} step %c4{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<8xi32>)
+// CHECK-COUNT-4: vector.maskedload %arg2{{.*}} : memref<12x7xi8>, vector<8xi1>, vector<8xi8> into vector<8xi8>
+// CHECK-NOT: vector.shuffle %[[ACC]]
+// CHECK: %[[S:.*]] = llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.256"(%[[ACC]], %{{.*}}, %{{.*}}) : (vector<8xi32>, vector<8xi32>, vector<8xi32>) -> vector<8xi32>
+// CHECK-NEXT: scf.yield %[[S]] : vector<8xi32>
+// CHECK: vector.maskedstore %arg0{{.*}} : memref<5x7xi32>, vector<8xi1>, vector<8xi32>
 func.func private @matmul_s8_row(%acc: memref<5x7xi32>, %a: memref<5x12xi8>, %b: memref<12x7xi8>) attributes {dlc.kernel, dlc.distinct_args} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
