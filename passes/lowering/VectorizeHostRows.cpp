@@ -489,13 +489,15 @@ std::optional<RowEpilogue> matchEpilogue(RowNest &nest, RowFill *fill,
     accRoots[dlc::rootBuffer(acc.load.getMemRef())] = i;
   ep.keepStore.assign(nest.accumulators.size(), true);
   // Along the row, an access reads or writes consecutive elements (its
-  // last index the column plus uniform values) or one element.
+  // last index the column plus uniform values) or one element (a 0-d
+  // buffer's too: a QDQ residual's scales, which kept resnet50_int8's
+  // conv3 epilogues off the registers).
   auto alongRow = [&](ValueRange idx) {
-    return !idx.empty() &&
-           llvm::none_of(idx.drop_back(),
-                         [&](Value v) { return ep.varying.contains(v); }) &&
-           (!ep.varying.contains(idx.back()) ||
-            isEpilogueColumn(idx.back(), ep));
+    return idx.empty() ||
+           (llvm::none_of(idx.drop_back(),
+                          [&](Value v) { return ep.varying.contains(v); }) &&
+            (!ep.varying.contains(idx.back()) ||
+             isEpilogueColumn(idx.back(), ep)));
   };
   DenseSet<Value> readRoots, writtenRoots;
   DenseSet<unsigned> overwritten;
@@ -525,8 +527,8 @@ std::optional<RowEpilogue> matchEpilogue(RowNest &nest, RowFill *fill,
     }
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
       ValueRange idx = store.getIndices();
-      if (!store.getMemRefType().getLayout().isIdentity() || !alongRow(idx) ||
-          !ep.varying.contains(idx.back()))
+      if (!store.getMemRefType().getLayout().isIdentity() || idx.empty() ||
+          !alongRow(idx) || !ep.varying.contains(idx.back()))
         return std::nullopt;
       Value root = dlc::rootBuffer(store.getMemRef());
       if (auto it = accRoots.find(root); it != accRoots.end()) {

@@ -401,6 +401,47 @@ func.func @caller(%acc: memref<4x8xf32>, %in: memref<3x8xf32>, %w: memref<4x3xf3
 
 // -----
 
+// A scale in a 0-d buffer (a QDQ residual's, passed at run time) is one
+// element, uniform along the row: the epilogue still runs on the
+// registers, the scale loaded once and broadcast.
+// CHECK-LABEL: func.func private @epilogue_scalar_buffer(
+// CHECK: %[[R:.*]] = scf.for {{.*}} -> (vector<8xf32>)
+// CHECK: %[[S:.*]] = memref.load %arg3[] : memref<f32>
+// CHECK: %[[SB:.*]] = vector.broadcast %[[S]] : f32 to vector<8xf32>
+// CHECK: %[[M:.*]] = arith.mulf %[[R]], %[[SB]] : vector<8xf32>
+// CHECK: vector.store %[[M]], %arg4[%{{.*}}, %c0{{.*}}] : memref<4x8xf32>, vector<8xf32>
+// CHECK-NOT: memref.store
+func.func private @epilogue_scalar_buffer(%acc: memref<4x8xf32>, %in: memref<3x8xf32>, %w: memref<4x3xf32>, %scale: memref<f32>, %out: memref<4x8xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%o) = (%c0) to (%c4) step (%c1) {
+    scf.for %c = %c0 to %c3 step %c1 {
+      scf.parallel (%j) = (%c0) to (%c8) step (%c1) {
+        %x = memref.load %in[%c, %j] : memref<3x8xf32>
+        %wt = memref.load %w[%o, %c] : memref<4x3xf32>
+        %a = memref.load %acc[%o, %j] : memref<4x8xf32>
+        %p = arith.mulf %x, %wt : f32
+        %s = arith.addf %a, %p : f32
+        memref.store %s, %acc[%o, %j] : memref<4x8xf32>
+        scf.reduce
+      }
+    }
+    scf.for %j = %c0 to %c8 step %c1 {
+      %a = memref.load %acc[%o, %j] : memref<4x8xf32>
+      %k = memref.load %scale[] : memref<f32>
+      %m = arith.mulf %a, %k : f32
+      memref.store %m, %out[%o, %j] : memref<4x8xf32>
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // Epilogues the tiles cannot run stay loops after the tiles' stores: one
 // reads the accumulator at another column (a neighbour's element), one
 // writes a buffer the reduction reads (the next tile would read it), one
