@@ -217,8 +217,11 @@ LogicalResult RowAnalysis::run(RowNest &nest) {
       if (accBuffers.contains(load.getMemRef()) ||
           !varying.contains(load.getResult()))
         return;
+      // (Not of i1: a vector of i1 is bits in memory, a byte an element in
+      // the buffer.)
       ValueRange idx = load.getIndices();
       if (!load.getMemRefType().getLayout().isIdentity() ||
+          load.getType().isInteger(1) ||
           llvm::any_of(idx.drop_back(),
                        [&](Value v) { return varying.contains(v); }))
         ok = false;
@@ -517,8 +520,11 @@ std::optional<RowEpilogue> matchEpilogue(RowNest &nest, RowFill *fill,
         ep.varying.insert(load.getResult());
         continue;
       }
+      // (A vector of i1 is bits in memory, where the buffer holds a byte an
+      // element: a Where's condition stays scalar.)
       if (!load.getMemRefType().getLayout().isIdentity() ||
-          !alongRow(load.getIndices()))
+          !alongRow(load.getIndices()) ||
+          (anyVarying && load.getType().isInteger(1)))
         return std::nullopt;
       readRoots.insert(root);
       if (anyVarying)
@@ -528,7 +534,8 @@ std::optional<RowEpilogue> matchEpilogue(RowNest &nest, RowFill *fill,
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
       ValueRange idx = store.getIndices();
       if (!store.getMemRefType().getLayout().isIdentity() || idx.empty() ||
-          !alongRow(idx) || !ep.varying.contains(idx.back()))
+          !alongRow(idx) || !ep.varying.contains(idx.back()) ||
+          store.getValueToStore().getType().isInteger(1))
         return std::nullopt;
       Value root = dlc::rootBuffer(store.getMemRef());
       if (auto it = accRoots.find(root); it != accRoots.end()) {

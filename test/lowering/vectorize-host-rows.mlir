@@ -442,6 +442,48 @@ func.func private @epilogue_scalar_buffer(%acc: memref<4x8xf32>, %in: memref<3x8
 
 // -----
 
+// An epilogue that reads an i1 along the row (a Where's condition) stays a
+// loop: a vector of i1 is bits in memory, where the buffer holds a byte an
+// element (flex attention's causal mask read 8 conditions from one byte).
+// CHECK-LABEL: func.func private @epilogue_i1_condition(
+// CHECK: %[[R:.*]] = scf.for {{.*}} -> (vector<8xf32>)
+// CHECK: vector.store %[[R]], %arg0
+// CHECK: scf.for
+// CHECK: memref.load %arg3[%{{.*}}, %{{.*}}] : memref<4x8xi1>
+// CHECK: arith.select %{{.*}} : f32
+// CHECK-NOT: vector<8xi1>
+func.func private @epilogue_i1_condition(%acc: memref<4x8xf32>, %in: memref<3x8xf32>, %w: memref<4x3xf32>, %mask: memref<4x8xi1>, %out: memref<4x8xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %fill = arith.constant -1.0e9 : f32
+  scf.parallel (%o) = (%c0) to (%c4) step (%c1) {
+    scf.for %c = %c0 to %c3 step %c1 {
+      scf.parallel (%j) = (%c0) to (%c8) step (%c1) {
+        %x = memref.load %in[%c, %j] : memref<3x8xf32>
+        %wt = memref.load %w[%o, %c] : memref<4x3xf32>
+        %a = memref.load %acc[%o, %j] : memref<4x8xf32>
+        %p = arith.mulf %x, %wt : f32
+        %s = arith.addf %a, %p : f32
+        memref.store %s, %acc[%o, %j] : memref<4x8xf32>
+        scf.reduce
+      }
+    }
+    scf.for %j = %c0 to %c8 step %c1 {
+      %a = memref.load %acc[%o, %j] : memref<4x8xf32>
+      %m = memref.load %mask[%o, %j] : memref<4x8xi1>
+      %v = arith.select %m, %a, %fill : f32
+      memref.store %v, %out[%o, %j] : memref<4x8xf32>
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // Epilogues the tiles cannot run stay loops after the tiles' stores: one
 // reads the accumulator at another column (a neighbour's element), one
 // writes a buffer the reduction reads (the next tile would read it), one
