@@ -365,6 +365,47 @@ Value mlir::dlc::phaseSplitSpatial(OpBuilder &b, Location loc, Value input,
   int64_t s = win.strides[0];
   Type elt = type.getElementType();
   MLIRContext *ctx = b.getContext();
+  // Input dims that are whole multiples of s: the padding value
+  // everywhere, then the input copied over it, as [N, C, H / s, s, W / s,
+  // s] over (n, c, a, b, y, x) to phase ((a + pad) mod s, (b + pad) mod s)
+  // at (y + (a + pad) floordiv s, x + (b + pad) floordiv s), its rows read
+  // s apart and written consecutively. The one generic over the phases
+  // read the input at clamped indices, which LLVM gathered (0.21-0.30 ms
+  // for a 224x224 stem's phases, 6% of int8 mobilenet_v2).
+  int64_t h = type.getDimSize(2), w = type.getDimSize(3);
+  if (h % s == 0 && w % s == 0) {
+    Value filled =
+        padValueGeneric(b, loc, *shape, elt, padValue,
+                        [](OpBuilder &, Location, Value pad) { return pad; })
+            .getResult(0);
+    Value split = b.create<tensor::ExpandShapeOp>(
+        loc,
+        RankedTensorType::get(
+            {type.getDimSize(0), type.getDimSize(1), h / s, s, w / s, s}, elt),
+        input, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}});
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    AffineExpr a = d(2) + win.pads[0], c = d(3) + win.pads[1];
+    AffineMap read =
+        AffineMap::get(6, 0, {d(0), d(1), d(4), d(2), d(5), d(3)}, ctx);
+    // With more channels than the input's (their padding value from the
+    // fill), the channel is written as c mod channels, which equals c: a
+    // plain c would make the phases' channels the loop's extent.
+    AffineExpr channel = moreChannels ? d(1) % (*shape)[1] : d(1);
+    AffineMap write =
+        AffineMap::get(6, 0,
+                       {d(0), channel, a % s, c % s, d(4) + a.floorDiv(s),
+                        d(5) + c.floorDiv(s)},
+                       ctx);
+    return b
+        .create<linalg::GenericOp>(
+            loc, TypeRange{filled.getType()}, ValueRange{split},
+            ValueRange{filled}, ArrayRef<AffineMap>{read, write},
+            SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+            [&](OpBuilder &nb, Location l, ValueRange args) {
+              nb.create<linalg::YieldOp>(l, args[0]);
+            })
+        .getResult(0);
+  }
   Value init = b.create<tensor::EmptyOp>(loc, *shape, elt);
   SmallVector<Value> inputs;
   SmallVector<AffineMap> maps;

@@ -192,10 +192,14 @@ Value subsampleSpatial(OpBuilder &b, Location loc, Value input,
 
 /// Host: `input` [N, C, H, W] of a 2-D conv with stride 1 < s <= 4 in both
 /// dims, no larger than its window, and a window larger than 1x1 (`win`; its
-/// pads applied here) as its s x s phases [N, C, s, s, Hq, Wq], one
-/// linalg.generic: phase (a, b) at (y, x) is the padded input at (y * s + a, x
-/// * s + b), `padValue` (a rank-0 tensor, read as an input; zero when null)
-/// outside the input and past its end, and `extraRows` more rows of it. The
+/// pads applied here) as its s x s phases [N, C, s, s, Hq, Wq]: phase (a, b)
+/// at (y, x) is the padded input at (y * s + a, x * s + b), `padValue` (a
+/// rank-0 tensor, read as an input; zero when null) outside the input and
+/// past its end, and `extraRows` more rows of it. Where s divides H and W,
+/// two generics: the padding value everywhere, then the input (viewed as
+/// [N, C, H / s, s, W / s, s]) copied over it through a shifted map, which
+/// the host runs as rows; otherwise one generic reading the input at
+/// clamped indices. The
 /// conv then reads phase (i mod s, j mod s) at (o_y + i floordiv s, o_x + j
 /// floordiv s): at stride 1, its rows contiguous. `channels` larger than the
 /// input's extends the channel dim with `padValue` too. Null when `win` is

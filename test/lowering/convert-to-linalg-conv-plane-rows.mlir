@@ -63,15 +63,19 @@ func.func @few_channels(%x: tensor<1x4x7x7xf32>, %w: tensor<8x4x3x3xf32>) -> ten
 // zero): tap (i, j) reads phase (i mod 2, j mod 2) at (y + i floordiv 2,
 // x + j floordiv 2), at stride 1. Its rows of 7 then run on the phases'
 // collapsed plane: positions q = y * 8 + x up to 6 * 8 + 7 = 55, and the
-// valid columns at y * 8 + x.
+// valid columns at y * 8 + x. The phases are zero everywhere, then the
+// input, split [1, 4, 7, 2, 7, 2], is copied over them: (y, a, x, b) to
+// phase ((a + 1) mod 2, (b + 1) mod 2) at (y + (a + 1) floordiv 2, x + (b
+// + 1) floordiv 2), with no clamped reads.
+// CHECK-DAG: #[[SPLIT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d2, d5, d3)>
+// CHECK-DAG: #[[PHASE:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, (d2 + 1) mod 2, (d3 + 1) mod 2, d4 + (d2 + 1) floordiv 2, d5 + (d3 + 1) floordiv 2)>
 // CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d4 mod 2, d5 mod 2, d2 + (d4 floordiv 2) * 8 + d5 floordiv 2)>
 // CHECK-DAG: #[[KEEP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 8 + d3)>
 // CHECK-LABEL: func @strided_phases
-// CHECK: %[[P:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x2x2x8x8xf32>)
-// CHECK: linalg.index 4
-// CHECK: arith.muli %{{.*}}, %c2
-// CHECK: tensor.extract %arg0
-// CHECK: arith.select
+// CHECK: %[[ZERO:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x2x2x8x8xf32>)
+// CHECK: %[[X:.*]] = tensor.expand_shape %arg0 {{\[\[}}0], [1], [2, 3], [4, 5]] output_shape [1, 4, 7, 2, 7, 2]
+// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[SPLIT]], #[[PHASE]]]{{.*}} ins(%[[X]] : tensor<1x4x7x2x7x2xf32>) outs(%[[ZERO]] : tensor<1x4x2x2x8x8xf32>)
+// CHECK-NOT: tensor.extract
 // CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[P]] {{\[\[}}0], [1], [2], [3], [4, 5]] : tensor<1x4x2x2x8x8xf32> into tensor<1x4x2x2x64xf32>
 // CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[IN]], {{.*}}]{{.*}} ins(%[[FLAT]], %arg1 : tensor<1x4x2x2x64xf32>, tensor<64x4x3x3xf32>) outs(%{{.*}} : tensor<1x64x55xf32>)
 // CHECK: linalg.generic {indexing_maps = [#[[KEEP]], {{.*}}]{{.*}} ins(%[[SUM]] : tensor<1x64x55xf32>) outs(%{{.*}} : tensor<1x64x7x7xf32>)
@@ -84,10 +88,12 @@ func.func @strided_phases(%x: tensor<1x4x14x14xf32>, %w: tensor<64x4x3x3xf32>) -
 
 // Output rows of 16 or more (a 7x7 stride-2 stem) read the phases in rows
 // of the output's width: 35 + 2 * 3 = 41 padded positions, 21 a phase
-// (the 42nd is past the end, zero).
+// (the 42nd is past the end, zero). 35 is no multiple of 2: one generic
+// over the phases reads the input at clamped indices.
 // CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d5 mod 2, d6 mod 2, d2 + d5 floordiv 2, d3 + d6 floordiv 2)>
 // CHECK-LABEL: func @strided_phase_rows
 // CHECK: %[[P:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x3x2x2x21x21xf32>)
+// CHECK: arith.select
 // CHECK-NOT: tensor.collapse_shape
 // CHECK: linalg.generic {indexing_maps = [#[[IN]], {{.*}}]{{.*}} ins(%[[P]], %arg1 : tensor<1x3x2x2x21x21xf32>, tensor<8x3x7x7xf32>) outs(%{{.*}} : tensor<1x8x18x18xf32>)
 func.func @strided_phase_rows(%x: tensor<1x3x35x35xf32>, %w: tensor<8x3x7x7xf32>) -> tensor<1x8x18x18xf32> {
@@ -184,16 +190,16 @@ func.func @integer_plane_wide(%x: tensor<1x4x14x14xi8>, %w: tensor<64x4x3x3xi8>,
 
 // -----
 
-// A strided integer 3x3 conv reads its input's phases, padded with the zero
-// point; its 55 positions on the phases' width 8 round up to 64, which
+// A strided integer 3x3 conv reads its input's phases, the zero point
+// everywhere and the input copied over it; its 55 positions on the phases' width 8 round up to 64, which
 // read up to 63 + 8 + 1 = 72: 10 rows of 8 a phase. With a constant weight
 // and weight zero point 0 the zero point is split out: the body reads x
 // and w only, the init subtracts x_zp * sum(w).
 // CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d4 mod 2, d5 mod 2, d2 + (d4 floordiv 2) * 8 + d5 floordiv 2)>
 // CHECK-DAG: #[[KEEP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 8 + d3)>
 // CHECK-LABEL: func @integer_phases
-// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<i8>) outs(%{{.*}} : tensor<1x4x2x2x10x8xi8>)
-// CHECK: arith.select
+// CHECK: %[[ZP:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<i8>) outs(%{{.*}} : tensor<1x4x2x2x10x8xi8>)
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<1x4x7x2x7x2xi8>) outs(%[[ZP]] : tensor<1x4x2x2x10x8xi8>)
 // CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[P]] {{\[\[}}0], [1], [2], [3], [4, 5]] : tensor<1x4x2x2x10x8xi8> into tensor<1x4x2x2x80xi8>
 // CHECK: %[[INIT:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x64x64xi32>)
 // CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [{{.*}}, #[[IN]], {{.*}}]{{.*}} ins(%{{.*}}, %[[FLAT]] : tensor<64x4x3x3xi8>, tensor<1x4x2x2x80xi8>) outs(%[[INIT]] : tensor<1x64x64xi32>)
@@ -227,10 +233,12 @@ func.func @integer_strided_pointwise(%x: tensor<1x4x14x14xi8>, %w: tensor<64x4x1
 // and padded with zero weights to 4 channels; the input's copy (phases in
 // rows of the output's width here, a padded copy where no row form
 // applies) gets a 4th channel of the zero point. Without a copy the
-// channels stay 3.
+// channels stay 3. The phases' copy writes the input's 3 channels (as c
+// mod 4) over the zero point's 4.
+// PAIR-DAG: #[[CHANNEL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 mod 4, (d2 + 3) mod 2, (d3 + 3) mod 2, d4 + (d2 + 3) floordiv 2, d5 + (d3 + 3) floordiv 2)>
 // PAIR-LABEL: func @stem_channels
-// PAIR: %[[P:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<i8>) outs(%{{.*}} : tensor<1x4x2x2x23x23xi8>)
-// PAIR: arith.select
+// PAIR: %[[ZP:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<i8>) outs(%{{.*}} : tensor<1x4x2x2x23x23xi8>)
+// PAIR: %[[P:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #[[CHANNEL]]]{{.*}} ins(%{{.*}} : tensor<1x3x20x2x20x2xi8>) outs(%[[ZP]] : tensor<1x4x2x2x23x23xi8>)
 // PAIR: linalg.generic {{.*}} ins(%{{.*}}, %[[P]] : tensor<64x7x7x4xi8>, tensor<1x4x2x2x23x23xi8>) outs(%{{.*}} : tensor<1x64x20x20xi32>)
 // PAIR-LABEL: func @padded_channels
 // PAIR: %[[P:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<i8>) outs(%{{.*}} : tensor<1x4x18x18xi8>)
