@@ -100,6 +100,19 @@ def quantize_near_ties():
                                    opset=13), {"x": x})
 
 
+def quantize_nan(dtype, zp):
+    """QuantizeLinear of NaN and infinities beside finite values: NaN and
+    -inf saturate to the type's low end, +inf to its high end (ORT's
+    quantize clamps with max then min, which take the bound over a NaN)."""
+    x = np.array([np.nan, 1.0, -np.inf, np.inf, -3.0, np.nan, 0.0, 250.0],
+                 dtype=F32)
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"])]
+    return Case(harness.make_model(nodes, {"x": x}, ["q"],
+                                   {"s": np.array(0.5, F32),
+                                    "z": np.array(zp, dtype)}, opset=13),
+                {"x": x})
+
+
 def dq_input(dtype, zp):
     """A uint8/int8/int32 graph input dequantized (uint8 model inputs);
     16-bit ones (opset 21) over their whole range."""
@@ -891,6 +904,8 @@ def build_table():
         "qdq-i8-f16-scale-opset21": q_dq_f16(),
         "qdq-i8-f16-scale-per-channel-opset21": q_dq_f16(per_channel=True),
         "quantize-near-ties": quantize_near_ties(),
+        "quantize-nan-u8": quantize_nan(U8, 128),
+        "quantize-nan-i8": quantize_nan(I8, 3),
         "dq-u8-input": dq_input(U8, 200),
         "dq-i8-input": dq_input(I8, -7),
         "dq-i32-input": dq_input(I32, 13),

@@ -115,8 +115,8 @@ func.func private @fused(%x: memref<1x64x32xf32>, %q: memref<1x64x32xf32>, %k: m
 // CHECK: %[[Q:.*]] = arith.select %{{.*}}, %[[Q1]], %[[Q0]] : f32
 // CHECK: %[[LO:.*]] = arith.constant -1.250000e+02 : f32
 // CHECK: %[[HI:.*]] = arith.constant 1.300000e+02 : f32
-// CHECK: %[[C0:.*]] = arith.maximumf %[[Q]], %[[LO]] : f32
-// CHECK: %[[C:.*]] = arith.minimumf %[[C0]], %[[HI]] : f32
+// CHECK: %[[C0:.*]] = arith.maxnumf %[[Q]], %[[LO]] : f32
+// CHECK: %[[C:.*]] = arith.minnumf %[[C0]], %[[HI]] : f32
 // CHECK: %[[M:.*]] = arith.constant 0x4B400000 : f32
 // CHECK: %[[S:.*]] = arith.addf %[[C]], %[[M]] : f32
 // CHECK: %[[E:.*]] = arith.bitcast %[[S]] : f32 to i32
@@ -144,7 +144,7 @@ func.func private @quantized_result(%q: memref<1x12x128x64xf16>, %kt: memref<1x1
 // CHECK-NOT: math.fma
 // CHECK: arith.constant -1.250000e+02 : f32
 // CHECK-NOT: math.fma
-// CHECK: arith.maximumf %[[Q]]
+// CHECK: arith.maxnumf %[[Q]]
 // CHECK-NOT: math.fma
 // CHECK: return
 func.func private @quantized_result_power_of_two(%q: memref<1x12x128x64xf16>,

@@ -120,12 +120,12 @@ func.func @power_of_two(%x: tensor<2x3xf32>) -> tensor<2x3xi8> {
 // CHECK-NOT: arith.divf
 // CHECK-DAG: %[[LO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG: %[[HI:.*]] = arith.constant 2.550000e+02 : f32
-// CHECK: %[[C:.*]] = arith.maximumf %[[X]], %[[LO]] : f32
-// CHECK: arith.minimumf %[[C]], %[[HI]] : f32
+// CHECK: %[[C:.*]] = arith.maxnumf %[[X]], %[[LO]] : f32
+// CHECK: arith.minnumf %[[C]], %[[HI]] : f32
 // OFF-LABEL: func @unit_scale
 // OFF: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32, %{{.*}}: i8):
 // OFF-NOT: arith.divf
-// OFF: arith.maximumf %[[X]], %{{.*}} : f32
+// OFF: arith.maxnumf %[[X]], %{{.*}} : f32
 func.func @unit_scale(%x: tensor<4xf32>) -> tensor<4xi8> {
   %s = arith.constant dense<1.0> : tensor<f32>
   %z = arith.constant dense<-128> : tensor<i8>

@@ -13,8 +13,8 @@
 // CHECK: linalg.generic
 // CHECK: arith.divf
 // CHECK: %[[ZP:.*]] = arith.extui
-// CHECK: arith.maximumf
-// CHECK: %[[C:.*]] = arith.minimumf
+// CHECK: arith.maxnumf
+// CHECK: %[[C:.*]] = arith.minnumf
 // CHECK: %[[M:.*]] = arith.constant 0x4B400000 : f32
 // CHECK: %[[S:.*]] = arith.addf %[[C]], %[[M]] : f32
 // CHECK: %[[B:.*]] = arith.bitcast %[[S]] : f32 to i32
@@ -340,8 +340,8 @@ func.func @qmatmul_activations(%a: tensor<2x4x3xi8>, %b: tensor<2x3x5xi8>, %az: 
 // CHECK: linalg.generic {{.*}} ins(%arg1, %{{.*}}, %{{.*}} : tensor<4xf32>, tensor<f32>, tensor<f32>)
 // CHECK-DAG: %[[LO:.*]] = arith.constant -1.310000e+02 : f32
 // CHECK-DAG: %[[HI:.*]] = arith.constant 1.240000e+02 : f32
-// CHECK: arith.maximumf %{{.*}}, %[[LO]] : f32
-// CHECK: arith.minimumf %{{.*}}, %[[HI]] : f32
+// CHECK: arith.maxnumf %{{.*}}, %[[LO]] : f32
+// CHECK: arith.minnumf %{{.*}}, %[[HI]] : f32
 // CHECK: %[[K:.*]] = arith.constant -1262485501 : i32
 // CHECK: arith.addi %{{.*}}, %[[K]] : i32
 func.func @constant_zero_points(%q: tensor<4xui8>, %x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xi8>) {
