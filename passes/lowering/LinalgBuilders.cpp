@@ -253,6 +253,32 @@ static linalg::GenericOp paddedCopy(OpBuilder &b, Location loc, Value input,
       });
 }
 
+/// The input `makeInput` builds (after the fill) copied over a new tensor of
+/// `shape` and element `elt` that holds `padValue` (a rank-0 tensor, read as
+/// an input; zero when null) everywhere: one generic fills it, one more
+/// writes input element `read`'s dims at `write` (a shifted map: the host
+/// runs both as rows of consecutive elements, where one generic reading the
+/// input at clamped indices stayed scalar or gathered).
+static Value fillThenCopyOver(OpBuilder &b, Location loc,
+                              ArrayRef<int64_t> shape, Type elt, Value padValue,
+                              function_ref<Value()> makeInput, AffineMap read,
+                              AffineMap write) {
+  Value filled =
+      padValueGeneric(b, loc, shape, elt, padValue,
+                      [](OpBuilder &, Location, Value pad) { return pad; })
+          .getResult(0);
+  return b
+      .create<linalg::GenericOp>(
+          loc, TypeRange{filled.getType()}, ValueRange{makeInput()},
+          ValueRange{filled}, ArrayRef<AffineMap>{read, write},
+          SmallVector<utils::IteratorType>(read.getNumDims(),
+                                           utils::IteratorType::parallel),
+          [&](OpBuilder &nb, Location l, ValueRange a) {
+            nb.create<linalg::YieldOp>(l, a[0]);
+          })
+      .getResult(0);
+}
+
 bool mlir::dlc::writesShifted(linalg::LinalgOp op) {
   return llvm::any_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
     return !op.getMatchingIndexingMap(&init).isProjectedPermutation(
@@ -306,28 +332,16 @@ Value mlir::dlc::padSpatial(OpBuilder &b, Location loc, Value input,
   if (!fillThenCopy || endOnly || shape[1] != type.getDimSize(1))
     return paddedCopy(b, loc, input, shape, begin, padValue).getResult(0);
   // The padding value everywhere, then the input copied over it through a
-  // shifted output map: both run as rows of consecutive elements on the
-  // host (the one generic over the padded tensor read the input at clamped
-  // indices, which kept it scalar: ~1 byte a cycle).
+  // shifted output map (the one generic over the padded tensor read the
+  // input at clamped indices, which kept it scalar: ~1 byte a cycle).
   MLIRContext *ctx = b.getContext();
-  Value filled =
-      padValueGeneric(b, loc, shape, type.getElementType(), padValue,
-                      [](OpBuilder &, Location, Value pad) { return pad; })
-          .getResult(0);
   SmallVector<AffineExpr> shifted;
   for (int64_t i = 0; i < rank; ++i)
     shifted.push_back(getAffineDimExpr(i, ctx) + begin[i]);
-  return b
-      .create<linalg::GenericOp>(
-          loc, TypeRange{filled.getType()}, ValueRange{input},
-          ValueRange{filled},
-          ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx),
-                              AffineMap::get(rank, 0, shifted, ctx)},
-          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-          [&](OpBuilder &nb, Location l, ValueRange a) {
-            nb.create<linalg::YieldOp>(l, a[0]);
-          })
-      .getResult(0);
+  return fillThenCopyOver(
+      b, loc, shape, type.getElementType(), padValue, [&] { return input; },
+      AffineMap::getMultiDimIdentityMap(rank, ctx),
+      AffineMap::get(rank, 0, shifted, ctx));
 }
 
 /// The phases [N, C, s, s, Hq, Wq] phaseSplitSpatial makes of an input of
@@ -374,15 +388,14 @@ Value mlir::dlc::phaseSplitSpatial(OpBuilder &b, Location loc, Value input,
   // for a 224x224 stem's phases, 6% of int8 mobilenet_v2).
   int64_t h = type.getDimSize(2), w = type.getDimSize(3);
   if (h % s == 0 && w % s == 0) {
-    Value filled =
-        padValueGeneric(b, loc, *shape, elt, padValue,
-                        [](OpBuilder &, Location, Value pad) { return pad; })
-            .getResult(0);
-    Value split = b.create<tensor::ExpandShapeOp>(
-        loc,
-        RankedTensorType::get(
-            {type.getDimSize(0), type.getDimSize(1), h / s, s, w / s, s}, elt),
-        input, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}});
+    auto split = [&]() -> Value {
+      return b.create<tensor::ExpandShapeOp>(
+          loc,
+          RankedTensorType::get(
+              {type.getDimSize(0), type.getDimSize(1), h / s, s, w / s, s},
+              elt),
+          input, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}});
+    };
     auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
     AffineExpr a = d(2) + win.pads[0], c = d(3) + win.pads[1];
     AffineMap read =
@@ -396,15 +409,7 @@ Value mlir::dlc::phaseSplitSpatial(OpBuilder &b, Location loc, Value input,
                        {d(0), channel, a % s, c % s, d(4) + a.floorDiv(s),
                         d(5) + c.floorDiv(s)},
                        ctx);
-    return b
-        .create<linalg::GenericOp>(
-            loc, TypeRange{filled.getType()}, ValueRange{split},
-            ValueRange{filled}, ArrayRef<AffineMap>{read, write},
-            SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
-            [&](OpBuilder &nb, Location l, ValueRange args) {
-              nb.create<linalg::YieldOp>(l, args[0]);
-            })
-        .getResult(0);
+    return fillThenCopyOver(b, loc, *shape, elt, padValue, split, read, write);
   }
   Value init = b.create<tensor::EmptyOp>(loc, *shape, elt);
   SmallVector<Value> inputs;

@@ -197,8 +197,6 @@ void blockRows(RewriterBase &rewriter, scf::ParallelOp &nest, int64_t block,
         between |= deps.lookup(v);
     }
   }
-  // The innermost such dim; its extent a multiple of the block, or of the
-  // largest power of two below it that divides it (6 channels: 2).
   // A byte block longer than the block leaves at least kMinByteBlockItems
   // work items (mobilenet_v2's 14x14 layers kept 8 of 16 channels).
   int64_t items = 1;
@@ -211,6 +209,8 @@ void blockRows(RewriterBase &rewriter, scf::ParallelOp &nest, int64_t block,
   block = std::min(byteRow && byteBlock > 0 ? byteBlock : block, kMaxRowCopies);
   if (block < 2)
     return;
+  // The innermost such dim; its extent a multiple of the block, or of the
+  // largest power of two below it that divides it (6 channels: 2).
   int64_t d = -1;
   for (int64_t i = nest.getNumLoops() - 1; i >= 0 && d < 0; --i) {
     uint64_t bit = uint64_t(1) << i;

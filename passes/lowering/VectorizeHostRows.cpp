@@ -657,6 +657,11 @@ bool readsConsecutively(memref::LoadOp load, Value iv) {
                  (add.getRhs() == iv && !dependsOn(add.getLhs(), iv)));
 }
 
+/// The vpdpbusd width (4, 8 or 16 lanes) that holds a tile of `lanes`.
+int64_t vpdpbusdWidth(int64_t lanes) {
+  return lanes <= 4 ? 4 : lanes <= 8 ? 8 : 16;
+}
+
 /// The byte dot form of a row (see the pass's `vnni` and `pmaddwd-bits`
 /// options), if it has one: for vpdpbusd (`vnni`) one byte is u8 and the
 /// other s8, and `w` is read from consecutive bytes; pmaddwd multiplies
@@ -1086,9 +1091,9 @@ void TileEmitter::emitDotBody(Value iv, ValueRange accs,
 
 Value TileEmitter::emitDot(Location loc, Value acc, ArrayRef<Value> x,
                            ArrayRef<Value> w, const DotTerm &term) {
-  // vpdpbusd comes in 4, 8 and 16 lanes: a shorter tile fills the next
-  // width, its extra lanes computed and dropped.
-  int64_t width = lanes <= 4 ? 4 : lanes <= 8 ? 8 : 16;
+  // A shorter tile fills the next width, its extra lanes computed and
+  // dropped (AVX-512 runs such tiles at the width: emitTiles).
+  int64_t width = vpdpbusdWidth(lanes);
   auto shuffle = [&](Value a, Value c, ArrayRef<int64_t> mask) -> Value {
     return b.create<vector::ShuffleOp>(loc, a, c, mask);
   };
@@ -1584,7 +1589,7 @@ struct VectorizeHostRowsPass
       // layer2 3x3 convs spent as long on their rest as on a full tile).
       if (useDot && dot->steps == 4 && anyLengthTiles)
         for (int64_t &width : w)
-          width = width <= 4 ? 4 : width <= 8 ? 8 : 16;
+          width = vpdpbusdWidth(width);
       TileEmitter(b, *nest, analysis, w, v, starts, useDot ? &*dot : nullptr,
                   pmaddwdBits, anyLengthTiles, fill ? &*fill : nullptr,
                   epilogue ? &*epilogue : nullptr)
