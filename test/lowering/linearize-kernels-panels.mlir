@@ -1,4 +1,5 @@
 // RUN: dlc-opt %s --split-input-file --dlc-linearize-kernels="row-work-items=1 row-block=2 row-panel=64" --canonicalize | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlc-linearize-kernels="row-work-items=1 row-block=2 byte-row-block=4 row-panel=64" --canonicalize | FileCheck %s --check-prefix=BYTE
 
 // A MatMul of 512 columns (longer than a register row) with a bias
 // epilogue: the columns are independent, so the rows split in 8 panels of
@@ -262,6 +263,33 @@ func.func private @matvec_unsplittable(%A: memref<1x4xf32>, %B: memref<4x512xf32
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A byte MatMul's rows split in panels keep `row-block` under
+// `byte-row-block`: 16 rows of BERT's int8 panels (4 tiles) ran a tile a
+// pass where 8 ran two. 8 panels x 32 blocks of 2 rows.
+// CHECK-LABEL: func.func private @byte_matmul_panels(
+// CHECK-SAME: dlc.work_items = 256 : i64
+// BYTE-LABEL: func.func private @byte_matmul_panels(
+// BYTE-SAME: dlc.work_items = 256 : i64
+// BYTE: scf.parallel ({{.*}}, %{{.*}}) = (%{{.*}}, %{{.*}}) to (%c2{{.*}}, %c64{{.*}})
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func private @byte_matmul_panels(%A: memref<64x8xi8>, %B: memref<8x512xi8>, %C: memref<64x512xi32>) attributes {dlc.kernel, dlc.distinct_args} {
+  linalg.generic {indexing_maps = [#a, #b, #c],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%A, %B : memref<64x8xi8>, memref<8x512xi8>) outs(%C : memref<64x512xi32>) {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %xe = arith.extui %x : i8 to i32
+    %ye = arith.extsi %y : i8 to i32
+    %p = arith.muli %xe, %ye : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
   }
   return
 }
