@@ -919,11 +919,19 @@ def LinearizeKernelsPass : Pass<"dlc-linearize-kernels", "ModuleOp"> {
            "work items than this (a GPU's SMs x threads per block): a "
            "GlobalAveragePool of 2048 channels ran as 512 threads, 27 us on "
            "an H100. 0: always `vector-width`">,
+    Option<"attentionTile", "attention-tile", "int64_t", /*default=*/"0",
+           "Host attention alone in its kernel (with row-work-items): a "
+           "work item's 8 or 16 query rows run as vector lanes, their "
+           "scores for this many keys (and their outputs for this many "
+           "value columns) at a time in registers, built by FMAs of q's "
+           "columns with k's and v's broadcast elements; nothing reduces "
+           "across lanes (0: a dot product a score, as before)">,
   ];
   let dependentDialects = [
     "::mlir::scf::SCFDialect", "::mlir::affine::AffineDialect",
     "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
-    "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect"
+    "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect"
   ];
 }
 

@@ -101,6 +101,15 @@ static int64_t hostByteRowBlock(const dlc::CompileOptions &options) {
                                        : hostRowBlock(options);
 }
 
+/// Keys (and value columns) a host attention's lane tile takes in
+/// registers (dlc-linearize-kernels attention-tile): 8 vectors of 16 rows
+/// with AVX-512's 32 registers, 4 (8 registers of 8 lanes) with AVX2's 16.
+static int64_t hostAttentionTile(const dlc::CompileOptions &options) {
+  if (options.hostAttentionTile != 0)
+    return std::max<int64_t>(options.hostAttentionTile, 0);
+  return options.hostVectorBits >= 512 ? 8 : 4;
+}
+
 void dlc::buildLoweringPipeline(OpPassManager &pm,
                                 const CompileOptions &options) {
   bool cudaForm =
@@ -206,7 +215,9 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
        cudaForm || options.hostRowLanes == 0 ? 0 : hostByteRowBlock(options),
        cudaForm || options.hostRowLanes == 0 ? 0 : options.hostRowPanel,
        cudaForm ? options.cudaVectorWidth : 1,
-       cudaForm ? plannedSmCount(options) * options.cudaBlockSize : 0}));
+       cudaForm ? plannedSmCount(options) * options.cudaBlockSize : 0,
+       cudaForm || options.hostRowLanes == 0 ? 0
+                                             : hostAttentionTile(options)}));
   // Per function: the kernels are cleaned up on the context's threads.
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createCSEPass());

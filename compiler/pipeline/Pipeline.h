@@ -149,6 +149,11 @@ struct CompileOptions {
   /// 32.8 -> 29.5 ms, sum of kernel minimums at one thread), else
   /// hostRowBlock's; 1: off.
   int64_t hostByteRowBlock = 0;
+  /// Host: keys (and value columns) an attention's lane tile takes in
+  /// registers when a work item's query rows run as vector lanes
+  /// (dlc-linearize-kernels `attention-tile`). 0: 8 with AVX-512, else 4;
+  /// -1: off (a dot product a score).
+  int64_t hostAttentionTile = 0;
   /// Host: rows longer than a register row that reduce with independent
   /// columns (MatMuls of 768 or 3072 columns) are split in panels of at
   /// most this many columns, each a work item (dlc-linearize-kernels

@@ -236,6 +236,14 @@ cl::opt<int64_t> hostByteRowBlock(
              "byte-row-block; 1: off; 0: 16 with AVX-512, else "
              "--host-row-block's)"),
     cl::init(0), cl::cat(category));
+cl::opt<int64_t> hostAttentionTile(
+    "host-attention-tile",
+    cl::desc("Host: an attention alone in its kernel runs a work item's 8 "
+             "or 16 query rows as vector lanes, this many keys (value "
+             "columns) at a time in registers (dlc-linearize-kernels "
+             "attention-tile; 0: 8 with AVX-512, else 4; -1: off, a dot "
+             "product a score; at most 16)"),
+    cl::init(0), cl::cat(category));
 cl::opt<int64_t> hostRowPanel(
     "host-row-panel",
     cl::desc("Host: rows longer than a register row that reduce with "
@@ -873,6 +881,12 @@ int run(MLIRContext &context) {
       return 1;
     }
   }
+  if (hostAttentionTile < -1 || hostAttentionTile > 16) {
+    llvm::errs() << "dlc: error: --host-attention-tile must be -1 to 16, got "
+                 << hostAttentionTile << "\n";
+    return 1;
+  }
+  options.hostAttentionTile = hostAttentionTile;
   options.hostRowLanes = hostRowLanes;
   options.hostRowBlock = hostRowBlock;
   options.hostByteRowBlock = hostByteRowBlock;

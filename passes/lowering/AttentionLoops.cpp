@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <limits>
 
@@ -50,6 +51,9 @@ struct AttentionBuilder {
   /// Query rows a work item takes (the parallel row dim counts groups):
   /// each key block is read for all of them while it is in L1.
   int64_t rowGroup = 1;
+  /// Keys (value columns) a register tile of the rows-as-lanes form takes;
+  /// 0: that form is off.
+  int64_t laneTile = 0;
 
   Value index(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
   Value f32Const(double v) {
@@ -79,7 +83,12 @@ struct AttentionBuilder {
 
   /// for (iv = 0; iv < n; ++iv) body(iv), without loop-carried values.
   void forEach(int64_t n, function_ref<void(Value)> body) {
-    b.create<scf::ForOp>(loc, c0, index(n), index(1), ValueRange{},
+    forEachStep(n, 1, body);
+  }
+
+  /// for (iv = 0; iv < n; iv += step) body(iv).
+  void forEachStep(int64_t n, int64_t step, function_ref<void(Value)> body) {
+    b.create<scf::ForOp>(loc, c0, index(n), index(step), ValueRange{},
                          [&](OpBuilder &, Location, Value iv, ValueRange) {
                            body(iv);
                            b.create<scf::YieldOp>(loc);
@@ -95,6 +104,231 @@ struct AttentionBuilder {
           b.create<scf::YieldOp>(loc, body(iv, carried));
         });
     return loop.getResults();
+  }
+
+  /// The first of the work item's rows (set by build).
+  Value firstRow;
+
+  /// Row `r` of the work item; one row is the work item's own variable
+  /// (kernel fusion checks reads of it).
+  Value rowOf(Value r) {
+    if (rowGroup == 1)
+      return firstRow;
+    return b.create<arith::AddIOp>(loc, firstRow, r);
+  }
+
+  /// out[row, :] = acc * (1 / l) for row `r` of the work item, whose
+  /// output column d is `acc` at `accAt(r, d)`: one division a row, not one
+  /// an output (on the GPU each div.rn.f32 is a branch to a slow path), as
+  /// the tensor-core attention kernel does. With nan_to_zero, a row whose
+  /// softmax is NaN (l is 0: every key masked with -inf; or NaN) is 0.
+  void writeRow(Value acc, function_ref<SmallVector<Value>(Value, Value)> accAt,
+                Value r, Value l, int64_t valueSize) {
+    Value out = op.getInit();
+    Type outElt = cast<MemRefType>(out.getType()).getElementType();
+    Value zero = f32Const(0.0);
+    Value invL = b.create<arith::DivFOp>(loc, f32Const(1.0), l);
+    Value validRow;
+    if (op.getNanToZero())
+      validRow =
+          b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, l, zero);
+    SmallVector<Value> rowIvs(ivs.begin(), ivs.end());
+    rowIvs[rank - 2] = rowOf(r);
+    forEach(valueSize, [&](Value d) {
+      Value x = b.create<arith::MulFOp>(
+          loc, b.create<memref::LoadOp>(loc, acc, accAt(r, d)), invL);
+      if (validRow)
+        x = b.create<arith::SelectOp>(loc, validRow, x, zero);
+      // The quantize multiplies by the scale's reciprocal and corrects the
+      // product: the quotient, without a division.
+      if (auto scale = op.getResultScaleAttr())
+        x = quantizeToI8(b, loc, x, scale.getValueAsDouble(),
+                         op.getResultZeroPoint().value_or(0),
+                         /*reciprocal=*/true);
+      else if (outElt != f32)
+        x = b.create<arith::TruncFOp>(loc, outElt, x);
+      SmallVector<Value> idx(rowIvs);
+      idx.push_back(d);
+      b.create<memref::StoreOp>(
+          loc, x, out,
+          AttentionLayout::gather(ArrayRef<Value>(idx), layout.result));
+    });
+  }
+
+  /// The rows-as-lanes form: the work item's `rowGroup` query rows are the
+  /// lanes of its vectors. q is copied transposed ([head, rows]) once; a
+  /// key's scores are then the FMAs of q's columns with that key's
+  /// elements broadcast, `laneTile` keys at a time in registers (no dot
+  /// product reduces across lanes), and the softmax's statistics and
+  /// rescalings are lane-wise. The accumulator is transposed too
+  /// ([value columns, rows]): each block's P . V is, for `laneTile` value
+  /// columns at a time, FMAs of the block's probabilities (a vector a key)
+  /// with v's broadcast elements.
+  void buildLanes(int64_t headSize, int64_t keys, int64_t valueSize,
+                  int64_t block,
+                  function_ref<SmallVector<Value>(Value, Value)> keyIndices) {
+    Value q = op.getQuery(), k = op.getKey(), v = op.getValue(),
+          mask = op.getMask();
+    int64_t lanes = rowGroup;
+    auto vec = VectorType::get({lanes}, f32);
+    // Private scratch, aligned for whole-vector accesses.
+    auto scratch = [&](ArrayRef<int64_t> shape) -> Value {
+      return b.create<memref::AllocaOp>(loc, MemRefType::get(shape, f32),
+                                        b.getI64IntegerAttr(64));
+    };
+    auto splat = [&](double x) -> Value {
+      return b.create<arith::ConstantOp>(
+          loc, DenseElementsAttr::get(vec, b.getF32FloatAttr(x).getValue()));
+    };
+    auto vload = [&](Value buffer, Value i) -> Value {
+      return b.create<vector::LoadOp>(loc, vec, buffer, ValueRange{i, c0});
+    };
+    auto vstore = [&](Value x, Value buffer, Value i) {
+      b.create<vector::StoreOp>(loc, x, buffer, ValueRange{i, c0});
+    };
+    auto broadcast = [&](Value x) -> Value {
+      return b.create<vector::BroadcastOp>(loc, vec, x);
+    };
+    auto contract = arith::FastMathFlagsAttr::get(
+        b.getContext(), arith::FastMathFlags::contract);
+    auto fma = [&](Value x, Value y, Value acc) -> Value {
+      return b.create<arith::AddFOp>(
+          loc, acc, b.create<arith::MulFOp>(loc, x, y, contract), contract);
+    };
+    // The largest power of two up to laneTile that divides n.
+    auto tileOf = [&](int64_t n) {
+      int64_t t = laneTile;
+      while (t > 1 && n % t != 0)
+        t /= 2;
+      return t;
+    };
+    int64_t keyTile = tileOf(block), valueTile = tileOf(valueSize);
+
+    Value qT = scratch({headSize, lanes});
+    Value scores = scratch({block, lanes});
+    Value acc = scratch({valueSize, lanes});
+    // A column of the rows at a time, stored whole (a copy element by
+    // element became 128 scatters of 8 lanes for bert's 16 x 64).
+    forEach(headSize, [&](Value c) {
+      SmallVector<Value> column;
+      for (int64_t r = 0; r < lanes; ++r)
+        column.push_back(load(q, indices(q, layout.query, layout.querySelect,
+                                         rowOf(index(r)), c)));
+      vstore(b.create<vector::FromElementsOp>(loc, vec, column), qT, c);
+    });
+    Value zero = splat(0.0);
+    forEach(valueSize, [&](Value d) { vstore(zero, acc, d); });
+    Value negInf = splat(-std::numeric_limits<double>::infinity());
+    Value scale = splat(op.getScale().convertToFloat());
+    // A mask that broadcasts along the rows is one element a key.
+    bool maskPerRow = false;
+    if (mask) {
+      Value row = index(0), j = index(1);
+      maskPerRow = llvm::is_contained(indices(mask, {}, {}, row, j), row);
+      row.getDefiningOp()->erase();
+      j.getDefiningOp()->erase();
+    }
+
+    ValueRange stats = fold(
+        keys, block, {negInf, zero},
+        [&](Value j0, ValueRange carried) -> SmallVector<Value> {
+          Value m = carried[0], l = carried[1];
+          // scores[jj, :] = q[rows, :] . k[j0 + jj, :], keyTile keys at a
+          // time.
+          forEachStep(block, keyTile, [&](Value jt) {
+            SmallVector<Value> init(keyTile, zero);
+            ValueRange dots =
+                fold(headSize, 1, init, [&](Value c, ValueRange sums) {
+                  Value qc = vload(qT, c);
+                  SmallVector<Value> next;
+                  for (int64_t t = 0; t < keyTile; ++t) {
+                    Value j = b.create<arith::AddIOp>(
+                        loc, j0, b.create<arith::AddIOp>(loc, jt, index(t)));
+                    next.push_back(
+                        fma(qc, broadcast(load(k, keyIndices(c, j))), sums[t]));
+                  }
+                  return next;
+                });
+            for (int64_t t = 0; t < keyTile; ++t)
+              vstore(dots[t], scores,
+                     b.create<arith::AddIOp>(loc, jt, index(t)));
+          });
+          // s = s * scale + mask; the block's max.
+          Value mNew = fold(block, 1, {m}, [&](Value jj, ValueRange mx) {
+            Value j = b.create<arith::AddIOp>(loc, j0, jj);
+            Value s = b.create<arith::MulFOp>(loc, vload(scores, jj), scale);
+            if (mask) {
+              Value bias;
+              if (maskPerRow) {
+                SmallVector<Value> elements;
+                for (int64_t r = 0; r < lanes; ++r)
+                  elements.push_back(
+                      load(mask, indices(mask, {}, {}, rowOf(index(r)), j)));
+                bias = b.create<vector::FromElementsOp>(loc, vec, elements);
+              } else {
+                bias =
+                    broadcast(load(mask, indices(mask, {}, {}, firstRow, j)));
+              }
+              s = b.create<arith::AddFOp>(loc, s, bias);
+            }
+            vstore(s, scores, jj);
+            return SmallVector<Value>{
+                b.create<arith::MaximumFOp>(loc, mx[0], s)};
+          })[0];
+          // Rows masked with -inf so far: exponents relative to 0.
+          Value allMasked = b.create<arith::CmpFOp>(
+              loc, arith::CmpFPredicate::OEQ, mNew, negInf);
+          Value base = b.create<arith::SelectOp>(loc, allMasked, zero, mNew);
+          Value alpha =
+              b.create<math::ExpOp>(loc, b.create<arith::SubFOp>(loc, m, base));
+          Value lNew = fold(
+              block, 1, {b.create<arith::MulFOp>(loc, l, alpha)},
+              [&](Value jj, ValueRange sum) {
+                Value p = b.create<math::ExpOp>(
+                    loc, b.create<arith::SubFOp>(loc, vload(scores, jj), base));
+                vstore(p, scores, jj);
+                return SmallVector<Value>{
+                    b.create<arith::AddFOp>(loc, sum[0], p)};
+              })[0];
+          // acc[d, :] = acc[d, :] * alpha + sum_jj p[jj, :] * v[j0 + jj, d],
+          // valueTile columns at a time.
+          forEachStep(valueSize, valueTile, [&](Value dt) {
+            SmallVector<Value> init, columns;
+            for (int64_t t = 0; t < valueTile; ++t) {
+              columns.push_back(b.create<arith::AddIOp>(loc, dt, index(t)));
+              init.push_back(b.create<arith::MulFOp>(
+                  loc, vload(acc, columns.back()), alpha));
+            }
+            ValueRange sums =
+                fold(block, 1, init, [&](Value jj, ValueRange part) {
+                  Value p = vload(scores, jj);
+                  Value j = b.create<arith::AddIOp>(loc, j0, jj);
+                  SmallVector<Value> next;
+                  for (int64_t t = 0; t < valueTile; ++t) {
+                    Value d = b.create<arith::AddIOp>(loc, dt, index(t));
+                    Value vd = load(
+                        v, indices(v, layout.value, layout.valueSelect, j, d));
+                    next.push_back(fma(p, broadcast(vd), part[t]));
+                  }
+                  return next;
+                });
+            for (int64_t t = 0; t < valueTile; ++t)
+              vstore(sums[t], acc, columns[t]);
+          });
+          return {mNew, lNew};
+        });
+
+    // Each row's output from its lane of acc and l.
+    Value sums = scratch({1, lanes});
+    vstore(stats[1], sums, c0);
+    forEach(lanes, [&](Value r) {
+      writeRow(
+          acc,
+          [&](Value r, Value d) {
+            return SmallVector<Value>{d, r};
+          },
+          r, b.create<memref::LoadOp>(loc, sums, ValueRange{c0, r}), valueSize);
+    });
   }
 
   void build() {
@@ -117,7 +351,7 @@ struct AttentionBuilder {
       }
     bool kTransposed = op.getKTransposed();
     // The work item's rows: row group * rowGroup + r.
-    Value firstRow = ivs[rank - 2];
+    firstRow = ivs[rank - 2];
     if (rowGroup > 1)
       firstRow = b.create<arith::MulIOp>(loc, firstRow, index(rowGroup));
     // k's stored indices of head element c of key j.
@@ -134,6 +368,8 @@ struct AttentionBuilder {
       c.getDefiningOp()->erase();
       j.getDefiningOp()->erase();
     }
+    if (laneTile > 0 && dotProducts && (rowGroup == 8 || rowGroup == 16))
+      return buildLanes(headSize, keys, valueSize, block, keyIndices);
 
     // The rows' output accumulators, [rowGroup, valueSize] ([valueSize] for
     // one row), and with several rows their running max and sum.
@@ -168,13 +404,6 @@ struct AttentionBuilder {
               [&](Value d) { b.create<memref::StoreOp>(loc, zero, acc, d); });
     }
     Value r0 = c0;
-    // Row `r` of the work item; one row is the work item's own variable
-    // (kernel fusion checks reads of it).
-    auto rowOf = [&](Value r) -> Value {
-      if (!grouped)
-        return firstRow;
-      return b.create<arith::AddIOp>(loc, firstRow, r);
-    };
 
     // Products and their sums may fuse into FMAs (one rounding less, as
     // the GEMM rows' do; on the GPU the same mul/add pairs already fuse).
@@ -304,54 +533,21 @@ struct AttentionBuilder {
                }));
     }
 
-    // out[row, :] = acc * (1 / l): one division a row, not one an output
-    // (on the GPU each div.rn.f32 is a branch to a slow path), as the
-    // tensor-core attention kernel does. With nan_to_zero, a row whose
-    // softmax is NaN (l is 0: every key masked with -inf; or NaN) is 0.
-    Type outElt = cast<MemRefType>(out.getType()).getElementType();
-    auto finish = [&](Value rowInGroup, Value l) {
-      Value invL = b.create<arith::DivFOp>(
-          loc, b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(1.0f)), l);
-      Value validRow;
-      if (op.getNanToZero())
-        validRow =
-            b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, l, zero);
-      SmallVector<Value> rowIvs(ivs.begin(), ivs.end());
-      rowIvs[rank - 2] = rowOf(rowInGroup);
-      forEach(valueSize, [&](Value d) {
-        Value r = b.create<arith::MulFOp>(
-            loc, b.create<memref::LoadOp>(loc, acc, accAt(rowInGroup, d)),
-            invL);
-        if (validRow)
-          r = b.create<arith::SelectOp>(loc, validRow, r, zero);
-        // The quantize multiplies by the scale's reciprocal and corrects the
-        // product: the quotient, without a division.
-        if (auto scale = op.getResultScaleAttr())
-          r = quantizeToI8(b, loc, r, scale.getValueAsDouble(),
-                           op.getResultZeroPoint().value_or(0),
-                           /*reciprocal=*/true);
-        else if (outElt != f32)
-          r = b.create<arith::TruncFOp>(loc, outElt, r);
-        SmallVector<Value> idx(rowIvs);
-        idx.push_back(d);
-        b.create<memref::StoreOp>(
-            loc, r, out,
-            AttentionLayout::gather(ArrayRef<Value>(idx), layout.result));
-      });
-    };
     if (grouped)
       forEach(rowGroup, [&](Value r) {
-        finish(r, b.create<memref::LoadOp>(loc, sums, r));
+        writeRow(acc, accAt, r, b.create<memref::LoadOp>(loc, sums, r),
+                 valueSize);
       });
     else
-      finish(r0, stats[1]);
+      writeRow(acc, accAt, r0, stats[1], valueSize);
   }
 };
 } // namespace
 
 FailureOr<scf::ParallelOp>
 mlir::dlc::lowerAttentionToLoops(RewriterBase &rewriter, AttentionKernelOp op,
-                                 bool dotProducts, int64_t maxRowGroup) {
+                                 bool dotProducts, int64_t maxRowGroup,
+                                 int64_t laneTile) {
   if (!op.hasPureBufferSemantics())
     return failure();
   Location loc = op.getLoc();
@@ -383,7 +579,7 @@ mlir::dlc::lowerAttentionToLoops(RewriterBase &rewriter, AttentionKernelOp op,
                            rank,     rewriter.getF32Type(),
                            c0,       layout,
                            outShape, dotProducts,
-                           rowGroup};
+                           rowGroup, laneTile};
   builder.build();
   rewriter.eraseOp(op);
   return loop;

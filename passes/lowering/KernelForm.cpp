@@ -774,7 +774,7 @@ bool takesPanelRows(func::FuncOp func) {
 
 FailureOr<scf::ParallelOp> lowerToLoopNest(RewriterBase &rewriter,
                                            func::FuncOp func, bool rowWorkItems,
-                                           bool panels) {
+                                           bool panels, int64_t attentionTile) {
   SmallVector<linalg::LinalgOp> ops;
   SmallVector<dlc::AttentionKernelOp> attentions;
   func.walk([&](Operation *op) {
@@ -794,8 +794,8 @@ FailureOr<scf::ParallelOp> lowerToLoopNest(RewriterBase &rewriter,
                          ? kHostAttentionRowGroup
                          : 1;
   for (dlc::AttentionKernelOp op : attentions)
-    if (failed(
-            dlc::lowerAttentionToLoops(rewriter, op, rowWorkItems, rowGroup)))
+    if (failed(dlc::lowerAttentionToLoops(rewriter, op, rowWorkItems, rowGroup,
+                                          attentionTile)))
       return failure();
   for (linalg::LinalgOp op : ops) {
     // The innermost dims a work item runs as loops: a row's (1), an
@@ -871,7 +871,7 @@ FailureOr<scf::ParallelOp> lowerToLoopNest(RewriterBase &rewriter,
 
 FailureOr<scf::ParallelOp>
 mlir::dlc::lowerKernelToLoopNest(RewriterBase &rewriter, func::FuncOp func,
-                                 bool rowWorkItems) {
+                                 bool rowWorkItems, int64_t attentionTile) {
   // Rows that take work items only as panels are a trial: the kernel's
   // other ops may keep its rows from splitting (a global average pool's
   // channel row, written at a constant index), and an unsplit row is one
@@ -879,8 +879,8 @@ mlir::dlc::lowerKernelToLoopNest(RewriterBase &rewriter, func::FuncOp func,
   if (rowWorkItems && takesPanelRows(func)) {
     OpBuilder b(func);
     auto trial = cast<func::FuncOp>(b.clone(*func));
-    FailureOr<scf::ParallelOp> nest =
-        lowerToLoopNest(rewriter, trial, rowWorkItems, /*panels=*/true);
+    FailureOr<scf::ParallelOp> nest = lowerToLoopNest(
+        rewriter, trial, rowWorkItems, /*panels=*/true, attentionTile);
     if (succeeded(nest) && splittableRowLength(*nest)) {
       func.getBody().takeBody(trial.getBody());
       trial.erase();
@@ -888,7 +888,8 @@ mlir::dlc::lowerKernelToLoopNest(RewriterBase &rewriter, func::FuncOp func,
     }
     trial.erase();
   }
-  return lowerToLoopNest(rewriter, func, rowWorkItems, /*panels=*/false);
+  return lowerToLoopNest(rewriter, func, rowWorkItems, /*panels=*/false,
+                         attentionTile);
 }
 
 void mlir::dlc::hoistPrivateAllocas(FunctionOpInterface kernel) {

@@ -47,10 +47,12 @@ inline scf::ParallelOp wrapInSingleWorkItem(RewriterBase &rewriter,
 /// threads takes them where its long row splits into panels
 /// (splitRowsIntoPanels: a matrix-vector product), which a trial lowering
 /// checks; a copy that interleaves rows (byte quadruples) runs its last two
-/// dims as loops in a work item.
+/// dims as loops in a work item. `attentionTile` is lowerAttentionToLoops'
+/// `laneTile` for an attention alone in its kernel.
 FailureOr<scf::ParallelOp> lowerKernelToLoopNest(RewriterBase &rewriter,
                                                  func::FuncOp func,
-                                                 bool rowWorkItems = false);
+                                                 bool rowWorkItems = false,
+                                                 int64_t attentionTile = 0);
 
 /// Lowers a dlc.attention_kernel on buffers, in place, to its work item
 /// loop nest: an scf.parallel over the batch dims and the query rows. Each
@@ -68,10 +70,19 @@ FailureOr<scf::ParallelOp> lowerKernelToLoopNest(RewriterBase &rewriter,
 /// divides them; 1: one): each key block is read for all its rows in turn,
 /// while it is in L1, and their running max, sum and output row stay in
 /// private memory.
+///
+/// With `laneTile` > 0 and a group of 8 or 16 rows (the host), the rows are
+/// vector lanes instead: the work item holds q transposed ([head, rows]),
+/// each score is a vector of the rows' scores for one key, built by FMAs of
+/// q's columns with k's broadcast elements, `laneTile` keys at a time in
+/// registers, and so is each accumulator column (`laneTile` value columns
+/// at a time); the softmax statistics are vectors, nothing reduces across
+/// lanes.
 FailureOr<scf::ParallelOp> lowerAttentionToLoops(RewriterBase &rewriter,
                                                  AttentionKernelOp op,
                                                  bool dotProducts = false,
-                                                 int64_t maxRowGroup = 1);
+                                                 int64_t maxRowGroup = 1,
+                                                 int64_t laneTile = 0);
 
 /// Moves the statically shaped memref.alloca ops of a mapped kernel (a work
 /// item's private scratch) to the entry block, so that they are allocated

@@ -23,6 +23,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -573,8 +574,8 @@ struct LinearizeKernelsPass
     });
     if (numOps == 0)
       return func.emitOpError("expected structured ops in a kernel");
-    FailureOr<scf::ParallelOp> nest =
-        lowerKernelToLoopNest(rewriter, func, rowWorkItems);
+    FailureOr<scf::ParallelOp> nest = lowerKernelToLoopNest(
+        rewriter, func, rowWorkItems, rowWorkItems ? attentionTile : 0);
     if (failed(nest))
       return func.emitOpError("ops do not fuse into one parallel loop nest");
     int64_t panel = 0;

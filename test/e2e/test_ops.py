@@ -1453,6 +1453,28 @@ def attention_cases(t):
               consts={"sizes": np.array([24, 24, 24], np.int64),
                       "heads": np.array([2, 24, 3, 8], np.int64),
                       "c": np.array(8 ** 0.5, F32)}, extra=extra)
+        # On the host a work item's 16 query rows are vector lanes: a causal
+        # mask per row over 12 keys (blocks of 4), head 5, 6 value columns
+        # (tiles of 2); 40 keys (blocks of 8) of 32 rows with a padding mask
+        # per batch (one element a key), 12 value columns.
+        t.add("attention_lanes_causal" + form, [
+            helper.make_node("MatMul", ["q", "kt"], ["s"]),
+            helper.make_node("Add", ["s", "m"], ["a"]),
+            helper.make_node("Softmax", ["a"], ["p"], axis=-1),
+            helper.make_node("MatMul", ["p", "v"], ["y"])],
+            {"q": t.rand(2, 3, 16, 5, lo=-2, hi=2), "kt": t.rand(2, 3, 5, 12, lo=-2, hi=2),
+             "v": t.rand(2, 3, 12, 6)},
+            consts={"m": np.triu(np.full((16, 12), -np.inf, F32), k=1)}, extra=extra)
+        key_padding = np.zeros((2, 1, 1, 40), F32)
+        key_padding[0, :, :, 33:] = -np.inf
+        t.add("attention_lanes_padding" + form, [
+            helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+            helper.make_node("MatMul", ["q", "kt"], ["s"]),
+            helper.make_node("Add", ["s", "m"], ["a"]),
+            helper.make_node("Softmax", ["a"], ["p"], axis=-1),
+            helper.make_node("MatMul", ["p", "v"], ["y"])],
+            {"q": t.rand(2, 2, 32, 7), "k": t.rand(2, 2, 40, 7), "v": t.rand(2, 2, 40, 12),
+             "m": key_padding}, extra=extra)
         # Keys and values shared by all heads (broadcast batch dim), 7 keys.
         t.add("attention_shared_kv" + form, [
             helper.make_node("MatMul", ["q", "kt"], ["s"]),
