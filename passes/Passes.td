@@ -200,12 +200,12 @@ def ExpandMathPass : Pass<"dlc-expand-math", "ModuleOp"> {
   let description = [{
     `math.rsqrt` becomes `1 / sqrt(x)` so that the host lowering (math to
     LLVM intrinsics and libm) handles it; the CUDA path keeps it (libdevice).
-    `math.erf` on f32 becomes MLIR's polynomial approximation (plain
-    arithmetic, which LLVM vectorizes) instead of a call of libm's `erff`
-    for each element: BERT's GELU epilogues ran scalar. `math.fma` (which
-    the approximation uses) becomes a product and a sum LLVM may contract:
-    one FMA where the CPU has it, not a call of `fmaf` an element where it
-    does not. It also runs `arith-expand`'s patterns for ceil/floor
+    `math.erf` on f32 becomes a rational approximation (x P(x^2) / Q(x^2)
+    on [-4, 4], Eigen's and XLA's; plain arithmetic, which LLVM vectorizes)
+    instead of a call of libm's `erff` for each element: BERT's GELU
+    epilogues ran scalar. Its products and sums may contract, and so may
+    those of `math.fma` the other approximations use: one FMA where the
+    CPU has it, not a call of `fmaf` an element where it does not. It also runs `arith-expand`'s patterns for ceil/floor
     divisions and bf16 conversions, but leaves `arith.minimumf` and
     `arith.maximumf` to `llvm.minimum`/`llvm.maximum`: expanded to cmpf +
     select, a reduction of them to one value (DynamicQuantizeLinear's
@@ -217,7 +217,7 @@ def ExpandMathPass : Pass<"dlc-expand-math", "ModuleOp"> {
     Before: `%r = math.rsqrt %x : f32`
     After:  `%s = math.sqrt %x : f32` and `%r = arith.divf %one, %s : f32`
   }];
-  // The erf approximation broadcasts its constants on vector operands.
+  // The approximations broadcast their constants on vector operands.
   let dependentDialects = ["::mlir::math::MathDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::vector::VectorDialect"];

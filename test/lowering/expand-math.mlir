@@ -12,17 +12,37 @@ func.func @rsqrt(%x: f32) -> f32 {
 
 // -----
 
-// erf becomes MLIR's polynomial: no libm call, and its fmas products and
+// erf becomes x P(x^2) / Q(x^2) on x clamped to [-4, 4] by compares that
+// keep a NaN: no libm call, no selects of coefficients, and products and
 // sums LLVM may contract (no fmaf call an element without FMA hardware).
 // CHECK-LABEL: func.func @erf(
 // CHECK-NOT: math.erf
+// CHECK: %[[HI:.*]] = arith.cmpf ogt, %arg0, %{{.*}} : vector<16xf32>
+// CHECK: %[[X1:.*]] = arith.select %[[HI]], %{{.*}}, %arg0
+// CHECK: %[[LO:.*]] = arith.cmpf olt, %[[X1]], %{{.*}} : vector<16xf32>
+// CHECK: %[[X:.*]] = arith.select %[[LO]], %{{.*}}, %[[X1]]
+// CHECK: %[[X2:.*]] = arith.mulf %[[X]], %[[X]] fastmath<contract> : vector<16xf32>
 // CHECK-NOT: math.fma
-// CHECK: arith.mulf {{.*}} fastmath<contract> : vector<16xf32>
+// CHECK-NOT: arith.select
+// CHECK: arith.mulf %[[X2]], %{{.*}} fastmath<contract> : vector<16xf32>
 // CHECK: arith.addf {{.*}} fastmath<contract> : vector<16xf32>
-// CHECK: return
+// CHECK: %[[P:.*]] = arith.mulf %[[X]], %{{.*}} fastmath<contract>
+// CHECK: %[[R:.*]] = arith.divf %[[P]], %{{.*}} : vector<16xf32>
+// CHECK: return %[[R]]
 func.func @erf(%x: vector<16xf32>) -> vector<16xf32> {
   %r = math.erf %x : vector<16xf32>
   return %r : vector<16xf32>
+}
+
+// -----
+
+// A scalar erf too.
+// CHECK-LABEL: func.func @erf_scalar(
+// CHECK-NOT: math.erf
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f32
+func.func @erf_scalar(%x: f32) -> f32 {
+  %r = math.erf %x : f32
+  return %r : f32
 }
 
 // -----
