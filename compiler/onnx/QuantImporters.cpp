@@ -354,6 +354,21 @@ LogicalResult importQuantizeLinearImpl(NodeContext &n, Results &r) {
   }
   if (quantType && isFloat8(quantType) && failed(checkFloat8ZeroPoint(n, zp)))
     return failure();
+  // Given beside a zero point, output_dtype must name its type (0, its
+  // default, is unset).
+  if (int64_t dtype = n.getInt("output_dtype", 0); zp && dtype != 0) {
+    MLIRContext *ctx = n.b.getContext();
+    int32_t zpDtype = subByte;
+    for (int32_t d = 1; !zpDtype && d <= kDtypeFloat8E5M2FNUZ; ++d)
+      if (getElementType(ctx, d) == quantType)
+        zpDtype = d;
+    if (dtype != zpDtype) {
+      n.emitError() << "output_dtype '" << getDtypeName(dtype)
+                    << "' differs from the zero point's type '"
+                    << getDtypeName(zpDtype) << "'";
+      return failure();
+    }
+  }
   if (subByte || (quantType && isFloat8(quantType))) {
     r.push_back(quantizeInF32(n, n.input(0), n.input(1), subByte ? zp : Value(),
                               quantType, subByte, *blocks));

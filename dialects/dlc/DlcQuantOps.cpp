@@ -32,10 +32,15 @@ LogicalResult checkPerAxis(std::optional<Location> loc, Value param,
     return success();
   if (t.getRank() == 1 && t.getDimSize(0) == extent)
     return success();
+  std::string got;
+  llvm::raw_string_ostream os(got);
+  if (t.getRank() == 1)
+    os << "1-D with " << t.getDimSize(0) << " elements";
+  else
+    os << t.getRank() << "-D";
   return fail(loc, Twine(what) + " must be " +
                        (allowScalar ? "rank 0 or " : "") + "1-D with " +
-                       Twine(extent) + " elements, got " + Twine(t.getRank()) +
-                       "-D");
+                       Twine(extent) + " elements, got " + got);
 }
 
 /// Shared checks of quantize_linear / dequantize_linear.

@@ -145,7 +145,8 @@ def blocked(op, dtype, axis, block, shape=(6, 10), zp=True, seed=11):
     if op == "QuantizeLinear":
         x = r.uniform(-40, 40, size=shape).astype(F32)
         x.flat[0] = 1e6  # saturates
-        attrs = {} if zp else {"output_dtype": helper.np_dtype_to_tensor_dtype(np.dtype(dtype))}
+        # output_dtype names the zero point's type where there is one.
+        attrs = {"output_dtype": helper.np_dtype_to_tensor_dtype(np.dtype(dtype))}
     else:
         x = r.integers(info.min, info.max, size=shape, endpoint=True).astype(dtype)
         attrs = {}

@@ -2,7 +2,7 @@
 // RUN: dlc-opt %s --split-input-file --verify-diagnostics
 
 func.func @scale_extent(%x: tensor<2x3xf32>, %s: tensor<2xf32>, %z: tensor<2xi8>) -> tensor<2x3xi8> {
-  // expected-error @+2 {{scale must be rank 0 or 1-D with 3 elements, got 1-D}}
+  // expected-error @+2 {{scale must be rank 0 or 1-D with 3 elements, got 1-D with 2 elements}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = dlc.quantize_linear %x, %s, %z {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2xf32>, tensor<2xi8>) -> tensor<2x3xi8>
   return %0 : tensor<2x3xi8>
@@ -47,7 +47,7 @@ func.func @matmul_k(%a: tensor<2x5xi8>, %b: tensor<4x6xi8>, %z: tensor<i8>) -> t
 // -----
 
 func.func @requant_bias(%a: tensor<2x6xi32>, %b: tensor<2xi32>, %m: tensor<f32>, %z: tensor<i8>) -> tensor<2x6xi8> {
-  // expected-error @+2 {{bias must be 1-D with 6 elements, got 1-D}}
+  // expected-error @+2 {{bias must be 1-D with 6 elements, got 1-D with 2 elements}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = dlc.requantize %a, %b, %m, %z {axis = 1 : i64} : (tensor<2x6xi32>, tensor<2xi32>, tensor<f32>, tensor<i8>) -> tensor<2x6xi8>
   return %0 : tensor<2x6xi8>
