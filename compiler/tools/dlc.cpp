@@ -457,7 +457,7 @@ cl::opt<bool> quantizeAttention(
     cl::desc("With --precision=int8: also quantize the MatMuls of two "
              "activations (attention's Q.K^T and P.V). Default: false: in "
              "float they stay one flash-attention kernel (bert_base on the "
-             "host: 3.0 ms a layer, quantized 4.9 in ten kernels)"),
+             "host: 0.62 ms a layer, quantized 2.3 in six kernels)"),
     cl::init(false), cl::cat(category));
 cl::opt<bool> quantizeResiduals(
     "quantize-residuals",
