@@ -103,11 +103,15 @@ static int64_t hostByteRowBlock(const dlc::CompileOptions &options) {
 
 /// Keys (and value columns) a host attention's lane tile takes in
 /// registers (dlc-linearize-kernels attention-tile): 8 vectors of 16 rows
-/// with AVX-512's 32 registers, 4 (8 registers of 8 lanes) with AVX2's 16.
+/// with AVX-512's 32 registers, 4 (8 registers of 8 lanes) with AVX2's 16,
+/// 2 (8 of SSE's 16 registers of 4 lanes; 4 spilled them: bert's attention
+/// 2.1 -> 2.3 ms at x86-64-v2, 1.5 with 2).
 static int64_t hostAttentionTile(const dlc::CompileOptions &options) {
   if (options.hostAttentionTile != 0)
     return std::max<int64_t>(options.hostAttentionTile, 0);
-  return options.hostVectorBits >= 512 ? 8 : 4;
+  if (options.hostVectorBits >= 512)
+    return 8;
+  return options.hostVectorBits >= 256 ? 4 : 2;
 }
 
 void dlc::buildLoweringPipeline(OpPassManager &pm,

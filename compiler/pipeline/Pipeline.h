@@ -151,8 +151,8 @@ struct CompileOptions {
   int64_t hostByteRowBlock = 0;
   /// Host: keys (and value columns) an attention's lane tile takes in
   /// registers when a work item's query rows run as vector lanes
-  /// (dlc-linearize-kernels `attention-tile`). 0: 8 with AVX-512, else 4;
-  /// -1: off (a dot product a score).
+  /// (dlc-linearize-kernels `attention-tile`). 0: 8 with AVX-512, 4 with
+  /// AVX2, else 2; -1: off (a dot product a score).
   int64_t hostAttentionTile = 0;
   /// Host: rows longer than a register row that reduce with independent
   /// columns (MatMuls of 768 or 3072 columns) are split in panels of at

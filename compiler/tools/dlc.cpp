@@ -241,8 +241,8 @@ cl::opt<int64_t> hostAttentionTile(
     cl::desc("Host: an attention alone in its kernel runs a work item's 8 "
              "or 16 query rows as vector lanes, this many keys (value "
              "columns) at a time in registers (dlc-linearize-kernels "
-             "attention-tile; 0: 8 with AVX-512, else 4; -1: off, a dot "
-             "product a score; at most 16)"),
+             "attention-tile; 0: 8 with AVX-512, 4 with AVX2, else 2; -1: "
+             "off, a dot product a score; at most 16)"),
     cl::init(0), cl::cat(category));
 cl::opt<int64_t> hostRowPanel(
     "host-row-panel",
