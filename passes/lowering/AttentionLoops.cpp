@@ -18,6 +18,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <limits>
+#include <tuple>
+#include <utility>
 
 using namespace mlir;
 using namespace mlir::dlc;
@@ -104,6 +106,21 @@ struct AttentionBuilder {
           b.create<scf::YieldOp>(loc, body(iv, carried));
         });
     return loop.getResults();
+  }
+
+  /// The online softmax's step from the running max `m` to `mNew` (scalars
+  /// or the rows' vectors): the base the block's exponents are taken from,
+  /// and the factor exp(m - base) that rescales what was summed before.
+  /// Rows masked with -inf so far take their exponents relative to 0, so
+  /// that exp(-inf - -inf) never produces a NaN.
+  std::pair<Value, Value> rescale(Value m, Value mNew, Value negInf,
+                                  Value zero) {
+    Value allMasked =
+        b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, mNew, negInf);
+    Value base = b.create<arith::SelectOp>(loc, allMasked, zero, mNew);
+    Value alpha =
+        b.create<math::ExpOp>(loc, b.create<arith::SubFOp>(loc, m, base));
+    return {base, alpha};
   }
 
   /// The first of the work item's rows (set by build).
@@ -275,12 +292,8 @@ struct AttentionBuilder {
             return SmallVector<Value>{
                 b.create<arith::MaximumFOp>(loc, mx[0], s)};
           })[0];
-          // Rows masked with -inf so far: exponents relative to 0.
-          Value allMasked = b.create<arith::CmpFOp>(
-              loc, arith::CmpFPredicate::OEQ, mNew, negInf);
-          Value base = b.create<arith::SelectOp>(loc, allMasked, zero, mNew);
-          Value alpha =
-              b.create<math::ExpOp>(loc, b.create<arith::SubFOp>(loc, m, base));
+          Value base, alpha;
+          std::tie(base, alpha) = rescale(m, mNew, negInf, zero);
           Value lNew = fold(
               block, 1, {b.create<arith::MulFOp>(loc, l, alpha)},
               [&](Value jj, ValueRange sum) {
@@ -333,7 +346,7 @@ struct AttentionBuilder {
 
   void build() {
     Value q = op.getQuery(), k = op.getKey(), v = op.getValue(),
-          mask = op.getMask(), out = op.getInit();
+          mask = op.getMask();
     SmallVector<int64_t> qShape =
         AttentionLayout::readShape(cast<MemRefType>(q.getType()).getShape(),
                                    layout.query, layout.querySelect);
@@ -469,13 +482,8 @@ struct AttentionBuilder {
         b.create<memref::StoreOp>(loc, s, scores, jj);
         return SmallVector<Value>{b.create<arith::MaximumFOp>(loc, mx[0], s)};
       })[0];
-      // Rows masked with -inf so far: exponents relative to 0, so that
-      // exp(-inf - -inf) never produces a NaN.
-      Value allMasked =
-          b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, mNew, negInf);
-      Value base = b.create<arith::SelectOp>(loc, allMasked, zero, mNew);
-      Value alpha =
-          b.create<math::ExpOp>(loc, b.create<arith::SubFOp>(loc, m, base));
+      Value base, alpha;
+      std::tie(base, alpha) = rescale(m, mNew, negInf, zero);
       // p[jj] = exp(s[jj] - m), over the scores; l = l * alpha + sum(p).
       Value lNew = fold(
           block, 1, {b.create<arith::MulFOp>(loc, l, alpha)},
