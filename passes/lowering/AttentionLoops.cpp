@@ -108,19 +108,33 @@ struct AttentionBuilder {
     return loop.getResults();
   }
 
-  /// The online softmax's step from the running max `m` to `mNew` (scalars
-  /// or the rows' vectors): the base the block's exponents are taken from,
-  /// and the factor exp(m - base) that rescales what was summed before.
-  /// Rows masked with -inf so far take their exponents relative to 0, so
-  /// that exp(-inf - -inf) never produces a NaN.
-  std::pair<Value, Value> rescale(Value m, Value mNew, Value negInf,
-                                  Value zero) {
+  /// The online softmax's step over a block of scores (scalars, or the
+  /// rows' vectors), from the running max `m` to the block's `mNew` and the
+  /// running sum `l`: each score s becomes p = exp(s - base) in place
+  /// (`read` and `write` one), and returns the factor alpha = exp(m - base)
+  /// that rescales what was summed before, and l * alpha + sum(p). Rows
+  /// masked with -inf so far take base 0, so that exp(-inf - -inf) never
+  /// produces a NaN.
+  std::pair<Value, Value> softmaxStep(int64_t block, Value m, Value mNew,
+                                      Value l, Value negInf, Value zero,
+                                      function_ref<Value(Value)> read,
+                                      function_ref<void(Value, Value)> write,
+                                      arith::FastMathFlags sumFlags) {
     Value allMasked =
         b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, mNew, negInf);
     Value base = b.create<arith::SelectOp>(loc, allMasked, zero, mNew);
     Value alpha =
         b.create<math::ExpOp>(loc, b.create<arith::SubFOp>(loc, m, base));
-    return {base, alpha};
+    auto flags = arith::FastMathFlagsAttr::get(b.getContext(), sumFlags);
+    Value lNew = fold(block, 1, {b.create<arith::MulFOp>(loc, l, alpha)},
+                      [&](Value jj, ValueRange sum) {
+                        Value p = b.create<math::ExpOp>(
+                            loc, b.create<arith::SubFOp>(loc, read(jj), base));
+                        write(p, jj);
+                        return SmallVector<Value>{
+                            b.create<arith::AddFOp>(loc, sum[0], p, flags)};
+                      })[0];
+    return {alpha, lNew};
   }
 
   /// The first of the work item's rows (set by build).
@@ -292,17 +306,12 @@ struct AttentionBuilder {
             return SmallVector<Value>{
                 b.create<arith::MaximumFOp>(loc, mx[0], s)};
           })[0];
-          Value base, alpha;
-          std::tie(base, alpha) = rescale(m, mNew, negInf, zero);
-          Value lNew = fold(
-              block, 1, {b.create<arith::MulFOp>(loc, l, alpha)},
-              [&](Value jj, ValueRange sum) {
-                Value p = b.create<math::ExpOp>(
-                    loc, b.create<arith::SubFOp>(loc, vload(scores, jj), base));
-                vstore(p, scores, jj);
-                return SmallVector<Value>{
-                    b.create<arith::AddFOp>(loc, sum[0], p)};
-              })[0];
+          Value alpha, lNew;
+          std::tie(alpha, lNew) = softmaxStep(
+              block, m, mNew, l, negInf, zero,
+              [&](Value jj) { return vload(scores, jj); },
+              [&](Value p, Value jj) { vstore(p, scores, jj); },
+              arith::FastMathFlags::none);
           // acc[d, :] = acc[d, :] * alpha + sum_jj p[jj, :] * v[j0 + jj, d],
           // valueTile columns at a time.
           forEachStep(valueSize, valueTile, [&](Value dt) {
@@ -425,9 +434,8 @@ struct AttentionBuilder {
     // On the host the block's exponentials and their sum vectorize only if
     // the sum may reassociate: it was a scalar loop, its polynomial exp
     // included, half the kernel's time.
-    auto sumFlags = arith::FastMathFlagsAttr::get(
-        b.getContext(), dotProducts ? arith::FastMathFlags::reassoc
-                                    : arith::FastMathFlags::none);
+    arith::FastMathFlags sumFlags = dotProducts ? arith::FastMathFlags::reassoc
+                                                : arith::FastMathFlags::none;
     // One key block for row `r` of the work item: the running max m and
     // sum l in, their new values out.
     auto keyBlock = [&](Value r, Value j0, Value m,
@@ -482,19 +490,15 @@ struct AttentionBuilder {
         b.create<memref::StoreOp>(loc, s, scores, jj);
         return SmallVector<Value>{b.create<arith::MaximumFOp>(loc, mx[0], s)};
       })[0];
-      Value base, alpha;
-      std::tie(base, alpha) = rescale(m, mNew, negInf, zero);
       // p[jj] = exp(s[jj] - m), over the scores; l = l * alpha + sum(p).
-      Value lNew = fold(
-          block, 1, {b.create<arith::MulFOp>(loc, l, alpha)},
-          [&](Value jj, ValueRange sum) {
-            Value p = b.create<math::ExpOp>(
-                loc, b.create<arith::SubFOp>(
-                         loc, b.create<memref::LoadOp>(loc, scores, jj), base));
+      Value alpha, lNew;
+      std::tie(alpha, lNew) = softmaxStep(
+          block, m, mNew, l, negInf, zero,
+          [&](Value jj) { return b.create<memref::LoadOp>(loc, scores, jj); },
+          [&](Value p, Value jj) {
             b.create<memref::StoreOp>(loc, p, scores, jj);
-            return SmallVector<Value>{
-                b.create<arith::AddFOp>(loc, sum[0], p, sumFlags)};
-          })[0];
+          },
+          sumFlags);
       // acc = acc * alpha + sum_jj p[jj] * v[j0 + jj, :], a row at a
       // time (the d loop vectorizes).
       forEach(valueSize, [&](Value d) {
