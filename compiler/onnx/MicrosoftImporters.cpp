@@ -477,6 +477,14 @@ Value matMulIntegerToFloat(NodeContext &n, Value a, Value b, Value aScale,
                   << bScale.getType() << " one or one per column";
     return {};
   }
+  int64_t columns = bType.getRank() ? bType.getShape().back() : 1;
+  if (bScaleType.getRank() == 1 && !ShapedType::isDynamic(columns) &&
+      bScaleType.getDimSize(0) != columns) {
+    n.emitError() << bName << "'s scale " << bScale.getType()
+                  << " must have one value or one per column of " << bName
+                  << " " << b.getType() << " (" << columns << ")";
+    return {};
+  }
   auto zeroPoint = [&](Value zp, Type elt) {
     return zp ? scalarIfSingle(n, zp) : zeros(n, {}, elt);
   };
