@@ -34,6 +34,16 @@ namespace {
 /// thread-local memory (512 bytes for bert's 64/64).
 constexpr int64_t kMaxKeyBlock = 64;
 
+/// The largest of `cap`, cap / 2, cap / 4, ... that divides `n`; 1 when
+/// none above 1 does. Key blocks, query row groups and lane tiles all take
+/// their size this way.
+int64_t halvingDivisor(int64_t n, int64_t cap) {
+  for (int64_t t = cap; t > 1; t /= 2)
+    if (n % t == 0)
+      return t;
+  return 1;
+}
+
 /// Builds the body of one work item. All arithmetic is f32; other float
 /// element types are extended on load and truncated on the final store.
 struct AttentionBuilder {
@@ -74,6 +84,16 @@ struct AttentionBuilder {
         cast<MemRefType>(buffer.getType()).getShape(), perm, outShape,
         ValueRange(ivs).take_front(rank - 2), row, col, c0, select,
         select ? index(select.index) : Value());
+  }
+
+  /// Whether `test` holds of two placeholder indices (distinct values, no
+  /// uses left afterwards): which stored index a position lands in.
+  bool probe(function_ref<bool(Value, Value)> test) {
+    Value first = index(0), second = index(1);
+    bool holds = test(first, second);
+    first.getDefiningOp()->erase();
+    second.getDefiningOp()->erase();
+    return holds;
   }
 
   Value load(Value buffer, ValueRange idx) {
@@ -226,14 +246,8 @@ struct AttentionBuilder {
       return b.create<arith::AddFOp>(
           loc, acc, b.create<arith::MulFOp>(loc, x, y, contract), contract);
     };
-    // The largest power of two up to laneTile that divides n.
-    auto tileOf = [&](int64_t n) {
-      int64_t t = laneTile;
-      while (t > 1 && n % t != 0)
-        t /= 2;
-      return t;
-    };
-    int64_t keyTile = tileOf(block), valueTile = tileOf(valueSize);
+    int64_t keyTile = halvingDivisor(block, laneTile),
+            valueTile = halvingDivisor(valueSize, laneTile);
 
     Value qT = scratch({headSize, lanes});
     Value scores = scratch({block, lanes});
@@ -252,13 +266,10 @@ struct AttentionBuilder {
     Value negInf = splat(-std::numeric_limits<double>::infinity());
     Value scale = splat(op.getScale().convertToFloat());
     // A mask that broadcasts along the rows is one element a key.
-    bool maskPerRow = false;
-    if (mask) {
-      Value row = index(0), j = index(1);
-      maskPerRow = llvm::is_contained(indices(mask, {}, {}, row, j), row);
-      row.getDefiningOp()->erase();
-      j.getDefiningOp()->erase();
-    }
+    bool maskPerRow =
+        mask && probe([&](Value row, Value j) {
+          return llvm::is_contained(indices(mask, {}, {}, row, j), row);
+        });
 
     ValueRange stats = fold(
         keys, block, {negInf, zero},
@@ -365,12 +376,7 @@ struct AttentionBuilder {
     int64_t headSize = qShape[rank - 1];
     int64_t keys = vShape[rank - 2];
     int64_t valueSize = vShape[rank - 1];
-    int64_t block = 1;
-    for (int64_t candidate = kMaxKeyBlock; candidate > 1; candidate /= 2)
-      if (keys % candidate == 0) {
-        block = candidate;
-        break;
-      }
+    int64_t block = halvingDivisor(keys, kMaxKeyBlock);
     bool kTransposed = op.getKTransposed();
     // The work item's rows: row group * rowGroup + r.
     firstRow = ivs[rank - 2];
@@ -382,14 +388,11 @@ struct AttentionBuilder {
                          : indices(k, layout.key, layout.keySelect, j, c);
     };
     // Whether k stores the head dim innermost: its last index is c.
-    bool headInnermost = false;
-    if (dotProducts) {
-      Value c = index(0), j = index(1);
-      headInnermost = keyIndices(c, j).back() == c &&
-                      cast<MemRefType>(k.getType()).getShape().back() > 1;
-      c.getDefiningOp()->erase();
-      j.getDefiningOp()->erase();
-    }
+    bool headInnermost =
+        dotProducts && probe([&](Value c, Value j) {
+          return keyIndices(c, j).back() == c &&
+                 cast<MemRefType>(k.getType()).getShape().back() > 1;
+        });
     if (laneTile > 0 && dotProducts && (rowGroup == 8 || rowGroup == 16))
       return buildLanes(headSize, keys, valueSize, block, keyIndices);
 
@@ -568,14 +571,9 @@ mlir::dlc::lowerAttentionToLoops(RewriterBase &rewriter, AttentionKernelOp op,
   AttentionLayout layout = op.getLayout();
   SmallVector<int64_t> outShape =
       AttentionLayout::scatter(outType.getShape(), layout.result);
-  // Query rows a work item takes: the largest power of two up to
-  // `maxRowGroup` that divides the rows.
-  int64_t rowGroup = 1;
-  for (int64_t g = maxRowGroup; g > 1; g /= 2)
-    if (rank >= 2 && outShape[rank - 2] % g == 0) {
-      rowGroup = g;
-      break;
-    }
+  // Query rows a work item takes: up to `maxRowGroup`, dividing the rows.
+  int64_t rowGroup =
+      rank >= 2 ? halvingDivisor(outShape[rank - 2], maxRowGroup) : 1;
   rewriter.setInsertionPoint(op);
   Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
   Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);

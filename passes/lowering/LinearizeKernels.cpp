@@ -574,8 +574,8 @@ struct LinearizeKernelsPass
     });
     if (numOps == 0)
       return func.emitOpError("expected structured ops in a kernel");
-    FailureOr<scf::ParallelOp> nest = lowerKernelToLoopNest(
-        rewriter, func, rowWorkItems, rowWorkItems ? attentionTile : 0);
+    FailureOr<scf::ParallelOp> nest =
+        lowerKernelToLoopNest(rewriter, func, rowWorkItems, attentionTile);
     if (failed(nest))
       return func.emitOpError("ops do not fuse into one parallel loop nest");
     int64_t panel = 0;
