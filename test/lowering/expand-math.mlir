@@ -92,3 +92,46 @@ func.func @arith(%a: i32, %b: i32, %x: f32, %y: f32) -> (i32, i32, f32, f32) {
   %mx = arith.maximumf %x, %y : f32
   return %c, %f, %mn, %mx : i32, i32, f32, f32
 }
+
+// -----
+
+// Against a constant that is not NaN (ReLU, Clip), maximumf and minimumf
+// become compare and select: NaN still propagates, and x86 takes each as
+// one vmaxps/vminps (llvm.maximum needs a NaN compare and a masked move).
+// CHECK-LABEL: func.func @clamp_to_constant(
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
+// CHECK-DAG: %[[SIX:.*]] = arith.constant 6.000000e+00 : f32
+// CHECK-DAG: %[[SIXV:.*]] = arith.constant dense<6.000000e+00> : vector<16xf32>
+// CHECK: %[[LT:.*]] = arith.cmpf olt, %arg0, %[[ZERO]] : vector<16xf32>
+// CHECK: %[[RELU:.*]] = arith.select %[[LT]], %[[ZERO]], %arg0
+// CHECK: %[[GT:.*]] = arith.cmpf ogt, %[[RELU]], %[[SIXV]] : vector<16xf32>
+// CHECK: %[[CLIP:.*]] = arith.select %[[GT]], %[[SIXV]], %[[RELU]]
+// CHECK: %[[LT1:.*]] = arith.cmpf olt, %arg1, %[[SIX]] : f32
+// CHECK: %[[S:.*]] = arith.select %[[LT1]], %[[SIX]], %arg1 : f32
+// CHECK-NOT: arith.maximumf
+// CHECK-NOT: arith.minimumf
+// CHECK: return %[[CLIP]], %[[S]]
+func.func @clamp_to_constant(%x: vector<16xf32>, %y: f32) -> (vector<16xf32>, f32) {
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  %six = arith.constant 6.0 : f32
+  %sixv = vector.broadcast %six : f32 to vector<16xf32>
+  %relu = arith.maximumf %zero, %x : vector<16xf32>
+  %clip = arith.minimumf %relu, %sixv : vector<16xf32>
+  %s = arith.maximumf %y, %six : f32
+  return %clip, %s : vector<16xf32>, f32
+}
+
+// -----
+
+// A NaN constant keeps maximumf (x < NaN is false: the select would drop
+// the NaN), and so do two constants (folded elsewhere) and two variables.
+// CHECK-LABEL: func.func @clamp_kept(
+// CHECK: arith.maximumf %arg0, %{{.*}} : f32
+// CHECK: arith.minimumf %arg0, %arg1 : f32
+// CHECK-NOT: arith.cmpf
+func.func @clamp_kept(%x: f32, %y: f32) -> (f32, f32) {
+  %nan = arith.constant 0x7FC00000 : f32
+  %a = arith.maximumf %x, %nan : f32
+  %b = arith.minimumf %x, %y : f32
+  return %a, %b : f32, f32
+}
