@@ -209,7 +209,11 @@ def ExpandMathPass : Pass<"dlc-expand-math", "ModuleOp"> {
     divisions and bf16 conversions, but leaves `arith.minimumf` and
     `arith.maximumf` to `llvm.minimum`/`llvm.maximum`: expanded to cmpf +
     select, a reduction of them to one value (DynamicQuantizeLinear's
-    range over a whole tensor) did not vectorize. `math.exp` on f32 becomes
+    range over a whole tensor) did not vectorize. Against a constant that
+    is not NaN (ReLU, Clip, a clamp) they do become `x < c ? c : x` (`>`
+    for minimumf): NaN still propagates, and x86 takes it as one `vmaxps`
+    where `llvm.maximum` adds a NaN compare and a masked move.
+    `math.exp` on f32 becomes
     MLIR's Cephes approximation (range reduction and a polynomial, ~1 ulp):
     `llvm.exp` was a call of libm's `expf` an element, vectors included, in
     every softmax and attention kernel.

@@ -355,7 +355,7 @@ void dlc::buildHostKernelPipeline(OpPassManager &pm, const CompileOptions &) {
   pm.addPass(arith::createArithEmulateUnsupportedFloats(bf16));
   // ceildivsi/floordivsi, and bf16 conversions (those above included) become
   // plain integer arithmetic (dlc-expand-math, which keeps minimumf and
-  // maximumf for LLVM's intrinsics).
+  // maximumf for LLVM's intrinsics, except against a constant).
   pm.addPass(dlc::createExpandMathPass());
   // Integer powers become a generated loop.
   pm.addPass(createConvertMathToFuncs());
