@@ -1747,9 +1747,11 @@ def FuseElementwisePass : Pass<"dlc-fuse-elementwise", "ModuleOp"> {
     of a reduction (requantize i32 -> i8, the f16 rounding of a GEMM) is not
     fused into a consumer that will not share the reduction's kernel: a
     reduction, or an op that also reads a later reduction's result (it joins
-    that one's kernel; kernel fusion merges neighbours). In ResNet's residual
-    add, the downsample conv's requantize so stays with the downsample conv,
-    which stores int8 instead of its i32 accumulator. And a widening op (a
+    that one's kernel; kernel fusion merges neighbours). A consumer that
+    widens the value again (a dequantize) passes the decision on to its own
+    consumer. In ResNet's residual add, the downsample conv's requantize so
+    stays with the downsample conv, which stores int8 instead of its i32
+    accumulator. And a widening op (a
     dequantize, an f16 -> f32 extension) whose only user is a reduction
     reading it element by element takes no producer: it fuses into the
     reduction, which then reads the narrow tensor (a GlobalAveragePool after

@@ -98,6 +98,39 @@ func.func @requantize_stays_with_earlier_reduction(%x: tensor<1x2x4x4xi8>, %w: t
 
 // -----
 
+// The same add as ResNet's layer1.0 imports it (per-channel requantizes
+// with a bias, the earlier conv's dequantize visited first): fused into
+// the dequantize, the requantize would reach the add as an i32 -> f32 op
+// that no longer narrows, and the downsample's kernel would store its i32
+// accumulator. The dequantize widens again, so the add decides: the
+// requantize stays.
+// CHECK-LABEL: func @requantize_stays_through_dequantize
+func.func @requantize_stays_through_dequantize(%x: tensor<1x2x4x4xi8>, %w: tensor<2x2x1x1xi8>) -> tensor<1x2x4x4xi8> {
+  // CHECK: %[[A:.*]] = linalg.generic {{.*}} "reduction"
+  // CHECK: %[[RA:.*]] = linalg.generic {{.*}} ins(%[[A]], {{.*}} outs(%{{.*}} : tensor<1x2x4x4xi8>)
+  // CHECK: arith.bitcast {{.*}} : f32 to i32
+  // CHECK: %[[B:.*]] = linalg.generic {{.*}} "reduction"
+  // CHECK: linalg.generic {{.*}} ins(%[[B]], {{.*}}%[[RA]], {{.*}} outs(%{{.*}} : tensor<1x2x4x4xi8>)
+  // CHECK-NOT: linalg.generic
+  %z = arith.constant dense<0> : tensor<i8>
+  %zw = arith.constant dense<0> : tensor<2xi8>
+  %bias = arith.constant dense<[3, -5]> : tensor<2xi32>
+  %m = arith.constant dense<[0.5, 0.125]> : tensor<2xf32>
+  %s = arith.constant dense<0.25> : tensor<f32>
+  %t = arith.constant dense<0.75> : tensor<f32>
+  %a = dlc.conv_integer %x, %w, %z, %zw {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xi8>, tensor<2x2x1x1xi8>, tensor<i8>, tensor<2xi8>) -> tensor<1x2x4x4xi32>
+  %ra = dlc.requantize %a, %bias, %m, %z {axis = 1 : i64} : (tensor<1x2x4x4xi32>, tensor<2xi32>, tensor<2xf32>, tensor<i8>) -> tensor<1x2x4x4xi8>
+  %b = dlc.conv_integer %x, %w, %z, %zw {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xi8>, tensor<2x2x1x1xi8>, tensor<i8>, tensor<2xi8>) -> tensor<1x2x4x4xi32>
+  %rb = dlc.requantize %b, %bias, %m, %z {axis = 1 : i64} : (tensor<1x2x4x4xi32>, tensor<2xi32>, tensor<2xf32>, tensor<i8>) -> tensor<1x2x4x4xi8>
+  %db = dlc.dequantize_linear %rb, %s, %z {axis = 0 : i64} : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xf32>
+  %da = dlc.dequantize_linear %ra, %t, %z {axis = 0 : i64} : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xf32>
+  %sum = dlc.add %db, %da : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %q = dlc.quantize_linear %sum, %s, %z {axis = 0 : i64} : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xi8>
+  return %q : tensor<1x2x4x4xi8>
+}
+
+// -----
+
 // ResNet's last block, after dlc-fold-qdq: conv -> requantize -> residual
 // add on the float grid -> quantize -> dequantize -> GlobalAveragePool. The
 // last dequantize (i8 -> f32) fuses into the pooling before anything fuses
