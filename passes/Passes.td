@@ -105,7 +105,8 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
            "the shuffle ports (twice the weights' bytes)">,
     Option<"convPlaneRows", "conv-plane-rows", "int64_t", /*default=*/"0",
            "Host, with pad-conv-input: a stride-1 2-D conv (float or "
-           "integer) of one group whose output rows are shorter than a "
+           "integer) of one group (or, with pad-grouped-conv-input, a "
+           "depthwise one) whose output rows are shorter than a "
            "16-lane tile is computed on its padded input's width, the plane "
            "one row of at most this many positions whose window reads are "
            "contiguous; a second op keeps the valid columns. A strided one "
@@ -1328,6 +1329,25 @@ def VectorizeHostRowsPass : Pass<"dlc-vectorize-host-rows", "ModuleOp"> {
     %r = vector.load %res[%c0, %o, %h, %start] : ..., vector<16xf32>
     %y = arith.maximumf (arith.addf %t, %r), (vector.broadcast %zero)
     vector.store %y, %out[%c0, %o, %h, %start]
+    ```
+
+    With `any-length-tiles` (AVX-512 masks any access), an innermost loop
+    of 2 to 16 iterations without results whose accesses run along it
+    (their last index the variable plus an invariant) or are invariant,
+    and whose other ops are scalar arithmetic, becomes one 16-lane tile
+    under a constant mask: a plane conv's valid columns (7 or 14 of a row
+    of 9 or 16) copied out with the epilogue. LLVM's loop vectorizer takes
+    no loop shorter than its vector and vectorized the loop around it, with
+    a gather and a scatter every 8 elements.
+    ```mlir
+    // Before:
+    scf.for %x = %c0 to %c14 step %c1 {
+      %i = arith.addi %base, %x : index
+      %v = memref.load %acc[%k, %i] : memref<4x222xf32>
+      memref.store (arith.maximumf %v, %zero), %out[%k, %y, %x] }
+    // After (%m: the first 14 of 16 lanes):
+    %v = vector.maskedload %acc[%k, %base], %m, %zeros : ..., vector<16xf32>
+    vector.maskedstore %out[%k, %y, %c0], %m, (arith.maximumf %v, ...)
     ```
   }];
   let dependentDialects = ["::mlir::vector::VectorDialect",

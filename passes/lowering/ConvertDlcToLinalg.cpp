@@ -1063,8 +1063,10 @@ void multiplyAccumulate(OpBuilder &b, Location l, ValueRange a, Type elt) {
 /// multiplyAccumulate. Nothing when it does not qualify.
 Value rowConvolution(PatternRewriter &rewriter, Location loc, Value input,
                      Value weight, Value bias, const Window &win,
-                     RankedTensorType outType, int64_t maxRow) {
-  std::optional<RowConv> conv = rowConv(rewriter, loc, input, win, maxRow);
+                     RankedTensorType outType, int64_t maxRow, int64_t groups) {
+  std::optional<RowConv> conv = rowConv(rewriter, loc, input, win, maxRow,
+                                        /*rowMultiple=*/1, Value(),
+                                        /*channels=*/0, groups);
   if (!conv)
     return {};
   Type elt = outType.getElementType();
@@ -1120,10 +1122,13 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
     bool padded = win.padded();
     Value input = op.getInput();
     // Output rows shorter than a tile run on the input's plane; a strided
-    // conv reads its input's phases. Their copies take the pads.
-    if (padInput && groups == 1)
-      if (Value out = rowConvolution(rewriter, loc, input, op.getWeight(),
-                                     op.getBias(), win, outType, planeRows)) {
+    // conv reads its input's phases. Their copies take the pads. So do
+    // depthwise ones (mobilenet_v2's 14- and 7-wide rows were a work item
+    // each, 7 or 14 lanes of 16).
+    if (padInput && (groups == 1 || padGroupedInput))
+      if (Value out =
+              rowConvolution(rewriter, loc, input, op.getWeight(), op.getBias(),
+                             win, outType, planeRows, groups)) {
         rewriter.replaceOp(op,
                            roundAccumulator(rewriter, loc, out, resultType));
         return success();

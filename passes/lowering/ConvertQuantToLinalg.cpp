@@ -845,16 +845,18 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
     // width: 61 = 3 x 16 + 8 + 4 + 1, 64 is 4 tiles); with AVX-512 a byte
     // dot product takes a pass a tile either way.
     std::optional<RowConv> rows;
-    if (padInput && oneGroup)
-      rows =
-          rowConv(rewriter, loc, input, win, planeRows,
-                  /*rowMultiple=*/kHostByteTile, inputZeroPoint, dotChannels);
+    if (padInput && (oneGroup || padGroupedInput))
+      rows = rowConv(rewriter, loc, input, win, planeRows,
+                     /*rowMultiple=*/kHostByteTile, inputZeroPoint, dotChannels,
+                     op.getGroup());
     Window paddedWin, subsampledWin;
     SmallVector<int64_t> paddedShape, subsampledShape;
     if (rows) {
       input = rows->source;
       padded = false;
-      channels = rows->channels;
+      // A depthwise conv reduces over one channel a group.
+      if (!rows->depthwise)
+        channels = rows->channels;
     } else if (padded && (oneGroup ? padInput : padGroupedInput) &&
                win.insideWhenPadded()) {
       // A grouped conv's bounds-checked byte reads kept its rows scalar:

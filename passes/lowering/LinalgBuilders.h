@@ -234,6 +234,10 @@ struct RowConv {
   /// The source's channels: the input's, or more of `padValue` (rowConv's
   /// `channels`) where a copy holds them.
   int64_t channels = 0;
+  /// A depthwise conv (as many groups as channels, one output channel
+  /// each): output channel k reads input channel k; the channel reduction
+  /// dim has extent 1 (the weight's [K, 1, KH, KW]).
+  bool depthwise = false;
   MLIRContext *ctx = nullptr;
 
   unsigned numDims() const { return onPlane ? 6 : 7; }
@@ -247,7 +251,8 @@ struct RowConv {
                 RankedTensorType outType) const;
 };
 
-/// The RowConv of a conv of one group over `input` [N, C, H, W] (`win`, its
+/// The RowConv of a conv of one group (or a depthwise one: `groups` equal
+/// to its input and output channels) over `input` [N, C, H, W] (`win`, its
 /// pads not yet applied: its padded copy or phases hold them, filled with
 /// `padValue`, a rank-0 tensor, or zero when null), created here. A stride-1
 /// conv qualifies when its output rows are shorter than a 16-lane tile and
@@ -262,7 +267,7 @@ struct RowConv {
 std::optional<RowConv> rowConv(OpBuilder &b, Location loc, Value input,
                                const Window &win, int64_t maxRow,
                                int64_t rowMultiple = 1, Value padValue = {},
-                               int64_t channels = 0);
+                               int64_t channels = 0, int64_t groups = 1);
 
 /// A stride-2 channels-last conv of few input channels (a stem: 3 RGB
 /// channels padded to 8 would make K = KH * KW * 8) rewritten as the same

@@ -1495,6 +1495,185 @@ void TileEmitter::emitEpilogue(int64_t slot, ValueRange results, size_t first) {
   }
 }
 
+/// The invariant part `base` of `index` = base + iv (or iv itself: base
+/// null), where nothing else of it depends on `iv`.
+std::optional<Value> contiguousBase(Value index, Value iv,
+                                    const DenseSet<Value> &varying) {
+  if (index == iv)
+    return Value();
+  auto add = index.getDefiningOp<arith::AddIOp>();
+  if (!add)
+    return std::nullopt;
+  Value lhs = add.getLhs(), rhs = add.getRhs();
+  if (rhs == iv && !varying.contains(lhs))
+    return lhs;
+  if (lhs == iv && !varying.contains(rhs))
+    return rhs;
+  return std::nullopt;
+}
+
+/// An innermost scf.for of 2-16 iterations over consecutive elements -- a
+/// plane conv's valid columns copied out of its accumulator row with the
+/// epilogue (bias, activation, requantize), 7 or 14 of a padded row's 9
+/// or 16 -- as one AVX-512 tile of 16 lanes under a mask. LLVM's loop
+/// vectorizer takes no loop shorter than its vector and vectorized the
+/// loop around it instead, with a gather and a scatter every 8 elements
+/// (resnet50's 14x14 3x3 convs: 56 of them a kernel). Nothing happens
+/// unless every access is along the loop (its last index the variable
+/// plus an invariant) or invariant and the rest is pure scalar arithmetic.
+bool vectorizeShortLoop(scf::ForOp loop) {
+  constexpr int64_t kLanes = 16;
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!lb || !ub || !step || *lb != 0 || *step != 1 || *ub < 2 ||
+      *ub > kLanes || loop.getNumResults() != 0)
+    return false;
+  Value iv = loop.getInductionVar();
+  Block *body = loop.getBody();
+  // Allocas only stored to (an accumulator's leftover) are dead.
+  SmallVector<Operation *> dead;
+  for (Operation &op : body->without_terminator())
+    if (auto alloca = dyn_cast<memref::AllocaOp>(op)) {
+      if (!llvm::all_of(alloca->getUsers(), [&](Operation *user) {
+            auto store = dyn_cast<memref::StoreOp>(user);
+            return store && store.getMemRef() == alloca.getResult();
+          }))
+        return false;
+      dead.push_back(alloca);
+    }
+  DenseSet<Value> varying{iv};
+  DenseSet<Value> loaded, stored;
+  for (Operation &op : body->without_terminator()) {
+    if (llvm::is_contained(dead, &op))
+      continue;
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      if (llvm::is_contained(dead, store.getMemRef().getDefiningOp()))
+        continue;
+      ValueRange idx = store.getIndices();
+      if (idx.empty() || !contiguousBase(idx.back(), iv, varying) ||
+          llvm::any_of(idx.drop_back(),
+                       [&](Value v) { return varying.contains(v); }) ||
+          store.getValueToStore().getType().isInteger(1))
+        return false;
+      stored.insert(dlc::rootBuffer(store.getMemRef()));
+      continue;
+    }
+    if (op.getNumRegions() != 0 || op.getNumResults() != 1)
+      return false;
+    Value result = op.getResult(0);
+    bool varies = llvm::any_of(op.getOperands(),
+                               [&](Value v) { return varying.contains(v); });
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      ValueRange idx = load.getIndices();
+      if (llvm::any_of(idx.drop_back(),
+                       [&](Value v) { return varying.contains(v); }))
+        return false;
+      if (!idx.empty() && varying.contains(idx.back())) {
+        // i1 buffers hold a byte an element: no vector of i1 reads them.
+        if (!contiguousBase(idx.back(), iv, varying) ||
+            result.getType().isInteger(1))
+          return false;
+        varying.insert(result);
+      }
+      loaded.insert(dlc::rootBuffer(load.getMemRef()));
+      continue;
+    }
+    if (!isMemoryEffectFree(&op))
+      return false;
+    if (varies) {
+      Type type = result.getType();
+      if (!type.isIntOrFloat() && !type.isIndex())
+        return false;
+      varying.insert(result);
+    }
+  }
+  for (Value buffer : stored)
+    if (loaded.contains(buffer))
+      return false;
+  // The variable and index values of it serve as accesses' last index only
+  // (the variable also through one `base + iv`): lanes of them are never
+  // computed.
+  auto onlyLastIndex = [&](Value v, bool viaAdd) {
+    return llvm::all_of(v.getUsers(), [&](Operation *user) {
+      if (viaAdd && isa<arith::AddIOp>(user))
+        return true;
+      auto load = dyn_cast<memref::LoadOp>(user);
+      auto store = dyn_cast<memref::StoreOp>(user);
+      ValueRange idx = load    ? load.getIndices()
+                       : store ? store.getIndices()
+                               : ValueRange();
+      return !idx.empty() && idx.back() == v &&
+             !llvm::is_contained(idx.drop_back(), v) &&
+             !(store && store.getValueToStore() == v);
+    });
+  };
+  for (Value v : varying)
+    if (v.getType().isIndex() && !onlyLastIndex(v, v == iv))
+      return false;
+  for (Operation *user : iv.getUsers())
+    if (auto add = dyn_cast<arith::AddIOp>(user))
+      if (!contiguousBase(add.getResult(), iv, varying))
+        return false;
+
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  IRMapping scalars;
+  scalars.map(iv, b.create<arith::ConstantIndexOp>(loc, 0));
+  DenseMap<Value, Value> vectors;
+  auto vectorOf = [&](Type t) { return VectorType::get({kLanes}, t); };
+  SmallVector<bool> bits(kLanes, false);
+  std::fill_n(bits.begin(), *ub, true);
+  auto maskType = VectorType::get({kLanes}, b.getI1Type());
+  Value mask = b.create<arith::ConstantOp>(
+      loc, DenseElementsAttr::get(maskType, ArrayRef<bool>(bits)));
+  auto vectorFor = [&](Value v) -> Value {
+    if (Value vec = vectors.lookup(v))
+      return vec;
+    return b.create<vector::BroadcastOp>(loc, vectorOf(v.getType()),
+                                         scalars.lookupOrDefault(v));
+  };
+  auto lane0 = [&](ValueRange idx) {
+    SmallVector<Value> out;
+    for (Value v : idx)
+      out.push_back(scalars.lookupOrDefault(v));
+    return out;
+  };
+  for (Operation &op : body->without_terminator()) {
+    if (llvm::is_contained(dead, &op))
+      continue;
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      if (llvm::is_contained(dead, store.getMemRef().getDefiningOp()))
+        continue;
+      b.create<vector::MaskedStoreOp>(loc, store.getMemRef(),
+                                      lane0(store.getIndices()), mask,
+                                      vectorFor(store.getValueToStore()));
+      continue;
+    }
+    Value result = op.getResult(0);
+    if (!varying.contains(result) || result.getType().isIndex()) {
+      // Invariants, and lane 0's index values.
+      b.clone(op, scalars);
+      continue;
+    }
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      VectorType type = vectorOf(result.getType());
+      vectors[result] = b.create<vector::MaskedLoadOp>(
+          loc, type, load.getMemRef(), lane0(load.getIndices()), mask,
+          b.create<arith::ConstantOp>(loc, b.getZeroAttr(type)));
+      continue;
+    }
+    OperationState state(op.getLoc(), op.getName());
+    for (Value v : op.getOperands())
+      state.addOperands(vectorFor(v));
+    state.addTypes(vectorOf(result.getType()));
+    state.addAttributes(op.getAttrs());
+    vectors[result] = b.create(state)->getResult(0);
+  }
+  loop.erase();
+  return true;
+}
+
 struct VectorizeHostRowsPass
     : dlc::impl::VectorizeHostRowsPassBase<VectorizeHostRowsPass> {
   using VectorizeHostRowsPassBase::VectorizeHostRowsPassBase;
@@ -1512,6 +1691,22 @@ struct VectorizeHostRowsPass
       SmallVector<func::CallOp> callers = calls.of(func);
       for (scf::ParallelOp row : rows)
         vectorize(row, callers);
+      // AVX-512 masks any access: a short loop is one tile.
+      if (anyLengthTiles) {
+        SmallVector<scf::ForOp> loops;
+        func.walk([&](scf::ForOp loop) {
+          if (loop.getBody()
+                  ->walk([](Operation *op) {
+                    return op->getNumRegions() ? WalkResult::interrupt()
+                                               : WalkResult::advance();
+                  })
+                  .wasInterrupted())
+            return;
+          loops.push_back(loop);
+        });
+        for (scf::ForOp loop : loops)
+          vectorizeShortLoop(loop);
+      }
       // Accumulator buffers the epilogues left unused, and their views.
       bool dead = false;
       for (BlockArgument arg : func.getArguments())

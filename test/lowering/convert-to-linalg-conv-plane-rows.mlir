@@ -1,5 +1,6 @@
 // RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="pad-conv-input=true conv-plane-rows=256" | FileCheck %s
 // RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="pad-conv-input=true conv-plane-rows=256 pair-conv-weights=true" | FileCheck %s --check-prefix=PAIR
+// RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="pad-conv-input=true conv-plane-rows=256 pad-grouped-conv-input=true" | FileCheck %s --check-prefix=DW
 
 // A 3x3 stride-1 conv over a 7x7 plane (rows of 7, shorter than a 16-lane
 // tile): after the padded copy (9x9), the conv runs at every position
@@ -265,4 +266,56 @@ func.func @unpadded_channels(%x: tensor<1x3x18x18xi8>) -> tensor<1x64x16x16xi32>
   %wzp = arith.constant dense<0> : tensor<i8>
   %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x18x18xi8>, tensor<64x3x3x3xi8>, tensor<i8>, tensor<i8>) -> tensor<1x64x16x16xi32>
   return %0 : tensor<1x64x16x16xi32>
+}
+
+// -----
+
+// With pad-grouped-conv-input, a stride-1 depthwise conv runs on its plane
+// too: output channel k reads input channel k (the channel reduction has
+// extent 1, the weight's [K, 1, 3, 3]), its padded copy the fill and a
+// copy over it. Rows of 7 were a work item each, 7 lanes of a tile.
+// DW: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d4 * 9 + d5)>
+// DW-LABEL: func @depthwise_plane
+// DW: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x64x9x9xf32>)
+// DW: %[[P:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<1x64x7x7xf32>) outs(%{{.*}} : tensor<1x64x9x9xf32>)
+// DW: %[[FLAT:.*]] = tensor.collapse_shape %[[P]] {{\[\[}}0], [1], [2, 3]] : tensor<1x64x9x9xf32> into tensor<1x64x81xf32>
+// DW: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[IN]], {{.*}}]{{.*}} ins(%[[FLAT]], %arg1 : tensor<1x64x81xf32>, tensor<64x1x3x3xf32>) outs(%{{.*}} : tensor<1x64x61xf32>)
+// DW: linalg.generic {{.*}} ins(%[[SUM]] : tensor<1x64x61xf32>) outs(%{{.*}} : tensor<1x64x7x7xf32>)
+func.func @depthwise_plane(%x: tensor<1x64x7x7xf32>, %w: tensor<64x1x3x3xf32>) -> tensor<1x64x7x7xf32> {
+  %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 64 : i64} : (tensor<1x64x7x7xf32>, tensor<64x1x3x3xf32>) -> tensor<1x64x7x7xf32>
+  return %0 : tensor<1x64x7x7xf32>
+}
+
+// -----
+
+// The integer one rounds its positions up to whole tiles (64), the copy
+// padded with the zero point.
+// DW: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d4 * 9 + d5)>
+// DW-LABEL: func @integer_depthwise_plane
+// DW: %[[FLAT:.*]] = tensor.collapse_shape %{{.*}} : tensor<1x64x10x9xi8> into tensor<1x64x90xi8>
+// DW: %[[SUM:.*]] = linalg.generic {indexing_maps = [{{.*}}#[[IN]], {{.*}}]{{.*}} ins(%arg1, %arg2, %arg3, %[[FLAT]] : tensor<64x1x3x3xi8>, tensor<i8>, tensor<i8>, tensor<1x64x90xi8>) outs(%{{.*}} : tensor<1x64x64xi32>)
+// DW: outs(%{{.*}} : tensor<1x64x7x7xi32>)
+func.func @integer_depthwise_plane(%x: tensor<1x64x7x7xi8>, %w: tensor<64x1x3x3xi8>, %xzp: tensor<i8>, %wzp: tensor<i8>) -> tensor<1x64x7x7xi32> {
+  %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 64 : i64} : (tensor<1x64x7x7xi8>, tensor<64x1x3x3xi8>, tensor<i8>, tensor<i8>) -> tensor<1x64x7x7xi32>
+  return %0 : tensor<1x64x7x7xi32>
+}
+
+// -----
+
+// A strided depthwise conv keeps its padded copy and strided window reads
+// (its phases' copy took 3x the conv's time), and so does one with a
+// channel multiplier (groups fewer than its output channels).
+// DW-LABEL: func @depthwise_strided
+// DW-NOT: tensor.collapse_shape
+// DW: outs(%{{.*}} : tensor<1x64x7x7xf32>)
+// DW-LABEL: func @depthwise_multiplier
+// DW-NOT: tensor.collapse_shape
+// DW: outs(%{{.*}} : tensor<1x128x7x7xf32>)
+func.func @depthwise_strided(%x: tensor<1x64x14x14xf32>, %w: tensor<64x1x3x3xf32>) -> tensor<1x64x7x7xf32> {
+  %0 = dlc.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 64 : i64} : (tensor<1x64x14x14xf32>, tensor<64x1x3x3xf32>) -> tensor<1x64x7x7xf32>
+  return %0 : tensor<1x64x7x7xf32>
+}
+func.func @depthwise_multiplier(%x: tensor<1x64x7x7xf32>, %w: tensor<128x1x3x3xf32>) -> tensor<1x128x7x7xf32> {
+  %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 64 : i64} : (tensor<1x64x7x7xf32>, tensor<128x1x3x3xf32>) -> tensor<1x128x7x7xf32>
+  return %0 : tensor<1x128x7x7xf32>
 }
