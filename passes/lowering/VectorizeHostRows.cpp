@@ -1434,41 +1434,65 @@ void TileEmitter::emit() {
       emitEpilogue(slot, results, slot * numAccs);
 }
 
+/// The values of a loop body run as vectors of `lanes` lanes: the scalars
+/// (uniform values, lane 0's indices) in `scalars`, the varying values'
+/// vectors in `vectors`.
+struct LaneValues {
+  OpBuilder &b;
+  Location loc;
+  int64_t lanes;
+  IRMapping scalars;
+  DenseMap<Value, Value> vectors;
+
+  VectorType vectorOf(Type t) const { return VectorType::get({lanes}, t); }
+  /// `v`'s vector, or its scalar broadcast.
+  Value vector(Value v) {
+    if (Value vec = vectors.lookup(v))
+      return vec;
+    return b.create<vector::BroadcastOp>(loc, vectorOf(v.getType()),
+                                         scalars.lookupOrDefault(v));
+  }
+  /// Lane 0's indices.
+  SmallVector<Value> scalarsOf(ValueRange idx) const {
+    SmallVector<Value> out;
+    for (Value v : idx)
+      out.push_back(scalars.lookupOrDefault(v));
+    return out;
+  }
+  /// `op` (one scalar result, elementwise) on the lanes' vectors.
+  void cloneOnVectors(Operation &op) {
+    Value result = op.getResult(0);
+    OperationState state(op.getLoc(), op.getName());
+    for (Value v : op.getOperands())
+      state.addOperands(vector(v));
+    state.addTypes(vectorOf(result.getType()));
+    state.addAttributes(op.getAttrs());
+    vectors[result] = b.create(state)->getResult(0);
+  }
+};
+
 void TileEmitter::emitEpilogue(int64_t slot, ValueRange results, size_t first) {
   Location loc = epilogue->root.getLoc();
   selectTile(slot / nest.copies);
   // Scalars, and the bases (lane 0's values) of the column indices.
-  IRMapping m;
-  DenseMap<Value, Value> vecs;
+  LaneValues lane{b, loc, lanes, {}, {}};
   if (epilogue->copyIv) {
-    m.map(epilogue->copyIv,
-          b.create<arith::ConstantIndexOp>(loc, slot % nest.copies));
+    lane.scalars.map(epilogue->copyIv,
+                     b.create<arith::ConstantIndexOp>(loc, slot % nest.copies));
     for (Operation &op : epilogue->root.getBody()->without_terminator())
       if (&op != epilogue->columns.getOperation())
-        b.clone(op, m);
+        b.clone(op, lane.scalars);
   }
-  m.map(epilogue->columnIv, starts[slot / nest.copies]);
-  auto vectorOfValue = [&](Value v) -> Value {
-    if (Value vec = vecs.lookup(v))
-      return vec;
-    return b.create<vector::BroadcastOp>(loc, vectorOf(v.getType()),
-                                         m.lookupOrDefault(v));
-  };
-  auto mapped = [&](ValueRange idx) {
-    SmallVector<Value> out;
-    for (Value v : idx)
-      out.push_back(m.lookupOrDefault(v));
-    return out;
-  };
+  lane.scalars.map(epilogue->columnIv, starts[slot / nest.copies]);
   for (Operation &op : epilogue->columns.getBody()->without_terminator()) {
     auto acc = epilogue->accumulatorLoads.find(&op);
     if (acc != epilogue->accumulatorLoads.end()) {
-      vecs[op.getResult(0)] = results[first + acc->second];
+      lane.vectors[op.getResult(0)] = results[first + acc->second];
       continue;
     }
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      storeLanes(loc, vectorOfValue(store.getValueToStore()), store.getMemRef(),
-                 mapped(store.getIndices()));
+      storeLanes(loc, lane.vector(store.getValueToStore()), store.getMemRef(),
+                 lane.scalarsOf(store.getIndices()));
       continue;
     }
     bool varies = llvm::any_of(op.getResults(), [&](Value v) {
@@ -1476,22 +1500,17 @@ void TileEmitter::emitEpilogue(int64_t slot, ValueRange results, size_t first) {
     });
     // Uniform values, and the columns' lane-0 indices.
     if (!varies || op.getResult(0).getType().isIndex()) {
-      b.clone(op, m);
+      b.clone(op, lane.scalars);
       continue;
     }
     Value result = op.getResult(0);
     if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      vecs[result] =
+      lane.vectors[result] =
           loadLanes(loc, vectorOf(result.getType()), load.getMemRef(),
-                    mapped(load.getIndices()), valid);
+                    lane.scalarsOf(load.getIndices()), valid);
       continue;
     }
-    OperationState state(op.getLoc(), op.getName());
-    for (Value v : op.getOperands())
-      state.addOperands(vectorOfValue(v));
-    state.addTypes(vectorOf(result.getType()));
-    state.addAttributes(op.getAttrs());
-    vecs[result] = b.create(state)->getResult(0);
+    lane.cloneOnVectors(op);
   }
 }
 
@@ -1618,27 +1637,13 @@ bool vectorizeShortLoop(scf::ForOp loop) {
 
   OpBuilder b(loop);
   Location loc = loop.getLoc();
-  IRMapping scalars;
-  scalars.map(iv, b.create<arith::ConstantIndexOp>(loc, 0));
-  DenseMap<Value, Value> vectors;
-  auto vectorOf = [&](Type t) { return VectorType::get({kLanes}, t); };
+  LaneValues lane{b, loc, kLanes, {}, {}};
+  lane.scalars.map(iv, b.create<arith::ConstantIndexOp>(loc, 0));
   SmallVector<bool> bits(kLanes, false);
   std::fill_n(bits.begin(), *ub, true);
   auto maskType = VectorType::get({kLanes}, b.getI1Type());
   Value mask = b.create<arith::ConstantOp>(
       loc, DenseElementsAttr::get(maskType, ArrayRef<bool>(bits)));
-  auto vectorFor = [&](Value v) -> Value {
-    if (Value vec = vectors.lookup(v))
-      return vec;
-    return b.create<vector::BroadcastOp>(loc, vectorOf(v.getType()),
-                                         scalars.lookupOrDefault(v));
-  };
-  auto lane0 = [&](ValueRange idx) {
-    SmallVector<Value> out;
-    for (Value v : idx)
-      out.push_back(scalars.lookupOrDefault(v));
-    return out;
-  };
   for (Operation &op : body->without_terminator()) {
     if (llvm::is_contained(dead, &op))
       continue;
@@ -1646,29 +1651,24 @@ bool vectorizeShortLoop(scf::ForOp loop) {
       if (llvm::is_contained(dead, store.getMemRef().getDefiningOp()))
         continue;
       b.create<vector::MaskedStoreOp>(loc, store.getMemRef(),
-                                      lane0(store.getIndices()), mask,
-                                      vectorFor(store.getValueToStore()));
+                                      lane.scalarsOf(store.getIndices()), mask,
+                                      lane.vector(store.getValueToStore()));
       continue;
     }
     Value result = op.getResult(0);
     if (!varying.contains(result) || result.getType().isIndex()) {
       // Invariants, and lane 0's index values.
-      b.clone(op, scalars);
+      b.clone(op, lane.scalars);
       continue;
     }
     if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      VectorType type = vectorOf(result.getType());
-      vectors[result] = b.create<vector::MaskedLoadOp>(
-          loc, type, load.getMemRef(), lane0(load.getIndices()), mask,
+      VectorType type = lane.vectorOf(result.getType());
+      lane.vectors[result] = b.create<vector::MaskedLoadOp>(
+          loc, type, load.getMemRef(), lane.scalarsOf(load.getIndices()), mask,
           b.create<arith::ConstantOp>(loc, b.getZeroAttr(type)));
       continue;
     }
-    OperationState state(op.getLoc(), op.getName());
-    for (Value v : op.getOperands())
-      state.addOperands(vectorFor(v));
-    state.addTypes(vectorOf(result.getType()));
-    state.addAttributes(op.getAttrs());
-    vectors[result] = b.create(state)->getResult(0);
+    lane.cloneOnVectors(op);
   }
   loop.erase();
   return true;
