@@ -1561,14 +1561,18 @@ bool vectorizeShortLoop(scf::ForOp loop) {
         return false;
       dead.push_back(alloca);
     }
+  auto isDead = [&](Operation &op) {
+    auto store = dyn_cast<memref::StoreOp>(op);
+    return llvm::is_contained(dead, &op) ||
+           (store &&
+            llvm::is_contained(dead, store.getMemRef().getDefiningOp()));
+  };
   DenseSet<Value> varying{iv};
   DenseSet<Value> loaded, stored;
   for (Operation &op : body->without_terminator()) {
-    if (llvm::is_contained(dead, &op))
+    if (isDead(op))
       continue;
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      if (llvm::is_contained(dead, store.getMemRef().getDefiningOp()))
-        continue;
       ValueRange idx = store.getIndices();
       if (idx.empty() || !contiguousBase(idx.back(), iv, varying) ||
           llvm::any_of(idx.drop_back(),
@@ -1645,11 +1649,9 @@ bool vectorizeShortLoop(scf::ForOp loop) {
   Value mask = b.create<arith::ConstantOp>(
       loc, DenseElementsAttr::get(maskType, ArrayRef<bool>(bits)));
   for (Operation &op : body->without_terminator()) {
-    if (llvm::is_contained(dead, &op))
+    if (isDead(op))
       continue;
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      if (llvm::is_contained(dead, store.getMemRef().getDefiningOp()))
-        continue;
       b.create<vector::MaskedStoreOp>(loc, store.getMemRef(),
                                       lane.scalarsOf(store.getIndices()), mask,
                                       lane.vector(store.getValueToStore()));
