@@ -71,7 +71,9 @@
 #                                # fail and which are the same build as
 #                                # another (gpu_variants.py --compile-only;
 #                                # on the GPU those are not run either;
-#                                # DLC_BIN: another build's bin)
+#                                # DLC_BIN: another build's bin; without
+#                                # PyTorch, NAME:BATCH is ../shared's model
+#                                # at that batch: resnet50's parts run)
 #   tools/gpu_bench.sh variants MODEL NAME=FLAGS...
 #                                # builds of MODEL with each FLAGS (and
 #                                # --arch=sm_90a), compiled in parallel, each
@@ -120,6 +122,25 @@ variants=(--variant i32=--kernel-index-bits=32 --variant unstaged=--stage-epilog
   --variant inputs=--stage-epilogue-inputs)
 models_only=(--gemm-sizes none --elementwise-size 0)
 
+# Without PyTorch (here, for preflight): ../shared's NAME with its weights
+# filled and dim 0 of its inputs and outputs set to BATCH (resnet50's graph
+# takes any batch; the compile checks need the shapes, not the weights).
+rebatch_shared() {
+  local skel=$root/../shared/models/$1.skel.onnx
+  [ -f "$skel" ] || return 1
+  echo "$0: $1:$2 from $skel (no PyTorch export)" >&2
+  python3 "$root/../shared/tools/fill_weights.py" "$skel" "$3.full" >&2 || return 1
+  python3 - "$3.full" "$2" "$3" >&2 <<'PY' || return 1
+import sys, onnx
+m = onnx.load(sys.argv[1])
+for v in list(m.graph.input) + list(m.graph.output):
+    v.type.tensor_type.shape.dim[0].dim_value = int(sys.argv[2])
+del m.graph.value_info[:]
+onnx.save(m, sys.argv[3])
+PY
+  rm -f "$3.full"
+}
+
 # The ONNX file of MODEL (a path, or NAME:BATCH exported into $work).
 onnx_of() {
   case $1 in
@@ -127,7 +148,7 @@ onnx_of() {
   *:*)
     local path=$work/${1%%:*}_b${1##*:}.onnx
     [ -f "$path" ] || python3 benchmarks/bench_pytorch.py --export "${1%%:*}" "${1##*:}" "$path" \
-      >&2 || return 1
+      >&2 || rebatch_shared "${1%%:*}" "${1##*:}" "$path" || return 1
     echo "$path" ;;
   *) echo "$0: MODEL must be an .onnx file or NAME:BATCH, not '$1'" >&2; return 1 ;;
   esac
