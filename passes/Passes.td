@@ -875,6 +875,18 @@ def LinearizeKernelsPass : Pass<"dlc-linearize-kernels", "ModuleOp"> {
           %n = arith.addi (arith.muli %p, %c64), %c ... %n ... } } }
     ```
 
+    On the host, a kernel of parallel dims only whose row is short (a
+    loop of at most 16 elements: a padded copy's or a fill's 7 to 16) takes
+    every value of its innermost outer dim (at most 64) as a loop around
+    the row, while 64 work items or more remain: mobilenet_v2's copies
+    were a work item for each 7 bytes, each dividing its index.
+    ```mlir
+    // Before: 672 work items (c, y) of a row of 7.
+    scf.parallel (%c, %y) = ... { scf.for %x = %c0 to %c7 ... }
+    // After: 96 work items, the plane's rows a loop.
+    scf.parallel (%c) = ... { scf.for %y = %c0 to %c7 { scf.for %x ... } }
+    ```
+
     Before:
     ```mlir
     func.func private @kernel_0(%a: memref<2x3xf32>, %b: memref<2x3xf32>)

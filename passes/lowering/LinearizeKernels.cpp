@@ -102,6 +102,72 @@ DenseMap<Value, uint64_t> outerDependences(scf::ParallelOp nest) {
 /// longer than its row block (threads to share them).
 constexpr int64_t kMinByteBlockItems = 16;
 
+/// Host: the work item of a kernel of parallel dims only whose row is
+/// short (a loop of at most 16 elements: a padded copy's 7 or 14, a phase's
+/// row) takes every value of its innermost outer dim (at most 64: the
+/// rows of a plane), a loop around the row, where each was a work item of
+/// its own: mobilenet_v2's 960-channel 7x7 copies were 6720 work items of
+/// 7 bytes, each with the division and remainder of its index. Not when
+/// fewer than kMinCoarseItems work items would remain.
+constexpr int64_t kMinCoarseItems = 64;
+void coarsenShortRows(RewriterBase &rewriter, scf::ParallelOp &nest) {
+  unsigned dims = nest.getNumLoops();
+  std::optional<SmallVector<int64_t>> extents = normalizedExtents(nest);
+  if (dims < 2 || !extents)
+    return;
+  int64_t inner = extents->back();
+  int64_t items = 1;
+  for (int64_t e : *extents)
+    items *= e;
+  if (inner < 2 || inner > 64 || items / inner < kMinCoarseItems)
+    return;
+  Block *body = nest.getBody();
+  unsigned rows = 0;
+  for (Operation &op : body->without_terminator()) {
+    if (op.getNumRegions() == 0) {
+      if (!isMemoryEffectFree(&op))
+        return;
+      continue;
+    }
+    auto row = dyn_cast<scf::ForOp>(op);
+    std::optional<int64_t> trip =
+        row ? constantTripCount(row.getLowerBound(), row.getUpperBound(),
+                                row.getStep())
+            : std::nullopt;
+    if (!row || row.getNumRegionIterArgs() != 0 || !trip || *trip > 16 ||
+        row.getBody()
+            ->walk([](Operation *nested) {
+              return nested->getNumRegions() ? WalkResult::interrupt()
+                                             : WalkResult::advance();
+            })
+            .wasInterrupted())
+      return;
+    ++rows;
+  }
+  if (rows != 1 || !isa<scf::ReduceOp>(body->getTerminator()) ||
+      body->getTerminator()->getNumOperands() != 0)
+    return;
+  Location loc = nest.getLoc();
+  rewriter.setInsertionPoint(nest);
+  auto outer = rewriter.create<scf::ParallelOp>(
+      loc, ValueRange(nest.getLowerBound()).drop_back(),
+      ValueRange(nest.getUpperBound()).drop_back(),
+      ValueRange(nest.getStep()).drop_back());
+  rewriter.setInsertionPointToStart(outer.getBody());
+  auto loop = rewriter.create<scf::ForOp>(loc, nest.getLowerBound().back(),
+                                          nest.getUpperBound().back(),
+                                          nest.getStep().back());
+  IRMapping mapping;
+  for (unsigned d = 0; d + 1 < dims; ++d)
+    mapping.map(nest.getInductionVars()[d], outer.getInductionVars()[d]);
+  mapping.map(nest.getInductionVars()[dims - 1], loop.getInductionVar());
+  rewriter.setInsertionPointToStart(loop.getBody());
+  for (Operation &op : body->without_terminator())
+    rewriter.clone(op, mapping);
+  rewriter.eraseOp(nest);
+  nest = outer;
+}
+
 /// Host: the work item of a kernel whose row reduces (a row loop inside
 /// reduction loops) takes `block` consecutive values of one outer dim `d`
 /// that the row's lane-varying reads (a convolution's input window, a
@@ -585,8 +651,10 @@ struct LinearizeKernelsPass
                           globalReads);
     // MatMul panels keep the row block: 16 rows of BERT's int8 panels ran a
     // tile a pass where 8 ran two (78.7 -> 85.7 ms).
-    if (rowWorkItems)
+    if (rowWorkItems) {
       blockRows(rewriter, *nest, rowBlock, panel ? 0 : byteRowBlock);
+      coarsenShortRows(rewriter, *nest);
+    }
     Block &body = func.getBody().front();
     int64_t width = vectorWidth;
     if (minThreads > 0 && width > 1 && loopsOverReduction(*nest))
