@@ -260,6 +260,15 @@ bool fuseInto(RewriterBase &rewriter, scf::ParallelOp first,
 }
 } // namespace
 
+bool mlir::dlc::isInnermostLoop(scf::ForOp loop) {
+  return !loop.getBody()
+              ->walk([](Operation *op) {
+                return op->getNumRegions() ? WalkResult::interrupt()
+                                           : WalkResult::advance();
+              })
+              .wasInterrupted();
+}
+
 std::optional<SmallVector<int64_t>>
 mlir::dlc::normalizedExtents(scf::ParallelOp loop) {
   SmallVector<int64_t> ubs;

@@ -95,6 +95,9 @@ void hoistPrivateAllocas(FunctionOpInterface kernel);
 /// step 1 and constant bounds; nothing otherwise.
 std::optional<SmallVector<int64_t>> normalizedExtents(scf::ParallelOp loop);
 
+/// Whether no op in `loop`'s body holds a region: an innermost loop.
+bool isInnermostLoop(scf::ForOp loop);
+
 /// Gives each work item `width` consecutive elements of the innermost
 /// parallel dim (when it divides it): memory accesses become contiguous
 /// groups the backend turns into vector loads, and reductions keep `width`

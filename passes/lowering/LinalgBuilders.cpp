@@ -535,11 +535,6 @@ std::optional<RowConv> mlir::dlc::rowConv(OpBuilder &b, Location loc,
                                           Value padValue, int64_t channels,
                                           int64_t groups) {
   auto inType = cast<RankedTensorType>(input.getType());
-  bool depthwise = groups != 1;
-  if (depthwise &&
-      (inType.getRank() != 4 || win.outShape.size() != 4 ||
-       groups != inType.getDimSize(1) || groups != win.outShape[1]))
-    return std::nullopt;
   if (maxRow <= 0 || win.spatial() != 2 || win.firstSpatial != 2 ||
       !inType.hasStaticShape() || inType.getRank() != 4 ||
       llvm::any_of(win.outShape, ShapedType::isDynamic) ||
@@ -550,6 +545,10 @@ std::optional<RowConv> mlir::dlc::rowConv(OpBuilder &b, Location loc,
   int64_t n = win.outShape[0], k = win.outShape[1];
   int64_t oh = win.outShape[2], ow = win.outShape[3];
   int64_t kh = win.kernel[0], kw = win.kernel[1];
+  // A depthwise conv of one output channel a group.
+  bool depthwise = groups != 1;
+  if (depthwise && (groups != inType.getDimSize(1) || groups != k))
+    return std::nullopt;
   // Output rows shorter than a tile, a register row, and enough rows (a 1x1
   // window's plane is its input's: dlc-collapse-row-planes; fewer rows, and
   // the plane's rows were the work items' parallelism).

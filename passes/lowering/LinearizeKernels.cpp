@@ -113,13 +113,11 @@ constexpr int64_t kMinCoarseItems = 64;
 void coarsenShortRows(RewriterBase &rewriter, scf::ParallelOp &nest) {
   unsigned dims = nest.getNumLoops();
   std::optional<SmallVector<int64_t>> extents = normalizedExtents(nest);
-  if (dims < 2 || !extents)
+  std::optional<int64_t> items = tripCount(nest);
+  if (dims < 2 || !extents || !items)
     return;
   int64_t inner = extents->back();
-  int64_t items = 1;
-  for (int64_t e : *extents)
-    items *= e;
-  if (inner < 2 || inner > 64 || items / inner < kMinCoarseItems)
+  if (inner < 2 || inner > 64 || *items / inner < kMinCoarseItems)
     return;
   Block *body = nest.getBody();
   unsigned rows = 0;
@@ -135,12 +133,7 @@ void coarsenShortRows(RewriterBase &rewriter, scf::ParallelOp &nest) {
                                 row.getStep())
             : std::nullopt;
     if (!row || row.getNumRegionIterArgs() != 0 || !trip || *trip > 16 ||
-        row.getBody()
-            ->walk([](Operation *nested) {
-              return nested->getNumRegions() ? WalkResult::interrupt()
-                                             : WalkResult::advance();
-            })
-            .wasInterrupted())
+        !isInnermostLoop(row))
       return;
     ++rows;
   }

@@ -1619,8 +1619,8 @@ bool vectorizeShortLoop(scf::ForOp loop) {
   // computed.
   auto onlyLastIndex = [&](Value v, bool viaAdd) {
     return llvm::all_of(v.getUsers(), [&](Operation *user) {
-      if (viaAdd && isa<arith::AddIOp>(user))
-        return true;
+      if (auto add = dyn_cast<arith::AddIOp>(user); viaAdd && add)
+        return contiguousBase(add.getResult(), iv, varying).has_value();
       auto load = dyn_cast<memref::LoadOp>(user);
       auto store = dyn_cast<memref::StoreOp>(user);
       ValueRange idx = load    ? load.getIndices()
@@ -1634,10 +1634,6 @@ bool vectorizeShortLoop(scf::ForOp loop) {
   for (Value v : varying)
     if (v.getType().isIndex() && !onlyLastIndex(v, v == iv))
       return false;
-  for (Operation *user : iv.getUsers())
-    if (auto add = dyn_cast<arith::AddIOp>(user))
-      if (!contiguousBase(add.getResult(), iv, varying))
-        return false;
 
   OpBuilder b(loop);
   Location loc = loop.getLoc();
@@ -1697,14 +1693,8 @@ struct VectorizeHostRowsPass
       if (anyLengthTiles) {
         SmallVector<scf::ForOp> loops;
         func.walk([&](scf::ForOp loop) {
-          if (loop.getBody()
-                  ->walk([](Operation *op) {
-                    return op->getNumRegions() ? WalkResult::interrupt()
-                                               : WalkResult::advance();
-                  })
-                  .wasInterrupted())
-            return;
-          loops.push_back(loop);
+          if (isInnermostLoop(loop))
+            loops.push_back(loop);
         });
         for (scf::ForOp loop : loops)
           vectorizeShortLoop(loop);
