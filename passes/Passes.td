@@ -88,7 +88,12 @@ def ConvertDlcToLinalgPass : Pass<"dlc-convert-to-linalg", "ModuleOp"> {
            "larger than 1 as [O, KH, KW, C], a tap's input channels in "
            "consecutive bytes; an s8 input times s8 weights with the zero "
            "point split out reads x + 128 as u8 (x xor 0x80), the init "
-           "subtracting 128 * sum(w) more: u8 x s8 products">,
+           "subtracting 128 * sum(w) more: u8 x s8 products. Grouped "
+           "(depthwise) convs with the zero point split out get zero taps "
+           "in their constant weight rows up to a multiple of 4 (their "
+           "padded copy a column more where the taps read past it): a "
+           "window row is then 4 consecutive input bytes, which "
+           "dlc-vectorize-host-rows reads as a sliding span">,
     Option<"pairConvWeights", "pair-conv-weights", "bool",
            /*default=*/"false",
            "NC[D]HW integer convs of one group lay constant weights of a "
@@ -1289,6 +1294,12 @@ def VectorizeHostRowsPass : Pass<"dlc-vectorize-host-rows", "ModuleOp"> {
     bytes is the lanes' words, and such rows share a pass among tiles as
     FMAs do (8 rows x 3 tiles: 24 vpdpbusd for 3 loads and 8 broadcasts
     every 4 steps), where an interleaving dot form runs a tile a pass.
+    A byte `x` whose lanes are s <= 4 apart and whose steps are 1 apart
+    along the same dim is a sliding read (a depthwise conv's window row,
+    its weight padded to 4 taps by `vnni-convs`): one load of the tile's
+    span, (lanes - 1) * s + 4 bytes under a mask, and one permute (vpermb)
+    make every lane's quadruple, 3 taps an instruction where each tap took
+    a load, a widening and a vpdpwssd; such rows share passes too.
     ```mlir
     %r = scf.for %c = %c0 to %c256 step %c4 iter_args(%a = %a0) -> (vector<16xi32>) {
       %x = vector.shuffle ... : vector<32xi8>, vector<32xi8>   // x[c..c+3] interleaved

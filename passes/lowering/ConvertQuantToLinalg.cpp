@@ -837,6 +837,23 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
         dotChannels = inChannels;
     }
     int64_t channels = inChannels;
+    Value wzp = op.getWeightZeroPoint();
+    int64_t outChannels = outType.getDimSize(1);
+    int64_t perChannel = wType.getNumElements() / outChannels;
+    std::optional<ZeroPointSplit> split =
+        ZeroPointSplit::get(op.getWeight(), wzp, outChannels,
+                            [&](int64_t i) { return i / perChannel; });
+    bool flipX = vnni && split && !xUnsigned && !wUnsigned;
+    // A grouped conv's window rows as byte quadruples of consecutive taps
+    // (vpdpbusd on dlc-vectorize-host-rows' sliding reads, 3 taps an
+    // instruction where each took a widening and a pmaddwd): its weight
+    // rows get zero taps up to a multiple of 4, which read the copy's next
+    // column and, the zero point split out, add nothing.
+    int64_t kw = wType.getShape().back();
+    int64_t tapWidth = kw;
+    if (vnni && split && !oneGroup && win.dilations.back() == 1 &&
+        (xUnsigned || flipX) != wUnsigned)
+      tapWidth = llvm::alignTo(kw, 4);
     // Output rows shorter than a tile run on the input's plane, a strided
     // conv on its input's phases (RowConv), their copies padded with the
     // zero point. A byte row's positions round up to whole tiles: AVX2 has
@@ -848,26 +865,46 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
     if (padInput && (oneGroup || padGroupedInput))
       rows = rowConv(rewriter, loc, input, win, planeRows,
                      /*rowMultiple=*/kHostByteTile, inputZeroPoint, dotChannels,
-                     op.getGroup());
+                     op.getGroup(), tapWidth);
     Window paddedWin, subsampledWin;
     SmallVector<int64_t> paddedShape, subsampledShape;
+    // The last spatial dim's extent that the window rows' taps read.
+    int64_t last = win.spatial() - 1;
+    int64_t tapsReach =
+        (win.outShape[win.firstSpatial + last] - 1) * win.strides[last] +
+        tapWidth;
     if (rows) {
       input = rows->source;
       padded = false;
       // A depthwise conv reduces over one channel a group.
       if (!rows->depthwise)
         channels = rows->channels;
+      if (rows->readWidth < tapWidth)
+        tapWidth = kw;
     } else if (padded && (oneGroup ? padInput : padGroupedInput) &&
                win.insideWhenPadded()) {
       // A grouped conv's bounds-checked byte reads kept its rows scalar:
       // mobilenet_v2's int8 depthwise convs took 5x the float ones' time.
-      input = padSpatial(rewriter, loc, input, win, inputZeroPoint, paddedWin,
-                         paddedShape, dotChannels,
+      // The copy takes the columns the zero taps read past its end pad.
+      SmallVector<int64_t> pads(win.pads);
+      pads[win.spatial() + last] += std::max<int64_t>(
+          0, tapsReach - win.inShape[win.firstSpatial + last] - pads[last] -
+                 pads[win.spatial() + last]);
+      Window extended = win;
+      extended.pads = pads;
+      input = padSpatial(rewriter, loc, input, extended, inputZeroPoint,
+                         paddedWin, paddedShape, dotChannels,
                          /*fillThenCopy=*/!oneGroup);
       win = paddedWin;
       padded = false;
       channels = dotChannels;
+    } else if (padded || tapsReach > win.inShape[win.firstSpatial + last]) {
+      tapWidth = kw;
     }
+    if (tapWidth != kw)
+      if (Value taps = paddedLastDimConstant(rewriter, loc, weight, tapWidth,
+                                             ("_kw" + Twine(tapWidth)).str()))
+        weight = taps;
     if (channels != inChannels)
       weight = paddedWeight;
     // A strided 1x1 conv reads a copy of the positions it reads: stride 1,
@@ -881,13 +918,6 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
     ConvIndexing conv{win, outType.getDimSize(1) / (int64_t)op.getGroup(),
                       channels, ctx};
     conv.weightChannelsLast = channelsLast;
-    Value wzp = op.getWeightZeroPoint();
-    int64_t outChannels = outType.getDimSize(1);
-    int64_t perChannel = wType.getNumElements() / outChannels;
-    std::optional<ZeroPointSplit> split =
-        ZeroPointSplit::get(op.getWeight(), wzp, outChannels,
-                            [&](int64_t i) { return i / perChannel; });
-    bool flipX = vnni && split && !xUnsigned && !wUnsigned;
     if (quadInputs && vnni && split && oneGroup && !rows && !padded &&
         channels == inChannels &&
         isQuadConv(tensorType(input), tensorType(weight), outType)) {

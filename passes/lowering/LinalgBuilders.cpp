@@ -533,7 +533,7 @@ std::optional<RowConv> mlir::dlc::rowConv(OpBuilder &b, Location loc,
                                           Value input, const Window &win,
                                           int64_t maxRow, int64_t rowMultiple,
                                           Value padValue, int64_t channels,
-                                          int64_t groups) {
+                                          int64_t groups, int64_t readWidth) {
   auto inType = cast<RankedTensorType>(input.getType());
   if (maxRow <= 0 || win.spatial() != 2 || win.firstSpatial != 2 ||
       !inType.hasStaticShape() || inType.getRank() != 4 ||
@@ -572,7 +572,11 @@ std::optional<RowConv> mlir::dlc::rowConv(OpBuilder &b, Location loc,
     int64_t plane = (oh - 1) * wp + ow;
     if (!qualifies(plane))
       return std::nullopt;
-    int64_t reach = (kh - 1) * wp + kw - 1;
+    // An unpadded input holds the extra taps' reads where they stay in it.
+    conv.readWidth = std::max(kw, readWidth);
+    if (!padded && plane + (kh - 1) * wp + conv.readWidth - 1 > hp * wp)
+      conv.readWidth = kw;
+    int64_t reach = (kh - 1) * wp + conv.readWidth - 1;
     auto [positions, rows] =
         roundedPlane(plane, wp, hp, reach, padded ? rowMultiple : 1, maxRow);
     Value source = input;
@@ -602,6 +606,7 @@ std::optional<RowConv> mlir::dlc::rowConv(OpBuilder &b, Location loc,
   std::optional<SmallVector<int64_t>> shape = phaseShape(inType, win);
   if (!shape || depthwise)
     return std::nullopt;
+  conv.readWidth = kw;
   int64_t s = conv.stride, hq = (*shape)[4], wq = (*shape)[5];
   // Every window inside the phases.
   if (oh - 1 + (kh - 1) / s >= hq || ow - 1 + (kw - 1) / s >= wq)

@@ -238,6 +238,9 @@ struct RowConv {
   /// each): output channel k reads input channel k; the channel reduction
   /// dim has extent 1 (the weight's [K, 1, KH, KW]).
   bool depthwise = false;
+  /// The taps of a window row its source holds reads for: the window's
+  /// width, or rowConv's `readWidth` where the source holds those.
+  int64_t readWidth = 0;
   MLIRContext *ctx = nullptr;
 
   unsigned numDims() const { return onPlane ? 6 : 7; }
@@ -263,11 +266,15 @@ struct RowConv {
 /// when the conv does not qualify: dilations, a 1x1 window (its plane is
 /// dlc-collapse-row-planes'), windows that leave a padded copy. A copy
 /// extends the channels to `channels` where that is more (RowConv::channels
-/// says whether it did).
+/// says whether it did). `readWidth` larger than the window's width (a
+/// weight whose rows are zero-padded to that many taps) makes a stride-1
+/// conv's copy hold what those taps read too (RowConv::readWidth says
+/// whether its source does).
 std::optional<RowConv> rowConv(OpBuilder &b, Location loc, Value input,
                                const Window &win, int64_t maxRow,
                                int64_t rowMultiple = 1, Value padValue = {},
-                               int64_t channels = 0, int64_t groups = 1);
+                               int64_t channels = 0, int64_t groups = 1,
+                               int64_t readWidth = 0);
 
 /// A stride-2 channels-last conv of few input channels (a stem: 3 RGB
 /// channels padded to 8 would make K = KH * KW * 8) rewritten as the same

@@ -611,6 +611,13 @@ struct DotTerm {
   /// pairs for pmaddwd; quad-matmul-weights: byte quadruples for
   /// vpdpbusd).
   bool groupedX = false;
+  /// The grouped loop's steps read x consecutively along its lanes' dim,
+  /// `slideStride` elements a lane apart: lane j's group is the `steps`
+  /// elements at `slideStride` j on (a window row's taps: a grouped conv's
+  /// weight rows zero-padded to 4 taps, dlc-convert-to-linalg vnni-convs),
+  /// one span of the tile's groups loaded and permuted into place.
+  bool slidingX = false;
+  int64_t slideStride = 0;
 };
 
 /// A row whose every accumulator is a byte dot product, and the reduction
@@ -762,16 +769,22 @@ std::optional<DotForm> matchDot(RowNest &nest, const RowAnalysis &analysis,
   // apart, and the grouped loop's steps 1 apart. A varying 16-bit read
   // must be one; for vpdpbusd a byte read with lanes 4 apart is one where
   // the loop walks its groups.
-  // With vnni each term's groupedX is decided for the loop being tried.
+  // With vnni each term's groupedX (or else slidingX) is decided for the
+  // loop being tried.
   auto groupsRead = [&](scf::ForOp loop) {
     bool ok = true;
     for (DotTerm &t : form.terms) {
       std::optional<int64_t> stride =
           analysis.strideOf(t.x.getIndices().back());
-      bool grouped = stride && *stride == form.steps &&
-                     readsConsecutively(t.x, loop.getInductionVar());
-      if (vnni)
+      bool consecutive = readsConsecutively(t.x, loop.getInductionVar());
+      bool grouped = stride && *stride == form.steps && consecutive;
+      if (vnni) {
         t.groupedX = grouped;
+        // Spans of up to 4 x 16 bytes, a zmm that vpermb picks from.
+        t.slidingX = !grouped && consecutive && stride && *stride >= 1 &&
+                     *stride <= form.steps;
+        t.slideStride = t.slidingX ? *stride : 0;
+      }
       ok &= !t.groupedX || grouped;
     }
     return ok;
@@ -864,9 +877,12 @@ public:
         order.push_back(loop);
     if (dot) {
       order.push_back(dot->loop);
-      for (DotTerm &term : dot->terms)
+      for (DotTerm &term : dot->terms) {
         if (term.groupedX)
           groupedReads.insert(term.x);
+        if (term.slidingX)
+          slidingReads[term.x] = term.slideStride;
+      }
     }
   }
 
@@ -881,6 +897,8 @@ private:
   int64_t dotStep = -1;
   /// The dot form's grouped reads (DotTerm::groupedX).
   DenseSet<Operation *> groupedReads;
+  /// The dot form's sliding reads (DotTerm::slidingX) and their strides.
+  DenseMap<Operation *, int64_t> slidingReads;
   /// The current tile's lanes (`selectTile`).
   int64_t lanes;
   /// Those of them the row has (the others are masked off): `lanes` but in
@@ -931,6 +949,11 @@ private:
   /// The epilogue of slot `slot`, whose accumulators are `results`' from
   /// `first` on.
   void emitEpilogue(int64_t slot, ValueRange results, size_t first);
+  /// The elements a sliding read (DotTerm::slidingX) of lanes `stride`
+  /// apart loads for a tile: its groups' span, rounded up to a power of 2.
+  int64_t slidingSpan(int64_t stride) const {
+    return (int64_t)llvm::PowerOf2Ceil((lanes - 1) * stride + dot->steps);
+  }
   /// `acc + sum_g x[g] * w[g]` on one vpdpbusd.
   Value emitDot(Location loc, Value acc, ArrayRef<Value> x, ArrayRef<Value> w,
                 const DotTerm &term);
@@ -1101,7 +1124,16 @@ Value TileEmitter::emitDot(Location loc, Value acc, ArrayRef<Value> x,
   Type i32 = b.getI32Type();
   auto words = VectorType::get({width}, i32);
   Value xWords;
-  if (term.groupedX) {
+  if (term.slidingX) {
+    // Lane j's 4 bytes: the span's from slideStride j on (lanes past the
+    // tile's, computed and dropped, read its first).
+    SmallVector<int64_t> quads;
+    for (int64_t j = 0; j < width; ++j)
+      for (int64_t g = 0; g < 4; ++g)
+        quads.push_back(j < lanes ? j * term.slideStride + g : 0);
+    xWords =
+        b.create<vector::BitCastOp>(loc, words, shuffle(x[0], x[0], quads));
+  } else if (term.groupedX) {
     // Read as quadruples already (x[1..3] are in x[0]); a short tile's
     // extra lanes are zeros.
     xWords = b.create<vector::BitCastOp>(
@@ -1279,6 +1311,17 @@ void TileEmitter::emitCopy(SmallVectorImpl<Value> &out, size_t first) {
           vectors[result] =
               loadLanes(loc, VectorType::get({group * lanes}, elt),
                         load.getMemRef(), idx, group * valid);
+        continue;
+      }
+      if (auto sliding = slidingReads.find(load);
+          sliding != slidingReads.end()) {
+        // The first step's read: the span of every step's lanes (emitDot
+        // permutes it), under a mask past the valid lanes' last group.
+        if (dotStep == 0)
+          vectors[result] = loadLanes(
+              loc, VectorType::get({slidingSpan(sliding->second)}, elt),
+              load.getMemRef(), idx,
+              (valid - 1) * sliding->second + dot->steps);
         continue;
       }
       if (stride == 1) {
@@ -1792,12 +1835,13 @@ struct VectorizeHostRowsPass
     // divisor ran 13 of 1 tile, a load or broadcast for each FMA.
     // A dot form whose x is interleaved takes its registers for that: one
     // tile a pass. vpdpbusd on grouped reads (a MatMul's quadruples) loads
-    // a tile's words as they are and shares each copy's broadcast among
-    // the tiles, as FMAs do.
+    // a tile's words as they are (on sliding reads, a span and a permute)
+    // and shares each copy's broadcast among the tiles, as FMAs do.
     int64_t perTile = nest->copies * (int64_t)nest->accumulators.size();
     bool groupedDot =
-        dot && dot->steps == 4 &&
-        llvm::all_of(dot->terms, [](DotTerm &t) { return t.groupedX; });
+        dot && dot->steps == 4 && llvm::all_of(dot->terms, [](DotTerm &t) {
+          return t.groupedX || t.slidingX;
+        });
     // With tiles of any length (AVX-512) the rest is one more tile of the
     // last pass: rows of 28 (resnet50's layer2) ran a pass of one tile and
     // one of the 12-lane rest, each 8 FMAs a step for 8 broadcasts and a

@@ -226,23 +226,25 @@ def qlinear_conv(pads, group=1, per_channel=True, xdtype=U8):
     return Case(harness.make_model(nodes, {"x": x}, ["y"], inits), {"x": x})
 
 
-def vnni_conv(xdtype, cin, cout, hw, k, pads, strides=(1, 1), seed=21):
+def vnni_conv(xdtype, cin, cout, hw, k, pads, strides=(1, 1), seed=21, group=1):
     """QLinearConv shapes whose rows take AVX512-VNNI's byte dot products
     with --cpu=native (dlc-vectorize-host-rows vnni): input channels a
     multiple of 4, rows of 16 lanes plus a rest; an s8 input is read as u8
-    (x xor 0x80) with 128 * sum(w) more in the accumulator's init."""
+    (x xor 0x80) with 128 * sum(w) more in the accumulator's init. Grouped
+    (depthwise) ones take their window rows' taps 4 at a time, the weight
+    rows zero-padded (sliding reads)."""
     r = rng(seed)
     h, w_ = hw
     lo, hi = (0, 255) if xdtype == U8 else (-128, 127)
     x = r.integers(lo, hi, size=(1, cin, h, w_), endpoint=True).astype(xdtype)
-    w = r.integers(-128, 127, size=(cout, cin, k, k), endpoint=True).astype(I8)
+    w = r.integers(-128, 127, size=(cout, cin // group, k, k), endpoint=True).astype(I8)
     ws = r.uniform(0.0005, 0.002, size=cout).astype(F32)
     b = r.integers(-3000, 3000, size=cout).astype(I32)
     inits = {"xs": np.array(0.02, F32), "xz": np.array(131 if xdtype == U8 else -5, xdtype),
              "w": w, "ws": ws, "wz": np.zeros(cout, I8), "ys": np.array(0.3, F32),
              "yz": np.array(120 if xdtype == U8 else 4, xdtype), "b": b}
     nodes = [helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"],
-                              ["y"], pads=pads, strides=list(strides))]
+                              ["y"], pads=pads, strides=list(strides), group=group)]
     return Case(harness.make_model(nodes, {"x": x}, ["y"], inits), {"x": x})
 
 
@@ -962,6 +964,15 @@ def build_table():
         # the padded input's plane (61 -> 64 positions, the copy a row
         # longer; 14x14: 222 -> 224), the phases' plane (55 -> 64), phases
         # in rows of the output's width (a stem), a subsampled 1x1 copy.
+        "qlinearconv-vnni-depthwise-u8": vnni_conv(U8, 16, 16, (9, 21), 3, [1, 1, 1, 1],
+                                                   group=16),
+        "qlinearconv-vnni-depthwise-i8-stride2": vnni_conv(I8, 16, 16, (23, 23), 3,
+                                                           [1, 1, 1, 1], (2, 2), group=16),
+        "qlinearconv-vnni-depthwise-5x5-u8-asym-pads": vnni_conv(U8, 16, 16, (10, 18), 5,
+                                                                 [2, 1, 1, 2], group=16),
+        "qlinearconv-vnni-group4-i8": vnni_conv(I8, 16, 8, (8, 19), 3, [1, 1, 1, 1], group=4),
+        "qlinearconv-plane-depthwise-i8": vnni_conv(I8, 64, 64, (7, 7), 3, [1, 1, 1, 1],
+                                                    group=64),
         "qlinearconv-plane-3x3-i8": vnni_conv(I8, 8, 64, (7, 7), 3, [1, 1, 1, 1]),
         "qlinearconv-plane-3x3-u8-14x14": vnni_conv(U8, 4, 64, (14, 14), 3, [1, 1, 1, 1]),
         "qlinearconv-phases-3x3-i8-stride2": vnni_conv(I8, 8, 64, (14, 14), 3, [1, 1, 1, 1], (2, 2)),

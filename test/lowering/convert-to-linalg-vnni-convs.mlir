@@ -3,6 +3,8 @@
 // RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="pair-conv-weights=true" | FileCheck %s --check-prefix=PAIR
 // RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="pair-conv-weights=true wide-conv-weights=true" | FileCheck %s --check-prefix=WIDE
 // RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="vnni-convs=true wide-conv-weights=true" | FileCheck %s --check-prefix=VNNI-WIDE
+// RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="vnni-convs=true pad-conv-input=true pad-grouped-conv-input=true conv-plane-rows=256" | FileCheck %s --check-prefix=DW
+// RUN: dlc-opt %s --split-input-file --dlc-convert-to-linalg="pad-conv-input=true pad-grouped-conv-input=true conv-plane-rows=256" | FileCheck %s --check-prefix=DW-OFF
 
 // An s8 x s8 ConvInteger with a constant weight and weight zero point 0
 // (split out): the weight is laid out [O, KH, KW, C] (a tap's input
@@ -106,4 +108,73 @@ func.func @activation_weights(%x: tensor<1x2x4x4xi8>, %w: tensor<2x2x1x1xi8>) ->
   %wzp = arith.constant dense<0> : tensor<i8>
   %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x2x4x4xi8>, tensor<2x2x1x1xi8>, tensor<i8>, tensor<i8>) -> tensor<1x2x4x4xi32>
   return %0 : tensor<1x2x4x4xi32>
+}
+
+// -----
+
+// An s8 depthwise conv (the zero point split out) with rows of 16 outputs:
+// its weight rows get a zero tap, [4, 1, 3, 4], and its padded copy (the
+// zero point outside the input) a column more at the end, 16 + 1 + 2: the
+// 4th tap of the last output reads it. A window row is then 4 consecutive
+// input bytes (dlc-vectorize-host-rows' sliding reads).
+// CHECK-LABEL: func @depthwise_taps
+// DW-LABEL: func @depthwise_taps
+// DW: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x18x19xi8>)
+// DW: %[[WT:.*]] = arith.constant dense<{{\[\[\[\[}}1, 2, 3, 0], [4, 5, 6, 0], [7, 8, 9, 0]]]{{.*}}> : tensor<4x1x3x4xi8>
+// DW: linalg.generic {{.*}} ins(%[[WT]], %{{.*}} : tensor<4x1x3x4xi8>, tensor<1x4x18x19xi8>) outs(%{{.*}} : tensor<1x4x16x16xi32>)
+// DW: arith.xori
+// Without vnni-convs the weight keeps its 3 taps.
+// DW-OFF-LABEL: func @depthwise_taps
+// DW-OFF-NOT: tensor<4x1x3x4xi8>
+// DW-OFF: ins(%{{.*}}, %{{.*}} : tensor<4x1x3x3xi8>, tensor<1x4x18x18xi8>)
+func.func @depthwise_taps(%x: tensor<1x4x16x16xi8>) -> tensor<1x4x16x16xi32> {
+  %w = arith.constant dense<[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]], [[[1, 1, 1], [1, 1, 1], [1, 1, 1]]], [[[2, 2, 2], [2, 2, 2], [2, 2, 2]]], [[[-1, -1, -1], [-1, -1, -1], [-1, -1, -1]]]]> : tensor<4x1x3x3xi8>
+  %xzp = arith.constant dense<-3> : tensor<i8>
+  %wzp = arith.constant dense<0> : tensor<i8>
+  %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 4 : i64} : (tensor<1x4x16x16xi8>, tensor<4x1x3x3xi8>, tensor<i8>, tensor<i8>) -> tensor<1x4x16x16xi32>
+  return %0 : tensor<1x4x16x16xi32>
+}
+
+// -----
+
+// A 7x7 depthwise conv runs on its padded plane (conv-plane-rows): 61
+// positions rounded up to 64, whose 4th taps read up to 64 + 2 * 9 + 3 =
+// 85 elements, 10 rows of 9 (84 without the zero taps: 10 rows too).
+// DW-LABEL: func @depthwise_taps_plane
+// DW: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x1x3x4xi8>, tensor<1x64x90xi8>) outs(%{{.*}} : tensor<1x64x64xi32>)
+func.func @depthwise_taps_plane(%x: tensor<1x64x7x7xi8>) -> tensor<1x64x7x7xi32> {
+  %w = arith.constant dense<3> : tensor<64x1x3x3xi8>
+  %xzp = arith.constant dense<5> : tensor<i8>
+  %wzp = arith.constant dense<0> : tensor<i8>
+  %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 64 : i64} : (tensor<1x64x7x7xi8>, tensor<64x1x3x3xi8>, tensor<i8>, tensor<i8>) -> tensor<1x64x7x7xi32>
+  return %0 : tensor<1x64x7x7xi32>
+}
+
+// -----
+
+// Stride 2: the last output's 4th tap reads column 2 * 15 + 3 = 33 of the
+// copy's 34, which needs no column more.
+// DW-LABEL: func @depthwise_taps_stride2
+// DW: ins(%{{.*}}, %{{.*}} : tensor<4x1x3x4xi8>, tensor<1x4x34x34xi8>) outs(%{{.*}} : tensor<1x4x16x16xi32>)
+func.func @depthwise_taps_stride2(%x: tensor<1x4x32x32xi8>) -> tensor<1x4x16x16xi32> {
+  %w = arith.constant dense<[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]], [[[1, 1, 1], [1, 1, 1], [1, 1, 1]]], [[[2, 2, 2], [2, 2, 2], [2, 2, 2]]], [[[-1, -1, -1], [-1, -1, -1], [-1, -1, -1]]]]> : tensor<4x1x3x3xi8>
+  %xzp = arith.constant dense<-3> : tensor<i8>
+  %wzp = arith.constant dense<0> : tensor<i8>
+  %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 4 : i64} : (tensor<1x4x32x32xi8>, tensor<4x1x3x3xi8>, tensor<i8>, tensor<i8>) -> tensor<1x4x16x16xi32>
+  return %0 : tensor<1x4x16x16xi32>
+}
+
+// -----
+
+// u8 x u8 has no vpdpbusd form: the weight keeps its 3 taps.
+// DW-LABEL: func @depthwise_taps_u8u8
+// DW-NOT: tensor<4x1x3x4xui8>
+// DW-NOT: tensor<4x1x3x4xi8>
+// DW: ins(%{{.*}}, %{{.*}} : tensor<4x1x3x3xi8>, tensor<1x4x18x18xi8>)
+func.func @depthwise_taps_u8u8(%x: tensor<1x4x16x16xui8>) -> tensor<1x4x16x16xi32> {
+  %w = arith.constant dense<[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]], [[[1, 1, 1], [1, 1, 1], [1, 1, 1]]], [[[2, 2, 2], [2, 2, 2], [2, 2, 2]]], [[[9, 9, 9], [9, 9, 9], [9, 9, 9]]]]> : tensor<4x1x3x3xui8>
+  %xzp = arith.constant dense<3> : tensor<ui8>
+  %wzp = arith.constant dense<0> : tensor<ui8>
+  %0 = dlc.conv_integer %x, %w, %xzp, %wzp {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 4 : i64} : (tensor<1x4x16x16xui8>, tensor<4x1x3x3xui8>, tensor<ui8>, tensor<ui8>) -> tensor<1x4x16x16xi32>
+  return %0 : tensor<1x4x16x16xi32>
 }

@@ -498,3 +498,102 @@ func.func private @quad_weights(%acc: memref<4x48xi32>, %a: memref<4x8xi8>, %b: 
   }
   return
 }
+
+// -----
+
+// A depthwise 3x3 conv row of 20 outputs (an output channel a work item),
+// its weight rows zero-padded to 4 taps (dlc-convert-to-linalg vnni-convs):
+// the tap loop steps by 4, x reads consecutively along the row and along
+// the taps, a sliding read: each tile loads its span once (the 16-lane
+// tile's 19 bytes in 32 under a mask) and one shuffle makes each lane's
+// quadruple, bytes j .. j + 3; the s8 input is flipped to u8 after it.
+// CHECK-LABEL: func.func private @depthwise_sliding(
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step %c1{{.*}} iter_args({{.*}}) -> (vector<16xi32>)
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c4{{.*}} iter_args({{.*}}) -> (vector<16xi32>)
+// CHECK: %[[SPAN:.*]] = vector.maskedload %arg1{{.*}} : memref<1x4x22x23xi8>, vector<32xi1>, vector<32xi8> into vector<32xi8>
+// CHECK-NOT: vector.load %arg1
+// CHECK: %[[Q:.*]] = vector.shuffle %[[SPAN]], %[[SPAN]] [0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, {{.*}}, 15, 16, 17, 18] : vector<32xi8>, vector<32xi8>
+// CHECK: %[[XW:.*]] = vector.bitcast %[[Q]] : vector<64xi8> to vector<16xi32>
+// CHECK: %[[U8:.*]] = arith.xori %[[XW]], %{{.*}} : vector<16xi32>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{.*}}, %[[U8]], %{{.*}})
+// The 4-lane tile: a span of 8 bytes.
+// CHECK: %[[SPAN4:.*]] = vector.maskedload %arg1{{.*}} : memref<1x4x22x23xi8>, vector<8xi1>, vector<8xi8> into vector<8xi8>
+// CHECK: vector.shuffle %[[SPAN4]], %[[SPAN4]] [0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6] : vector<8xi8>, vector<8xi8>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.128"
+// CHECK-NOT: arith.muli {{.*}} vector
+func.func private @depthwise_sliding(%acc: memref<1x4x20x20xi32>, %in: memref<1x4x22x23xi8>, %w: memref<4x1x3x4xi8>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c20 = arith.constant 20 : index
+  %c80 = arith.constant 80 : index
+  %flip = arith.constant -128 : i8
+  scf.parallel (%i) = (%c0) to (%c80) step (%c1) {
+    %o = arith.divsi %i, %c20 : index
+    %h = arith.remsi %i, %c20 : index
+    scf.for %kh = %c0 to %c3 step %c1 {
+      scf.for %kw = %c0 to %c4 step %c1 {
+        scf.parallel (%j) = (%c0) to (%c20) step (%c1) {
+          %ih = arith.addi %h, %kh : index
+          %jw = arith.addi %j, %kw : index
+          %x = memref.load %in[%c0, %o, %ih, %jw] : memref<1x4x22x23xi8>
+          %wt = memref.load %w[%o, %c0, %kh, %kw] : memref<4x1x3x4xi8>
+          %a = memref.load %acc[%c0, %o, %h, %j] : memref<1x4x20x20xi32>
+          %xf = arith.xori %x, %flip : i8
+          %xe = arith.extui %xf : i8 to i32
+          %we = arith.extsi %wt : i8 to i32
+          %p = arith.muli %xe, %we : i32
+          %s = arith.addi %a, %p : i32
+          memref.store %s, %acc[%c0, %o, %h, %j] : memref<1x4x20x20xi32>
+          scf.reduce
+        }
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// At stride 2 the lanes are 2 bytes apart: the 16-lane tile's span is 34
+// bytes, a zmm's 64 under a mask, lane j's quadruple bytes 2j .. 2j + 3.
+// CHECK-LABEL: func.func private @depthwise_sliding_stride2(
+// CHECK: %[[SPAN:.*]] = vector.maskedload %arg1{{.*}} : memref<1x4x35x35xi8>, vector<64xi1>, vector<64xi8> into vector<64xi8>
+// CHECK: vector.shuffle %[[SPAN]], %[[SPAN]] [0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, {{.*}}, 30, 31, 32, 33] : vector<64xi8>, vector<64xi8>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+func.func private @depthwise_sliding_stride2(%acc: memref<1x4x16x16xi32>, %in: memref<1x4x35x35xi8>, %w: memref<4x1x3x4xi8>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %o = arith.divsi %i, %c16 : index
+    %h = arith.remsi %i, %c16 : index
+    %h2 = arith.muli %h, %c2 : index
+    scf.for %kh = %c0 to %c3 step %c1 {
+      scf.for %kw = %c0 to %c4 step %c1 {
+        scf.parallel (%j) = (%c0) to (%c16) step (%c1) {
+          %ih = arith.addi %h2, %kh : index
+          %j2 = arith.muli %j, %c2 : index
+          %jw = arith.addi %j2, %kw : index
+          %x = memref.load %in[%c0, %o, %ih, %jw] : memref<1x4x35x35xi8>
+          %wt = memref.load %w[%o, %c0, %kh, %kw] : memref<4x1x3x4xi8>
+          %a = memref.load %acc[%c0, %o, %h, %j] : memref<1x4x16x16xi32>
+          %xe = arith.extui %x : i8 to i32
+          %we = arith.extsi %wt : i8 to i32
+          %p = arith.muli %xe, %we : i32
+          %s = arith.addi %a, %p : i32
+          memref.store %s, %acc[%c0, %o, %h, %j] : memref<1x4x16x16xi32>
+          scf.reduce
+        }
+      }
+    }
+    scf.reduce
+  }
+  return
+}
