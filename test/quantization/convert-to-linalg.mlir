@@ -30,6 +30,44 @@ func.func @quantize_u8(%x: tensor<2x3xf32>, %s: tensor<f32>, %z: tensor<ui8>) ->
 
 // -----
 
+// An even constant zero point (-128) rides in the magic number, 1.5 * 2^23
+// - 128: v + zp rounds half to even as v does, and the sum's encoding is
+// 0x4B400000 + zp + round(v), whose low byte is the result; no add of the
+// zero point after the bitcast.
+// CHECK-LABEL: func @quantize_even_zero_point
+// CHECK: %[[C:.*]] = arith.minnumf
+// CHECK: %[[M:.*]] = arith.constant 0x4B3FFF80 : f32
+// CHECK: %[[S:.*]] = arith.addf %[[C]], %[[M]] : f32
+// CHECK: %[[B:.*]] = arith.bitcast %[[S]] : f32 to i32
+// CHECK: %[[K:.*]] = arith.constant 1262485504 : i32
+// CHECK: %[[I:.*]] = arith.subi %[[B]], %[[K]] : i32
+// CHECK-NEXT: arith.trunci %[[I]] : i32 to i8
+func.func @quantize_even_zero_point(%x: tensor<2x3xf32>) -> tensor<2x3xi8> {
+  %s = arith.constant dense<0.5> : tensor<f32>
+  %z = arith.constant dense<-128> : tensor<i8>
+  %0 = dlc.quantize_linear %x, %s, %z {axis = 0 : i64} : (tensor<2x3xf32>, tensor<f32>, tensor<i8>) -> tensor<2x3xi8>
+  return %0 : tensor<2x3xi8>
+}
+
+// -----
+
+// An odd one would flip ties (round(0.5 + 3) = 4, round(0.5) + 3 = 3): it
+// is added after the rounding.
+// CHECK-LABEL: func @quantize_odd_zero_point
+// CHECK: %[[M:.*]] = arith.constant 0x4B400000 : f32
+// CHECK: arith.addf %{{.*}}, %[[M]] : f32
+// CHECK: %[[B:.*]] = arith.bitcast
+// CHECK: %[[I:.*]] = arith.addi %[[B]], %{{.*}} : i32
+// CHECK: arith.trunci %[[I]] : i32 to i8
+func.func @quantize_odd_zero_point(%x: tensor<2x3xf32>) -> tensor<2x3xi8> {
+  %s = arith.constant dense<0.5> : tensor<f32>
+  %z = arith.constant dense<3> : tensor<i8>
+  %0 = dlc.quantize_linear %x, %s, %z {axis = 0 : i64} : (tensor<2x3xf32>, tensor<f32>, tensor<i8>) -> tensor<2x3xi8>
+  return %0 : tensor<2x3xi8>
+}
+
+// -----
+
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[CH:.*]] = affine_map<(d0, d1) -> (d1)>
 // An 8-bit input minus its zero point (|d| <= 255) converts through its
