@@ -162,6 +162,9 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     pm.addPass(dlc::createFuseKernelsPass(
         {!cudaForm, tensorCores && options.allowTf32,
          !cudaForm && options.hostRowLanes > 0 && options.hostRowPanel > 0}));
+  // Host: a depthwise conv's input is written into its padded copy.
+  if (!cudaForm && options.foldPaddedCopies)
+    pm.addPass(dlc::createFoldPaddedCopiesPass());
   // 16-bit, int8 (and with TF32 f32) GEMMs become tensor-core CTA programs
   // (emulated per lane when the host runs the CUDA form).
   if (cudaForm && options.tensorCores) {

@@ -67,6 +67,8 @@ struct CompileOptions {
   /// Fusion passes, on by default; off for bisection.
   bool fuseElementwise = true;
   bool fuseKernels = true;
+  /// Host: producers write padded copies' interiors (dlc-fold-padded-copies).
+  bool foldPaddedCopies = true;
   /// MatMul-Softmax-MatMul attention as one online-softmax kernel.
   bool fuseAttention = true;
   /// Decomposed GELU chains as one dlc.gelu.

@@ -108,6 +108,12 @@ cl::opt<bool> fuseKernels(
     cl::desc("Merge reduction inits and epilogues into their kernels "
              "(default on; --fuse-kernels=false to bisect)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> foldPaddedCopies(
+    "fold-padded-copies",
+    cl::desc("Host: a depthwise conv's producer writes its input into the "
+             "padded copy's interior, where a kernel of its own copied it "
+             "(default on; --fold-padded-copies=false to bisect)"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool> tensorCores(
     "tensor-cores",
     cl::desc("CUDA: f16/bf16/int8 GEMM kernels on tensor cores (mma.sync "
@@ -842,6 +848,7 @@ int run(MLIRContext &context) {
   deriveHostIsa(options, hostVnni, hostPmaddwd);
   options.fuseElementwise = fuseElementwise;
   options.fuseKernels = fuseKernels;
+  options.foldPaddedCopies = foldPaddedCopies;
   options.fuseAttention = fuseAttention;
   options.fuseActivations = fuseActivations;
   options.tensorCores = tensorCores;

@@ -1143,7 +1143,8 @@ struct ConvLowering : OpRewritePattern<ConvOp> {
         win.insideWhenPadded()) {
       input = padSpatial(rewriter, loc, input, win, Value(), paddedWin,
                          paddedShape, /*channels=*/0,
-                         /*fillThenCopy=*/groups != 1);
+                         /*fillThenCopy=*/groups != 1,
+                         /*alignInterior=*/groups != 1 ? kHostByteTile : 0);
       win = paddedWin;
       padded = false;
     }

@@ -906,7 +906,8 @@ struct ConvIntegerLowering : OpRewritePattern<ConvIntegerOp> {
       extended.pads = pads;
       input = padSpatial(rewriter, loc, input, extended, inputZeroPoint,
                          paddedWin, paddedShape, dotChannels,
-                         /*fillThenCopy=*/!oneGroup);
+                         /*fillThenCopy=*/!oneGroup,
+                         /*alignInterior=*/oneGroup ? 0 : kHostByteTile);
       win = paddedWin;
       padded = false;
       channels = dotChannels;

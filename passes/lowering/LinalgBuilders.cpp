@@ -307,7 +307,7 @@ Value mlir::dlc::padSpatial(OpBuilder &b, Location loc, Value input,
                             const Window &win, Value padValue,
                             Window &paddedWin,
                             SmallVectorImpl<int64_t> &storage, int64_t channels,
-                            bool fillThenCopy) {
+                            bool fillThenCopy, int64_t alignInterior) {
   auto type = cast<RankedTensorType>(input.getType());
   int64_t rank = type.getRank(), k = win.spatial();
   // storage: the padded shape, then k zero pads (begin and end).
@@ -335,13 +335,32 @@ Value mlir::dlc::padSpatial(OpBuilder &b, Location loc, Value input,
   // shifted output map (the one generic over the padded tensor read the
   // input at clamped indices, which kept it scalar: ~1 byte a cycle).
   MLIRContext *ctx = b.getContext();
+  // With `alignInterior` the rows start `alignInterior` elements into a
+  // buffer whose rows are a multiple of that long, and the copy is a view
+  // of it: whatever writes the interior (the copy, or its producer:
+  // dlc-fold-padded-copies) stores aligned vectors.
+  int64_t last = rank - 1, lead = begin[last];
+  SmallVector<int64_t> bufferShape(shape);
+  // (Rows shorter than that gain no aligned vector and take one more.)
+  if (alignInterior > lead && type.getShape()[last] >= alignInterior) {
+    begin[last] = alignInterior;
+    bufferShape[last] =
+        llvm::alignTo(alignInterior - lead + shape[last], alignInterior);
+  }
   SmallVector<AffineExpr> shifted;
   for (int64_t i = 0; i < rank; ++i)
     shifted.push_back(getAffineDimExpr(i, ctx) + begin[i]);
-  return fillThenCopyOver(
-      b, loc, shape, type.getElementType(), padValue, [&] { return input; },
-      AffineMap::getMultiDimIdentityMap(rank, ctx),
+  Value buffer = fillThenCopyOver(
+      b, loc, bufferShape, type.getElementType(), padValue,
+      [&] { return input; }, AffineMap::getMultiDimIdentityMap(rank, ctx),
       AffineMap::get(rank, 0, shifted, ctx));
+  if (bufferShape == shape)
+    return buffer;
+  SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
+  offsets[last] = begin[last] - lead;
+  return b.create<tensor::ExtractSliceOp>(
+      loc, RankedTensorType::get(shape, type.getElementType()), buffer,
+      ValueRange{}, ValueRange{}, ValueRange{}, offsets, shape, strides);
 }
 
 /// The phases [N, C, s, s, Hq, Wq] phaseSplitSpatial makes of an input of

@@ -169,11 +169,15 @@ Value padChannelsLast(OpBuilder &b, Location loc, Value input,
 /// `fillThenCopy` (the host's depthwise convs) builds it as two generics
 /// instead, the padding value everywhere and the input copied over it
 /// through a shifted map, which the host runs as rows of consecutive
-/// elements (not with extended channels).
+/// elements (not with extended channels). `alignInterior` (with
+/// `fillThenCopy`) puts each row's interior that many elements into a
+/// buffer whose rows are a multiple of it long, the padded tensor a slice
+/// of that buffer: the interior's rows start aligned (16 elements: a
+/// 64-byte line of f32, a 16-byte tile of bytes).
 Value padSpatial(OpBuilder &b, Location loc, Value input, const Window &win,
                  Value padValue, Window &paddedWin,
                  SmallVectorImpl<int64_t> &storage, int64_t channels = 0,
-                 bool fillThenCopy = false);
+                 bool fillThenCopy = false, int64_t alignInterior = 0);
 
 /// Whether `op` writes through a map that is not a projected permutation:
 /// padSpatial's `fillThenCopy` copy, the input written into the padded

@@ -56,7 +56,19 @@ std::string kernelName(unsigned index, ArrayRef<StringRef> nodes) {
 /// Kernels take whole buffers as bare pointers: static identity layouts.
 bool isKernelBuffer(Value v) {
   auto type = dyn_cast<MemRefType>(v.getType());
-  return type && type.hasStaticShape() && type.getLayout().isIdentity();
+  if (!type || !type.hasStaticShape())
+    return false;
+  if (type.getLayout().isIdentity())
+    return true;
+  // A static subview with contiguous rows (a padded copy's aligned view,
+  // dlc-convert-to-linalg's alignInterior): the plan passes its source's
+  // pointer, the kernel's layout holds the offset.
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  return v.getDefiningOp<memref::SubViewOp>() &&
+         succeeded(getStridesAndOffset(type, strides, offset)) &&
+         !ShapedType::isDynamic(offset) && !strides.empty() &&
+         strides.back() == 1 && llvm::none_of(strides, ShapedType::isDynamic);
 }
 
 struct OutlineKernelsPass
@@ -103,7 +115,8 @@ struct OutlineKernelsPass
     for (Value v : args)
       if (!isKernelBuffer(v))
         return op->emitOpError("kernel operand of type ")
-               << v.getType() << " is not a static identity-layout buffer";
+               << v.getType()
+               << " is not a static identity-layout buffer or subview";
 
     OpBuilder b(op->getParentOfType<func::FuncOp>());
     auto type =

@@ -40,6 +40,19 @@ using namespace mlir::dlc;
 
 namespace {
 
+/// Whether `type`'s innermost dim is contiguous with static strides: an
+/// identity layout, or a static subview's (a padded copy's aligned view,
+/// dlc-fold-padded-copies' interior), which vector loads and stores take.
+bool hasContiguousRows(MemRefType type) {
+  if (type.getLayout().isIdentity())
+    return true;
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  return succeeded(getStridesAndOffset(type, strides, offset)) &&
+         !ShapedType::isDynamic(offset) && !strides.empty() &&
+         strides.back() == 1 && llvm::none_of(strides, ShapedType::isDynamic);
+}
+
 /// Whether `v` is defined outside `op`.
 bool definedOutside(Value v, Operation *op) {
   Region *region = v.getParentRegion();
@@ -220,7 +233,7 @@ LogicalResult RowAnalysis::run(RowNest &nest) {
       // (Not of i1: a vector of i1 is bits in memory, a byte an element in
       // the buffer.)
       ValueRange idx = load.getIndices();
-      if (!load.getMemRefType().getLayout().isIdentity() ||
+      if (!hasContiguousRows(load.getMemRefType()) ||
           load.getType().isInteger(1) ||
           llvm::any_of(idx.drop_back(),
                        [&](Value v) { return varying.contains(v); }))
@@ -522,7 +535,7 @@ std::optional<RowEpilogue> matchEpilogue(RowNest &nest, RowFill *fill,
       }
       // (A vector of i1 is bits in memory, where the buffer holds a byte an
       // element: a Where's condition stays scalar.)
-      if (!load.getMemRefType().getLayout().isIdentity() ||
+      if (!hasContiguousRows(load.getMemRefType()) ||
           !alongRow(load.getIndices()) ||
           (anyVarying && load.getType().isInteger(1)))
         return std::nullopt;
@@ -533,7 +546,7 @@ std::optional<RowEpilogue> matchEpilogue(RowNest &nest, RowFill *fill,
     }
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
       ValueRange idx = store.getIndices();
-      if (!store.getMemRefType().getLayout().isIdentity() || idx.empty() ||
+      if (!hasContiguousRows(store.getMemRefType()) || idx.empty() ||
           !alongRow(idx) || !ep.varying.contains(idx.back()) ||
           store.getValueToStore().getType().isInteger(1))
         return std::nullopt;

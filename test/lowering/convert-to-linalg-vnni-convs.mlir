@@ -116,10 +116,14 @@ func.func @activation_weights(%x: tensor<1x2x4x4xi8>, %w: tensor<2x2x1x1xi8>) ->
 // its weight rows get a zero tap, [4, 1, 3, 4], and its padded copy (the
 // zero point outside the input) a column more at the end, 16 + 1 + 2: the
 // 4th tap of the last output reads it. A window row is then 4 consecutive
-// input bytes (dlc-vectorize-host-rows' sliding reads).
+// input bytes (dlc-vectorize-host-rows' sliding reads). The copy is a
+// view of a buffer whose rows are 48 bytes, the input's rows at byte 16
+// (alignInterior): the conv reads it from column 15.
 // CHECK-LABEL: func @depthwise_taps
 // DW-LABEL: func @depthwise_taps
-// DW: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x18x19xi8>)
+// DW: %[[FILL:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x18x48xi8>)
+// DW: %[[COPY:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<1x4x16x16xi8>) outs(%[[FILL]] : tensor<1x4x18x48xi8>)
+// DW: tensor.extract_slice %[[COPY]][0, 0, 0, 15] [1, 4, 18, 19] [1, 1, 1, 1]
 // DW: %[[WT:.*]] = arith.constant dense<{{\[\[\[\[}}1, 2, 3, 0], [4, 5, 6, 0], [7, 8, 9, 0]]]{{.*}}> : tensor<4x1x3x4xi8>
 // DW: linalg.generic {{.*}} ins(%[[WT]], %{{.*}} : tensor<4x1x3x4xi8>, tensor<1x4x18x19xi8>) outs(%{{.*}} : tensor<1x4x16x16xi32>)
 // DW: arith.xori

@@ -352,6 +352,52 @@ func.func @main(%in: memref<3x8x8xf32>, %w: memref<4x3xf32>, %res: memref<4x8x8x
 
 // -----
 
+// The epilogue writes (and reads) through strided views with contiguous
+// rows (a padded copy's interior, dlc-fold-padded-copies): vector stores
+// and loads as on a plain buffer.
+// CHECK-LABEL: func.func private @epilogue_strided(
+// CHECK: %[[R:.*]] = scf.for {{.*}} -> (vector<8xf32>)
+// CHECK: %[[RES:.*]] = vector.load %arg3[{{.*}}] : memref<4x8x8xf32, strided<[160, 16, 1], offset: 17>>, vector<8xf32>
+// CHECK: %[[S:.*]] = arith.addf %[[R]], %[[RES]] : vector<8xf32>
+// CHECK: vector.store %[[S]], %arg4[{{.*}}] : memref<4x8x8xf32, strided<[160, 16, 1], offset: 17>>, vector<8xf32>
+// CHECK-NOT: memref.store
+func.func private @epilogue_strided(%acc: memref<4x8x8xf32>, %in: memref<3x8x8xf32>, %w: memref<4x3xf32>, %res: memref<4x8x8xf32, strided<[160, 16, 1], offset: 17>>, %out: memref<4x8x8xf32, strided<[160, 16, 1], offset: 17>>) attributes {dlc.kernel, dlc.distinct_args} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c32) step (%c1) {
+    %o = arith.divsi %i, %c8 : index
+    %h = arith.remsi %i, %c8 : index
+    scf.for %j = %c0 to %c8 step %c1 {
+      memref.store %zero, %acc[%o, %h, %j] : memref<4x8x8xf32>
+    }
+    scf.for %c = %c0 to %c3 step %c1 {
+      scf.parallel (%j) = (%c0) to (%c8) step (%c1) {
+        %x = memref.load %in[%c, %h, %j] : memref<3x8x8xf32>
+        %wt = memref.load %w[%o, %c] : memref<4x3xf32>
+        %a = memref.load %acc[%o, %h, %j] : memref<4x8x8xf32>
+        %p = arith.mulf %x, %wt : f32
+        %s = arith.addf %a, %p : f32
+        memref.store %s, %acc[%o, %h, %j] : memref<4x8x8xf32>
+        scf.reduce
+      }
+    }
+    scf.for %j = %c0 to %c8 step %c1 {
+      %a = memref.load %acc[%o, %h, %j] : memref<4x8x8xf32>
+      %r = memref.load %res[%o, %h, %j] : memref<4x8x8xf32, strided<[160, 16, 1], offset: 17>>
+      %s = arith.addf %a, %r : f32
+      memref.store %s, %out[%o, %h, %j] : memref<4x8x8xf32, strided<[160, 16, 1], offset: 17>>
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // An accumulator buffer the caller reads afterwards (here: a buffer of
 // its own caller's) keeps its store; the epilogue, with a bias read once a
 // copy and a shifted column, still runs on the registers.
