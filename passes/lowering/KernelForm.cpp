@@ -473,6 +473,16 @@ bool mlir::dlc::isBufferView(Operation *op) {
              memref::CollapseShapeOp>(op);
 }
 
+bool mlir::dlc::hasContiguousRows(MemRefType type) {
+  if (type.getLayout().isIdentity())
+    return true;
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  return succeeded(getStridesAndOffset(type, strides, offset)) &&
+         !ShapedType::isDynamic(offset) && !strides.empty() &&
+         strides.back() == 1 && llvm::none_of(strides, ShapedType::isDynamic);
+}
+
 Value mlir::dlc::rootBuffer(Value v) {
   while (Operation *def = v.getDefiningOp()) {
     if (auto view = dyn_cast<ViewLikeOpInterface>(def))

@@ -127,6 +127,12 @@ Value onlineSoftmaxBase(OpBuilder &b, Location loc, Value m);
 /// expand/collapse_shape.
 bool isBufferView(Operation *op);
 
+/// Whether `type` has static strides and offset and a contiguous innermost
+/// dim: an identity layout, or a static subview's with rows of consecutive
+/// elements (a padded copy's interior, dlc-fold-padded-copies), which a
+/// kernel takes as an operand and vector loads and stores read and write.
+bool hasContiguousRows(MemRefType type);
+
 /// The users of each function symbol, gathered in one walk of the module
 /// (SymbolTable::getSymbolUses per kernel walks the module once per kernel:
 /// seconds on bert_base).

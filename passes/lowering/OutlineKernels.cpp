@@ -58,17 +58,11 @@ bool isKernelBuffer(Value v) {
   auto type = dyn_cast<MemRefType>(v.getType());
   if (!type || !type.hasStaticShape())
     return false;
-  if (type.getLayout().isIdentity())
-    return true;
   // A static subview with contiguous rows (a padded copy's aligned view,
   // dlc-convert-to-linalg's alignInterior): the plan passes its source's
   // pointer, the kernel's layout holds the offset.
-  SmallVector<int64_t> strides;
-  int64_t offset = 0;
-  return v.getDefiningOp<memref::SubViewOp>() &&
-         succeeded(getStridesAndOffset(type, strides, offset)) &&
-         !ShapedType::isDynamic(offset) && !strides.empty() &&
-         strides.back() == 1 && llvm::none_of(strides, ShapedType::isDynamic);
+  return type.getLayout().isIdentity() ||
+         (v.getDefiningOp<memref::SubViewOp>() && hasContiguousRows(type));
 }
 
 struct OutlineKernelsPass

@@ -40,19 +40,6 @@ using namespace mlir::dlc;
 
 namespace {
 
-/// Whether `type`'s innermost dim is contiguous with static strides: an
-/// identity layout, or a static subview's (a padded copy's aligned view,
-/// dlc-fold-padded-copies' interior), which vector loads and stores take.
-bool hasContiguousRows(MemRefType type) {
-  if (type.getLayout().isIdentity())
-    return true;
-  SmallVector<int64_t> strides;
-  int64_t offset = 0;
-  return succeeded(getStridesAndOffset(type, strides, offset)) &&
-         !ShapedType::isDynamic(offset) && !strides.empty() &&
-         strides.back() == 1 && llvm::none_of(strides, ShapedType::isDynamic);
-}
-
 /// Whether `v` is defined outside `op`.
 bool definedOutside(Value v, Operation *op) {
   Region *region = v.getParentRegion();
