@@ -960,6 +960,14 @@ def LinearizeKernelsPass : Pass<"dlc-linearize-kernels", "ModuleOp"> {
            "channels, a MatMul's rows), as a 2-D row whose reads "
            "dlc-vectorize-host-rows shares (0: off; at most 16, the "
            "vectorizer's limit)">,
+    Option<"rowPassTiles", "row-pass-tiles", "int64_t", /*default=*/"0",
+           "Host, with row-block: the accumulator registers of one "
+           "dlc-vectorize-host-rows pass, in 16-lane tiles (AVX-512: 24). "
+           "A float row whose tiles (its rest included) exceed them at "
+           "row-block rows, but fit at a smaller block of at least half "
+           "of it that divides the dim, takes that block: one pass of "
+           "the reductions instead of two (a 7x7 plane's 3 tiles and "
+           "1-lane rest at 8 rows; 0: off)">,
     Option<"byteRowBlock", "byte-row-block", "int64_t", /*default=*/"0",
            "The row-block of rows whose varying reads are bytes (int8 "
            "convolutions and MatMuls): each tile of byte quadruples "

@@ -219,6 +219,11 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   pm.addPass(dlc::createLinearizeKernelsPass(
       {!cudaForm,
        cudaForm || options.hostRowLanes == 0 ? 0 : hostRowBlock(options),
+       // One pass's accumulator tiles: the vectorizer's 24 with AVX-512.
+       cudaForm || options.hostRowLanes == 0 || options.hostVectorBits < 512
+           ? 0
+           : (options.hostRowAccumulators > 0 ? options.hostRowAccumulators
+                                              : 24),
        cudaForm || options.hostRowLanes == 0 ? 0 : hostByteRowBlock(options),
        cudaForm || options.hostRowLanes == 0 ? 0 : options.hostRowPanel,
        cudaForm ? options.cudaVectorWidth : 1,

@@ -176,7 +176,7 @@ void coarsenShortRows(RewriterBase &rewriter, scf::ParallelOp &nest) {
 /// rows (resnet50_int8's layer4 3x3 convolutions, 16 instead of 8: 1.06 ->
 /// 0.74 ms). Blocks are at most kMaxRowCopies.
 void blockRows(RewriterBase &rewriter, scf::ParallelOp &nest, int64_t block,
-               int64_t byteBlock) {
+               int64_t byteBlock, int64_t passTiles) {
   if (std::max(block, byteBlock) < 2 || nest.getNumLoops() > 64)
     return;
   std::optional<SmallVector<int64_t>> extents = normalizedExtents(nest);
@@ -269,6 +269,21 @@ void blockRows(RewriterBase &rewriter, scf::ParallelOp &nest, int64_t block,
   block = std::min(byteRow && byteBlock > 0 ? byteBlock : block, kMaxRowCopies);
   if (block < 2)
     return;
+  // A float row whose 16-lane tiles, its rest included, overflow one
+  // vectorizer pass at `block` rows but fit at a block down to half of it
+  // prefers such a block (largest first): fp32 resnet50's 7x7 3x3 plane
+  // (61 positions: 4 tiles) ran two passes of 8 rows, 2.79 ms, and 2.36 as
+  // one of 4.
+  SmallVector<int64_t> preferred;
+  if (!byteRow && passTiles > 0 && rows.size() == 1) {
+    int64_t length =
+        *getConstantIntValue(rows.begin()->second.getUpperBound()[0]);
+    int64_t tiles = llvm::divideCeil(length, kHostByteTile);
+    if (tiles * block > passTiles)
+      for (int64_t b = std::min(block - 1, passTiles / tiles);
+           b >= std::max<int64_t>(2, llvm::divideCeil(block, 2)); --b)
+        preferred.push_back(b);
+  }
   // The innermost such dim; its extent a multiple of the block, or of the
   // largest power of two below it that divides it (6 channels: 2).
   int64_t d = -1;
@@ -276,7 +291,14 @@ void blockRows(RewriterBase &rewriter, scf::ParallelOp &nest, int64_t block,
     uint64_t bit = uint64_t(1) << i;
     if ((shared & bit) || !(stored & bit) || (between & bit))
       continue;
-    for (int64_t b = block; b >= 2; b /= 2) {
+    for (int64_t b : preferred) {
+      if ((*extents)[i] % b == 0) {
+        d = i;
+        block = b;
+        break;
+      }
+    }
+    for (int64_t b = block; b >= 2 && d < 0; b /= 2) {
       if ((*extents)[i] % b == 0) {
         d = i;
         block = b;
@@ -645,7 +667,8 @@ struct LinearizeKernelsPass
     // MatMul panels keep the row block: 16 rows of BERT's int8 panels ran a
     // tile a pass where 8 ran two (78.7 -> 85.7 ms).
     if (rowWorkItems) {
-      blockRows(rewriter, *nest, rowBlock, panel ? 0 : byteRowBlock);
+      blockRows(rewriter, *nest, rowBlock, panel ? 0 : byteRowBlock,
+                panel ? 0 : rowPassTiles);
       coarsenShortRows(rewriter, *nest);
     }
     Block &body = func.getBody().front();
