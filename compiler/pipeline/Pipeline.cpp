@@ -93,6 +93,14 @@ static int64_t hostRowBlock(const dlc::CompileOptions &options) {
   return options.hostVectorBits >= 512 ? 8 : 4;
 }
 
+/// The accumulator registers of one host row pass, in tiles
+/// (CompileOptions::hostRowAccumulators): 24 of AVX-512's 32, else 1.
+static int64_t hostRowAccumulators(const dlc::CompileOptions &options) {
+  if (options.hostRowAccumulators > 0)
+    return options.hostRowAccumulators;
+  return options.hostVectorBits >= 512 ? 24 : 1;
+}
+
 /// The host's byte rows a work item (CompileOptions::hostByteRowBlock).
 static int64_t hostByteRowBlock(const dlc::CompileOptions &options) {
   if (options.hostByteRowBlock > 0)
@@ -219,11 +227,10 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   pm.addPass(dlc::createLinearizeKernelsPass(
       {!cudaForm,
        cudaForm || options.hostRowLanes == 0 ? 0 : hostRowBlock(options),
-       // One pass's accumulator tiles: the vectorizer's 24 with AVX-512.
+       // One pass's accumulator tiles (the vectorizer's), with AVX-512.
        cudaForm || options.hostRowLanes == 0 || options.hostVectorBits < 512
            ? 0
-           : (options.hostRowAccumulators > 0 ? options.hostRowAccumulators
-                                              : 24),
+           : hostRowAccumulators(options),
        cudaForm || options.hostRowLanes == 0 ? 0 : hostByteRowBlock(options),
        cudaForm || options.hostRowLanes == 0 ? 0 : options.hostRowPanel,
        cudaForm ? options.cudaVectorWidth : 1,
@@ -246,9 +253,7 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
     pm.addPass(createLowerAffinePass());
     // AVX-512 loads and stores any tile length under a mask.
     bool avx512 = options.hostVectorBits >= 512;
-    int64_t accumulators = options.hostRowAccumulators > 0
-                               ? options.hostRowAccumulators
-                               : (avx512 ? 24 : 1);
+    int64_t accumulators = hostRowAccumulators(options);
     // AVX2 loads and stores 32- and 64-bit lanes under a mask.
     bool maskedRest = options.hostMaskedRest && options.hostVectorBits == 256;
     pm.addPass(dlc::createVectorizeHostRowsPass(

@@ -61,10 +61,7 @@ struct FuseKernelsPass : dlc::impl::FuseKernelsPassBase<FuseKernelsPass> {
 
   /// The kernel `op` calls, if it is a kernel call.
   func::FuncOp kernelOf(Operation *op, SymbolTable &symbols) {
-    auto call = dyn_cast<func::CallOp>(op);
-    auto callee =
-        call ? symbols.lookup<func::FuncOp>(call.getCallee()) : nullptr;
-    return callee && callee->hasAttr(attrs::kKernel) ? callee : nullptr;
+    return calledKernel(op, symbols);
   }
 
   /// The buffer an initializing kernel call (the fill or bias broadcast of

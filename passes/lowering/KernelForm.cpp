@@ -372,6 +372,12 @@ bool mlir::dlc::isDataFree(Operation &op) {
          (isMemoryEffectFree(&op) && op.getNumRegions() == 0);
 }
 
+func::FuncOp mlir::dlc::calledKernel(Operation *op, SymbolTable &symbols) {
+  auto call = dyn_cast<func::CallOp>(op);
+  auto callee = call ? symbols.lookup<func::FuncOp>(call.getCallee()) : nullptr;
+  return callee && callee->hasAttr(attrs::kKernel) ? callee : nullptr;
+}
+
 mlir::dlc::KernelCalls::KernelCalls(ModuleOp module) {
   std::optional<SymbolTable::UseRange> uses =
       SymbolTable::getSymbolUses(&module.getBodyRegion());

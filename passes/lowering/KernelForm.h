@@ -133,6 +133,9 @@ bool isBufferView(Operation *op);
 /// kernel takes as an operand and vector loads and stores read and write.
 bool hasContiguousRows(MemRefType type);
 
+/// The kernel (a `dlc.kernel` function) `op` calls, if it is a call of one.
+func::FuncOp calledKernel(Operation *op, SymbolTable &symbols);
+
 /// The users of each function symbol, gathered in one walk of the module
 /// (SymbolTable::getSymbolUses per kernel walks the module once per kernel:
 /// seconds on bert_base).

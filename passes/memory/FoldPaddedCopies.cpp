@@ -16,7 +16,6 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Dominance.h"
-#include "llvm/ADT/StringMap.h"
 
 namespace mlir::dlc {
 #define GEN_PASS_DEF_FOLDPADDEDCOPIESPASS
@@ -51,9 +50,8 @@ bool isPlain(Type type) {
 /// The offsets of a copy kernel's single generic that writes its input
 /// (identity map, `input` its argument number) into the interior of its
 /// output (argument `output`) through a shifted map (d_i + c_i, c_i >= 0).
-std::optional<SmallVector<int64_t>> interiorCopy(func::FuncOp kernel,
-                                                 unsigned &input,
-                                                 unsigned &output) {
+std::optional<SmallVector<int64_t>>
+interiorCopy(func::FuncOp kernel, unsigned &input, unsigned &output) {
   linalg::GenericOp copy = soleGeneric(kernel);
   if (!copy || copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||
       copy.getNumReductionLoops() != 0)
@@ -74,7 +72,8 @@ std::optional<SmallVector<int64_t>> interiorCopy(func::FuncOp kernel,
   SmallVector<int64_t> offsets;
   for (auto [i, e] : llvm::enumerate(outMap.getResults())) {
     AffineExpr shift = e - getAffineDimExpr(i, e.getContext());
-    auto c = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(shift, outMap.getNumDims(), 0));
+    auto c = dyn_cast<AffineConstantExpr>(
+        simplifyAffineExpr(shift, outMap.getNumDims(), 0));
     if (!c || c.getValue() < 0)
       return std::nullopt;
     offsets.push_back(c.getValue());
@@ -103,26 +102,25 @@ struct FoldPaddedCopiesPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
-    llvm::StringMap<unsigned> calls;
-    module.walk([&](func::CallOp call) { ++calls[call.getCallee()]; });
+    KernelCalls calls(module);
+    // The copy kernels' calls not folded yet.
+    DenseMap<Operation *, int64_t> remaining;
     for (func::FuncOp model : modelFunctions(module)) {
       SmallVector<func::CallOp> candidates;
       model.walk([&](func::CallOp call) { candidates.push_back(call); });
       for (func::CallOp copy : candidates)
-        fold(copy, symbols, calls);
+        fold(copy, symbols, calls, remaining);
     }
   }
 
-  /// The kernel `call` calls, if it calls one.
+  /// The kernel with a body `call` calls, if it calls one.
   static func::FuncOp kernelOf(func::CallOp call, SymbolTable &symbols) {
-    auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
-    return callee && callee->hasAttr(attrs::kKernel) && !callee.isExternal()
-               ? callee
-               : nullptr;
+    func::FuncOp callee = calledKernel(call, symbols);
+    return callee && !callee.isExternal() ? callee : nullptr;
   }
 
-  void fold(func::CallOp copy, SymbolTable &symbols,
-            llvm::StringMap<unsigned> &calls) {
+  void fold(func::CallOp copy, SymbolTable &symbols, const KernelCalls &calls,
+            DenseMap<Operation *, int64_t> &remaining) {
     func::FuncOp copyKernel = kernelOf(copy, symbols);
     unsigned in = 0, out = 0;
     std::optional<SmallVector<int64_t>> offsets =
@@ -155,7 +153,7 @@ struct FoldPaddedCopiesPass
     }
     func::FuncOp producerKernel =
         producer ? kernelOf(producer, symbols) : nullptr;
-    if (!producerKernel || calls.lookup(producer.getCallee()) != 1 ||
+    if (!producerKernel || calls.of(producerKernel).size() != 1 ||
         llvm::count(producer.getOperands(), source) != 1)
       return;
     unsigned arg = llvm::find(producer.getOperands(), source) -
@@ -181,8 +179,8 @@ struct FoldPaddedCopiesPass
     func::FuncOp fillKernel = fill ? kernelOf(fill, symbols) : nullptr;
     if (!fillKernel || llvm::count(fill.getOperands(), padded) != 1)
       return;
-    unsigned filled = llvm::find(fill.getOperands(), padded) -
-                      fill.getOperands().begin();
+    unsigned filled =
+        llvm::find(fill.getOperands(), padded) - fill.getOperands().begin();
     if (!fillsArgument(fillKernel, filled))
       return;
     DominanceInfo dominance;
@@ -195,16 +193,16 @@ struct FoldPaddedCopiesPass
     OpBuilder b(producer);
     auto sourceType = cast<MemRefType>(source.getType());
     SmallVector<int64_t> ones(sourceType.getRank(), 1);
-    auto interior = b.create<memref::SubViewOp>(copy.getLoc(), padded,
-                                                *offsets, sourceType.getShape(),
-                                                ones);
+    auto interior = b.create<memref::SubViewOp>(copy.getLoc(), padded, *offsets,
+                                                sourceType.getShape(), ones);
     producer->setOperand(arg, interior);
     producerKernel.getArgument(arg).setType(interior.getType());
     producerKernel.setFunctionType(b.getFunctionType(
         producerKernel.getBody().front().getArgumentTypes(), {}));
     copy.erase();
     sourceAlloc.erase();
-    if (--calls[copyKernel.getName()] == 0)
+    auto left = remaining.try_emplace(copyKernel, calls.of(copyKernel).size());
+    if (--left.first->second == 0)
       symbols.erase(copyKernel);
   }
 };
