@@ -420,9 +420,10 @@ FailureOr<Plan> buildPlan(ModuleOp module, const ModelSignature &signature,
       }
       buffers[get] = {kWeight, 0, it->second, byteSize(get.getType())};
     } else if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp,
-                   memref::CastOp, memref::ReshapeOp, memref::SubViewOp>(op)) {
-      // A subview (dlc-fold-padded-copies) passes its source's pointer: the
-      // kernel's strided layout holds the static offset.
+                   memref::CastOp, memref::ReshapeOp, memref::SubViewOp,
+                   memref::ReinterpretCastOp>(op)) {
+      // A subview or reinterpret_cast (dlc-fold-padded-copies) passes its
+      // source's pointer: the kernel's strided layout holds the offset.
       FailureOr<BufferRef> src = resolve(op.getOperand(0), &op);
       if (failed(src))
         return failure();

@@ -30,3 +30,46 @@ func.func private @few_channels(%arg0: memref<1x8x7x7xi8>, %arg1: memref<1x8x9x9
   }
   return
 }
+
+// -----
+
+// A padded copy's border spans (dlc-fold-padded-copies: a row's right
+// border and the next row's left one, 32 floats at a row's stride): a
+// work item takes a plane's 111 spans.
+// CHECK-LABEL: func.func private @border_spans(
+// CHECK-SAME: dlc.work_items = 96
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c111
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c32
+func.func private @border_spans(%arg0: memref<96x111x32xf32, strided<[16416, 144, 1], offset: 272>>) attributes {dlc.kernel} {
+  %cst = arith.constant 0.000000e+00 : f32
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} outs(%arg0 : memref<96x111x32xf32, strided<[16416, 144, 1], offset: 272>>) {
+  ^bb0(%out: f32):
+    linalg.yield %cst : f32
+  }
+  return
+}
+
+// -----
+
+// Rows of 33 elements, and planes of more than 4096 elements, stay a row a
+// work item.
+// CHECK-LABEL: func.func private @row_of_33(
+// CHECK-SAME: dlc.work_items = 512
+// CHECK-LABEL: func.func private @plane_of_129_rows(
+// CHECK-SAME: dlc.work_items = 8256
+func.func private @row_of_33(%arg0: memref<64x8x33xf32>) attributes {dlc.kernel} {
+  %cst = arith.constant 0.000000e+00 : f32
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} outs(%arg0 : memref<64x8x33xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %cst : f32
+  }
+  return
+}
+func.func private @plane_of_129_rows(%arg0: memref<64x129x32xf32>) attributes {dlc.kernel} {
+  %cst = arith.constant 0.000000e+00 : f32
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} outs(%arg0 : memref<64x129x32xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %cst : f32
+  }
+  return
+}
