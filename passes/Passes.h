@@ -112,6 +112,10 @@ void populateFuseActivationsPatterns(RewritePatternSet &patterns);
 /// that refuses fusions recomputing the producer per consumer element.
 void populateDlcElementwiseFusionPatterns(RewritePatternSet &patterns);
 
+/// dlc-fold-accumulator-bias: an integer reduction's bias add moves from
+/// its reader's body into its init.
+void populateFoldAccumulatorBiasPatterns(RewritePatternSet &patterns);
+
 /// Attribute names shared by the kernel passes and the packager.
 namespace attrs {
 /// On a kernel func: the number of independent work items ("blocks" on the

@@ -1836,6 +1836,44 @@ def MergeLaunchesPass : Pass<"dlc-merge-launches", "ModuleOp"> {
     "::mlir::scf::SCFDialect", "::mlir::LLVM::LLVMDialect"];
 }
 
+def FoldAccumulatorBiasPass
+    : Pass<"dlc-fold-accumulator-bias", "ModuleOp"> {
+  let summary = "Integer bias adds start the reduction's accumulator instead";
+  let description = [{
+    Host, on linalg tensors before dlc-fuse-elementwise: an integer
+    reduction (an int8 Conv or MatMul's i32 accumulator) whose only reader
+    adds a bias to it first (a requantize's `acc + bias[c]`) starts from
+    `init + bias[c]` instead, and the reader reads the sum as it is. The
+    add then runs once a row, where the reduction computes its init (the
+    zero point's `-(x_zp + 128) * wsum[c]`), instead of once an output
+    element in the epilogue: mobilenet_v2 QDQ's expand convs (16 to 32
+    input channels) spent 7 of a 16-lane tile's ~11 epilogue instructions
+    after 4 vpdpbusd, one of them the bias add. Integer sums wrap
+    identically in any order, so outputs do not change; float bias adds
+    (which round) are left alone. The CUDA form keeps its epilogue (its
+    tensor-core kernels read the init as the lowering writes it).
+
+    Before:
+    ```mlir
+    %i = linalg.generic ins(%zp, %wsum) outs(%e) { -(zp + 128) * wsum[c] }
+    %acc = linalg.generic {... "reduction"} ins(%x, %w) outs(%i)
+    %q = linalg.generic ins(%acc, %bias, %scale) outs(%e2) {
+           %s = arith.addi %a, %b : i32  ... requantize %s }
+    ```
+    After:
+    ```mlir
+    %i = linalg.generic ins(%zp, %wsum) outs(%e) { -(zp + 128) * wsum[c] }
+    %ib = linalg.generic ins(%i, %bias) outs(%e) { addi }
+    %acc = linalg.generic {... "reduction"} ins(%x, %w) outs(%ib)
+    %q = linalg.generic ins(%acc, %scale) outs(%e2) { requantize %a }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def FuseElementwisePass : Pass<"dlc-fuse-elementwise", "ModuleOp"> {
   let summary = "Fuse elementwise producers into their consumers on tensors";
   let description = [{

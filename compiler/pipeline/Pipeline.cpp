@@ -147,6 +147,10 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
            options.hostQuadConvInputs,
        /*twoPassSoftmax=*/!cudaForm}));
   pm.addPass(createCanonicalizerPass());
+  // Host: an int8 reduction's bias starts its accumulator (once a row)
+  // instead of an epilogue add an element.
+  if (!cudaForm && options.foldAccumulatorBias)
+    pm.addPass(dlc::createFoldAccumulatorBiasPass());
   if (options.fuseElementwise)
     pm.addPass(dlc::createFuseElementwisePass());
 

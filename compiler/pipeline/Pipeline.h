@@ -69,6 +69,9 @@ struct CompileOptions {
   bool fuseKernels = true;
   /// Host: producers write padded copies' interiors (dlc-fold-padded-copies).
   bool foldPaddedCopies = true;
+  /// Host: integer reductions start from their bias
+  /// (dlc-fold-accumulator-bias).
+  bool foldAccumulatorBias = true;
   /// MatMul-Softmax-MatMul attention as one online-softmax kernel.
   bool fuseAttention = true;
   /// Decomposed GELU chains as one dlc.gelu.

@@ -114,6 +114,12 @@ cl::opt<bool> foldPaddedCopies(
              "padded copy's interior, where a kernel of its own copied it "
              "(default on; --fold-padded-copies=false to bisect)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> foldAccumulatorBias(
+    "fold-accumulator-bias",
+    cl::desc("Host: an integer Conv's or MatMul's bias starts its "
+             "accumulator instead of an epilogue add an element (default "
+             "on; --fold-accumulator-bias=false to bisect)"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool> tensorCores(
     "tensor-cores",
     cl::desc("CUDA: f16/bf16/int8 GEMM kernels on tensor cores (mma.sync "
@@ -849,6 +855,7 @@ int run(MLIRContext &context) {
   options.fuseElementwise = fuseElementwise;
   options.fuseKernels = fuseKernels;
   options.foldPaddedCopies = foldPaddedCopies;
+  options.foldAccumulatorBias = foldAccumulatorBias;
   options.fuseAttention = fuseAttention;
   options.fuseActivations = fuseActivations;
   options.tensorCores = tensorCores;

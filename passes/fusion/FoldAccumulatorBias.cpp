@@ -1,0 +1,178 @@
+//===- FoldAccumulatorBias.cpp - integer biases start the accumulator ----===//
+//
+// An int8 Conv's or MatMul's requantize adds its i32 bias to every
+// accumulator element; the accumulator's init is computed once a row (the
+// zero point's correction). Integer addition is associative, so the bias
+// joins the init and the epilogue loses an add an element.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::dlc {
+#define GEN_PASS_DEF_FOLDACCUMULATORBIASPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::dlc
+
+using namespace mlir;
+using namespace mlir::dlc;
+
+namespace {
+/// Whether `value` is defined where `reduction` can read it, or is a
+/// constant defined after it (which a copy replaces).
+bool readableBefore(Value value, Operation *reduction) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return value.getParentRegion()->isAncestor(reduction->getParentRegion());
+  return (def->getBlock() == reduction->getBlock() &&
+          def->isBeforeInBlock(reduction)) ||
+         def->hasTrait<OpTrait::ConstantLike>();
+}
+
+/// The constant a `linalg.fill` writes, if `init` is one's result.
+std::optional<APInt> filledConstant(Value init) {
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  APInt value;
+  if (!fill || !matchPattern(fill.getInputs()[0], m_ConstantInt(&value)))
+    return std::nullopt;
+  return value;
+}
+
+/// A parallel generic whose input `acc` is an integer reduction's result
+/// (its only use, read at the same index) and whose body first adds
+/// another input (the bias) to it, the add being acc's only use: the
+/// reduction starts from `init + bias` and the generic reads acc as is.
+struct FoldBiasIntoInit : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp consumer,
+                                PatternRewriter &rewriter) const override {
+    if (consumer.getNumReductionLoops() != 0 ||
+        !consumer.hasPureTensorSemantics())
+      return failure();
+    for (OpOperand *accOperand : consumer.getDpsInputOperands())
+      if (succeeded(fold(consumer, accOperand, rewriter)))
+        return success();
+    return failure();
+  }
+
+  static LogicalResult fold(linalg::GenericOp consumer, OpOperand *accOperand,
+                            PatternRewriter &rewriter) {
+    auto reduction = accOperand->get().getDefiningOp<linalg::GenericOp>();
+    if (!reduction || reduction.getNumReductionLoops() == 0 ||
+        reduction->getNumResults() != 1 || !accOperand->get().hasOneUse() ||
+        !consumer.getMatchingIndexingMap(accOperand).isIdentity())
+      return failure();
+    OpOperand &initOperand = reduction.getDpsInitsMutable()[0];
+    if (!reduction.payloadUsesValueFromOperand(&initOperand))
+      return failure();
+    BlockArgument acc = consumer.getMatchingBlockArgument(accOperand);
+    if (!acc.getType().isSignlessInteger() || !acc.hasOneUse())
+      return failure();
+    auto add = dyn_cast<arith::AddIOp>(*acc.getUsers().begin());
+    if (!add)
+      return failure();
+    auto biasArg = dyn_cast<BlockArgument>(add.getLhs() == acc ? add.getRhs()
+                                                               : add.getLhs());
+    if (!biasArg || biasArg.getOwner() != consumer.getBody() ||
+        biasArg.getArgNumber() >= consumer.getNumDpsInputs() || biasArg == acc)
+      return failure();
+    OpOperand *biasOperand =
+        consumer.getDpsInputOperand(biasArg.getArgNumber());
+    Value bias = biasOperand->get();
+    if (!readableBefore(bias, reduction))
+      return failure();
+
+    // The reduction's location: its ONNX nodes name the kernel.
+    Location loc = reduction.getLoc();
+    Value init = initOperand.get();
+    auto type = cast<RankedTensorType>(init.getType());
+    unsigned rank = type.getRank();
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    // The init is a constant (a fill: no zero point to take away) or a
+    // generic of its own that computes it from its inputs alone (the zero
+    // point's correction): the bias's generic computes it too, so that the
+    // init stays a generic of broadcast inputs (elementwise fusion would
+    // keep the old init as a second result: its loops' bounds come from
+    // its output).
+    std::optional<APInt> filled = filledConstant(init);
+    auto producer = init.getDefiningOp<linalg::GenericOp>();
+    if (producer &&
+        (!init.hasOneUse() || producer->getNumResults() != 1 ||
+         producer.getNumLoops() != rank ||
+         producer.getNumReductionLoops() != 0 ||
+         producer.payloadUsesValueFromOperand(producer.getDpsInitOperand(0)) ||
+         !producer.getMatchingIndexingMap(producer.getDpsInitOperand(0))
+              .isIdentity()))
+      return failure();
+    if (!filled && !producer)
+      return failure();
+    rewriter.setInsertionPoint(reduction);
+    if (Operation *def = bias.getDefiningOp();
+        def && !(def->getBlock() == reduction->getBlock() &&
+                 def->isBeforeInBlock(reduction)))
+      bias = rewriter.clone(*def)->getResult(0);
+    SmallVector<Value> inputs{bias};
+    SmallVector<AffineMap> maps{consumer.getMatchingIndexingMap(biasOperand)};
+    if (producer) {
+      llvm::append_range(inputs, producer.getDpsInputs());
+      for (OpOperand *in : producer.getDpsInputOperands())
+        maps.push_back(producer.getMatchingIndexingMap(in));
+    }
+    maps.push_back(identity);
+    Value empty = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
+                                                   type.getElementType());
+    auto start = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{type}, inputs, ValueRange{empty}, maps,
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value sum = args[0], part;
+          if (producer) {
+            IRMapping mapping;
+            Block *body = producer.getBody();
+            for (auto [i, in] : llvm::enumerate(producer.getDpsInputs()))
+              mapping.map(body->getArgument(i), args[1 + i]);
+            for (Operation &op : body->without_terminator())
+              b.clone(op, mapping);
+            part =
+                mapping.lookupOrDefault(body->getTerminator()->getOperand(0));
+          } else if (!filled->isZero()) {
+            part = b.create<arith::ConstantOp>(
+                l, b.getIntegerAttr(type.getElementType(), *filled));
+          }
+          if (part)
+            sum = b.create<arith::AddIOp>(l, sum, part);
+          b.create<linalg::YieldOp>(l, sum);
+        });
+    rewriter.modifyOpInPlace(reduction,
+                             [&] { initOperand.set(start.getResult(0)); });
+    rewriter.replaceOp(add, acc);
+    return success();
+  }
+};
+
+struct FoldAccumulatorBiasPass
+    : dlc::impl::FoldAccumulatorBiasPassBase<FoldAccumulatorBiasPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateFoldAccumulatorBiasPatterns(patterns);
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+void mlir::dlc::populateFoldAccumulatorBiasPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<FoldBiasIntoInit>(patterns.getContext());
+  // The consumers' bias inputs, read no more.
+  linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
+}
