@@ -57,20 +57,19 @@ func.func @zero_point_init(%x: tensor<4x8xi8>, %w: tensor<8x6xi8>, %zp: tensor<i
 
 // -----
 
-// A zero-filled init (no zero point to take away): the init is the bias
-// broadcast alone; a constant fill is added to it.
+// A constant init (a fill: no zero point to take away) keeps the add in
+// its reader: LLVM allocated resnet50_int8's 3x3 convs' registers worse
+// with the bias loaded as their init.
 // CHECK-LABEL: func.func @zero_fill(
-// CHECK-SAME: %{{.*}}: tensor<4x8xi8>, %{{.*}}: tensor<8x6xi8>, %[[BIAS:.*]]: tensor<6xi32>)
-// CHECK: %[[START:.*]] = linalg.generic {{.*}} ins(%[[BIAS]] : tensor<6xi32>)
-// CHECK-NEXT: ^bb0(%[[B:.*]]: i32, %{{.*}}: i32):
-// CHECK-NEXT: linalg.yield %[[B]] : i32
-// CHECK: linalg.generic {{.*}} outs(%[[START]] : tensor<4x6xi32>)
+// CHECK: linalg.fill
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x6xi32>, tensor<6xi32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.addi
 // CHECK-LABEL: func.func @constant_fill(
-// CHECK: %[[C:.*]] = arith.constant 7 : i32
-// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<6xi32>)
-// CHECK-NEXT: ^bb0(%[[B:.*]]: i32, %{{.*}}: i32):
-// CHECK-NEXT: %[[SUM:.*]] = arith.addi %[[B]], %[[C]] : i32
-// CHECK-NEXT: linalg.yield %[[SUM]] : i32
+// CHECK: linalg.fill
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x6xi32>, tensor<6xi32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.addi
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
 #lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
