@@ -870,6 +870,12 @@ def CollapseRowPlanesPass : Pass<"dlc-collapse-row-planes", "ModuleOp"> {
            "and such a width ran as pieces of 8, 4, 2 and 1 lanes, each a "
            "pass of the reductions (resnet50's 28: 16 + 8 + 4; its plane "
            "784 is 49 tiles). 0: max-row alone">,
+    Option<"panelMaxRow", "panel-max-row", "int64_t", /*default=*/"0",
+           "Longest merged row beyond max-row whose length is whole "
+           "16-lane tiles: dlc-linearize-kernels splits it into panels "
+           "(a plane 16 does not divide kept the row form, unvectorized "
+           "past 256: squeezenet1_1's 27x27 1x1 convs 2x slower). 0: "
+           "max-row alone">,
     Option<"minRows", "min-rows", "int64_t",
            /*default=*/"::mlir::dlc::kMinPlaneRows",
            "Fewest rows the other parallel dims must span (8 work items "

@@ -227,7 +227,8 @@ void dlc::buildLoweringPipeline(OpPassManager &pm,
   if (!cudaForm && options.hostRowLanes > 0)
     pm.addPass(dlc::createCollapseRowPlanesPass(
         {options.hostRowPlane,
-         options.hostVectorBits < 512 ? options.hostByteRowPlane : 0}));
+         options.hostVectorBits < 512 ? options.hostByteRowPlane : 0,
+         options.hostRowPanel > 0 ? options.hostPanelRowPlane : 0}));
   pm.addPass(dlc::createLinearizeKernelsPass(
       {!cudaForm,
        cudaForm || options.hostRowLanes == 0 ? 0 : hostRowBlock(options),

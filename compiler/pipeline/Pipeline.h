@@ -175,6 +175,10 @@ struct CompileOptions {
   /// not, up to this many elements (dlc-collapse-row-planes
   /// `byte-max-row`): such a width's rest ran as byte pieces. 0: off.
   int64_t hostByteRowPlane = 1024;
+  /// Host: the same for planes of whole 16-lane tiles up to this many
+  /// elements, which dlc-linearize-kernels splits into panels
+  /// (dlc-collapse-row-planes `panel-max-row`). 0: off.
+  int64_t hostPanelRowPlane = 4096;
   /// Host: a row's full tiles share their reduction loops while their
   /// vector accumulators number at most this many (dlc-vectorize-host-rows
   /// `accumulators`). 0: 24 with AVX-512 (of its 32 registers), else 1 (a

@@ -280,6 +280,13 @@ cl::opt<int64_t> hostByteRowPlane(
              "byte loads: such a width's rest ran as pieces of 8, 4, 2 and "
              "1 lanes; 0: --host-row-plane's limit alone)"),
     cl::init(1024), cl::cat(category));
+cl::opt<int64_t> hostPanelRowPlane(
+    "host-panel-row-plane",
+    cl::desc("Host: such kernels take planes of whole 16-lane tiles of at "
+             "most this many elements as one row too, split into panels "
+             "(--host-row-panel; resnet50's 28x28 and 56x56 1x1 convs; 0: "
+             "--host-row-plane's limit alone)"),
+    cl::init(4096), cl::cat(category));
 cl::opt<int64_t> hostRowAccumulators(
     "host-row-accumulators",
     cl::desc("Host: a row's 16-lane tiles share their reduction loops while "
@@ -887,6 +894,8 @@ int run(MLIRContext &context) {
                         1 << 20),
         std::make_tuple("--host-byte-row-plane", hostByteRowPlane.getValue(), 2,
                         1 << 20),
+        std::make_tuple("--host-panel-row-plane", hostPanelRowPlane.getValue(),
+                        2, 1 << 20),
         std::make_tuple("--host-row-accumulators",
                         hostRowAccumulators.getValue(), 1, 32)}) {
     if (value != 0 && (value < lo || value > hi)) {
@@ -907,6 +916,7 @@ int run(MLIRContext &context) {
   options.hostRowPanel = hostRowPanel;
   options.hostRowPlane = hostRowPlane;
   options.hostByteRowPlane = hostByteRowPlane;
+  options.hostPanelRowPlane = hostPanelRowPlane;
   options.hostRowAccumulators = hostRowAccumulators;
   options.hostRowEpilogues = hostRowEpilogues;
   options.hostQuadConvInputs = hostQuadConvInputs;

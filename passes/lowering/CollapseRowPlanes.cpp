@@ -256,6 +256,10 @@ struct CollapseRowPlanesPass
                                });
                       });
     int64_t limit = bytePieces ? std::max(maxRow, byteMaxRow) : maxRow;
+    // Longer planes of whole tiles split into panels of the row form's
+    // vector width (resnet50's 28x28 1x1 convs: 1.23-1.49 -> 0.97-1.07 ms).
+    if ((height * width) % kHostByteTile == 0)
+      limit = std::max(limit, panelMaxRow.getValue());
     if (height * width > limit ||
         llvm::any_of(planes, [&](const OpPlane &plane) {
           return plane.rows < std::max<int64_t>(minRows, kMinHostRows);

@@ -1,6 +1,7 @@
 // RUN: dlc-opt %s --split-input-file --dlc-collapse-row-planes | FileCheck %s
 // RUN: dlc-opt %s --split-input-file --dlc-collapse-row-planes="byte-max-row=1024" | FileCheck %s --check-prefix=BYTES
 // RUN: dlc-opt %s --split-input-file --dlc-collapse-row-planes --dlc-linearize-kernels="row-work-items=1 row-block=8" --canonicalize | FileCheck %s --check-prefix=ROWS
+// RUN: dlc-opt %s --split-input-file --dlc-collapse-row-planes="panel-max-row=4096" | FileCheck %s --check-prefix=PANEL
 
 // A 1x1 conv over a 7x7 plane with its bias and ReLU: every op reads and
 // writes the plane contiguously, so (y, x) merge into one dim of 49 over
@@ -73,15 +74,34 @@ func.func private @conv3x3(%w: memref<64x32x3x3xf32>, %x: memref<1x32x9x9xf32>, 
 // -----
 
 // A 28x28 plane is 784 elements, longer than a register row (max-row 256):
-// its rows stay the conv's 28 columns.
+// its rows stay the conv's 28 columns. With panel-max-row it merges: 784
+// is 49 whole tiles, which dlc-linearize-kernels splits into panels. A
+// 27x27 plane (729) would keep a long row form, unvectorized: it stays.
 // CHECK-LABEL: func.func private @long_plane(
 // CHECK-NOT: memref.collapse_shape
+// CHECK-LABEL: func.func private @long_plane_27(
+// CHECK-NOT: memref.collapse_shape
+// PANEL-LABEL: func.func private @long_plane(
+// PANEL: memref.collapse_shape %arg1 {{\[\[}}0], [1], [2, 3]] : memref<1x32x28x28xf32> into memref<1x32x784xf32>
+// PANEL-LABEL: func.func private @long_plane_27(
+// PANEL-NOT: memref.collapse_shape
+// PANEL-LABEL: func.func private @few_rows(
 #in = affine_map<(n, k, y, x, c) -> (n, c, y, x)>
 #w = affine_map<(n, k, y, x, c) -> (k, c)>
 #out = affine_map<(n, k, y, x, c) -> (n, k, y, x)>
 func.func private @long_plane(%w: memref<64x32xf32>, %x: memref<1x32x28x28xf32>, %acc: memref<1x64x28x28xf32>) attributes {dlc.kernel, dlc.distinct_args} {
   linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
       ins(%x, %w : memref<1x32x28x28xf32>, memref<64x32xf32>) outs(%acc : memref<1x64x28x28xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %p = arith.mulf %a, %c : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+func.func private @long_plane_27(%w: memref<64x32xf32>, %x: memref<1x32x27x27xf32>, %acc: memref<1x64x27x27xf32>) attributes {dlc.kernel, dlc.distinct_args} {
+  linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<1x32x27x27xf32>, memref<64x32xf32>) outs(%acc : memref<1x64x27x27xf32>) {
   ^bb0(%a: f32, %c: f32, %o: f32):
     %p = arith.mulf %a, %c : f32
     %s = arith.addf %o, %p : f32
