@@ -1868,10 +1868,11 @@ def FoldAccumulatorBiasPass
     %q = linalg.generic ins(%acc, %bias, %scale) outs(%e2) {
            %s = arith.addi %a, %b : i32  ... requantize %s }
     ```
-    After:
+    After (the init's generic computes the bias too: it stays one generic
+    of broadcast inputs, which the reduction's kernel computes once a row):
     ```mlir
-    %i = linalg.generic ins(%zp, %wsum) outs(%e) { -(zp + 128) * wsum[c] }
-    %ib = linalg.generic ins(%i, %bias) outs(%e) { addi }
+    %ib = linalg.generic ins(%bias, %zp, %wsum) outs(%e) {
+            bias[c] + -(zp + 128) * wsum[c] }
     %acc = linalg.generic {... "reduction"} ins(%x, %w) outs(%ib)
     %q = linalg.generic ins(%acc, %scale) outs(%e2) { requantize %a }
     ```

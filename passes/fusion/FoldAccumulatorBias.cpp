@@ -25,15 +25,14 @@ using namespace mlir;
 using namespace mlir::dlc;
 
 namespace {
-/// Whether `value` is defined where `reduction` can read it, or is a
-/// constant defined after it (which a copy replaces).
-bool readableBefore(Value value, Operation *reduction) {
+/// Whether `value` is defined where `reduction` can read it: a block
+/// argument of an enclosing region, or an op before it in its block.
+bool definedBefore(Value value, Operation *reduction) {
   Operation *def = value.getDefiningOp();
   if (!def)
     return value.getParentRegion()->isAncestor(reduction->getParentRegion());
-  return (def->getBlock() == reduction->getBlock() &&
-          def->isBeforeInBlock(reduction)) ||
-         def->hasTrait<OpTrait::ConstantLike>();
+  return def->getBlock() == reduction->getBlock() &&
+         def->isBeforeInBlock(reduction);
 }
 
 /// A parallel generic whose input `acc` is an integer reduction's result
@@ -76,8 +75,13 @@ struct FoldBiasIntoInit : OpRewritePattern<linalg::GenericOp> {
       return failure();
     OpOperand *biasOperand =
         consumer.getDpsInputOperand(biasArg.getArgNumber());
+    // A bias defined after the reduction may still be a constant, which a
+    // copy before it replaces.
     Value bias = biasOperand->get();
-    if (!readableBefore(bias, reduction))
+    bool biasBefore = definedBefore(bias, reduction);
+    if (!biasBefore &&
+        !(bias.getDefiningOp() &&
+          bias.getDefiningOp()->hasTrait<OpTrait::ConstantLike>()))
       return failure();
 
     // The reduction's location: its ONNX nodes name the kernel.
@@ -104,10 +108,8 @@ struct FoldBiasIntoInit : OpRewritePattern<linalg::GenericOp> {
              .isIdentity())
       return failure();
     rewriter.setInsertionPoint(reduction);
-    if (Operation *def = bias.getDefiningOp();
-        def && !(def->getBlock() == reduction->getBlock() &&
-                 def->isBeforeInBlock(reduction)))
-      bias = rewriter.clone(*def)->getResult(0);
+    if (!biasBefore)
+      bias = rewriter.clone(*bias.getDefiningOp())->getResult(0);
     SmallVector<Value> inputs{bias};
     SmallVector<AffineMap> maps{consumer.getMatchingIndexingMap(biasOperand)};
     llvm::append_range(inputs, producer.getDpsInputs());
